@@ -1,0 +1,54 @@
+#pragma once
+// Time and the unit conventions every layer shares.
+//
+// Simulated time is an integer number of picoseconds: exact, totally ordered, and 2^63 ps is about
+// 106 days, far beyond any step. Other quantities are doubles whose unit is in their name at every
+// boundary: `bytes`, `flops`, `bw_Bps` (bytes per second), `flops_per_s`, `capacity_bytes`.
+// Bandwidths and capacities are decimal: 1 GB = 1e9 bytes, 1 GB/s = 1e9 B/s, 1 Gb/s = 1.25e8 B/s.
+// Binary units (GiB) appear only where a name says so (`bytes_gib`).
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+namespace stepsim {
+
+/// Simulation time in integer picoseconds.
+using Time = std::chrono::duration<std::int64_t, std::pico>;
+
+/// The largest representable time; used as "never".
+inline constexpr Time kTimeNever = Time::max();
+
+/// Seconds as a double, for reporting. Exact up to 2^53 ps (about 2.5 hours).
+constexpr double to_seconds(Time t) { return static_cast<double>(t.count()) * 1e-12; }
+
+/// Converts a non-negative duration in seconds to Time, rounding up to the next picosecond so that
+/// any positive duration advances the clock. Negative or NaN input is a programming error and gives 0.
+inline Time from_seconds(double seconds) {
+  if (!(seconds > 0.0)) return Time::zero();
+  const double ps = std::ceil(seconds * 1e12);
+  if (ps >= static_cast<double>(std::numeric_limits<std::int64_t>::max())) return kTimeNever;
+  return Time{static_cast<std::int64_t>(ps)};
+}
+
+/// Time from nanoseconds (rounded up).
+inline Time from_ns(double ns) { return from_seconds(ns * 1e-9); }
+/// Time from microseconds (rounded up).
+inline Time from_us(double us) { return from_seconds(us * 1e-6); }
+
+namespace units {
+inline constexpr double kKB = 1e3;  ///< decimal kilobyte
+inline constexpr double kMB = 1e6;
+inline constexpr double kGB = 1e9;
+inline constexpr double kTB = 1e12;
+inline constexpr double kGiB = 1073741824.0;  ///< binary, only where labelled
+inline constexpr double kTera = 1e12;         ///< TFLOP/s -> FLOP/s
+inline constexpr double kBitsPerByte = 8.0;
+/// Gb/s (decimal gigabits per second) to bytes per second.
+constexpr double gbps_to_Bps(double gbps) { return gbps * 1e9 / kBitsPerByte; }
+/// GB/s (decimal gigabytes per second) to bytes per second.
+constexpr double GBps_to_Bps(double GBps) { return GBps * kGB; }
+}  // namespace units
+
+}  // namespace stepsim

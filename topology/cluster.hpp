@@ -1,0 +1,55 @@
+#pragma once
+// The machine a scenario runs on: GPUs in nodes, scale-up domains, and the scale-out fabric.
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "topology/gpu.hpp"
+
+namespace stepsim::topo {
+
+enum class FabricKind : std::uint8_t {
+  fat_tree,        ///< one NIC per GPU into leaf switches; leaves into spines (and cores)
+  rail_optimized,  ///< GPU i of every node on rail (leaf) switch i; spines join the rails
+  custom,          ///< switches and links listed by the user
+};
+
+/// A link of a custom topology. Endpoints name switches ("sw0") or GPUs ("gpu12").
+struct CustomLink {
+  std::string a;
+  std::string b;
+  double bw_Bps = 0.0;       ///< per direction
+  double latency_s = 0.0;
+};
+
+struct FabricSpec {
+  FabricKind kind = FabricKind::rail_optimized;
+  int tiers = 2;             ///< 2 = leaf/spine, 3 = leaf/spine/core
+  double nic_bw_Bps = 0.0;   ///< per GPU per direction; 0 = the GPU's catalog default
+  /// Downlink:uplink bandwidth ratio at each switch tier (leaf, spine, core); 1 = non-blocking.
+  std::array<double, 3> oversubscription{1.0, 1.0, 1.0};
+  int hosts_per_leaf = 32;   ///< NICs attached to one leaf switch (per rail for rail-optimised)
+  int leaves_per_pod = 16;   ///< for 3 tiers: leaves joined by one pod's spines
+  double hop_latency_s = 0.5e-6;   ///< per switch hop, scale-out
+  std::vector<std::string> custom_switches;  ///< custom only
+  std::vector<CustomLink> custom_links;      ///< custom only
+};
+
+struct ClusterSpec {
+  GpuSpec gpu;
+  int nodes = 1;
+  int gpus_per_node = 8;
+  /// GPUs in one NVLink/NVSwitch domain; a multiple of gpus_per_node (72 for GB200 NVL72 with 4 per
+  /// node) or equal to it. 1 means no scale-up links.
+  int nvlink_domain = 8;
+  bool nvls = false;          ///< NVSwitch in-network reduction (NVLink SHARP) available
+  double nvlink_latency_s = 1e-6;  ///< per NVLink transfer step
+  FabricSpec fabric;
+
+  int total_gpus() const { return nodes * gpus_per_node; }
+  /// Scale-out bandwidth per GPU per direction actually in use.
+  double nic_bw_Bps() const { return fabric.nic_bw_Bps > 0.0 ? fabric.nic_bw_Bps : gpu.nic_bw_Bps; }
+};
+
+}  // namespace stepsim::topo

@@ -1,0 +1,52 @@
+#include "workloads/names.hpp"
+
+namespace stepsim::work {
+
+std::string_view name(Activation a) {
+  switch (a) {
+    case Activation::gelu: return "gelu";
+    case Activation::swiglu: return "swiglu";
+    case Activation::relu: return "relu";
+  }
+  return "unknown";
+}
+
+std::string_view name(WorkloadKind k) {
+  switch (k) {
+    case WorkloadKind::train: return "train";
+    case WorkloadKind::prefill: return "prefill";
+    case WorkloadKind::decode: return "decode";
+  }
+  return "unknown";
+}
+
+std::string_view name(Recompute r) {
+  switch (r) {
+    case Recompute::none: return "none";
+    case Recompute::selective: return "selective";
+    case Recompute::full: return "full";
+  }
+  return "unknown";
+}
+
+std::string_view name(PipelineSchedule s) {
+  switch (s) {
+    case PipelineSchedule::gpipe: return "gpipe";
+    case PipelineSchedule::one_f_one_b: return "1f1b";
+    case PipelineSchedule::interleaved: return "interleaved";
+  }
+  return "unknown";
+}
+
+std::string_view name(ParallelDim d) {
+  switch (d) {
+    case ParallelDim::tp: return "tp";
+    case ParallelDim::cp: return "cp";
+    case ParallelDim::ep: return "ep";
+    case ParallelDim::pp: return "pp";
+    case ParallelDim::dp: return "dp";
+  }
+  return "unknown";
+}
+
+}  // namespace stepsim::work

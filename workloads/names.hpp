@@ -1,0 +1,17 @@
+#pragma once
+// Stable lower-case names of the workload enums, as scenarios spell them and JSON prints them.
+
+#include <string_view>
+
+#include "workloads/job.hpp"
+#include "workloads/model.hpp"
+
+namespace stepsim::work {
+
+std::string_view name(Activation a);
+std::string_view name(WorkloadKind k);
+std::string_view name(Recompute r);
+std::string_view name(PipelineSchedule s);
+std::string_view name(ParallelDim d);
+
+}  // namespace stepsim::work

@@ -11,6 +11,7 @@
 // can be shared by concurrent runs. Per-run state lives in the Engine.
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>

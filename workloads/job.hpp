@@ -15,6 +15,7 @@
 namespace stepsim::work {
 
 enum class WorkloadKind : std::uint8_t { train, prefill, decode };
+enum class AttentionImpl : std::uint8_t { flash, unfused };
 enum class Recompute : std::uint8_t { none, selective, full };
 enum class PipelineSchedule : std::uint8_t { gpipe, one_f_one_b, interleaved };
 /// Parallel dimensions, used to order rank placement (innermost first).
@@ -27,6 +28,9 @@ struct WorkloadSpec {
   int micro_batch = 1;     ///< train: sequences per micro-batch per DP rank
   int batch = 1;           ///< prefill/decode: concurrent sequences per model replica
   int context_len = 0;     ///< decode: tokens already in each sequence's KV cache
+  /// How attention is computed: fused IO-aware kernels (FlashAttention: causal blocks skipped, scores
+  /// never in HBM) or the unfused GEMM + softmax + dropout path of Megatron-LM before 2022.
+  AttentionImpl attention_impl = AttentionImpl::flash;
 };
 
 struct ParallelSpec {
@@ -43,6 +47,9 @@ struct ParallelSpec {
   /// Placement order, innermost (fastest-varying rank index) first: Megatron's tp, cp, ep, pp, dp.
   std::vector<ParallelDim> order{ParallelDim::tp, ParallelDim::cp, ParallelDim::pp, ParallelDim::dp};
   double dp_bucket_bytes = 40e6;  ///< gradient bucket size for overlapped DP reduction
+  /// Reduce DP gradients in buckets while the last micro-batch's backward runs (PyTorch DDP, Megatron
+  /// --overlap-grad-reduce); false reduces them after the backward pass (Megatron-LM 2021-2022).
+  bool dp_overlap = true;
   int world() const { return dp * tp * pp * cp; }
 };
 

@@ -1,4 +1,4 @@
-#include "workloads/placement.hpp"
+#include "workloads/rank_layout.hpp"
 
 #include <algorithm>
 #include <string>
@@ -12,7 +12,7 @@ constexpr std::size_t idx(ParallelDim d) { return static_cast<std::size_t>(d); }
 constexpr ParallelDim kPlaced[] = {ParallelDim::tp, ParallelDim::cp, ParallelDim::pp, ParallelDim::dp};
 }  // namespace
 
-Placement::Placement(const ParallelSpec& p) : ep_(p.ep) {
+RankLayout::RankLayout(const ParallelSpec& p) : ep_(p.ep) {
   size_[idx(ParallelDim::tp)] = p.tp;
   size_[idx(ParallelDim::cp)] = p.cp;
   size_[idx(ParallelDim::pp)] = p.pp;
@@ -39,10 +39,10 @@ Placement::Placement(const ParallelSpec& p) : ep_(p.ep) {
     throw UserError("parallelism.ep = " + std::to_string(ep_) + " must divide dp = " + std::to_string(p.dp));
 }
 
-int Placement::size(ParallelDim d) const { return size_[idx(d)]; }
-int Placement::stride(ParallelDim d) const { return stride_[idx(d)]; }
+int RankLayout::size(ParallelDim d) const { return size_[idx(d)]; }
+int RankLayout::stride(ParallelDim d) const { return stride_[idx(d)]; }
 
-int Placement::get(const RankCoords& c, ParallelDim d) const {
+int RankLayout::get(const RankCoords& c, ParallelDim d) const {
   switch (d) {
     case ParallelDim::tp: return c.tp;
     case ParallelDim::cp: return c.cp;
@@ -53,18 +53,18 @@ int Placement::get(const RankCoords& c, ParallelDim d) const {
   return 0;
 }
 
-RankCoords Placement::coords(int rank) const {
+RankCoords RankLayout::coords(int rank) const {
   auto at = [&](ParallelDim d) { return (rank / stride_[idx(d)]) % size_[idx(d)]; };
   return {at(ParallelDim::tp), at(ParallelDim::cp), at(ParallelDim::pp), at(ParallelDim::dp)};
 }
 
-int Placement::rank(const RankCoords& c) const {
+int RankLayout::rank(const RankCoords& c) const {
   int r = 0;
   for (ParallelDim d : kPlaced) r += get(c, d) * stride_[idx(d)];
   return r;
 }
 
-std::vector<int> Placement::group(int rank, ParallelDim d) const {
+std::vector<int> RankLayout::group(int rank, ParallelDim d) const {
   if (d == ParallelDim::ep) return ep_group(rank);
   const int own = get(coords(rank), d);
   const int base = rank - own * stride_[idx(d)];
@@ -73,7 +73,7 @@ std::vector<int> Placement::group(int rank, ParallelDim d) const {
   return out;
 }
 
-std::vector<int> Placement::ep_group(int rank) const {
+std::vector<int> RankLayout::ep_group(int rank) const {
   const int dp_index = coords(rank).dp;
   const int first = dp_index - dp_index % ep_;
   const int base = rank - dp_index * stride_[idx(ParallelDim::dp)];
@@ -83,7 +83,7 @@ std::vector<int> Placement::ep_group(int rank) const {
   return out;
 }
 
-std::vector<std::vector<int>> Placement::groups(ParallelDim d) const {
+std::vector<std::vector<int>> RankLayout::groups(ParallelDim d) const {
   std::vector<std::vector<int>> out;
   for (int r = 0; r < world_; ++r) {
     auto g = group(r, d);

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "sim/error.hpp"
-#include "workloads/placement.hpp"
+#include "workloads/rank_layout.hpp"
 
 using namespace stepsim;
 using namespace stepsim::work;
@@ -19,7 +19,7 @@ ParallelSpec layout(int tp, int cp, int pp, int dp, int ep = 1) {
 }  // namespace
 
 TEST_CASE("Megatron order: TP ranks are consecutive, then CP, PP, DP") {
-  const Placement pl(layout(8, 1, 4, 2));
+  const RankLayout pl(layout(8, 1, 4, 2));
   CHECK(pl.world() == 64);
   // rank = tp + 8 * (pp + 4 * dp): rank 43 = 3 + 8 * (1 + 4 * 1).
   const RankCoords c = pl.coords(43);
@@ -37,13 +37,13 @@ TEST_CASE("Megatron order: TP ranks are consecutive, then CP, PP, DP") {
 TEST_CASE("a custom order puts DP innermost") {
   ParallelSpec p = layout(2, 1, 1, 4);
   p.order = {ParallelDim::dp, ParallelDim::tp, ParallelDim::cp, ParallelDim::pp};
-  const Placement pl(p);
+  const RankLayout pl(p);
   CHECK(pl.group(0, ParallelDim::dp) == std::vector<int>{0, 1, 2, 3});
   CHECK(pl.group(0, ParallelDim::tp) == std::vector<int>{0, 4});
 }
 
 TEST_CASE("expert-parallel groups are consecutive DP ranks") {
-  const Placement pl(layout(1, 1, 2, 8, 4));
+  const RankLayout pl(layout(1, 1, 2, 8, 4));
   // DP stride is tp * cp * pp = 2; EP groups of 4 DP ranks at pp = 0: ranks 0, 2, 4, 6 and 8, ..., 14.
   CHECK(pl.ep_group(4) == std::vector<int>{0, 2, 4, 6});
   CHECK(pl.ep_group(10) == std::vector<int>{8, 10, 12, 14});
@@ -53,6 +53,6 @@ TEST_CASE("expert-parallel groups are consecutive DP ranks") {
 TEST_CASE("a bad order or EP size is a user error") {
   ParallelSpec p = layout(2, 1, 1, 4);
   p.order = {ParallelDim::tp, ParallelDim::tp, ParallelDim::pp, ParallelDim::dp};
-  CHECK_THROWS_AS(Placement(p), UserError);
-  CHECK_THROWS_AS(Placement(layout(1, 1, 1, 6, 4)), UserError);
+  CHECK_THROWS_AS(RankLayout(p), UserError);
+  CHECK_THROWS_AS(RankLayout(layout(1, 1, 1, 6, 4)), UserError);
 }

@@ -22,11 +22,11 @@ struct RankCoords {
   int dp = 0;
 };
 
-class Placement {
+class RankLayout {
  public:
   /// Validates that `order` names tp, cp, pp and dp exactly once each (ep is ignored: it is carved
   /// out of dp); throws UserError otherwise.
-  explicit Placement(const ParallelSpec& parallel);
+  explicit RankLayout(const ParallelSpec& parallel);
 
   int world() const { return world_; }
   int size(ParallelDim d) const;

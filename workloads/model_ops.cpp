@@ -80,10 +80,10 @@ double LmHead::stored_activation_bytes() const {
 }
 
 Handle emit_optimizer(OpSink& sink, const LayerDims& d, const PrecisionSpec& p, const OptimizerShard& s,
-                      Handle after) {
+                      std::span<const Handle> after) {
   // Gradient norm for clipping: read every local gradient once.
-  Handle h = sink.kernel("grad_norm", elementwise(d, s.optimizer_params * p.grad_bytes, 2 * s.optimizer_params),
-                         after);
+  Handle h = sink.kernel_after("grad_norm",
+                               elementwise(d, s.optimizer_params * p.grad_bytes, 2 * s.optimizer_params), after);
   // Adam: read the gradient, read and write the fp32 master weights and both moments, write the
   // working-precision weights. About 12 FLOPs per parameter.
   const double bytes = s.optimizer_params * (p.grad_bytes + 2 * p.optimizer_bytes + p.param_bytes);

@@ -46,6 +46,6 @@ struct OptimizerShard {
 /// Gradient-norm and the Adam update as bandwidth-bound kernels. The DP reduction and the ZeRO
 /// parameter all-gather are the step builder's, because they overlap with other work.
 OpSink::Handle emit_optimizer(OpSink& sink, const LayerDims& dims, const PrecisionSpec& precision,
-                              const OptimizerShard& shard, OpSink::Handle after);
+                              const OptimizerShard& shard, std::span<const OpSink::Handle> after);
 
 }  // namespace stepsim::work

@@ -2,19 +2,27 @@
 // The step graph: an immutable DAG of operations placed on streams.
 //
 // `sim` knows nothing about GPUs or transformers. An op is work on one or more streams; a stream
-// belongs to a processor (a GPU, to the layers above). Ops on one stream run in the order they
-// were added; ops on different streams overlap. An op that lists several streams (a collective
-// across represented ranks, a send/recv pair) starts only when it is at the head of every one of
-// them and all its dependencies have finished: that is how collectives synchronise their ranks.
+// belongs to a processor (a GPU, to the layers above). Ops on one stream run one at a time in the
+// order they were added (like a CUDA stream); ops on different streams overlap. An op that lists
+// several streams (a collective across represented ranks, a send/recv pair) starts only when it is
+// at the head of every one of them and all its dependencies have finished: that is how collectives
+// synchronise their ranks, and how the slowest rank delays its peers.
 //
 // Build with StepGraphBuilder, then call build() once; the resulting StepGraph never changes and
 // can be shared by concurrent runs. Per-run state lives in the Engine.
+//
+// Storage is sized for millions of ops: op data in one vector of 40-byte records, stream lists in
+// flat tables, explicit dependencies in a Boost compressed-sparse-row graph (bidirectional, 32-bit
+// indices: 8 bytes per op and 12 per edge). Stream order is implicit (a stream's ops are stored in
+// insertion order, which is op-id order), so it costs no edges.
 
+#include <boost/graph/compressed_sparse_row_graph.hpp>
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/units.hpp"
@@ -44,63 +52,145 @@ enum class StreamRole : std::uint8_t {
   comm,     ///< communication channel: transfers placed here slow the processor's compute ops
 };
 
-/// One operation. Plain data; labels and stream lists are stored in the graph's side tables.
+/// One operation, as the builder describes it. Plain data (40 bytes); the streams it occupies are
+/// given to add_op and stored in the graph's side tables.
 struct Op {
   OpKind kind = OpKind::compute;
   BoundTag bound = kBoundNone;  ///< for compute/memory/delay ops: the builder's roofline verdict
-  Time work{};                  ///< compute/memory/delay: duration at full processor speed
-  std::uint32_t payload = 0;    ///< transfer: index into the network's transfer table; else free for the builder
-  LabelId label = 0;            ///< index into the label table (names for traces)
-  std::uint32_t streams_begin = 0;  ///< first entry in the graph's op-stream table
-  std::uint32_t streams_count = 0;  ///< number of streams this op occupies (>= 1)
-  double flops = 0.0;               ///< informational, for reports and traces
-  double bytes = 0.0;               ///< informational: HBM bytes (compute/memory) or payload bytes (transfer)
-  std::uint32_t tag = 0;            ///< free for the builder (e.g. a packed op-class/layer code)
+  LabelId label = 0;            ///< index into the label table (names for traces); 0 = ""
+  Time work{};                  ///< compute/memory/delay: duration at full processor speed (>= 0)
+  std::uint32_t payload = 0;    ///< transfer: index into the network's transfer table; else free
+  std::uint32_t tag = 0;        ///< free for the builder (e.g. a packed op-class/layer code)
+  double flops = 0.0;           ///< informational, for reports and traces
+  double bytes = 0.0;           ///< informational: HBM bytes (compute/memory) or payload bytes (transfer)
 };
 
 struct Processor {
   /// Fraction of compute throughput lost while at least one transfer runs on one of this processor's
-  /// comm streams (SMs taken by communication kernels). 0 = no interference.
+  /// comm streams (SMs taken by communication kernels). 0 = no interference; must be in [0, 1).
   double comm_slowdown = 0.0;
 };
 
 struct Stream {
   ProcessorId processor = 0;
   StreamRole role = StreamRole::compute;
-  LabelId label = 0;  ///< e.g. "compute", "comm.tp"
+  LabelId label = 0;  ///< e.g. "gpu3.compute", "gpu3.comm.tp"
 };
+
+/// Explicit dependencies: an edge before -> after. Vertices are OpIds.
+using DependencyGraph =
+    boost::compressed_sparse_row_graph<boost::bidirectionalS, boost::no_property, boost::no_property,
+                                       boost::no_property, OpId, std::uint32_t>;
 
 class StepGraph;
 
 /// Accumulates processors, streams, ops and dependencies; build() freezes them into a StepGraph.
+/// Misuse (unknown ids, an op without streams, a slowdown outside [0, 1)) throws std::invalid_argument.
 class StepGraphBuilder {
  public:
+  StepGraphBuilder();
+
+  /// Pre-sizes the tables for bulk building; optional.
+  void reserve(std::size_t ops, std::size_t op_stream_entries, std::size_t dependencies);
   ProcessorId add_processor(Processor p);
   StreamId add_stream(ProcessorId processor, StreamRole role, std::string_view label);
-  /// Interns a label string; identical strings share one id.
+  /// Interns a label string; identical strings share one id. Label 0 is the empty string.
   LabelId intern(std::string_view label);
-  /// Adds an op occupying `streams` (at least one), appended at the tail of each stream's order.
+  /// Adds an op occupying `streams` (at least one, no repeats), appended at the tail of each
+  /// stream's order. Ids are dense and increase in call order.
   OpId add_op(const Op& op, std::span<const StreamId> streams);
   /// Convenience for the common single-stream case.
-  OpId add_op(const Op& op, StreamId stream);
+  OpId add_op(const Op& op, StreamId stream) { return add_op(op, std::span<const StreamId>(&stream, 1)); }
   /// `after` may start only once `before` has finished. Self-edges and duplicates are ignored.
   void add_dependency(OpId before, OpId after);
+  /// `after` depends on each op in `before`.
+  void add_dependencies(std::span<const OpId> before, OpId after);
 
-  std::size_t op_count() const;
-  /// Freezes the graph. Throws std::logic_error if a dependency cycle exists (the graph must be a DAG).
+  std::size_t op_count() const { return ops_.size(); }
+  std::size_t processor_count() const { return processors_.size(); }
+  std::size_t stream_count() const { return streams_.size(); }
+
+  /// Freezes the graph. Throws std::logic_error naming the ops of a cycle if dependencies and stream
+  /// order together are not acyclic (such a graph could never finish).
   StepGraph build() &&;
 
  private:
-  friend class StepGraph;
+  std::vector<Processor> processors_;
+  std::vector<Stream> streams_;
+  std::vector<std::string> labels_;
+  std::unordered_map<std::string, LabelId> label_index_;  // lookups only, never iterated
+  std::vector<Op> ops_;
+  std::vector<std::uint32_t> op_stream_begin_;  // ops + 1 offsets into op_streams_
+  std::vector<StreamId> op_streams_;
+  std::vector<std::pair<OpId, OpId>> edges_;  // before, after
+};
+
+/// The frozen step graph. Cheap to read from many threads at once.
+class StepGraph {
+ public:
+  std::size_t op_count() const { return ops_.size(); }
+  std::size_t stream_count() const { return streams_.size(); }
+  std::size_t processor_count() const { return processors_.size(); }
+  std::size_t dependency_count() const { return num_edges(deps_); }
+
+  const Op& op(OpId id) const { return ops_[id]; }
+  std::span<const Op> ops() const { return ops_; }
+  const Stream& stream(StreamId id) const { return streams_[id]; }
+  const Processor& processor(ProcessorId id) const { return processors_[id]; }
+  /// The processor an op's work is charged to: that of its first stream.
+  ProcessorId processor_of(OpId id) const { return streams_[op_streams_[op_stream_begin_[id]]].processor; }
+
+  /// The streams an op occupies, in the order given to add_op.
+  std::span<const StreamId> streams_of(OpId id) const {
+    return {op_streams_.data() + op_stream_begin_[id], op_streams_.data() + op_stream_begin_[id + 1]};
+  }
+  /// The ops of a stream in execution order (increasing op id).
+  std::span<const OpId> ops_on(StreamId id) const {
+    return {stream_ops_.data() + stream_op_begin_[id], stream_ops_.data() + stream_op_begin_[id + 1]};
+  }
+  /// The op before `id` on `stream` (which `id` must occupy), or kNoOp if `id` is the first.
+  OpId stream_predecessor(OpId id, StreamId stream) const;
+
+  /// Ops that explicitly depend on `id`, in ascending id order.
+  std::span<const OpId> successors(OpId id) const {
+    const auto [first, last] = adjacent_vertices(id, deps_);
+    return {first, last};
+  }
+  std::uint32_t dependency_in_degree(OpId id) const { return in_degree(id, deps_); }
+  /// Calls f(OpId) for each explicit dependency of `id`, in ascending id order.
+  template <class F>
+  void for_each_dependency(OpId id, F&& f) const {
+    for (auto [it, end] = in_edges(id, deps_); it != end; ++it) f(static_cast<OpId>(source(*it, deps_)));
+  }
+  /// The dependency graph for Boost.Graph algorithms.
+  const DependencyGraph& dependencies() const { return deps_; }
+
+  std::string_view label(OpId id) const { return labels_[ops_[id].label]; }
+  std::string_view label_text(LabelId id) const { return labels_[id]; }
+  std::size_t label_count() const { return labels_.size(); }
+  /// `op 12 "L3.fwd.qkv mb0" on [gpu3.compute]`, for error messages.
+  std::string describe(OpId id) const;
+
+  bool has_transfers() const { return has_transfers_; }
+  /// Bytes held by the graph's tables (capacity, not counting the vector headers).
+  std::size_t memory_bytes() const;
+
+  static constexpr OpId kNoOp = 0xffffffffu;
+
+ private:
+  friend class StepGraphBuilder;
+  StepGraph() = default;
+
   std::vector<Processor> processors_;
   std::vector<Stream> streams_;
   std::vector<std::string> labels_;
   std::vector<Op> ops_;
+  std::vector<std::uint32_t> op_stream_begin_;
   std::vector<StreamId> op_streams_;
-  std::vector<std::pair<OpId, OpId>> edges_;
-  // label interning index lives in the .cpp (deterministic: lookups only, never iterated)
-  struct LabelIndex;
-  std::shared_ptr<LabelIndex> label_index_;
+  std::vector<std::uint32_t> stream_op_begin_;  // streams + 1 offsets into stream_ops_
+  std::vector<OpId> stream_ops_;
+  DependencyGraph deps_;
+  bool has_transfers_ = false;
 };
 
 }  // namespace stepsim::sim

@@ -1,0 +1,124 @@
+// StepGraphBuilder's accumulation side and StepGraph's read accessors. Freezing (build()) is in
+// graph_build.cpp.
+#include <algorithm>
+#include <stdexcept>
+
+#include "sim/graph.hpp"
+
+namespace stepsim::sim {
+
+namespace {
+[[noreturn]] void invalid(const std::string& what) {
+  throw std::invalid_argument("step graph: " + what);
+}
+
+bool has_repeats(std::span<const StreamId> streams) {
+  constexpr std::size_t kQuadraticUpTo = 16;  // typical ops list 1-8 streams
+  if (streams.size() <= kQuadraticUpTo) {
+    for (std::size_t i = 0; i < streams.size(); ++i)
+      for (std::size_t j = i + 1; j < streams.size(); ++j)
+        if (streams[i] == streams[j]) return true;
+    return false;
+  }
+  std::vector<StreamId> sorted(streams.begin(), streams.end());
+  std::sort(sorted.begin(), sorted.end());
+  return std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end();
+}
+
+template <class T>
+std::size_t capacity_bytes(const std::vector<T>& v) {
+  return v.capacity() * sizeof(T);
+}
+}  // namespace
+
+StepGraphBuilder::StepGraphBuilder() {
+  labels_.emplace_back();
+  label_index_.emplace(std::string(), 0);
+  op_stream_begin_.push_back(0);
+}
+
+void StepGraphBuilder::reserve(std::size_t ops, std::size_t op_stream_entries, std::size_t dependencies) {
+  ops_.reserve(ops);
+  op_stream_begin_.reserve(ops + 1);
+  op_streams_.reserve(op_stream_entries);
+  edges_.reserve(dependencies);
+}
+
+ProcessorId StepGraphBuilder::add_processor(Processor p) {
+  if (!(p.comm_slowdown >= 0.0 && p.comm_slowdown < 1.0))
+    invalid("comm_slowdown must be in [0, 1), got " + std::to_string(p.comm_slowdown));
+  processors_.push_back(p);
+  return static_cast<ProcessorId>(processors_.size() - 1);
+}
+
+StreamId StepGraphBuilder::add_stream(ProcessorId processor, StreamRole role, std::string_view label) {
+  if (processor >= processors_.size()) invalid("add_stream: unknown processor " + std::to_string(processor));
+  streams_.push_back(Stream{processor, role, intern(label)});
+  return static_cast<StreamId>(streams_.size() - 1);
+}
+
+LabelId StepGraphBuilder::intern(std::string_view label) {
+  // Heterogeneous lookup would avoid this temporary, but labels are interned once per distinct
+  // name by careful builders; the map is never iterated, so its order cannot leak into results.
+  std::string key(label);
+  const auto [it, inserted] = label_index_.try_emplace(std::move(key), static_cast<LabelId>(labels_.size()));
+  if (inserted) labels_.emplace_back(label);
+  return it->second;
+}
+
+OpId StepGraphBuilder::add_op(const Op& op, std::span<const StreamId> streams) {
+  if (streams.empty()) invalid("add_op: an op needs at least one stream");
+  if (op.label >= labels_.size()) invalid("add_op: unknown label " + std::to_string(op.label));
+  if (op.work < Time::zero()) invalid("add_op: negative work");
+  if (ops_.size() >= StepGraph::kNoOp - 1) invalid("add_op: more than 2^32 - 2 ops");
+  for (const StreamId s : streams)
+    if (s >= streams_.size()) invalid("add_op: unknown stream " + std::to_string(s));
+  // Occupying one stream twice would make the op wait on itself forever.
+  if (has_repeats(streams)) invalid("add_op: a stream is listed twice");
+  op_streams_.insert(op_streams_.end(), streams.begin(), streams.end());
+  ops_.push_back(op);
+  op_stream_begin_.push_back(static_cast<std::uint32_t>(op_streams_.size()));
+  return static_cast<OpId>(ops_.size() - 1);
+}
+
+void StepGraphBuilder::add_dependency(OpId before, OpId after) {
+  if (before >= ops_.size() || after >= ops_.size())
+    invalid("add_dependency: unknown op " + std::to_string(std::max(before, after)));
+  if (before != after) edges_.emplace_back(before, after);
+}
+
+void StepGraphBuilder::add_dependencies(std::span<const OpId> before, OpId after) {
+  for (const OpId b : before) add_dependency(b, after);
+}
+
+OpId StepGraph::stream_predecessor(OpId id, StreamId stream) const {
+  const auto on = ops_on(stream);
+  const auto it = std::lower_bound(on.begin(), on.end(), id);
+  if (it == on.end() || *it != id)
+    throw std::logic_error(describe(id) + " is not on stream " + std::to_string(stream));
+  return it == on.begin() ? kNoOp : *(it - 1);
+}
+
+std::string StepGraph::describe(OpId id) const {
+  std::string out = "op " + std::to_string(id) + " \"" + std::string(label(id)) + "\" on [";
+  bool first = true;
+  for (const StreamId s : streams_of(id)) {
+    if (!first) out += ", ";
+    first = false;
+    const std::string_view name = label_text(streams_[s].label);
+    out += name.empty() ? "stream " + std::to_string(s) : std::string(name);
+  }
+  return out + "]";
+}
+
+std::size_t StepGraph::memory_bytes() const {
+  std::size_t labels = capacity_bytes(labels_);
+  for (const auto& l : labels_) labels += l.capacity() > 15 ? l.capacity() + 1 : 0;  // beyond SSO
+  return labels + capacity_bytes(processors_) + capacity_bytes(streams_) + capacity_bytes(ops_) +
+         capacity_bytes(op_stream_begin_) + capacity_bytes(op_streams_) + capacity_bytes(stream_op_begin_) +
+         capacity_bytes(stream_ops_) + capacity_bytes(deps_.m_forward.m_rowstart) +
+         capacity_bytes(deps_.m_forward.m_column) + capacity_bytes(deps_.m_backward.m_rowstart) +
+         capacity_bytes(deps_.m_backward.m_column) + capacity_bytes(deps_.m_backward.m_edge_properties);
+}
+
+}  // namespace stepsim::sim

@@ -11,10 +11,10 @@ constexpr std::size_t idx(ParallelDim d) { return static_cast<std::size_t>(d); }
 /// The predecessor whose end gated `op`'s start: the latest-ending explicit dependency or stream
 /// predecessor (lowest id on ties); kNone if the op had none.
 sim::OpId gating(const sim::StepGraph& g, const sim::RunResult& run, sim::OpId op) {
-  sim::OpId best = sim::kNoOp;
+  sim::OpId best = sim::StepGraph::kNoOp;
   Time best_end{-1};
   auto consider = [&](sim::OpId p) {
-    if (p == sim::kNoOp) return;
+    if (p == sim::StepGraph::kNoOp) return;
     const Time e = run.ops[p].end;
     if (e > best_end || (e == best_end && p < best)) {
       best = p;
@@ -74,7 +74,7 @@ class RankAnalyser {
     sim::OpId x = gating(plan_.graph, run_, k);
     // Follow the chain of communication that gated the kernel, charging each op's running time
     // inside the window to its group; whatever came before the chain began is the bubble.
-    while (to > from && x != sim::kNoOp) {
+    while (to > from && x != sim::StepGraph::kNoOp) {
       const OpInfo& i = plan_.info[x];
       const auto& rec = run_.ops[x];
       if (!i.is_comm) break;  // a kernel (here or on another rank) gated the chain

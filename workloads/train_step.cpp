@@ -49,7 +49,8 @@ class TrainStepBuilder {
   void connect_pipeline();
   /// Receiving end of a boundary: with TP but no SP, Megatron sends 1/tp of the activation per
   /// rank and all-gathers it over NVLink on arrival (the scatter/gather optimisation).
-  void receive_gather(RankSink& sink);
+  /// Returns the gather op, or an invalid handle when none is needed.
+  Handle receive_gather(RankSink& sink);
   int pipeline_of(int rank) const;
   int vstages() const { return pp_ * v_; }
   std::pair<int, int> layers_of(int vstage) const;
@@ -122,11 +123,11 @@ void TrainStepBuilder::memory(sim::OpId op, MemoryEvent::At at, int sim_rank, do
   memory_.push_back(MemoryEvent{op, at, static_cast<std::uint16_t>(sim_rank), bytes});
 }
 
-void TrainStepBuilder::receive_gather(RankSink& sink) {
-  if (dims_.tp > 1 && !dims_.sp)
-    sink.comm("pp.gather", CommOp{ParallelDim::tp, CollectiveKind::all_gather,
-                                  dims_.tokens * dims_.h * dims_.act_bytes, 0},
-              Handle{});
+Handle TrainStepBuilder::receive_gather(RankSink& sink) {
+  if (dims_.tp <= 1 || dims_.sp) return Handle{};
+  return sink.comm("pp.gather", CommOp{ParallelDim::tp, CollectiveKind::all_gather,
+                                       dims_.tokens * dims_.h * dims_.act_bytes, 0},
+                   Handle{});
 }
 
 void TrainStepBuilder::forward(RankSink& sink, int sim_rank, const PipeStep& step) {
@@ -139,8 +140,10 @@ void TrainStepBuilder::forward(RankSink& sink, int sim_rank, const PipeStep& ste
     h = embed_.forward(sink);
   } else {
     sink.set_context(Pass::forward, -1, step.microbatch);
-    receive_gather(sink);
-    entries_[{pipeline_of(sink.global_rank()), vs - 1, step.microbatch, Kind::forward}] = first;
+    h = receive_gather(sink);
+    // In full mode the gather may be a collective another TP rank already created: the arriving
+    // activation must feed that op, not this rank's first kernel.
+    entries_[{pipeline_of(sink.global_rank()), vs - 1, step.microbatch, Kind::forward}] = h.valid() ? h.id : first;
   }
   const auto [begin, end] = layers_of(vs);
   for (int l = begin; l < end; ++l) {
@@ -171,8 +174,8 @@ void TrainStepBuilder::backward(RankSink& sink, int sim_rank, const PipeStep& st
     grads_[static_cast<std::size_t>(sim_rank)][job_.model.layers] = {g, head_.params_per_rank()};
     freed += head_.stored_activation_bytes();
   } else {
-    receive_gather(sink);
-    entries_[{pipeline_of(sink.global_rank()), vs + 1, step.microbatch, Kind::backward}] = first;
+    g = receive_gather(sink);
+    entries_[{pipeline_of(sink.global_rank()), vs + 1, step.microbatch, Kind::backward}] = g.valid() ? g.id : first;
   }
   const auto [begin, end] = layers_of(vs);
   const double transient = layer_.stored_activation_bytes(Recompute::none);
@@ -265,7 +268,7 @@ void TrainStepBuilder::connect_pipeline() {
     for (const PendingSend& send : sends_[s]) {
       const bool fwd = send.key.kind == Kind::forward;
       const int to_vs = send.key.vstage + (fwd ? 1 : -1);
-      const auto entry = entries_.find({send.key.pipeline, to_vs, send.key.microbatch, send.key.kind});
+      const auto entry = entries_.find(send.key);  // receivers file their entry under the producer's key
       if (entry == entries_.end()) throw std::logic_error("pipeline boundary without a receiver");
       const int from_stage = send.key.vstage % pp_, to_stage = to_vs % pp_;
       // Every replica's copy of this boundary crosses the fabric at the same moment.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <string>
 
 namespace stepsim::work {
 
@@ -87,15 +88,15 @@ double mlp_up_width(const LayerDims& d) {
 
 }  // namespace
 
-Handle DenseLayer::forward(OpSink& sink, Handle input) const {
+Handle DenseLayer::forward(OpSink& sink, OpSink::Deps input) const {
   const Handle attn = attention_forward(sink, input);
   return mlp_forward(sink, attn);
 }
 
-Handle DenseLayer::attention_forward(OpSink& sink, Handle input) const {
+Handle DenseLayer::attention_forward(OpSink& sink, OpSink::Deps input) const {
   const double E = d_.act_bytes, Tn = norm_tokens(), T = d_.tokens, t = d_.tp;
   // Norm: read x, write y (8 FLOPs per element covers mean, variance, scale).
-  Handle h = sink.kernel("ln1", elementwise(d_, 2 * Tn * d_.h * E, 8 * Tn * d_.h), input);
+  Handle h = sink.kernel_after("ln1", elementwise(d_, 2 * Tn * d_.h * E, 8 * Tn * d_.h), input.span());
   h = sp_gather(sink, d_, "tp.ag_ln1", h);
   h = sink.kernel("qkv", gemm(d_, T, (d_.q_dim + 2 * d_.kv_dim) / t, d_.h), h);
   h = attention_core_forward(sink, h, CoreScope::whole);
@@ -118,7 +119,7 @@ Handle DenseLayer::attention_core_forward(OpSink& sink, Handle qkv, CoreScope sc
     w.flops = 4.0 * d_.b * d_.s_local * d_.s * head_dim * hl * causal;
     // Read Q, K, V (keys of the whole sequence under CP), write O and the fp32 log-sum-exp.
     w.hbm_bytes = E * (2 * T * d_.q_dim / t + 2 * d_.b * d_.s * d_.kv_dim / t) + 4 * T * hl;
-    return sink.kernel("attn", w, qkv);
+    return ring_attention(sink, qkv, w, "attn", 1.0);
   }
   // Unfused (Megatron-LM before FlashAttention): scores materialised in HBM.
   const double s = d_.s, scores = d_.b * hl * s * s;
@@ -127,6 +128,29 @@ Handle DenseLayer::attention_core_forward(OpSink& sink, Handle qkv, CoreScope sc
   if (d_.dropout) h = sink.kernel("attn_dropout", elementwise(d_, scores * (2 * E + 1), 2 * scores), h);
   if (scope == CoreScope::up_to_probabilities) return h;
   return sink.kernel("attn_av", gemm(d_, s, head_dim, s, d_.b * hl), h);
+}
+
+Handle DenseLayer::ring_attention(OpSink& sink, Handle ready, const topo::KernelWork& whole,
+                                  std::string_view name, double blocks_per_exchange) const {
+  if (d_.cp <= 1) return sink.kernel(name, whole, ready);
+  // Ring attention (context parallel): cp steps, each attending to one key/value block while the
+  // next block travels from the neighbouring CP rank. Causal work is balanced across ranks, so each
+  // step does 1/cp of this rank's attention.
+  topo::KernelWork step = whole;
+  step.flops /= d_.cp;
+  step.hbm_bytes /= d_.cp;
+  const double kv_block = 2 * d_.tokens * d_.kv_dim / d_.tp * d_.act_bytes;
+  Handle block = ready, out;
+  for (int i = 0; i < d_.cp; ++i) {
+    Handle next;
+    if (i + 1 < d_.cp)
+      next = sink.comm("cp.kv_exchange",
+                       CommOp{ParallelDim::cp, CollectiveKind::ring_exchange, kv_block * blocks_per_exchange, 1},
+                       block);
+    out = sink.kernel(std::string(name) + " cp" + std::to_string(i), step, block);
+    block = next;
+  }
+  return out;
 }
 
 Handle DenseLayer::mlp_forward(OpSink& sink, Handle input) const {
@@ -143,16 +167,17 @@ Handle DenseLayer::mlp_forward(OpSink& sink, Handle input) const {
   return sink.kernel("bda2", elementwise(d_, bda, 3 * Tn * d_.h), h);
 }
 
-Handle DenseLayer::backward(OpSink& sink, Handle grad_output, Recompute recompute) const {
+Handle DenseLayer::backward(OpSink& sink, OpSink::Deps grad_output, Recompute recompute) const {
   const Handle g = mlp_backward(sink, grad_output);
   return attention_backward(sink, g, recompute);
 }
 
-Handle DenseLayer::mlp_backward(OpSink& sink, Handle grad) const {
+Handle DenseLayer::mlp_backward(OpSink& sink, OpSink::Deps grad) const {
   const double E = d_.act_bytes, Tn = norm_tokens(), T = d_.tokens, t = d_.tp, f = d_.ffn / t;
   const double up = mlp_up_width(d_);
   // Dropout backward: read dy and mask, write dx.
-  Handle h = sink.kernel("bda2.bwd", elementwise(d_, 2 * Tn * d_.h * E + (d_.dropout ? Tn * d_.h : 0.0)), grad);
+  Handle h = sink.kernel_after("bda2.bwd", elementwise(d_, 2 * Tn * d_.h * E + (d_.dropout ? Tn * d_.h : 0.0)),
+                              grad.span());
   h = sp_gather(sink, d_, "tp.ag_grad_mlp", h);
   h = sink.kernel("mlp_down.dgrad", dgrad(d_, T, d_.h, f), h);
   sink.kernel("mlp_down.wgrad", wgrad(d_, T, d_.h, f));
@@ -184,7 +209,8 @@ Handle DenseLayer::attention_backward(OpSink& sink, Handle grad, Recompute recom
     w.flops = 2.5 * 4.0 * d_.b * d_.s_local * d_.s * head_dim * hl * causal;
     // Read Q, O, dO and K, V; write dQ and dK, dV.
     w.hbm_bytes = E * (4 * T * d_.q_dim / t + 4 * d_.b * d_.s * d_.kv_dim / t) + 4 * T * hl;
-    h = sink.kernel("attn.bwd", w, h);
+    // Ring attention backward circulates the key/value blocks and their gradients.
+    h = ring_attention(sink, h, w, "attn.bwd", 2.0);
   } else {
     if (recompute == Recompute::selective) h = attention_core_forward(sink, h, CoreScope::up_to_probabilities);
     const double s = d_.s, scores = d_.b * hl * s * s;

@@ -48,10 +48,10 @@ class DenseLayer {
   explicit DenseLayer(const LayerDims& dims) : d_(dims) {}
 
   /// Forward (also used to recompute it). Returns the op that produces the output.
-  OpSink::Handle forward(OpSink& sink, OpSink::Handle input) const;
+  OpSink::Handle forward(OpSink& sink, OpSink::Deps input) const;
   /// Backward; with selective recompute the attention core is recomputed first. Returns the op
   /// that produces the input gradient.
-  OpSink::Handle backward(OpSink& sink, OpSink::Handle grad_output, Recompute recompute) const;
+  OpSink::Handle backward(OpSink& sink, OpSink::Deps grad_output, Recompute recompute) const;
 
   /// Activation bytes this layer keeps from forward to backward for one micro-batch
   /// (Korthikanti et al. 2022, generalised to GQA, SwiGLU and FlashAttention).
@@ -60,14 +60,18 @@ class DenseLayer {
   double params_per_rank() const;
 
  private:
-  OpSink::Handle attention_forward(OpSink& sink, OpSink::Handle input) const;
+  OpSink::Handle attention_forward(OpSink& sink, OpSink::Deps input) const;
   /// Which part of the unfused attention core to run: all of it, or up to the probabilities (what
   /// selective recompute regenerates before the backward pass).
   enum class CoreScope : std::uint8_t { whole, up_to_probabilities };
   OpSink::Handle attention_core_forward(OpSink& sink, OpSink::Handle qkv, CoreScope scope) const;
+  /// The attention kernel `whole`, split into a ring over the CP ranks when cp > 1; each exchange
+  /// moves `blocks_per_exchange` key/value-sized blocks.
+  OpSink::Handle ring_attention(OpSink& sink, OpSink::Handle ready, const topo::KernelWork& whole,
+                                std::string_view name, double blocks_per_exchange) const;
   OpSink::Handle mlp_forward(OpSink& sink, OpSink::Handle input) const;
   OpSink::Handle attention_backward(OpSink& sink, OpSink::Handle grad, Recompute recompute) const;
-  OpSink::Handle mlp_backward(OpSink& sink, OpSink::Handle grad) const;
+  OpSink::Handle mlp_backward(OpSink& sink, OpSink::Deps grad) const;
   /// Tokens an element-wise op over hidden vectors touches (divided by tp with SP).
   double norm_tokens() const { return d_.sp ? d_.tokens / d_.tp : d_.tokens; }
   LayerDims d_;

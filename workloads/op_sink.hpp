@@ -5,7 +5,9 @@
 // calling an OpSink. The step builder's sink turns them into sim ops on streams; a counting sink in
 // tests adds up FLOPs and bytes so the hand derivations can be checked without running anything.
 
+#include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <span>
 #include <string_view>
 
@@ -19,8 +21,9 @@ enum class CollectiveKind : std::uint8_t {
   all_gather,      ///< bytes = the gathered (output) buffer per rank
   reduce_scatter,  ///< bytes = the input buffer per rank
   all_to_all,      ///< bytes = what each rank sends in total
-  send_recv,       ///< bytes = what one rank sends to its peer
+  send_recv,       ///< point-to-point: each group is {sender, receiver}; bytes = what is sent
   broadcast,
+  ring_exchange,   ///< every member sends `bytes` to its successor in the group (ring attention)
 };
 
 /// Which training pass an op belongs to (for names, traces and the breakdown).
@@ -42,6 +45,24 @@ class OpSink {
     std::uint32_t id = kNone;
     static constexpr std::uint32_t kNone = 0xffffffffu;
     bool valid() const { return id != kNone; }
+  };
+
+  /// Up to four ops something waits for; invalid handles are dropped. Converts from one Handle.
+  class Deps {
+   public:
+    Deps() = default;
+    Deps(Handle h) { add(h); }  // NOLINT(google-explicit-constructor): a single dependency reads naturally
+    Deps(std::initializer_list<Handle> hs) {
+      for (Handle h : hs) add(h);
+    }
+    void add(Handle h) {
+      if (h.valid() && n_ < h_.size()) h_[n_++] = h;
+    }
+    std::span<const Handle> span() const { return {h_.data(), n_}; }
+
+   private:
+    std::array<Handle, 4> h_{};
+    std::size_t n_ = 0;
   };
 
   virtual ~OpSink() = default;

@@ -73,6 +73,20 @@ std::vector<int> RankLayout::group(int rank, ParallelDim d) const {
   return out;
 }
 
+std::vector<int> RankLayout::grad_group(int rank) const {
+  RankCoords c = coords(rank);
+  std::vector<int> out;
+  for (int dp = 0; dp < size(ParallelDim::dp); ++dp) {
+    for (int cp = 0; cp < size(ParallelDim::cp); ++cp) {
+      c.dp = dp;
+      c.cp = cp;
+      out.push_back(this->rank(c));
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 std::vector<int> RankLayout::ep_group(int rank) const {
   const int dp_index = coords(rank).dp;
   const int first = dp_index - dp_index % ep_;

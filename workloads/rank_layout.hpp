@@ -36,6 +36,9 @@ class RankLayout {
   std::vector<int> group(int rank, ParallelDim d) const;
   /// Every group along `d`, each ordered by `d` index, groups ordered by their smallest rank.
   std::vector<std::vector<int>> groups(ParallelDim d) const;
+  /// The ranks that hold the same weights as `rank` and reduce gradients with it: every dp and cp
+  /// index at the same tp/pp coordinates, in ascending rank order.
+  std::vector<int> grad_group(int rank) const;
   /// Expert-parallel group of `rank`: `ep` consecutive DP indices at the same tp/cp/pp.
   std::vector<int> ep_group(int rank) const;
   /// Distance between consecutive ranks along `d` (1 for the innermost dimension).

@@ -61,6 +61,14 @@ sim::OpId StepAssembler::add(const sim::Op& op, std::span<const sim::StreamId> s
   return id;
 }
 
+namespace {
+/// The communicator of `rank` along `d`. Data-parallel traffic (gradients, ZeRO shards) spans the
+/// context-parallel ranks too, since they hold the same weights.
+std::vector<int> group_of(const RankLayout& layout, int rank, ParallelDim d) {
+  return d == ParallelDim::dp ? layout.grad_group(rank) : layout.group(rank, d);
+}
+}  // namespace
+
 const std::vector<std::vector<int>>& StepAssembler::groups(ParallelDim d, int rank) {
   // Representative mode: every group along d at this rank's pipeline stage (they run in lock step).
   // Full mode: the rank's own group only.
@@ -68,11 +76,12 @@ const std::vector<std::vector<int>>& StepAssembler::groups(ParallelDim d, int ra
   auto [it, inserted] = group_cache_.try_emplace({static_cast<int>(d), key});
   if (!inserted) return it->second;
   auto& out = it->second;
-  out.push_back(layout_.group(rank, d));
+  out.push_back(group_of(layout_, rank, d));
   if (mode_ == RankMode::representative) {
-    for (auto& g : layout_.groups(d)) {
-      if (layout_.coords(g.front()).pp != key || g == out.front()) continue;
-      out.push_back(std::move(g));
+    for (int r = 0; r < layout_.world(); ++r) {
+      if (layout_.coords(r).pp != key || r == out.front().front()) continue;
+      auto g = group_of(layout_, r, d);
+      if (g.front() == r) out.push_back(std::move(g));
     }
   }
   return out;

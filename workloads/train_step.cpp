@@ -34,6 +34,7 @@ struct PendingSend {
 struct GradSource {
   Handle ready;
   double params = 0.0;
+  bool layer = false;  ///< a transformer layer (ZeRO-3 shards and reduces these per micro-batch)
 };
 
 class TrainStepBuilder {
@@ -56,6 +57,11 @@ class TrainStepBuilder {
   std::pair<int, int> layers_of(int vstage) const;
   double boundary_bytes() const;
   sim::OpId next_id() { return static_cast<sim::OpId>(a_.graph().op_count()); }
+  /// ZeRO-3: all-gathers one layer's weights before it runs, at most one layer ahead (issued once
+  /// `prefetch_after` starts); returns an invalid handle without ZeRO-3.
+  Handle gather_layer(RankSink& sink, int sim_rank, Handle prefetch_after);
+  /// ZeRO-3: frees the gathered weights after `last` and reduce-scatters the layer's gradients.
+  void release_layer(RankSink& sink, int sim_rank, Handle gather, Handle last, Pass pass);
   void memory(sim::OpId op, MemoryEvent::At at, int sim_rank, double bytes);
 
   const JobSpec& job_;
@@ -72,6 +78,7 @@ class TrainStepBuilder {
   std::vector<std::map<int, Handle>> loss_;                 // per sim rank: micro-batch -> loss op
   std::vector<std::map<int, GradSource>> grads_;            // per sim rank: layer (-1 embed, L head)
   std::vector<Handle> last_op_;                             // per sim rank
+  bool zero3_ = false;
 };
 
 TrainStepBuilder::TrainStepBuilder(const JobSpec& job, CommPlanner& planner, RankMode mode)
@@ -96,6 +103,7 @@ TrainStepBuilder::TrainStepBuilder(const JobSpec& job, CommPlanner& planner, Ran
     throw UserError("context parallelism needs workload.attention_impl = \"flash\"");
   const PipelineSchedule kind = v_ > 1 ? PipelineSchedule::interleaved : job.parallel.schedule;
   schedule_ = pipeline_schedule(kind, pp_, m_, v_);
+  zero3_ = job.parallel.zero_stage >= 3 && job.parallel.dp * job.parallel.cp > 1;
   const std::size_t n = a_.ranks().size();
   sends_.resize(n);
   loss_.resize(n);
@@ -130,6 +138,25 @@ Handle TrainStepBuilder::receive_gather(RankSink& sink) {
                    Handle{});
 }
 
+Handle TrainStepBuilder::gather_layer(RankSink& sink, int sim_rank, Handle prefetch_after) {
+  if (!zero3_) return Handle{};
+  const double bytes = layer_.params_per_rank() * job_.precision.param_bytes;
+  const Handle g = sink.comm("dp.param_gather", CommOp{ParallelDim::dp, CollectiveKind::all_gather, bytes, 0},
+                             prefetch_after);
+  memory(g.id, MemoryEvent::At::start, sim_rank, bytes);
+  return g;
+}
+
+void TrainStepBuilder::release_layer(RankSink& sink, int sim_rank, Handle gather, Handle last, Pass pass) {
+  if (!gather.valid()) return;
+  memory(last.id, MemoryEvent::At::end, sim_rank, -layer_.params_per_rank() * job_.precision.param_bytes);
+  if (pass == Pass::backward)
+    sink.comm("dp.grad_reduce_scatter",
+              CommOp{ParallelDim::dp, CollectiveKind::reduce_scatter,
+                     layer_.params_per_rank() * job_.precision.grad_bytes, 0},
+              last);
+}
+
 void TrainStepBuilder::forward(RankSink& sink, int sim_rank, const PipeStep& step) {
   const int stage = a_.ranks()[static_cast<std::size_t>(sim_rank)].stage;
   const int vs = step.chunk * pp_ + stage;
@@ -146,9 +173,13 @@ void TrainStepBuilder::forward(RankSink& sink, int sim_rank, const PipeStep& ste
     entries_[{pipeline_of(sink.global_rank()), vs - 1, step.microbatch, Kind::forward}] = h.valid() ? h.id : first;
   }
   const auto [begin, end] = layers_of(vs);
+  Handle previous_start;
   for (int l = begin; l < end; ++l) {
     sink.set_context(Pass::forward, l, step.microbatch);
-    h = layer_.forward(sink, h);
+    const Handle weights = gather_layer(sink, sim_rank, previous_start);
+    previous_start = Handle{next_id()};
+    h = layer_.forward(sink, {h, weights});
+    release_layer(sink, sim_rank, weights, h, Pass::forward);
   }
   double kept = layer_.stored_activation_bytes(job_.recompute) * (end - begin);
   if (vs == vstages() - 1) {
@@ -179,15 +210,20 @@ void TrainStepBuilder::backward(RankSink& sink, int sim_rank, const PipeStep& st
   }
   const auto [begin, end] = layers_of(vs);
   const double transient = layer_.stored_activation_bytes(Recompute::none);
+  Handle previous_start;
   for (int l = end - 1; l >= begin; --l) {
+    sink.set_context(Pass::backward, l, step.microbatch);
+    const Handle weights = gather_layer(sink, sim_rank, previous_start);
     const sim::OpId layer_first = next_id();
+    previous_start = Handle{layer_first};
     if (job_.recompute == Recompute::full) {
       sink.set_context(Pass::recompute, l, step.microbatch);
-      layer_.forward(sink, Handle{});
+      layer_.forward(sink, weights);
     }
     sink.set_context(Pass::backward, l, step.microbatch);
-    g = layer_.backward(sink, g, job_.recompute);
-    grads_[static_cast<std::size_t>(sim_rank)][l] = {g, layer_.params_per_rank()};
+    g = layer_.backward(sink, {g, weights}, job_.recompute);
+    release_layer(sink, sim_rank, weights, g, Pass::backward);
+    grads_[static_cast<std::size_t>(sim_rank)][l] = {g, layer_.params_per_rank(), true};
     if (job_.recompute == Recompute::full) {
       // The recomputed layer's activations live from its recomputation to the end of its backward.
       memory(layer_first, MemoryEvent::At::start, sim_rank, transient);
@@ -213,12 +249,16 @@ void TrainStepBuilder::gradients_and_optimizer(RankSink& sink, int sim_rank) {
   const int replicas = par.dp * par.cp;
   // Buckets fill in the order gradients become final, as PyTorch DDP and Megatron fill them.
   std::vector<GradSource> sources;
-  for (const auto& [layer, src] : grads_[static_cast<std::size_t>(sim_rank)]) sources.push_back(src);
+  double params = 0.0;
+  for (const auto& [layer, src] : grads_[static_cast<std::size_t>(sim_rank)]) {
+    params += src.params;
+    // ZeRO-3 reduced the layers' gradients after each micro-batch; only the embedding and the head,
+    // kept whole, still need a reduction here.
+    if (!(zero3_ && src.layer)) sources.push_back(src);
+  }
   std::sort(sources.begin(), sources.end(), [](const GradSource& x, const GradSource& y) {
     return x.ready.id < y.ready.id;
   });
-  double params = 0.0;
-  for (const auto& s : sources) params += s.params;
   sink.set_plain_context(Pass::optimizer);
   std::vector<Handle> reduced;
   std::vector<double> bucket_params;
@@ -329,8 +369,11 @@ StepPlan TrainStepBuilder::build() {
     double params = 0.0;
     for (const auto& [layer, src] : grads_[r]) params += src.params;
     const double replicas = double(par.dp) * par.cp;
+    double layer_params = 0.0;
+    for (const auto& [layer, src] : grads_[r]) layer_params += src.layer ? src.params : 0.0;
     StaticMemory m;
-    m.weights = params * prec.param_bytes / (par.zero_stage >= 3 ? replicas : 1.0);
+    // ZeRO-3 shards the transformer layers' weights; the embedding and head stay whole.
+    m.weights = (params - (zero3_ ? layer_params * (1.0 - 1.0 / replicas) : 0.0)) * prec.param_bytes;
     m.gradients = params * prec.grad_bytes / (par.zero_stage >= 2 ? replicas : 1.0);
     m.optimizer = params * prec.optimizer_bytes / (par.zero_stage >= 1 ? replicas : 1.0);
     plan.static_memory.push_back(m);
@@ -342,8 +385,6 @@ StepPlan TrainStepBuilder::build() {
 }  // namespace
 
 StepPlan build_train_step(const JobSpec& job, CommPlanner& planner, const TrainStepOptions& options) {
-  if (job.parallel.zero_stage >= 3)
-    throw UserError("parallelism.zero_stage = 3 is not simulated yet; use 0, 1 or 2");
   return TrainStepBuilder(job, planner, options.ranks).build();
 }
 

@@ -149,3 +149,24 @@ TEST_CASE("the LM head runs 2 b s h V / t forward and twice that backward") {
   CHECK(fwd.gemm_flops() == Approx(logits));
   CHECK(bwd.gemm_flops() == Approx(2 * logits));
 }
+
+TEST_CASE("context parallelism splits attention into a ring of cp steps with KV exchanges") {
+  JobSpec j = gpt_1_7b(2, false, AttentionImpl::flash);
+  j.parallel.cp = 4;
+  CountingSink fwd, bwd;
+  const DenseLayer layer(layer_dims(j, b));
+  layer.forward(fwd, {});
+  layer.backward(bwd, {}, Recompute::none);
+  // Each CP rank holds s / 4 queries that see the whole (causal) sequence: a quarter of the
+  // attention FLOPs of one TP rank without CP, 4 b s^2 h / tp x 1/2 x 1/4.
+  CHECK(fwd.flops(topo::OpClass::attention) == Approx(4 * b * s * s * h / 2 * 0.5 / 4));
+  const auto ex_f = fwd.comms(CollectiveKind::ring_exchange);
+  const auto ex_b = bwd.comms(CollectiveKind::ring_exchange);
+  REQUIRE(ex_f.size() == 3);  // cp - 1 blocks arrive from the ring
+  REQUIRE(ex_b.size() == 3);
+  // A K and V block of the local tokens: 2 x b (s / 4) x h / tp x 2 bytes; backward adds dK, dV.
+  const double block = 2 * b * (s / 4) * h / 2 * 2;
+  CHECK(ex_f[0]->comm.bytes == Approx(block));
+  CHECK(ex_b[0]->comm.bytes == Approx(2 * block));
+  CHECK(ex_f[0]->comm.dim == ParallelDim::cp);
+}

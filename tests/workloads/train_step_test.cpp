@@ -167,3 +167,27 @@ TEST_CASE("representative ranks behave like the full simulation") {
   }
   CHECK(saw_dp);
 }
+
+TEST_CASE("ZeRO-3 gathers each layer's weights before its forward and its backward") {
+  JobSpec job = small_job(1, 2, 4, 3);
+  job.parallel.zero_stage = 3;
+  auto planner = free_comm();
+  const auto s = simulate(job, planner);
+  const DenseLayer layer(layer_dims(job, job.workload.micro_batch));
+  double gathered = 0.0, scattered = 0.0;
+  for (sim::OpId op = 0; op < s.plan.graph.op_count(); ++op) {
+    if (s.plan.info[op].rank != 0) continue;
+    const auto label = s.plan.graph.label(op);
+    if (label.find("dp.param_gather") != std::string_view::npos) gathered += s.plan.graph.op(op).bytes;
+    if (label.find("dp.grad_reduce_scatter") != std::string_view::npos &&
+        s.plan.info[op].layer >= 0)
+      scattered += s.plan.graph.op(op).bytes;
+  }
+  // Stage 0 holds L / pp = 4 layers; each of m = 3 micro-batches gathers every layer twice
+  // (forward, backward) and reduce-scatters its gradients once: 4 x 3 x 2 x P x 2 bytes gathered.
+  const double p = layer.params_per_rank();
+  CHECK(gathered == Approx(4 * 3 * 2 * p * job.precision.param_bytes));
+  CHECK(scattered == Approx(4 * 3 * p * job.precision.grad_bytes));
+  // Weights at rest: the four layers sharded over dp = 4, plus the whole 32000 x 1024 embedding.
+  CHECK(s.plan.static_memory[0].weights == Approx((4 * p / 4 + 32000.0 * 1024) * job.precision.param_bytes));
+}

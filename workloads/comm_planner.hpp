@@ -35,8 +35,8 @@ class CommPlanner {
   virtual ~CommPlanner() = default;
   /// The payload id of a transfer op executing `request`. Planners may cache identical requests.
   virtual std::uint32_t plan(const CommRequest& request) = 0;
-  /// A fresh Network for one run over the payloads planned so far.
-  virtual std::unique_ptr<sim::Network> make_network() const = 0;
+  /// A fresh Network for one run. The first call freezes the plan: no plan() after it.
+  virtual std::unique_ptr<sim::Network> make_network() = 0;
 };
 
 }  // namespace stepsim::work

@@ -44,7 +44,7 @@ class FixedCostPlanner : public CommPlanner {
     costs_.push_back(cost_(r));
     return static_cast<std::uint32_t>(costs_.size() - 1);
   }
-  std::unique_ptr<sim::Network> make_network() const override {
+  std::unique_ptr<sim::Network> make_network() override {
     return std::make_unique<FixedCostNetwork>(costs_);
   }
   std::vector<CommRequest> requests;

@@ -115,6 +115,27 @@ void resolve_dp(Scenario& s) {
        hint);
 }
 
+/// first_stage_layers / last_stage_layers: the ends take their counts, the other stages split
+/// the remaining layers evenly.
+void check_uneven_stages(const Scenario& s) {
+  const work::ParallelSpec& p = s.job.parallel;
+  const int layers = s.job.model.layers;
+  const std::string_view key = p.first_stage_layers > 0 ? "parallelism.first_stage_layers" : "parallelism.last_stage_layers";
+  if (p.pp < 2) fail(s, key, "needs pipeline parallelism (pp > 1), but pp = " + to_string(p.pp));
+  if (p.virtual_stages > 1)
+    fail(s, key, "cannot be combined with virtual_stages = " + to_string(p.virtual_stages),
+         "uneven end stages are supported with virtual_stages = 1");
+  const int rest = layers - p.first_stage_layers - p.last_stage_layers;
+  const int others = p.pp - (p.first_stage_layers > 0 ? 1 : 0) - (p.last_stage_layers > 0 ? 1 : 0);
+  const std::string arithmetic = "layers - first_stage_layers - last_stage_layers = " + to_string(layers) + " - " +
+                                 to_string(p.first_stage_layers) + " - " + to_string(p.last_stage_layers) + " = " +
+                                 to_string(rest);
+  if (others == 0 ? rest != 0 : (rest < others || rest % others != 0))
+    fail(s, key, arithmetic + (others == 0 ? ", but no other stage is left to hold them"
+                                           : ", which the other " + to_string(others) + " stages cannot share evenly"),
+         "choose end-stage sizes that leave a whole number of layers per stage");
+}
+
 void check_model_split(const Scenario& s) {
   const work::ModelSpec& m = s.job.model;
   const work::ParallelSpec& p = s.job.parallel;
@@ -124,12 +145,16 @@ void check_model_split(const Scenario& s) {
   if (m.attention == work::AttentionKind::standard && m.kv_heads % p.tp != 0)
     fail(s, "parallelism.tp", "kv_heads = " + to_string(m.kv_heads) + " is not divisible by tp = " + to_string(p.tp),
          "each tensor-parallel rank needs whole KV-head groups; choose tp dividing " + to_string(m.kv_heads));
+  if (p.first_stage_layers > 0 || p.last_stage_layers > 0) {
+    check_uneven_stages(s);
+    return;
+  }
   const int chunks = p.pp * p.virtual_stages;
   if (m.layers % chunks != 0)
     fail(s, "parallelism.pp",
          "layers = " + to_string(m.layers) + " is not divisible by pp x virtual_stages = " + to_string(p.pp) + " x " +
              to_string(p.virtual_stages) + " = " + to_string(chunks),
-         "every pipeline chunk must hold the same number of layers");
+         "every pipeline chunk must hold the same number of layers, or set first_stage_layers / last_stage_layers");
 }
 
 void check_moe_layout(const Scenario& s) {

@@ -8,13 +8,13 @@
 namespace stepsim::scen::detail {
 namespace {
 
-constexpr RealRange kOversubscription{1.0, 1e3, false, "downlink:uplink bandwidth ratio; 1 = non-blocking"};
+constexpr RealRange kOversubscription{1.0, std::numeric_limits<double>::infinity(), false, "downlink:uplink bandwidth ratio; 1 = non-blocking"};
 
 const topo::GpuSpec& find_gpu(TableReader r, std::string_view key, const std::string& id, const Catalog& catalog) {
   const topo::GpuSpec* gpu = catalog.find_gpu(id);
   if (gpu == nullptr) {
     const std::string hint = did_you_mean(id, catalog.gpu_names());
-    r.fail(key, "unknown GPU `" + id + "`", (hint.empty() ? "" : hint + " ") + "(`stepsim catalog gpus` lists them)");
+    r.fail(key, "unknown GPU `" + id + "`", (hint.empty() ? "" : hint + " ") + "`stepsim catalog gpus` lists them");
   }
   return *gpu;
 }

@@ -34,6 +34,7 @@ constexpr KeyHome kHomes[] = {
     {"global_batch", "workload"}, {"micro_batch", "workload"},   {"batch", "workload"},
     {"context", "workload"},      {"recompute", "workload"},     {"dp", "parallelism"},
     {"tp", "parallelism"},        {"pp", "parallelism"},         {"cp", "parallelism"},
+    {"first_stage_layers", "parallelism"}, {"last_stage_layers", "parallelism"},
     {"ep", "parallelism"},        {"expert_tp", "parallelism"},  {"virtual_stages", "parallelism"},
     {"sequence_parallel", "parallelism"}, {"zero_stage", "parallelism"}, {"schedule", "parallelism"},
     {"order", "parallelism"},     {"dp_bucket_mb", "parallelism"}, {"compute", "precision"},

@@ -14,7 +14,8 @@ class KeyLocations {
  public:
   explicit KeyLocations(std::string file = {}) : file_(std::move(file)) {}
   void add(std::string key, SourceLocation where);
-  /// Where `key` was written; else its nearest parent table that has a position; else the file.
+  /// Where `key` was written (a file position, or another source such as a --set override); else
+  /// its nearest parent table that has a position; else the file.
   SourceLocation find(std::string_view key) const;
   bool contains(std::string_view key) const { return by_key_.find(key) != by_key_.end(); }
   const std::string& file() const { return file_; }

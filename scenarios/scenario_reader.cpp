@@ -19,7 +19,7 @@ std::string trim(std::string_view s) {
 }
 
 /// Applies one "dotted.key=value" override to the parsed document.
-void apply_set(toml::table& doc, const std::string& assignment) {
+void apply_set(toml::table& doc, const std::string& assignment, KeyLocations& locations) {
   const auto eq = assignment.find('=');
   const std::string key = trim(std::string_view(assignment).substr(0, eq == std::string::npos ? 0 : eq));
   if (eq == std::string::npos || key.empty())
@@ -44,6 +44,7 @@ void apply_set(toml::table& doc, const std::string& assignment) {
                       "set the whole value instead");
   }
   t->insert_or_assign(std::string(rest), *parsed.get("v"));
+  locations.add(key, SourceLocation{"--set " + key + "=" + value, 0, 0});
 }
 
 void require(const TableReader& root, std::string_view table, std::string_view example) {
@@ -95,7 +96,7 @@ std::optional<Catalog> local_catalog(TableReader& root, const Catalog& base, con
 
 Scenario read_scenario(Scenario s, const Catalog& base, const LoadOptions& options, const std::filesystem::path& base_dir) {
   toml::table doc = parse_toml(s.source_text, s.display_name);
-  for (const auto& a : options.set) apply_set(doc, a);
+  for (const auto& a : options.set) apply_set(doc, a, s.locations);
   const ReadContext ctx{s.display_name, &s.locations, &detail::elsewhere_hint};
   TableReader root(doc, "", ctx);
   root.accept({"catalog"});

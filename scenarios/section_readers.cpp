@@ -59,7 +59,7 @@ void read_model_section(TableReader r, const Catalog& catalog, Scenario& s) {
     if (found == nullptr) {
       std::string hint = did_you_mean(preset, catalog.model_names());
       r.fail("preset", "unknown model `" + preset + "`",
-             (hint.empty() ? "" : hint + " ") + "(`stepsim catalog models` lists them)");
+             (hint.empty() ? "" : hint + " ") + "`stepsim catalog models` lists them");
     }
     m = *found;
     s.model_preset = found->id;
@@ -95,6 +95,8 @@ void read_parallelism_section(TableReader r, Scenario& s) {
   r.read("ep", p.ep, kPositiveInt);
   r.read("expert_tp", p.expert_tp, kPositiveInt);
   r.read("virtual_stages", p.virtual_stages, kPositiveInt);
+  r.read("first_stage_layers", p.first_stage_layers, kPositiveInt);
+  r.read("last_stage_layers", p.last_stage_layers, kPositiveInt);
   r.read("sequence_parallel", p.sequence_parallel);
   r.read("zero_stage", p.zero_stage, IntRange{0, 3});
   r.read("schedule", p.schedule, choices::kSchedule);

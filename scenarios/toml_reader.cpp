@@ -119,7 +119,9 @@ TableReader::TableReader(const toml::table& table, std::string path, const ReadC
 const toml::node* TableReader::mark(std::string_view key) {
   known_.emplace_back(key);
   const toml::node* n = table_->get(key);
-  if (n != nullptr && ctx_->locations != nullptr) ctx_->locations->add(path(key), location_of(n->source()));
+  // Nodes without a position were injected (--set); their entry, made by the injector, stays.
+  if (n != nullptr && ctx_->locations != nullptr && n->source().begin.line > 0)
+    ctx_->locations->add(path(key), location_of(n->source()));
   return n;
 }
 
@@ -270,8 +272,9 @@ void TableReader::finish() const {
   }
   if (first == nullptr) return;
   const std::string name(first->str());
-  std::string hint = did_you_mean(name, known_);
-  if (hint.empty() && ctx_->elsewhere != nullptr) hint = ctx_->elsewhere(path_, name);
+  // A key that is valid elsewhere (or a known foreign spelling) is an exact answer; prefer it.
+  std::string hint = ctx_->elsewhere != nullptr ? ctx_->elsewhere(path_, name) : std::string();
+  if (hint.empty()) hint = did_you_mean(name, known_);
   if (hint.empty()) hint = "valid keys here: " + join_names(known_);
   SourceLocation loc = location_of(first->source());
   if (loc.line == 0) loc = where(name);
@@ -286,13 +289,19 @@ void TableReader::fail_at(const toml::node& node, std::string_view key, const st
                           const std::string& hint) const {
   SourceLocation loc = location_of(node.source());
   if (loc.line == 0) loc = where(key);
+  if (loc.line == 0 && ctx_->locations != nullptr) loc = ctx_->locations->find(path(key));
   throw UserError(loc, key.empty() ? path_ : path(key), problem, hint);
 }
 
 SourceLocation TableReader::where(std::string_view key) const {
-  if (!key.empty())
-    if (const toml::node* n = table_->get(key); n != nullptr && n->source().begin.line > 0)
-      return location_of(n->source());
+  if (!key.empty()) {
+    const toml::node* n = table_->get(key);
+    if (n != nullptr && n->source().begin.line > 0) return location_of(n->source());
+    if (n != nullptr && ctx_->locations != nullptr) {
+      SourceLocation injected = ctx_->locations->find(path(key));
+      if (injected.file != ctx_->file) return injected;
+    }
+  }
   return where();
 }
 

@@ -19,24 +19,33 @@ std::string fixed(double v, int decimals) {
 }
 
 /// A figure, or "-" when the catalog has none.
-std::string figure(double v, int decimals) { return v > 0.0 ? format_number(v, decimals) : "-"; }
+std::string figure(double v, int decimals) {
+  return v > 0.0 ? format_number(v, decimals) : "-";
+}
 
-double usd_per_tflop_hour(const topo::GpuSpec& g) { return g.price_per_hour / (g.bf16_flops_per_s / units::kTera); }
-double usd_per_tb_s_hour(const topo::GpuSpec& g) { return g.price_per_hour / (g.hbm_bw_Bps / units::kTB); }
+double usd_per_tflop_hour(const topo::GpuSpec& g) {
+  return g.price_per_hour / (g.bf16_flops_per_s / units::kTera);
+}
+double usd_per_tb_s_hour(const topo::GpuSpec& g) {
+  return g.price_per_hour / (g.hbm_bw_Bps / units::kTB);
+}
 
 std::string gpu_table(const scen::Catalog& catalog) {
-  TextTable t({"id", "BF16 TF/s", "FP8 TF/s", "FP4 TF/s", "HBM GB", "HBM TB/s", "NVLink GB/s", "domain",
-               "NIC Gb/s", "$/GPU-h", "$/TFLOP-h", "$/TB/s-h", "name"},
-              {Align::left, Align::right, Align::right, Align::right, Align::right, Align::right, Align::right,
-               Align::right, Align::right, Align::right, Align::right, Align::right, Align::left});
+  TextTable t(
+      {"id", "BF16 TF/s", "FP8 TF/s", "FP4 TF/s", "HBM GB", "HBM TB/s", "NVLink GB/s", "domain", "NIC Gb/s",
+       "$/GPU-h", "$/TFLOP-h", "$/TB/s-h", "name"},
+      {Align::left, Align::right, Align::right, Align::right, Align::right, Align::right, Align::right,
+       Align::right, Align::right, Align::right, Align::right, Align::right, Align::left});
   for (const auto& g : catalog.gpus())
-    t.add_row({g.id, figure(g.bf16_flops_per_s / units::kTera, 0), figure(g.fp8_flops_per_s / units::kTera, 0),
-               figure(g.fp4_flops_per_s / units::kTera, 0), figure(g.hbm_capacity_bytes / units::kGB, 0),
-               fixed(g.hbm_bw_Bps / units::kTB, 2), figure(g.nvlink_bw_Bps / units::kGB, 0),
-               std::to_string(g.nvlink_domain), figure(g.nic_bw_Bps * units::kBitsPerByte / 1e9, 0),
-               fixed(g.price_per_hour, 2), fixed(usd_per_tflop_hour(g), 5), fixed(usd_per_tb_s_hour(g), 2), g.name});
+    t.add_row({g.id, figure(g.bf16_flops_per_s / units::kTera, 0),
+               figure(g.fp8_flops_per_s / units::kTera, 0), figure(g.fp4_flops_per_s / units::kTera, 0),
+               figure(g.hbm_capacity_bytes / units::kGB, 0), fixed(g.hbm_bw_Bps / units::kTB, 2),
+               figure(g.nvlink_bw_Bps / units::kGB, 0), std::to_string(g.nvlink_domain),
+               figure(g.nic_bw_Bps * units::kBitsPerByte / 1e9, 0), fixed(g.price_per_hour, 2),
+               fixed(usd_per_tflop_hour(g), 5), fixed(usd_per_tb_s_hour(g), 2), g.name});
   std::string out = t.render();
-  out += "\nTFLOP/s dense (no sparsity); NVLink and NIC per GPU per direction; $/TFLOP-h uses BF16.\nPrices:\n";
+  out +=
+      "\nTFLOP/s dense (no sparsity); NVLink and NIC per GPU per direction; $/TFLOP-h uses BF16.\nPrices:\n";
   for (const auto& g : catalog.gpus()) out += "  " + g.id + ": " + g.price_note + "\n";
   return out;
 }
@@ -56,7 +65,8 @@ std::string model_table(const scen::Catalog& catalog) {
     t.add_row({m.id, std::to_string(m.layers), std::to_string(m.hidden), std::to_string(m.heads),
                std::to_string(m.kv_heads), m.ffn > 0 ? std::to_string(m.ffn) : "-", std::to_string(m.vocab),
                experts_cell(m), format_number(b.main_total() / 1e9, 2), figure(m.published_params / 1e9, 2),
-               m.is_moe() ? format_number(b.main_active() / 1e9, 2) : "-", figure(m.published_active_params / 1e9, 2)});
+               m.is_moe() ? format_number(b.main_active() / 1e9, 2) : "-",
+               figure(m.published_active_params / 1e9, 2)});
   }
   return t.render() +
          "\nParameters are computed from the dimensions (MTP modules excluded, as model cards quote them).\n";

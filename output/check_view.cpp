@@ -21,8 +21,8 @@ std::string num(double v) {
 std::string model_line(const scen::Scenario& s) {
   const work::ModelSpec& m = s.job.model;
   const work::ParamBreakdown b = work::count_params(m);
-  std::string out = (s.model_preset.empty() ? "inline" : s.model_preset) + " (" + m.name + "): " +
-                    std::to_string(m.layers) + " layers, hidden " + std::to_string(m.hidden) + ", " +
+  std::string out = (s.model_preset.empty() ? "inline" : s.model_preset) + " (" + m.name +
+                    "): " + std::to_string(m.layers) + " layers, hidden " + std::to_string(m.hidden) + ", " +
                     std::to_string(m.heads) + " heads (" + std::to_string(m.kv_heads) + " KV), ";
   if (m.is_moe())
     out += std::to_string(m.experts) + " experts top-" + std::to_string(m.top_k) + ", expert ffn " +
@@ -36,8 +36,8 @@ std::string model_line(const scen::Scenario& s) {
 
 std::string gpu_line(const topo::GpuSpec& g) {
   return g.id + " (" + g.name + "): " + num(g.bf16_flops_per_s / units::kTera) + " TFLOP/s bf16, " +
-         num(g.hbm_capacity_bytes / units::kGB) + " GB at " + num(g.hbm_bw_Bps / units::kTB) + " TB/s, NVLink " +
-         num(g.nvlink_bw_Bps / units::kGB) + " GB/s, $" + num(g.price_per_hour) + "/h";
+         num(g.hbm_capacity_bytes / units::kGB) + " GB at " + num(g.hbm_bw_Bps / units::kTB) +
+         " TB/s, NVLink " + num(g.nvlink_bw_Bps / units::kGB) + " GB/s, $" + num(g.price_per_hour) + "/h";
 }
 
 std::string cluster_line(const topo::ClusterSpec& c) {
@@ -46,8 +46,8 @@ std::string cluster_line(const topo::ClusterSpec& c) {
                                                                    : "rail-optimized";
   return std::to_string(c.nodes) + " nodes x " + std::to_string(c.gpus_per_node) + " = " +
          std::to_string(c.total_gpus()) + " GPUs, NVLink domain " + std::to_string(c.nvlink_domain) +
-         (c.nvls ? " (NVLS)" : "") + ", NIC " + num(c.nic_bw_Bps() * units::kBitsPerByte / 1e9) + " Gb/s, " + kind +
-         " " + std::to_string(c.fabric.tiers) + "-tier fabric";
+         (c.nvls ? " (NVLS)" : "") + ", NIC " + num(c.nic_bw_Bps() * units::kBitsPerByte / 1e9) + " Gb/s, " +
+         kind + " " + std::to_string(c.fabric.tiers) + "-tier fabric";
 }
 
 std::string workload_line(const work::JobSpec& j) {
@@ -55,7 +55,8 @@ std::string workload_line(const work::JobSpec& j) {
   std::string out(work::name(w.kind));
   if (w.kind == work::WorkloadKind::train)
     out += ", seq " + std::to_string(w.seq_len) + ", global batch " + std::to_string(w.global_batch) +
-           ", micro-batch " + std::to_string(w.micro_batch) + ", recompute " + std::string(work::name(j.recompute));
+           ", micro-batch " + std::to_string(w.micro_batch) + ", recompute " +
+           std::string(work::name(j.recompute));
   else if (w.kind == work::WorkloadKind::prefill)
     out += ", seq " + std::to_string(w.seq_len) + ", batch " + std::to_string(w.batch);
   else
@@ -65,9 +66,11 @@ std::string workload_line(const work::JobSpec& j) {
 
 std::string layout_line(const scen::Scenario& s) {
   const work::ParallelSpec& p = s.job.parallel;
-  std::string out = "TP " + std::to_string(p.tp) + " x PP " + std::to_string(p.pp) + " x DP " + std::to_string(p.dp) +
-                    (s.dp_derived ? " (derived)" : "") + " x CP " + std::to_string(p.cp);
-  if (s.job.model.is_moe()) out += ", EP " + std::to_string(p.ep) + ", expert TP " + std::to_string(p.expert_tp);
+  std::string out = "TP " + std::to_string(p.tp) + " x PP " + std::to_string(p.pp) + " x DP " +
+                    std::to_string(p.dp) + (s.dp_derived ? " (derived)" : "") + " x CP " +
+                    std::to_string(p.cp);
+  if (s.job.model.is_moe())
+    out += ", EP " + std::to_string(p.ep) + ", expert TP " + std::to_string(p.expert_tp);
   out += ", " + std::string(work::name(p.schedule));
   if (p.virtual_stages > 1) out += " (" + std::to_string(p.virtual_stages) + " virtual stages)";
   if (p.sequence_parallel) out += ", sequence parallel";
@@ -76,8 +79,8 @@ std::string layout_line(const scen::Scenario& s) {
 }
 
 std::string precision_line(const work::PrecisionSpec& p) {
-  return "compute " + std::string(topo::name(p.compute)) + "; bytes per weight " + num(p.param_bytes) + ", gradient " +
-         num(p.grad_bytes) + ", optimizer state " + num(p.optimizer_bytes) + ", activation " +
+  return "compute " + std::string(topo::name(p.compute)) + "; bytes per weight " + num(p.param_bytes) +
+         ", gradient " + num(p.grad_bytes) + ", optimizer state " + num(p.optimizer_bytes) + ", activation " +
          num(p.activation_bytes) + ", KV " + num(p.kv_bytes);
 }
 
@@ -99,7 +102,9 @@ std::string table(const scen::Scenario& s) {
   if (s.target.tokens_per_s) row("target", format_number(*s.target.tokens_per_s, 0) + " tokens/s");
   if (s.validation)
     row("validation", "measured step " + format_seconds(s.validation->measured_step_s) +
-                          (s.validation->metric.empty() ? "" : " (" + s.validation->metric + " = " + num(s.validation->value) + ")"));
+                          (s.validation->metric.empty()
+                               ? ""
+                               : " (" + s.validation->metric + " = " + num(s.validation->value) + ")"));
   out += "ok\n";
   return out;
 }

@@ -8,7 +8,9 @@ namespace {
 
 using nlohmann::json;
 
-std::string_view norm_name(work::NormKind n) { return n == work::NormKind::layernorm ? "layernorm" : "rmsnorm"; }
+std::string_view norm_name(work::NormKind n) {
+  return n == work::NormKind::layernorm ? "layernorm" : "rmsnorm";
+}
 std::string_view position_name(work::PositionEmbedding p) {
   return p == work::PositionEmbedding::learned ? "learned" : "rope";
 }
@@ -35,13 +37,20 @@ json efficiency_json(const topo::Efficiency& e) {
 }
 
 json params_json(const work::ParamBreakdown& b) {
-  return json{{"embedding", b.embedding},         {"position", b.position},
-              {"lm_head", b.lm_head},             {"attention", b.attention},
-              {"dense_mlp", b.dense_mlp},         {"routed_experts", b.routed_experts},
-              {"shared_experts", b.shared_experts}, {"routers", b.routers},
-              {"norms", b.norms},                 {"mtp", b.mtp},
-              {"total", b.total},                 {"active", b.active},
-              {"main_total", b.main_total()},     {"main_active", b.main_active()}};
+  return json{{"embedding", b.embedding},
+              {"position", b.position},
+              {"lm_head", b.lm_head},
+              {"attention", b.attention},
+              {"dense_mlp", b.dense_mlp},
+              {"routed_experts", b.routed_experts},
+              {"shared_experts", b.shared_experts},
+              {"routers", b.routers},
+              {"norms", b.norms},
+              {"mtp", b.mtp},
+              {"total", b.total},
+              {"active", b.active},
+              {"main_total", b.main_total()},
+              {"main_active", b.main_active()}};
 }
 
 json parallel_json(const work::ParallelSpec& p) {
@@ -123,12 +132,9 @@ json cluster_json(const topo::ClusterSpec& c) {
   json links = json::array();
   for (const auto& l : f.custom_links)
     links.push_back(json{{"a", l.a}, {"b", l.b}, {"bw_Bps", l.bw_Bps}, {"latency_s", l.latency_s}});
-  json fabric{{"kind", fabric_name(f.kind)},
-              {"tiers", f.tiers},
-              {"nic_bw_Bps", c.nic_bw_Bps()},
-              {"oversubscription", f.oversubscription},
-              {"hosts_per_leaf", f.hosts_per_leaf},
-              {"leaves_per_pod", f.leaves_per_pod},
+  json fabric{{"kind", fabric_name(f.kind)},        {"tiers", f.tiers},
+              {"nic_bw_Bps", c.nic_bw_Bps()},       {"oversubscription", f.oversubscription},
+              {"hosts_per_leaf", f.hosts_per_leaf}, {"leaves_per_pod", f.leaves_per_pod},
               {"hop_latency_s", f.hop_latency_s}};
   if (f.kind == topo::FabricKind::custom) {
     fabric["switches"] = f.custom_switches;
@@ -147,36 +153,40 @@ json cluster_json(const topo::ClusterSpec& c) {
 json job_json(const work::JobSpec& job) {
   const auto& w = job.workload;
   const auto& p = job.precision;
-  json j{{"model", model_json(job.model)},
-         {"cluster", cluster_json(job.cluster)},
-         {"workload",
-          {{"kind", work::name(w.kind)},
-           {"seq_len", w.seq_len},
-           {"global_batch", w.global_batch},
-           {"micro_batch", w.micro_batch},
-           {"batch", w.batch},
-           {"context_len", w.context_len},
-           {"recompute", work::name(job.recompute)}}},
-         {"parallel", parallel_json(job.parallel)},
-         {"precision",
-          {{"compute", topo::name(p.compute)},
-           {"param_bytes", p.param_bytes},
-           {"grad_bytes", p.grad_bytes},
-           {"optimizer_bytes", p.optimizer_bytes},
-           {"activation_bytes", p.activation_bytes},
-           {"kv_bytes", p.kv_bytes}}},
-         {"estimate", {{"formulas", job.estimate.formulas == work::EstimateFormulas::notebook ? "notebook" : "stepsim"}}}};
+  json j{
+      {"model", model_json(job.model)},
+      {"cluster", cluster_json(job.cluster)},
+      {"workload",
+       {{"kind", work::name(w.kind)},
+        {"seq_len", w.seq_len},
+        {"global_batch", w.global_batch},
+        {"micro_batch", w.micro_batch},
+        {"batch", w.batch},
+        {"context_len", w.context_len},
+        {"recompute", work::name(job.recompute)}}},
+      {"parallel", parallel_json(job.parallel)},
+      {"precision",
+       {{"compute", topo::name(p.compute)},
+        {"param_bytes", p.param_bytes},
+        {"grad_bytes", p.grad_bytes},
+        {"optimizer_bytes", p.optimizer_bytes},
+        {"activation_bytes", p.activation_bytes},
+        {"kv_bytes", p.kv_bytes}}},
+      {"estimate",
+       {{"formulas", job.estimate.formulas == work::EstimateFormulas::notebook ? "notebook" : "stepsim"}}}};
   if (job.model.is_moe())
     j["moe"] = json{{"capacity_factor", job.moe.capacity_factor},
                     {"max_nodes_per_token", job.moe.max_nodes_per_token},
                     {"imbalance", job.moe.imbalance},
                     {"seed", job.moe.seed}};
-  if (job.estimate.target_tokens_per_s) j["estimate"]["target_tokens_per_s"] = *job.estimate.target_tokens_per_s;
+  if (job.estimate.target_tokens_per_s)
+    j["estimate"]["target_tokens_per_s"] = *job.estimate.target_tokens_per_s;
   if (job.estimate.formulas == work::EstimateFormulas::notebook) {
     const auto& n = job.estimate.notebook;
-    j["estimate"]["notebook"] = json{{"n_params", n.n_params},   {"kappa", n.kappa}, {"gamma", n.gamma},
-                                     {"alpha_opt", n.alpha_opt}, {"c_act", n.c_act}, {"tokens_per_step", n.tokens_per_step},
-                                     {"grad_bytes", n.grad_bytes}, {"dp", n.dp}};
+    j["estimate"]["notebook"] =
+        json{{"n_params", n.n_params},     {"kappa", n.kappa}, {"gamma", n.gamma},
+             {"alpha_opt", n.alpha_opt},   {"c_act", n.c_act}, {"tokens_per_step", n.tokens_per_step},
+             {"grad_bytes", n.grad_bytes}, {"dp", n.dp}};
   }
   return j;
 }

@@ -9,7 +9,8 @@ namespace stepsim::out {
 RenderFormat parse_render_format(std::string_view text) {
   if (text == "table") return RenderFormat::table;
   if (text == "json") return RenderFormat::json;
-  throw UserError(SourceLocation{}, "--format", "unknown format `" + std::string(text) + "`; expected table or json");
+  throw UserError(SourceLocation{}, "--format",
+                  "unknown format `" + std::string(text) + "`; expected table or json");
 }
 
 }  // namespace stepsim::out

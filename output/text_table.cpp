@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <stdexcept>
 
-
 namespace stepsim::out {
 
 TextTable::TextTable(std::vector<std::string> headings, std::vector<Align> align)
@@ -16,7 +15,8 @@ TextTable::TextTable(std::vector<std::string> headings, std::vector<Align> align
 }
 
 void TextTable::add_row(std::vector<std::string> cells) {
-  if (cells.size() > headings_.size()) throw std::invalid_argument("TextTable row has more cells than headings");
+  if (cells.size() > headings_.size())
+    throw std::invalid_argument("TextTable row has more cells than headings");
   cells.resize(headings_.size());
   rows_.push_back(std::move(cells));
 }

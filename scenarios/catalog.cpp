@@ -42,18 +42,20 @@ class CatalogFileReader {
   static void check_id(const TableReader& group, const std::string& id) {
     const bool ok = !id.empty() && std::isalnum(static_cast<unsigned char>(id[0])) &&
                     std::all_of(id.begin(), id.end(), [](char c) {
-                      return std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) ||
-                             c == '-' || c == '.' || c == '_';
+                      return std::islower(static_cast<unsigned char>(c)) ||
+                             std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_';
                     });
     if (ok) return;
     std::string lower = id;
     for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    group.fail(id, "catalog ids are lower-case letters, digits, '-', '.' and '_'", "write it as `" + lower + "`");
+    group.fail(id, "catalog ids are lower-case letters, digits, '-', '.' and '_'",
+               "write it as `" + lower + "`");
   }
 
   /// Index of the entry `key` names (by id or alias), or size() for a new entry.
   template <class Spec>
-  static std::size_t find(const std::vector<Spec>& specs, const Catalog::AliasMap& aliases, std::string_view key) {
+  static std::size_t find(const std::vector<Spec>& specs, const Catalog::AliasMap& aliases,
+                          std::string_view key) {
     std::string_view id = key;
     if (auto it = aliases.find(key); it != aliases.end()) id = it->second;
     const auto pos = std::find_if(specs.begin(), specs.end(), [&](const Spec& s) { return s.id == id; });
@@ -66,7 +68,8 @@ class CatalogFileReader {
     std::vector<std::string> names;
     if (!r.read("aliases", names)) return;
     for (const auto& a : names) {
-      const bool taken_by_id = std::any_of(specs.begin(), specs.end(), [&](const Spec& s) { return s.id == a && s.id != id; });
+      const bool taken_by_id =
+          std::any_of(specs.begin(), specs.end(), [&](const Spec& s) { return s.id == a && s.id != id; });
       const auto it = aliases.find(a);
       if (taken_by_id || (it != aliases.end() && it->second != id))
         r.fail("aliases", "alias `" + a + "` already names `" + (taken_by_id ? a : it->second) + "`",
@@ -145,7 +148,9 @@ std::vector<std::string> aliases_of(const auto& aliases, std::string_view id) {
 
 }  // namespace
 
-Catalog Catalog::load_builtin() { return load_dir(data_dir() / "catalog"); }
+Catalog Catalog::load_builtin() {
+  return load_dir(data_dir() / "catalog");
+}
 
 Catalog Catalog::load_dir(const std::filesystem::path& dir) {
   namespace fs = std::filesystem;
@@ -182,13 +187,23 @@ Catalog Catalog::with_text(std::string_view toml_text, const std::string& name) 
   return out;
 }
 
-const topo::GpuSpec* Catalog::find_gpu(std::string_view key) const { return find_spec(gpus_, gpu_alias_, key); }
+const topo::GpuSpec* Catalog::find_gpu(std::string_view key) const {
+  return find_spec(gpus_, gpu_alias_, key);
+}
 const work::ModelSpec* Catalog::find_model(std::string_view key) const {
   return find_spec(models_, model_alias_, key);
 }
-std::vector<std::string> Catalog::gpu_names() const { return names_of(gpus_, gpu_alias_); }
-std::vector<std::string> Catalog::model_names() const { return names_of(models_, model_alias_); }
-std::vector<std::string> Catalog::gpu_aliases(std::string_view id) const { return aliases_of(gpu_alias_, id); }
-std::vector<std::string> Catalog::model_aliases(std::string_view id) const { return aliases_of(model_alias_, id); }
+std::vector<std::string> Catalog::gpu_names() const {
+  return names_of(gpus_, gpu_alias_);
+}
+std::vector<std::string> Catalog::model_names() const {
+  return names_of(models_, model_alias_);
+}
+std::vector<std::string> Catalog::gpu_aliases(std::string_view id) const {
+  return aliases_of(gpu_alias_, id);
+}
+std::vector<std::string> Catalog::model_aliases(std::string_view id) const {
+  return aliases_of(model_alias_, id);
+}
 
 }  // namespace stepsim::scen

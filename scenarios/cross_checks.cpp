@@ -17,7 +17,9 @@ using std::to_string;
   throw UserError(s.where(key), std::string(key), problem, hint);
 }
 
-bool given(const Scenario& s, std::string_view key) { return s.locations.contains(key); }
+bool given(const Scenario& s, std::string_view key) {
+  return s.locations.contains(key);
+}
 
 void resolve_precision(Scenario& s) {
   work::PrecisionSpec& p = s.job.precision;
@@ -28,14 +30,15 @@ void resolve_precision(Scenario& s) {
   if (!given(s, "precision.kv_cache")) p.kv_bytes = natural;
   const topo::GpuSpec& gpu = s.job.cluster.gpu;
   const topo::Precision c = p.compute;
-  const double peak = c == topo::Precision::fp8   ? gpu.fp8_flops_per_s
-                      : c == topo::Precision::fp4 ? gpu.fp4_flops_per_s
+  const double peak = c == topo::Precision::fp8    ? gpu.fp8_flops_per_s
+                      : c == topo::Precision::fp4  ? gpu.fp4_flops_per_s
                       : c == topo::Precision::fp32 ? gpu.fp32_flops_per_s
                                                    : gpu.bf16_flops_per_s;
   if (!(peak > 0.0))
-    fail(s, "precision.compute",
-         "GPU `" + gpu.id + "` has no " + std::string(topo::name(c)) + " tensor throughput in the catalog",
-         "choose a precision it supports, or set " + std::string(topo::name(c)) + "_tflops in [hardware.gpu]");
+    fail(
+        s, "precision.compute",
+        "GPU `" + gpu.id + "` has no " + std::string(topo::name(c)) + " tensor throughput in the catalog",
+        "choose a precision it supports, or set " + std::string(topo::name(c)) + "_tflops in [hardware.gpu]");
 }
 
 /// Largest d <= cap with pred(d), scanning down from cap (cap >= 1).
@@ -65,28 +68,32 @@ void resolve_nvlink_domain(Scenario& s) {
          "a scale-up domain is part of a node, one node, or several whole nodes");
   if (total % d != 0)
     fail(s, "hardware.nvlink_domain",
-         "is " + to_string(d) + " but the cluster's " + to_string(c.nodes) + " nodes x " + to_string(gpn) + " = " +
-             to_string(total) + " GPUs do not split into whole domains of " + to_string(d),
+         "is " + to_string(d) + " but the cluster's " + to_string(c.nodes) + " nodes x " + to_string(gpn) +
+             " = " + to_string(total) + " GPUs do not split into whole domains of " + to_string(d),
          "choose a node count that fills whole domains");
   if (d > 1 && !(c.gpu.nvlink_bw_Bps > 0.0))
-    fail(s, "hardware.nvlink_domain", "is " + to_string(d) + " but GPU `" + c.gpu.id + "` has no NVLink bandwidth",
+    fail(s, "hardware.nvlink_domain",
+         "is " + to_string(d) + " but GPU `" + c.gpu.id + "` has no NVLink bandwidth",
          "set nvlink_gb_s in [hardware.gpu], or nvlink_domain = 1");
 }
 
 void resolve_schedule(Scenario& s) {
   work::ParallelSpec& p = s.job.parallel;
   if (p.virtual_stages > 1 && p.pp < 2)
-    fail(s, "parallelism.virtual_stages", "is " + to_string(p.virtual_stages) + " but pp = " + to_string(p.pp),
+    fail(s, "parallelism.virtual_stages",
+         "is " + to_string(p.virtual_stages) + " but pp = " + to_string(p.pp),
          "interleaved model chunks need pipeline parallelism (pp > 1); set virtual_stages = 1");
   const bool interleaved = p.schedule == work::PipelineSchedule::interleaved;
   if (!given(s, "parallelism.schedule")) {
-    p.schedule = p.virtual_stages > 1 ? work::PipelineSchedule::interleaved : work::PipelineSchedule::one_f_one_b;
+    p.schedule =
+        p.virtual_stages > 1 ? work::PipelineSchedule::interleaved : work::PipelineSchedule::one_f_one_b;
   } else if (interleaved && p.virtual_stages < 2) {
     fail(s, "parallelism.schedule", "\"interleaved\" needs virtual_stages > 1",
          "set virtual_stages (model chunks per pipeline rank), or schedule = \"1f1b\"");
   } else if (!interleaved && p.virtual_stages > 1) {
     fail(s, "parallelism.schedule",
-         "\"" + std::string(work::name(p.schedule)) + "\" cannot run virtual_stages = " + to_string(p.virtual_stages),
+         "\"" + std::string(work::name(p.schedule)) +
+             "\" cannot run virtual_stages = " + to_string(p.virtual_stages),
          "use schedule = \"interleaved\", or virtual_stages = 1");
   }
 }
@@ -95,20 +102,23 @@ void resolve_dp(Scenario& s) {
   work::ParallelSpec& p = s.job.parallel;
   const topo::ClusterSpec& c = s.job.cluster;
   const int world = c.total_gpus();
-  const std::string cluster = to_string(c.nodes) + " nodes x " + to_string(c.gpus_per_node) + " = " + to_string(world) + " GPUs";
+  const std::string cluster =
+      to_string(c.nodes) + " nodes x " + to_string(c.gpus_per_node) + " = " + to_string(world) + " GPUs";
   const int tpc = p.tp * p.pp * p.cp;
   if (!given(s, "parallelism.dp")) {
     if (world % tpc != 0)
-      fail(s, "parallelism", "tp x pp x cp = " + to_string(p.tp) + " x " + to_string(p.pp) + " x " + to_string(p.cp) +
-                                 " = " + to_string(tpc) + " does not divide the cluster's " + cluster,
+      fail(s, "parallelism",
+           "tp x pp x cp = " + to_string(p.tp) + " x " + to_string(p.pp) + " x " + to_string(p.cp) + " = " +
+               to_string(tpc) + " does not divide the cluster's " + cluster,
            "dp is derived as GPUs / (tp x pp x cp); choose sizes whose product divides " + to_string(world));
     p.dp = world / tpc;
     s.dp_derived = true;
     return;
   }
   if (p.world() == world) return;
-  const std::string hint = world % tpc == 0 ? "set dp = " + to_string(world / tpc) + ", or omit dp to derive it"
-                                            : "change the layout or the cluster size so that the products agree";
+  const std::string hint = world % tpc == 0
+                               ? "set dp = " + to_string(world / tpc) + ", or omit dp to derive it"
+                               : "change the layout or the cluster size so that the products agree";
   fail(s, "parallelism.dp",
        "tp x pp x dp x cp = " + to_string(p.tp) + " x " + to_string(p.pp) + " x " + to_string(p.dp) + " x " +
            to_string(p.cp) + " = " + to_string(p.world()) + ", but the cluster has " + cluster,
@@ -120,30 +130,35 @@ void resolve_dp(Scenario& s) {
 void check_uneven_stages(const Scenario& s) {
   const work::ParallelSpec& p = s.job.parallel;
   const int layers = s.job.model.layers;
-  const std::string_view key = p.first_stage_layers > 0 ? "parallelism.first_stage_layers" : "parallelism.last_stage_layers";
+  const std::string_view key =
+      p.first_stage_layers > 0 ? "parallelism.first_stage_layers" : "parallelism.last_stage_layers";
   if (p.pp < 2) fail(s, key, "needs pipeline parallelism (pp > 1), but pp = " + to_string(p.pp));
   if (p.virtual_stages > 1)
     fail(s, key, "cannot be combined with virtual_stages = " + to_string(p.virtual_stages),
          "uneven end stages are supported with virtual_stages = 1");
   const int rest = layers - p.first_stage_layers - p.last_stage_layers;
   const int others = p.pp - (p.first_stage_layers > 0 ? 1 : 0) - (p.last_stage_layers > 0 ? 1 : 0);
-  const std::string arithmetic = "layers - first_stage_layers - last_stage_layers = " + to_string(layers) + " - " +
-                                 to_string(p.first_stage_layers) + " - " + to_string(p.last_stage_layers) + " = " +
-                                 to_string(rest);
+  const std::string arithmetic = "layers - first_stage_layers - last_stage_layers = " + to_string(layers) +
+                                 " - " + to_string(p.first_stage_layers) + " - " +
+                                 to_string(p.last_stage_layers) + " = " + to_string(rest);
   if (others == 0 ? rest != 0 : (rest < others || rest % others != 0))
-    fail(s, key, arithmetic + (others == 0 ? ", but no other stage is left to hold them"
-                                           : ", which the other " + to_string(others) + " stages cannot share evenly"),
-         "choose end-stage sizes that leave a whole number of layers per stage");
+    fail(
+        s, key,
+        arithmetic + (others == 0 ? ", but no other stage is left to hold them"
+                                  : ", which the other " + to_string(others) + " stages cannot share evenly"),
+        "choose end-stage sizes that leave a whole number of layers per stage");
 }
 
 void check_model_split(const Scenario& s) {
   const work::ModelSpec& m = s.job.model;
   const work::ParallelSpec& p = s.job.parallel;
   if (m.heads % p.tp != 0)
-    fail(s, "parallelism.tp", "heads = " + to_string(m.heads) + " is not divisible by tp = " + to_string(p.tp),
+    fail(s, "parallelism.tp",
+         "heads = " + to_string(m.heads) + " is not divisible by tp = " + to_string(p.tp),
          "tensor parallelism splits attention heads evenly; choose tp dividing " + to_string(m.heads));
   if (m.attention == work::AttentionKind::standard && m.kv_heads % p.tp != 0)
-    fail(s, "parallelism.tp", "kv_heads = " + to_string(m.kv_heads) + " is not divisible by tp = " + to_string(p.tp),
+    fail(s, "parallelism.tp",
+         "kv_heads = " + to_string(m.kv_heads) + " is not divisible by tp = " + to_string(p.tp),
          "each tensor-parallel rank needs whole KV-head groups; choose tp dividing " + to_string(m.kv_heads));
   if (p.first_stage_layers > 0 || p.last_stage_layers > 0) {
     check_uneven_stages(s);
@@ -152,9 +167,10 @@ void check_model_split(const Scenario& s) {
   const int chunks = p.pp * p.virtual_stages;
   if (m.layers % chunks != 0)
     fail(s, "parallelism.pp",
-         "layers = " + to_string(m.layers) + " is not divisible by pp x virtual_stages = " + to_string(p.pp) + " x " +
-             to_string(p.virtual_stages) + " = " + to_string(chunks),
-         "every pipeline chunk must hold the same number of layers, or set first_stage_layers / last_stage_layers");
+         "layers = " + to_string(m.layers) + " is not divisible by pp x virtual_stages = " + to_string(p.pp) +
+             " x " + to_string(p.virtual_stages) + " = " + to_string(chunks),
+         "every pipeline chunk must hold the same number of layers, or set first_stage_layers / "
+         "last_stage_layers");
 }
 
 void check_moe_layout(const Scenario& s) {
@@ -169,18 +185,19 @@ void check_moe_layout(const Scenario& s) {
     return;
   }
   if (m.experts % p.ep != 0)
-    fail(s, "parallelism.ep", "experts = " + to_string(m.experts) + " is not divisible by ep = " + to_string(p.ep),
+    fail(s, "parallelism.ep",
+         "experts = " + to_string(m.experts) + " is not divisible by ep = " + to_string(p.ep),
          "each expert-parallel rank holds experts / ep whole experts");
   if ((p.dp * p.cp) % p.ep != 0)
     fail(s, "parallelism.ep",
-         "ep = " + to_string(p.ep) + " does not divide dp x cp = " + to_string(p.dp) + " x " + to_string(p.cp) + " = " +
-             to_string(p.dp * p.cp),
+         "ep = " + to_string(p.ep) + " does not divide dp x cp = " + to_string(p.dp) + " x " +
+             to_string(p.cp) + " = " + to_string(p.dp * p.cp),
          "expert parallelism is carved out of the data-parallel (and context-parallel) ranks");
   const int dense_ranks = p.tp * p.dp * p.cp;
   if (dense_ranks % (p.ep * p.expert_tp) != 0)
     fail(s, "parallelism.expert_tp",
-         "ep x expert_tp = " + to_string(p.ep) + " x " + to_string(p.expert_tp) + " does not divide tp x dp x cp = " +
-             to_string(dense_ranks),
+         "ep x expert_tp = " + to_string(p.ep) + " x " + to_string(p.expert_tp) +
+             " does not divide tp x dp x cp = " + to_string(dense_ranks),
          "the expert layout must tile the ranks of one pipeline stage");
 }
 
@@ -205,9 +222,11 @@ void check_workload_keys(const Scenario& s) {
     if (!r.allowed && given(s, r.key))
       fail(s, r.key, "does not apply to kind = \"" + kind_name + "\"", std::string(r.use));
   if (kind == K::train && !given(s, "workload.global_batch"))
-    fail(s, "workload", "kind = \"train\" needs `global_batch` (sequences per optimizer step)", "e.g. global_batch = 1024");
+    fail(s, "workload", "kind = \"train\" needs `global_batch` (sequences per optimizer step)",
+         "e.g. global_batch = 1024");
   if (kind != K::decode && !given(s, "workload.seq_len"))
-    fail(s, "workload", "kind = \"" + kind_name + "\" needs `seq_len` (tokens per sequence)", "e.g. seq_len = 4096");
+    fail(s, "workload", "kind = \"" + kind_name + "\" needs `seq_len` (tokens per sequence)",
+         "e.g. seq_len = 4096");
   if (kind == K::decode && !given(s, "workload.context"))
     fail(s, "workload", "kind = \"decode\" needs `context` (tokens already in each sequence's KV cache)",
          "e.g. context = 4096");
@@ -231,8 +250,10 @@ void check_workload_split(const Scenario& s) {
     fail(s, key, "seq_len = " + to_string(w.seq_len) + " is not divisible by tp = " + to_string(p.tp),
          "sequence parallelism splits each sequence across the tensor-parallel ranks");
   if (m.position == work::PositionEmbedding::learned && tokens > m.max_positions)
-    fail(s, key, to_string(tokens) + " tokens exceed the model's " + to_string(m.max_positions) + " learned positions",
-         "raise max_positions in [model] or shorten the sequence");
+    fail(
+        s, key,
+        to_string(tokens) + " tokens exceed the model's " + to_string(m.max_positions) + " learned positions",
+        "raise max_positions in [model] or shorten the sequence");
 }
 
 /// Custom fabrics: every endpoint is gpuN (N < GPUs) or a listed switch, and every GPU has a link.
@@ -243,7 +264,8 @@ void check_custom_fabric(const Scenario& s) {
   std::set<int> connected;
   for (std::size_t i = 0; i < f.custom_links.size(); ++i) {
     for (const std::string* end : {&f.custom_links[i].a, &f.custom_links[i].b}) {
-      const std::string key = "fabric.link[" + to_string(i) + "]." + (end == &f.custom_links[i].a ? "a" : "b");
+      const std::string key =
+          "fabric.link[" + to_string(i) + "]." + (end == &f.custom_links[i].a ? "a" : "b");
       if (end->rfind("gpu", 0) == 0 && end->size() > 3 &&
           end->find_first_not_of("0123456789", 3) == std::string::npos) {
         const int g = std::stoi(end->substr(3));
@@ -251,7 +273,8 @@ void check_custom_fabric(const Scenario& s) {
           fail(s, key, "`" + *end + "` is beyond the cluster's " + to_string(total) + " GPUs",
                "GPUs are gpu0 .. gpu" + to_string(total - 1));
         connected.insert(g);
-      } else if (std::find(f.custom_switches.begin(), f.custom_switches.end(), *end) == f.custom_switches.end()) {
+      } else if (std::find(f.custom_switches.begin(), f.custom_switches.end(), *end) ==
+                 f.custom_switches.end()) {
         const std::string hint = did_you_mean(*end, f.custom_switches);
         fail(s, key, "`" + *end + "` is neither gpuN nor a switch listed in `switches`",
              hint.empty() ? "add it to fabric.switches" : hint);
@@ -260,7 +283,8 @@ void check_custom_fabric(const Scenario& s) {
   }
   for (int g = 0; g < total; ++g)
     if (connected.count(g) == 0)
-      fail(s, "fabric.link", "gpu" + to_string(g) + " has no link", "every GPU needs at least one [[fabric.link]]");
+      fail(s, "fabric.link", "gpu" + to_string(g) + " has no link",
+           "every GPU needs at least one [[fabric.link]]");
 }
 
 }  // namespace

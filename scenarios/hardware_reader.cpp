@@ -8,13 +8,16 @@
 namespace stepsim::scen::detail {
 namespace {
 
-constexpr RealRange kOversubscription{1.0, std::numeric_limits<double>::infinity(), false, "downlink:uplink bandwidth ratio; 1 = non-blocking"};
+constexpr RealRange kOversubscription{1.0, std::numeric_limits<double>::infinity(), false,
+                                      "downlink:uplink bandwidth ratio; 1 = non-blocking"};
 
-const topo::GpuSpec& find_gpu(TableReader r, std::string_view key, const std::string& id, const Catalog& catalog) {
+const topo::GpuSpec& find_gpu(TableReader r, std::string_view key, const std::string& id,
+                              const Catalog& catalog) {
   const topo::GpuSpec* gpu = catalog.find_gpu(id);
   if (gpu == nullptr) {
     const std::string hint = did_you_mean(id, catalog.gpu_names());
-    r.fail(key, "unknown GPU `" + id + "`", (hint.empty() ? "" : hint + " ") + "`stepsim catalog gpus` lists them");
+    r.fail(key, "unknown GPU `" + id + "`",
+           (hint.empty() ? "" : hint + " ") + "`stepsim catalog gpus` lists them");
   }
   return *gpu;
 }
@@ -23,7 +26,8 @@ const topo::GpuSpec& find_gpu(TableReader r, std::string_view key, const std::st
 void read_gpu(TableReader& r, const Catalog& catalog, Scenario& s) {
   const toml::node* n = r.node("gpu");
   if (n == nullptr)
-    r.fail("", "missing `gpu` (a catalog GPU id)", "e.g. gpu = \"h100-sxm\"; `stepsim catalog gpus` lists them");
+    r.fail("", "missing `gpu` (a catalog GPU id)",
+           "e.g. gpu = \"h100-sxm\"; `stepsim catalog gpus` lists them");
   topo::GpuSpec& gpu = s.job.cluster.gpu;
   std::string id;
   if (n->is_string()) {
@@ -56,13 +60,16 @@ void read_size(TableReader& r, topo::ClusterSpec& c) {
   if (!has_nodes && !has_gpn && gpus < c.gpus_per_node) c.gpus_per_node = gpus;
   if (has_nodes) {
     if (c.nodes * c.gpus_per_node != gpus)
-      r.fail("gpus", "is " + std::to_string(gpus) + " but nodes x gpus_per_node = " + std::to_string(c.nodes) +
-                         " x " + std::to_string(c.gpus_per_node) + " = " + std::to_string(c.nodes * c.gpus_per_node),
+      r.fail("gpus",
+             "is " + std::to_string(gpus) + " but nodes x gpus_per_node = " + std::to_string(c.nodes) +
+                 " x " + std::to_string(c.gpus_per_node) + " = " + std::to_string(c.nodes * c.gpus_per_node),
              "give either nodes or gpus, or make them agree");
     return;
   }
   if (gpus % c.gpus_per_node != 0)
-    r.fail("gpus", "is " + std::to_string(gpus) + ", not a multiple of gpus_per_node = " + std::to_string(c.gpus_per_node),
+    r.fail("gpus",
+           "is " + std::to_string(gpus) +
+               ", not a multiple of gpus_per_node = " + std::to_string(c.gpus_per_node),
            "use whole nodes, or set gpus_per_node");
   c.nodes = gpus / c.gpus_per_node;
 }
@@ -112,8 +119,9 @@ void read_fabric_section(TableReader r, Scenario& s) {
     std::vector<double> per_tier;
     if (r.read("oversubscription", per_tier, kOversubscription)) {
       if (per_tier.size() != static_cast<std::size_t>(f.tiers))
-        r.fail("oversubscription", "has " + std::to_string(per_tier.size()) + " entries but tiers = " +
-                                       std::to_string(f.tiers), "give one ratio per switch tier, leaf first");
+        r.fail("oversubscription",
+               "has " + std::to_string(per_tier.size()) + " entries but tiers = " + std::to_string(f.tiers),
+               "give one ratio per switch tier, leaf first");
       for (std::size_t i = 0; i < per_tier.size(); ++i) f.oversubscription[i] = per_tier[i];
     }
   }

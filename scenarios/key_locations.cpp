@@ -2,7 +2,9 @@
 
 namespace stepsim::scen {
 
-void KeyLocations::add(std::string key, SourceLocation where) { by_key_.insert_or_assign(std::move(key), std::move(where)); }
+void KeyLocations::add(std::string key, SourceLocation where) {
+  by_key_.insert_or_assign(std::move(key), std::move(where));
+}
 
 SourceLocation KeyLocations::find(std::string_view key) const {
   std::string k(key);

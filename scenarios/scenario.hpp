@@ -41,13 +41,13 @@ struct Scenario {
   ScenarioMeta meta;
   std::optional<ValidationData> validation;
   Target target;
-  std::string model_preset;   ///< catalog id the model started from ("" if given inline)
-  std::string gpu_preset;     ///< catalog id of the GPU
-  bool dp_derived = false;    ///< dp was omitted and computed as GPUs / (tp x pp x cp)
-  std::string source_text;    ///< the scenario file as read
+  std::string model_preset;    ///< catalog id the model started from ("" if given inline)
+  std::string gpu_preset;      ///< catalog id of the GPU
+  bool dp_derived = false;     ///< dp was omitted and computed as GPUs / (tp x pp x cp)
+  std::string source_text;     ///< the scenario file as read
   std::filesystem::path path;  ///< the file; empty when loaded from a string
-  std::string display_name;   ///< how messages name the input: the path, or the name given
-  KeyLocations locations;     ///< dotted key -> file:line:column
+  std::string display_name;    ///< how messages name the input: the path, or the name given
+  KeyLocations locations;      ///< dotted key -> file:line:column
 
   /// Where `dotted_key` ("parallelism.tp") was written, else its table, else the file: for
   /// errors that later layers raise about this scenario.
@@ -63,7 +63,8 @@ struct LoadOptions {
 
 /// Reads, validates and resolves a scenario file against `catalog` (plus the files its
 /// `catalog = [...]` key names, relative to the scenario). Throws UserError on any problem.
-Scenario load_scenario(const std::filesystem::path& path, const Catalog& catalog, const LoadOptions& options = {});
+Scenario load_scenario(const std::filesystem::path& path, const Catalog& catalog,
+                       const LoadOptions& options = {});
 
 /// As load_scenario, from text. `name` stands in for the file name in messages; relative
 /// `catalog` paths resolve against `base_dir`.

@@ -8,8 +8,9 @@
 namespace stepsim::scen {
 namespace {
 
-constexpr std::string_view kTables[] = {"meta",        "model",     "hardware", "fabric",   "workload", "parallelism",
-                                        "precision",   "moe",       "estimate", "target",   "validation"};
+constexpr std::string_view kTables[] = {"meta",     "model",       "hardware",  "fabric",
+                                        "workload", "parallelism", "precision", "moe",
+                                        "estimate", "target",      "validation"};
 
 std::string trim(std::string_view s) {
   const auto b = s.find_first_not_of(" \t");
@@ -80,12 +81,14 @@ void read_validation(TableReader& r, Scenario& s) {
 }
 
 /// The `catalog = [...]` files, relative to the scenario, applied on top of `base`.
-std::optional<Catalog> local_catalog(TableReader& root, const Catalog& base, const std::filesystem::path& base_dir) {
+std::optional<Catalog> local_catalog(TableReader& root, const Catalog& base,
+                                     const std::filesystem::path& base_dir) {
   std::vector<std::string> files;
   if (!root.read("catalog", files) || files.empty()) return std::nullopt;
   std::vector<std::filesystem::path> paths;
   for (const auto& f : files) {
-    const std::filesystem::path p = std::filesystem::path(f).is_absolute() ? std::filesystem::path(f) : base_dir / f;
+    const std::filesystem::path p =
+        std::filesystem::path(f).is_absolute() ? std::filesystem::path(f) : base_dir / f;
     if (!std::filesystem::is_regular_file(p))
       root.fail("catalog", "catalog file `" + f + "` not found (looked for " + p.string() + ")",
                 "paths are relative to the scenario file");
@@ -94,7 +97,8 @@ std::optional<Catalog> local_catalog(TableReader& root, const Catalog& base, con
   return base.with_files(paths);
 }
 
-Scenario read_scenario(Scenario s, const Catalog& base, const LoadOptions& options, const std::filesystem::path& base_dir) {
+Scenario read_scenario(Scenario s, const Catalog& base, const LoadOptions& options,
+                       const std::filesystem::path& base_dir) {
   toml::table doc = parse_toml(s.source_text, s.display_name);
   for (const auto& a : options.set) apply_set(doc, a, s.locations);
   const ReadContext ctx{s.display_name, &s.locations, &detail::elsewhere_hint};
@@ -124,7 +128,8 @@ Scenario read_scenario(Scenario s, const Catalog& base, const LoadOptions& optio
 
 }  // namespace
 
-Scenario load_scenario(const std::filesystem::path& path, const Catalog& catalog, const LoadOptions& options) {
+Scenario load_scenario(const std::filesystem::path& path, const Catalog& catalog,
+                       const LoadOptions& options) {
   Scenario s;
   s.source_text = read_text_file(path);
   s.path = path;

@@ -36,31 +36,40 @@ void check_moe(const work::ModelSpec& m, const TableReader& r) {
     return;
   }
   if (m.top_k < 1 || m.top_k > m.experts)
-    r.fail("top_k", "must be between 1 and experts (" + std::to_string(m.experts) + "), got " +
-                        std::to_string(m.top_k), "top_k is the number of routed experts each token uses");
+    r.fail(
+        "top_k",
+        "must be between 1 and experts (" + std::to_string(m.experts) + "), got " + std::to_string(m.top_k),
+        "top_k is the number of routed experts each token uses");
   if (m.expert_ffn < 1) missing(r, "expert_ffn", "FFN width of one expert");
   if (m.dense_layers >= m.layers)
-    r.fail("dense_layers", "must be less than layers (" + std::to_string(m.layers) + "), got " +
-                               std::to_string(m.dense_layers), "dense_layers counts the leading dense-FFN layers");
+    r.fail(
+        "dense_layers",
+        "must be less than layers (" + std::to_string(m.layers) + "), got " + std::to_string(m.dense_layers),
+        "dense_layers counts the leading dense-FFN layers");
 }
 
 void check_attention(work::ModelSpec& m, const TableReader& r) {
   if (m.kv_heads == 0) m.kv_heads = m.heads;
   if (m.kv_heads > m.heads || m.heads % m.kv_heads != 0)
-    r.fail("kv_heads", "heads (" + std::to_string(m.heads) + ") must be a multiple of kv_heads (" +
-                           std::to_string(m.kv_heads) + ")",
+    r.fail("kv_heads",
+           "heads (" + std::to_string(m.heads) + ") must be a multiple of kv_heads (" +
+               std::to_string(m.kv_heads) + ")",
            "grouped-query attention shares each KV head among heads / kv_heads query heads");
   if (m.head_dim == 0) {
     if (m.hidden % m.heads != 0)
-      r.fail("heads", "hidden (" + std::to_string(m.hidden) + ") is not divisible by heads (" +
-                          std::to_string(m.heads) + ")", "set head_dim explicitly");
+      r.fail("heads",
+             "hidden (" + std::to_string(m.hidden) + ") is not divisible by heads (" +
+                 std::to_string(m.heads) + ")",
+             "set head_dim explicitly");
     m.head_dim = m.hidden / m.heads;
   }
   const work::MlaDims& a = m.mla;
-  const bool any_mla = a.q_lora_rank + a.kv_lora_rank + a.qk_nope_head_dim + a.qk_rope_head_dim + a.v_head_dim > 0;
+  const bool any_mla =
+      a.q_lora_rank + a.kv_lora_rank + a.qk_nope_head_dim + a.qk_rope_head_dim + a.v_head_dim > 0;
   if (m.attention == work::AttentionKind::mla) {
     if (a.kv_lora_rank < 1 || a.qk_nope_head_dim < 1 || a.qk_rope_head_dim < 1 || a.v_head_dim < 1)
-      r.fail("mla", "attention = \"mla\" needs kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim and v_head_dim",
+      r.fail("mla",
+             "attention = \"mla\" needs kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim and v_head_dim",
              "add a [" + r.path("mla") + "] table");
   } else if (any_mla) {
     r.fail("mla", "MLA dimensions are set but attention is \"standard\"", "set attention = \"mla\"");
@@ -80,7 +89,8 @@ void read_efficiency(TableReader& r, topo::Efficiency& eff) {
   r.read("nvlink", eff.nvlink, kFraction);
   r.read("nic", eff.nic, kFraction);
   double all = 0.0;
-  if (r.read("estimate", all, kFraction)) eff.estimate_compute = eff.estimate_memory = eff.estimate_network = all;
+  if (r.read("estimate", all, kFraction))
+    eff.estimate_compute = eff.estimate_memory = eff.estimate_network = all;
   r.read("estimate_compute", eff.estimate_compute, kFraction);
   r.read("estimate_memory", eff.estimate_memory, kFraction);
   r.read("estimate_network", eff.estimate_network, kFraction);
@@ -102,7 +112,8 @@ void read_gpu_fields(TableReader& r, topo::GpuSpec& g) {
   if (r.read("nic_gbps", nic_gbps, kNonNegative)) g.nic_bw_Bps = units::gbps_to_Bps(nic_gbps);
   r.read("price_per_hour", g.price_per_hour, kNonNegative);
   r.read("price_note", g.price_note);
-  r.read("comm_sm_fraction", g.comm_sm_fraction, RealRange{0.0, 0.9, false, "share of SMs used by communication"});
+  r.read("comm_sm_fraction", g.comm_sm_fraction,
+         RealRange{0.0, 0.9, false, "share of SMs used by communication"});
   double launch_us = 0.0;
   if (r.read("kernel_launch_us", launch_us, kNonNegative)) g.kernel_launch_s = launch_us * 1e-6;
   if (auto eff = r.table("efficiency")) read_efficiency(*eff, g.eff);

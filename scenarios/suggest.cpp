@@ -41,8 +41,14 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 }
 
 std::optional<std::string> closest_match(std::string_view word, std::span<const std::string> candidates) {
-  const std::size_t limit = std::max<std::size_t>(1, word.size() / 3);
+  // A word that starts a longer candidate ("h100" -> "h100-sxm") is a stronger signal than a
+  // one-letter typo that happens to hit another candidate ("h200").
   std::optional<std::string> best;
+  if (word.size() >= 3)
+    for (const std::string& c : candidates)
+      if (folded_prefix(word, c) && (!best || c.size() < best->size())) best = c;
+  if (best) return best;
+  const std::size_t limit = std::max<std::size_t>(1, word.size() / 3);
   std::size_t best_distance = limit + 1;
   for (const std::string& c : candidates) {
     const std::size_t dist = edit_distance(word, c);
@@ -51,10 +57,6 @@ std::optional<std::string> closest_match(std::string_view word, std::span<const 
       best = c;
     }
   }
-  if (best) return best;
-  if (word.size() < 2) return std::nullopt;
-  for (const std::string& c : candidates)
-    if (folded_prefix(word, c) && (!best || c.size() < best->size())) best = c;
   return best;
 }
 

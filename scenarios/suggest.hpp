@@ -12,9 +12,9 @@ namespace stepsim::scen {
 /// and treating '-' and '_' as the same character.
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
-/// The candidate a user most plausibly meant by `word`: the nearest within a typo's distance
-/// (about a third of the word's length), else the shortest candidate that `word` is a prefix of.
-/// Ties go to the earlier candidate, so the answer is deterministic.
+/// The candidate a user most plausibly meant by `word`: the shortest candidate that `word`
+/// (3+ characters) begins, else the nearest within a typo's distance (a third of the word's
+/// length, at least 1). Ties go to the earlier candidate, so the answer is deterministic.
 std::optional<std::string> closest_match(std::string_view word, std::span<const std::string> candidates);
 
 /// "did you mean `x`?" when closest_match finds one, else "".

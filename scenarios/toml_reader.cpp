@@ -178,7 +178,8 @@ bool TableReader::read(std::string_view key, std::string& out) {
   const toml::node* n = mark(key);
   if (n == nullptr) return false;
   const auto* s = n->as_string();
-  if (s == nullptr) fail_at(*n, key, "expected a string, got " + describe(*n), "put the value in double quotes");
+  if (s == nullptr)
+    fail_at(*n, key, "expected a string, got " + describe(*n), "put the value in double quotes");
   out = s->get();
   return true;
 }
@@ -202,7 +203,8 @@ bool TableReader::read(std::string_view key, std::vector<double>& out, RealRange
   const toml::node* n = mark(key);
   if (n == nullptr) return false;
   const auto* a = n->as_array();
-  if (a == nullptr) fail_at(*n, key, "expected an array of numbers, got " + describe(*n), "write it as [1.0, 2.0]");
+  if (a == nullptr)
+    fail_at(*n, key, "expected an array of numbers, got " + describe(*n), "write it as [1.0, 2.0]");
   out.clear();
   for (const toml::node& el : *a) {
     double v = 0.0;
@@ -256,7 +258,9 @@ std::vector<TableReader> TableReader::tables(std::string_view key) {
   return out;
 }
 
-const toml::node* TableReader::node(std::string_view key) { return mark(key); }
+const toml::node* TableReader::node(std::string_view key) {
+  return mark(key);
+}
 
 void TableReader::finish() const {
   const toml::key* first = nullptr;
@@ -264,7 +268,8 @@ void TableReader::finish() const {
   for (const auto& [k, v] : *table_) {
     if (std::find(known_.begin(), known_.end(), k.str()) != known_.end()) continue;
     const toml::source_position pos = k.source().begin.line > 0 ? k.source().begin : v.source().begin;
-    const bool earlier = pos.line < first_pos.line || (pos.line == first_pos.line && pos.column < first_pos.column);
+    const bool earlier =
+        pos.line < first_pos.line || (pos.line == first_pos.line && pos.column < first_pos.column);
     if (first == nullptr || earlier) {
       first = &k;
       first_pos = pos;
@@ -311,7 +316,9 @@ SourceLocation TableReader::where() const {
   return SourceLocation{ctx_->file, 0, 0};
 }
 
-std::string TableReader::table_label() const { return path_.empty() ? "the top level" : "[" + path_ + "]"; }
+std::string TableReader::table_label() const {
+  return path_.empty() ? "the top level" : "[" + path_ + "]";
+}
 
 SourceLocation TableReader::location_of(const toml::source_region& r) const {
   // Values injected by --set carry their own source name; everything else is in ctx_->file.

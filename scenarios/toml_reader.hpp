@@ -50,8 +50,8 @@ struct Choice {
 
 /// Shared by every reader of one input.
 struct ReadContext {
-  std::string file;                     ///< as printed in messages
-  KeyLocations* locations = nullptr;    ///< where each key read was found (may be null)
+  std::string file;                   ///< as printed in messages
+  KeyLocations* locations = nullptr;  ///< where each key read was found (may be null)
   /// Optional: for an unknown `key` in table `table_path`, a hint naming the table where it
   /// belongs ("`tp` belongs in [parallelism]"), or "".
   std::string (*elsewhere)(std::string_view table_path, std::string_view key) = nullptr;
@@ -103,7 +103,8 @@ class TableReader {
   /// Throws for the first key (in file order) that no read() asked about.
   void finish() const;
 
-  [[noreturn]] void fail(std::string_view key, const std::string& problem, const std::string& hint = {}) const;
+  [[noreturn]] void fail(std::string_view key, const std::string& problem,
+                         const std::string& hint = {}) const;
   [[noreturn]] void fail_at(const toml::node& node, std::string_view key, const std::string& problem,
                             const std::string& hint = {}) const;
   /// Where the value of `key` is, else the table's own position.

@@ -18,9 +18,11 @@ int cmd_check(Args args) {
   scen::LoadOptions load;
   po::options_description opts(
       "stepsim check SCENARIO [options]\n\nLoads and validates a scenario and prints what it resolved to");
-  opts.add_options()("help,h", "show this help")("format", po::value(&format)->default_value("table"), "table or json")(
-      "catalog", po::value(&extra)->composing(), "extra catalog file (repeatable)")(
-      "set", po::value(&load.set)->composing(), "override a scenario key, e.g. --set parallelism.tp=4 (repeatable)");
+  opts.add_options()("help,h", "show this help")("format", po::value(&format)->default_value("table"),
+                                                 "table or json")("catalog", po::value(&extra)->composing(),
+                                                                  "extra catalog file (repeatable)")(
+      "set", po::value(&load.set)->composing(),
+      "override a scenario key, e.g. --set parallelism.tp=4 (repeatable)");
   po::options_description hidden;
   hidden.add_options()("scenario", po::value(&path));
   po::positional_options_description pos;
@@ -28,7 +30,9 @@ int cmd_check(Args args) {
   po::options_description all;
   all.add(opts).add(hidden);
   po::variables_map vm;
-  po::store(po::command_line_parser(static_cast<int>(args.size()), args.data()).options(all).positional(pos).run(), vm);
+  po::store(
+      po::command_line_parser(static_cast<int>(args.size()), args.data()).options(all).positional(pos).run(),
+      vm);
   po::notify(vm);
   if (vm.count("help")) {
     std::cout << opts << "\n";

@@ -3,7 +3,9 @@
 namespace stepsim::work {
 namespace {
 
-double d(int v) { return static_cast<double>(v); }
+double d(int v) {
+  return static_cast<double>(v);
+}
 
 /// One norm over `width` elements: RMSNorm has a scale, LayerNorm a scale and a bias.
 double norm_params(const ModelSpec& m, int width) {
@@ -38,7 +40,9 @@ double mla_attention(const ModelSpec& m) {
 }
 
 /// Weights of one layer that every token uses, apart from the FFN: attention and two norms.
-double layer_base(const ModelSpec& m) { return attention_params(m) + 2.0 * norm_params(m, m.hidden); }
+double layer_base(const ModelSpec& m) {
+  return attention_params(m) + 2.0 * norm_params(m, m.hidden);
+}
 
 struct MoeLayer {
   double routed = 0.0;  ///< all routed experts

@@ -28,11 +28,12 @@ std::string error_of(const Catalog& base, const std::string& text) {
 TEST_CASE("the built-in catalog has every required GPU and model") {
   for (const char* id : {"a100-sxm-80gb", "h100-sxm", "h800", "h200", "b200", "gb200", "l4", "mi300x"})
     CHECK(builtin().find_gpu(id) != nullptr);
-  for (const char* id : {"gpt3-175b", "llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3.1-8b", "llama-3.1-70b",
-                         "llama-3.1-405b", "mixtral-8x7b", "mixtral-8x22b", "deepseek-v3", "qwen3-235b-a22b",
-                         "megatron-gpt-1.7b", "megatron-gpt-3.6b", "megatron-gpt-7.5b", "megatron-gpt-18b",
-                         "megatron-gpt-39b", "megatron-gpt-76b", "megatron-gpt-145b", "megatron-gpt-310b",
-                         "megatron-gpt-530b", "megatron-gpt-1t", "megatron-gpt-22b"})
+  for (const char* id : {"gpt3-175b",         "llama-2-7b",        "llama-2-13b",       "llama-2-70b",
+                         "llama-3.1-8b",      "llama-3.1-70b",     "llama-3.1-405b",    "mixtral-8x7b",
+                         "mixtral-8x22b",     "deepseek-v3",       "qwen3-235b-a22b",   "megatron-gpt-1.7b",
+                         "megatron-gpt-3.6b", "megatron-gpt-7.5b", "megatron-gpt-18b",  "megatron-gpt-39b",
+                         "megatron-gpt-76b",  "megatron-gpt-145b", "megatron-gpt-310b", "megatron-gpt-530b",
+                         "megatron-gpt-1t",   "megatron-gpt-22b"})
     CHECK(builtin().find_model(id) != nullptr);
   CHECK(builtin().gpus().size() == 8);
   CHECK(builtin().models().size() == 22);
@@ -101,7 +102,7 @@ vocab = 1000
   const auto& h100 = *c.find_gpu("h100-sxm");
   CHECK(h100.price_per_hour == 2.5);
   CHECK(h100.eff.hbm == Approx(0.8));
-  CHECK(h100.eff.compute[0] == Approx(0.79));     // untouched
+  CHECK(h100.eff.compute[0] == Approx(0.79));      // untouched
   CHECK(h100.bf16_flops_per_s == Approx(989e12));  // untouched
   CHECK(h100.nic_bw_Bps == Approx(100e9));         // 800 Gb/s
   CHECK(c.gpus().size() == 9);
@@ -132,12 +133,14 @@ TEST_CASE("catalog file errors name the file, line, key and a hint") {
   CHECK_THAT(error_of(builtin(), "[gpu.H100]\n"), Catch::Contains("write it as `h100`"));
   CHECK_THAT(error_of(builtin(), "[gpu.h200]\naliases = [\"h100\"]\n"),
              Catch::Contains("alias `h100` already names `h100-sxm`"));
-  CHECK_THAT(error_of(builtin(), "[model.m]\nlayers = 2\nhidden = 64\nheads = 4\nffn = 8\nvocab = 10\nkv_heads = 3\n"),
+  CHECK_THAT(error_of(builtin(),
+                      "[model.m]\nlayers = 2\nhidden = 64\nheads = 4\nffn = 8\nvocab = 10\nkv_heads = 3\n"),
              Catch::Contains("heads (4) must be a multiple of kv_heads (3)"));
   CHECK_THAT(error_of(builtin(), "[model.m]\nlayers = 2\nhidden = 64\nheads = 4\nvocab = 10\n"),
              Catch::Contains("missing `ffn`"));
-  CHECK_THAT(error_of(builtin(), "[model.m]\nlayers = 2\nhidden = 64\nheads = 4\nffn = 8\nvocab = 10\ntop_k = 2\n"),
-             Catch::Contains("user.toml:7:9: model.m.top_k: is a mixture-of-experts key"));
+  CHECK_THAT(
+      error_of(builtin(), "[model.m]\nlayers = 2\nhidden = 64\nheads = 4\nffn = 8\nvocab = 10\ntop_k = 2\n"),
+      Catch::Contains("user.toml:7:9: model.m.top_k: is a mixture-of-experts key"));
   CHECK_THAT(error_of(builtin(), "[gpu.h100-sxm]\nnvlink_domain = 8\nnvlink_gb_s = 0\n"),
              Catch::Contains("nvlink_domain: is 8 but nvlink_gb_s is 0"));
 }

@@ -43,7 +43,7 @@ TEST_CASE("a minimal scenario resolves presets and derives dp") {
   CHECK(s.job.cluster.total_gpus() == 16);  // 2 nodes x 8 (default gpus_per_node)
   CHECK(s.job.parallel.dp == 4);            // 16 / (tp 2 x pp 2 x cp 1)
   CHECK(s.dp_derived);
-  CHECK(s.job.cluster.nvlink_domain == 8);  // H100's catalog domain, one node
+  CHECK(s.job.cluster.nvlink_domain == 8);            // H100's catalog domain, one node
   CHECK(s.job.cluster.nic_bw_Bps() == Approx(50e9));  // catalog 400 Gb/s
   CHECK(s.job.parallel.schedule == work::PipelineSchedule::one_f_one_b);
   CHECK(s.job.precision.param_bytes == 2.0);
@@ -138,7 +138,7 @@ context = 1024
 )",
                                       "d.toml", builtin());
   CHECK(s.model_preset.empty());
-  CHECK(s.job.model.head_dim == 64);  // 512 / 8
+  CHECK(s.job.model.head_dim == 64);        // 512 / 8
   CHECK(s.job.cluster.gpus_per_node == 2);  // 2 GPUs in all: one node of 2
   CHECK(s.job.cluster.nodes == 1);
   CHECK(s.job.cluster.nvlink_domain == 1);  // L4 has no NVLink
@@ -172,7 +172,7 @@ TEST_CASE("the bundled examples load with the intended layouts") {
   const auto a = load_scenario(kSource / "scenarios/examples/llama3.1-70b-512xh100.toml", builtin());
   CHECK(a.job.cluster.total_gpus() == 512);
   CHECK(a.job.parallel.tp * a.job.parallel.pp * a.job.parallel.dp == 512);  // 8 x 4 x 16
-  CHECK(a.job.parallel.schedule == work::PipelineSchedule::interleaved);   // virtual_stages = 5
+  CHECK(a.job.parallel.schedule == work::PipelineSchedule::interleaved);    // virtual_stages = 5
   const auto b = load_scenario(kSource / "scenarios/examples/gpt3-175b-1024xa100.toml", builtin());
   CHECK(b.job.parallel.dp == 16);
   CHECK(b.job.model.vocab == 51200);

@@ -73,6 +73,12 @@ std::string layout_line(const scen::Scenario& s) {
     out += ", EP " + std::to_string(p.ep) + ", expert TP " + std::to_string(p.expert_tp);
   out += ", " + std::string(work::name(p.schedule));
   if (p.virtual_stages > 1) out += " (" + std::to_string(p.virtual_stages) + " virtual stages)";
+  if (p.first_stage_layers > 0 || p.last_stage_layers > 0) {
+    const int layers = s.job.model.layers;
+    out += " (layers per stage: first " + std::to_string(p.stage_layers(0, layers)) + ", middle " +
+           std::to_string(p.stage_layers(p.pp / 2, layers)) + ", last " +
+           std::to_string(p.stage_layers(p.pp - 1, layers)) + ")";
+  }
   if (p.sequence_parallel) out += ", sequence parallel";
   out += ", ZeRO " + std::to_string(p.zero_stage);
   return out;

@@ -86,9 +86,13 @@ toml::table parse_toml(std::string_view text, const std::string& file) {
     return toml::parse(text, file);
   } catch (const toml::parse_error& e) {
     const auto& b = e.source().begin;
+    const std::string what(e.description());
+    const std::string hint =
+        what.find("redefine") != std::string::npos
+            ? "each table may appear once; merge its keys under one header"
+            : "keys containing dots need quotes, e.g. [model.\"llama-3.1-70b\"]; strings need quotes";
     throw UserError(SourceLocation{file, static_cast<int>(b.line), static_cast<int>(b.column)}, "",
-                    "invalid TOML: " + std::string(e.description()),
-                    "keys containing dots need quotes, e.g. [model.\"llama-3.1-70b\"]; strings need quotes");
+                    "invalid TOML: " + what, hint);
   }
 }
 
@@ -142,6 +146,8 @@ bool TableReader::read(std::string_view key, int& out, IntRange range) {
   } else {
     fail_at(*n, key, "expected an integer, got " + describe(*n), unquote_hint(*n, key));
   }
+  if (v > static_cast<double>(range.max) && range.max >= INT_MAX)
+    fail_at(*n, key, "must be at most " + std::to_string(range.max) + ", got " + number_text(v));
   if (v < static_cast<double>(range.min) || v > static_cast<double>(range.max))
     fail_at(*n, key, "must be " + range_text(range) + ", got " + number_text(v));
   out = static_cast<int>(v);

@@ -26,8 +26,8 @@ OpId gating_predecessor(const StepGraph& g, const RunResult& run, OpId id) {
 void charge_op(const StepGraph& g, const RunResult& run, const Network* network, OpId id,
                std::array<Time, 256>& time, std::vector<BoundShare>& scratch) {
   const Time duration = run.ops[id].end - run.ops[id].start;
-  if (g.op(id).kind != OpKind::transfer) {
-    time[g.op(id).bound] += duration;
+  if (g.exec(id).kind != OpKind::transfer) {
+    time[g.exec(id).bound] += duration;
     return;
   }
   if (network == nullptr)

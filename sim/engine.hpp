@@ -39,9 +39,12 @@ class Engine {
   RunResult run();
 
  private:
-  struct Waiting {
-    std::uint32_t deps = 0;   ///< explicit dependencies not yet finished
-    std::uint32_t heads = 0;  ///< streams where the op is not yet at the head; kFinished once done
+  /// Per-op run state, kept together because the event loop touches all of it at once.
+  struct OpState {
+    std::uint32_t deps = 0;        ///< explicit dependencies not yet finished
+    std::uint32_t heads = 0;       ///< streams where the op is not yet at the head; kFinished once done
+    std::uint32_t generation = 0;  ///< bumping it cancels the op's queued end event
+    std::uint32_t tracked = 0;     ///< 1 while in its processor's `running` list
   };
   struct RunningCompute {
     OpId op = 0;
@@ -59,14 +62,19 @@ class Engine {
   void step(Time network_next);
   void start(OpId id);
   void finish(OpId id);
-  void start_compute(OpId id, const Op& op);
-  void finish_compute(OpId id);
-  void start_transfer(OpId id, const Op& op);
+  void start_compute(OpId id, const OpExec& op);
+  void untrack_compute(OpId id);
+  void start_transfer(OpId id, const OpExec& op);
   void finish_transfer(OpId id);
   void change_comm_activity(OpId transfer, int delta);
   void retime(ProcessorState& p, bool was_active);
   void schedule(OpId id, Time duration) {
-    queue_.push(now_ + duration, EventKind::op_end, id, generation_[id]);
+    queue_.push(now_ + duration, EventKind::op_end, id, state_[id].generation);
+  }
+  void prefetch(OpId id) const {
+    graph_.prefetch(id);
+    __builtin_prefetch(records_.data() + id, 1);
+    __builtin_prefetch(state_.data() + id, 1);
   }
   [[noreturn]] void throw_deadlock() const;
   std::string stuck_state(OpId id) const;
@@ -80,9 +88,7 @@ class Engine {
   Time network_time_{};  ///< the last time the network was advanced to
   EventQueue queue_;
   std::vector<OpRecord> records_;
-  std::vector<Waiting> waiting_;
-  std::vector<std::uint32_t> generation_;   ///< per op; bumping it cancels the op's queued end
-  std::vector<std::uint32_t> stream_head_;  ///< per stream: index of its current head in ops_on()
+  std::vector<OpState> state_;
   std::vector<ProcessorState> processors_;
   std::vector<OpId> completed_;     ///< scratch for Network::advance_to
   std::vector<BoundShare> shares_;  ///< scratch for Network::attribution

@@ -12,17 +12,21 @@ namespace {
   throw std::invalid_argument("step graph: " + what);
 }
 
-bool has_repeats(std::span<const StreamId> streams) {
-  constexpr std::size_t kQuadraticUpTo = 16;  // typical ops list 1-8 streams
-  if (streams.size() <= kQuadraticUpTo) {
-    for (std::size_t i = 0; i < streams.size(); ++i)
-      for (std::size_t j = i + 1; j < streams.size(); ++j)
-        if (streams[i] == streams[j]) return true;
-    return false;
-  }
+// Kept out of line: it is rare, and GCC 12 misreports a free-nonheap-object warning when the
+// temporary vector is inlined into add_op.
+[[gnu::noinline]] bool has_repeats_sorting(std::span<const StreamId> streams) {
   std::vector<StreamId> sorted(streams.begin(), streams.end());
   std::sort(sorted.begin(), sorted.end());
   return std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end();
+}
+
+bool has_repeats(std::span<const StreamId> streams) {
+  constexpr std::size_t kQuadraticUpTo = 16;  // typical ops list 1-8 streams
+  if (streams.size() > kQuadraticUpTo) return has_repeats_sorting(streams);
+  for (std::size_t i = 0; i < streams.size(); ++i)
+    for (std::size_t j = i + 1; j < streams.size(); ++j)
+      if (streams[i] == streams[j]) return true;
+  return false;
 }
 
 template <class T>
@@ -38,7 +42,8 @@ StepGraphBuilder::StepGraphBuilder() {
 }
 
 void StepGraphBuilder::reserve(std::size_t ops, std::size_t op_stream_entries, std::size_t dependencies) {
-  ops_.reserve(ops);
+  exec_.reserve(ops);
+  info_.reserve(ops);
   op_stream_begin_.reserve(ops + 1);
   op_streams_.reserve(op_stream_entries);
   edges_.reserve(dependencies);
@@ -70,25 +75,34 @@ OpId StepGraphBuilder::add_op(const Op& op, std::span<const StreamId> streams) {
   if (streams.empty()) invalid("add_op: an op needs at least one stream");
   if (op.label >= labels_.size()) invalid("add_op: unknown label " + std::to_string(op.label));
   if (op.work < Time::zero()) invalid("add_op: negative work");
-  if (ops_.size() >= StepGraph::kNoOp - 1) invalid("add_op: more than 2^32 - 2 ops");
+  if (exec_.size() >= StepGraph::kNoOp - 1) invalid("add_op: more than 2^32 - 2 ops");
   for (const StreamId s : streams)
     if (s >= streams_.size()) invalid("add_op: unknown stream " + std::to_string(s));
   // Occupying one stream twice would make the op wait on itself forever.
   if (has_repeats(streams)) invalid("add_op: a stream is listed twice");
   op_streams_.insert(op_streams_.end(), streams.begin(), streams.end());
-  ops_.push_back(op);
+  const std::uint32_t aux = op.kind == OpKind::transfer ? op.payload : streams_[streams.front()].processor;
+  exec_.push_back({op.work, aux, op.kind, op.bound});
+  info_.push_back({op.label, op.tag, op.flops, op.bytes});
   op_stream_begin_.push_back(static_cast<std::uint32_t>(op_streams_.size()));
-  return static_cast<OpId>(ops_.size() - 1);
+  return static_cast<OpId>(exec_.size() - 1);
 }
 
 void StepGraphBuilder::add_dependency(OpId before, OpId after) {
-  if (before >= ops_.size() || after >= ops_.size())
+  if (before >= exec_.size() || after >= exec_.size())
     invalid("add_dependency: unknown op " + std::to_string(std::max(before, after)));
   if (before != after) edges_.emplace_back(before, after);
 }
 
 void StepGraphBuilder::add_dependencies(std::span<const OpId> before, OpId after) {
   for (const OpId b : before) add_dependency(b, after);
+}
+
+Op StepGraph::op(OpId id) const {
+  const OpExec& x = exec_[id];
+  const OpInfo& i = info_[id];
+  return Op{x.kind, x.bound, i.label, x.work, x.kind == OpKind::transfer ? x.aux : 0,
+            i.tag,  i.flops, i.bytes};
 }
 
 OpId StepGraph::stream_predecessor(OpId id, StreamId stream) const {
@@ -114,11 +128,12 @@ std::string StepGraph::describe(OpId id) const {
 std::size_t StepGraph::memory_bytes() const {
   std::size_t labels = capacity_bytes(labels_);
   for (const auto& l : labels_) labels += l.capacity() > 15 ? l.capacity() + 1 : 0;  // beyond SSO
-  return labels + capacity_bytes(processors_) + capacity_bytes(streams_) + capacity_bytes(ops_) +
-         capacity_bytes(op_stream_begin_) + capacity_bytes(op_streams_) + capacity_bytes(stream_op_begin_) +
-         capacity_bytes(stream_ops_) + capacity_bytes(deps_.m_forward.m_rowstart) +
-         capacity_bytes(deps_.m_forward.m_column) + capacity_bytes(deps_.m_backward.m_rowstart) +
-         capacity_bytes(deps_.m_backward.m_column) + capacity_bytes(deps_.m_backward.m_edge_properties);
+  return labels + capacity_bytes(processors_) + capacity_bytes(streams_) + capacity_bytes(exec_) +
+         capacity_bytes(info_) + capacity_bytes(op_stream_begin_) + capacity_bytes(op_streams_) +
+         capacity_bytes(op_stream_next_) + capacity_bytes(stream_op_begin_) + capacity_bytes(stream_ops_) +
+         capacity_bytes(deps_.m_forward.m_rowstart) + capacity_bytes(deps_.m_forward.m_column) +
+         capacity_bytes(deps_.m_backward.m_rowstart) + capacity_bytes(deps_.m_backward.m_column) +
+         capacity_bytes(deps_.m_backward.m_edge_properties);
 }
 
 }  // namespace stepsim::sim

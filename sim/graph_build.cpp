@@ -49,6 +49,22 @@ void index_streams(const std::vector<std::uint32_t>& op_stream_begin, const std:
       stream_ops[fill[op_streams[i]]++] = static_cast<OpId>(op);
 }
 
+/// For each (op, stream) entry, the op that follows on that stream: stream order made explicit,
+/// so that the engine finds an op's stream successors without any per-stream cursor.
+std::vector<OpId> link_streams(const StepGraph& g, const std::vector<std::uint32_t>& op_stream_begin,
+                               const std::vector<StreamId>& op_streams) {
+  std::vector<OpId> next(op_streams.size(), StepGraph::kNoOp);
+  for (StreamId s = 0; s < g.stream_count(); ++s) {
+    const auto on = g.ops_on(s);
+    for (std::size_t k = 0; k + 1 < on.size(); ++k) {
+      std::uint32_t e = op_stream_begin[on[k]];
+      while (op_streams[e] != s) ++e;
+      next[e] = on[k + 1];
+    }
+  }
+  return next;
+}
+
 /// Kahn's algorithm over dependencies plus stream order, run exactly as the engine would run the
 /// graph. Returns, per op, how many predecessors never finished (all zero iff the graph can run).
 std::vector<std::uint32_t> unfinished_predecessors(const StepGraph& g) {
@@ -56,7 +72,6 @@ std::vector<std::uint32_t> unfinished_predecessors(const StepGraph& g) {
   std::vector<std::uint32_t> waiting(n);
   for (OpId v = 0; v < n; ++v)
     waiting[v] = g.dependency_in_degree(v) + static_cast<std::uint32_t>(g.streams_of(v).size());
-  std::vector<std::uint32_t> head(g.stream_count(), 0);
   std::vector<OpId> runnable;
   const auto release = [&](OpId v) {
     if (--waiting[v] == 0) runnable.push_back(v);
@@ -67,10 +82,8 @@ std::vector<std::uint32_t> unfinished_predecessors(const StepGraph& g) {
     const OpId u = runnable.back();
     runnable.pop_back();
     for (const OpId w : g.successors(u)) release(w);
-    for (const StreamId s : g.streams_of(u)) {
-      const auto on = g.ops_on(s);
-      if (++head[s] < on.size()) release(on[head[s]]);
-    }
+    for (const OpId next : g.next_on_streams(u))
+      if (next != StepGraph::kNoOp) release(next);
   }
   return waiting;
 }
@@ -130,19 +143,21 @@ StepGraph StepGraphBuilder::build() && {
   if (edges_.size() >= std::numeric_limits<std::uint32_t>::max())
     throw std::invalid_argument("step graph: more than 2^32 - 1 dependencies");
   StepGraph g;
-  sort_unique_edges(edges_, ops_.size());
+  sort_unique_edges(edges_, exec_.size());
   g.deps_ = DependencyGraph(boost::edges_are_unsorted_multi_pass, edges_.begin(), edges_.end(),
-                            static_cast<OpId>(ops_.size()));
+                            static_cast<OpId>(exec_.size()));
   std::vector<std::pair<OpId, OpId>>().swap(edges_);
   index_streams(op_stream_begin_, op_streams_, streams_.size(), g.stream_op_begin_, g.stream_ops_);
   g.has_transfers_ =
-      std::any_of(ops_.begin(), ops_.end(), [](const Op& op) { return op.kind == OpKind::transfer; });
+      std::any_of(exec_.begin(), exec_.end(), [](const OpExec& op) { return op.kind == OpKind::transfer; });
   g.processors_ = std::move(processors_);
   g.streams_ = std::move(streams_);
   g.labels_ = std::move(labels_);
-  g.ops_ = std::move(ops_);
+  g.exec_ = std::move(exec_);
+  g.info_ = std::move(info_);
   g.op_stream_begin_ = std::move(op_stream_begin_);
   g.op_streams_ = std::move(op_streams_);
+  g.op_stream_next_ = link_streams(g, g.op_stream_begin_, g.op_streams_);
   label_index_.clear();
 
   const auto waiting = unfinished_predecessors(g);

@@ -4,13 +4,17 @@
 namespace stepsim::cli {
 
 int cmd_version(Args args);
+int cmd_bench(Args args);
 
 namespace {
 constexpr Command kCommands[] = {
     {"version", "print the version", cmd_version},
+    {"bench", "time the simulator on named benchmark cases", cmd_bench},
 };
 }  // namespace
 
-std::span<const Command> commands() { return kCommands; }
+std::span<const Command> commands() {
+  return kCommands;
+}
 
 }  // namespace stepsim::cli

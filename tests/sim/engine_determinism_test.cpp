@@ -128,7 +128,7 @@ TEST_CASE("every op starts exactly when its last dependency and stream predecess
     }
     REQUIRE(r.ready == ready);
     REQUIRE(r.start == std::max(ready, heads));
-    const Op& op = graph.op(id);
+    const Op op = graph.op(id);
     const bool may_slow =
         op.kind == OpKind::compute && graph.processor(graph.processor_of(id)).comm_slowdown > 0;
     if (op.kind != OpKind::transfer && !may_slow) REQUIRE(r.end - r.start == op.work);

@@ -1,0 +1,177 @@
+// Engine benchmark cases: a synthetic data-parallel-like step on 1,000 processors.
+//
+// Each processor runs a chain of compute ops on its compute stream. After every step, each group
+// of 8 processors runs one collective op occupying the 8 comm streams (a multi-stream op that
+// waits for the group's slowest member); a processor's compute of step i also waits for its
+// group's collective of step i-2, so communication overlaps the next step's compute. In `engine`
+// the collectives are transfers on a fixed-duration network and compute is slowed by 15 % while
+// they run (re-timing events); `engine-fixed` replaces them by fixed-duration ops and runs without
+// a network, measuring the engine alone.
+#include <chrono>
+#include <cstdint>
+#include <queue>
+#include <string>
+#include <vector>
+
+#include "sim/engine.hpp"
+#include "sim/graph.hpp"
+#include "tools/bench.hpp"
+#include "topology/resource.hpp"
+
+namespace stepsim::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+/// A network in which every transfer takes a fixed time chosen by its payload; nothing is shared.
+/// The cheapest honest Network, so that the benchmark measures the engine.
+class FixedDurationNetwork : public sim::Network {
+ public:
+  FixedDurationNetwork(std::vector<Time> durations, std::size_t op_count)
+      : durations_(std::move(durations)), duration_of_(op_count) {}
+
+  void start(sim::OpId op, std::uint32_t payload, Time now) override {
+    duration_of_[op] = durations_[payload];
+    pending_.push({now + durations_[payload], sequence_++, op});
+  }
+  Time next_event_time() const override { return pending_.empty() ? kTimeNever : pending_.top().end; }
+  void advance_to(Time now, std::vector<sim::OpId>& completed) override {
+    while (!pending_.empty() && pending_.top().end == now) {
+      completed.push_back(pending_.top().op);
+      pending_.pop();
+    }
+  }
+  void attribution(sim::OpId op, std::vector<sim::BoundShare>& out) const override {
+    out.push_back({topo::tag(topo::Resource::nvlink), duration_of_[op]});
+  }
+
+ private:
+  struct Pending {
+    Time end;
+    std::uint64_t sequence;
+    sim::OpId op;
+    bool operator>(const Pending& o) const { return end > o.end || (end == o.end && sequence > o.sequence); }
+  };
+  std::vector<Time> durations_;
+  std::vector<Time> duration_of_;
+  std::priority_queue<Pending, std::vector<Pending>, std::greater<>> pending_;
+  std::uint64_t sequence_ = 0;
+};
+
+struct Shape {
+  int processors = 1000;
+  int group = 8;
+  int steps = 2500;
+  bool transfers = true;   ///< collectives as network transfers (else fixed-duration delay ops)
+  double slowdown = 0.15;  ///< comm_slowdown of every processor
+};
+
+constexpr int kPayloads = 16;
+
+/// Payload p lasts 2 + p/4 us: collectives of 2 to 5.75 us.
+std::vector<Time> payload_durations() {
+  std::vector<Time> d;
+  for (int p = 0; p < kPayloads; ++p) d.push_back(from_ns(2000.0 + 250.0 * p));
+  return d;
+}
+
+sim::StepGraph build_graph(const Shape& s) {
+  sim::StepGraphBuilder b;
+  const int groups = s.processors / s.group;
+  const auto ops = static_cast<std::size_t>(s.steps) * static_cast<std::size_t>(s.processors + groups);
+  b.reserve(ops, static_cast<std::size_t>(s.steps) * s.processors * 2,
+            static_cast<std::size_t>(s.steps) * s.processors * 2);
+  std::vector<sim::StreamId> compute(s.processors), comm(s.processors);
+  for (int p = 0; p < s.processors; ++p) {
+    const sim::ProcessorId id = b.add_processor({s.slowdown});
+    compute[p] = b.add_stream(id, sim::StreamRole::compute, "gpu" + std::to_string(p) + ".compute");
+    comm[p] = b.add_stream(id, sim::StreamRole::comm, "gpu" + std::to_string(p) + ".comm");
+  }
+  sim::Op kernel;
+  kernel.kind = sim::OpKind::compute;
+  kernel.bound = topo::tag(topo::Resource::compute);
+  kernel.label = b.intern("step.matmul");
+  sim::Op collective;
+  collective.kind = s.transfers ? sim::OpKind::transfer : sim::OpKind::delay;
+  collective.bound = topo::tag(topo::Resource::nvlink);
+  collective.label = b.intern("step.all_reduce");
+  const auto durations = payload_durations();
+
+  std::vector<sim::OpId> last_compute(s.processors);
+  std::vector<std::vector<sim::OpId>> collectives(s.steps, std::vector<sim::OpId>(groups));
+  for (int i = 0; i < s.steps; ++i) {
+    for (int p = 0; p < s.processors; ++p) {
+      // 5 to 15 us, varying by processor and step so ranks drift apart and wait for each other.
+      kernel.work = from_ns(5000.0 + static_cast<double>((p * 7919 + i * 104729) % 10000));
+      last_compute[p] = b.add_op(kernel, compute[p]);
+      if (i >= 2) b.add_dependency(collectives[i - 2][p / s.group], last_compute[p]);
+    }
+    for (int g = 0; g < groups; ++g) {
+      const std::uint32_t payload = static_cast<std::uint32_t>((g + i) % kPayloads);
+      collective.payload = payload;
+      collective.work = durations[payload];
+      const std::span<const sim::StreamId> streams(comm.data() + g * s.group,
+                                                   static_cast<std::size_t>(s.group));
+      collectives[i][g] = b.add_op(collective, streams);
+      b.add_dependencies(std::span<const sim::OpId>(last_compute.data() + g * s.group, s.group),
+                         collectives[i][g]);
+    }
+  }
+  return std::move(b).build();
+}
+
+BenchResult run_case(const char* name, const Shape& shape) {
+  BenchResult out;
+  out.name = name;
+  const auto t0 = Clock::now();
+  const sim::StepGraph graph = build_graph(shape);
+  const double build_s = seconds_since(t0);
+
+  FixedDurationNetwork network(payload_durations(), graph.op_count());
+  sim::Engine engine(graph, shape.transfers ? &network : nullptr);
+  const auto t1 = Clock::now();
+  const sim::RunResult run = engine.run();
+  const double run_s = seconds_since(t1);
+  out.wall_s = seconds_since(t0);
+
+  const auto ops = static_cast<double>(graph.op_count());
+  out.metrics = {
+      {"ops", ops},
+      {"dependencies", static_cast<double>(graph.dependency_count())},
+      {"build_s", build_s},
+      {"build_ops_per_s", ops / build_s},
+      {"graph_bytes_per_op", static_cast<double>(graph.memory_bytes()) / ops},
+      {"run_s", run_s},
+      {"events", static_cast<double>(run.stats.events)},
+      {"events_per_s", static_cast<double>(run.stats.events) / run_s},
+      {"cancelled_events", static_cast<double>(run.stats.cancelled_events)},
+      {"retimings", static_cast<double>(run.stats.retimings)},
+      {"makespan_s", to_seconds(run.makespan)},
+  };
+  out.note =
+      std::to_string(shape.processors) + " processors x " + std::to_string(shape.steps) +
+      " steps, collectives on groups of " + std::to_string(shape.group) +
+      (shape.transfers ? " as network transfers, comm slowdown " + std::to_string(shape.slowdown).substr(0, 4)
+                       : " as fixed-duration ops, no network");
+  return out;
+}
+
+}  // namespace
+
+BenchResult bench_engine() {
+  return run_case("engine", Shape{});
+}
+
+BenchResult bench_engine_fixed() {
+  Shape s;
+  s.transfers = false;
+  s.slowdown = 0.0;
+  return run_case("engine-fixed", s);
+}
+
+}  // namespace stepsim::cli

@@ -1,0 +1,138 @@
+// `stepsim bench [CASE...] [--format table|json]`: runs benchmark cases and prints what they measured.
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "output/format.hpp"
+#include "sim/error.hpp"
+#include "tools/bench.hpp"
+#include "tools/commands.hpp"
+
+namespace stepsim::cli {
+
+namespace {
+
+namespace po = boost::program_options;
+
+/// Peak resident set of this process so far, in bytes (Linux reports ru_maxrss in KiB).
+double peak_rss_bytes() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) * 1024.0;
+}
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+const BenchCase& find_case(const std::string& name) {
+  const BenchCase* closest = nullptr;
+  std::size_t best = name.size();
+  for (const BenchCase& c : bench_cases()) {
+    if (name == c.name) return c;
+    const std::size_t d = edit_distance(name, c.name);
+    if (d < best) best = d, closest = &c;
+  }
+  std::string known;
+  for (const BenchCase& c : bench_cases()) known += (known.empty() ? "" : ", ") + std::string(c.name);
+  throw UserError({}, "bench", "unknown benchmark case `" + name + "`",
+                  closest != nullptr && best <= 3 ? "did you mean `" + std::string(closest->name) + "`?"
+                                                  : "known cases: " + known);
+}
+
+void print_table(const std::vector<BenchResult>& results) {
+  for (const BenchResult& r : results) {
+    std::printf("%s: %s\n", r.name.c_str(), r.note.c_str());
+    std::printf("  %-22s %s\n", "wall", out::format_seconds(r.wall_s).c_str());
+    std::printf("  %-22s %s\n", "peak RSS (process)", out::format_bytes(r.peak_rss_bytes).c_str());
+    for (const auto& [key, value] : r.metrics) {
+      const int decimals = value != 0.0 && std::abs(value) < 100.0 ? 3 : 0;
+      std::printf("  %-22s %s\n", key.c_str(), out::format_number(value, decimals).c_str());
+    }
+  }
+}
+
+void print_json(const std::vector<BenchResult>& results) {
+  nlohmann::ordered_json cases = nlohmann::ordered_json::array();
+  for (const BenchResult& r : results) {
+    nlohmann::ordered_json metrics = nlohmann::ordered_json::object();
+    for (const auto& [key, value] : r.metrics) metrics[key] = value;
+    cases.push_back({{"name", r.name},
+                     {"note", r.note},
+                     {"wall_s", r.wall_s},
+                     {"peak_rss_bytes", r.peak_rss_bytes},
+                     {"metrics", metrics}});
+  }
+  std::cout << cases.dump(2) << '\n';
+}
+
+}  // namespace
+
+int cmd_bench(Args args) {
+  po::options_description visible(
+      "usage: stepsim bench [CASE...] [options]\n\nRuns benchmark cases (all by default)");
+  std::string format = "table";
+  visible.add_options()("help,h", "print this help")("list", "list the cases and exit")(
+      "format", po::value(&format)->value_name("table|json"), "output format (default table)");
+  std::vector<std::string> names;
+  po::options_description hidden;
+  hidden.add_options()("case", po::value(&names));
+  po::options_description all;
+  all.add(visible).add(hidden);
+  po::positional_options_description positional;
+  positional.add("case", -1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(static_cast<int>(args.size()), args.data())
+                .options(all)
+                .positional(positional)
+                .run(),
+            vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << visible << "\ncases:\n";
+    for (const BenchCase& c : bench_cases()) std::printf("  %-14s %s\n", c.name, c.summary);
+    return 0;
+  }
+  if (format != "table" && format != "json")
+    throw UserError({}, "--format", "expected `table` or `json`, got `" + format + "`");
+  if (vm.count("list")) {
+    for (const BenchCase& c : bench_cases()) std::printf("%-14s %s\n", c.name, c.summary);
+    return 0;
+  }
+
+  std::vector<const BenchCase*> selected;
+  for (const std::string& n : names) selected.push_back(&find_case(n));
+  if (selected.empty())
+    for (const BenchCase& c : bench_cases()) selected.push_back(&c);
+  std::vector<BenchResult> results;
+  for (const BenchCase* c : selected) {
+    if (format == "table") std::fprintf(stderr, "running %s...\n", c->name);
+    BenchResult r = c->run();
+    if (r.peak_rss_bytes == 0.0) r.peak_rss_bytes = peak_rss_bytes();
+    results.push_back(std::move(r));
+  }
+  if (format == "json")
+    print_json(results);
+  else
+    print_table(results);
+  return 0;
+}
+
+}  // namespace stepsim::cli

@@ -61,7 +61,7 @@ RunResult Engine::run() {
 
   RunResult result;
   result.ops = std::move(records_);
-  for (const OpRecord& r : result.ops) result.makespan = std::max(result.makespan, r.end);
+  result.makespan = last_end_;
   result.stats = stats_;
   result.stats.events = finished_;
   return result;
@@ -106,9 +106,7 @@ void Engine::finish(OpId id) {
   // each other instead of queueing behind each start() below.
   const auto successors = graph_.successors(id);
   const auto stream_successors = graph_.next_on_streams(id);
-  for (const OpId next : successors) __builtin_prefetch(state_.data() + next, 1);
-  for (const OpId next : stream_successors)
-    if (next != StepGraph::kNoOp) __builtin_prefetch(state_.data() + next, 1);
+  prefetch_released(id);
 
   const OpExec& op = graph_.exec(id);
   OpRecord& record = records_[id];
@@ -119,6 +117,7 @@ void Engine::finish(OpId id) {
   if (self.tracked != 0) untrack_compute(id);
   self.heads = kFinished;
   ++finished_;
+  last_end_ = now_;  // events come in time order
   if (observer_ != nullptr) observer_->on_op_end(id, record);
 
   for (const OpId next : successors) {

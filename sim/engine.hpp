@@ -71,10 +71,16 @@ class Engine {
   void schedule(OpId id, Time duration) {
     queue_.push(now_ + duration, EventKind::op_end, id, state_[id].generation);
   }
+  // Cache hints only; they never change results.
   void prefetch(OpId id) const {
     graph_.prefetch(id);
     __builtin_prefetch(records_.data() + id, 1);
     __builtin_prefetch(state_.data() + id, 1);
+  }
+  void prefetch_released(OpId id) const {
+    for (const OpId next : graph_.successors(id)) __builtin_prefetch(state_.data() + next, 1);
+    for (const OpId next : graph_.next_on_streams(id))
+      if (next != StepGraph::kNoOp) __builtin_prefetch(state_.data() + next, 1);
   }
   [[noreturn]] void throw_deadlock() const;
   std::string stuck_state(OpId id) const;
@@ -86,6 +92,7 @@ class Engine {
 
   Time now_{};
   Time network_time_{};  ///< the last time the network was advanced to
+  Time last_end_{};      ///< the latest op end so far: the makespan once the run is over
   EventQueue queue_;
   std::vector<OpRecord> records_;
   std::vector<OpState> state_;

@@ -50,16 +50,19 @@ void index_streams(const std::vector<std::uint32_t>& op_stream_begin, const std:
 }
 
 /// For each (op, stream) entry, the op that follows on that stream: stream order made explicit,
-/// so that the engine finds an op's stream successors without any per-stream cursor.
-std::vector<OpId> link_streams(const StepGraph& g, const std::vector<std::uint32_t>& op_stream_begin,
+/// so that the engine finds an op's stream successors without any per-stream cursor. One pass in
+/// op order, remembering each stream's latest entry.
+std::vector<OpId> link_streams(std::size_t stream_count, const std::vector<std::uint32_t>& op_stream_begin,
                                const std::vector<StreamId>& op_streams) {
   std::vector<OpId> next(op_streams.size(), StepGraph::kNoOp);
-  for (StreamId s = 0; s < g.stream_count(); ++s) {
-    const auto on = g.ops_on(s);
-    for (std::size_t k = 0; k + 1 < on.size(); ++k) {
-      std::uint32_t e = op_stream_begin[on[k]];
-      while (op_streams[e] != s) ++e;
-      next[e] = on[k + 1];
+  constexpr std::uint32_t kNone = 0xffffffffu;
+  std::vector<std::uint32_t> last_entry(stream_count, kNone);
+  const std::size_t ops = op_stream_begin.size() - 1;
+  for (std::size_t op = 0; op < ops; ++op) {
+    for (std::uint32_t e = op_stream_begin[op]; e < op_stream_begin[op + 1]; ++e) {
+      std::uint32_t& last = last_entry[op_streams[e]];
+      if (last != kNone) next[last] = static_cast<OpId>(op);
+      last = e;
     }
   }
   return next;
@@ -144,6 +147,8 @@ StepGraph StepGraphBuilder::build() && {
     throw std::invalid_argument("step graph: more than 2^32 - 1 dependencies");
   StepGraph g;
   sort_unique_edges(edges_, exec_.size());
+  const bool all_forward =
+      std::all_of(edges_.begin(), edges_.end(), [](const auto& e) { return e.first < e.second; });
   g.deps_ = DependencyGraph(boost::edges_are_unsorted_multi_pass, edges_.begin(), edges_.end(),
                             static_cast<OpId>(exec_.size()));
   std::vector<std::pair<OpId, OpId>>().swap(edges_);
@@ -157,11 +162,15 @@ StepGraph StepGraphBuilder::build() && {
   g.info_ = std::move(info_);
   g.op_stream_begin_ = std::move(op_stream_begin_);
   g.op_streams_ = std::move(op_streams_);
-  g.op_stream_next_ = link_streams(g, g.op_stream_begin_, g.op_streams_);
+  g.op_stream_next_ = link_streams(g.streams_.size(), g.op_stream_begin_, g.op_streams_);
   label_index_.clear();
 
-  const auto waiting = unfinished_predecessors(g);
-  if (std::any_of(waiting.begin(), waiting.end(), [](auto w) { return w > 0; })) throw_cycle(g, waiting);
+  // Stream order always runs from lower to higher ids, so a graph whose dependencies do too is
+  // acyclic; only graphs with a dependency on a later-added op need the full check.
+  if (!all_forward) {
+    const auto waiting = unfinished_predecessors(g);
+    if (std::any_of(waiting.begin(), waiting.end(), [](auto w) { return w > 0; })) throw_cycle(g, waiting);
+  }
   return g;
 }
 

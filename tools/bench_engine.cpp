@@ -7,6 +7,8 @@
 // the collectives are transfers on a fixed-duration network and compute is slowed by 15 % while
 // they run (re-timing events); `engine-fixed` replaces them by fixed-duration ops and runs without
 // a network, measuring the engine alone.
+#include <time.h>
+
 #include <chrono>
 #include <cstdint>
 #include <queue>
@@ -26,6 +28,13 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+/// CPU time of the calling thread: on a shared machine, what one core actually spent.
+double thread_cpu_s() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
 /// A network in which every transfer takes a fixed time chosen by its payload; nothing is shared.
@@ -133,13 +142,18 @@ BenchResult run_case(const char* name, const Shape& shape) {
   const double build_s = seconds_since(t0);
 
   FixedDurationNetwork network(payload_durations(), graph.op_count());
-  sim::Engine engine(graph, shape.transfers ? &network : nullptr);
   const auto t1 = Clock::now();
+  const double cpu1 = thread_cpu_s();
+  sim::Engine engine(graph, shape.transfers ? &network : nullptr);
   const sim::RunResult run = engine.run();
+  const double run_cpu_s = thread_cpu_s() - cpu1;
   const double run_s = seconds_since(t1);
   out.wall_s = seconds_since(t0);
 
   const auto ops = static_cast<double>(graph.op_count());
+  // Every event the engine dequeued or received: op completions (its own and the network's) and
+  // cancelled end events superseded by a re-timing.
+  const auto events = static_cast<double>(run.stats.events + run.stats.cancelled_events);
   out.metrics = {
       {"ops", ops},
       {"dependencies", static_cast<double>(graph.dependency_count())},
@@ -147,10 +161,12 @@ BenchResult run_case(const char* name, const Shape& shape) {
       {"build_ops_per_s", ops / build_s},
       {"graph_bytes_per_op", static_cast<double>(graph.memory_bytes()) / ops},
       {"run_s", run_s},
-      {"events", static_cast<double>(run.stats.events)},
-      {"events_per_s", static_cast<double>(run.stats.events) / run_s},
-      {"cancelled_events", static_cast<double>(run.stats.cancelled_events)},
+      {"run_cpu_s", run_cpu_s},
+      {"events", events},
       {"retimings", static_cast<double>(run.stats.retimings)},
+      {"ops_per_s", ops / run_s},
+      {"events_per_s", events / run_s},
+      {"events_per_cpu_s", events / run_cpu_s},
       {"makespan_s", to_seconds(run.makespan)},
   };
   out.note =

@@ -13,8 +13,6 @@ constexpr Command kCommands[] = {
 };
 }  // namespace
 
-std::span<const Command> commands() {
-  return kCommands;
-}
+std::span<const Command> commands() { return kCommands; }
 
 }  // namespace stepsim::cli

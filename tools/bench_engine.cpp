@@ -5,7 +5,7 @@
 // waits for the group's slowest member); a processor's compute of step i also waits for its
 // group's collective of step i-2, so communication overlaps the next step's compute. In `engine`
 // the collectives are transfers on a fixed-duration network and compute is slowed by 15 % while
-// they run (re-timing events); `engine-fixed` replaces them by fixed-duration ops and runs without
+// they run (re-timing events); `engine_fixed` replaces them by fixed-duration ops and runs without
 // a network, measuring the engine alone.
 #include <time.h>
 
@@ -187,7 +187,7 @@ BenchResult bench_engine_fixed() {
   Shape s;
   s.transfers = false;
   s.slowdown = 0.0;
-  return run_case("engine-fixed", s);
+  return run_case("engine_fixed", s);
 }
 
 }  // namespace stepsim::cli

@@ -1,7 +1,6 @@
 // `stepsim bench [CASE...] [--format table|json]`: runs benchmark cases and prints what they measured.
 #include <sys/resource.h>
 
-#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <iostream>
@@ -10,6 +9,7 @@
 #include <vector>
 
 #include "output/format.hpp"
+#include "scenarios/suggest.hpp"
 #include "sim/error.hpp"
 #include "tools/bench.hpp"
 #include "tools/commands.hpp"
@@ -27,34 +27,15 @@ double peak_rss_bytes() {
   return static_cast<double>(usage.ru_maxrss) * 1024.0;
 }
 
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
 const BenchCase& find_case(const std::string& name) {
-  const BenchCase* closest = nullptr;
-  std::size_t best = name.size();
+  std::vector<std::string> known;
   for (const BenchCase& c : bench_cases()) {
     if (name == c.name) return c;
-    const std::size_t d = edit_distance(name, c.name);
-    if (d < best) best = d, closest = &c;
+    known.emplace_back(c.name);
   }
-  std::string known;
-  for (const BenchCase& c : bench_cases()) known += (known.empty() ? "" : ", ") + std::string(c.name);
+  const std::string hint = scen::did_you_mean(name, known);
   throw UserError({}, "bench", "unknown benchmark case `" + name + "`",
-                  closest != nullptr && best <= 3 ? "did you mean `" + std::string(closest->name) + "`?"
-                                                  : "known cases: " + known);
+                  hint.empty() ? "known cases: " + scen::join_names(known) : hint);
 }
 
 void print_table(const std::vector<BenchResult>& results) {

@@ -36,7 +36,7 @@ void Engine::initialise() {
   for (ProcessorId p = 0; p < processors_.size(); ++p)
     processors_[p].keep = 1.0 - graph_.processor(p).comm_slowdown;
   for (StreamId s = 0; s < graph_.stream_count(); ++s)
-    if (!graph_.ops_on(s).empty()) --state_[graph_.ops_on(s).front()].heads;
+    if (graph_.first_on(s) != StepGraph::kNoOp) --state_[graph_.first_on(s)].heads;
   queue_.reserve(graph_.stream_count() + 16);
   for (OpId id = 0; id < n; ++id)
     if (state_[id].deps == 0 && state_[id].heads == 0) start(id);

@@ -30,6 +30,8 @@ class Engine {
   /// otherwise). Neither graph nor network is owned; both must outlive the engine, and the network
   /// must be fresh (one Network instance holds the state of one run).
   explicit Engine(const StepGraph& graph, Network* network = nullptr);
+  /// The engine keeps a reference: a temporary graph would dangle.
+  Engine(StepGraph&& graph, Network* network = nullptr) = delete;
 
   /// Receives op starts and ends as they happen; null (the default) for none. Not owned.
   void set_observer(RunObserver* observer) { observer_ = observer; }

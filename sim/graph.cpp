@@ -105,12 +105,29 @@ Op StepGraph::op(OpId id) const {
             i.tag,  i.flops, i.bytes};
 }
 
-OpId StepGraph::stream_predecessor(OpId id, StreamId stream) const {
-  const auto on = ops_on(stream);
-  const auto it = std::lower_bound(on.begin(), on.end(), id);
-  if (it == on.end() || *it != id)
-    throw std::logic_error(describe(id) + " is not on stream " + std::to_string(stream));
-  return it == on.begin() ? kNoOp : *(it - 1);
+OpId StepGraph::next_on(OpId id, StreamId stream) const {
+  const auto streams = streams_of(id);
+  for (std::size_t k = 0; k < streams.size(); ++k)
+    if (streams[k] == stream) return next_on_streams(id)[k];
+  throw std::logic_error(describe(id) + " is not on stream " + std::to_string(stream));
+}
+
+std::vector<OpId> StepGraph::ops_on(StreamId id) const {
+  std::vector<OpId> out;
+  for (OpId op = stream_first_[id]; op != kNoOp; op = next_on(op, id)) out.push_back(op);
+  return out;
+}
+
+StreamPredecessors::StreamPredecessors(const StepGraph& g)
+    : begin_(&g.op_stream_begin_), previous_(g.op_streams_.size(), StepGraph::kNoOp) {
+  // Stream order is op-id order: one pass remembering each stream's latest op.
+  std::vector<OpId> last(g.stream_count(), StepGraph::kNoOp);
+  for (OpId op = 0; op < g.op_count(); ++op) {
+    for (std::uint32_t e = g.op_stream_begin_[op]; e < g.op_stream_begin_[op + 1]; ++e) {
+      previous_[e] = last[g.op_streams_[e]];
+      last[g.op_streams_[e]] = op;
+    }
+  }
 }
 
 std::string StepGraph::describe(OpId id) const {
@@ -130,7 +147,7 @@ std::size_t StepGraph::memory_bytes() const {
   for (const auto& l : labels_) labels += l.capacity() > 15 ? l.capacity() + 1 : 0;  // beyond SSO
   return labels + capacity_bytes(processors_) + capacity_bytes(streams_) + capacity_bytes(exec_) +
          capacity_bytes(info_) + capacity_bytes(op_stream_begin_) + capacity_bytes(op_streams_) +
-         capacity_bytes(op_stream_next_) + capacity_bytes(stream_op_begin_) + capacity_bytes(stream_ops_) +
+         capacity_bytes(op_stream_next_) + capacity_bytes(stream_first_) +
          capacity_bytes(deps_.m_forward.m_rowstart) + capacity_bytes(deps_.m_forward.m_column) +
          capacity_bytes(deps_.m_backward.m_rowstart) + capacity_bytes(deps_.m_backward.m_column) +
          capacity_bytes(deps_.m_backward.m_edge_properties);

@@ -166,16 +166,16 @@ class StepGraph {
   std::span<const StreamId> streams_of(OpId id) const {
     return {op_streams_.data() + op_stream_begin_[id], op_streams_.data() + op_stream_begin_[id + 1]};
   }
-  /// The ops of a stream in execution order (increasing op id).
-  std::span<const OpId> ops_on(StreamId id) const {
-    return {stream_ops_.data() + stream_op_begin_[id], stream_ops_.data() + stream_op_begin_[id + 1]};
-  }
   /// Parallel to streams_of(id): for each of those streams, the op after `id` on it, or kNoOp.
   std::span<const OpId> next_on_streams(OpId id) const {
     return {op_stream_next_.data() + op_stream_begin_[id], op_stream_next_.data() + op_stream_begin_[id + 1]};
   }
-  /// The op before `id` on `stream` (which `id` must occupy), or kNoOp if `id` is the first.
-  OpId stream_predecessor(OpId id, StreamId stream) const;
+  /// The first op of a stream, or kNoOp if it has none.
+  OpId first_on(StreamId id) const { return stream_first_[id]; }
+  /// The op after `id` on `stream` (which `id` must occupy), or kNoOp.
+  OpId next_on(OpId id, StreamId stream) const;
+  /// The ops of a stream in execution order (increasing op id). Walks the stream: O(its length).
+  std::vector<OpId> ops_on(StreamId id) const;
 
   /// Ops that explicitly depend on `id`, in ascending id order.
   std::span<const OpId> successors(OpId id) const {
@@ -212,6 +212,7 @@ class StepGraph {
 
  private:
   friend class StepGraphBuilder;
+  friend class StreamPredecessors;
   StepGraph() = default;
 
   std::vector<Processor> processors_;
@@ -221,11 +222,27 @@ class StepGraph {
   std::vector<OpInfo> info_;
   std::vector<std::uint32_t> op_stream_begin_;
   std::vector<StreamId> op_streams_;
-  std::vector<OpId> op_stream_next_;            // parallel to op_streams_: the next op on that stream
-  std::vector<std::uint32_t> stream_op_begin_;  // streams + 1 offsets into stream_ops_
-  std::vector<OpId> stream_ops_;
+  std::vector<OpId> op_stream_next_;  // parallel to op_streams_: the next op on that stream
+  std::vector<OpId> stream_first_;    // per stream
   DependencyGraph deps_;
   bool has_transfers_ = false;
+};
+
+/// The op before each op on each of its streams, which the graph does not store (the engine only
+/// walks forward). One pass over the graph; 4 bytes per (op, stream) entry.
+class StreamPredecessors {
+ public:
+  /// `graph` must outlive this table.
+  explicit StreamPredecessors(const StepGraph& graph);
+  StreamPredecessors(StepGraph&& graph) = delete;
+  /// Parallel to graph.streams_of(id): the op before `id` on each of its streams, or kNoOp.
+  std::span<const OpId> of(OpId id) const {
+    return {previous_.data() + (*begin_)[id], previous_.data() + (*begin_)[id + 1]};
+  }
+
+ private:
+  const std::vector<std::uint32_t>* begin_;
+  std::vector<OpId> previous_;
 };
 
 }  // namespace stepsim::sim

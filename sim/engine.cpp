@@ -78,9 +78,6 @@ void Engine::step(Time network_next) {
   }
   while (!queue_.empty() && queue_.top().time == now_) {
     const Event e = queue_.pop();
-    // The next event is most likely the next op to finish: start fetching its data now, so that
-    // its cache misses overlap this op's work.
-    if (!queue_.empty()) prefetch(queue_.top().target);
     if (e.generation != state_[e.target].generation) {
       ++stats_.cancelled_events;
       continue;
@@ -102,12 +99,9 @@ void Engine::start(OpId id) {
 }
 
 void Engine::finish(OpId id) {
-  // Issue the loads of every op this one releases up front, so that their cache misses overlap
-  // each other instead of queueing behind each start() below.
+  // Both lists are read before anything starts: their loads overlap the bookkeeping below.
   const auto successors = graph_.successors(id);
   const auto stream_successors = graph_.next_on_streams(id);
-  prefetch_released(id);
-
   const OpExec& op = graph_.exec(id);
   OpRecord& record = records_[id];
   OpState& self = state_[id];

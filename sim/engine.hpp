@@ -73,17 +73,6 @@ class Engine {
   void schedule(OpId id, Time duration) {
     queue_.push(now_ + duration, EventKind::op_end, id, state_[id].generation);
   }
-  // Cache hints only; they never change results.
-  void prefetch(OpId id) const {
-    graph_.prefetch(id);
-    __builtin_prefetch(records_.data() + id, 1);
-    __builtin_prefetch(state_.data() + id, 1);
-  }
-  void prefetch_released(OpId id) const {
-    for (const OpId next : graph_.successors(id)) __builtin_prefetch(state_.data() + next, 1);
-    for (const OpId next : graph_.next_on_streams(id))
-      if (next != StepGraph::kNoOp) __builtin_prefetch(state_.data() + next, 1);
-  }
   [[noreturn]] void throw_deadlock() const;
   std::string stuck_state(OpId id) const;
 

@@ -197,13 +197,6 @@ class StepGraph {
   /// `op 12 "L3.fwd.qkv mb0" on [gpu3.compute]`, for error messages.
   std::string describe(OpId id) const;
 
-  /// A cache hint: starts loading what executing op `id` will read. No effect on results.
-  void prefetch(OpId id) const {
-    __builtin_prefetch(exec_.data() + id);
-    __builtin_prefetch(op_stream_begin_.data() + id);
-    __builtin_prefetch(deps_.m_forward.m_rowstart.data() + id);
-  }
-
   bool has_transfers() const { return has_transfers_; }
   /// Bytes held by the graph's tables (capacity, not counting the vector headers).
   std::size_t memory_bytes() const;

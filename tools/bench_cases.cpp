@@ -13,10 +13,13 @@ constexpr BenchCase kBenchCases[] = {
      bench_engine},
     {"engine_fixed", "the same graph with fixed-duration collectives and no network: the engine alone",
      bench_engine_fixed},
-    {"scenario_load", "parse the catalog once, then load the bundled scenarios repeatedly", bench_scenario_load},
+    {"scenario_load", "parse the catalog once, then load the bundled scenarios repeatedly",
+     bench_scenario_load},
 };
 }  // namespace
 
-std::span<const BenchCase> bench_cases() { return kBenchCases; }
+std::span<const BenchCase> bench_cases() {
+  return kBenchCases;
+}
 
 }  // namespace stepsim::cli

@@ -89,86 +89,106 @@ std::vector<Time> payload_durations() {
   return d;
 }
 
+/// The processors' streams: compute[p] and comm[p] for processor p.
+struct Streams {
+  std::vector<sim::StreamId> compute, comm;
+};
+
+Streams add_processors(sim::StepGraphBuilder& b, const Shape& s) {
+  Streams out;
+  for (int p = 0; p < s.processors; ++p) {
+    const sim::ProcessorId id = b.add_processor({s.slowdown});
+    out.compute.push_back(b.add_stream(id, sim::StreamRole::compute, "gpu" + std::to_string(p) + ".compute"));
+    out.comm.push_back(b.add_stream(id, sim::StreamRole::comm, "gpu" + std::to_string(p) + ".comm"));
+  }
+  return out;
+}
+
+sim::Op make_op(sim::StepGraphBuilder& b, sim::OpKind kind, topo::Resource bound, std::string_view label) {
+  sim::Op op;
+  op.kind = kind;
+  op.bound = topo::tag(bound);
+  op.label = b.intern(label);
+  return op;
+}
+
 sim::StepGraph build_graph(const Shape& s) {
   sim::StepGraphBuilder b;
   const int groups = s.processors / s.group;
-  const auto ops = static_cast<std::size_t>(s.steps) * static_cast<std::size_t>(s.processors + groups);
-  b.reserve(ops, static_cast<std::size_t>(s.steps) * s.processors * 2,
-            static_cast<std::size_t>(s.steps) * s.processors * 2);
-  std::vector<sim::StreamId> compute(s.processors), comm(s.processors);
-  for (int p = 0; p < s.processors; ++p) {
-    const sim::ProcessorId id = b.add_processor({s.slowdown});
-    compute[p] = b.add_stream(id, sim::StreamRole::compute, "gpu" + std::to_string(p) + ".compute");
-    comm[p] = b.add_stream(id, sim::StreamRole::comm, "gpu" + std::to_string(p) + ".comm");
-  }
-  sim::Op kernel;
-  kernel.kind = sim::OpKind::compute;
-  kernel.bound = topo::tag(topo::Resource::compute);
-  kernel.label = b.intern("step.matmul");
-  sim::Op collective;
-  collective.kind = s.transfers ? sim::OpKind::transfer : sim::OpKind::delay;
-  collective.bound = topo::tag(topo::Resource::nvlink);
-  collective.label = b.intern("step.all_reduce");
+  const auto per_step = static_cast<std::size_t>(s.processors);
+  b.reserve(s.steps * (per_step + groups), s.steps * per_step * 2, s.steps * per_step * 2);
+  const Streams streams = add_processors(b, s);
+  sim::Op kernel = make_op(b, sim::OpKind::compute, topo::Resource::compute, "step.matmul");
+  sim::Op collective = make_op(b, s.transfers ? sim::OpKind::transfer : sim::OpKind::delay,
+                               topo::Resource::nvlink, "step.all_reduce");
   const auto durations = payload_durations();
-
   std::vector<sim::OpId> last_compute(s.processors);
   std::vector<std::vector<sim::OpId>> collectives(s.steps, std::vector<sim::OpId>(groups));
   for (int i = 0; i < s.steps; ++i) {
     for (int p = 0; p < s.processors; ++p) {
       // 5 to 15 us, varying by processor and step so ranks drift apart and wait for each other.
       kernel.work = from_ns(5000.0 + static_cast<double>((p * 7919 + i * 104729) % 10000));
-      last_compute[p] = b.add_op(kernel, compute[p]);
+      last_compute[p] = b.add_op(kernel, streams.compute[p]);
       if (i >= 2) b.add_dependency(collectives[i - 2][p / s.group], last_compute[p]);
     }
     for (int g = 0; g < groups; ++g) {
-      const std::uint32_t payload = static_cast<std::uint32_t>((g + i) % kPayloads);
-      collective.payload = payload;
-      collective.work = durations[payload];
-      const std::span<const sim::StreamId> streams(comm.data() + g * s.group,
-                                                   static_cast<std::size_t>(s.group));
-      collectives[i][g] = b.add_op(collective, streams);
-      b.add_dependencies(std::span<const sim::OpId>(last_compute.data() + g * s.group, s.group),
-                         collectives[i][g]);
+      collective.payload = static_cast<std::uint32_t>((g + i) % kPayloads);
+      collective.work = durations[collective.payload];
+      const auto group = static_cast<std::size_t>(s.group);
+      collectives[i][g] = b.add_op(collective, std::span(streams.comm).subspan(g * group, group));
+      b.add_dependencies(std::span(last_compute).subspan(g * group, group), collectives[i][g]);
     }
   }
   return std::move(b).build();
 }
 
+/// What one engine case reports. Events are everything the engine dequeued or received: op
+/// completions (its own and the network's) and cancelled end events superseded by a re-timing.
+struct Timings {
+  double build_s = 0, build_cpu_s = 0, run_s = 0, run_cpu_s = 0;
+};
+
+std::vector<std::pair<std::string, double>> metrics(const sim::StepGraph& graph, const sim::RunResult& run,
+                                                    const Timings& t) {
+  const auto ops = static_cast<double>(graph.op_count());
+  const auto events = static_cast<double>(run.stats.events + run.stats.cancelled_events);
+  return {
+      {"ops", ops},
+      {"dependencies", static_cast<double>(graph.dependency_count())},
+      {"build_s", t.build_s},
+      {"build_ops_per_s", ops / t.build_s},
+      {"build_ops_per_cpu_s", ops / t.build_cpu_s},
+      {"graph_bytes_per_op", static_cast<double>(graph.memory_bytes()) / ops},
+      {"run_s", t.run_s},
+      {"run_cpu_s", t.run_cpu_s},
+      {"events", events},
+      {"retimings", static_cast<double>(run.stats.retimings)},
+      {"ops_per_s", ops / t.run_s},
+      {"events_per_s", events / t.run_s},
+      {"events_per_cpu_s", events / t.run_cpu_s},
+      {"makespan_s", to_seconds(run.makespan)},
+  };
+}
+
 BenchResult run_case(const char* name, const Shape& shape) {
   BenchResult out;
   out.name = name;
+  Timings t;
   const auto t0 = Clock::now();
+  const double cpu0 = thread_cpu_s();
   const sim::StepGraph graph = build_graph(shape);
-  const double build_s = seconds_since(t0);
+  t.build_s = seconds_since(t0);
+  t.build_cpu_s = thread_cpu_s() - cpu0;
 
   FixedDurationNetwork network(payload_durations(), graph.op_count());
   const auto t1 = Clock::now();
   const double cpu1 = thread_cpu_s();
   sim::Engine engine(graph, shape.transfers ? &network : nullptr);
   const sim::RunResult run = engine.run();
-  const double run_cpu_s = thread_cpu_s() - cpu1;
-  const double run_s = seconds_since(t1);
+  t.run_cpu_s = thread_cpu_s() - cpu1;
+  t.run_s = seconds_since(t1);
   out.wall_s = seconds_since(t0);
-
-  const auto ops = static_cast<double>(graph.op_count());
-  // Every event the engine dequeued or received: op completions (its own and the network's) and
-  // cancelled end events superseded by a re-timing.
-  const auto events = static_cast<double>(run.stats.events + run.stats.cancelled_events);
-  out.metrics = {
-      {"ops", ops},
-      {"dependencies", static_cast<double>(graph.dependency_count())},
-      {"build_s", build_s},
-      {"build_ops_per_s", ops / build_s},
-      {"graph_bytes_per_op", static_cast<double>(graph.memory_bytes()) / ops},
-      {"run_s", run_s},
-      {"run_cpu_s", run_cpu_s},
-      {"events", events},
-      {"retimings", static_cast<double>(run.stats.retimings)},
-      {"ops_per_s", ops / run_s},
-      {"events_per_s", events / run_s},
-      {"events_per_cpu_s", events / run_cpu_s},
-      {"makespan_s", to_seconds(run.makespan)},
-  };
+  out.metrics = metrics(graph, run, t);
   out.note =
       std::to_string(shape.processors) + " processors x " + std::to_string(shape.steps) +
       " steps, collectives on groups of " + std::to_string(shape.group) +

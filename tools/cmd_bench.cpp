@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "output/format.hpp"
+#include "output/render_format.hpp"
 #include "scenarios/suggest.hpp"
 #include "sim/error.hpp"
 #include "tools/bench.hpp"
@@ -64,17 +65,21 @@ void print_json(const std::vector<BenchResult>& results) {
   std::cout << cases.dump(2) << '\n';
 }
 
-}  // namespace
+struct BenchOptions {
+  std::vector<std::string> cases;
+  out::RenderFormat format = out::RenderFormat::table;
+  bool done = false;  ///< --help or --list was answered
+};
 
-int cmd_bench(Args args) {
+BenchOptions parse_options(Args args) {
   po::options_description visible(
       "usage: stepsim bench [CASE...] [options]\n\nRuns benchmark cases (all by default)");
   std::string format = "table";
   visible.add_options()("help,h", "print this help")("list", "list the cases and exit")(
       "format", po::value(&format)->value_name("table|json"), "output format (default table)");
-  std::vector<std::string> names;
+  BenchOptions options;
   po::options_description hidden;
-  hidden.add_options()("case", po::value(&names));
+  hidden.add_options()("case", po::value(&options.cases));
   po::options_description all;
   all.add(visible).add(hidden);
   po::positional_options_description positional;
@@ -86,30 +91,31 @@ int cmd_bench(Args args) {
                 .run(),
             vm);
   po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << visible << "\ncases:\n";
+  options.format = out::parse_render_format(format);
+  options.done = vm.count("help") > 0 || vm.count("list") > 0;
+  if (vm.count("help")) std::cout << visible << "\ncases:\n";
+  if (options.done)
     for (const BenchCase& c : bench_cases()) std::printf("  %-14s %s\n", c.name, c.summary);
-    return 0;
-  }
-  if (format != "table" && format != "json")
-    throw UserError({}, "--format", "expected `table` or `json`, got `" + format + "`");
-  if (vm.count("list")) {
-    for (const BenchCase& c : bench_cases()) std::printf("%-14s %s\n", c.name, c.summary);
-    return 0;
-  }
+  return options;
+}
 
+}  // namespace
+
+int cmd_bench(Args args) {
+  const BenchOptions options = parse_options(args);
+  if (options.done) return 0;
   std::vector<const BenchCase*> selected;
-  for (const std::string& n : names) selected.push_back(&find_case(n));
+  for (const std::string& n : options.cases) selected.push_back(&find_case(n));
   if (selected.empty())
     for (const BenchCase& c : bench_cases()) selected.push_back(&c);
   std::vector<BenchResult> results;
   for (const BenchCase* c : selected) {
-    if (format == "table") std::fprintf(stderr, "running %s...\n", c->name);
+    std::fprintf(stderr, "running %s...\n", c->name);
     BenchResult r = c->run();
     if (r.peak_rss_bytes == 0.0) r.peak_rss_bytes = peak_rss_bytes();
     results.push_back(std::move(r));
   }
-  if (format == "json")
+  if (options.format == out::RenderFormat::json)
     print_json(results);
   else
     print_table(results);

@@ -119,7 +119,7 @@ std::vector<OpId> StepGraph::ops_on(StreamId id) const {
 }
 
 StreamPredecessors::StreamPredecessors(const StepGraph& g)
-    : begin_(&g.op_stream_begin_), previous_(g.op_streams_.size(), StepGraph::kNoOp) {
+    : begin_(g.op_stream_begin_.data()), previous_(g.op_streams_.size(), StepGraph::kNoOp) {
   // Stream order is op-id order: one pass remembering each stream's latest op.
   std::vector<OpId> last(g.stream_count(), StepGraph::kNoOp);
   for (OpId op = 0; op < g.op_count(); ++op) {

@@ -230,11 +230,11 @@ class StreamPredecessors {
   StreamPredecessors(StepGraph&& graph) = delete;
   /// Parallel to graph.streams_of(id): the op before `id` on each of its streams, or kNoOp.
   std::span<const OpId> of(OpId id) const {
-    return {previous_.data() + (*begin_)[id], previous_.data() + (*begin_)[id + 1]};
+    return {previous_.data() + begin_[id], previous_.data() + begin_[id + 1]};
   }
 
  private:
-  const std::vector<std::uint32_t>* begin_;
+  const std::uint32_t* begin_;  // the graph's entry offsets (its buffer survives moves of the graph)
   std::vector<OpId> previous_;
 };
 

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "sim/graph.hpp"
+#include "sim/memory.hpp"
 
 namespace stepsim::sim {
 
@@ -42,11 +43,11 @@ StepGraphBuilder::StepGraphBuilder() {
 }
 
 void StepGraphBuilder::reserve(std::size_t ops, std::size_t op_stream_entries, std::size_t dependencies) {
-  exec_.reserve(ops);
-  info_.reserve(ops);
-  op_stream_begin_.reserve(ops + 1);
-  op_streams_.reserve(op_stream_entries);
-  edges_.reserve(dependencies);
+  reserve_huge(exec_, ops);
+  reserve_huge(info_, ops);
+  reserve_huge(op_stream_begin_, ops + 1);
+  reserve_huge(op_streams_, op_stream_entries);
+  reserve_huge(edges_, dependencies);
 }
 
 ProcessorId StepGraphBuilder::add_processor(Processor p) {

@@ -11,10 +11,12 @@
 // Build with StepGraphBuilder, then call build() once; the resulting StepGraph never changes and
 // can be shared by concurrent runs. Per-run state lives in the Engine.
 //
-// Storage is sized for millions of ops: op data in one vector of 40-byte records, stream lists in
-// flat tables, explicit dependencies in a Boost compressed-sparse-row graph (bidirectional, 32-bit
-// indices: 8 bytes per op and 12 per edge). Stream order is implicit (a stream's ops are stored in
-// insertion order, which is op-id order), so it costs no edges.
+// Storage is sized for millions of ops: a 16-byte execution view per op (all the engine reads)
+// apart from a 24-byte info record (labels, figures); flat stream lists holding, per (op, stream)
+// entry, the stream and the next op on it; explicit dependencies in a Boost compressed-sparse-row
+// graph (bidirectional, 32-bit indices: 8 bytes per op and 12 per edge). Stream order follows
+// insertion, which is op-id order, so it costs no dependency edges: 60 bytes per single-stream op
+// plus 12 per dependency.
 
 #include <boost/graph/compressed_sparse_row_graph.hpp>
 #include <cstdint>

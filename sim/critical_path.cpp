@@ -9,7 +9,7 @@ namespace stepsim::sim {
 namespace {
 
 /// The predecessor whose end gates `id`'s start: latest end, lowest id on ties; kNoOp if none.
-OpId gating_predecessor(const StepGraph& g, const RunResult& run, OpId id) {
+OpId gating_predecessor(const StepGraph& g, const StreamPredecessors& before, const RunResult& run, OpId id) {
   OpId best = StepGraph::kNoOp;
   const auto consider = [&](OpId p) {
     if (p == StepGraph::kNoOp) return;
@@ -18,7 +18,7 @@ OpId gating_predecessor(const StepGraph& g, const RunResult& run, OpId id) {
       best = p;
   };
   g.for_each_dependency(id, consider);
-  for (const StreamId s : g.streams_of(id)) consider(g.stream_predecessor(id, s));
+  for (const OpId p : before.of(id)) consider(p);
   return best;
 }
 
@@ -26,8 +26,8 @@ OpId gating_predecessor(const StepGraph& g, const RunResult& run, OpId id) {
 void charge_op(const StepGraph& g, const RunResult& run, const Network* network, OpId id,
                std::array<Time, 256>& time, std::vector<BoundShare>& scratch) {
   const Time duration = run.ops[id].end - run.ops[id].start;
-  if (g.op(id).kind != OpKind::transfer) {
-    time[g.op(id).bound] += duration;
+  if (g.exec(id).kind != OpKind::transfer) {
+    time[g.exec(id).bound] += duration;
     return;
   }
   if (network == nullptr)
@@ -64,10 +64,11 @@ CriticalPath critical_path(const StepGraph& graph, const RunResult& run, const N
 
   std::array<Time, 256> time{};
   std::vector<BoundShare> scratch;
+  const StreamPredecessors before(graph);
   for (OpId id = last; id != StepGraph::kNoOp;) {
     path.ops.push_back(id);
     charge_op(graph, run, network, id, time, scratch);
-    const OpId gate = gating_predecessor(graph, run, id);
+    const OpId gate = gating_predecessor(graph, before, run, id);
     const Time gate_end = gate == StepGraph::kNoOp ? Time::zero() : run.ops[gate].end;
     time[kBoundDependency] += run.ops[id].start - gate_end;
     id = gate;

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "sim/memory.hpp"
+
 namespace stepsim::sim {
 
 Time ceil_to_time(double ps) {
@@ -23,21 +25,21 @@ Engine::Engine(const StepGraph& graph, Network* network) : graph_(graph), networ
 
 void Engine::initialise() {
   const std::size_t n = graph_.op_count();
+  reserve_huge(records_, n);
   records_.assign(n, OpRecord{});
-  waiting_.resize(n);
-  generation_.assign(n, 0);
+  reserve_huge(state_, n);
+  state_.resize(n);
   for (OpId id = 0; id < n; ++id)
-    waiting_[id] = {graph_.dependency_in_degree(id),
-                    static_cast<std::uint32_t>(graph_.streams_of(id).size())};
-  stream_head_.assign(graph_.stream_count(), 0);
+    state_[id] = {graph_.dependency_in_degree(id), static_cast<std::uint32_t>(graph_.streams_of(id).size()),
+                  0, 0};
   processors_.resize(graph_.processor_count());
   for (ProcessorId p = 0; p < processors_.size(); ++p)
     processors_[p].keep = 1.0 - graph_.processor(p).comm_slowdown;
   for (StreamId s = 0; s < graph_.stream_count(); ++s)
-    if (!graph_.ops_on(s).empty()) --waiting_[graph_.ops_on(s).front()].heads;
+    if (graph_.first_on(s) != StepGraph::kNoOp) --state_[graph_.first_on(s)].heads;
   queue_.reserve(graph_.stream_count() + 16);
   for (OpId id = 0; id < n; ++id)
-    if (waiting_[id].deps == 0 && waiting_[id].heads == 0) start(id);
+    if (state_[id].deps == 0 && state_[id].heads == 0) start(id);
 }
 
 RunResult Engine::run() {
@@ -45,11 +47,8 @@ RunResult Engine::run() {
   ran_ = true;
   initialise();
   for (;;) {
-    // Cancelled events must not decide the next instant.
-    while (!queue_.empty() && queue_.top().generation != generation_[queue_.top().target]) {
-      queue_.pop();
-      ++stats_.cancelled_events;
-    }
+    // A cancelled event at the top may wake the engine for nothing; step() discards it. Checking
+    // here instead would cost every event a lookup.
     const Time queue_next = queue_.empty() ? kTimeNever : queue_.top().time;
     const Time network_next = network_ != nullptr ? network_->next_event_time() : kTimeNever;
     const Time next = std::min(queue_next, network_next);
@@ -62,8 +61,9 @@ RunResult Engine::run() {
 
   RunResult result;
   result.ops = std::move(records_);
-  for (const OpRecord& r : result.ops) result.makespan = std::max(result.makespan, r.end);
+  result.makespan = last_end_;
   result.stats = stats_;
+  result.stats.events = finished_;
   return result;
 }
 
@@ -78,7 +78,7 @@ void Engine::step(Time network_next) {
   }
   while (!queue_.empty() && queue_.top().time == now_) {
     const Event e = queue_.pop();
-    if (e.generation != generation_[e.target]) {
+    if (e.generation != state_[e.target].generation) {
       ++stats_.cancelled_events;
       continue;
     }
@@ -89,7 +89,7 @@ void Engine::step(Time network_next) {
 void Engine::start(OpId id) {
   records_[id].start = now_;
   if (observer_ != nullptr) observer_->on_op_start(id, now_);
-  const Op& op = graph_.op(id);
+  const OpExec& op = graph_.exec(id);
   switch (op.kind) {
     case OpKind::compute: start_compute(id, op); break;
     case OpKind::transfer: start_transfer(id, op); break;
@@ -99,47 +99,46 @@ void Engine::start(OpId id) {
 }
 
 void Engine::finish(OpId id) {
+  // Both lists are read before anything starts: their loads overlap the bookkeeping below.
+  const auto successors = graph_.successors(id);
+  const auto stream_successors = graph_.next_on_streams(id);
+  const OpExec& op = graph_.exec(id);
   OpRecord& record = records_[id];
+  OpState& self = state_[id];
   record.end = now_;
-  waiting_[id].heads = kFinished;
+  record.bound = op.bound;
+  if (op.kind == OpKind::transfer) finish_transfer(id);
+  if (self.tracked != 0) untrack_compute(id);
+  self.heads = kFinished;
   ++finished_;
-  ++stats_.events;
-  const OpKind kind = graph_.op(id).kind;
-  if (kind == OpKind::transfer)
-    finish_transfer(id);
-  else if (kind == OpKind::compute)
-    finish_compute(id);
-  else
-    record.bound = graph_.op(id).bound;
+  last_end_ = now_;  // events come in time order
   if (observer_ != nullptr) observer_->on_op_end(id, record);
 
-  for (const OpId next : graph_.successors(id)) {
-    Waiting& w = waiting_[next];
+  for (const OpId next : successors) {
+    OpState& w = state_[next];
     if (--w.deps != 0) continue;
     records_[next].ready = now_;
     if (w.heads == 0) start(next);
   }
-  for (const StreamId s : graph_.streams_of(id)) {
-    const auto on = graph_.ops_on(s);
-    if (++stream_head_[s] >= on.size()) continue;
-    const OpId next = on[stream_head_[s]];
-    Waiting& w = waiting_[next];
+  for (const OpId next : stream_successors) {
+    if (next == StepGraph::kNoOp) continue;
+    OpState& w = state_[next];
     if (--w.heads == 0 && w.deps == 0) start(next);
   }
 }
 
-void Engine::start_compute(OpId id, const Op& op) {
-  ProcessorState& p = processors_[graph_.processor_of(id)];
+void Engine::start_compute(OpId id, const OpExec& op) {
+  ProcessorState& p = processors_[op.aux];
   if (p.keep == 1.0) return schedule(id, op.work);  // no interference: nothing to track
   p.running.push_back({id, static_cast<double>(op.work.count()), now_});
+  state_[id].tracked = 1;
   schedule(id,
            p.active_transfers > 0 ? ceil_to_time(static_cast<double>(op.work.count()) / p.keep) : op.work);
 }
 
-void Engine::finish_compute(OpId id) {
-  records_[id].bound = graph_.op(id).bound;
+void Engine::untrack_compute(OpId id) {
+  state_[id].tracked = 0;
   ProcessorState& p = processors_[graph_.processor_of(id)];
-  if (p.keep == 1.0) return;
   const auto it =
       std::find_if(p.running.begin(), p.running.end(), [id](const auto& r) { return r.op == id; });
   // Erase in place (not swap-with-last) so re-timing order, and with it event order, stays the
@@ -147,7 +146,7 @@ void Engine::finish_compute(OpId id) {
   p.running.erase(it);
 }
 
-void Engine::start_transfer(OpId id, const Op& op) {
+void Engine::start_transfer(OpId id, const OpExec& op) {
   if (network_time_ < now_) {
     // The network only hears about instants with its own events; bring it to `now` first. It
     // promised nothing finishes before its next_event_time(), which is later than now.
@@ -158,7 +157,7 @@ void Engine::start_transfer(OpId id, const Op& op) {
                              " before its own next_event_time()");
   }
   change_comm_activity(id, +1);
-  network_->start(id, op.payload, now_);
+  network_->start(id, op.aux, now_);
 }
 
 void Engine::finish_transfer(OpId id) {
@@ -188,7 +187,7 @@ void Engine::retime(ProcessorState& p, bool was_active) {
   for (RunningCompute& r : p.running) {
     r.remaining_ps = std::max(0.0, r.remaining_ps - static_cast<double>((now_ - r.since).count()) * old_rate);
     r.since = now_;
-    ++generation_[r.op];
+    ++state_[r.op].generation;
     schedule(r.op, ceil_to_time(r.remaining_ps / new_rate));
     ++stats_.retimings;
   }
@@ -199,22 +198,24 @@ void Engine::retime(ProcessorState& p, bool was_active) {
 namespace stepsim::sim {
 
 std::string Engine::stuck_state(OpId id) const {
-  const Waiting& w = waiting_[id];
+  const OpState& w = state_[id];
   if (w.deps == 0 && w.heads == 0) {
     std::string s = "running since " + std::to_string(records_[id].start.count()) + " ps";
-    if (graph_.op(id).kind == OpKind::transfer) s += " (the network never completed it)";
+    if (graph_.exec(id).kind == OpKind::transfer) s += " (the network never completed it)";
     return s;
   }
   std::string s;
   if (w.deps > 0) {
     OpId first_dep = StepGraph::kNoOp;
     graph_.for_each_dependency(id, [&](OpId d) {
-      if (first_dep == StepGraph::kNoOp && waiting_[d].heads != kFinished) first_dep = d;
+      if (first_dep == StepGraph::kNoOp && state_[d].heads != kFinished) first_dep = d;
     });
     s += "waiting for " + std::to_string(w.deps) + " dependencies, e.g. op " + std::to_string(first_dep);
   }
   for (const StreamId st : graph_.streams_of(id)) {
-    const OpId head = graph_.ops_on(st)[stream_head_[st]];
+    const auto on = graph_.ops_on(st);
+    const OpId head =
+        *std::find_if(on.begin(), on.end(), [&](OpId o) { return state_[o].heads != kFinished; });
     if (head == id) continue;
     const std::string_view name = graph_.label_text(graph_.stream(st).label);
     s += (s.empty() ? "" : "; ") + std::string("behind op ") + std::to_string(head) + " on " +
@@ -228,7 +229,7 @@ void Engine::throw_deadlock() const {
   std::vector<OpId> running;
   std::vector<OpId> waiting;
   for (OpId id = 0; id < graph_.op_count(); ++id) {
-    const Waiting& w = waiting_[id];
+    const OpState& w = state_[id];
     if (w.heads == kFinished) continue;
     auto& list = w.deps == 0 && w.heads == 0 ? running : waiting;
     if (list.size() < kShownPerKind) list.push_back(id);

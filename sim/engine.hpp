@@ -30,6 +30,8 @@ class Engine {
   /// otherwise). Neither graph nor network is owned; both must outlive the engine, and the network
   /// must be fresh (one Network instance holds the state of one run).
   explicit Engine(const StepGraph& graph, Network* network = nullptr);
+  /// The engine keeps a reference: a temporary graph would dangle.
+  Engine(StepGraph&& graph, Network* network = nullptr) = delete;
 
   /// Receives op starts and ends as they happen; null (the default) for none. Not owned.
   void set_observer(RunObserver* observer) { observer_ = observer; }
@@ -39,9 +41,12 @@ class Engine {
   RunResult run();
 
  private:
-  struct Waiting {
-    std::uint32_t deps = 0;   ///< explicit dependencies not yet finished
-    std::uint32_t heads = 0;  ///< streams where the op is not yet at the head; kFinished once done
+  /// Per-op run state, kept together because the event loop touches all of it at once.
+  struct OpState {
+    std::uint32_t deps = 0;        ///< explicit dependencies not yet finished
+    std::uint32_t heads = 0;       ///< streams where the op is not yet at the head; kFinished once done
+    std::uint32_t generation = 0;  ///< bumping it cancels the op's queued end event
+    std::uint32_t tracked = 0;     ///< 1 while in its processor's `running` list
   };
   struct RunningCompute {
     OpId op = 0;
@@ -59,14 +64,14 @@ class Engine {
   void step(Time network_next);
   void start(OpId id);
   void finish(OpId id);
-  void start_compute(OpId id, const Op& op);
-  void finish_compute(OpId id);
-  void start_transfer(OpId id, const Op& op);
+  void start_compute(OpId id, const OpExec& op);
+  void untrack_compute(OpId id);
+  void start_transfer(OpId id, const OpExec& op);
   void finish_transfer(OpId id);
   void change_comm_activity(OpId transfer, int delta);
   void retime(ProcessorState& p, bool was_active);
   void schedule(OpId id, Time duration) {
-    queue_.push(now_ + duration, EventKind::op_end, id, generation_[id]);
+    queue_.push(now_ + duration, EventKind::op_end, id, state_[id].generation);
   }
   [[noreturn]] void throw_deadlock() const;
   std::string stuck_state(OpId id) const;
@@ -78,11 +83,10 @@ class Engine {
 
   Time now_{};
   Time network_time_{};  ///< the last time the network was advanced to
+  Time last_end_{};      ///< the latest op end so far: the makespan once the run is over
   EventQueue queue_;
   std::vector<OpRecord> records_;
-  std::vector<Waiting> waiting_;
-  std::vector<std::uint32_t> generation_;   ///< per op; bumping it cancels the op's queued end
-  std::vector<std::uint32_t> stream_head_;  ///< per stream: index of its current head in ops_on()
+  std::vector<OpState> state_;
   std::vector<ProcessorState> processors_;
   std::vector<OpId> completed_;     ///< scratch for Network::advance_to
   std::vector<BoundShare> shares_;  ///< scratch for Network::attribution

@@ -55,36 +55,46 @@ class EventQueue {
  private:
   static constexpr std::size_t kArity = 4;
 
+  // Written as a conditional rather than `a < b || (a == b && ...)`: equal times are rare, and
+  // this shape compiles to flag-based selects instead of hard-to-predict branches.
   static bool before(const Event& a, const Event& b) {
-    return a.time < b.time || (a.time == b.time && a.order < b.order);
+    return a.time != b.time ? a.time < b.time : a.order < b.order;
   }
 
   // Hole-based sifting: move parents/children over the hole, write the element once.
   void sift_up(std::size_t hole, const Event& e) {
+    Event* h = heap_.data();
     while (hole > 0) {
       const std::size_t parent = (hole - 1) / kArity;
-      if (!before(e, heap_[parent])) break;
-      heap_[hole] = heap_[parent];
+      if (!before(e, h[parent])) break;
+      h[hole] = h[parent];
       hole = parent;
     }
-    heap_[hole] = e;
+    h[hole] = e;
   }
 
   void sift_down(const Event& e) {
+    Event* h = heap_.data();
     const std::size_t n = heap_.size();
     std::size_t hole = 0;
     for (;;) {
       const std::size_t first = hole * kArity + 1;
-      if (first >= n) break;
-      const std::size_t last = first + kArity < n ? first + kArity : n;
       std::size_t best = first;
-      for (std::size_t c = first + 1; c < last; ++c)
-        if (before(heap_[c], heap_[best])) best = c;
-      if (!before(heap_[best], e)) break;
-      heap_[hole] = heap_[best];
+      if (first + kArity <= n) {
+        // A full set of children: a two-round tournament the compiler turns into selects.
+        const std::size_t a = first + (before(h[first + 1], h[first]) ? 1 : 0);
+        const std::size_t b = first + 2 + (before(h[first + 3], h[first + 2]) ? 1 : 0);
+        best = before(h[b], h[a]) ? b : a;
+      } else if (first < n) {
+        for (std::size_t c = first + 1; c < n; ++c) best = before(h[c], h[best]) ? c : best;
+      } else {
+        break;
+      }
+      if (!before(h[best], e)) break;
+      h[hole] = h[best];
       hole = best;
     }
-    heap_[hole] = e;
+    h[hole] = e;
   }
 
   std::vector<Event> heap_;

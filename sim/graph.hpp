@@ -11,10 +11,12 @@
 // Build with StepGraphBuilder, then call build() once; the resulting StepGraph never changes and
 // can be shared by concurrent runs. Per-run state lives in the Engine.
 //
-// Storage is sized for millions of ops: op data in one vector of 40-byte records, stream lists in
-// flat tables, explicit dependencies in a Boost compressed-sparse-row graph (bidirectional, 32-bit
-// indices: 8 bytes per op and 12 per edge). Stream order is implicit (a stream's ops are stored in
-// insertion order, which is op-id order), so it costs no edges.
+// Storage is sized for millions of ops: a 16-byte execution view per op (all the engine reads)
+// apart from a 24-byte info record (labels, figures); flat stream lists holding, per (op, stream)
+// entry, the stream and the next op on it; explicit dependencies in a Boost compressed-sparse-row
+// graph (bidirectional, 32-bit indices: 8 bytes per op and 12 per edge). Stream order follows
+// insertion, which is op-id order, so it costs no dependency edges: 60 bytes per single-stream op
+// plus 12 per dependency.
 
 #include <boost/graph/compressed_sparse_row_graph.hpp>
 #include <cstdint>
@@ -52,17 +54,33 @@ enum class StreamRole : std::uint8_t {
   comm,     ///< communication channel: transfers placed here slow the processor's compute ops
 };
 
-/// One operation, as the builder describes it. Plain data (40 bytes); the streams it occupies are
-/// given to add_op and stored in the graph's side tables.
+/// One operation, as the builder describes it. The streams it occupies are given to add_op.
 struct Op {
   OpKind kind = OpKind::compute;
   BoundTag bound = kBoundNone;  ///< for compute/memory/delay ops: the builder's roofline verdict
   LabelId label = 0;            ///< index into the label table (names for traces); 0 = ""
   Time work{};                  ///< compute/memory/delay: duration at full processor speed (>= 0)
-  std::uint32_t payload = 0;    ///< transfer: index into the network's transfer table; else free
+  std::uint32_t payload = 0;    ///< transfer: index into the network's transfer table; else unused
   std::uint32_t tag = 0;        ///< free for the builder (e.g. a packed op-class/layer code)
   double flops = 0.0;           ///< informational, for reports and traces
   double bytes = 0.0;           ///< informational: HBM bytes (compute/memory) or payload bytes (transfer)
+};
+
+/// The part of an op the engine reads while running, 16 bytes, stored apart from the rest so
+/// that the event loop's working set stays small.
+struct OpExec {
+  Time work{};
+  std::uint32_t aux = 0;  ///< transfer: the payload; other kinds: the processor of the first stream
+  OpKind kind = OpKind::compute;
+  BoundTag bound = kBoundNone;
+};
+
+/// The rest of an op: names and figures for reports, never read by the engine.
+struct OpInfo {
+  LabelId label = 0;
+  std::uint32_t tag = 0;
+  double flops = 0.0;
+  double bytes = 0.0;
 };
 
 struct Processor {
@@ -106,7 +124,7 @@ class StepGraphBuilder {
   /// `after` depends on each op in `before`.
   void add_dependencies(std::span<const OpId> before, OpId after);
 
-  std::size_t op_count() const { return ops_.size(); }
+  std::size_t op_count() const { return exec_.size(); }
   std::size_t processor_count() const { return processors_.size(); }
   std::size_t stream_count() const { return streams_.size(); }
 
@@ -119,7 +137,8 @@ class StepGraphBuilder {
   std::vector<Stream> streams_;
   std::vector<std::string> labels_;
   std::unordered_map<std::string, LabelId> label_index_;  // lookups only, never iterated
-  std::vector<Op> ops_;
+  std::vector<OpExec> exec_;
+  std::vector<OpInfo> info_;
   std::vector<std::uint32_t> op_stream_begin_;  // ops + 1 offsets into op_streams_
   std::vector<StreamId> op_streams_;
   std::vector<std::pair<OpId, OpId>> edges_;  // before, after
@@ -128,28 +147,38 @@ class StepGraphBuilder {
 /// The frozen step graph. Cheap to read from many threads at once.
 class StepGraph {
  public:
-  std::size_t op_count() const { return ops_.size(); }
+  std::size_t op_count() const { return exec_.size(); }
   std::size_t stream_count() const { return streams_.size(); }
   std::size_t processor_count() const { return processors_.size(); }
   std::size_t dependency_count() const { return num_edges(deps_); }
 
-  const Op& op(OpId id) const { return ops_[id]; }
-  std::span<const Op> ops() const { return ops_; }
+  /// The op as the builder described it (reassembled from the tables below).
+  Op op(OpId id) const;
+  /// What the engine needs to execute op `id`.
+  const OpExec& exec(OpId id) const { return exec_[id]; }
+  const OpInfo& info(OpId id) const { return info_[id]; }
   const Stream& stream(StreamId id) const { return streams_[id]; }
   const Processor& processor(ProcessorId id) const { return processors_[id]; }
   /// The processor an op's work is charged to: that of its first stream.
-  ProcessorId processor_of(OpId id) const { return streams_[op_streams_[op_stream_begin_[id]]].processor; }
+  ProcessorId processor_of(OpId id) const {
+    return exec_[id].kind == OpKind::transfer ? streams_[op_streams_[op_stream_begin_[id]]].processor
+                                              : exec_[id].aux;
+  }
 
   /// The streams an op occupies, in the order given to add_op.
   std::span<const StreamId> streams_of(OpId id) const {
     return {op_streams_.data() + op_stream_begin_[id], op_streams_.data() + op_stream_begin_[id + 1]};
   }
-  /// The ops of a stream in execution order (increasing op id).
-  std::span<const OpId> ops_on(StreamId id) const {
-    return {stream_ops_.data() + stream_op_begin_[id], stream_ops_.data() + stream_op_begin_[id + 1]};
+  /// Parallel to streams_of(id): for each of those streams, the op after `id` on it, or kNoOp.
+  std::span<const OpId> next_on_streams(OpId id) const {
+    return {op_stream_next_.data() + op_stream_begin_[id], op_stream_next_.data() + op_stream_begin_[id + 1]};
   }
-  /// The op before `id` on `stream` (which `id` must occupy), or kNoOp if `id` is the first.
-  OpId stream_predecessor(OpId id, StreamId stream) const;
+  /// The first op of a stream, or kNoOp if it has none.
+  OpId first_on(StreamId id) const { return stream_first_[id]; }
+  /// The op after `id` on `stream` (which `id` must occupy), or kNoOp.
+  OpId next_on(OpId id, StreamId stream) const;
+  /// The ops of a stream in execution order (increasing op id). Walks the stream: O(its length).
+  std::vector<OpId> ops_on(StreamId id) const;
 
   /// Ops that explicitly depend on `id`, in ascending id order.
   std::span<const OpId> successors(OpId id) const {
@@ -165,7 +194,7 @@ class StepGraph {
   /// The dependency graph for Boost.Graph algorithms.
   const DependencyGraph& dependencies() const { return deps_; }
 
-  std::string_view label(OpId id) const { return labels_[ops_[id].label]; }
+  std::string_view label(OpId id) const { return labels_[info_[id].label]; }
   std::string_view label_text(LabelId id) const { return labels_[id]; }
   std::size_t label_count() const { return labels_.size(); }
   /// `op 12 "L3.fwd.qkv mb0" on [gpu3.compute]`, for error messages.
@@ -179,18 +208,37 @@ class StepGraph {
 
  private:
   friend class StepGraphBuilder;
+  friend class StreamPredecessors;
   StepGraph() = default;
 
   std::vector<Processor> processors_;
   std::vector<Stream> streams_;
   std::vector<std::string> labels_;
-  std::vector<Op> ops_;
+  std::vector<OpExec> exec_;
+  std::vector<OpInfo> info_;
   std::vector<std::uint32_t> op_stream_begin_;
   std::vector<StreamId> op_streams_;
-  std::vector<std::uint32_t> stream_op_begin_;  // streams + 1 offsets into stream_ops_
-  std::vector<OpId> stream_ops_;
+  std::vector<OpId> op_stream_next_;  // parallel to op_streams_: the next op on that stream
+  std::vector<OpId> stream_first_;    // per stream
   DependencyGraph deps_;
   bool has_transfers_ = false;
+};
+
+/// The op before each op on each of its streams, which the graph does not store (the engine only
+/// walks forward). One pass over the graph; 4 bytes per (op, stream) entry.
+class StreamPredecessors {
+ public:
+  /// `graph` must outlive this table.
+  explicit StreamPredecessors(const StepGraph& graph);
+  StreamPredecessors(StepGraph&& graph) = delete;
+  /// Parallel to graph.streams_of(id): the op before `id` on each of its streams, or kNoOp.
+  std::span<const OpId> of(OpId id) const {
+    return {previous_.data() + begin_[id], previous_.data() + begin_[id + 1]};
+  }
+
+ private:
+  const std::uint32_t* begin_;  // the graph's entry offsets (its buffer survives moves of the graph)
+  std::vector<OpId> previous_;
 };
 
 }  // namespace stepsim::sim

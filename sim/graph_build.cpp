@@ -34,19 +34,26 @@ void sort_unique_edges(std::vector<std::pair<OpId, OpId>>& edges, std::size_t op
   edges.resize(out);
 }
 
-/// Groups the op -> stream table by stream; within a stream, ops stay in id (= insertion) order.
-void index_streams(const std::vector<std::uint32_t>& op_stream_begin, const std::vector<StreamId>& op_streams,
-                   std::size_t stream_count, std::vector<std::uint32_t>& stream_op_begin,
-                   std::vector<OpId>& stream_ops) {
-  stream_op_begin.assign(stream_count + 1, 0);
-  for (const StreamId s : op_streams) ++stream_op_begin[s + 1];
-  for (std::size_t s = 0; s < stream_count; ++s) stream_op_begin[s + 1] += stream_op_begin[s];
-  stream_ops.resize(op_streams.size());
-  std::vector<std::uint32_t> fill(stream_op_begin.begin(), stream_op_begin.end() - 1);
-  const std::size_t ops = op_stream_begin.size() - 1;
-  for (std::size_t op = 0; op < ops; ++op)
-    for (std::uint32_t i = op_stream_begin[op]; i < op_stream_begin[op + 1]; ++i)
-      stream_ops[fill[op_streams[i]]++] = static_cast<OpId>(op);
+/// Stream order made explicit: for each (op, stream) entry the op that follows on that stream,
+/// and each stream's first op, so that the engine finds an op's stream successors without any
+/// per-stream cursor. One pass in op order, remembering each stream's latest entry.
+void link_streams(StepGraph& g, std::vector<OpId>& next, std::vector<OpId>& first,
+                  const std::vector<std::uint32_t>& op_stream_begin,
+                  const std::vector<StreamId>& op_streams) {
+  next.assign(op_streams.size(), StepGraph::kNoOp);
+  first.assign(g.stream_count(), StepGraph::kNoOp);
+  constexpr std::uint32_t kNone = 0xffffffffu;
+  std::vector<std::uint32_t> last_entry(g.stream_count(), kNone);
+  for (OpId op = 0; op < g.op_count(); ++op) {
+    for (std::uint32_t e = op_stream_begin[op]; e < op_stream_begin[op + 1]; ++e) {
+      std::uint32_t& last = last_entry[op_streams[e]];
+      if (last != kNone)
+        next[last] = op;
+      else
+        first[op_streams[e]] = op;
+      last = e;
+    }
+  }
 }
 
 /// Kahn's algorithm over dependencies plus stream order, run exactly as the engine would run the
@@ -56,38 +63,32 @@ std::vector<std::uint32_t> unfinished_predecessors(const StepGraph& g) {
   std::vector<std::uint32_t> waiting(n);
   for (OpId v = 0; v < n; ++v)
     waiting[v] = g.dependency_in_degree(v) + static_cast<std::uint32_t>(g.streams_of(v).size());
-  std::vector<std::uint32_t> head(g.stream_count(), 0);
   std::vector<OpId> runnable;
   const auto release = [&](OpId v) {
     if (--waiting[v] == 0) runnable.push_back(v);
   };
   for (StreamId s = 0; s < g.stream_count(); ++s)
-    if (!g.ops_on(s).empty()) release(g.ops_on(s).front());
+    if (g.first_on(s) != StepGraph::kNoOp) release(g.first_on(s));
   while (!runnable.empty()) {
     const OpId u = runnable.back();
     runnable.pop_back();
     for (const OpId w : g.successors(u)) release(w);
-    for (const StreamId s : g.streams_of(u)) {
-      const auto on = g.ops_on(s);
-      if (++head[s] < on.size()) release(on[head[s]]);
-    }
+    for (const OpId next : g.next_on_streams(u))
+      if (next != StepGraph::kNoOp) release(next);
   }
   return waiting;
 }
 
 /// An unfinished predecessor of `v` (one always exists for an op Kahn could not release).
-OpId stuck_predecessor(const StepGraph& g, const std::vector<std::uint32_t>& waiting, OpId v,
-                       bool& via_stream) {
+OpId stuck_predecessor(const StepGraph& g, const StreamPredecessors& before,
+                       const std::vector<std::uint32_t>& waiting, OpId v, bool& via_stream) {
   OpId found = StepGraph::kNoOp;
   g.for_each_dependency(v, [&](OpId p) {
     if (found == StepGraph::kNoOp && waiting[p] > 0) found = p;
   });
   via_stream = found == StepGraph::kNoOp;
-  for (const StreamId s : g.streams_of(v)) {
-    if (found != StepGraph::kNoOp) break;
-    const OpId p = g.stream_predecessor(v, s);
-    if (p != StepGraph::kNoOp && waiting[p] > 0) found = p;
-  }
+  for (const OpId p : before.of(v))
+    if (found == StepGraph::kNoOp && p != StepGraph::kNoOp && waiting[p] > 0) found = p;
   return found;
 }
 
@@ -100,11 +101,12 @@ OpId stuck_predecessor(const StepGraph& g, const std::vector<std::uint32_t>& wai
   std::vector<std::uint32_t> seen_at(g.op_count(), StepGraph::kNoOp);
   std::vector<OpId> walk;
   std::vector<bool> via_stream;
+  const StreamPredecessors before(g);
   while (seen_at[v] == StepGraph::kNoOp) {
     seen_at[v] = static_cast<std::uint32_t>(walk.size());
     walk.push_back(v);
     bool stream_edge = false;
-    v = stuck_predecessor(g, waiting, v, stream_edge);
+    v = stuck_predecessor(g, before, waiting, v, stream_edge);
     via_stream.push_back(stream_edge);
   }
   // walk[seen_at[v]..] is the cycle, each entry waiting on the next; print it in execution order.
@@ -130,23 +132,30 @@ StepGraph StepGraphBuilder::build() && {
   if (edges_.size() >= std::numeric_limits<std::uint32_t>::max())
     throw std::invalid_argument("step graph: more than 2^32 - 1 dependencies");
   StepGraph g;
-  sort_unique_edges(edges_, ops_.size());
+  sort_unique_edges(edges_, exec_.size());
+  const bool all_forward =
+      std::all_of(edges_.begin(), edges_.end(), [](const auto& e) { return e.first < e.second; });
   g.deps_ = DependencyGraph(boost::edges_are_unsorted_multi_pass, edges_.begin(), edges_.end(),
-                            static_cast<OpId>(ops_.size()));
+                            static_cast<OpId>(exec_.size()));
   std::vector<std::pair<OpId, OpId>>().swap(edges_);
-  index_streams(op_stream_begin_, op_streams_, streams_.size(), g.stream_op_begin_, g.stream_ops_);
   g.has_transfers_ =
-      std::any_of(ops_.begin(), ops_.end(), [](const Op& op) { return op.kind == OpKind::transfer; });
+      std::any_of(exec_.begin(), exec_.end(), [](const OpExec& op) { return op.kind == OpKind::transfer; });
   g.processors_ = std::move(processors_);
   g.streams_ = std::move(streams_);
   g.labels_ = std::move(labels_);
-  g.ops_ = std::move(ops_);
+  g.exec_ = std::move(exec_);
+  g.info_ = std::move(info_);
   g.op_stream_begin_ = std::move(op_stream_begin_);
   g.op_streams_ = std::move(op_streams_);
+  link_streams(g, g.op_stream_next_, g.stream_first_, g.op_stream_begin_, g.op_streams_);
   label_index_.clear();
 
-  const auto waiting = unfinished_predecessors(g);
-  if (std::any_of(waiting.begin(), waiting.end(), [](auto w) { return w > 0; })) throw_cycle(g, waiting);
+  // Stream order always runs from lower to higher ids, so a graph whose dependencies do too is
+  // acyclic; only graphs with a dependency on a later-added op need the full check.
+  if (!all_forward) {
+    const auto waiting = unfinished_predecessors(g);
+    if (std::any_of(waiting.begin(), waiting.end(), [](auto w) { return w > 0; })) throw_cycle(g, waiting);
+  }
   return g;
 }
 

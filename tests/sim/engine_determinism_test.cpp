@@ -117,18 +117,17 @@ TEST_CASE("every op starts exactly when its last dependency and stream predecess
   FakeNetwork net(kTransfers);
   const RunResult run = Engine(graph, &net).run();
   Time latest{};
+  const StreamPredecessors before(graph);
   for (OpId id = 0; id < graph.op_count(); ++id) {
     const OpRecord& r = run.ops[id];
     Time ready{};
     graph.for_each_dependency(id, [&](OpId d) { ready = std::max(ready, run.ops[d].end); });
     Time heads{};
-    for (const StreamId s : graph.streams_of(id)) {
-      const OpId p = graph.stream_predecessor(id, s);
+    for (const OpId p : before.of(id))
       if (p != StepGraph::kNoOp) heads = std::max(heads, run.ops[p].end);
-    }
     REQUIRE(r.ready == ready);
     REQUIRE(r.start == std::max(ready, heads));
-    const Op& op = graph.op(id);
+    const Op op = graph.op(id);
     const bool may_slow =
         op.kind == OpKind::compute && graph.processor(graph.processor_of(id)).comm_slowdown > 0;
     if (op.kind != OpKind::transfer && !may_slow) REQUIRE(r.end - r.start == op.work);

@@ -208,3 +208,30 @@ TEST_CASE("ceil_to_time rounds up, but not for floating-point noise") {
   CHECK(ceil_to_time(6e6 + 1e-9) == Time{6'000'000});
   CHECK(ceil_to_time(6e6 + 0.01) == Time{6'000'001});
 }
+
+TEST_CASE("an observer sees every start and end, in simulated-time order") {
+  struct Log : RunObserver {
+    std::vector<std::string> lines;
+    void on_op_start(OpId op, Time now) override {
+      lines.push_back("start " + std::to_string(op) + " @" + std::to_string(now.count() / 1'000'000));
+    }
+    void on_op_end(OpId op, const OpRecord& r) override {
+      lines.push_back("end " + std::to_string(op) + " @" + std::to_string(r.end.count() / 1'000'000) +
+                      " from " + std::to_string(r.start.count() / 1'000'000));
+    }
+  };
+  StepGraphBuilder b;
+  const Gpu g0 = add_gpu(b);
+  const Gpu g1 = add_gpu(b);
+  b.add_op(compute(us(2)), g0.compute);  // 0: [0,2)
+  b.add_op(compute(us(1)), g1.compute);  // 1: [0,1)
+  b.add_op(compute(us(1)), g0.compute);  // 2: [2,3), behind 0
+  const StepGraph graph = std::move(b).build();
+  Log log;
+  Engine engine(graph);
+  engine.set_observer(&log);
+  engine.run();
+  // Ops 0 and 1 start at 0 in id order; 1 ends first (1 us); 0 ends at 2 us and releases 2.
+  CHECK(log.lines == std::vector<std::string>{"start 0 @0", "start 1 @0", "end 1 @1 from 0",
+                                              "end 0 @2 from 0", "start 2 @2", "end 2 @3 from 2"});
+}

@@ -42,11 +42,14 @@ TEST_CASE("graph keeps ops, streams and labels as added") {
   CHECK(g.label(a) == "L0.fwd.mlp_up mb0");
   CHECK(g.label(c).empty());
   CHECK(to_vector(g.streams_of(c)) == std::vector<StreamId>{s1, s0});  // order as given
-  CHECK(to_vector(g.ops_on(s0)) == std::vector<OpId>{a, c});
-  CHECK(to_vector(g.ops_on(s1)) == std::vector<OpId>{c, d});
-  CHECK(g.stream_predecessor(c, s0) == a);
-  CHECK(g.stream_predecessor(c, s1) == StepGraph::kNoOp);
-  CHECK(g.stream_predecessor(d, s1) == c);
+  CHECK(g.ops_on(s0) == std::vector<OpId>{a, c});
+  CHECK(g.ops_on(s1) == std::vector<OpId>{c, d});
+  CHECK(g.first_on(s1) == c);
+  CHECK(to_vector(g.next_on_streams(c)) == std::vector<OpId>{d, StepGraph::kNoOp});  // parallel to {s1, s0}
+  CHECK(g.next_on(a, s0) == c);
+  const StreamPredecessors before(g);
+  CHECK(to_vector(before.of(c)) == std::vector<OpId>{StepGraph::kNoOp, a});  // nothing before c on s1
+  CHECK(to_vector(before.of(d)) == std::vector<OpId>{c});
   CHECK(g.processor_of(c) == p);
   CHECK_FALSE(g.has_transfers());
   CHECK(g.describe(a) == "op 0 \"L0.fwd.mlp_up mb0\" on [gpu0.compute]");

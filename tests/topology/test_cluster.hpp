@@ -19,7 +19,8 @@ inline GpuSpec h100() {
   g.eff.nvlink = 0.82;
   g.eff.nic = 0.85;
   g.eff.nvls = 0.69;
-  g.nvls_latency_s = 132e-6;
+  g.nvls_latency_s = 126.6e-6;
+  g.kernel_launch_s = 4e-6;
   return g;
 }
 
@@ -32,6 +33,48 @@ inline ClusterSpec cluster(int nodes, int gpn = 8, FabricKind kind = FabricKind:
   c.nvlink_domain = gpn;
   c.fabric.kind = kind;
   return c;
+}
+
+}  // namespace stepsim::topo::test
+
+#include <memory>
+
+#include "topology/flow_network.hpp"
+
+namespace stepsim::topo::test {
+
+/// What one collective did when simulated alone.
+struct Outcome {
+  double time_s = 0.0;
+  double alone_s = 0.0;  ///< the table's idle-network prediction
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::automatic;
+};
+
+/// Simulates `requests` started together on `spec`; one outcome per request.
+inline std::vector<Outcome> simulate(const ClusterSpec& spec, const std::vector<CollectiveRequest>& requests,
+                                     CommConfig config = {}) {
+  auto topo = std::make_shared<const Topology>(spec);
+  TransferTableBuilder tb(topo, config);
+  std::vector<std::uint32_t> ids;
+  for (const auto& r : requests) ids.push_back(tb.add(r));
+  auto table = std::make_shared<const TransferTable>(std::move(tb).build());
+  FlowNetwork net(table);
+  const auto done = run_transfers(net, ids);
+  std::vector<Outcome> out;
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    out.push_back({to_seconds(done[i]), table->info(ids[i]).time_alone_s, table->info(ids[i]).algorithm});
+  return out;
+}
+
+inline Outcome simulate_one(const ClusterSpec& spec, const CollectiveRequest& r, CommConfig config = {}) {
+  return simulate(spec, {r}, config).front();
+}
+
+/// GPUs first, first+1, ..., first+n-1.
+inline std::vector<GpuId> iota(GpuId first, GpuId n) {
+  std::vector<GpuId> v(n);
+  for (GpuId i = 0; i < n; ++i) v[i] = first + i;
+  return v;
 }
 
 }  // namespace stepsim::topo::test

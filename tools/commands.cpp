@@ -4,13 +4,17 @@
 namespace stepsim::cli {
 
 int cmd_version(Args args);
+int cmd_collective(Args args);
 
 namespace {
 constexpr Command kCommands[] = {
     {"version", "print the version", cmd_version},
+    {"collective", "simulate one collective on a cluster at several sizes", cmd_collective},
 };
 }  // namespace
 
-std::span<const Command> commands() { return kCommands; }
+std::span<const Command> commands() {
+  return kCommands;
+}
 
 }  // namespace stepsim::cli

@@ -24,13 +24,16 @@ struct TreeLatency {
 void add_channel(AlgoContext& ctx, const GroupLayout& layout, std::uint32_t c, TreeLatency& lat) {
   const double w = 1.0 / ctx.channels;
   const std::size_t n = layout.hosts.size();
+  // Channels 2r and 2r+1 use rank r of each host as its representative, one per tree, so every
+  // rank (and NIC) takes part in both trees equally.
+  const std::uint32_t rot = c / 2;
   std::vector<GpuId> rep(n);
   for (std::size_t h = 0; h < n; ++h) {
     const auto& host = layout.hosts[h];
     const std::size_t m = host.size();
-    rep[h] = host[c % m];
+    rep[h] = host[rot % m];
     for (std::size_t i = 1; i < m; ++i) {
-      const GpuId below = host[(c + i) % m], above = host[(c + i - 1) % m];
+      const GpuId below = host[(rot + i) % m], above = host[(rot + i - 1) % m];
       lat.intra = std::max(lat.intra, ctx.builder.add_flow(below, above, c, w));  // reduce
       ctx.builder.add_flow(above, below, c, w);                                   // broadcast
     }

@@ -7,8 +7,9 @@
 // direction is its own capacity, with a kind (nvlink, pcie, nic, leaf-spine, spine-core) and a
 // latency. Generated fabrics (fat-tree, rail-optimised, NVLink domains of any size) are routed by
 // a structured up/down computation, fast at 16,384 GPUs; custom edge lists by breadth-first search.
-// Equal-cost choices are deterministic: a function of (source, destination, channel), d-mod-k
-// style, so a balanced pattern (all-to-all, rotated ring channels) spreads evenly over uplinks.
+// Equal-cost choices are deterministic: generated fabrics use d-mod-k destination routing offset by
+// the channel (as InfiniBand's ftree routing), so balanced patterns (all-to-all, rotated ring
+// channels) spread evenly over uplinks; custom fabrics pick among next hops by (src, dst, channel).
 
 #include <boost/graph/adjacency_list.hpp>
 #include <cstdint>

@@ -19,6 +19,7 @@ struct Topology::Fabric {
   std::uint32_t spines = 1;                  // per pod (P)
   std::uint32_t cores = 1;                   // per core group (C); 0 for two tiers
   std::vector<std::uint32_t> leaf_of;        // per GPU
+  std::vector<std::uint32_t> nic_index;      // per GPU: leaf x hosts_per_leaf + port on the leaf
   std::vector<LinkId> leaf_up, leaf_down;    // [leaf * P + j]
   std::vector<LinkId> spine_up, spine_down;  // [(pod * P + j) * C + k]
 };
@@ -41,14 +42,20 @@ void Topology::build_fabric() {
   const auto hpl = static_cast<std::uint32_t>(f.hosts_per_leaf);
   auto fab = std::make_shared<Fabric>();
   fab->leaf_of.resize(gpu_count_);
+  fab->nic_index.resize(gpu_count_);
   if (f.kind == FabricKind::rail_optimized) {
     const std::uint32_t hosts = gpu_count_ / gpus_per_host_;
     fab->leaves = ceil_div(hosts, hpl) * gpus_per_host_;
-    for (GpuId g = 0; g < gpu_count_; ++g)
+    for (GpuId g = 0; g < gpu_count_; ++g) {
       fab->leaf_of[g] = (host_of(g) / hpl) * gpus_per_host_ + local_index(g);
+      fab->nic_index[g] = fab->leaf_of[g] * hpl + host_of(g) % hpl;
+    }
   } else {
     fab->leaves = ceil_div(gpu_count_, hpl);
-    for (GpuId g = 0; g < gpu_count_; ++g) fab->leaf_of[g] = g / hpl;
+    for (GpuId g = 0; g < gpu_count_; ++g) {
+      fab->leaf_of[g] = g / hpl;
+      fab->nic_index[g] = g;
+    }
   }
   const bool three = f.tiers == 3;
   fab->leaves_per_pod = three ? std::min<std::uint32_t>(f.leaves_per_pod, fab->leaves) : fab->leaves;
@@ -97,16 +104,19 @@ void Topology::build_fabric() {
   fabric_ = std::move(fab);
 }
 
-// Up to the lowest common switch tier and down again. The spine (and core) is chosen by
-// (src + dst + channel) mod P (then div P mod C): a d-mod-k style deterministic ECMP under which
-// an all-to-all, or a set of rotated ring channels, loads every uplink equally.
+// Up to the lowest common switch tier and down again, choosing the spine by (d + channel) mod P
+// and the core by ((d + channel) / P) mod C, d numbering the destination NIC leaf by leaf. This is
+// d-mod-k destination routing, as InfiniBand's fat-tree routing (OpenSM ftree) sets up: each
+// destination has one path per channel, an all-to-all or a set of rotated ring channels loads
+// every link equally, and patterns that funnel into few destinations collide as they do on real
+// fabrics. (Raw GPU ids would not do: a rail's GPUs are gpus_per_node apart.)
 void Topology::route_fabric(GpuId src, GpuId dst, std::uint32_t channel, std::vector<LinkId>& out) const {
   const Fabric& fab = *fabric_;
   out.push_back(nic_up_[src]);
   const std::uint32_t la = fab.leaf_of[src], lb = fab.leaf_of[dst];
   if (la != lb) {
     const std::uint32_t P = fab.spines;
-    const std::uint32_t h = src + dst + channel;
+    const std::uint32_t h = fab.nic_index[dst] + channel;
     const std::uint32_t j = h % P;
     out.push_back(fab.leaf_up[std::size_t{la} * P + j]);
     const std::uint32_t pa = la / fab.leaves_per_pod, pb = lb / fab.leaves_per_pod;

@@ -18,7 +18,7 @@ inline GpuSpec h100() {
   g.nic_bw_Bps = units::gbps_to_Bps(400);  // NDR, 50 GB/s
   g.eff.nvlink = 0.82;
   g.eff.nic = 0.85;
-  g.eff.nvls = 0.69;
+  g.eff.nvls = 0.689;
   g.nvls_latency_s = 126.6e-6;
   g.kernel_launch_s = 4e-6;
   return g;

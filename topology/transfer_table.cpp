@@ -88,25 +88,32 @@ std::uint32_t TransferTableBuilder::add(const CollectiveRequest& request) {
   info.groups = static_cast<std::uint32_t>(request.groups.size());
   info.phases_begin = static_cast<std::uint32_t>(table_.phases_.size());
   const auto payload = static_cast<std::uint32_t>(table_.infos_.size());
-  if (info.ranks < 2 || !(bytes > 0.0)) {  // nothing to move: completes as soon as it starts
-    table_.infos_.push_back(info);
-    return payload;
+  if (info.ranks >= 2 && bytes > 0.0) {  // else nothing moves: it completes as soon as it starts
+    AlgoContext ctx{topo, request, {}, 1, builder_, table_.pool_, efficiency_, topo.spec().gpu.eff.nvls};
+    for (const auto& g : request.groups) ctx.layouts.push_back(layout_of(topo, g));
+    ctx.channels = config_.channels > 0 ? static_cast<std::uint32_t>(config_.channels)
+                                        : static_cast<std::uint32_t>(2 * ctx.layouts[0].max_per_host);
+    const auto [plan, time_s] = choose(ctx, bytes);
+    info.algorithm = plans_[plan].algorithm;
+    info.time_alone_s = time_s;
+    emit(plans_[plan], bytes);
   }
-  AlgoContext ctx{topo, request, {}, 1, builder_, table_.pool_, efficiency_, topo.spec().gpu.eff.nvls};
-  for (const auto& g : request.groups) ctx.layouts.push_back(layout_of(topo, g));
-  ctx.channels = config_.channels > 0 ? static_cast<std::uint32_t>(config_.channels)
-                                      : static_cast<std::uint32_t>(2 * ctx.layouts[0].max_per_host);
-  // Candidates: the forced algorithm, or every applicable one; the fastest alone wins (ties keep
-  // table order).
+  info.phases_count = static_cast<std::uint32_t>(table_.phases_.size()) - info.phases_begin;
+  table_.infos_.push_back(info);
+  return payload;
+}
+
+// Candidates: the forced algorithm, or every applicable one; the fastest alone wins (ties keep
+// table order).
+std::pair<std::uint32_t, double> TransferTableBuilder::choose(AlgoContext& ctx, double bytes) {
+  const CollectiveRequest& request = ctx.request;
+  const bool automatic = request.algorithm == CollectiveAlgorithm::automatic;
   std::uint32_t best = 0;  // index into plans_ (which may grow while candidates are built)
   double best_s = -1.0;
-  bool known = false;
   for (const Strategy& s : strategies()) {
-    if (s.op != request.op) continue;
-    if (request.algorithm != CollectiveAlgorithm::automatic && s.algorithm != request.algorithm) continue;
-    known = true;
+    if (s.op != request.op || (!automatic && s.algorithm != request.algorithm)) continue;
     if (!s.applies(ctx)) {
-      if (request.algorithm == CollectiveAlgorithm::automatic) continue;
+      if (automatic) continue;
       throw UserError(std::string("algorithm `") + std::string(name(s.algorithm)) + "` cannot run this " +
                       std::string(name(request.op)) + ": it " + s.requirement);
     }
@@ -114,24 +121,23 @@ std::uint32_t TransferTableBuilder::add(const CollectiveRequest& request) {
     const double t = plan_time_s(plans_[id], bytes);
     if (best_s < 0.0 || t < best_s) best = id, best_s = t;
   }
-  if (!known)
+  if (best_s < 0.0)
     throw UserError(std::string("algorithm `") + std::string(name(request.algorithm)) +
                     "` does not implement " + std::string(name(request.op)));
-  const Plan& plan = plans_[best];
-  info.algorithm = plan.algorithm;
-  info.time_alone_s = best_s;
+  return {best, best_s};
+}
+
+// Appends the plan's phases at this size; the kernel launch is paid once, before the first.
+void TransferTableBuilder::emit(const Plan& plan, double bytes) {
   for (std::size_t i = 0; i < plan.phases.size(); ++i) {
     const PlanPhase& ph = plan.phases[i];
-    const double launch = i == 0 ? topo.spec().gpu.kernel_launch_s : 0.0;
+    const double launch = i == 0 ? table_.topology().spec().gpu.kernel_launch_s : 0.0;
     const auto flows_begin = static_cast<std::uint32_t>(table_.flows_.size());
     for (const PlanVariable& v : ph.vars)
       table_.flows_.push_back(TransferFlow{v.pattern, v.bytes_per_byte * bytes});
     table_.phases_.push_back(TransferPhase{from_seconds(launch + ph.latency_s + fill_s(ph, bytes)),
                                            flows_begin, static_cast<std::uint32_t>(ph.vars.size())});
   }
-  info.phases_count = static_cast<std::uint32_t>(table_.phases_.size()) - info.phases_begin;
-  table_.infos_.push_back(info);
-  return payload;
 }
 
 std::uint32_t TransferTableBuilder::plan_for(const Strategy& s, AlgoContext& ctx) {

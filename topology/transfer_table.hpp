@@ -85,6 +85,8 @@ class TransferTableBuilder {
   TransferTable build() && { return std::move(table_); }
 
  private:
+  std::pair<std::uint32_t, double> choose(AlgoContext& ctx, double bytes);
+  void emit(const Plan& plan, double bytes);
   std::uint32_t plan_for(const Strategy& s, AlgoContext& ctx);
   double plan_time_s(const Plan& plan, double bytes) const;
   double fill_s(const PlanPhase& phase, double bytes) const;

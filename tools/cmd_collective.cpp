@@ -2,6 +2,7 @@
 // through the flow network, printed nccl-tests style. The logic lives in topology/.
 #include <boost/program_options.hpp>
 #include <cmath>
+#include <filesystem>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -9,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "scenarios/catalog.hpp"
+#include "scenarios/suggest.hpp"
 #include "sim/error.hpp"
 #include "tools/commands.hpp"
 #include "topology/collective_sweep.hpp"
@@ -20,48 +23,20 @@ namespace {
 
 namespace po = boost::program_options;
 
-// Stand-in until scen::Catalog lands on main: the catalog's H100 SXM figures (reference.md
-// sections 3-4), with the NVLS calibration documented in docs/topology.md.
-topo::GpuSpec collective_gpu(const std::string& id) {
-  if (id != "h100-sxm" && id != "h100")
-    throw UserError("--gpu: unknown `" + id + "` (only h100-sxm until the catalog is available)");
-  topo::GpuSpec g;
-  g.id = "h100-sxm";
-  g.name = "NVIDIA H100 SXM5 80GB";
-  g.bf16_flops_per_s = 989e12;
-  g.hbm_bw_Bps = 3.35e12;
-  g.nvlink_bw_Bps = 450e9;
-  g.nvlink_domain = 8;
-  g.pcie_bw_Bps = 64e9;
-  g.nic_bw_Bps = units::gbps_to_Bps(400);
-  g.eff.nvlink = 0.82;
-  g.eff.nic = 0.85;
-  g.eff.nvls = 0.689;
-  g.nvls_latency_s = 126.6e-6;
-  g.kernel_launch_s = 4e-6;
-  return g;
+topo::GpuSpec find_gpu(const std::string& id, const std::vector<std::string>& extra_catalogs) {
+  std::vector<std::filesystem::path> files(extra_catalogs.begin(), extra_catalogs.end());
+  const scen::Catalog catalog = scen::Catalog::load_builtin().with_files(files);
+  if (const topo::GpuSpec* g = catalog.find_gpu(id)) return *g;
+  const auto names = catalog.gpu_names();
+  throw UserError({}, "gpu", "unknown GPU `" + id + "`", scen::did_you_mean(id, names) + " (see `stepsim catalog gpus`)");
 }
 
-struct Options {
-  std::string gpu = "h100-sxm";
-  int nodes = 1;
-  int gpus_per_node = 0;  // 0 = 4 for nvl72, else 8
-  int nvlink_domain = 0;  // 0 = the node (nvl72: 72)
-  std::string topology = "rail-optimized";
-  int tiers = 2;
-  std::string oversubscription = "1";
-  int hosts_per_leaf = 32;
-  int leaves_per_pod = 16;
-  double nic_gbps = 0.0;
-  std::string nvls = "auto";
-  std::string op = "all-reduce";
-  std::string bytes;
-  int ranks = 0;
-  std::string algorithm = "auto";
-  int channels = 0;
-  bool compare = false;
-  std::string format = "table";
-};
+template <std::size_t N>
+[[noreturn]] void one_of(const std::string& option, const std::string& value, const char* const (&names)[N]) {
+  const std::vector<std::string> list(std::begin(names), std::end(names));
+  throw UserError({}, option, "unknown `" + value + "`; expected " + scen::join_names(list),
+                  scen::did_you_mean(value, list));
+}
 
 std::vector<double> parse_list(const std::string& text, const char* option) {
   std::vector<double> out;
@@ -82,18 +57,17 @@ std::vector<double> parse_list(const std::string& text, const char* option) {
 
 topo::ClusterSpec make_cluster(const Options& o) {
   topo::ClusterSpec c;
-  c.gpu = collective_gpu(o.gpu);
+  c.gpu = find_gpu(o.gpu, o.catalogs);
   const bool nvl72 = o.topology == "nvl72";
   topo::FabricKind kind = topo::FabricKind::rail_optimized;
   if (o.topology == "fat-tree")
     kind = topo::FabricKind::fat_tree;
   else if (o.topology != "rail-optimized" && !nvl72)
-    throw UserError("--topology: unknown `" + o.topology + "`; expected rail-optimized, fat-tree or nvl72");
+    one_of("--topology", o.topology, {"rail-optimized", "fat-tree", "nvl72"});
   c.nodes = o.nodes;
   c.gpus_per_node = o.gpus_per_node > 0 ? o.gpus_per_node : (nvl72 ? 4 : 8);
   c.nvlink_domain = o.nvlink_domain > 0 ? o.nvlink_domain : (nvl72 ? 72 : c.gpus_per_node);
-  if (o.nvls != "auto" && o.nvls != "on" && o.nvls != "off")
-    throw UserError("--nvls: expected auto, on or off, got `" + o.nvls + "`");
+  if (o.nvls != "auto" && o.nvls != "on" && o.nvls != "off") one_of("--nvls", o.nvls, {"auto", "on", "off"});
   c.nvls = o.nvls == "on" || (o.nvls == "auto" && c.gpu.eff.nvls > 0.0 && c.gpu.nvlink_bw_Bps > 0.0);
   c.fabric.kind = kind;
   c.fabric.tiers = o.tiers;
@@ -110,12 +84,10 @@ topo::SweepRequest make_sweep(const Options& o, const topo::Topology& topo) {
   topo::SweepRequest r;
   const auto op = topo::parse_collective_op(o.op);
   if (!op)
-    throw UserError("--op: unknown `" + o.op +
-                    "`; expected all-reduce, reduce-scatter, all-gather, all-to-all, broadcast or send-recv");
+    one_of("--op", o.op, {"all-reduce", "reduce-scatter", "all-gather", "all-to-all", "broadcast", "send-recv"});
   const auto alg = topo::parse_collective_algorithm(o.algorithm);
   if (!alg)
-    throw UserError("--algorithm: unknown `" + o.algorithm +
-                    "`; expected auto, ring, tree, nvls, hierarchical, pairwise or direct");
+    one_of("--algorithm", o.algorithm, {"auto", "ring", "tree", "nvls", "hierarchical", "pairwise", "direct"});
   r.op = *op;
   r.algorithm = *alg;
   const auto total = static_cast<int>(topo.gpu_count());

@@ -4,11 +4,15 @@
 namespace stepsim::cli {
 
 int cmd_version(Args args);
+int cmd_catalog(Args args);
+int cmd_check(Args args);
 int cmd_collective(Args args);
 
 namespace {
 constexpr Command kCommands[] = {
     {"version", "print the version", cmd_version},
+    {"catalog", "list the GPU and model presets", cmd_catalog},
+    {"check", "validate a scenario and show what it resolves to", cmd_check},
     {"collective", "simulate one collective on a cluster at several sizes", cmd_collective},
 };
 }  // namespace

@@ -2,8 +2,8 @@
 // through the flow network, printed nccl-tests style. The logic lives in topology/.
 #include <boost/program_options.hpp>
 #include <cmath>
-#include <filesystem>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -23,12 +23,36 @@ namespace {
 
 namespace po = boost::program_options;
 
+struct Options {
+  std::string gpu = "h100-sxm";
+  std::vector<std::string> catalogs;
+  int nodes = 1;
+  int gpus_per_node = 0;  // 0 = 4 for nvl72, else 8
+  int nvlink_domain = 0;  // 0 = the node (nvl72: 72)
+  std::string topology = "rail-optimized";
+  int tiers = 2;
+  std::string oversubscription = "1";
+  int hosts_per_leaf = 32;
+  int leaves_per_pod = 16;
+  double nic_gbps = 0.0;
+  std::string nvls = "auto";
+  std::string op = "all-reduce";
+  std::string bytes;
+  int ranks = 0;
+  std::string algorithm = "auto";
+  int channels = 0;
+  bool compare = false;
+  std::string format = "table";
+};
+
 topo::GpuSpec find_gpu(const std::string& id, const std::vector<std::string>& extra_catalogs) {
   std::vector<std::filesystem::path> files(extra_catalogs.begin(), extra_catalogs.end());
   const scen::Catalog catalog = scen::Catalog::load_builtin().with_files(files);
   if (const topo::GpuSpec* g = catalog.find_gpu(id)) return *g;
   const auto names = catalog.gpu_names();
-  throw UserError({}, "gpu", "unknown GPU `" + id + "`", scen::did_you_mean(id, names) + " (see `stepsim catalog gpus`)");
+  const std::string hint = scen::did_you_mean(id, names);
+  throw UserError({}, "--gpu", "unknown GPU `" + id + "`",
+                  hint.empty() ? "see `stepsim catalog gpus`" : hint);
 }
 
 template <std::size_t N>
@@ -84,10 +108,12 @@ topo::SweepRequest make_sweep(const Options& o, const topo::Topology& topo) {
   topo::SweepRequest r;
   const auto op = topo::parse_collective_op(o.op);
   if (!op)
-    one_of("--op", o.op, {"all-reduce", "reduce-scatter", "all-gather", "all-to-all", "broadcast", "send-recv"});
+    one_of("--op", o.op,
+           {"all-reduce", "reduce-scatter", "all-gather", "all-to-all", "broadcast", "send-recv"});
   const auto alg = topo::parse_collective_algorithm(o.algorithm);
   if (!alg)
-    one_of("--algorithm", o.algorithm, {"auto", "ring", "tree", "nvls", "hierarchical", "pairwise", "direct"});
+    one_of("--algorithm", o.algorithm,
+           {"auto", "ring", "tree", "nvls", "hierarchical", "pairwise", "direct"});
   r.op = *op;
   r.algorithm = *alg;
   const auto total = static_cast<int>(topo.gpu_count());

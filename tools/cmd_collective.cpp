@@ -170,36 +170,42 @@ void print_table(const std::vector<topo::CollectiveSample>& samples, bool compar
   }
 }
 
+// clang-format off
+po::options_description describe(Options& o) {
+  po::options_description desc("stepsim collective: simulate one collective alone at several sizes");
+  desc.add_options()
+      ("help,h", "print this help")
+      ("gpu", po::value(&o.gpu)->default_value(o.gpu), "catalog GPU")
+      ("catalog", po::value(&o.catalogs)->composing(), "extra catalog file (repeatable)")
+      ("nodes", po::value(&o.nodes)->default_value(o.nodes), "nodes")
+      ("gpus-per-node", po::value(&o.gpus_per_node), "GPUs per node (default 8; 4 for nvl72)")
+      ("nvlink-domain", po::value(&o.nvlink_domain), "GPUs per NVLink domain (default: the node; 72 for nvl72)")
+      ("topology", po::value(&o.topology)->default_value(o.topology), "rail-optimized | fat-tree | nvl72")
+      ("tiers", po::value(&o.tiers)->default_value(o.tiers), "fabric switch tiers: 2 or 3")
+      ("oversubscription", po::value(&o.oversubscription)->default_value(o.oversubscription),
+       "down:up ratio per tier, leaf first (e.g. 2 or 2,1)")
+      ("hosts-per-leaf", po::value(&o.hosts_per_leaf)->default_value(o.hosts_per_leaf), "NICs per leaf switch")
+      ("leaves-per-pod", po::value(&o.leaves_per_pod)->default_value(o.leaves_per_pod), "leaves per pod (3 tiers)")
+      ("nic-gbps", po::value(&o.nic_gbps), "scale-out Gb/s per GPU per direction (default: the GPU's)")
+      ("nvls", po::value(&o.nvls)->default_value(o.nvls), "NVLink SHARP: auto (if the GPU has it) | on | off")
+      ("op", po::value(&o.op)->default_value(o.op),
+       "all-reduce | reduce-scatter | all-gather | all-to-all | broadcast | send-recv")
+      ("bytes", po::value(&o.bytes), "comma-separated sizes in bytes (default: the nccl-tests reference sizes)")
+      ("ranks", po::value(&o.ranks), "ranks taking part: GPUs 0..N-1 (default all)")
+      ("algorithm", po::value(&o.algorithm)->default_value(o.algorithm),
+       "auto | ring | tree | nvls | hierarchical | pairwise | direct")
+      ("channels", po::value(&o.channels), "parallel channels (default: 2 per GPU of a host)")
+      ("compare-nccl-h100", po::bool_switch(&o.compare), "add the error against nccl-tests on 8 x H100")
+      ("format", po::value(&o.format)->default_value(o.format), "table | json");
+  return desc;
+}
+// clang-format on
+
 }  // namespace
 
 int cmd_collective(Args args) {
   Options o;
-  po::options_description desc("stepsim collective: simulate one collective alone at several sizes");
-  desc.add_options()("help,h", "print this help")("gpu", po::value(&o.gpu)->default_value(o.gpu),
-                                                  "catalog GPU")(
-      "nodes", po::value(&o.nodes)->default_value(o.nodes), "nodes")(
-      "gpus-per-node", po::value(&o.gpus_per_node), "GPUs per node (default 8; 4 for nvl72)")(
-      "nvlink-domain", po::value(&o.nvlink_domain),
-      "GPUs per NVLink domain (default: the node; 72 for nvl72)")(
-      "topology", po::value(&o.topology)->default_value(o.topology), "rail-optimized | fat-tree | nvl72")(
-      "tiers", po::value(&o.tiers)->default_value(o.tiers), "fabric switch tiers: 2 or 3")(
-      "oversubscription", po::value(&o.oversubscription)->default_value(o.oversubscription),
-      "down:up ratio per tier, leaf first (e.g. 2 or 2,1)")(
-      "hosts-per-leaf", po::value(&o.hosts_per_leaf)->default_value(o.hosts_per_leaf),
-      "NICs per leaf switch")("leaves-per-pod", po::value(&o.leaves_per_pod)->default_value(o.leaves_per_pod),
-                              "leaves per pod (3 tiers)")(
-      "nic-gbps", po::value(&o.nic_gbps), "scale-out Gb/s per GPU per direction (default: the GPU's)")(
-      "nvls", po::value(&o.nvls)->default_value(o.nvls), "NVLink SHARP: auto (if the GPU has it) | on | off")(
-      "op", po::value(&o.op)->default_value(o.op),
-      "all-reduce | reduce-scatter | all-gather | all-to-all | broadcast | send-recv")(
-      "bytes", po::value(&o.bytes),
-      "comma-separated sizes in bytes (default: the nccl-tests reference sizes)")(
-      "ranks", po::value(&o.ranks), "ranks taking part: GPUs 0..N-1 (default all)")(
-      "algorithm", po::value(&o.algorithm)->default_value(o.algorithm),
-      "auto | ring | tree | nvls | hierarchical | pairwise | direct")(
-      "channels", po::value(&o.channels), "parallel channels (default: 2 per GPU of a host)")(
-      "compare-nccl-h100", po::bool_switch(&o.compare), "add the error against nccl-tests on 8 x H100")(
-      "format", po::value(&o.format)->default_value(o.format), "table | json");
+  const po::options_description desc = describe(o);
   po::variables_map vm;
   po::store(po::command_line_parser(static_cast<int>(args.size()), args.data()).options(desc).run(), vm);
   if (vm.count("help")) {

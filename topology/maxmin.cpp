@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <queue>
 #include <sstream>
 #include <stdexcept>
 
@@ -130,94 +129,91 @@ std::span<const MaxMinSystem::VariableId> MaxMinSystem::solve() {
   return solved_;
 }
 
-namespace {
-struct LevelEntry {
-  double level;
-  std::uint32_t constraint;
-  std::uint32_t version;
-  bool operator>(const LevelEntry& o) const {
-    return level != o.level ? level > o.level : constraint > o.constraint;
-  }
-};
-}  // namespace
-
-// Progressive filling: every unfixed variable runs at weight x t; raise the common level t until
-// a constraint saturates (its unfixed variables are fixed there) or a bound is reached. A
-// constraint's saturation level only grows as others fix their variables, so stale heap entries
-// are skipped by version instead of being updated in place.
-void MaxMinSystem::fill(std::span<const VariableId> vars, std::span<const ConstraintId> cnsts) {
-  // Scratch indexed by id, reset only for this component so a solve costs its size, not the system's.
+// Scratch indexed by id, reset only for the component being solved, so a solve costs the size of
+// what changed, not of the whole system.
+void MaxMinSystem::prepare_fill(std::span<const VariableId> vars, std::span<const ConstraintId> cnsts) {
   remaining_.resize(cnsts_.size());
   sumw_.resize(cnsts_.size());
   unfixed_on_.resize(cnsts_.size());
   version_.resize(cnsts_.size());
   fixed_.resize(vars_.size());
-  auto& remaining = remaining_;
-  auto& sumw = sumw_;
-  auto& unfixed_on = unfixed_on_;
-  auto& version = version_;
-  auto& fixed = fixed_;
+  heap_.clear();
+  bounded_.clear();
+  unfixed_ = 0;
+  level_ = 0.0;
   for (ConstraintId c : cnsts) {
-    remaining[c] = cnsts_[c].capacity;
-    sumw[c] = 0.0;
-    unfixed_on[c] = 0;
+    remaining_[c] = cnsts_[c].capacity;
+    sumw_[c] = 0.0;
+    unfixed_on_[c] = 0;
   }
-  std::size_t unfixed = 0;
-  std::vector<std::pair<double, VariableId>> bounded;
   for (VariableId id : vars) {
     Variable& v = vars_[id];
     v.limiter = kNone;
-    fixed[id] = 1;
+    fixed_[id] = v.usages.empty();
     if (v.usages.empty()) {
       v.rate = v.bound;  // unconstrained: its bound, or infinity
       continue;
     }
-    fixed[id] = 0;
-    ++unfixed;
+    ++unfixed_;
     for (const VarUsage& u : v.usages) {
-      sumw[u.constraint] += u.coefficient * v.weight;
-      ++unfixed_on[u.constraint];
+      sumw_[u.constraint] += u.coefficient * v.weight;
+      ++unfixed_on_[u.constraint];
     }
-    if (std::isfinite(v.bound)) bounded.emplace_back(v.bound / v.weight, id);
+    if (std::isfinite(v.bound)) bounded_.emplace_back(v.bound / v.weight, id);
   }
-  std::sort(bounded.begin(), bounded.end());
-  std::priority_queue<LevelEntry, std::vector<LevelEntry>, std::greater<>> heap;
+  std::sort(bounded_.begin(), bounded_.end());
   for (ConstraintId c : cnsts)
-    if (unfixed_on[c] > 0) heap.push({remaining[c] / sumw[c], c, version[c]});
+    if (unfixed_on_[c] > 0) push_level(c, remaining_[c] / sumw_[c]);
+}
 
-  double t = 0.0;
-  auto fix = [&](VariableId id, double rate, ConstraintId limiter) {
-    Variable& v = vars_[id];
-    fixed[id] = 1;
-    --unfixed;
-    v.rate = rate;
-    v.limiter = limiter;
-    for (const VarUsage& u : v.usages) {
-      const ConstraintId c = u.constraint;
-      remaining[c] -= u.coefficient * rate;
-      sumw[c] -= u.coefficient * v.weight;
-      ++version[c];
-      if (--unfixed_on[c] > 0) heap.push({std::max(remaining[c] / sumw[c], t), c, version[c]});
-    }
-  };
+void MaxMinSystem::push_level(ConstraintId c, double level) {
+  heap_.push_back(LevelEntry{level, c, version_[c]});
+  std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+}
+
+// Fixes a variable's rate and takes it out of the constraints it crosses; their saturation levels
+// can only rise, so they are pushed again rather than updated in place.
+void MaxMinSystem::fix_variable(VariableId id, double rate, ConstraintId limiter) {
+  Variable& v = vars_[id];
+  fixed_[id] = 1;
+  --unfixed_;
+  v.rate = rate;
+  v.limiter = limiter;
+  for (const VarUsage& u : v.usages) {
+    const ConstraintId c = u.constraint;
+    remaining_[c] -= u.coefficient * rate;
+    sumw_[c] -= u.coefficient * v.weight;
+    ++version_[c];
+    if (--unfixed_on_[c] > 0) push_level(c, std::max(remaining_[c] / sumw_[c], level_));
+  }
+}
+
+// Progressive filling: every unfixed variable runs at weight x level; raise the common level until
+// a constraint saturates (its unfixed variables are fixed there) or a bound is reached. Stale
+// heap entries are recognised by their version and skipped.
+void MaxMinSystem::fill(std::span<const VariableId> vars, std::span<const ConstraintId> cnsts) {
+  prepare_fill(vars, cnsts);
   std::size_t next_bound = 0;
-  while (unfixed > 0) {
-    while (!heap.empty() && heap.top().version != version[heap.top().constraint]) heap.pop();
-    while (next_bound < bounded.size() && fixed[bounded[next_bound].second]) ++next_bound;
-    const double tc = heap.empty() ? kUnbounded : heap.top().level;
-    const double tb = next_bound < bounded.size() ? bounded[next_bound].first : kUnbounded;
+  while (unfixed_ > 0) {
+    while (!heap_.empty() && heap_.front().version != version_[heap_.front().constraint]) {
+      std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+      heap_.pop_back();
+    }
+    while (next_bound < bounded_.size() && fixed_[bounded_[next_bound].second]) ++next_bound;
+    const double tc = heap_.empty() ? kUnbounded : heap_.front().level;
+    const double tb = next_bound < bounded_.size() ? bounded_[next_bound].first : kUnbounded;
     if (tb <= tc) {
-      const VariableId id = bounded[next_bound].second;
-      t = std::max(t, tb);
-      fix(id, vars_[id].bound, kNone);
+      const VariableId id = bounded_[next_bound].second;
+      level_ = std::max(level_, tb);
+      fix_variable(id, vars_[id].bound, kNone);
       continue;
     }
-    const ConstraintId c = heap.top().constraint;
-    heap.pop();
-    t = std::max(t, tc);
-    // Copy: fixing variables does not change this list, but keep the loop independent of it.
-    for (const Element& e : cnsts_[c].elements)
-      if (!fixed[e.var]) fix(e.var, vars_[e.var].weight * t, c);
+    const ConstraintId c = heap_.front().constraint;
+    std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+    heap_.pop_back();
+    level_ = std::max(level_, tc);
+    for (const Element& e : cnsts_[c].elements)  // fixing never reorders this list
+      if (!fixed_[e.var]) fix_variable(e.var, vars_[e.var].weight * level_, c);
   }
 }
 

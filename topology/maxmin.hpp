@@ -95,7 +95,19 @@ class MaxMinSystem {
     std::uint64_t mark = 0;
   };
 
+  struct LevelEntry {  // a constraint's saturation level when pushed
+    double level;
+    ConstraintId constraint;
+    std::uint32_t version;
+    bool operator>(const LevelEntry& o) const {
+      return level != o.level ? level > o.level : constraint > o.constraint;
+    }
+  };
+
   void collect_components();
+  void prepare_fill(std::span<const VariableId> vars, std::span<const ConstraintId> cnsts);
+  void push_level(ConstraintId c, double level);
+  void fix_variable(VariableId id, double rate, ConstraintId limiter);
   void fill(std::span<const VariableId> vars, std::span<const ConstraintId> cnsts);
   void verify_or_throw() const;
   std::string check_subset(std::span<const VariableId> vars, std::span<const ConstraintId> cnsts,
@@ -115,6 +127,10 @@ class MaxMinSystem {
   std::vector<double> remaining_, sumw_;
   std::vector<std::uint32_t> unfixed_on_, version_;
   std::vector<char> fixed_;
+  std::vector<LevelEntry> heap_;                        // min-heap on (level, constraint)
+  std::vector<std::pair<double, VariableId>> bounded_;  // (bound / weight, variable), increasing
+  std::size_t unfixed_ = 0;
+  double level_ = 0.0;
 };
 
 }  // namespace stepsim::topo

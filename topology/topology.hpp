@@ -13,7 +13,10 @@
 
 #include <boost/graph/adjacency_list.hpp>
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -99,15 +102,19 @@ class Topology {
   /// Fewest links between two vertices by breadth-first search over the whole graph (for checks).
   int shortest_hops(VertexId from, VertexId to) const;
 
- private:
-  struct Fabric;  // structured scale-out tables (topology_fabric.cpp)
-  struct Custom;  // custom-fabric distance tables (topology_custom.cpp)
+  /// Implementation tables of generated and custom fabrics (topology_fabric.cpp, topology_custom.cpp).
+  struct Fabric;
+  struct Custom;
 
+ private:
   VertexId add_vertex(VertexKind kind);
   LinkId add_link(VertexId from, VertexId to, LinkKind kind, double bw_Bps, double latency_s);
   void build_scaleup();
   void build_fabric();
+  void add_fabric_links(Fabric& fab, double leaf_spine_bw, double spine_core_bw);
   void build_custom();
+  void add_custom_links(Custom& custom, const std::map<std::string, VertexId>& names);
+  void compute_custom_distances(Custom& custom) const;
   void route_scaleout(GpuId src, GpuId dst, std::uint32_t channel, std::vector<LinkId>& out) const;
   void route_fabric(GpuId src, GpuId dst, std::uint32_t channel, std::vector<LinkId>& out) const;
   void route_custom(GpuId src, GpuId dst, std::uint32_t channel, std::vector<LinkId>& out) const;

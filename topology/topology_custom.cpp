@@ -54,6 +54,18 @@ std::string closest_hint(const std::string& word, const std::map<std::string, Ve
 
 }  // namespace
 
+static VertexId custom_endpoint(const std::string& n, const std::string& key,
+                                const std::map<std::string, VertexId>& names, std::uint32_t gpus) {
+  if (n.rfind("gpu", 0) == 0 && n.size() > 3 && n.find_first_not_of("0123456789", 3) == std::string::npos) {
+    const unsigned long g = std::stoul(n.substr(3));
+    if (g < gpus) return static_cast<VertexId>(g);
+    throw UserError({}, key, "`" + n + "` is beyond the cluster's " + std::to_string(gpus) + " GPUs");
+  }
+  const auto it = names.find(n);
+  if (it == names.end()) throw UserError({}, key, "unknown endpoint `" + n + "`", closest_hint(n, names));
+  return it->second;
+}
+
 void Topology::build_custom() {
   const FabricSpec& f = spec_.fabric;
   std::map<std::string, VertexId> names;
@@ -65,56 +77,58 @@ void Topology::build_custom() {
     if (!names.emplace(n, add_vertex(VertexKind::custom_switch)).second)
       throw UserError({}, key, "duplicate switch name `" + n + "`");
   }
-  auto endpoint = [&](const std::string& n, const std::string& key) -> VertexId {
-    if (n.rfind("gpu", 0) == 0 && n.size() > 3 && n.find_first_not_of("0123456789", 3) == std::string::npos) {
-      const unsigned long g = std::stoul(n.substr(3));
-      if (g < gpu_count_) return static_cast<VertexId>(g);
-      throw UserError({}, key, "`" + n + "` is beyond the cluster's " + std::to_string(gpu_count_) + " GPUs");
-    }
-    const auto it = names.find(n);
-    if (it == names.end()) throw UserError({}, key, "unknown endpoint `" + n + "`", closest_hint(n, names));
-    return it->second;
-  };
   auto custom = std::make_shared<Custom>();
-  std::vector<std::pair<VertexId, VertexId>> reversed;
-  for (std::size_t i = 0; i < f.custom_links.size(); ++i) {
-    const CustomLink& cl = f.custom_links[i];
-    const std::string key = "fabric.link[" + std::to_string(i) + "]";
-    const VertexId a = endpoint(cl.a, key + ".a"), b = endpoint(cl.b, key + ".b");
-    if (a == b) throw UserError({}, key, "a link must join two different endpoints");
-    if (!(cl.bw_Bps > 0.0)) throw UserError({}, key + ".bw_gb_s", "must be positive");
-    if (!(cl.latency_s >= 0.0)) throw UserError({}, key + ".latency_us", "must be >= 0");
-    const bool to_gpu = a < gpu_count_ || b < gpu_count_;
-    const LinkKind kind = to_gpu ? LinkKind::nic : LinkKind::leaf_spine;
-    for (auto [from, to] : {std::pair{a, b}, std::pair{b, a}}) {
-      const LinkId l = add_link(from, to, kind, cl.bw_Bps, cl.latency_s);
-      if (from < gpu_count_ && nic_up_[from] == kNoLink) nic_up_[from] = l;
-      if (to < gpu_count_ && nic_down_[to] == kNoLink) nic_down_[to] = l;
-      custom->out.resize(vertex_count());
-      custom->out[from].push_back(l);
-      reversed.emplace_back(to, from);
-    }
-  }
-  custom->vertices = vertex_count();
-  custom->out.resize(custom->vertices);
+  add_custom_links(*custom, names);
   if (std::size_t{gpu_count_} * custom->vertices > kMaxDistanceEntries)
     throw UserError({}, "fabric.kind",
                     "custom fabrics are limited to " + std::to_string(kMaxDistanceEntries) +
                         " GPU x vertex routing entries",
                     "use a generated fat-tree or rail-optimized fabric for clusters this large");
-  // Hop distances towards each GPU: BFS from the GPU over the reversed custom links.
+  compute_custom_distances(*custom);
+  custom_ = std::move(custom);
+}
+
+// Both directions of every listed link; links touching a GPU are its NIC links.
+void Topology::add_custom_links(Custom& custom, const std::map<std::string, VertexId>& names) {
+  const FabricSpec& f = spec_.fabric;
+  custom.out.resize(vertex_count());
+  for (std::size_t i = 0; i < f.custom_links.size(); ++i) {
+    const CustomLink& cl = f.custom_links[i];
+    const std::string key = "fabric.link[" + std::to_string(i) + "]";
+    const VertexId a = custom_endpoint(cl.a, key + ".a", names, gpu_count_);
+    const VertexId b = custom_endpoint(cl.b, key + ".b", names, gpu_count_);
+    if (a == b) throw UserError({}, key, "a link must join two different endpoints");
+    if (!(cl.bw_Bps > 0.0)) throw UserError({}, key + ".bw_gb_s", "must be positive");
+    if (!(cl.latency_s >= 0.0)) throw UserError({}, key + ".latency_us", "must be >= 0");
+    const LinkKind kind = a < gpu_count_ || b < gpu_count_ ? LinkKind::nic : LinkKind::leaf_spine;
+    for (auto [from, to] : {std::pair{a, b}, std::pair{b, a}}) {
+      const LinkId l = add_link(from, to, kind, cl.bw_Bps, cl.latency_s);
+      if (from < gpu_count_ && nic_up_[from] == kNoLink) nic_up_[from] = l;
+      if (to < gpu_count_ && nic_down_[to] == kNoLink) nic_down_[to] = l;
+      custom.out[from].push_back(l);
+    }
+  }
+  custom.vertices = vertex_count();
+}
+
+// Hop distances towards each GPU: BFS from the GPU over the reversed custom links. Every GPU must
+// reach every GPU of the other domains.
+void Topology::compute_custom_distances(Custom& custom) const {
+  std::vector<std::pair<VertexId, VertexId>> reversed;
+  for (VertexId v = 0; v < custom.vertices; ++v)
+    for (LinkId l : custom.out[v]) reversed.emplace_back(links_[l].to, v);
   using Reverse = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
-  const Reverse rev(reversed.begin(), reversed.end(), custom->vertices);
-  custom->dist.assign(std::size_t{gpu_count_} * custom->vertices, kFar);
-  std::vector<int> d(custom->vertices);
+  const Reverse rev(reversed.begin(), reversed.end(), custom.vertices);
+  custom.dist.assign(std::size_t{gpu_count_} * custom.vertices, kFar);
+  std::vector<int> d(custom.vertices);
   for (GpuId g = 0; g < gpu_count_; ++g) {
     std::fill(d.begin(), d.end(), -1);
     d[g] = 0;
     boost::breadth_first_search(
         rev, g,
         boost::visitor(boost::make_bfs_visitor(boost::record_distances(d.data(), boost::on_tree_edge()))));
-    for (std::size_t v = 0; v < custom->vertices; ++v)
-      if (d[v] >= 0) custom->dist[g * custom->vertices + v] = static_cast<std::uint16_t>(d[v]);
+    for (std::size_t v = 0; v < custom.vertices; ++v)
+      if (d[v] >= 0) custom.dist[g * custom.vertices + v] = static_cast<std::uint16_t>(d[v]);
     for (GpuId s = 0; s < gpu_count_; ++s)
       if (domain_of(s) != domain_of(g) && d[s] < 0)
         throw UserError(
@@ -122,7 +136,6 @@ void Topology::build_custom() {
             "gpu" + std::to_string(s) + " cannot reach gpu" + std::to_string(g) + " over the custom links",
             "connect every GPU (or its domain) to the fabric");
   }
-  custom_ = std::move(custom);
 }
 
 void Topology::route_custom(GpuId src, GpuId dst, std::uint32_t channel, std::vector<LinkId>& out) const {

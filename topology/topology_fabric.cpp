@@ -34,6 +34,27 @@ std::uint32_t links_for(double ports, double ratio) {
   return static_cast<std::uint32_t>(std::max(1.0, std::round(ports / ratio)));
 }
 
+// Which leaf each NIC hangs off, and the NIC's number counted leaf by leaf (for routing).
+void place_nics(Topology::Fabric& fab, const FabricSpec& f, std::uint32_t gpus, std::uint32_t per_host) {
+  const auto hpl = static_cast<std::uint32_t>(f.hosts_per_leaf);
+  fab.leaf_of.resize(gpus);
+  fab.nic_index.resize(gpus);
+  if (f.kind == FabricKind::rail_optimized) {
+    fab.leaves = ceil_div(gpus / per_host, hpl) * per_host;
+    for (GpuId g = 0; g < gpus; ++g) {
+      const std::uint32_t host = g / per_host;
+      fab.leaf_of[g] = (host / hpl) * per_host + g % per_host;
+      fab.nic_index[g] = fab.leaf_of[g] * hpl + host % hpl;
+    }
+  } else {
+    fab.leaves = ceil_div(gpus, hpl);
+    for (GpuId g = 0; g < gpus; ++g) {
+      fab.leaf_of[g] = g / hpl;
+      fab.nic_index[g] = g;
+    }
+  }
+}
+
 }  // namespace
 
 void Topology::build_fabric() {
@@ -41,22 +62,7 @@ void Topology::build_fabric() {
   const double nic = spec_.nic_bw_Bps();
   const auto hpl = static_cast<std::uint32_t>(f.hosts_per_leaf);
   auto fab = std::make_shared<Fabric>();
-  fab->leaf_of.resize(gpu_count_);
-  fab->nic_index.resize(gpu_count_);
-  if (f.kind == FabricKind::rail_optimized) {
-    const std::uint32_t hosts = gpu_count_ / gpus_per_host_;
-    fab->leaves = ceil_div(hosts, hpl) * gpus_per_host_;
-    for (GpuId g = 0; g < gpu_count_; ++g) {
-      fab->leaf_of[g] = (host_of(g) / hpl) * gpus_per_host_ + local_index(g);
-      fab->nic_index[g] = fab->leaf_of[g] * hpl + host_of(g) % hpl;
-    }
-  } else {
-    fab->leaves = ceil_div(gpu_count_, hpl);
-    for (GpuId g = 0; g < gpu_count_; ++g) {
-      fab->leaf_of[g] = g / hpl;
-      fab->nic_index[g] = g;
-    }
-  }
+  place_nics(*fab, f, gpu_count_, gpus_per_host_);
   const bool three = f.tiers == 3;
   fab->leaves_per_pod = three ? std::min<std::uint32_t>(f.leaves_per_pod, fab->leaves) : fab->leaves;
   fab->pods = ceil_div(fab->leaves, fab->leaves_per_pod);
@@ -65,43 +71,45 @@ void Topology::build_fabric() {
   fab->cores = three ? links_for(fab->leaves_per_pod, f.oversubscription[1]) : 0;
   const double spine_core_bw =
       three ? fab->leaves_per_pod * leaf_spine_bw / (f.oversubscription[1] * fab->cores) : 0.0;
-  const double hop = f.hop_latency_s;
+  add_fabric_links(*fab, leaf_spine_bw, spine_core_bw);
+  fabric_ = std::move(fab);
+}
 
-  std::vector<VertexId> leaf_v(fab->leaves), spine_v(fab->pods * fab->spines);
+void Topology::add_fabric_links(Fabric& fab, double leaf_spine_bw, double spine_core_bw) {
+  const FabricSpec& f = spec_.fabric;
+  const double hop = f.hop_latency_s;
+  std::vector<VertexId> leaf_v(fab.leaves), spine_v(fab.pods * fab.spines);
   for (auto& v : leaf_v) v = add_vertex(VertexKind::leaf);
   for (auto& v : spine_v) v = add_vertex(VertexKind::spine);
   for (GpuId g = 0; g < gpu_count_; ++g) {
     // The NIC pair costs nic_latency_s per message; the leaf hop is charged on the way down.
-    nic_up_[g] = add_link(g, leaf_v[fab->leaf_of[g]], LinkKind::nic, nic, f.nic_latency_s / 2);
-    nic_down_[g] = add_link(leaf_v[fab->leaf_of[g]], g, LinkKind::nic, nic, f.nic_latency_s / 2 + hop);
+    nic_up_[g] = add_link(g, leaf_v[fab.leaf_of[g]], LinkKind::nic, spec_.nic_bw_Bps(), f.nic_latency_s / 2);
+    nic_down_[g] =
+        add_link(leaf_v[fab.leaf_of[g]], g, LinkKind::nic, spec_.nic_bw_Bps(), f.nic_latency_s / 2 + hop);
   }
-  const std::uint32_t P = fab->spines;
-  fab->leaf_up.resize(std::size_t{fab->leaves} * P);
-  fab->leaf_down.resize(fab->leaf_up.size());
-  for (std::uint32_t leaf = 0; leaf < fab->leaves; ++leaf) {
-    const std::uint32_t pod = leaf / fab->leaves_per_pod;
+  const std::uint32_t P = fab.spines;
+  fab.leaf_up.resize(std::size_t{fab.leaves} * P);
+  fab.leaf_down.resize(fab.leaf_up.size());
+  for (std::uint32_t leaf = 0; leaf < fab.leaves; ++leaf)
     for (std::uint32_t j = 0; j < P; ++j) {
-      const VertexId spine = spine_v[pod * P + j];
-      fab->leaf_up[leaf * P + j] = add_link(leaf_v[leaf], spine, LinkKind::leaf_spine, leaf_spine_bw, hop);
-      fab->leaf_down[leaf * P + j] = add_link(spine, leaf_v[leaf], LinkKind::leaf_spine, leaf_spine_bw, hop);
+      const VertexId spine = spine_v[(leaf / fab.leaves_per_pod) * P + j];
+      fab.leaf_up[leaf * P + j] = add_link(leaf_v[leaf], spine, LinkKind::leaf_spine, leaf_spine_bw, hop);
+      fab.leaf_down[leaf * P + j] = add_link(spine, leaf_v[leaf], LinkKind::leaf_spine, leaf_spine_bw, hop);
     }
-  }
-  if (three) {
-    const std::uint32_t C = fab->cores;
-    std::vector<VertexId> core_v(std::size_t{P} * C);
-    for (auto& v : core_v) v = add_vertex(VertexKind::core);
-    fab->spine_up.resize(std::size_t{fab->pods} * P * C);
-    fab->spine_down.resize(fab->spine_up.size());
-    for (std::uint32_t pod = 0; pod < fab->pods; ++pod)
-      for (std::uint32_t j = 0; j < P; ++j)
-        for (std::uint32_t k = 0; k < C; ++k) {
-          const std::size_t i = (std::size_t{pod} * P + j) * C + k;
-          const VertexId spine = spine_v[pod * P + j], core = core_v[j * C + k];
-          fab->spine_up[i] = add_link(spine, core, LinkKind::spine_core, spine_core_bw, hop);
-          fab->spine_down[i] = add_link(core, spine, LinkKind::spine_core, spine_core_bw, hop);
-        }
-  }
-  fabric_ = std::move(fab);
+  if (fab.cores == 0) return;
+  const std::uint32_t C = fab.cores;
+  std::vector<VertexId> core_v(std::size_t{P} * C);
+  for (auto& v : core_v) v = add_vertex(VertexKind::core);
+  fab.spine_up.resize(std::size_t{fab.pods} * P * C);
+  fab.spine_down.resize(fab.spine_up.size());
+  for (std::uint32_t pod = 0; pod < fab.pods; ++pod)
+    for (std::uint32_t j = 0; j < P; ++j)
+      for (std::uint32_t k = 0; k < C; ++k) {
+        const std::size_t i = (std::size_t{pod} * P + j) * C + k;
+        const VertexId spine = spine_v[pod * P + j], core = core_v[j * C + k];
+        fab.spine_up[i] = add_link(spine, core, LinkKind::spine_core, spine_core_bw, hop);
+        fab.spine_down[i] = add_link(core, spine, LinkKind::spine_core, spine_core_bw, hop);
+      }
 }
 
 // Up to the lowest common switch tier and down again, choosing the spine by (d + channel) mod P

@@ -200,3 +200,39 @@ TEST_CASE("16,384 GPUs on a three-tier rail-optimised fabric", "[topology]") {
   CHECK(r.size() == 8);
   CHECK(t.link(r[4]).kind == LinkKind::spine_core);
 }
+
+TEST_CASE("spine oversubscription divides spine-core uplinks", "[topology]") {
+  // 8 nodes x 8 GPUs, 8 NICs per leaf -> 8 leaves, 4 per pod; leaf 1:1 -> P = 8 spines per pod with
+  // 8 x 50 / 8 = 50 GB/s links; spine 2:1 -> C = round(4 / 2) = 2 cores per group, each link
+  // 4 x 50 / (2 x 2) = 50 GB/s: a spine has 200 GB/s down and 100 GB/s up.
+  auto spec = cluster(8, 8, FabricKind::fat_tree);
+  spec.fabric.tiers = 3;
+  spec.fabric.hosts_per_leaf = 8;
+  spec.fabric.leaves_per_pod = 4;
+  spec.fabric.oversubscription = {1.0, 2.0, 1.0};
+  const Topology t(spec);
+  const auto r = route(t, 0, 63);  // pod 0 -> pod 1
+  REQUIRE(r.size() == 6);
+  const VertexId spine = t.link(r[2]).from;
+  double up = 0.0, down = 0.0;
+  for (const Link& l : t.links()) {
+    if (l.from == spine && l.kind == LinkKind::spine_core) up += l.bw_Bps;
+    if (l.from == spine && l.kind == LinkKind::leaf_spine) down += l.bw_Bps;
+  }
+  CHECK(down == Approx(200e9));
+  CHECK(up == Approx(100e9));
+}
+
+TEST_CASE("GPUs without NVLink meet at a PCIe switch", "[topology]") {
+  auto spec = cluster(2, 4);
+  spec.gpu.nvlink_bw_Bps = 0.0;
+  spec.nvlink_domain = 1;
+  const Topology t(spec);
+  CHECK(t.domain_size() == 4);  // the host
+  const auto local = route(t, 0, 3);
+  REQUIRE(local.size() == 2);
+  CHECK(t.link(local[0]).kind == LinkKind::pcie);
+  CHECK(t.link(local[0]).bw_Bps == 64e9);
+  CHECK_FALSE(t.relays_across_rails());  // no NVLink to relay over
+  CHECK(t.link(route(t, 0, 5)[0]).kind == LinkKind::nic);
+}

@@ -6,6 +6,8 @@ namespace stepsim::cli {
 BenchResult bench_engine();
 BenchResult bench_engine_fixed();
 BenchResult bench_scenario_load();
+BenchResult bench_network_all_to_all();
+BenchResult bench_network_ring();
 
 namespace {
 constexpr BenchCase kBenchCases[] = {
@@ -15,6 +17,9 @@ constexpr BenchCase kBenchCases[] = {
      bench_engine_fixed},
     {"scenario_load", "parse the catalog once, then load the bundled scenarios repeatedly",
      bench_scenario_load},
+    {"network-all-to-all", "all-to-all of 1 GiB per GPU over 1,024 GPUs, rail-optimised fat-tree",
+     bench_network_all_to_all},
+    {"network-ring", "ring all-reduce of 1 GiB over 1,024 GPUs, rail-optimised fat-tree", bench_network_ring},
 };
 }  // namespace
 

@@ -7,16 +7,20 @@ int cmd_version(Args args);
 int cmd_catalog(Args args);
 int cmd_check(Args args);
 int cmd_bench(Args args);
+int cmd_collective(Args args);
 
 namespace {
 constexpr Command kCommands[] = {
     {"version", "print the version", cmd_version},
     {"catalog", "list the GPU and model presets", cmd_catalog},
     {"check", "validate a scenario and show what it resolves to", cmd_check},
+    {"collective", "simulate one collective on a cluster at several sizes", cmd_collective},
     {"bench", "time the simulator on named benchmark cases", cmd_bench},
 };
 }  // namespace
 
-std::span<const Command> commands() { return kCommands; }
+std::span<const Command> commands() {
+  return kCommands;
+}
 
 }  // namespace stepsim::cli

@@ -10,7 +10,8 @@ constexpr std::size_t idx(ParallelDim d) { return static_cast<std::size_t>(d); }
 
 /// The predecessor whose end gated `op`'s start: the latest-ending explicit dependency or stream
 /// predecessor (lowest id on ties); kNone if the op had none.
-sim::OpId gating(const sim::StepGraph& g, const sim::RunResult& run, sim::OpId op) {
+sim::OpId gating(const sim::StepGraph& g, const sim::StreamPredecessors& preds, const sim::RunResult& run,
+                 sim::OpId op) {
   sim::OpId best = sim::StepGraph::kNoOp;
   Time best_end{-1};
   auto consider = [&](sim::OpId p) {
@@ -22,14 +23,15 @@ sim::OpId gating(const sim::StepGraph& g, const sim::RunResult& run, sim::OpId o
     }
   };
   g.for_each_dependency(op, consider);
-  for (sim::StreamId s : g.streams_of(op)) consider(g.stream_predecessor(op, s));
+  for (sim::OpId p : preds.of(op)) consider(p);
   return best;
 }
 
 class RankAnalyser {
  public:
-  RankAnalyser(const StepPlan& plan, const sim::RunResult& run, std::uint16_t rank)
-      : plan_(plan), run_(run), rank_(rank) {}
+  RankAnalyser(const StepPlan& plan, const sim::StreamPredecessors& preds, const sim::RunResult& run,
+               std::uint16_t rank)
+      : plan_(plan), preds_(preds), run_(run), rank_(rank) {}
 
   Breakdown breakdown() {
     Breakdown b;
@@ -71,7 +73,7 @@ class RankAnalyser {
  private:
   /// Charges the compute stream's idle [from, to) before kernel `k` to what it waited on.
   void explain_wait(sim::OpId k, Time from, Time to, Breakdown& b) {
-    sim::OpId x = gating(plan_.graph, run_, k);
+    sim::OpId x = gating(plan_.graph, preds_, run_, k);
     // Follow the chain of communication that gated the kernel, charging each op's running time
     // inside the window to its group; whatever came before the chain began is the bubble.
     while (to > from && x != sim::StepGraph::kNoOp) {
@@ -81,7 +83,7 @@ class RankAnalyser {
       const Time lo = std::max(from, rec.start);
       if (to > lo) b.exposed_comm_s[idx(i.comm_dim)] += to_seconds(to - lo);
       to = std::min(to, lo);
-      x = gating(plan_.graph, run_, x);
+      x = gating(plan_.graph, preds_, run_, x);
     }
     if (to > from) b.bubble_s += to_seconds(to - from);
   }
@@ -102,6 +104,7 @@ class RankAnalyser {
   }
 
   const StepPlan& plan_;
+  const sim::StreamPredecessors& preds_;
   const sim::RunResult& run_;
   std::uint16_t rank_;
 };
@@ -143,8 +146,9 @@ StepReport analyse_step(const StepPlan& plan, const sim::RunResult& run, const s
   StepReport r;
   r.step_time_s = to_seconds(run.makespan);
   const double n = static_cast<double>(plan.ranks.size());
+  const sim::StreamPredecessors preds(plan.graph);
   for (std::uint16_t i = 0; i < plan.ranks.size(); ++i) {
-    RankAnalyser a(plan, run, i);
+    RankAnalyser a(plan, preds, run, i);
     RankReport rr;
     rr.rank = plan.ranks[i].rank;
     rr.stage = plan.ranks[i].stage;

@@ -372,7 +372,8 @@ StepPlan TrainStepBuilder::build() {
   const auto& par = job_.parallel;
   const auto& prec = job_.precision;
   const double per_sim_rank = a_.mode() == RankMode::representative ? double(par.tp) * par.cp * par.dp : 1.0;
-  for (const auto& op : plan.graph.ops()) plan.hardware_flops_per_step += op.flops * per_sim_rank;
+  for (sim::OpId op = 0; op < plan.graph.op_count(); ++op)
+    plan.hardware_flops_per_step += plan.graph.info(op).flops * per_sim_rank;
   for (std::size_t r = 0; r < plan.ranks.size(); ++r) {
     double params = 0.0;
     for (const auto& [layer, src] : grads_[r]) params += src.params;

@@ -1,0 +1,178 @@
+// Assembles the stepsim estimate: demands per resource, rates, the bound, memory, cost, sizing.
+#include "workloads/estimate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+
+#include "sim/units.hpp"
+#include "workloads/estimate_parts.hpp"
+
+namespace stepsim::work {
+
+namespace {
+
+/// The scale-up tier: NVLink where the GPU has it, otherwise PCIe between the GPUs of a node.
+struct ScaleUp {
+  topo::Resource resource = topo::Resource::nvlink;
+  double bw_Bps = 0.0;
+  int domain = 1;  ///< GPUs that share it
+};
+
+ScaleUp scale_up_of(const topo::ClusterSpec& c) {
+  if (c.gpu.nvlink_bw_Bps > 0.0 && c.nvlink_domain > 1)
+    return {topo::Resource::nvlink, c.gpu.nvlink_bw_Bps, c.nvlink_domain};
+  if (c.gpu.pcie_bw_Bps > 0.0 && c.gpus_per_node > 1)
+    return {topo::Resource::pcie, c.gpu.pcie_bw_Bps, c.gpus_per_node};
+  return {c.gpu.nvlink_bw_Bps > 0.0 ? topo::Resource::nvlink : topo::Resource::pcie, 0.0, 1};
+}
+
+ResourceRate make_rate(topo::Resource r, double demand, double usable, double stretch = 1.0) {
+  const double tokens = demand > 0.0 ? usable / demand / stretch : std::numeric_limits<double>::infinity();
+  return {r, demand, usable, tokens};
+}
+
+double pipeline_bubble(const JobSpec& job, const StepShape& s) {
+  if (!s.training() || job.parallel.pp <= 1) return 0.0;
+  // 1F1B and GPipe idle (p-1) micro-batch slots per step; interleaving divides that by v.
+  const double v = job.parallel.schedule == PipelineSchedule::interleaved ? job.parallel.virtual_stages : 1.0;
+  return (job.parallel.pp - 1.0) / (v * s.micro_batches);
+}
+
+/// Everything but sizing.
+Estimate core(const JobSpec& job) {
+  const StepShape s = step_shape(job);
+  const ParamShares params = param_shares(job.model);
+  const topo::GpuSpec& g = job.cluster.gpu;
+  const topo::Efficiency& eff = g.eff;
+  const ScaleUp up = scale_up_of(job.cluster);
+  Estimate e;
+  e.kind = s.kind;
+  e.gpus = s.world;
+  e.tokens_per_step = s.tokens_per_step;
+  e.params = params.total();
+  e.active_params = params.active();
+  e.flops = flops_per_token(job, params, s);
+  e.hbm = hbm_per_token(job, params, s);
+  e.network = network_terms(job, params, s, up.domain);
+  double up_bytes = 0.0, out_bytes = 0.0;
+  for (const NetworkTerm& t : e.network) {
+    up_bytes += t.scale_up_bytes_per_token;
+    out_bytes += t.scale_out_bytes_per_token;
+  }
+  const double peak = g.peak_flops(job.precision.compute);
+  e.pipeline_bubble = pipeline_bubble(job, s);
+  e.rates = {make_rate(topo::Resource::compute, e.flops.busiest_gpu, eff.estimate_compute * peak,
+                       1.0 + e.pipeline_bubble),
+             make_rate(topo::Resource::hbm, e.hbm.total(), eff.estimate_memory * g.hbm_bw_Bps),
+             make_rate(up.resource, up_bytes, eff.estimate_network * up.bw_Bps),
+             make_rate(topo::Resource::nic, out_bytes, eff.estimate_network * job.cluster.nic_bw_Bps())};
+  const ResourceRate* best = &e.rates.front();
+  for (const ResourceRate& r : e.rates)
+    if (r.tokens_per_s < best->tokens_per_s) best = &r;
+  e.bound = best->resource;
+  e.tokens_per_s_per_gpu = best->tokens_per_s;
+  e.tokens_per_s_cluster = e.tokens_per_s_per_gpu * e.gpus;
+  e.step_time_s = e.tokens_per_step / e.tokens_per_s_cluster;
+  e.mfu = e.flops.model * e.tokens_per_s_per_gpu / peak;
+  e.intensity_flops_per_byte = e.flops.busiest_gpu / e.hbm.total();
+  e.ridge_flops_per_byte = peak / g.hbm_bw_Bps;
+  e.memory = memory_per_gpu(job, params, s);
+  e.cost = cost_lines(job, e.tokens_per_s_per_gpu);
+  return e;
+}
+
+/// The job with `dp` replicas of the same model-parallel shape, on as many nodes as that needs.
+JobSpec with_replicas(const JobSpec& job, int dp) {
+  JobSpec j = job;
+  j.parallel.dp = dp;
+  const int gpus = j.parallel.world();
+  j.cluster.nodes = (gpus + j.cluster.gpus_per_node - 1) / j.cluster.gpus_per_node;
+  return j;
+}
+
+/// Smallest replica count reaching the target, scanning up from the bound that ignores data-parallel
+/// costs. The scan (not a bisection) matters: the cluster rate can dip where the data-parallel group
+/// first leaves the NVLink domain. Steps grow with dp (at most 0.2 % of dp) to bound the work.
+Sizing size_for_target(const JobSpec& job, double target, const Estimate& at_one) {
+  Sizing z;
+  z.target_tokens_per_s = target;
+  const int replica = job.parallel.world() / job.parallel.dp;
+  const bool training = job.workload.kind == WorkloadKind::train;
+  const int max_dp = training ? job.workload.global_batch / job.workload.micro_batch
+                              : 1'000'000;  // replicas: far beyond any real cluster
+  auto reaches = [&](int replicas, Estimate& out) {
+    out = core(with_replicas(job, replicas));
+    return out.tokens_per_s_cluster >= target * (1.0 - 1e-9);
+  };
+  int dp = std::clamp(ceil_count(target / (replica * at_one.tokens_per_s_per_gpu)), 1, max_dp);
+  Estimate e;
+  bool found = reaches(dp, e);
+  while (!found && dp < max_dp) {
+    dp = std::min(max_dp, dp + std::max(1, dp / 512));
+    found = reaches(dp, e);
+  }
+  if (!found) {
+    z.feasible = false;
+    z.note = "the global batch of " + std::to_string(job.workload.global_batch) +
+             " sequences allows at most " + std::to_string(max_dp) +
+             " replicas; more throughput needs a larger batch or more model parallelism";
+  } else if (training && job.workload.global_batch % (dp * job.workload.micro_batch) != 0) {
+    z.note = "global batch not divisible by dp x micro_batch at this size; micro-batches per rank averaged";
+  }
+  z.dp_needed = dp;
+  z.gpus_needed = dp * replica;
+  z.tokens_per_s_per_gpu = e.tokens_per_s_per_gpu;
+  z.cluster_cost_per_hour = z.gpus_needed * job.cluster.gpu.price_per_hour;
+  z.cluster_hbm_Bps = target * e.hbm.total();
+  return z;
+}
+
+std::string gb(double bytes) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.1f GB", bytes / units::kGB);
+  return buf;
+}
+
+void add_notes(const JobSpec& job, Estimate& e) {
+  if (e.memory && !e.memory->fits())
+    e.notes.push_back("does not fit: the most loaded GPU needs " + gb(e.memory->total_bytes()) + " of " +
+                      gb(e.memory->capacity_bytes));
+  if (job.workload.kind == WorkloadKind::decode && job.parallel.cp > 1)
+    e.notes.push_back("context parallelism is not modelled for decode; cp only splits the work");
+  if (job.parallel.expert_tp > 1)
+    e.notes.push_back("expert tensor parallelism shards expert weights; its collectives are not priced");
+  if (job.cluster.nvls)
+    e.notes.push_back("NVLink SHARP (nvls) is not used by the estimate: all-reduces are priced as rings");
+}
+
+}  // namespace
+
+Estimate estimate_stepsim(const JobSpec& job) {
+  Estimate e = core(job);
+  add_notes(job, e);
+  if (job.estimate.target_tokens_per_s) {
+    const Estimate one = core(with_replicas(job, 1));
+    e.sizing = size_for_target(job, *job.estimate.target_tokens_per_s, one);
+  }
+  return e;
+}
+
+Estimate estimate(const JobSpec& job) {
+  return job.estimate.formulas == EstimateFormulas::notebook ? estimate_notebook(job) : estimate_stepsim(job);
+}
+
+std::string_view name(Collective c) {
+  switch (c) {
+    case Collective::all_reduce: return "all_reduce";
+    case Collective::reduce_scatter: return "reduce_scatter";
+    case Collective::all_gather: return "all_gather";
+    case Collective::all_to_all: return "all_to_all";
+    case Collective::send_recv: return "send_recv";
+  }
+  return "unknown";
+}
+
+}  // namespace stepsim::work

@@ -1,0 +1,123 @@
+#include "workloads/placement.hpp"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <utility>
+
+#include "sim/error.hpp"
+
+namespace stepsim::work {
+
+namespace {
+
+// The four dimensions that multiply to the world size, indexed tp=0, cp=1, pp=2, dp=3.
+constexpr std::array<ParallelDim, 4> kWorldDims{ParallelDim::tp, ParallelDim::cp, ParallelDim::pp,
+                                                ParallelDim::dp};
+
+int index_of(ParallelDim d) {
+  for (std::size_t i = 0; i < kWorldDims.size(); ++i)
+    if (kWorldDims[i] == d) return static_cast<int>(i);
+  return -1;  // ep: not a world dimension (carved out of dp x cp)
+}
+
+struct Layout {
+  std::array<long long, 4> size{};
+  std::array<long long, 4> stride{};
+  bool cp_inside_dp = true;  ///< cp varies faster than dp in the rank order
+};
+
+Layout layout_of(const ParallelSpec& par) {
+  Layout l;
+  l.size = {par.tp, par.cp, par.pp, par.dp};
+  // The user's order first (ep skipped, repeats ignored), then any missing dimension in Megatron's.
+  std::vector<int> order;
+  auto add = [&](ParallelDim d) {
+    const int i = index_of(d);
+    if (i >= 0 && std::find(order.begin(), order.end(), i) == order.end()) order.push_back(i);
+  };
+  for (ParallelDim d : par.order) add(d);
+  for (ParallelDim d : kWorldDims) add(d);
+  long long stride = 1;
+  for (int i : order) {
+    l.stride[i] = stride;
+    stride *= l.size[i];
+  }
+  l.cp_inside_dp = l.stride[1] < l.stride[3];
+  return l;
+}
+
+/// Identifies the group of `g` that rank `r` belongs to; ranks with equal keys share a group.
+long long group_key(const Layout& l, const ParallelSpec& par, RankGroup g, long long r) {
+  std::array<long long, 4> c{};
+  for (int i = 0; i < 4; ++i) c[i] = (r / l.stride[i]) % l.size[i];
+  auto without = [&](std::initializer_list<int> dims) {
+    long long key = r;
+    for (int i : dims) key -= c[i] * l.stride[i];
+    return key;
+  };
+  // Index in the combined dp x cp space, inner dimension first.
+  const long long e = l.cp_inside_dp ? c[1] + l.size[1] * c[3] : c[3] + l.size[3] * c[1];
+  const long long dpcp = l.size[1] * l.size[3];
+  switch (g) {
+    case RankGroup::tp: return without({0});
+    case RankGroup::cp: return without({1});
+    case RankGroup::pp: return without({2});
+    case RankGroup::dp: return without({3});
+    case RankGroup::dp_cp: return without({1, 3});
+    case RankGroup::ep: return without({1, 3}) * dpcp + e / par.ep;
+    case RankGroup::expert_dp: return without({1, 3}) * dpcp + e % par.ep;
+  }
+  return r;
+}
+
+int group_size(const ParallelSpec& par, RankGroup g) {
+  switch (g) {
+    case RankGroup::tp: return par.tp;
+    case RankGroup::cp: return par.cp;
+    case RankGroup::pp: return par.pp;
+    case RankGroup::dp: return par.dp;
+    case RankGroup::dp_cp: return par.dp * par.cp;
+    case RankGroup::ep: return par.ep;
+    case RankGroup::expert_dp: return par.dp * par.cp / par.ep;
+  }
+  return 1;
+}
+
+}  // namespace
+
+GroupPlacement place(const ParallelSpec& par, RankGroup group, int domain_size) {
+  if (par.ep < 1 || (par.dp * par.cp) % par.ep != 0)
+    throw UserError("parallelism.ep = " + std::to_string(par.ep) + " must divide dp x cp = " +
+                    std::to_string(par.dp * par.cp) + " (experts are spread over data-parallel ranks)");
+  const Layout l = layout_of(par);
+  const long long world = par.world();
+  const long long domain = std::max(1, domain_size);
+  // (group, domain) -> members there. An ordered map keeps the result independent of hashing.
+  std::map<std::pair<long long, long long>, int> members;
+  for (long long r = 0; r < world; ++r) ++members[{group_key(l, par, group, r), r / domain}];
+  GroupPlacement p;
+  p.size = group_size(par, group);
+  p.per_domain = p.size;
+  std::map<long long, int> domains_per_group;
+  for (const auto& [where, count] : members) {
+    p.per_domain = std::min(p.per_domain, count);
+    p.domains = std::max(p.domains, ++domains_per_group[where.first]);
+  }
+  return p;
+}
+
+std::string_view name(RankGroup g) {
+  switch (g) {
+    case RankGroup::tp: return "tp";
+    case RankGroup::cp: return "cp";
+    case RankGroup::pp: return "pp";
+    case RankGroup::dp: return "dp";
+    case RankGroup::dp_cp: return "dp_cp";
+    case RankGroup::ep: return "ep";
+    case RankGroup::expert_dp: return "expert_dp";
+  }
+  return "unknown";
+}
+
+}  // namespace stepsim::work

@@ -122,6 +122,8 @@ Sizing size_for_target(const JobSpec& job, double target, const Estimate& at_one
   } else if (training && job.workload.global_batch % (dp * job.workload.micro_batch) != 0) {
     z.note = "global batch not divisible by dp x micro_batch at this size; micro-batches per rank averaged";
   }
+  if (e.memory && !e.memory->fits())
+    z.note += std::string(z.note.empty() ? "" : "; ") + "this layout does not fit in GPU memory at that size";
   z.dp_needed = dp;
   z.gpus_needed = dp * replica;
   z.tokens_per_s_per_gpu = e.tokens_per_s_per_gpu;

@@ -61,10 +61,10 @@ void rates_section(std::string& out, const work::Estimate& e) {
 
 void network_section(std::string& out, const work::Estimate& e) {
   if (e.network.empty()) return;
-  out += fmt::format("\n{:<30} {:>6} {:>8} {:>12} {:>14} {:>14}\n", "network term", "ranks", "domains",
-                     "calls/step", "NVLink B/tok", "NIC B/tok");
+  out += fmt::format("\n{:<30} {:>6} {:>8} {:>12} {:>15} {:>15}\n", "network term", "ranks", "domains",
+                     "calls/step", "scale-up B/tok", "NIC B/tok");
   for (const work::NetworkTerm& t : e.network)
-    out += fmt::format("{:<30} {:>6} {:>8} {:>12} {:>14} {:>14}\n", t.name, t.placement.size,
+    out += fmt::format("{:<30} {:>6} {:>8} {:>12} {:>15} {:>15}\n", t.name, t.placement.size,
                        t.placement.domains, format_number(t.calls_per_step, 1),
                        format_bytes(t.scale_up_bytes_per_token), format_bytes(t.scale_out_bytes_per_token));
 }

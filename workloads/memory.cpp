@@ -50,8 +50,9 @@ double layer_bytes(const JobSpec& job, const StepShape& s, Recompute mode) {
     return tokens * job.precision.activation_bytes * job.model.hidden / rep_split;
   const LayerActivations a = layer_activations(job, s);
   const double kept = a.replicated / rep_split + a.sharded / t;
-  // Selective recomputation drops the attention scores (as FlashAttention never stores them).
-  return tokens * (mode == Recompute::selective ? kept : kept + a.scores / t);
+  // Selective recomputation drops the attention scores; fused attention never stores them.
+  const bool scores = mode == Recompute::none && job.attention_kernel == AttentionKernel::materialized;
+  return tokens * (scores ? kept + a.scores / t : kept);
 }
 
 /// Activation sets alive on the first stage at its peak (Narayanan 2021, Korthikanti 2022).

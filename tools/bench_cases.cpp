@@ -3,12 +3,17 @@
 
 namespace stepsim::cli {
 
+BenchResult bench_scenario_load();
+
 namespace {
 constexpr BenchCase kBenchCases[] = {
-    {nullptr, nullptr, nullptr},  // sentinel until the first case lands; skipped by cmd_bench
+    {"scenario_load", "parse the catalog once, then load the bundled scenarios repeatedly",
+     bench_scenario_load},
 };
 }  // namespace
 
-std::span<const BenchCase> bench_cases() { return std::span<const BenchCase>(kBenchCases).first(0); }
+std::span<const BenchCase> bench_cases() {
+  return kBenchCases;
+}
 
 }  // namespace stepsim::cli

@@ -41,6 +41,11 @@ struct ParallelSpec {
   int ep = 1;               ///< expert parallel ranks (MoE); carved out of dp x cp (x tp) as Megatron does
   int expert_tp = 1;        ///< tensor parallelism inside an expert
   int virtual_stages = 1;   ///< interleaved 1F1B model chunks per pipeline rank
+  /// Layers on the first / last pipeline stage when they differ from an even split (Megatron's
+  /// --decoder-first/last-pipeline-num-layers; Llama 3 405B puts 7 of 126 layers on each end so the
+  /// embedding and the output head balance). 0 = even split; the other stages share the rest evenly.
+  int first_stage_layers = 0;
+  int last_stage_layers = 0;
   bool sequence_parallel = false;
   int zero_stage = 0;       ///< 0 none, 1 optimizer states, 2 + gradients, 3 + parameters (FSDP)
   PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
@@ -48,6 +53,14 @@ struct ParallelSpec {
   std::vector<ParallelDim> order{ParallelDim::tp, ParallelDim::cp, ParallelDim::pp, ParallelDim::dp};
   double dp_bucket_bytes = 40e6;  ///< gradient bucket size for overlapped DP reduction
   int world() const { return dp * tp * pp * cp; }
+  /// Transformer layers held by pipeline stage `stage` (0-based) of a model with `layers` layers,
+  /// honouring first/last_stage_layers. Scenarios guarantee the split is whole.
+  int stage_layers(int stage, int layers) const {
+    if (stage == 0 && first_stage_layers > 0) return first_stage_layers;
+    if (stage == pp - 1 && pp > 1 && last_stage_layers > 0) return last_stage_layers;
+    const int fixed = (first_stage_layers > 0 ? 1 : 0) + (pp > 1 && last_stage_layers > 0 ? 1 : 0);
+    return (layers - first_stage_layers - (pp > 1 ? last_stage_layers : 0)) / (pp - fixed);
+  }
 };
 
 struct PrecisionSpec {

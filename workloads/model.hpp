@@ -52,6 +52,9 @@ struct ModelSpec {
   int mtp_layers = 0;      ///< multi-token-prediction modules (DeepSeek-V3), counted in total params
   double published_params = 0.0;         ///< total parameters as published (for the catalog test)
   double published_active_params = 0.0;  ///< MoE: activated parameters per token as published
+  /// Relative agreement the catalog test demands between computed and published counts: 0.01
+  /// unless the source prints its figure more coarsely (e.g. "1.7B" covers 1.65-1.75B).
+  double published_tolerance = 0.01;
 
   bool is_moe() const { return experts > 0; }
   int moe_layers() const { return is_moe() ? layers - dense_layers : 0; }

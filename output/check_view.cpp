@@ -1,0 +1,142 @@
+#include "output/check_view.hpp"
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "output/format.hpp"
+#include "output/job_json.hpp"
+#include "sim/units.hpp"
+#include "workloads/names.hpp"
+#include "workloads/params.hpp"
+
+namespace stepsim::out {
+namespace {
+
+std::string num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+std::string model_line(const scen::Scenario& s) {
+  const work::ModelSpec& m = s.job.model;
+  const work::ParamBreakdown b = work::count_params(m);
+  std::string out = (s.model_preset.empty() ? "inline" : s.model_preset) + " (" + m.name +
+                    "): " + std::to_string(m.layers) + " layers, hidden " + std::to_string(m.hidden) + ", " +
+                    std::to_string(m.heads) + " heads (" + std::to_string(m.kv_heads) + " KV), ";
+  if (m.is_moe())
+    out += std::to_string(m.experts) + " experts top-" + std::to_string(m.top_k) + ", expert ffn " +
+           std::to_string(m.expert_ffn) + ", ";
+  else
+    out += "ffn " + std::to_string(m.ffn) + ", ";
+  out += "vocab " + std::to_string(m.vocab) + "; " + format_number(b.total / 1e9, 2) + "B params";
+  if (m.is_moe()) out += " (" + format_number(b.active / 1e9, 2) + "B active)";
+  return out;
+}
+
+std::string gpu_line(const topo::GpuSpec& g) {
+  return g.id + " (" + g.name + "): " + num(g.bf16_flops_per_s / units::kTera) + " TFLOP/s bf16, " +
+         num(g.hbm_capacity_bytes / units::kGB) + " GB at " + num(g.hbm_bw_Bps / units::kTB) +
+         " TB/s, NVLink " + num(g.nvlink_bw_Bps / units::kGB) + " GB/s, $" + num(g.price_per_hour) + "/h";
+}
+
+std::string cluster_line(const topo::ClusterSpec& c) {
+  const char* kind = c.fabric.kind == topo::FabricKind::custom     ? "custom"
+                     : c.fabric.kind == topo::FabricKind::fat_tree ? "fat-tree"
+                                                                   : "rail-optimized";
+  return std::to_string(c.nodes) + " nodes x " + std::to_string(c.gpus_per_node) + " = " +
+         std::to_string(c.total_gpus()) + " GPUs, NVLink domain " + std::to_string(c.nvlink_domain) +
+         (c.nvls ? " (NVLS)" : "") + ", NIC " + num(c.nic_bw_Bps() * units::kBitsPerByte / 1e9) + " Gb/s, " +
+         kind + " " + std::to_string(c.fabric.tiers) + "-tier fabric";
+}
+
+std::string workload_line(const work::JobSpec& j) {
+  const work::WorkloadSpec& w = j.workload;
+  std::string out(work::name(w.kind));
+  if (w.kind == work::WorkloadKind::train)
+    out += ", seq " + std::to_string(w.seq_len) + ", global batch " + std::to_string(w.global_batch) +
+           ", micro-batch " + std::to_string(w.micro_batch) + ", recompute " +
+           std::string(work::name(j.recompute));
+  else if (w.kind == work::WorkloadKind::prefill)
+    out += ", seq " + std::to_string(w.seq_len) + ", batch " + std::to_string(w.batch);
+  else
+    out += ", context " + std::to_string(w.context_len) + ", batch " + std::to_string(w.batch);
+  return out;
+}
+
+std::string layout_line(const scen::Scenario& s) {
+  const work::ParallelSpec& p = s.job.parallel;
+  std::string out = "TP " + std::to_string(p.tp) + " x PP " + std::to_string(p.pp) + " x DP " +
+                    std::to_string(p.dp) + (s.dp_derived ? " (derived)" : "") + " x CP " +
+                    std::to_string(p.cp);
+  if (s.job.model.is_moe())
+    out += ", EP " + std::to_string(p.ep) + ", expert TP " + std::to_string(p.expert_tp);
+  out += ", " + std::string(work::name(p.schedule));
+  if (p.virtual_stages > 1) out += " (" + std::to_string(p.virtual_stages) + " virtual stages)";
+  if (p.first_stage_layers > 0 || p.last_stage_layers > 0) {
+    const int layers = s.job.model.layers;
+    out += " (layers per stage: first " + std::to_string(p.stage_layers(0, layers)) + ", middle " +
+           std::to_string(p.stage_layers(p.pp / 2, layers)) + ", last " +
+           std::to_string(p.stage_layers(p.pp - 1, layers)) + ")";
+  }
+  if (p.sequence_parallel) out += ", sequence parallel";
+  out += ", ZeRO " + std::to_string(p.zero_stage);
+  return out;
+}
+
+std::string precision_line(const work::PrecisionSpec& p) {
+  return "compute " + std::string(topo::name(p.compute)) + "; bytes per weight " + num(p.param_bytes) +
+         ", gradient " + num(p.grad_bytes) + ", optimizer state " + num(p.optimizer_bytes) + ", activation " +
+         num(p.activation_bytes) + ", KV " + num(p.kv_bytes);
+}
+
+std::string table(const scen::Scenario& s) {
+  std::string out;
+  auto row = [&](const char* label, const std::string& value) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%-11s", label);
+    out += buf + value + "\n";
+  };
+  row("scenario", s.display_name + (s.meta.name.empty() ? "" : " (" + s.meta.name + ")"));
+  if (!s.meta.id.empty()) row("id", s.meta.id + (s.meta.group.empty() ? "" : " [" + s.meta.group + "]"));
+  row("model", model_line(s));
+  row("gpu", gpu_line(s.job.cluster.gpu));
+  row("cluster", cluster_line(s.job.cluster));
+  row("workload", workload_line(s.job));
+  row("layout", layout_line(s));
+  row("precision", precision_line(s.job.precision));
+  if (s.target.tokens_per_s) row("target", format_number(*s.target.tokens_per_s, 0) + " tokens/s");
+  if (s.validation)
+    row("validation", "measured step " + format_seconds(s.validation->measured_step_s) +
+                          (s.validation->metric.empty()
+                               ? ""
+                               : " (" + s.validation->metric + " = " + num(s.validation->value) + ")"));
+  out += "ok\n";
+  return out;
+}
+
+}  // namespace
+
+std::string render_check(const scen::Scenario& s, RenderFormat format) {
+  if (format == RenderFormat::table) return table(s);
+  nlohmann::json j{{"scenario",
+                    {{"name", s.meta.name},
+                     {"description", s.meta.description},
+                     {"id", s.meta.id},
+                     {"group", s.meta.group},
+                     {"file", s.display_name},
+                     {"model_preset", s.model_preset},
+                     {"gpu_preset", s.gpu_preset},
+                     {"dp_derived", s.dp_derived}}},
+                   {"job", job_json(s.job)}};
+  if (s.validation)
+    j["validation"] = {{"measured_step_s", s.validation->measured_step_s},
+                       {"metric", s.validation->metric},
+                       {"value", s.validation->value},
+                       {"source", s.validation->source},
+                       {"note", s.validation->note}};
+  if (s.target.tokens_per_s) j["target"] = {{"tokens_per_s", *s.target.tokens_per_s}};
+  return j.dump(2) + "\n";
+}
+
+}  // namespace stepsim::out

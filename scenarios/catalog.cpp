@@ -1,0 +1,209 @@
+#include "scenarios/catalog.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "scenarios/data_dir.hpp"
+#include "scenarios/spec_readers.hpp"
+#include "scenarios/toml_reader.hpp"
+
+namespace stepsim::scen {
+
+/// Applies one parsed catalog file to a Catalog under construction.
+class CatalogFileReader {
+ public:
+  CatalogFileReader(Catalog& catalog, const ReadContext& ctx) : cat_(catalog), ctx_(ctx) {}
+
+  void apply(const toml::table& doc) {
+    TableReader root(doc, "", ctx_);
+    if (auto gpus = root.table("gpu"))
+      for (auto& [id, entry] : entries(*gpus)) apply_gpu(id, entry);
+    if (auto models = root.table("model"))
+      for (auto& [id, entry] : entries(*models)) apply_model(id, entry);
+    root.finish();
+  }
+
+ private:
+  /// The sub-tables of `group` in file order (toml++ keeps keys sorted, we want the author's order).
+  static std::vector<std::pair<std::string, TableReader>> entries(TableReader& group) {
+    std::vector<std::pair<toml::source_position, std::string>> keys;
+    for (const auto& [k, v] : group.raw()) keys.emplace_back(v.source().begin, std::string(k.str()));
+    std::stable_sort(keys.begin(), keys.end(), [](const auto& a, const auto& b) {
+      return a.first.line != b.first.line ? a.first.line < b.first.line : a.first.column < b.first.column;
+    });
+    std::vector<std::pair<std::string, TableReader>> out;
+    for (const auto& [pos, key] : keys) {
+      check_id(group, key);
+      out.emplace_back(key, *group.table(key));
+    }
+    return out;
+  }
+
+  static void check_id(const TableReader& group, const std::string& id) {
+    const bool ok = !id.empty() && std::isalnum(static_cast<unsigned char>(id[0])) &&
+                    std::all_of(id.begin(), id.end(), [](char c) {
+                      return std::islower(static_cast<unsigned char>(c)) ||
+                             std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_';
+                    });
+    if (ok) return;
+    std::string lower = id;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    group.fail(id, "catalog ids are lower-case letters, digits, '-', '.' and '_'",
+               "write it as `" + lower + "`");
+  }
+
+  /// Index of the entry `key` names (by id or alias), or size() for a new entry.
+  template <class Spec>
+  static std::size_t find(const std::vector<Spec>& specs, const Catalog::AliasMap& aliases,
+                          std::string_view key) {
+    std::string_view id = key;
+    if (auto it = aliases.find(key); it != aliases.end()) id = it->second;
+    const auto pos = std::find_if(specs.begin(), specs.end(), [&](const Spec& s) { return s.id == id; });
+    return static_cast<std::size_t>(pos - specs.begin());
+  }
+
+  template <class Spec>
+  static void add_aliases(TableReader& r, const std::string& id, const std::vector<Spec>& specs,
+                          Catalog::AliasMap& aliases) {
+    std::vector<std::string> names;
+    if (!r.read("aliases", names)) return;
+    for (const auto& a : names) {
+      const bool taken_by_id =
+          std::any_of(specs.begin(), specs.end(), [&](const Spec& s) { return s.id == a && s.id != id; });
+      const auto it = aliases.find(a);
+      if (taken_by_id || (it != aliases.end() && it->second != id))
+        r.fail("aliases", "alias `" + a + "` already names `" + (taken_by_id ? a : it->second) + "`",
+               "aliases must be unique across the catalog");
+      aliases.insert_or_assign(a, id);
+    }
+  }
+
+  void apply_gpu(const std::string& key, TableReader& r) {
+    const std::size_t i = find(cat_.gpus_, cat_.gpu_alias_, key);
+    topo::GpuSpec spec;
+    if (i < cat_.gpus_.size()) {
+      spec = cat_.gpus_[i];
+    } else {
+      spec.id = key;
+      spec.name = key;
+    }
+    add_aliases(r, spec.id, cat_.gpus_, cat_.gpu_alias_);
+    read_gpu_fields(r, spec);
+    r.finish();
+    validate_gpu(spec, r);
+    if (i < cat_.gpus_.size())
+      cat_.gpus_[i] = std::move(spec);
+    else
+      cat_.gpus_.push_back(std::move(spec));
+  }
+
+  void apply_model(const std::string& key, TableReader& r) {
+    const std::size_t i = find(cat_.models_, cat_.model_alias_, key);
+    work::ModelSpec spec;
+    if (i < cat_.models_.size()) {
+      spec = cat_.models_[i];
+      mark_derived_model_fields(spec);
+    } else {
+      spec.id = key;
+      spec.name = key;
+    }
+    add_aliases(r, spec.id, cat_.models_, cat_.model_alias_);
+    read_model_fields(r, spec, FieldSet::catalog);
+    r.finish();
+    finalize_model(spec, r);
+    if (i < cat_.models_.size())
+      cat_.models_[i] = std::move(spec);
+    else
+      cat_.models_.push_back(std::move(spec));
+  }
+
+  Catalog& cat_;
+  const ReadContext& ctx_;
+};
+
+namespace {
+
+std::vector<std::string> names_of(const auto& specs, const auto& aliases) {
+  std::vector<std::string> out;
+  for (const auto& s : specs) out.push_back(s.id);
+  for (const auto& [alias, id] : aliases) out.push_back(alias);
+  return out;
+}
+
+template <class Spec>
+const Spec* find_spec(const std::vector<Spec>& specs, const auto& aliases, std::string_view key) {
+  std::string_view id = key;
+  if (auto it = aliases.find(key); it != aliases.end()) id = it->second;
+  for (const auto& s : specs)
+    if (s.id == id) return &s;
+  return nullptr;
+}
+
+std::vector<std::string> aliases_of(const auto& aliases, std::string_view id) {
+  std::vector<std::string> out;
+  for (const auto& [alias, target] : aliases)
+    if (target == id) out.push_back(alias);
+  return out;
+}
+
+}  // namespace
+
+Catalog Catalog::load_builtin() {
+  return load_dir(data_dir() / "catalog");
+}
+
+Catalog Catalog::load_dir(const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  if (!fs::is_directory(dir))
+    throw UserError(SourceLocation{dir.string(), 0, 0}, "", "the catalog folder does not exist",
+                    "set STEPSIM_DATA_DIR to the folder holding catalog/");
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_regular_file() && e.path().extension() == ".toml") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  return Catalog().with_files(files);
+}
+
+Catalog Catalog::with_file(const std::filesystem::path& file) const {
+  std::string text;
+  const toml::table doc = parse_toml_file(file, text);
+  Catalog out = *this;
+  const ReadContext ctx{file.string(), nullptr, nullptr};
+  CatalogFileReader(out, ctx).apply(doc);
+  return out;
+}
+
+Catalog Catalog::with_files(std::span<const std::filesystem::path> files) const {
+  Catalog out = *this;
+  for (const auto& f : files) out = out.with_file(f);
+  return out;
+}
+
+Catalog Catalog::with_text(std::string_view toml_text, const std::string& name) const {
+  const toml::table doc = parse_toml(toml_text, name);
+  Catalog out = *this;
+  const ReadContext ctx{name, nullptr, nullptr};
+  CatalogFileReader(out, ctx).apply(doc);
+  return out;
+}
+
+const topo::GpuSpec* Catalog::find_gpu(std::string_view key) const {
+  return find_spec(gpus_, gpu_alias_, key);
+}
+const work::ModelSpec* Catalog::find_model(std::string_view key) const {
+  return find_spec(models_, model_alias_, key);
+}
+std::vector<std::string> Catalog::gpu_names() const {
+  return names_of(gpus_, gpu_alias_);
+}
+std::vector<std::string> Catalog::model_names() const {
+  return names_of(models_, model_alias_);
+}
+std::vector<std::string> Catalog::gpu_aliases(std::string_view id) const {
+  return aliases_of(gpu_alias_, id);
+}
+std::vector<std::string> Catalog::model_aliases(std::string_view id) const {
+  return aliases_of(model_alias_, id);
+}
+
+}  // namespace stepsim::scen

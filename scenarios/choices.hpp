@@ -1,0 +1,63 @@
+#pragma once
+// How scenario and catalog files spell enum values. One table per enum keeps reading and
+// "expected one of ..." messages in step.
+
+#include <array>
+
+#include "scenarios/toml_reader.hpp"
+#include "topology/cluster.hpp"
+#include "topology/gpu.hpp"
+#include "workloads/job.hpp"
+#include "workloads/model.hpp"
+
+namespace stepsim::scen::choices {
+
+using work::Activation;
+using work::AttentionKind;
+using work::NormKind;
+using work::PositionEmbedding;
+
+inline constexpr std::array<Choice<Activation>, 3> kActivation{
+    {{"gelu", Activation::gelu}, {"swiglu", Activation::swiglu}, {"relu", Activation::relu}}};
+inline constexpr std::array<Choice<NormKind>, 2> kNorm{
+    {{"layernorm", NormKind::layernorm}, {"rmsnorm", NormKind::rmsnorm}}};
+inline constexpr std::array<Choice<PositionEmbedding>, 2> kPosition{
+    {{"rope", PositionEmbedding::rope}, {"learned", PositionEmbedding::learned}}};
+inline constexpr std::array<Choice<AttentionKind>, 2> kAttention{
+    {{"standard", AttentionKind::standard}, {"mla", AttentionKind::mla}}};
+
+inline constexpr std::array<Choice<work::WorkloadKind>, 3> kWorkloadKind{
+    {{"train", work::WorkloadKind::train},
+     {"prefill", work::WorkloadKind::prefill},
+     {"decode", work::WorkloadKind::decode}}};
+inline constexpr std::array<Choice<work::Recompute>, 3> kRecompute{{{"none", work::Recompute::none},
+                                                                    {"selective", work::Recompute::selective},
+                                                                    {"full", work::Recompute::full}}};
+inline constexpr std::array<Choice<work::PipelineSchedule>, 3> kSchedule{
+    {{"gpipe", work::PipelineSchedule::gpipe},
+     {"1f1b", work::PipelineSchedule::one_f_one_b},
+     {"interleaved", work::PipelineSchedule::interleaved}}};
+inline constexpr std::array<Choice<work::ParallelDim>, 5> kParallelDim{{{"tp", work::ParallelDim::tp},
+                                                                        {"cp", work::ParallelDim::cp},
+                                                                        {"ep", work::ParallelDim::ep},
+                                                                        {"pp", work::ParallelDim::pp},
+                                                                        {"dp", work::ParallelDim::dp}}};
+inline constexpr std::array<Choice<topo::Precision>, 5> kPrecision{{{"fp32", topo::Precision::fp32},
+                                                                    {"bf16", topo::Precision::bf16},
+                                                                    {"fp16", topo::Precision::fp16},
+                                                                    {"fp8", topo::Precision::fp8},
+                                                                    {"fp4", topo::Precision::fp4}}};
+inline constexpr std::array<Choice<topo::FabricKind>, 3> kFabricKind{
+    {{"rail-optimized", topo::FabricKind::rail_optimized},
+     {"fat-tree", topo::FabricKind::fat_tree},
+     {"custom", topo::FabricKind::custom}}};
+inline constexpr std::array<Choice<work::EstimateFormulas>, 2> kFormulas{
+    {{"stepsim", work::EstimateFormulas::stepsim}, {"notebook", work::EstimateFormulas::notebook}}};
+
+/// Optimizer state bytes per parameter (beyond the working weights and gradients).
+/// adam: fp32 master + m + v (4+4+4); adam-bf16-moments: fp32 master, bf16 m and v (DeepSeek-V3,
+/// 4+2+2); adam-bf16: all three in bf16 (2+2+2); sgd-momentum: fp32 master + momentum; sgd: master.
+inline constexpr std::array<Choice<double>, 5> kOptimizerBytes{
+    {{"adam", 12.0}, {"adam-bf16-moments", 8.0}, {"adam-bf16", 6.0}, {"sgd-momentum", 8.0}, {"sgd", 4.0}}};
+
+}  // namespace stepsim::scen::choices

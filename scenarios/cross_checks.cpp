@@ -1,0 +1,304 @@
+// Values derived from several tables, and the checks that span tables. Messages show the
+// arithmetic so the user sees why a layout does not fit.
+#include <algorithm>
+#include <set>
+
+#include "scenarios/scenario_sections.hpp"
+#include "scenarios/suggest.hpp"
+#include "workloads/names.hpp"
+
+namespace stepsim::scen::detail {
+namespace {
+
+using std::to_string;
+
+[[noreturn]] void fail(const Scenario& s, std::string_view key, const std::string& problem,
+                       const std::string& hint = {}) {
+  throw UserError(s.where(key), std::string(key), problem, hint);
+}
+
+bool given(const Scenario& s, std::string_view key) {
+  return s.locations.contains(key);
+}
+
+void resolve_precision(Scenario& s) {
+  work::PrecisionSpec& p = s.job.precision;
+  const double natural = p.compute == topo::Precision::fp32 ? 4.0 : 2.0;  // fp8/fp4 math keeps bf16 copies
+  if (!given(s, "precision.params")) p.param_bytes = natural;
+  if (!given(s, "precision.grads")) p.grad_bytes = natural;
+  if (!given(s, "precision.activations")) p.activation_bytes = natural;
+  if (!given(s, "precision.kv_cache")) p.kv_bytes = natural;
+  const topo::GpuSpec& gpu = s.job.cluster.gpu;
+  const topo::Precision c = p.compute;
+  const double peak = c == topo::Precision::fp8    ? gpu.fp8_flops_per_s
+                      : c == topo::Precision::fp4  ? gpu.fp4_flops_per_s
+                      : c == topo::Precision::fp32 ? gpu.fp32_flops_per_s
+                                                   : gpu.bf16_flops_per_s;
+  if (!(peak > 0.0))
+    fail(
+        s, "precision.compute",
+        "GPU `" + gpu.id + "` has no " + std::string(topo::name(c)) + " tensor throughput in the catalog",
+        "choose a precision it supports, or set " + std::string(topo::name(c)) + "_tflops in [hardware.gpu]");
+}
+
+/// Largest d <= cap with pred(d), scanning down from cap (cap >= 1).
+template <class Pred>
+int largest(int cap, Pred pred) {
+  for (int d = cap; d > 1; --d)
+    if (pred(d)) return d;
+  return 1;
+}
+
+void resolve_nvlink_domain(Scenario& s) {
+  topo::ClusterSpec& c = s.job.cluster;
+  const int gpn = c.gpus_per_node;
+  const int total = c.total_gpus();
+  if (c.nvlink_domain == 0) {
+    const int cat = c.gpu.nvlink_bw_Bps > 0.0 ? c.gpu.nvlink_domain : 1;
+    if (cat <= gpn)
+      c.nvlink_domain = largest(cat, [&](int d) { return gpn % d == 0; });
+    else  // multi-node domains (NVL72): the largest whole number of nodes that tiles the cluster
+      c.nvlink_domain = largest(std::min(cat, total), [&](int d) { return d % gpn == 0 && total % d == 0; });
+    return;
+  }
+  const int d = c.nvlink_domain;
+  if (gpn % d != 0 && d % gpn != 0)
+    fail(s, "hardware.nvlink_domain",
+         "is " + to_string(d) + ", neither a divisor nor a multiple of gpus_per_node = " + to_string(gpn),
+         "a scale-up domain is part of a node, one node, or several whole nodes");
+  if (total % d != 0)
+    fail(s, "hardware.nvlink_domain",
+         "is " + to_string(d) + " but the cluster's " + to_string(c.nodes) + " nodes x " + to_string(gpn) +
+             " = " + to_string(total) + " GPUs do not split into whole domains of " + to_string(d),
+         "choose a node count that fills whole domains");
+  if (d > 1 && !(c.gpu.nvlink_bw_Bps > 0.0))
+    fail(s, "hardware.nvlink_domain",
+         "is " + to_string(d) + " but GPU `" + c.gpu.id + "` has no NVLink bandwidth",
+         "set nvlink_gb_s in [hardware.gpu], or nvlink_domain = 1");
+}
+
+void resolve_schedule(Scenario& s) {
+  work::ParallelSpec& p = s.job.parallel;
+  if (p.virtual_stages > 1 && p.pp < 2)
+    fail(s, "parallelism.virtual_stages",
+         "is " + to_string(p.virtual_stages) + " but pp = " + to_string(p.pp),
+         "interleaved model chunks need pipeline parallelism (pp > 1); set virtual_stages = 1");
+  const bool interleaved = p.schedule == work::PipelineSchedule::interleaved;
+  if (!given(s, "parallelism.schedule")) {
+    p.schedule =
+        p.virtual_stages > 1 ? work::PipelineSchedule::interleaved : work::PipelineSchedule::one_f_one_b;
+  } else if (interleaved && p.virtual_stages < 2) {
+    fail(s, "parallelism.schedule", "\"interleaved\" needs virtual_stages > 1",
+         "set virtual_stages (model chunks per pipeline rank), or schedule = \"1f1b\"");
+  } else if (!interleaved && p.virtual_stages > 1) {
+    fail(s, "parallelism.schedule",
+         "\"" + std::string(work::name(p.schedule)) +
+             "\" cannot run virtual_stages = " + to_string(p.virtual_stages),
+         "use schedule = \"interleaved\", or virtual_stages = 1");
+  }
+}
+
+void resolve_dp(Scenario& s) {
+  work::ParallelSpec& p = s.job.parallel;
+  const topo::ClusterSpec& c = s.job.cluster;
+  const int world = c.total_gpus();
+  const std::string cluster =
+      to_string(c.nodes) + " nodes x " + to_string(c.gpus_per_node) + " = " + to_string(world) + " GPUs";
+  const int tpc = p.tp * p.pp * p.cp;
+  if (!given(s, "parallelism.dp")) {
+    if (world % tpc != 0)
+      fail(s, "parallelism",
+           "tp x pp x cp = " + to_string(p.tp) + " x " + to_string(p.pp) + " x " + to_string(p.cp) + " = " +
+               to_string(tpc) + " does not divide the cluster's " + cluster,
+           "dp is derived as GPUs / (tp x pp x cp); choose sizes whose product divides " + to_string(world));
+    p.dp = world / tpc;
+    s.dp_derived = true;
+    return;
+  }
+  if (p.world() == world) return;
+  const std::string hint = world % tpc == 0
+                               ? "set dp = " + to_string(world / tpc) + ", or omit dp to derive it"
+                               : "change the layout or the cluster size so that the products agree";
+  fail(s, "parallelism.dp",
+       "tp x pp x dp x cp = " + to_string(p.tp) + " x " + to_string(p.pp) + " x " + to_string(p.dp) + " x " +
+           to_string(p.cp) + " = " + to_string(p.world()) + ", but the cluster has " + cluster,
+       hint);
+}
+
+/// first_stage_layers / last_stage_layers: the ends take their counts, the other stages split
+/// the remaining layers evenly.
+void check_uneven_stages(const Scenario& s) {
+  const work::ParallelSpec& p = s.job.parallel;
+  const int layers = s.job.model.layers;
+  const std::string_view key =
+      p.first_stage_layers > 0 ? "parallelism.first_stage_layers" : "parallelism.last_stage_layers";
+  if (p.pp < 2) fail(s, key, "needs pipeline parallelism (pp > 1), but pp = " + to_string(p.pp));
+  if (p.virtual_stages > 1)
+    fail(s, key, "cannot be combined with virtual_stages = " + to_string(p.virtual_stages),
+         "uneven end stages are supported with virtual_stages = 1");
+  const int rest = layers - p.first_stage_layers - p.last_stage_layers;
+  const int others = p.pp - (p.first_stage_layers > 0 ? 1 : 0) - (p.last_stage_layers > 0 ? 1 : 0);
+  const std::string arithmetic = "layers - first_stage_layers - last_stage_layers = " + to_string(layers) +
+                                 " - " + to_string(p.first_stage_layers) + " - " +
+                                 to_string(p.last_stage_layers) + " = " + to_string(rest);
+  if (others == 0 ? rest != 0 : (rest < others || rest % others != 0))
+    fail(
+        s, key,
+        arithmetic + (others == 0 ? ", but no other stage is left to hold them"
+                                  : ", which the other " + to_string(others) + " stages cannot share evenly"),
+        "choose end-stage sizes that leave a whole number of layers per stage");
+}
+
+void check_model_split(const Scenario& s) {
+  const work::ModelSpec& m = s.job.model;
+  const work::ParallelSpec& p = s.job.parallel;
+  if (m.heads % p.tp != 0)
+    fail(s, "parallelism.tp",
+         "heads = " + to_string(m.heads) + " is not divisible by tp = " + to_string(p.tp),
+         "tensor parallelism splits attention heads evenly; choose tp dividing " + to_string(m.heads));
+  if (m.attention == work::AttentionKind::standard && m.kv_heads % p.tp != 0)
+    fail(s, "parallelism.tp",
+         "kv_heads = " + to_string(m.kv_heads) + " is not divisible by tp = " + to_string(p.tp),
+         "each tensor-parallel rank needs whole KV-head groups; choose tp dividing " + to_string(m.kv_heads));
+  if (p.first_stage_layers > 0 || p.last_stage_layers > 0) {
+    check_uneven_stages(s);
+    return;
+  }
+  const int chunks = p.pp * p.virtual_stages;
+  if (m.layers % chunks != 0)
+    fail(s, "parallelism.pp",
+         "layers = " + to_string(m.layers) + " is not divisible by pp x virtual_stages = " + to_string(p.pp) +
+             " x " + to_string(p.virtual_stages) + " = " + to_string(chunks),
+         "every pipeline chunk must hold the same number of layers, or set first_stage_layers / "
+         "last_stage_layers");
+}
+
+void check_moe_layout(const Scenario& s) {
+  const work::ModelSpec& m = s.job.model;
+  const work::ParallelSpec& p = s.job.parallel;
+  if (!m.is_moe()) {
+    const std::string problem = "applies to mixture-of-experts models, but `" + m.id + "` has no experts";
+    const std::string hint = "remove it, or set experts in [model]";
+    if (given(s, "moe")) fail(s, "moe", problem, hint);
+    if (p.ep > 1) fail(s, "parallelism.ep", problem, hint);
+    if (p.expert_tp > 1) fail(s, "parallelism.expert_tp", problem, hint);
+    return;
+  }
+  if (m.experts % p.ep != 0)
+    fail(s, "parallelism.ep",
+         "experts = " + to_string(m.experts) + " is not divisible by ep = " + to_string(p.ep),
+         "each expert-parallel rank holds experts / ep whole experts");
+  if ((p.dp * p.cp) % p.ep != 0)
+    fail(s, "parallelism.ep",
+         "ep = " + to_string(p.ep) + " does not divide dp x cp = " + to_string(p.dp) + " x " +
+             to_string(p.cp) + " = " + to_string(p.dp * p.cp),
+         "expert parallelism is carved out of the data-parallel (and context-parallel) ranks");
+  const int dense_ranks = p.tp * p.dp * p.cp;
+  if (dense_ranks % (p.ep * p.expert_tp) != 0)
+    fail(s, "parallelism.expert_tp",
+         "ep x expert_tp = " + to_string(p.ep) + " x " + to_string(p.expert_tp) +
+             " does not divide tp x dp x cp = " + to_string(dense_ranks),
+         "the expert layout must tile the ranks of one pipeline stage");
+}
+
+void check_workload_keys(const Scenario& s) {
+  using K = work::WorkloadKind;
+  const K kind = s.job.workload.kind;
+  const std::string kind_name(work::name(kind));
+  struct Rule {
+    std::string_view key;
+    bool allowed;
+    std::string_view use;
+  };
+  const Rule rules[] = {
+      {"workload.global_batch", kind == K::train, "prefill and decode use `batch`"},
+      {"workload.micro_batch", kind == K::train, "prefill and decode use `batch`"},
+      {"workload.recompute", kind == K::train, "recomputation applies to training"},
+      {"workload.batch", kind != K::train, "training uses global_batch and micro_batch"},
+      {"workload.context", kind == K::decode, "context is the KV-cache length of decode"},
+      {"workload.seq_len", kind != K::decode, "decode uses `context` (tokens already cached)"},
+  };
+  for (const Rule& r : rules)
+    if (!r.allowed && given(s, r.key))
+      fail(s, r.key, "does not apply to kind = \"" + kind_name + "\"", std::string(r.use));
+  if (kind == K::train && !given(s, "workload.global_batch"))
+    fail(s, "workload", "kind = \"train\" needs `global_batch` (sequences per optimizer step)",
+         "e.g. global_batch = 1024");
+  if (kind != K::decode && !given(s, "workload.seq_len"))
+    fail(s, "workload", "kind = \"" + kind_name + "\" needs `seq_len` (tokens per sequence)",
+         "e.g. seq_len = 4096");
+  if (kind == K::decode && !given(s, "workload.context"))
+    fail(s, "workload", "kind = \"decode\" needs `context` (tokens already in each sequence's KV cache)",
+         "e.g. context = 4096");
+}
+
+void check_workload_split(const Scenario& s) {
+  const work::WorkloadSpec& w = s.job.workload;
+  const work::ParallelSpec& p = s.job.parallel;
+  const work::ModelSpec& m = s.job.model;
+  if (w.kind == work::WorkloadKind::train && w.global_batch % (w.micro_batch * p.dp) != 0)
+    fail(s, "workload.global_batch",
+         "global_batch = " + to_string(w.global_batch) + " is not divisible by micro_batch x dp = " +
+             to_string(w.micro_batch) + " x " + to_string(p.dp) + " = " + to_string(w.micro_batch * p.dp),
+         "every data-parallel rank runs a whole number of micro-batches");
+  const int tokens = w.kind == work::WorkloadKind::decode ? w.context_len + 1 : w.seq_len;
+  const std::string_view key = w.kind == work::WorkloadKind::decode ? "workload.context" : "workload.seq_len";
+  if (w.kind != work::WorkloadKind::decode && w.seq_len % p.cp != 0)
+    fail(s, key, "seq_len = " + to_string(w.seq_len) + " is not divisible by cp = " + to_string(p.cp),
+         "context parallelism splits each sequence evenly");
+  if (w.kind != work::WorkloadKind::decode && p.sequence_parallel && w.seq_len % p.tp != 0)
+    fail(s, key, "seq_len = " + to_string(w.seq_len) + " is not divisible by tp = " + to_string(p.tp),
+         "sequence parallelism splits each sequence across the tensor-parallel ranks");
+  if (m.position == work::PositionEmbedding::learned && tokens > m.max_positions)
+    fail(
+        s, key,
+        to_string(tokens) + " tokens exceed the model's " + to_string(m.max_positions) + " learned positions",
+        "raise max_positions in [model] or shorten the sequence");
+}
+
+/// Custom fabrics: every endpoint is gpuN (N < GPUs) or a listed switch, and every GPU has a link.
+void check_custom_fabric(const Scenario& s) {
+  const topo::FabricSpec& f = s.job.cluster.fabric;
+  if (f.kind != topo::FabricKind::custom) return;
+  const int total = s.job.cluster.total_gpus();
+  std::set<int> connected;
+  for (std::size_t i = 0; i < f.custom_links.size(); ++i) {
+    for (const std::string* end : {&f.custom_links[i].a, &f.custom_links[i].b}) {
+      const std::string key =
+          "fabric.link[" + to_string(i) + "]." + (end == &f.custom_links[i].a ? "a" : "b");
+      if (end->rfind("gpu", 0) == 0 && end->size() > 3 &&
+          end->find_first_not_of("0123456789", 3) == std::string::npos) {
+        const int g = std::stoi(end->substr(3));
+        if (g >= total)
+          fail(s, key, "`" + *end + "` is beyond the cluster's " + to_string(total) + " GPUs",
+               "GPUs are gpu0 .. gpu" + to_string(total - 1));
+        connected.insert(g);
+      } else if (std::find(f.custom_switches.begin(), f.custom_switches.end(), *end) ==
+                 f.custom_switches.end()) {
+        const std::string hint = did_you_mean(*end, f.custom_switches);
+        fail(s, key, "`" + *end + "` is neither gpuN nor a switch listed in `switches`",
+             hint.empty() ? "add it to fabric.switches" : hint);
+      }
+    }
+  }
+  for (int g = 0; g < total; ++g)
+    if (connected.count(g) == 0)
+      fail(s, "fabric.link", "gpu" + to_string(g) + " has no link",
+           "every GPU needs at least one [[fabric.link]]");
+}
+
+}  // namespace
+
+void resolve_and_check(Scenario& s) {
+  resolve_precision(s);
+  resolve_nvlink_domain(s);
+  resolve_schedule(s);
+  resolve_dp(s);
+  check_model_split(s);
+  check_moe_layout(s);
+  check_workload_keys(s);
+  check_workload_split(s);
+  check_custom_fabric(s);
+}
+
+}  // namespace stepsim::scen::detail

@@ -1,0 +1,32 @@
+#pragma once
+// Internal to the scenario loader: one reader per scenario table, the cross-field checks, and the
+// hint for keys written in the wrong table. Each reader applies the keys present, calls finish()
+// (unknown keys), and leaves checks that span tables to check_scenario().
+
+#include <string>
+#include <string_view>
+
+#include "scenarios/catalog.hpp"
+#include "scenarios/scenario.hpp"
+#include "scenarios/toml_reader.hpp"
+
+namespace stepsim::scen::detail {
+
+void read_model_section(TableReader r, const Catalog& catalog, Scenario& s);
+void read_hardware_section(TableReader r, const Catalog& catalog, Scenario& s);
+void read_fabric_section(TableReader r, Scenario& s);
+void read_workload_section(TableReader r, Scenario& s);
+void read_parallelism_section(TableReader r, Scenario& s);
+void read_precision_section(TableReader r, Scenario& s);
+void read_moe_section(TableReader r, Scenario& s);
+void read_estimate_section(TableReader r, Scenario& s);
+
+/// "`tp` belongs in [parallelism]" or "stepsim calls this `layers`" for a key unknown in
+/// `table_path`, or "" when it has nothing to say.
+std::string elsewhere_hint(std::string_view table_path, std::string_view key);
+
+/// Fills values derived from several tables (dp, nvlink_domain, schedule, precision defaults)
+/// and runs the cross-field checks; throws UserError pointing at the offending key.
+void resolve_and_check(Scenario& s);
+
+}  // namespace stepsim::scen::detail

@@ -1,0 +1,156 @@
+// Readers of the [model], [workload], [parallelism], [precision], [moe] and [estimate] tables.
+#include <algorithm>
+
+#include "scenarios/choices.hpp"
+#include "scenarios/scenario_sections.hpp"
+#include "scenarios/spec_readers.hpp"
+#include "scenarios/suggest.hpp"
+#include "sim/units.hpp"
+
+namespace stepsim::scen::detail {
+namespace {
+
+/// Reads `key` as a storage precision and stores its bytes per element.
+void read_bytes(TableReader& r, std::string_view key, double& bytes) {
+  topo::Precision p{};
+  if (r.read(key, p, choices::kPrecision)) bytes = topo::bytes_per_element(p);
+}
+
+/// `optimizer` is a name (adam, ...) or a number of bytes per parameter.
+void read_optimizer(TableReader& r, double& bytes) {
+  const toml::node* n = r.node("optimizer");
+  if (n == nullptr) return;
+  if (n->is_number()) {
+    r.read("optimizer", bytes, kNonNegative);
+    return;
+  }
+  r.read("optimizer", bytes, choices::kOptimizerBytes);
+}
+
+std::vector<work::ParallelDim> read_order(TableReader r, const std::vector<std::string>& names) {
+  std::vector<std::string> valid;
+  for (const auto& c : choices::kParallelDim) valid.emplace_back(c.name);
+  std::vector<work::ParallelDim> order;
+  std::vector<std::string> seen;
+  for (const auto& n : names) {
+    const auto it = std::find_if(choices::kParallelDim.begin(), choices::kParallelDim.end(),
+                                 [&](const auto& c) { return c.name == n; });
+    if (it == choices::kParallelDim.end())
+      r.fail("order", "unknown dimension \"" + n + "\"; expected tp, cp, ep, pp, dp", did_you_mean(n, valid));
+    if (std::find(seen.begin(), seen.end(), n) != seen.end())
+      r.fail("order", "lists \"" + n + "\" twice", "name each dimension once, innermost first");
+    seen.push_back(n);
+    order.push_back(it->value);
+  }
+  for (std::string_view required : {"tp", "cp", "pp", "dp"})
+    if (std::find(seen.begin(), seen.end(), required) == seen.end())
+      r.fail("order", "is missing \"" + std::string(required) + "\"",
+             "list tp, cp, pp and dp (ep optional), innermost first, e.g. [\"tp\", \"cp\", \"pp\", \"dp\"]");
+  return order;
+}
+
+}  // namespace
+
+void read_model_section(TableReader r, const Catalog& catalog, Scenario& s) {
+  work::ModelSpec& m = s.job.model;
+  std::string preset;
+  if (r.read("preset", preset)) {
+    const work::ModelSpec* found = catalog.find_model(preset);
+    if (found == nullptr) {
+      std::string hint = did_you_mean(preset, catalog.model_names());
+      r.fail("preset", "unknown model `" + preset + "`",
+             (hint.empty() ? "" : hint + " ") + "`stepsim catalog models` lists them");
+    }
+    m = *found;
+    s.model_preset = found->id;
+    mark_derived_model_fields(m);
+  } else {
+    m = work::ModelSpec{};
+    m.id = "custom";
+    m.name = "custom model";
+  }
+  read_model_fields(r, m, FieldSet::scenario);
+  r.finish();
+  finalize_model(m, r);
+}
+
+void read_workload_section(TableReader r, Scenario& s) {
+  work::WorkloadSpec& w = s.job.workload;
+  r.read("kind", w.kind, choices::kWorkloadKind);
+  r.read("seq_len", w.seq_len, kPositiveInt);
+  r.read("global_batch", w.global_batch, kPositiveInt);
+  r.read("micro_batch", w.micro_batch, kPositiveInt);
+  r.read("batch", w.batch, kPositiveInt);
+  r.read("context", w.context_len, kPositiveInt);
+  r.read("recompute", s.job.recompute, choices::kRecompute);
+  r.finish();
+}
+
+void read_parallelism_section(TableReader r, Scenario& s) {
+  work::ParallelSpec& p = s.job.parallel;
+  r.read("dp", p.dp, kPositiveInt);
+  r.read("tp", p.tp, kPositiveInt);
+  r.read("pp", p.pp, kPositiveInt);
+  r.read("cp", p.cp, kPositiveInt);
+  r.read("ep", p.ep, kPositiveInt);
+  r.read("expert_tp", p.expert_tp, kPositiveInt);
+  r.read("virtual_stages", p.virtual_stages, kPositiveInt);
+  r.read("first_stage_layers", p.first_stage_layers, kPositiveInt);
+  r.read("last_stage_layers", p.last_stage_layers, kPositiveInt);
+  r.read("sequence_parallel", p.sequence_parallel);
+  r.read("zero_stage", p.zero_stage, IntRange{0, 3});
+  r.read("schedule", p.schedule, choices::kSchedule);
+  std::vector<std::string> order;
+  if (r.read("order", order)) p.order = read_order(r, order);
+  r.read("dp_bucket_mb", p.dp_bucket_bytes, kPositive, units::kMB);
+  r.finish();
+}
+
+void read_precision_section(TableReader r, Scenario& s) {
+  work::PrecisionSpec& p = s.job.precision;
+  r.read("compute", p.compute, choices::kPrecision);
+  read_bytes(r, "params", p.param_bytes);
+  read_bytes(r, "grads", p.grad_bytes);
+  read_optimizer(r, p.optimizer_bytes);
+  read_bytes(r, "activations", p.activation_bytes);
+  read_bytes(r, "kv_cache", p.kv_bytes);
+  r.finish();
+}
+
+void read_moe_section(TableReader r, Scenario& s) {
+  work::MoeSpec& m = s.job.moe;
+  r.read("capacity_factor", m.capacity_factor, RealRange{0.0, 64.0, false, "0 = dropless, else e.g. 1.25"});
+  r.read("max_nodes_per_token", m.max_nodes_per_token, kNonNegativeInt);
+  r.read("imbalance", m.imbalance, RealRange{1.0, 1e6, false, "max / mean expert load; 1 = balanced"});
+  int seed = 1;
+  if (r.read("seed", seed, kNonNegativeInt)) m.seed = static_cast<std::uint64_t>(seed);
+  r.finish();
+}
+
+void read_estimate_section(TableReader r, Scenario& s) {
+  work::EstimateOptions& e = s.job.estimate;
+  r.read("formulas", e.formulas, choices::kFormulas);
+  if (auto nb = r.table("notebook")) {
+    work::NotebookInputs& n = e.notebook;
+    nb->read("n_params", n.n_params, kPositive);
+    nb->read("kappa", n.kappa, kPositive);
+    nb->read("gamma", n.gamma, RealRange{1.0, 4.0, false, "recompute multiplier: 1 none, ~1.33 full"});
+    nb->read("alpha_opt", n.alpha_opt, kNonNegative);
+    nb->read("c_act", n.c_act, kNonNegative);
+    nb->read("tokens_per_step", n.tokens_per_step, kPositive);
+    nb->read("grad_bytes", n.grad_bytes, kPositive);
+    nb->read("dp", n.dp, kPositiveInt);
+    nb->finish();
+    if (e.formulas != work::EstimateFormulas::notebook)
+      nb->fail("", "is used only with formulas = \"notebook\"", "add formulas = \"notebook\" to [estimate]");
+    if (!(n.n_params > 0.0)) nb->fail("", "missing `n_params` (the notebook's N)", "e.g. n_params = 70e9");
+    if (!(n.tokens_per_step > 0.0))
+      nb->fail("", "missing `tokens_per_step` (the notebook's B_g)", "e.g. tokens_per_step = 512000");
+  } else if (e.formulas == work::EstimateFormulas::notebook) {
+    r.fail("formulas", "\"notebook\" needs an [estimate.notebook] table with the notebook's inputs",
+           "add [estimate.notebook] with n_params and tokens_per_step");
+  }
+  r.finish();
+}
+
+}  // namespace stepsim::scen::detail

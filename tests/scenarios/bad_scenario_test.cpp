@@ -1,0 +1,257 @@
+// Malformed and impossible scenarios: each must fail with the file position, the dotted key, what
+// was expected and a hint, both from the library and from `stepsim check` (exit code 2).
+#include <catch2/catch.hpp>
+
+#include "scenarios/scenario.hpp"
+#include "sim/error.hpp"
+#include "tests/support/temp_files.hpp"
+
+using stepsim::UserError;
+using stepsim::scen::Catalog;
+
+namespace {
+
+const Catalog& builtin() {
+  static const Catalog c = Catalog::load_dir(std::filesystem::path(STEPSIM_DATA_BUILD_DIR) / "catalog");
+  return c;
+}
+
+// A valid scenario; the line numbers in the cases below count from its first line.
+//  1 [model]           5 nodes = 16          9 seq_len = 4096       13 [parallelism]
+//  2 preset = ...      6 gpus_per_node = 8  10 global_batch = 512   14 tp = 8
+//  3 [hardware]        7 [workload]         11 micro_batch = 1      15 pp = 2
+//  4 gpu = "h100-sxm"  8 kind = "train"     12 recompute = "none"   16 dp = 8
+const std::string kBase = R"([model]
+preset = "llama-3.1-70b"
+[hardware]
+gpu = "h100-sxm"
+nodes = 16
+gpus_per_node = 8
+[workload]
+kind = "train"
+seq_len = 4096
+global_batch = 512
+micro_batch = 1
+recompute = "none"
+[parallelism]
+tp = 8
+pp = 2
+dp = 8
+)";
+
+/// kBase with the first occurrence of `from` replaced by `to`.
+std::string with(const std::string& from, const std::string& to, const std::string& base = kBase) {
+  std::string s = base;
+  const auto pos = s.find(from);
+  REQUIRE(pos != std::string::npos);
+  s.replace(pos, from.size(), to);
+  return s;
+}
+
+struct BadCase {
+  std::string name;
+  std::string toml;
+  std::string where;                  ///< ":line:col: key:" (or ": key:" without a position)
+  std::vector<std::string> contains;  ///< problem and hint fragments
+};
+
+std::vector<BadCase> bad_cases() {
+  return {
+      {"misspelt key",
+       with("tp = 8", "tpp = 8"),
+       ":14:1: parallelism.tpp:",
+       {"unknown key `tpp` in [parallelism]", "did you mean `tp`?"}},
+      {"quoted number",
+       with("global_batch = 512", "global_batch = \"512\""),
+       ":10:16: workload.global_batch:",
+       {"expected an integer, got a string (\"512\")", "write it without quotes: global_batch = 512"}},
+      {"fractional count",
+       with("tp = 8", "tp = 2.5"),
+       ":14:6: parallelism.tp:",
+       {"expected a whole number, got 2.5"}},
+      {"zero nodes", with("nodes = 16", "nodes = 0"), ":5:9: hardware.nodes:", {"must be at least 1, got 0"}},
+      {"efficiency above 1",
+       kBase + "[hardware.efficiency]\nlarge_gemm = 1.2\n",
+       ":18:14: hardware.efficiency.large_gemm:",
+       {"must be in (0, 1], got 1.2", "a fraction of peak"}},
+      {"negative NIC",
+       with("gpus_per_node = 8", "gpus_per_node = 8\nnic_gbps = -400"),
+       ":7:12: hardware.nic_gbps:",
+       {"must be greater than 0, got -400"}},
+      {"misspelt enum",
+       with("\"none\"", "\"ful\""),
+       ":12:13: workload.recompute:",
+       {"unknown value \"ful\"; expected one of none, selective, full", "did you mean `full`?"}},
+      {"unknown GPU",
+       with("h100-sxm", "h100-sxn"),
+       ":4:7: hardware.gpu:",
+       {"unknown GPU `h100-sxn`", "did you mean `h100-sxm`?", "stepsim catalog gpus"}},
+      {"unknown model",
+       with("llama-3.1-70b", "llama-3.1-70"),
+       ":2:10: model.preset:",
+       {"unknown model `llama-3.1-70`", "did you mean `llama-3.1-70b`?"}},
+      {"layout does not fill the cluster",
+       with("dp = 8", "dp = 4"),
+       ":16:6: parallelism.dp:",
+       {"tp x pp x dp x cp = 8 x 2 x 4 x 1 = 64, but the cluster has 16 nodes x 8 = 128 GPUs",
+        "set dp = 8, or omit dp to derive it"}},
+      {"tp does not divide the KV heads",
+       with("pp = 2\ndp = 8", "pp = 2\ndp = 4", with("tp = 8", "tp = 16")),
+       ":14:6: parallelism.tp:",
+       {"kv_heads = 8 is not divisible by tp = 16", "whole KV-head groups"}},
+      {"layers do not split over stages",
+       with("nodes = 16", "nodes = 12", with("pp = 2\ndp = 8", "pp = 3\ndp = 4")),
+       ":15:6: parallelism.pp:",
+       {"layers = 80 is not divisible by pp x virtual_stages = 3 x 1 = 3"}},
+      {"batch does not split over ranks",
+       with("global_batch = 512", "global_batch = 500"),
+       ":10:16: workload.global_batch:",
+       {"global_batch = 500 is not divisible by micro_batch x dp = 1 x 8 = 8",
+        "whole number of micro-batches"}},
+      {"virtual stages without a pipeline",
+       with("pp = 2\ndp = 8", "pp = 1\ndp = 16\nvirtual_stages = 2"),
+       ":17:18: parallelism.virtual_stages:",
+       {"is 2 but pp = 1", "need pipeline parallelism"}},
+      {"precision the GPU lacks",
+       kBase + "[precision]\ncompute = \"fp4\"\n",
+       ":18:11: precision.compute:",
+       {"GPU `h100-sxm` has no fp4 tensor throughput", "set fp4_tflops in [hardware.gpu]"}},
+      {"expert parallelism on a dense model",
+       kBase + "ep = 2\n",
+       ":17:6: parallelism.ep:",
+       {"applies to mixture-of-experts models, but `llama-3.1-70b` has no experts"}},
+      {"decode without context",
+       with("kind = \"train\"\nseq_len = 4096\nglobal_batch = 512\nmicro_batch = 1\nrecompute = \"none\"",
+            "kind = \"decode\"\nbatch = 8"),
+       ":7:1: workload:",
+       {"kind = \"decode\" needs `context`"}},
+      {"training key in a decode workload",
+       with("kind = \"train\"\nseq_len = 4096", "kind = \"decode\"\ncontext = 4096"),
+       ":10:16: workload.global_batch:",
+       {"does not apply to kind = \"decode\"", "prefill and decode use `batch`"}},
+      {"misspelt table",
+       with("[parallelism]", "[paralellism]"),
+       ":13:2: paralellism:",
+       {"unknown key `paralellism` in the top level", "did you mean `parallelism`?"}},
+      {"key in the wrong table",
+       with("micro_batch = 1", "micro_batch = 1\npp = 2"),
+       ":12:1: workload.pp:",
+       {"unknown key `pp` in [workload]", "`pp` belongs in [parallelism]"}},
+      {"Megatron argument name",
+       with("preset = \"llama-3.1-70b\"", "preset = \"llama-3.1-70b\"\nnum_layers = 80"),
+       ":3:1: model.num_layers:",
+       {"stepsim calls this `layers` in [model]"}},
+      {"TOML syntax error", with("tp = 8", "tp = "), ":14:", {"invalid TOML"}},
+      {"missing hardware table",
+       with("[hardware]\ngpu = \"h100-sxm\"\nnodes = 16\ngpus_per_node = 8\n", ""),
+       ":1:1: ",
+       {"missing the [hardware] table"}},
+      {"NVLink domain that is not a node multiple",
+       with("nodes = 16", "nodes = 16\nnvlink_domain = 3"),
+       ":6:17: hardware.nvlink_domain:",
+       {"is 3, neither a divisor nor a multiple of gpus_per_node = 8"}},
+      {"switches on a rail-optimised fabric",
+       kBase + "[fabric]\nswitches = [\"s\"]\n",
+       ":18:12: fabric.switches:",
+       {"applies only to kind = \"custom\""}},
+      {"custom fabric with an unconnected GPU",
+       with("nodes = 16\ngpus_per_node = 8", "gpus = 2", with("tp = 8\npp = 2\ndp = 8", "tp = 2")) +
+           "[fabric]\nkind = \"custom\"\nswitches = [\"sw\"]\n[[fabric.link]]\na = \"gpu0\"\nb = "
+           "\"sw\"\nbw_gb_s = 50\n",
+       ":17:1: fabric.link:",
+       {"gpu1 has no link", "every GPU needs at least one [[fabric.link]]"}},
+      {"oversubscription below 1",
+       kBase + "[fabric]\noversubscription = [1.0, 0.5]\n",
+       ":18:26: fabric.oversubscription:",
+       {"every element must be at least 1, got 0.5", "1 = non-blocking"}},
+      {"unknown optimizer",
+       kBase + "[precision]\noptimizer = \"adamw\"\n",
+       ":18:13: precision.optimizer:",
+       {"unknown value \"adamw\"", "did you mean `adam`?"}},
+      {"dimension listed twice in order",
+       kBase + "order = [\"tp\", \"tp\", \"pp\", \"dp\"]\n",
+       ":17:9: parallelism.order:",
+       {"lists \"tp\" twice"}},
+      {"notebook formulas without inputs",
+       kBase + "[estimate]\nformulas = \"notebook\"\n",
+       ":18:12: estimate.formulas:",
+       {"needs an [estimate.notebook] table"}},
+      {"uneven stages that do not divide",
+       with("pp = 2\ndp = 8", "pp = 4\ndp = 4\nfirst_stage_layers = 7"),
+       ":17:22: parallelism.first_stage_layers:",
+       {"layers - first_stage_layers - last_stage_layers = 80 - 7 - 0 = 73",
+        "which the other 3 stages cannot share evenly"}},
+      {"sequence beyond learned positions",
+       with("llama-3.1-70b", "gpt3-175b"),
+       ":9:11: workload.seq_len:",
+       {"4096 tokens exceed the model's 2048 learned positions"}},
+      {"missing catalog file",
+       "catalog = [\"nope.toml\"]\n" + kBase,
+       ":1:11: catalog:",
+       {"catalog file `nope.toml` not found"}},
+      {"MoE key on a dense model",
+       with("preset = \"llama-3.1-70b\"", "preset = \"llama-3.1-70b\"\ntop_k = 2"),
+       ":3:9: model.top_k:",
+       {"is a mixture-of-experts key, but the model has no experts", "set experts = N"}},
+      {"GPU table without a preset",
+       with("gpu = \"h100-sxm\"\nnodes = 16\ngpus_per_node = 8", "nodes = 16\n[hardware.gpu]\nhbm_gb = 96"),
+       ":5:1: hardware.gpu:",
+       {"missing `preset`", "e.g. preset = \"h100-sxm\""}},
+      {"table defined twice",
+       kBase + "[hardware]\nnvls = true\n",
+       ":17:",
+       {"invalid TOML", "each table may appear once"}},
+      {"count beyond int range",
+       with("global_batch = 512", "global_batch = 5000000000"),
+       ":10:16: workload.global_batch:",
+       {"must be at most 2147483647, got 5e+09"}},
+      {"gpus and nodes disagree",
+       with("nodes = 16", "nodes = 16\ngpus = 100"),
+       ":6:8: hardware.gpus:",
+       {"is 100 but nodes x gpus_per_node = 16 x 8 = 128"}},
+  };
+}
+
+}  // namespace
+
+TEST_CASE("malformed and impossible scenarios fail with location, key and hint") {
+  stepsim::test::TempDir dir;
+  for (const BadCase& c : bad_cases()) {
+    SECTION(c.name) {
+      const auto path = dir.write("bad.toml", c.toml);
+      std::string message = "no error";
+      try {
+        (void)stepsim::scen::load_scenario(path, builtin());
+      } catch (const UserError& e) {
+        message = e.what();
+      }
+      INFO(message);
+      CHECK(message.rfind(path.string() + c.where, 0) == 0);
+      for (const auto& fragment : c.contains) CHECK_THAT(message, Catch::Contains(fragment));
+    }
+  }
+}
+
+TEST_CASE("stepsim check reports the same errors with exit code 2") {
+  stepsim::test::TempDir dir;
+  const auto cases = bad_cases();
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const BadCase& c = cases[i];
+    INFO(c.name);
+    const auto path = dir.write("bad" + std::to_string(i) + ".toml", c.toml);
+    const auto r = stepsim::test::run_stepsim("check '" + path.string() + "'");
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err.rfind("error: " + path.string() + c.where, 0) == 0);
+    CHECK_THAT(r.err, Catch::Contains(c.contains.front()));
+  }
+}
+
+TEST_CASE("every base case is valid, so each failure above is the edit's doing") {
+  stepsim::test::TempDir dir;
+  const auto s = stepsim::scen::load_scenario(dir.write("good.toml", kBase), builtin());
+  CHECK(s.job.parallel.world() == 128);
+  const auto r = stepsim::test::run_stepsim("check '" + (dir.path() / "good.toml").string() + "'");
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("TP 8 x PP 2 x DP 8 x CP 1"));
+}

@@ -1,0 +1,146 @@
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "scenarios/catalog.hpp"
+#include "sim/error.hpp"
+#include "tests/support/temp_files.hpp"
+#include "workloads/params.hpp"
+
+using stepsim::UserError;
+using stepsim::scen::Catalog;
+
+namespace {
+const Catalog& builtin() {
+  static const Catalog c = Catalog::load_dir(std::filesystem::path(STEPSIM_DATA_BUILD_DIR) / "catalog");
+  return c;
+}
+
+std::string error_of(const Catalog& base, const std::string& text) {
+  try {
+    (void)base.with_text(text, "user.toml");
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+}  // namespace
+
+TEST_CASE("the built-in catalog has every required GPU and model") {
+  for (const char* id : {"a100-sxm-80gb", "h100-sxm", "h800", "h200", "b200", "gb200", "l4", "mi300x"})
+    CHECK(builtin().find_gpu(id) != nullptr);
+  for (const char* id : {"gpt3-175b",         "llama-2-7b",        "llama-2-13b",       "llama-2-70b",
+                         "llama-3.1-8b",      "llama-3.1-70b",     "llama-3.1-405b",    "mixtral-8x7b",
+                         "mixtral-8x22b",     "deepseek-v3",       "qwen3-235b-a22b",   "megatron-gpt-1.7b",
+                         "megatron-gpt-3.6b", "megatron-gpt-7.5b", "megatron-gpt-18b",  "megatron-gpt-39b",
+                         "megatron-gpt-76b",  "megatron-gpt-145b", "megatron-gpt-310b", "megatron-gpt-530b",
+                         "megatron-gpt-1t",   "megatron-gpt-22b"})
+    CHECK(builtin().find_model(id) != nullptr);
+  CHECK(builtin().gpus().size() == 8);
+  CHECK(builtin().models().size() == 22);
+}
+
+TEST_CASE("catalog figures are converted to base units") {
+  const auto& h100 = *builtin().find_gpu("h100-sxm");
+  CHECK(h100.bf16_flops_per_s == Approx(989e12));  // 989 TFLOP/s
+  CHECK(h100.hbm_bw_Bps == Approx(3.35e12));       // 3.35 TB/s
+  CHECK(h100.nvlink_bw_Bps == Approx(450e9));      // 450 GB/s per direction
+  CHECK(h100.nic_bw_Bps == Approx(50e9));          // 400 Gb/s / 8 = 50 GB/s
+  CHECK(h100.kernel_launch_s == Approx(4e-6));
+  CHECK(h100.eff.compute[0] == Approx(0.79));  // large_gemm
+  CHECK(h100.eff.estimate_network == Approx(0.75));
+  CHECK(builtin().find_gpu("h800")->comm_sm_fraction == Approx(0.15));  // 20 of 132 SMs
+  CHECK(builtin().find_gpu("gb200")->nvlink_domain == 72);
+  CHECK(builtin().find_gpu("a100-sxm-80gb")->nic_bw_Bps == Approx(25e9));  // 200 Gb/s HDR
+}
+
+TEST_CASE("aliases resolve to their entry") {
+  CHECK(builtin().find_gpu("h100-sxm-80gb") == builtin().find_gpu("h100-sxm"));
+  CHECK(builtin().find_gpu("a100") == builtin().find_gpu("a100-sxm-80gb"));
+  CHECK(builtin().find_gpu("h100-pcie") == nullptr);
+}
+
+TEST_CASE("every catalog model's computed count matches its published figure") {
+  for (const auto& m : builtin().models()) {
+    INFO(m.id);
+    REQUIRE(m.published_params > 0.0);
+    const auto b = stepsim::work::count_params(m);
+    // Model cards quote the main model; DeepSeek-V3's MTP module is listed separately.
+    CHECK(std::abs(b.main_total() / m.published_params - 1.0) <= m.published_tolerance);
+    if (m.is_moe()) {
+      REQUIRE(m.published_active_params > 0.0);
+      CHECK(std::abs(b.main_active() / m.published_active_params - 1.0) <= m.published_tolerance);
+    }
+  }
+}
+
+TEST_CASE("a user file overrides an entry field by field and adds new ids") {
+  const Catalog c = builtin().with_text(R"(
+[gpu.h100-sxm]
+price_per_hour = 2.5
+[gpu.h100-sxm.efficiency]
+hbm = 0.8
+
+[gpu.h100-sxm-80gb]     # an alias reaches the same entry
+nic_gbps = 800
+
+[gpu.my-gpu]
+bf16_tflops = 100
+hbm_gb = 16
+hbm_tb_s = 1
+
+[model."llama-3.1-70b"]
+heads = 32               # head_dim was derived (8192 / 64), so it follows: 8192 / 32 = 256
+
+[model.tiny]
+layers = 2
+hidden = 64
+heads = 4
+ffn = 256
+vocab = 1000
+)",
+                                        "user.toml");
+  const auto& h100 = *c.find_gpu("h100-sxm");
+  CHECK(h100.price_per_hour == 2.5);
+  CHECK(h100.eff.hbm == Approx(0.8));
+  CHECK(h100.eff.compute[0] == Approx(0.79));      // untouched
+  CHECK(h100.bf16_flops_per_s == Approx(989e12));  // untouched
+  CHECK(h100.nic_bw_Bps == Approx(100e9));         // 800 Gb/s
+  CHECK(c.gpus().size() == 9);
+  CHECK(c.find_gpu("my-gpu")->name == "my-gpu");
+  CHECK(c.find_model("llama-3.1-70b")->head_dim == 256);
+  CHECK(c.find_model("llama-3.1-70b")->kv_heads == 8);  // explicitly set in the preset, so kept
+  CHECK(c.find_model("tiny")->kv_heads == 4);           // defaults to heads
+  CHECK(c.find_model("tiny")->head_dim == 16);          // 64 / 4
+  // the original is unchanged: catalogs are values
+  CHECK(builtin().find_gpu("h100-sxm")->price_per_hour == 3.9);
+}
+
+TEST_CASE("user catalog files from disk apply in order") {
+  stepsim::test::TempDir dir;
+  const auto a = dir.write("a.toml", "[gpu.h200]\nprice_per_hour = 1.0\n");
+  const auto b = dir.write("b.toml", "[gpu.h200]\nprice_per_hour = 2.0\n");
+  const std::vector<std::filesystem::path> files{a, b};
+  CHECK(builtin().with_files(files).find_gpu("h200")->price_per_hour == 2.0);
+}
+
+TEST_CASE("catalog file errors name the file, line, key and a hint") {
+  CHECK_THAT(error_of(builtin(), "[gpu.new]\nbf16_tflops = 10\n"),
+             Catch::Contains("user.toml:1:1: gpu.new: missing `hbm_gb`"));
+  CHECK_THAT(error_of(builtin(), "[gpu.h100-sxm]\nhbm_gbs = 10\n"),
+             Catch::Contains("user.toml:2:1: gpu.h100-sxm.hbm_gbs: unknown key") &&
+                 Catch::Contains("did you mean `hbm_gb`?"));
+  CHECK_THAT(error_of(builtin(), "[gpus.x]\n"), Catch::Contains("did you mean `gpu`?"));
+  CHECK_THAT(error_of(builtin(), "[gpu.H100]\n"), Catch::Contains("write it as `h100`"));
+  CHECK_THAT(error_of(builtin(), "[gpu.h200]\naliases = [\"h100\"]\n"),
+             Catch::Contains("alias `h100` already names `h100-sxm`"));
+  CHECK_THAT(error_of(builtin(),
+                      "[model.m]\nlayers = 2\nhidden = 64\nheads = 4\nffn = 8\nvocab = 10\nkv_heads = 3\n"),
+             Catch::Contains("heads (4) must be a multiple of kv_heads (3)"));
+  CHECK_THAT(error_of(builtin(), "[model.m]\nlayers = 2\nhidden = 64\nheads = 4\nvocab = 10\n"),
+             Catch::Contains("missing `ffn`"));
+  CHECK_THAT(
+      error_of(builtin(), "[model.m]\nlayers = 2\nhidden = 64\nheads = 4\nffn = 8\nvocab = 10\ntop_k = 2\n"),
+      Catch::Contains("user.toml:7:9: model.m.top_k: is a mixture-of-experts key"));
+  CHECK_THAT(error_of(builtin(), "[gpu.h100-sxm]\nnvlink_domain = 8\nnvlink_gb_s = 0\n"),
+             Catch::Contains("nvlink_domain: is 8 but nvlink_gb_s is 0"));
+}

@@ -1,0 +1,222 @@
+#include <catch2/catch.hpp>
+
+#include "scenarios/scenario.hpp"
+#include "sim/error.hpp"
+#include "tests/support/temp_files.hpp"
+
+using stepsim::UserError;
+using stepsim::scen::Catalog;
+using stepsim::scen::load_scenario;
+using stepsim::scen::load_scenario_string;
+namespace work = stepsim::work;
+namespace fs = std::filesystem;
+
+namespace {
+const Catalog& builtin() {
+  static const Catalog c = Catalog::load_dir(fs::path(STEPSIM_DATA_BUILD_DIR) / "catalog");
+  return c;
+}
+
+const fs::path kSource = STEPSIM_SOURCE_DIR;
+
+constexpr const char* kMinimal = R"(
+[model]
+preset = "llama-3.1-8b"
+[hardware]
+gpu = "h100-sxm"
+nodes = 2
+[workload]
+kind = "train"
+seq_len = 4096
+global_batch = 64
+[parallelism]
+tp = 2
+pp = 2
+)";
+}  // namespace
+
+TEST_CASE("a minimal scenario resolves presets and derives dp") {
+  const auto s = load_scenario_string(kMinimal, "min.toml", builtin());
+  CHECK(s.model_preset == "llama-3.1-8b");
+  CHECK(s.gpu_preset == "h100-sxm");
+  CHECK(s.job.model.layers == 32);
+  CHECK(s.job.cluster.total_gpus() == 16);  // 2 nodes x 8 (default gpus_per_node)
+  CHECK(s.job.parallel.dp == 4);            // 16 / (tp 2 x pp 2 x cp 1)
+  CHECK(s.dp_derived);
+  CHECK(s.job.cluster.nvlink_domain == 8);            // H100's catalog domain, one node
+  CHECK(s.job.cluster.nic_bw_Bps() == Approx(50e9));  // catalog 400 Gb/s
+  CHECK(s.job.parallel.schedule == work::PipelineSchedule::one_f_one_b);
+  CHECK(s.job.precision.param_bytes == 2.0);
+  CHECK(s.job.precision.optimizer_bytes == 12.0);
+  CHECK_FALSE(s.validation.has_value());
+  CHECK(s.where("parallelism.tp").line == 12);
+  CHECK(s.where("parallelism.tp").column == 6);
+  CHECK(s.where("parallelism.dp").line == 11);  // not written: its table
+}
+
+TEST_CASE("scenario overrides of model, GPU and efficiency apply on top of presets") {
+  const auto s = load_scenario_string(R"(
+[model]
+preset = "llama-3.1-8b"
+layers = 16
+[hardware]
+nodes = 1
+nvls = true
+[hardware.gpu]
+preset = "h200"
+price_per_hour = 3.0
+bf16_tflops = 900
+[hardware.efficiency]
+estimate = 0.5
+nvlink = 0.7
+[workload]
+kind = "prefill"
+seq_len = 2048
+batch = 16
+[precision]
+compute = "fp8"
+kv_cache = "fp8"
+optimizer = 8
+)",
+                                      "o.toml", builtin());
+  CHECK(s.job.model.layers == 16);
+  CHECK(s.job.model.hidden == 4096);
+  CHECK(s.job.cluster.gpu.id == "h200");
+  CHECK(s.job.cluster.gpu.price_per_hour == 3.0);
+  CHECK(s.job.cluster.gpu.bf16_flops_per_s == Approx(900e12));
+  CHECK(s.job.cluster.gpu.hbm_capacity_bytes == Approx(141e9));  // from the preset
+  CHECK(s.job.cluster.gpu.eff.estimate_compute == 0.5);
+  CHECK(s.job.cluster.gpu.eff.nvlink == 0.7);
+  CHECK(s.job.cluster.nvls);
+  CHECK(s.job.workload.kind == work::WorkloadKind::prefill);
+  CHECK(s.job.workload.batch == 16);
+  CHECK(s.job.precision.compute == stepsim::topo::Precision::fp8);
+  CHECK(s.job.precision.kv_bytes == 1.0);
+  CHECK(s.job.precision.param_bytes == 2.0);  // fp8 math keeps bf16 weights
+  CHECK(s.job.precision.optimizer_bytes == 8.0);
+  CHECK(s.job.parallel.dp == 8);  // tp = pp = cp = 1 by default: 8 / 1
+}
+
+TEST_CASE("LoadOptions::set overrides keys after parsing") {
+  stepsim::scen::LoadOptions opt;
+  opt.set = {"parallelism.tp=4", "hardware.gpu=b200", "workload.recompute=\"full\""};
+  const auto s = load_scenario_string(kMinimal, "min.toml", builtin(), opt);
+  CHECK(s.job.parallel.tp == 4);
+  CHECK(s.job.parallel.dp == 2);  // 16 / (4 x 2)
+  CHECK(s.job.cluster.gpu.id == "b200");
+  CHECK(s.job.recompute == work::Recompute::full);
+}
+
+TEST_CASE("an inline model without preset, a decode workload and a custom fabric") {
+  const auto s = load_scenario_string(R"(
+[model]
+layers = 4
+hidden = 512
+heads = 8
+kv_heads = 2
+ffn = 2048
+vocab = 32000
+[hardware]
+gpu = "l4"
+gpus = 2
+[fabric]
+kind = "custom"
+switches = ["sw0"]
+[[fabric.link]]
+a = "gpu0"
+b = "sw0"
+bw_gb_s = 12.5
+[[fabric.link]]
+a = "gpu1"
+b = "sw0"
+bw_gb_s = 12.5
+latency_us = 2
+[workload]
+kind = "decode"
+batch = 4
+context = 1024
+)",
+                                      "d.toml", builtin());
+  CHECK(s.model_preset.empty());
+  CHECK(s.job.model.head_dim == 64);        // 512 / 8
+  CHECK(s.job.cluster.gpus_per_node == 2);  // 2 GPUs in all: one node of 2
+  CHECK(s.job.cluster.nodes == 1);
+  CHECK(s.job.cluster.nvlink_domain == 1);  // L4 has no NVLink
+  REQUIRE(s.job.cluster.fabric.custom_links.size() == 2);
+  CHECK(s.job.cluster.fabric.custom_links[1].bw_Bps == Approx(12.5e9));
+  CHECK(s.job.cluster.fabric.custom_links[1].latency_s == Approx(2e-6));
+  CHECK(s.job.workload.context_len == 1024);
+}
+
+TEST_CASE("GB200 defaults to the largest whole-rack NVLink domain the cluster fills") {
+  const auto s = load_scenario_string(R"(
+[model]
+preset = "llama-3.1-70b"
+[hardware]
+gpu = "gb200"
+gpus_per_node = 4
+nodes = 36
+[workload]
+kind = "train"
+seq_len = 8192
+global_batch = 1152
+[parallelism]
+tp = 8
+)",
+                                      "gb.toml", builtin());
+  CHECK(s.job.cluster.nvlink_domain == 72);  // 144 GPUs = two NVL72 racks
+  CHECK(s.job.parallel.dp == 18);            // 144 / 8
+}
+
+TEST_CASE("the bundled examples load with the intended layouts") {
+  const auto a = load_scenario(kSource / "scenarios/examples/llama3.1-70b-512xh100.toml", builtin());
+  CHECK(a.job.cluster.total_gpus() == 512);
+  CHECK(a.job.parallel.tp * a.job.parallel.pp * a.job.parallel.dp == 512);  // 8 x 4 x 16
+  CHECK(a.job.parallel.schedule == work::PipelineSchedule::interleaved);    // virtual_stages = 5
+  const auto b = load_scenario(kSource / "scenarios/examples/gpt3-175b-1024xa100.toml", builtin());
+  CHECK(b.job.parallel.dp == 16);
+  CHECK(b.job.model.vocab == 51200);
+  CHECK(b.job.cluster.nic_bw_Bps() == Approx(25e9));  // 200 Gb/s
+  const auto c = load_scenario(kSource / "scenarios/examples/llama3.1-405b-16384xh100.toml", builtin());
+  CHECK(c.job.parallel.dp == 128);
+  // 126 layers: 7 on the first and last stage, (126 - 14) / 14 = 8 on the others
+  CHECK(c.job.parallel.stage_layers(0, 126) == 7);
+  CHECK(c.job.parallel.stage_layers(1, 126) == 8);
+  CHECK(c.job.parallel.stage_layers(15, 126) == 7);
+  int sum = 0;
+  for (int st = 0; st < 16; ++st) sum += c.job.parallel.stage_layers(st, 126);
+  CHECK(sum == 126);
+}
+
+TEST_CASE("all 18 dense validation cases load with their published id, group and measurement") {
+  int count = 0;
+  for (const auto& e : fs::directory_iterator(kSource / "scenarios/validation")) {
+    if (e.path().extension() != ".toml") continue;
+    INFO(e.path().string());
+    const auto s = load_scenario(e.path(), builtin());
+    CHECK(s.meta.id == e.path().stem().string());
+    CHECK(s.meta.group == "public-a100-dense");
+    REQUIRE(s.validation.has_value());
+    CHECK(s.validation->measured_step_s > 0.0);
+    CHECK(s.job.cluster.gpu.id == "a100-sxm-80gb");
+    CHECK(s.job.cluster.nic_bw_Bps() == Approx(25e9));
+    CHECK(s.job.precision.compute == stepsim::topo::Precision::fp16);
+    ++count;
+  }
+  CHECK(count == 18);
+  const auto s = load_scenario(kSource / "scenarios/validation/narayanan21-table1-76b.toml", builtin());
+  CHECK(s.job.parallel.virtual_stages == 3);
+  CHECK(s.job.parallel.schedule == work::PipelineSchedule::interleaved);
+  CHECK(s.validation->measured_step_s == 16.058);
+  CHECK(s.job.workload.global_batch == 1792);
+}
+
+TEST_CASE("a scenario's catalog key loads files relative to the scenario") {
+  stepsim::test::TempDir dir;
+  dir.write("cat.toml", "[gpu.h100-sxm]\nprice_per_hour = 1.25\n");
+  const auto p = dir.write("s.toml", std::string("catalog = [\"cat.toml\"]\n") + kMinimal);
+  const auto s = load_scenario(p, builtin());
+  CHECK(s.job.cluster.gpu.price_per_hour == 1.25);
+  CHECK(s.source_text.find("catalog = [\"cat.toml\"]") == 0);
+  CHECK(s.path == p);
+}

@@ -1,0 +1,82 @@
+// `stepsim catalog` and `stepsim check` through the real binary.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "tests/support/temp_files.hpp"
+
+using stepsim::test::run_stepsim;
+
+TEST_CASE("stepsim catalog gpus --format json lists peaks and cost screens") {
+  const auto r = run_stepsim("catalog gpus --format json");
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["gpus"].size() == 8);
+  const auto& h100 = j["gpus"][1];
+  CHECK(h100["id"] == "h100-sxm");
+  CHECK(h100["bf16_flops_per_s"].get<double>() == Approx(989e12));
+  // $/TB/s-hour = 3.9 / 3.35 = 1.164 (the article's 1.16)
+  CHECK(h100["usd_per_tb_s_hour"].get<double>() == Approx(1.164).epsilon(0.001));
+  // $/TFLOP-hour = 3.9 / 989 = 0.003943
+  CHECK(h100["usd_per_tflop_hour"].get<double>() == Approx(0.003943).epsilon(0.001));
+  CHECK(h100["aliases"].size() == 3);
+}
+
+TEST_CASE("stepsim catalog models shows computed and published counts") {
+  const auto r = run_stepsim("catalog models");
+  REQUIRE(r.exit_code == 0);
+  // Llama-2-7B: 6,738,415,616 parameters -> "6.74"
+  CHECK_THAT(r.out, Catch::Contains("llama-2-7b") && Catch::Contains("6.74"));
+  CHECK_THAT(r.out, Catch::Contains("256 top-8 +1"));  // DeepSeek-V3 experts
+  const auto j = nlohmann::json::parse(run_stepsim("catalog models --format json").out);
+  CHECK(j["models"].size() == 22);
+}
+
+TEST_CASE("stepsim catalog --catalog applies a user file") {
+  stepsim::test::TempDir dir;
+  const auto f = dir.write(
+      "mine.toml",
+      "[gpu.h100-sxm]\nprice_per_hour = 2.0\n[gpu.x1]\nbf16_tflops = 1\nhbm_gb = 1\nhbm_tb_s = 1\n");
+  const auto j =
+      nlohmann::json::parse(run_stepsim("catalog gpus --format json --catalog '" + f.string() + "'").out);
+  CHECK(j["gpus"].size() == 9);
+  CHECK(j["gpus"][1]["price_per_hour"] == 2.0);
+  CHECK(j["gpus"][8]["id"] == "x1");
+}
+
+TEST_CASE("stepsim catalog rejects bad arguments with exit code 2") {
+  auto r = run_stepsim("catalog gpu");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("did you mean `gpus`?"));
+  r = run_stepsim("catalog gpus --format yaml");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("expected table or json"));
+  r = run_stepsim("catalog --catalog /nonexistent.toml");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("/nonexistent.toml: cannot read the file"));
+}
+
+TEST_CASE("stepsim check --format json prints the resolved job") {
+  const std::string example =
+      std::string(STEPSIM_SOURCE_DIR) + "/scenarios/examples/llama3.1-70b-512xh100.toml";
+  const auto r = run_stepsim("check '" + example + "' --format json");
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["job"]["parallel"]["dp"] == 16);
+  CHECK(j["job"]["cluster"]["total_gpus"] == 512);
+  CHECK(j["job"]["model"]["params"]["total"].get<double>() == Approx(70.55e9).epsilon(0.001));
+  CHECK(j["scenario"]["gpu_preset"] == "h100-sxm");
+}
+
+TEST_CASE("stepsim check handles help, missing files and --set") {
+  CHECK(run_stepsim("check --help").exit_code == 0);
+  auto r = run_stepsim("check /nonexistent/s.toml");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("no such file"));
+  CHECK(run_stepsim("check").exit_code == 2);
+  const std::string example =
+      std::string(STEPSIM_SOURCE_DIR) + "/scenarios/examples/gpt3-175b-1024xa100.toml";
+  r = run_stepsim("check '" + example + "' --set parallelism.dp=4");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::StartsWith(
+                        "error: --set parallelism.dp=4: parallelism.dp: tp x pp x dp x cp = 8 x 8 x 4 x 1"));
+}

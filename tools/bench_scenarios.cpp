@@ -1,0 +1,52 @@
+// Benchmark: parsing the catalog and loading scenarios (sweeps load thousands of them).
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "scenarios/catalog.hpp"
+#include "scenarios/data_dir.hpp"
+#include "scenarios/scenario.hpp"
+#include "scenarios/toml_reader.hpp"
+#include "tools/bench.hpp"
+
+namespace stepsim::cli {
+
+namespace {
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+}  // namespace
+
+BenchResult bench_scenario_load() {
+  namespace fs = std::filesystem;
+  const fs::path data = scen::data_dir();
+  auto t0 = std::chrono::steady_clock::now();
+  const scen::Catalog catalog = scen::Catalog::load_builtin();
+  const double catalog_s = seconds_since(t0);
+  struct Input {
+    std::string name;
+    std::string text;
+  };
+  std::vector<Input> inputs;
+  for (const char* dir : {"examples", "validation"})
+    for (const auto& e : fs::directory_iterator(data / dir))
+      if (e.path().extension() == ".toml")
+        inputs.push_back({e.path().string(), scen::read_text_file(e.path())});
+  constexpr int kRounds = 200;
+  t0 = std::chrono::steady_clock::now();
+  std::size_t loaded = 0;
+  for (int r = 0; r < kRounds; ++r)
+    for (const auto& in : inputs)
+      loaded += scen::load_scenario_string(in.text, in.name, catalog).job.parallel.world() > 0;
+  const double wall = seconds_since(t0);
+  BenchResult res;
+  res.name = "scenario_load";
+  res.wall_s = wall;
+  res.metrics = {{"scenarios_per_s", static_cast<double>(loaded) / wall}, {"catalog_load_s", catalog_s}};
+  res.note = std::to_string(loaded) + " loads of the " + std::to_string(inputs.size()) +
+             " bundled example and validation scenarios against one parsed catalog";
+  return res;
+}
+
+}  // namespace stepsim::cli

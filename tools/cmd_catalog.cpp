@@ -1,0 +1,53 @@
+// `stepsim catalog [gpus|models] [--format table|json] [--catalog FILE]...`
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <iostream>
+
+#include "output/catalog_view.hpp"
+#include "scenarios/catalog.hpp"
+#include "sim/error.hpp"
+#include "tools/commands.hpp"
+
+namespace stepsim::cli {
+
+int cmd_catalog(Args args) {
+  namespace po = boost::program_options;
+  std::string what = "all";
+  std::string format = "table";
+  std::vector<std::string> extra;
+  po::options_description opts("stepsim catalog [gpus|models] [options]\n\nLists the GPU and model presets");
+  opts.add_options()("help,h", "show this help")("format", po::value(&format)->default_value("table"),
+                                                 "table or json")(
+      "catalog", po::value(&extra)->composing(),
+      "extra catalog file overriding or extending the built-in one (repeatable)");
+  po::options_description hidden;
+  hidden.add_options()("what", po::value(&what));
+  po::positional_options_description pos;
+  pos.add("what", 1);
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::variables_map vm;
+  po::store(
+      po::command_line_parser(static_cast<int>(args.size()), args.data()).options(all).positional(pos).run(),
+      vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return 0;
+  }
+  if (what != "all" && what != "gpus" && what != "models")
+    throw UserError(SourceLocation{}, "catalog", "unknown list `" + what + "`; expected gpus or models",
+                    what == "gpu" || what == "model" ? "did you mean `" + what + "s`?" : "");
+  const auto fmt = out::parse_render_format(format);
+  const std::vector<std::filesystem::path> files(extra.begin(), extra.end());
+  const scen::Catalog catalog = scen::Catalog::load_builtin().with_files(files);
+  if (fmt == out::RenderFormat::json && what == "all")
+    throw UserError(SourceLocation{}, "--format", "json needs one list",
+                    "run `stepsim catalog gpus --format json`");
+  if (what != "models") std::cout << out::render_gpu_catalog(catalog, fmt);
+  if (what == "all") std::cout << "\n";
+  if (what != "gpus") std::cout << out::render_model_catalog(catalog, fmt);
+  return 0;
+}
+
+}  // namespace stepsim::cli

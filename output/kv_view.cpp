@@ -49,8 +49,9 @@ std::string kv_json_text(const work::KvReport& r, const work::KvQuery& q, const 
 }
 
 std::string kv_table(const work::KvReport& r, const work::KvQuery& q, const KvLabels& labels) {
-  std::string out = fmt::format("KV cache of {}: {} sequences x {} tokens, overhead x{:.2f}\n\n",
-                                labels.model, q.batch, format_number(q.context, 0), q.overhead);
+  std::string out =
+      fmt::format("KV cache of {}: {} sequence{} x {} tokens, overhead x{:.2f}\n\n", labels.model, q.batch,
+                  q.batch == 1 ? "" : "s", format_number(q.context, 0), q.overhead);
   out += fmt::format("per token     {} ({} B)\n", format_bytes(r.bytes_per_token),
                      format_number(r.bytes_per_token, 0));
   out += fmt::format("per sequence  {}\n", format_bytes(r.bytes_per_sequence));

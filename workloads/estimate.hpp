@@ -64,16 +64,17 @@ struct ResourceRate {
   double tokens_per_s = 0.0;
 };
 
-/// Memory held by the most loaded GPU (first pipeline stage, with the larger of the embedding and
-/// the output head) at its peak.
+/// Memory held by the most loaded GPU at its peak: every pipeline stage is evaluated (its layers,
+/// the embedding on the first, the head on the last, the micro-batches it keeps in flight).
 struct MemoryEstimate {
+  int stage = 0;  ///< pipeline stage of the most loaded GPU
   double weights_bytes = 0.0;
   double gradients_bytes = 0.0;
   double optimizer_bytes = 0.0;
   double activations_bytes = 0.0;
   double kv_cache_bytes = 0.0;
   double capacity_bytes = 0.0;           ///< the GPU's HBM
-  double micro_batches_in_flight = 0.0;  ///< activation sets alive on the first stage at the peak
+  double micro_batches_in_flight = 0.0;  ///< activation sets alive on that stage at its peak
   double total_bytes() const {
     return weights_bytes + gradients_bytes + optimizer_bytes + activations_bytes + kv_cache_bytes;
   }

@@ -20,8 +20,10 @@ struct StepShape {
   double seq_len = 0.0;  ///< train/prefill sequence length; decode: 1 (new tokens per sequence)
   double sequences_per_micro_batch = 0.0;
   double attended_keys = 0.0;         ///< keys one query attends on average (s/2 causal; decode: context)
-  double layers_per_stage = 0.0;      ///< L / p
-  double moe_layers_per_stage = 0.0;  ///< MoE layers / p
+  double layers_per_stage = 0.0;      ///< layers of the fullest pipeline stage (L / p when even)
+  double moe_layers_per_stage = 0.0;  ///< its MoE layers, in proportion
+  /// The fullest stage's layers over the mean (1 for an even split): the pipeline runs at its pace.
+  double stage_imbalance = 1.0;
   bool training() const { return kind == WorkloadKind::train; }
 };
 
@@ -56,6 +58,9 @@ struct GpuParams {
   double total() const { return nonexpert + expert; }
 };
 GpuParams params_on_gpu(const JobSpec& job, const ParamShares& params);
+/// Parameters on one GPU of pipeline stage `stage` (0-based): its layers' share, plus the
+/// embedding on the first stage and the head (and MTP modules) on the last.
+GpuParams stage_params(const JobSpec& job, const ParamShares& params, int stage);
 
 /// HBM bytes per GPU-token.
 HbmPerToken hbm_per_token(const JobSpec& job, const ParamShares& params, const StepShape& shape);
@@ -65,7 +70,7 @@ HbmPerToken hbm_per_token(const JobSpec& job, const ParamShares& params, const S
 std::vector<NetworkTerm> network_terms(const JobSpec& job, const ParamShares& params, const StepShape& shape,
                                        int scale_up_domain);
 
-/// Peak memory of the most loaded GPU.
+/// Peak memory of the most loaded GPU: every pipeline stage is evaluated and the largest kept.
 MemoryEstimate memory_per_gpu(const JobSpec& job, const ParamShares& params, const StepShape& shape);
 
 /// Activation bytes one transformer layer keeps for one micro-batch on one GPU (Korthikanti et al.

@@ -1,4 +1,5 @@
 // The shape of one step and the FLOPs each token costs.
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -40,8 +41,12 @@ StepShape step_shape(const JobSpec& job) {
   StepShape s;
   s.kind = w.kind;
   s.world = par.world();
-  s.layers_per_stage = double(job.model.layers) / par.pp;
-  s.moe_layers_per_stage = double(job.model.moe_layers()) / par.pp;
+  int fullest = 0;
+  for (int stage = 0; stage < par.pp; ++stage)
+    fullest = std::max(fullest, par.stage_layers(stage, job.model.layers));
+  s.layers_per_stage = fullest;
+  s.moe_layers_per_stage = double(fullest) * job.model.moe_layers() / job.model.layers;
+  s.stage_imbalance = double(fullest) * par.pp / job.model.layers;
   switch (w.kind) {
     case WorkloadKind::train:
       require_positive(w.seq_len, "workload.seq_len");
@@ -98,7 +103,8 @@ FlopsPerToken flops_per_token(const JobSpec& job, const ParamShares& params, con
   // times the mean.
   const double routed_passes = shape.training() ? (job.recompute == Recompute::full ? 4.0 : 3.0) : 1.0;
   const double routed = 2.0 * params.routed_active() * routed_passes;
-  f.busiest_gpu = f.hardware + (job.moe.imbalance - 1.0) * routed;
+  // The pipeline runs at the pace of its fullest stage.
+  f.busiest_gpu = (f.hardware + (job.moe.imbalance - 1.0) * routed) * shape.stage_imbalance;
   return f;
 }
 

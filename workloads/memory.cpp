@@ -55,46 +55,27 @@ double layer_bytes(const JobSpec& job, const StepShape& s, Recompute mode) {
   return tokens * (scores ? kept + a.scores / t : kept);
 }
 
-/// Activation sets alive on the first stage at its peak (Narayanan 2021, Korthikanti 2022).
-double micro_batches_in_flight(const JobSpec& job, const StepShape& s) {
+/// Activation sets alive on pipeline stage `i` at its peak (Narayanan 2021, Korthikanti 2022):
+/// 1F1B warms up p - i micro-batches; the interleaved schedule 2(p-i-1) + (v-1)p + 1 model chunks
+/// of L/(pv) layers (stage 0: p (1 + (p-1)/(pv)) layer sets); GPipe keeps all m.
+double micro_batches_in_flight(const JobSpec& job, const StepShape& s, int i) {
   const ParallelSpec& par = job.parallel;
   const double p = par.pp;
   if (p <= 1.0) return 1.0;  // gradient accumulation runs micro-batches one after another
   switch (par.schedule) {
     case PipelineSchedule::gpipe: return s.micro_batches;
-    case PipelineSchedule::one_f_one_b: return std::min(s.micro_batches, p);
+    case PipelineSchedule::one_f_one_b: return std::min(s.micro_batches, p - i);
     case PipelineSchedule::interleaved: break;
   }
   const double v = par.virtual_stages;
-  return std::min(s.micro_batches, p) * (1.0 + (p - 1.0) / (p * v));
+  return std::min(s.micro_batches, (2.0 * (p - i - 1.0) + (v - 1.0) * p + 1.0) / v);
 }
 
-}  // namespace
-
-double layer_activation_bytes(const JobSpec& job, const StepShape& shape) {
-  return layer_bytes(job, shape, shape.training() ? job.recompute : Recompute::selective);
-}
-
-MemoryEstimate memory_per_gpu(const JobSpec& job, const ParamShares& params, const StepShape& s) {
+/// ZeRO shards optimizer state (stage 1), gradients (2) and weights (3) over the ranks that hold
+/// the same weights: dp x cp for dense weights, dp x cp / ep for experts.
+void add_states(const JobSpec& job, const GpuParams& gp, MemoryEstimate& mem) {
   const ParallelSpec& par = job.parallel;
   const PrecisionSpec& prec = job.precision;
-  const ModelSpec& m = job.model;
-  const GpuParams gp = params_on_gpu(job, params);
-  MemoryEstimate mem;
-  mem.capacity_bytes = job.cluster.gpu.hbm_capacity_bytes;
-  const double tokens = s.tokens_per_micro_batch / par.cp;
-  if (!s.training()) {
-    mem.weights_bytes = gp.total() * prec.param_bytes;
-    const double kv_layer = kv_bytes_per_token_layer_rank(m, prec.kv_bytes, par.tp);
-    const double cached = s.kind == WorkloadKind::decode ? s.attended_keys + 1.0 : s.seq_len;
-    mem.kv_cache_bytes = s.sequences_per_micro_batch * cached / par.cp * kv_layer * s.layers_per_stage;
-    // Forward only: one layer's working set at a time.
-    mem.activations_bytes = layer_bytes(job, s, Recompute::selective);
-    mem.micro_batches_in_flight = 1.0;
-    return mem;
-  }
-  // ZeRO shards optimizer state (stage 1), gradients (2) and weights (3) over the ranks that hold
-  // the same weights: dp x cp for dense weights, dp x cp / ep for experts.
   const double dense_group = double(par.dp) * par.cp;
   const double expert_group = dense_group / par.ep;
   auto sharded = [&](int from_stage, double bytes_per_param) {
@@ -105,14 +86,54 @@ MemoryEstimate memory_per_gpu(const JobSpec& job, const ParamShares& params, con
   mem.weights_bytes = sharded(3, prec.param_bytes);
   mem.gradients_bytes = sharded(2, prec.grad_bytes);
   mem.optimizer_bytes = sharded(1, prec.optimizer_bytes);
-  mem.micro_batches_in_flight = micro_batches_in_flight(job, s);
-  double act = layer_bytes(job, s, job.recompute) * s.layers_per_stage * mem.micro_batches_in_flight;
+}
+
+MemoryEstimate inference_stage(const JobSpec& job, const ParamShares& params, const StepShape& s, int i) {
+  const ParallelSpec& par = job.parallel;
+  MemoryEstimate mem;
+  mem.weights_bytes = stage_params(job, params, i).total() * job.precision.param_bytes;
+  const double kv_layer = kv_bytes_per_token_layer_rank(job.model, job.precision.kv_bytes, par.tp);
+  const double cached = s.kind == WorkloadKind::decode ? s.attended_keys + 1.0 : s.seq_len;
+  mem.kv_cache_bytes =
+      s.sequences_per_micro_batch * cached / par.cp * kv_layer * par.stage_layers(i, job.model.layers);
+  // Forward only: one layer's working set at a time.
+  mem.activations_bytes = layer_bytes(job, s, Recompute::selective);
+  mem.micro_batches_in_flight = 1.0;
+  return mem;
+}
+
+MemoryEstimate training_stage(const JobSpec& job, const ParamShares& params, const StepShape& s, int i) {
+  const ParallelSpec& par = job.parallel;
+  const ModelSpec& m = job.model;
+  MemoryEstimate mem;
+  add_states(job, stage_params(job, params, i), mem);
+  mem.micro_batches_in_flight = micro_batches_in_flight(job, s, i);
+  double act =
+      layer_bytes(job, s, job.recompute) * par.stage_layers(i, m.layers) * mem.micro_batches_in_flight;
   // Full recomputation rebuilds one layer at a time, whose whole working set is then alive.
   if (job.recompute == Recompute::full) act += layer_bytes(job, s, Recompute::none);
-  // One stage holds both ends: final norm input, logits and cross-entropy in fp32, 4sbh/t (1 + v/h).
-  if (par.pp == 1) act += tokens * 4.0 * (m.hidden + double(m.vocab)) / par.tp;
+  // The last stage's final norm input, logits and cross-entropy in fp32: 4sbh/t (1 + v/h).
+  if (i == par.pp - 1) act += s.tokens_per_micro_batch / par.cp * 4.0 * (m.hidden + double(m.vocab)) / par.tp;
   mem.activations_bytes = act;
   return mem;
+}
+
+}  // namespace
+
+double layer_activation_bytes(const JobSpec& job, const StepShape& shape) {
+  return layer_bytes(job, shape, shape.training() ? job.recompute : Recompute::selective);
+}
+
+MemoryEstimate memory_per_gpu(const JobSpec& job, const ParamShares& params, const StepShape& s) {
+  MemoryEstimate worst;
+  for (int i = 0; i < job.parallel.pp; ++i) {
+    MemoryEstimate mem =
+        s.training() ? training_stage(job, params, s, i) : inference_stage(job, params, s, i);
+    mem.stage = i;
+    if (i == 0 || mem.total_bytes() > worst.total_bytes()) worst = mem;
+  }
+  worst.capacity_bytes = job.cluster.gpu.hbm_capacity_bytes;
+  return worst;
 }
 
 }  // namespace stepsim::work

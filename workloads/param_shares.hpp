@@ -45,8 +45,7 @@ struct ParamShares {
   double active_matmul(bool training) const;
 };
 
-/// Splits `m`'s parameters by component. Counts follow the architectures' published layouts
-/// (Llama, GPT-3, DeepSeek-V3 MLA/MoE/MTP); biases only with `linear_bias`.
+/// Arranges count_params(m) (workloads/params.hpp) by how parallelism shards each component.
 ParamShares param_shares(const ModelSpec& m);
 
 }  // namespace stepsim::work

@@ -63,14 +63,29 @@ LayerWidths layer_widths(const ModelSpec& m) {
   return w;
 }
 
-GpuParams params_on_gpu(const JobSpec& job, const ParamShares& p) {
+GpuParams stage_params(const JobSpec& job, const ParamShares& p, int stage) {
   const ParallelSpec& par = job.parallel;
-  GpuParams layers;
-  layers.nonexpert = p.layer_nonexpert() / (double(par.tp) * par.pp);
-  layers.expert = p.routed_experts / (double(par.ep) * par.expert_tp * par.pp);
+  // Layer weights in proportion to the stage's layers (uneven end stages: first/last_stage_layers).
+  const double share = double(par.stage_layers(stage, job.model.layers)) / job.model.layers;
+  GpuParams g;
+  g.nonexpert = p.layer_nonexpert() * share / par.tp;
+  g.expert = p.routed_experts * share / (double(par.ep) * par.expert_tp);
   const StageExtras e = stage_extras(job, p);
-  const GpuParams& extra = e.first.total() >= e.last.total() ? e.first : e.last;
-  return {layers.nonexpert + extra.nonexpert, layers.expert + extra.expert};
+  const GpuParams* extra = stage == 0 ? &e.first : stage == par.pp - 1 ? &e.last : nullptr;
+  if (extra) {
+    g.nonexpert += extra->nonexpert;
+    g.expert += extra->expert;
+  }
+  return g;
+}
+
+GpuParams params_on_gpu(const JobSpec& job, const ParamShares& p) {
+  GpuParams most;
+  for (int stage = 0; stage < job.parallel.pp; ++stage) {
+    const GpuParams g = stage_params(job, p, stage);
+    if (g.total() > most.total()) most = g;
+  }
+  return most;
 }
 
 namespace {

@@ -121,3 +121,25 @@ TEST_CASE("Decode memory: weights, the KV cache of the batch and one layer's wor
   CHECK(e.memory->kv_cache_bytes == 16.0 * 1001 * 2048 * 4);
   CHECK(e.memory->activations_bytes == 16.0 * (10'240 + 24'576 / 2));  // selective form, 16 tokens
 }
+
+TEST_CASE("Uneven pipeline stages: the fullest stage sets the pace and the memory") {
+  JobSpec j = test::tiny_training();  // FlashAttention: no stored scores
+  j.parallel.pp = 2;
+  j.parallel.dp = 2;  // m = 16
+  j.parallel.first_stage_layers = 1;
+  j.parallel.last_stage_layers = 3;
+  const Estimate e = estimate(j);
+  // Compute: stage 1 has 3 of 4 layers, 1.5x the mean of 2.
+  CHECK(e.flops.busiest_gpu == 1.5 * e.flops.hardware);
+  // Stage 0: 50,340,864 x 1/4 / tp 2 + embedding 16,384,000 = 22,676,608 params;
+  //          activations 1 layer x 92,274,688 x 2 in flight.
+  // Stage 1: 50,340,864 x 3/4 / 2 + head 16,384,000 = 35,261,824 params;
+  //          3 layers x 92,274,688 x 1 in flight + logits 4,096 x 4 x (1,024 + 32,000) / 2 = 270,532,608.
+  // 16 B per param (ZeRO-0): stage 0 455,100,416 B, stage 1 1,111,545,856 B -> stage 1.
+  REQUIRE(e.memory);
+  CHECK(e.memory->stage == 1);
+  CHECK(e.memory->micro_batches_in_flight == 1.0);
+  CHECK(e.memory->weights_bytes == 2.0 * 35'261'824.0);
+  CHECK(e.memory->activations_bytes == 3 * 92'274'688.0 + 270'532'608.0);
+  CHECK(e.memory->total_bytes() == 1'111'545'856.0);
+}

@@ -2,6 +2,7 @@
 
 #include "fixtures.hpp"
 #include "workloads/param_shares.hpp"
+#include "workloads/params.hpp"
 
 using namespace stepsim;
 using namespace stepsim::work;
@@ -51,4 +52,30 @@ TEST_CASE("MoE shares: routed experts apart, top_k of them active") {
   CHECK(p.dense_mlp == 2.0 * 1024 * 4096);  // the one dense layer
   CHECK(p.routed_active() == 3 * 2 * expert);
   CHECK(p.total() - p.active() == 3 * 6 * expert);  // the six experts a token skips per MoE layer
+}
+
+TEST_CASE("Shares add up to count_params for every catalog-shaped model") {
+  // DeepSeek-V3-like: MLA, 256 routed experts (top 8), 1 shared, 3 dense layers, 1 MTP module.
+  ModelSpec m;
+  m.layers = 61;
+  m.hidden = 7168;
+  m.heads = 128;
+  m.kv_heads = 128;
+  m.ffn = 18432;
+  m.vocab = 129280;
+  m.attention = AttentionKind::mla;
+  m.mla = {1536, 512, 128, 64, 128};
+  m.experts = 256;
+  m.top_k = 8;
+  m.shared_experts = 1;
+  m.expert_ffn = 2048;
+  m.dense_layers = 3;
+  m.mtp_layers = 1;
+  const ParamShares s = param_shares(m);
+  const ParamBreakdown b = count_params(m);
+  CHECK(s.total() == Approx(b.total));
+  CHECK(s.active() == Approx(b.main_active()));
+  // Published: 671B total (main model), 37B activated.
+  CHECK(s.total() - s.mtp == Approx(671e9).epsilon(0.01));
+  CHECK(s.active() == Approx(37e9).epsilon(0.02));
 }

@@ -59,6 +59,7 @@ Json memory_json(const work::Estimate& e) {
               {"bytes_per_gpu", m.total_bytes()},
               {"capacity_bytes", m.capacity_bytes},
               {"shortfall_bytes", m.shortfall_bytes()},
+              {"stage", m.stage},
               {"micro_batches_in_flight", m.micro_batches_in_flight},
               {"breakdown",
                {{"weights", m.weights_bytes},

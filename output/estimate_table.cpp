@@ -79,6 +79,7 @@ void memory_section(std::string& out, const work::Estimate& e) {
       "\nmemory per GPU: weights {}  gradients {}  optimizer {}  activations {}  KV cache {}\n",
       format_bytes(m.weights_bytes), format_bytes(m.gradients_bytes), format_bytes(m.optimizer_bytes),
       format_bytes(m.activations_bytes), format_bytes(m.kv_cache_bytes));
+  if (e.gpus > 1 && m.stage > 0) out += fmt::format("  (pipeline stage {} is the most loaded)\n", m.stage);
   out += fmt::format("  total {} of {}: {}\n", format_bytes(m.total_bytes()), format_bytes(m.capacity_bytes),
                      m.fits() ? "fits" : "DOES NOT FIT, short by " + format_bytes(m.shortfall_bytes()));
 }

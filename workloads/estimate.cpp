@@ -41,12 +41,28 @@ double pipeline_bubble(const JobSpec& job, const StepShape& s) {
   return (job.parallel.pp - 1.0) / (v * s.micro_batches);
 }
 
+/// Compute, HBM, the scale-up tier and the NIC, in that order (ties go to the earlier).
+std::vector<ResourceRate> resource_rates(const JobSpec& job, const Estimate& e, const ScaleUp& up) {
+  const topo::GpuSpec& g = job.cluster.gpu;
+  const topo::Efficiency& eff = g.eff;
+  double up_bytes = 0.0, out_bytes = 0.0;
+  for (const NetworkTerm& t : e.network) {
+    up_bytes += t.scale_up_bytes_per_token;
+    out_bytes += t.scale_out_bytes_per_token;
+  }
+  const double peak = g.peak_flops(job.precision.compute);
+  return {make_rate(topo::Resource::compute, e.flops.busiest_gpu, eff.estimate_compute * peak,
+                    1.0 + e.pipeline_bubble),
+          make_rate(topo::Resource::hbm, e.hbm.total(), eff.estimate_memory * g.hbm_bw_Bps),
+          make_rate(up.resource, up_bytes, eff.estimate_network * up.bw_Bps),
+          make_rate(topo::Resource::nic, out_bytes, eff.estimate_network * job.cluster.nic_bw_Bps())};
+}
+
 /// Everything but sizing.
 Estimate core(const JobSpec& job) {
   const StepShape s = step_shape(job);
   const ParamShares params = param_shares(job.model);
   const topo::GpuSpec& g = job.cluster.gpu;
-  const topo::Efficiency& eff = g.eff;
   const ScaleUp up = scale_up_of(job.cluster);
   Estimate e;
   e.kind = s.kind;
@@ -57,18 +73,8 @@ Estimate core(const JobSpec& job) {
   e.flops = flops_per_token(job, params, s);
   e.hbm = hbm_per_token(job, params, s);
   e.network = network_terms(job, params, s, up.domain);
-  double up_bytes = 0.0, out_bytes = 0.0;
-  for (const NetworkTerm& t : e.network) {
-    up_bytes += t.scale_up_bytes_per_token;
-    out_bytes += t.scale_out_bytes_per_token;
-  }
-  const double peak = g.peak_flops(job.precision.compute);
   e.pipeline_bubble = pipeline_bubble(job, s);
-  e.rates = {make_rate(topo::Resource::compute, e.flops.busiest_gpu, eff.estimate_compute * peak,
-                       1.0 + e.pipeline_bubble),
-             make_rate(topo::Resource::hbm, e.hbm.total(), eff.estimate_memory * g.hbm_bw_Bps),
-             make_rate(up.resource, up_bytes, eff.estimate_network * up.bw_Bps),
-             make_rate(topo::Resource::nic, out_bytes, eff.estimate_network * job.cluster.nic_bw_Bps())};
+  e.rates = resource_rates(job, e, up);
   const ResourceRate* best = &e.rates.front();
   for (const ResourceRate& r : e.rates)
     if (r.tokens_per_s < best->tokens_per_s) best = &r;
@@ -76,6 +82,7 @@ Estimate core(const JobSpec& job) {
   e.tokens_per_s_per_gpu = best->tokens_per_s;
   e.tokens_per_s_cluster = e.tokens_per_s_per_gpu * e.gpus;
   e.step_time_s = e.tokens_per_step / e.tokens_per_s_cluster;
+  const double peak = g.peak_flops(job.precision.compute);
   e.mfu = e.flops.model * e.tokens_per_s_per_gpu / peak;
   e.intensity_flops_per_byte = e.flops.busiest_gpu / e.hbm.total();
   e.ridge_flops_per_byte = peak / g.hbm_bw_Bps;

@@ -120,41 +120,48 @@ double attention_core_io_per_token(const JobSpec& job, const LayerWidths& w) {
 
 }  // namespace
 
-HbmPerToken hbm_per_token(const JobSpec& job, const ParamShares& params, const StepShape& s) {
+namespace {
+
+HbmPerToken training_hbm(const JobSpec& job, const ParamShares& params, const StepShape& s) {
   const PrecisionSpec& prec = job.precision;
   const ParallelSpec& par = job.parallel;
   const GpuParams gp = params_on_gpu(job, params);
   const bool full = full_recompute(job, s);
-  const double act_bytes = prec.activation_bytes;
   const LayerWidths w = layer_widths(job.model);
   HbmPerToken b;
-  const double weights = gp.total() * prec.param_bytes;
-  const double kv_layer_rank = kv_bytes_per_token_layer_rank(job.model, prec.kv_bytes, par.tp);
-  const double kv_per_token = kv_layer_rank * job.model.layers * par.tp;  // all ranks of a replica
-  if (s.training()) {
-    // Forward and backward (input gradient) stream the weights; full recompute adds a forward;
-    // ZeRO-3 first writes each gathered layer into HBM, then reads it.
-    const double passes = (full ? 3.0 : 2.0) * (par.zero_stage >= 3 ? 2.0 : 1.0);
-    b.weights = s.micro_batches * passes * weights / s.tokens_per_gpu;
-    // The first micro-batch writes the gradient buffer, later ones read-modify-write it.
-    b.gradients = (2.0 * s.micro_batches - 1.0) * gp.total() * prec.grad_bytes / s.tokens_per_gpu;
-    const double dense_group = par.zero_stage >= 1 ? double(par.dp) * par.cp : 1.0;
-    const double expert_group = par.zero_stage >= 1 ? double(par.dp) * par.cp / par.ep : 1.0;
-    const double shard = gp.nonexpert / dense_group + gp.expert / expert_group;
-    // Adam reads the gradient, reads and writes master weights and moments, and every working
-    // weight is rewritten once: by the update (ZeRO-0, ZeRO-3) or by the all-gather after it.
-    const double written = par.zero_stage >= 3 ? shard : gp.total();
-    b.optimizer = (shard * (prec.grad_bytes + 2.0 * prec.optimizer_bytes) + written * prec.param_bytes) /
-                  s.tokens_per_gpu;
-    double act_passes = 3.0 + (full ? 1.0 : 0.0);  // backward touches twice what forward does
-    b.activations = act_passes * activation_io_per_token(job, w) * act_bytes;
-    if (job.recompute == Recompute::selective)
-      b.activations += attention_core_io_per_token(job, w) * act_bytes;
-    return b;
-  }
+  // Forward and backward (input gradient) stream the weights; full recompute adds a forward;
+  // ZeRO-3 first writes each gathered layer into HBM, then reads it.
+  const double passes = (full ? 3.0 : 2.0) * (par.zero_stage >= 3 ? 2.0 : 1.0);
+  b.weights = s.micro_batches * passes * gp.total() * prec.param_bytes / s.tokens_per_gpu;
+  // The first micro-batch writes the gradient buffer, later ones read-modify-write it.
+  b.gradients = (2.0 * s.micro_batches - 1.0) * gp.total() * prec.grad_bytes / s.tokens_per_gpu;
+  const double dense_group = par.zero_stage >= 1 ? double(par.dp) * par.cp : 1.0;
+  const double expert_group = par.zero_stage >= 1 ? double(par.dp) * par.cp / par.ep : 1.0;
+  const double shard = gp.nonexpert / dense_group + gp.expert / expert_group;
+  // Adam reads the gradient, reads and writes master weights and moments, and every working
+  // weight is rewritten once: by the update (ZeRO-0, ZeRO-3) or by the all-gather after it.
+  const double written = par.zero_stage >= 3 ? shard : gp.total();
+  b.optimizer = (shard * (prec.grad_bytes + 2.0 * prec.optimizer_bytes) + written * prec.param_bytes) /
+                s.tokens_per_gpu;
+  const double act_passes = 3.0 + (full ? 1.0 : 0.0);  // backward touches twice what forward does
+  b.activations = act_passes * activation_io_per_token(job, w) * prec.activation_bytes;
+  if (job.recompute == Recompute::selective)
+    b.activations += attention_core_io_per_token(job, w) * prec.activation_bytes;
+  return b;
+}
+
+}  // namespace
+
+HbmPerToken hbm_per_token(const JobSpec& job, const ParamShares& params, const StepShape& s) {
+  if (s.training()) return training_hbm(job, params, s);
+  const PrecisionSpec& prec = job.precision;
+  const double kv_per_token =  // all TP ranks of a replica
+      kv_bytes_per_token_layer_rank(job.model, prec.kv_bytes, job.parallel.tp) * job.model.layers *
+      job.parallel.tp;
+  HbmPerToken b;
   // Inference: one forward per step; the weights are read once per step for the whole batch.
-  b.weights = weights / s.tokens_per_gpu;
-  b.activations = activation_io_per_token(job, w) * act_bytes;
+  b.weights = params_on_gpu(job, params).total() * prec.param_bytes / s.tokens_per_gpu;
+  b.activations = activation_io_per_token(job, layer_widths(job.model)) * prec.activation_bytes;
   if (s.kind == WorkloadKind::decode)
     b.kv_cache = (s.attended_keys + 1.0) * kv_per_token;  // read the context, write the new token
   else

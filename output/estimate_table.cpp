@@ -95,7 +95,7 @@ void cost_section(std::string& out, const work::Estimate& e) {
   const work::Sizing& s = *e.sizing;
   out += fmt::format("\ntarget {} tokens/s: {} GPUs{}, {}/h, cluster HBM traffic {} TB/s{}\n",
                      format_number(s.target_tokens_per_s, 0), format_number(s.gpus_needed, 0),
-                     s.dp_needed > 0 ? fmt::format(" ({} replicas)", s.dp_needed) : "",
+                     s.dp_needed > 0 ? fmt::format(" ({} replicas)", format_number(s.dp_needed, 0)) : "",
                      dollars(s.cluster_cost_per_hour, 2), format_number(s.cluster_hbm_Bps / 1e12, 3),
                      s.feasible ? "" : "  NOT REACHABLE");
   if (!s.note.empty()) out += "  " + s.note + "\n";

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <numeric>
 #include <string>
 
 #include "sim/units.hpp"
@@ -100,31 +101,62 @@ JobSpec with_replicas(const JobSpec& job, int dp) {
   return j;
 }
 
-/// Smallest replica count reaching the target, scanning up from the bound that ignores data-parallel
-/// costs. The scan (not a bisection) matters: the cluster rate can dip where the data-parallel group
-/// first leaves the NVLink domain. Steps grow with dp (at most 0.2 % of dp) to bound the work.
-Sizing size_for_target(const JobSpec& job, double target, const Estimate& at_one) {
+/// Replica counts sizing may use: multiples of `step` (expert parallelism must divide dp x cp)
+/// up to `max` (training: one micro-batch per replica at least).
+struct ReplicaRange {
+  int step = 1;
+  int max = 1;
+};
+
+ReplicaRange replica_range(const JobSpec& job) {
+  const ParallelSpec& par = job.parallel;
+  ReplicaRange r;
+  r.step = par.ep / std::gcd(par.ep, par.cp);
+  const bool training = job.workload.kind == WorkloadKind::train;
+  const int most = training ? job.workload.global_batch / job.workload.micro_batch
+                            : 1'000'000;  // replicas: far beyond any real cluster
+  r.max = most / r.step * r.step;
+  return r;
+}
+
+/// Smallest replica count reaching the target, scanning up from the count that ignores how
+/// data-parallel costs grow. A scan, not a bisection: the cluster rate can dip where the
+/// data-parallel group first leaves the NVLink domain. Steps grow with dp (about 0.2 %) to bound
+/// the work. Returns the count and the estimate there; found is false when none up to the maximum reaches.
+int scan_replicas(const JobSpec& job, double target, const ReplicaRange& range, Estimate& e, bool& found) {
+  const int replica = job.parallel.world() / job.parallel.dp;
+  auto reaches = [&](int replicas) {
+    e = core(with_replicas(job, replicas));
+    return e.tokens_per_s_cluster >= target * (1.0 - 1e-9);
+  };
+  const Estimate smallest = core(with_replicas(job, range.step));
+  const int guess = ceil_count(target / (replica * smallest.tokens_per_s_per_gpu));
+  int dp = std::clamp((guess + range.step - 1) / range.step * range.step, range.step, range.max);
+  found = reaches(dp);
+  while (!found && dp < range.max) {
+    dp = std::min(range.max, dp + std::max(range.step, dp / 512 / range.step * range.step));
+    found = reaches(dp);
+  }
+  return dp;
+}
+
+Sizing size_for_target(const JobSpec& job, double target) {
   Sizing z;
   z.target_tokens_per_s = target;
-  const int replica = job.parallel.world() / job.parallel.dp;
+  const ReplicaRange range = replica_range(job);
   const bool training = job.workload.kind == WorkloadKind::train;
-  const int max_dp = training ? job.workload.global_batch / job.workload.micro_batch
-                              : 1'000'000;  // replicas: far beyond any real cluster
-  auto reaches = [&](int replicas, Estimate& out) {
-    out = core(with_replicas(job, replicas));
-    return out.tokens_per_s_cluster >= target * (1.0 - 1e-9);
-  };
-  int dp = std::clamp(ceil_count(target / (replica * at_one.tokens_per_s_per_gpu)), 1, max_dp);
-  Estimate e;
-  bool found = reaches(dp, e);
-  while (!found && dp < max_dp) {
-    dp = std::min(max_dp, dp + std::max(1, dp / 512));
-    found = reaches(dp, e);
+  if (range.max < range.step) {
+    z.feasible = false;
+    z.note = "the global batch is too small for even one group of expert-parallel replicas";
+    return z;
   }
+  Estimate e;
+  bool found = false;
+  const int dp = scan_replicas(job, target, range, e, found);
   if (!found) {
     z.feasible = false;
     z.note = "the global batch of " + std::to_string(job.workload.global_batch) +
-             " sequences allows at most " + std::to_string(max_dp) +
+             " sequences allows at most " + std::to_string(range.max) +
              " replicas; more throughput needs a larger batch or more model parallelism";
   } else if (training && job.workload.global_batch % (dp * job.workload.micro_batch) != 0) {
     z.note = "global batch not divisible by dp x micro_batch at this size; micro-batches per rank averaged";
@@ -132,7 +164,7 @@ Sizing size_for_target(const JobSpec& job, double target, const Estimate& at_one
   if (e.memory && !e.memory->fits())
     z.note += std::string(z.note.empty() ? "" : "; ") + "this layout does not fit in GPU memory at that size";
   z.dp_needed = dp;
-  z.gpus_needed = dp * replica;
+  z.gpus_needed = dp * (job.parallel.world() / job.parallel.dp);
   z.tokens_per_s_per_gpu = e.tokens_per_s_per_gpu;
   z.cluster_cost_per_hour = z.gpus_needed * job.cluster.gpu.price_per_hour;
   z.cluster_hbm_Bps = target * e.hbm.total();
@@ -162,10 +194,7 @@ void add_notes(const JobSpec& job, Estimate& e) {
 Estimate estimate_stepsim(const JobSpec& job) {
   Estimate e = core(job);
   add_notes(job, e);
-  if (job.estimate.target_tokens_per_s) {
-    const Estimate one = core(with_replicas(job, 1));
-    e.sizing = size_for_target(job, *job.estimate.target_tokens_per_s, one);
-  }
+  if (job.estimate.target_tokens_per_s) e.sizing = size_for_target(job, *job.estimate.target_tokens_per_s);
   return e;
 }
 

@@ -111,3 +111,26 @@ TEST_CASE("estimate() follows the formulas the job asks for") {
   CHECK(nb.flops.hardware == 6e8);  // 1.0 x 6 x 1e8
   CHECK(nb.network.empty());
 }
+
+TEST_CASE("Sizing keeps expert parallelism valid: replicas in multiples of ep / gcd(ep, cp)") {
+  JobSpec j = test::tiny_training();
+  j.model.experts = 8;
+  j.model.top_k = 2;
+  j.model.expert_ffn = 1024;
+  j.parallel.tp = 1;
+  j.parallel.dp = 8;
+  j.parallel.ep = 8;
+  j.workload.global_batch = 256;  // up to 128 replicas of micro-batch 2
+  j.estimate.target_tokens_per_s = 3e7;
+  const Estimate e = estimate(j);
+  REQUIRE(e.sizing);
+  CHECK(e.sizing->feasible);
+  CHECK(e.sizing->dp_needed % 8 == 0);  // ep 8 must divide dp x cp = dp
+  CHECK(e.sizing->gpus_needed == e.sizing->dp_needed);
+  j.parallel.cp = 2;  // ep 8 over dp x cp: dp in multiples of 8 / gcd(8, 2) = 4
+  j.parallel.dp = 4;
+  j.cluster.nodes = 1;
+  const Estimate f = estimate(j);
+  REQUIRE(f.sizing);
+  CHECK(f.sizing->dp_needed % 4 == 0);
+}

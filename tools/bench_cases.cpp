@@ -4,11 +4,13 @@
 namespace stepsim::cli {
 
 BenchResult bench_scenario_load();
+BenchResult bench_estimate();
 
 namespace {
 constexpr BenchCase kBenchCases[] = {
     {"scenario_load", "parse the catalog once, then load the bundled scenarios repeatedly",
      bench_scenario_load},
+    {"estimate", "closed-form estimate with sizing of every bundled scenario", bench_estimate},
 };
 }  // namespace
 

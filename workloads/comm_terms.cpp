@@ -1,5 +1,7 @@
 // Network bytes per token for every parallel dimension, placed on the link tier each crosses.
 #include <algorithm>
+#include <array>
+#include <optional>
 
 #include "workloads/estimate_parts.hpp"
 #include "workloads/kv.hpp"
@@ -49,7 +51,7 @@ class TermList {
     t.name = name;
     t.group = g;
     t.collective = c;
-    t.placement = place(par_, g, domain_);
+    t.placement = placement(g);
     if (t.placement.size <= 1) return;
     t.message_bytes = message_bytes;
     t.calls_per_step = calls;
@@ -61,10 +63,19 @@ class TermList {
   std::vector<NetworkTerm> take() { return std::move(terms_); }
 
  private:
+  /// place() walks every rank; terms on the same group share one walk.
+  const GroupPlacement& placement(RankGroup g) {
+    auto& slot = cache_[static_cast<std::size_t>(g)];
+    if (!slot) slot = place(par_, g, domain_);
+    return *slot;
+  }
+
   const StepShape& shape_;
   int domain_;
   const ParallelSpec& par_;
   std::vector<NetworkTerm> terms_;
+  static_assert(static_cast<int>(RankGroup::expert_dp) == 6, "one cache slot per RankGroup");
+  std::array<std::optional<GroupPlacement>, 7> cache_;  ///< by RankGroup
 };
 
 /// Passes over each micro-batch whose activations cross the network: forward, backward, and the

@@ -119,25 +119,42 @@ ReplicaRange replica_range(const JobSpec& job) {
   return r;
 }
 
-/// Smallest replica count reaching the target, scanning up from the count that ignores how
-/// data-parallel costs grow. A scan, not a bisection: the cluster rate can dip where the
-/// data-parallel group first leaves the NVLink domain. Steps grow with dp (about 0.2 %) to bound
-/// the work. Returns the count and the estimate there; found is false when none up to the maximum reaches.
-int scan_replicas(const JobSpec& job, double target, const ReplicaRange& range, Estimate& e, bool& found) {
+/// Smallest replica count reaching the target. The first guess ignores how data-parallel costs
+/// grow (the per-GPU rate at the fewest replicas is the highest), so it is a lower bound; from it the
+/// count doubles until the target is reached, then bisects back. Each probe re-estimates the whole
+/// job. Where the cluster rate dips (a data-parallel group first leaving the NVLink domain) the
+/// answer is the edge the bisection lands on: it always reaches the target. `found` is false when
+/// even the most replicas do not.
+int search_replicas(const JobSpec& job, double target, const ReplicaRange& range, Estimate& e, bool& found) {
   const int replica = job.parallel.world() / job.parallel.dp;
-  auto reaches = [&](int replicas) {
-    e = core(with_replicas(job, replicas));
-    return e.tokens_per_s_cluster >= target * (1.0 - 1e-9);
+  auto round_up = [&](long long dp) {
+    return static_cast<int>(
+        std::clamp<long long>((dp + range.step - 1) / range.step * range.step, range.step, range.max));
+  };
+  auto reaches = [&](int replicas, Estimate& out) {
+    out = core(with_replicas(job, replicas));
+    return out.tokens_per_s_cluster >= target * (1.0 - 1e-9);
   };
   const Estimate smallest = core(with_replicas(job, range.step));
-  const int guess = ceil_count(target / (replica * smallest.tokens_per_s_per_gpu));
-  int dp = std::clamp((guess + range.step - 1) / range.step * range.step, range.step, range.max);
-  found = reaches(dp);
-  while (!found && dp < range.max) {
-    dp = std::min(range.max, dp + std::max(range.step, dp / 512 / range.step * range.step));
-    found = reaches(dp);
+  int hi = round_up(ceil_count(target / (replica * smallest.tokens_per_s_per_gpu)));
+  int lo = 0;  // largest count known to fall short
+  while (!(found = reaches(hi, e)) && hi < range.max) {
+    lo = hi;
+    hi = round_up(2LL * hi);
   }
-  return dp;
+  if (!found) return hi;
+  while (hi - lo > range.step) {  // invariant: hi reaches (e is its estimate), lo does not
+    Estimate mid_e;
+    const int mid = (lo + hi) / 2 / range.step * range.step;
+    if (mid <= lo) break;
+    if (reaches(mid, mid_e)) {
+      hi = mid;
+      e = mid_e;
+    } else {
+      lo = mid;
+    }
+  }
+  return hi;
 }
 
 Sizing size_for_target(const JobSpec& job, double target) {
@@ -152,7 +169,7 @@ Sizing size_for_target(const JobSpec& job, double target) {
   }
   Estimate e;
   bool found = false;
-  const int dp = scan_replicas(job, target, range, e, found);
+  const int dp = search_replicas(job, target, range, e, found);
   if (!found) {
     z.feasible = false;
     z.note = "the global batch of " + std::to_string(job.workload.global_batch) +

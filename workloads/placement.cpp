@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <array>
-#include <map>
 #include <utility>
+#include <vector>
 
 #include "sim/error.hpp"
 
@@ -47,7 +47,8 @@ Layout layout_of(const ParallelSpec& par) {
   return l;
 }
 
-/// Identifies the group of `g` that rank `r` belongs to; ranks with equal keys share a group.
+/// A dense id (in [0, world)) of the group of `g` that rank `r` belongs to; ranks with equal ids
+/// share a group.
 long long group_key(const Layout& l, const ParallelSpec& par, RankGroup g, long long r) {
   std::array<long long, 4> c{};
   for (int i = 0; i < 4; ++i) c[i] = (r / l.stride[i]) % l.size[i];
@@ -56,17 +57,18 @@ long long group_key(const Layout& l, const ParallelSpec& par, RankGroup g, long 
     for (int i : dims) key -= c[i] * l.stride[i];
     return key;
   };
-  // Index in the combined dp x cp space, inner dimension first.
+  // Index in the combined dp x cp space, inner dimension first; tp and pp coordinates outside it.
   const long long e = l.cp_inside_dp ? c[1] + l.size[1] * c[3] : c[3] + l.size[3] * c[1];
-  const long long dpcp = l.size[1] * l.size[3];
+  const long long outside = c[0] * l.size[2] + c[2];
+  const long long ep = par.ep;
   switch (g) {
     case RankGroup::tp: return without({0});
     case RankGroup::cp: return without({1});
     case RankGroup::pp: return without({2});
     case RankGroup::dp: return without({3});
     case RankGroup::dp_cp: return without({1, 3});
-    case RankGroup::ep: return without({1, 3}) * dpcp + e / par.ep;
-    case RankGroup::expert_dp: return without({1, 3}) * dpcp + e % par.ep;
+    case RankGroup::ep: return outside * (l.size[1] * l.size[3] / ep) + e / ep;
+    case RankGroup::expert_dp: return outside * ep + e % ep;
   }
   return r;
 }
@@ -93,16 +95,26 @@ GroupPlacement place(const ParallelSpec& par, RankGroup group, int domain_size) 
   const Layout l = layout_of(par);
   const long long world = par.world();
   const long long domain = std::max(1, domain_size);
-  // (group, domain) -> members there. An ordered map keeps the result independent of hashing.
-  std::map<std::pair<long long, long long>, int> members;
-  for (long long r = 0; r < world; ++r) ++members[{group_key(l, par, group, r), r / domain}];
   GroupPlacement p;
   p.size = group_size(par, group);
   p.per_domain = p.size;
-  std::map<long long, int> domains_per_group;
-  for (const auto& [where, count] : members) {
-    p.per_domain = std::min(p.per_domain, count);
-    p.domains = std::max(p.domains, ++domains_per_group[where.first]);
+  // One pass, domain by domain (ranks are numbered domain-major): count each group's members in
+  // the domain, then fold the counts into the group's totals. Linear in the GPU count, no maps.
+  std::vector<int> members(static_cast<std::size_t>(world), 0);
+  std::vector<int> domains(static_cast<std::size_t>(world), 0);
+  std::vector<long long> touched;
+  for (long long first = 0; first < world; first += domain) {
+    touched.clear();
+    for (long long r = first; r < std::min(world, first + domain); ++r) {
+      const auto key = static_cast<std::size_t>(group_key(l, par, group, r));
+      if (members[key]++ == 0) touched.push_back(static_cast<long long>(key));
+    }
+    for (long long key : touched) {
+      auto& count = members[static_cast<std::size_t>(key)];
+      p.per_domain = std::min(p.per_domain, count);
+      p.domains = std::max(p.domains, ++domains[static_cast<std::size_t>(key)]);
+      count = 0;
+    }
   }
   return p;
 }

@@ -6,12 +6,14 @@ namespace stepsim::cli {
 int cmd_version(Args args);
 int cmd_catalog(Args args);
 int cmd_check(Args args);
+int cmd_bench(Args args);
 
 namespace {
 constexpr Command kCommands[] = {
     {"version", "print the version", cmd_version},
     {"catalog", "list the GPU and model presets", cmd_catalog},
     {"check", "validate a scenario and show what it resolves to", cmd_check},
+    {"bench", "time the simulator on named benchmark cases", cmd_bench},
 };
 }  // namespace
 

@@ -3,11 +3,17 @@
 
 namespace stepsim::cli {
 
+BenchResult bench_engine();
+BenchResult bench_engine_fixed();
 BenchResult bench_scenario_load();
 BenchResult bench_estimate();
 
 namespace {
 constexpr BenchCase kBenchCases[] = {
+    {"engine", "1,000 processors, ~2.8 M ops: compute chains, 8-rank collectives on a network, comm slowdown",
+     bench_engine},
+    {"engine_fixed", "the same graph with fixed-duration collectives and no network: the engine alone",
+     bench_engine_fixed},
     {"scenario_load", "parse the catalog once, then load the bundled scenarios repeatedly",
      bench_scenario_load},
     {"estimate", "closed-form estimate with sizing of every bundled scenario", bench_estimate},

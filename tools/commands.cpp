@@ -8,6 +8,7 @@ int cmd_catalog(Args args);
 int cmd_check(Args args);
 int cmd_estimate(Args args);
 int cmd_kv(Args args);
+int cmd_bench(Args args);
 
 namespace {
 constexpr Command kCommands[] = {
@@ -16,6 +17,7 @@ constexpr Command kCommands[] = {
     {"check", "validate a scenario and show what it resolves to", cmd_check},
     {"estimate", "closed-form bottleneck estimate: rates, bound, memory, cost, sizing", cmd_estimate},
     {"kv", "KV-cache size, decode bandwidth and the largest batch that fits", cmd_kv},
+    {"bench", "time the simulator on named benchmark cases", cmd_bench},
 };
 }  // namespace
 

@@ -8,6 +8,7 @@ BenchResult bench_engine_fixed();
 BenchResult bench_scenario_load();
 BenchResult bench_network_all_to_all();
 BenchResult bench_network_ring();
+BenchResult bench_estimate();
 
 namespace {
 constexpr BenchCase kBenchCases[] = {
@@ -20,6 +21,7 @@ constexpr BenchCase kBenchCases[] = {
     {"network-all-to-all", "all-to-all of 1 GiB per GPU over 1,024 GPUs, rail-optimised fat-tree",
      bench_network_all_to_all},
     {"network-ring", "ring all-reduce of 1 GiB over 1,024 GPUs, rail-optimised fat-tree", bench_network_ring},
+    {"estimate", "closed-form estimate with sizing of every bundled scenario", bench_estimate},
 };
 }  // namespace
 

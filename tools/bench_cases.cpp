@@ -6,6 +6,7 @@ namespace stepsim::cli {
 BenchResult bench_engine();
 BenchResult bench_engine_fixed();
 BenchResult bench_scenario_load();
+BenchResult bench_estimate();
 
 namespace {
 constexpr BenchCase kBenchCases[] = {
@@ -15,6 +16,7 @@ constexpr BenchCase kBenchCases[] = {
      bench_engine_fixed},
     {"scenario_load", "parse the catalog once, then load the bundled scenarios repeatedly",
      bench_scenario_load},
+    {"estimate", "closed-form estimate with sizing of every bundled scenario", bench_estimate},
 };
 }  // namespace
 

@@ -29,10 +29,10 @@ std::string_view name(Recompute r) {
   return "unknown";
 }
 
-std::string_view name(AttentionKernel k) {
+std::string_view name(AttentionImpl k) {
   switch (k) {
-    case AttentionKernel::flash: return "flash";
-    case AttentionKernel::materialized: return "materialized";
+    case AttentionImpl::flash: return "flash";
+    case AttentionImpl::unfused: return "unfused";
   }
   return "unknown";
 }

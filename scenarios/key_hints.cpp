@@ -83,6 +83,7 @@ constexpr KeyHome kHomes[] = {
     {"virtual_stages", "parallelism"},
     {"sequence_parallel", "parallelism"},
     {"dp_overlap", "parallelism"},
+    {"pp_p2p", "parallelism"},
     {"zero_stage", "parallelism"},
     {"schedule", "parallelism"},
     {"order", "parallelism"},

@@ -17,6 +17,12 @@ namespace stepsim::work {
 enum class WorkloadKind : std::uint8_t { train, prefill, decode };
 enum class AttentionImpl : std::uint8_t { flash, unfused };
 enum class Recompute : std::uint8_t { none, selective, full };
+/// How pipeline stages exchange activations and gradients.
+enum class P2pMode : std::uint8_t {
+  overlapped,  ///< sends run on their own streams; only the consumer waits for the data
+  blocking,    ///< Megatron-LM's batched isend/irecv + synchronize: the sender's next step waits
+               ///< for the transfer to finish
+};
 enum class PipelineSchedule : std::uint8_t { gpipe, one_f_one_b, interleaved };
 /// Parallel dimensions, used to order rank placement (innermost first).
 enum class ParallelDim : std::uint8_t { tp, cp, ep, pp, dp };
@@ -55,6 +61,7 @@ struct ParallelSpec {
   /// Reduce DP gradients in buckets while the last micro-batch's backward runs (PyTorch DDP, Megatron
   /// --overlap-grad-reduce); false reduces them after the backward pass (Megatron-LM 2021-2022).
   bool dp_overlap = true;
+  P2pMode pp_p2p = P2pMode::overlapped;
   int world() const { return dp * tp * pp * cp; }
   /// Transformer layers held by pipeline stage `stage` (0-based) of a model with `layers` layers,
   /// honouring first/last_stage_layers. Scenarios guarantee the split is whole.

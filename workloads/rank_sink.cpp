@@ -145,6 +145,7 @@ OpSink::Handle RankSink::emit_kernel(std::string_view name, const topo::KernelWo
   const sim::StreamId stream = a_.streams(sim_rank_).compute;
   const sim::OpId id = a_.add(op, std::span<const sim::StreamId>(&stream, 1), info);
   add_deps(id, deps);
+  last_kernel_ = Handle{id};
   return Handle{id};
 }
 

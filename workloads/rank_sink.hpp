@@ -82,6 +82,8 @@ class RankSink : public OpSink {
   /// Ops emitted next carry no pass prefix ("dp.grad_allreduce bucket 4").
   void set_plain_context(Pass pass);
   int sim_rank() const { return sim_rank_; }
+  /// The most recent kernel this sink emitted (invalid before the first).
+  Handle last_kernel() const { return last_kernel_; }
   int global_rank() const { return rank_; }
 
  protected:
@@ -101,6 +103,7 @@ class RankSink : public OpSink {
   bool plain_ = false;
   int layer_ = -1;
   int microbatch_ = -1;
+  Handle last_kernel_;
   std::array<int, 5> comm_seq_{};  ///< collectives emitted so far per dimension (full mode)
   std::map<std::tuple<int, int, long long>, std::uint32_t> payload_cache_;
 };

@@ -28,6 +28,18 @@ struct BoundaryKey {
 struct PendingSend {
   BoundaryKey key;
   Handle producer;
+  int step = 0;  ///< the sender's schedule step that produced it
+};
+
+/// Where a boundary's data enters its consumer.
+struct Entry {
+  sim::OpId op = 0;
+  int step = 0;  ///< the consumer's schedule step
+};
+
+/// The op that opens one schedule step of a rank.
+struct StepSpan {
+  sim::OpId first = 0;
 };
 
 /// What one layer contributes to the gradient buckets: its final weight-gradient op and size.
@@ -73,7 +85,9 @@ class TrainStepBuilder {
   int pp_, v_, m_;
   std::vector<std::vector<PipeStep>> schedule_;
   std::vector<MemoryEvent> memory_;
-  std::map<BoundaryKey, sim::OpId> entries_;               // consumer's first op per boundary
+  std::map<BoundaryKey, Entry> entries_;                    // consumer's first op per boundary
+  std::vector<std::vector<StepSpan>> steps_;                // per sim rank, per schedule step
+  int step_index_ = 0;                                      // schedule step being built
   std::vector<std::vector<PendingSend>> sends_;             // per sim rank, in schedule order
   std::vector<std::map<int, Handle>> loss_;                 // per sim rank: micro-batch -> loss op
   std::vector<std::map<int, GradSource>> grads_;            // per sim rank: layer (-1 embed, L head)
@@ -107,6 +121,7 @@ TrainStepBuilder::TrainStepBuilder(const JobSpec& job, CommPlanner& planner, Ran
   zero3_ = job.parallel.zero_stage >= 3 && job.parallel.dp * job.parallel.cp > 1;
   const std::size_t n = a_.ranks().size();
   sends_.resize(n);
+  steps_.resize(n);
   loss_.resize(n);
   grads_.resize(n);
   last_op_.resize(n);
@@ -178,7 +193,8 @@ void TrainStepBuilder::forward(RankSink& sink, int sim_rank, const PipeStep& ste
     h = receive_gather(sink);
     // In full mode the gather may be a collective another TP rank already created: the arriving
     // activation must feed that op, not this rank's first kernel.
-    entries_[{pipeline_of(sink.global_rank()), vs - 1, step.microbatch, Kind::forward}] = h.valid() ? h.id : first;
+    entries_[{pipeline_of(sink.global_rank()), vs - 1, step.microbatch, Kind::forward}] = {
+        h.valid() ? h.id : first, step_index_};
   }
   const auto [begin, end] = layers_of(vs);
   Handle previous_start;
@@ -196,7 +212,7 @@ void TrainStepBuilder::forward(RankSink& sink, int sim_rank, const PipeStep& ste
     kept += head_.stored_activation_bytes();
   } else {
     sends_[static_cast<std::size_t>(sim_rank)].push_back(
-        {{pipeline_of(sink.global_rank()), vs, step.microbatch, Kind::forward}, h});
+        {{pipeline_of(sink.global_rank()), vs, step.microbatch, Kind::forward}, h, step_index_});
   }
   memory(first, MemoryEvent::At::start, sim_rank, kept);
 }
@@ -214,7 +230,8 @@ void TrainStepBuilder::backward(RankSink& sink, int sim_rank, const PipeStep& st
     freed += head_.stored_activation_bytes();
   } else {
     g = receive_gather(sink);
-    entries_[{pipeline_of(sink.global_rank()), vs + 1, step.microbatch, Kind::backward}] = g.valid() ? g.id : first;
+    entries_[{pipeline_of(sink.global_rank()), vs + 1, step.microbatch, Kind::backward}] = {
+        g.valid() ? g.id : first, step_index_};
   }
   const auto [begin, end] = layers_of(vs);
   const double transient = layer_.stored_activation_bytes(Recompute::none);
@@ -245,7 +262,7 @@ void TrainStepBuilder::backward(RankSink& sink, int sim_rank, const PipeStep& st
     grads_[static_cast<std::size_t>(sim_rank)][-1] = {g, embed_.params_per_rank()};
   } else {
     sends_[static_cast<std::size_t>(sim_rank)].push_back(
-        {{pipeline_of(sink.global_rank()), vs, step.microbatch, Kind::backward}, g});
+        {{pipeline_of(sink.global_rank()), vs, step.microbatch, Kind::backward}, g, step_index_});
   }
   memory(g.id, MemoryEvent::At::end, sim_rank, -freed);
   last_op_[static_cast<std::size_t>(sim_rank)] = g;
@@ -301,11 +318,16 @@ void TrainStepBuilder::gradients_and_optimizer(RankSink& sink, int sim_rank) {
 void TrainStepBuilder::build_rank(int sim_rank) {
   RankSink sink(a_, sim_rank);
   const int stage = a_.ranks()[static_cast<std::size_t>(sim_rank)].stage;
+  auto& spans = steps_[static_cast<std::size_t>(sim_rank)];
+  step_index_ = 0;
   for (const PipeStep& step : schedule_[static_cast<std::size_t>(stage)]) {
+    const sim::OpId first = next_id();
     if (step.kind == Kind::forward)
       forward(sink, sim_rank, step);
     else
       backward(sink, sim_rank, step);
+    spans.push_back({first});
+    ++step_index_;
   }
   gradients_and_optimizer(sink, sim_rank);
 }
@@ -357,7 +379,13 @@ void TrainStepBuilder::connect_pipeline() {
       info.rank = static_cast<std::uint16_t>(s);
       const sim::OpId id = a_.add(op, streams, info);
       a_.graph().add_dependency(send.producer.id, id);
-      a_.graph().add_dependency(id, entry->second);
+      a_.graph().add_dependency(id, entry->second.op);
+      if (job_.parallel.pp_p2p == P2pMode::blocking) {
+        // The sender's next step waits for the exchange (Megatron's batch_isend_irecv followed by a
+        // synchronize). Receives are taken as posted in advance, as Megatron's paired calls post them.
+        const auto& sender = steps_[s];
+        if (send.step + 1 < static_cast<int>(sender.size())) a_.graph().add_dependency(id, sender[send.step + 1].first);
+      }
     }
   }
 }

@@ -2,18 +2,28 @@
 // The step graph: an immutable DAG of operations placed on streams.
 //
 // `sim` knows nothing about GPUs or transformers. An op is work on one or more streams; a stream
-// belongs to a processor (a GPU, to the layers above). Ops on one stream run in the order they
-// were added; ops on different streams overlap. An op that lists several streams (a collective
-// across represented ranks, a send/recv pair) starts only when it is at the head of every one of
-// them and all its dependencies have finished: that is how collectives synchronise their ranks.
+// belongs to a processor (a GPU, to the layers above). Ops on one stream run one at a time in the
+// order they were added (like a CUDA stream); ops on different streams overlap. An op that lists
+// several streams (a collective across represented ranks, a send/recv pair) starts only when it is
+// at the head of every one of them and all its dependencies have finished: that is how collectives
+// synchronise their ranks, and how the slowest rank delays its peers.
 //
 // Build with StepGraphBuilder, then call build() once; the resulting StepGraph never changes and
 // can be shared by concurrent runs. Per-run state lives in the Engine.
+//
+// Storage is sized for millions of ops: a 16-byte execution view per op (all the engine reads)
+// apart from a 24-byte info record (labels, figures); flat stream lists holding, per (op, stream)
+// entry, the stream and the next op on it; explicit dependencies in a Boost compressed-sparse-row
+// graph (bidirectional, 32-bit indices: 8 bytes per op and 12 per edge). Stream order follows
+// insertion, which is op-id order, so it costs no dependency edges: 60 bytes per single-stream op
+// plus 12 per dependency.
 
+#include <boost/graph/compressed_sparse_row_graph.hpp>
 #include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/units.hpp"
@@ -43,63 +53,191 @@ enum class StreamRole : std::uint8_t {
   comm,     ///< communication channel: transfers placed here slow the processor's compute ops
 };
 
-/// One operation. Plain data; labels and stream lists are stored in the graph's side tables.
+/// One operation, as the builder describes it. The streams it occupies are given to add_op.
 struct Op {
   OpKind kind = OpKind::compute;
   BoundTag bound = kBoundNone;  ///< for compute/memory/delay ops: the builder's roofline verdict
-  Time work{};                  ///< compute/memory/delay: duration at full processor speed
-  std::uint32_t payload = 0;    ///< transfer: index into the network's transfer table; else free for the builder
-  LabelId label = 0;            ///< index into the label table (names for traces)
-  std::uint32_t streams_begin = 0;  ///< first entry in the graph's op-stream table
-  std::uint32_t streams_count = 0;  ///< number of streams this op occupies (>= 1)
-  double flops = 0.0;               ///< informational, for reports and traces
-  double bytes = 0.0;               ///< informational: HBM bytes (compute/memory) or payload bytes (transfer)
-  std::uint32_t tag = 0;            ///< free for the builder (e.g. a packed op-class/layer code)
+  LabelId label = 0;            ///< index into the label table (names for traces); 0 = ""
+  Time work{};                  ///< compute/memory/delay: duration at full processor speed (>= 0)
+  std::uint32_t payload = 0;    ///< transfer: index into the network's transfer table; else unused
+  std::uint32_t tag = 0;        ///< free for the builder (e.g. a packed op-class/layer code)
+  double flops = 0.0;           ///< informational, for reports and traces
+  double bytes = 0.0;           ///< informational: HBM bytes (compute/memory) or payload bytes (transfer)
+};
+
+/// The part of an op the engine reads while running, 16 bytes, stored apart from the rest so
+/// that the event loop's working set stays small.
+struct OpExec {
+  Time work{};
+  std::uint32_t aux = 0;  ///< transfer: the payload; other kinds: the processor of the first stream
+  OpKind kind = OpKind::compute;
+  BoundTag bound = kBoundNone;
+};
+
+/// The rest of an op: names and figures for reports, never read by the engine.
+struct OpInfo {
+  LabelId label = 0;
+  std::uint32_t tag = 0;
+  double flops = 0.0;
+  double bytes = 0.0;
 };
 
 struct Processor {
   /// Fraction of compute throughput lost while at least one transfer runs on one of this processor's
-  /// comm streams (SMs taken by communication kernels). 0 = no interference.
+  /// comm streams (SMs taken by communication kernels). 0 = no interference; must be in [0, 1).
   double comm_slowdown = 0.0;
 };
 
 struct Stream {
   ProcessorId processor = 0;
   StreamRole role = StreamRole::compute;
-  LabelId label = 0;  ///< e.g. "compute", "comm.tp"
+  LabelId label = 0;  ///< e.g. "gpu3.compute", "gpu3.comm.tp"
 };
+
+/// Explicit dependencies: an edge before -> after. Vertices are OpIds.
+using DependencyGraph =
+    boost::compressed_sparse_row_graph<boost::bidirectionalS, boost::no_property, boost::no_property,
+                                       boost::no_property, OpId, std::uint32_t>;
 
 class StepGraph;
 
 /// Accumulates processors, streams, ops and dependencies; build() freezes them into a StepGraph.
+/// Misuse (unknown ids, an op without streams, a slowdown outside [0, 1)) throws std::invalid_argument.
 class StepGraphBuilder {
  public:
+  StepGraphBuilder();
+
+  /// Pre-sizes the tables for bulk building; optional.
+  void reserve(std::size_t ops, std::size_t op_stream_entries, std::size_t dependencies);
   ProcessorId add_processor(Processor p);
   StreamId add_stream(ProcessorId processor, StreamRole role, std::string_view label);
-  /// Interns a label string; identical strings share one id.
+  /// Interns a label string; identical strings share one id. Label 0 is the empty string.
   LabelId intern(std::string_view label);
-  /// Adds an op occupying `streams` (at least one), appended at the tail of each stream's order.
+  /// Adds an op occupying `streams` (at least one, no repeats), appended at the tail of each
+  /// stream's order. Ids are dense and increase in call order.
   OpId add_op(const Op& op, std::span<const StreamId> streams);
   /// Convenience for the common single-stream case.
-  OpId add_op(const Op& op, StreamId stream);
+  OpId add_op(const Op& op, StreamId stream) { return add_op(op, std::span<const StreamId>(&stream, 1)); }
   /// `after` may start only once `before` has finished. Self-edges and duplicates are ignored.
   void add_dependency(OpId before, OpId after);
+  /// `after` depends on each op in `before`.
+  void add_dependencies(std::span<const OpId> before, OpId after);
 
-  std::size_t op_count() const;
-  /// Freezes the graph. Throws std::logic_error if a dependency cycle exists (the graph must be a DAG).
+  std::size_t op_count() const { return exec_.size(); }
+  std::size_t processor_count() const { return processors_.size(); }
+  std::size_t stream_count() const { return streams_.size(); }
+
+  /// Freezes the graph. Throws std::logic_error naming the ops of a cycle if dependencies and stream
+  /// order together are not acyclic (such a graph could never finish).
   StepGraph build() &&;
 
  private:
-  friend class StepGraph;
   std::vector<Processor> processors_;
   std::vector<Stream> streams_;
   std::vector<std::string> labels_;
-  std::vector<Op> ops_;
+  std::unordered_map<std::string, LabelId> label_index_;  // lookups only, never iterated
+  std::vector<OpExec> exec_;
+  std::vector<OpInfo> info_;
+  std::vector<std::uint32_t> op_stream_begin_;  // ops + 1 offsets into op_streams_
   std::vector<StreamId> op_streams_;
-  std::vector<std::pair<OpId, OpId>> edges_;
-  // label interning index lives in the .cpp (deterministic: lookups only, never iterated)
-  struct LabelIndex;
-  std::shared_ptr<LabelIndex> label_index_;
+  std::vector<std::pair<OpId, OpId>> edges_;  // before, after
+};
+
+/// The frozen step graph. Cheap to read from many threads at once.
+class StepGraph {
+ public:
+  std::size_t op_count() const { return exec_.size(); }
+  std::size_t stream_count() const { return streams_.size(); }
+  std::size_t processor_count() const { return processors_.size(); }
+  std::size_t dependency_count() const { return num_edges(deps_); }
+
+  /// The op as the builder described it (reassembled from the tables below).
+  Op op(OpId id) const;
+  /// What the engine needs to execute op `id`.
+  const OpExec& exec(OpId id) const { return exec_[id]; }
+  const OpInfo& info(OpId id) const { return info_[id]; }
+  const Stream& stream(StreamId id) const { return streams_[id]; }
+  const Processor& processor(ProcessorId id) const { return processors_[id]; }
+  /// The processor an op's work is charged to: that of its first stream.
+  ProcessorId processor_of(OpId id) const {
+    return exec_[id].kind == OpKind::transfer ? streams_[op_streams_[op_stream_begin_[id]]].processor
+                                              : exec_[id].aux;
+  }
+
+  /// The streams an op occupies, in the order given to add_op.
+  std::span<const StreamId> streams_of(OpId id) const {
+    return {op_streams_.data() + op_stream_begin_[id], op_streams_.data() + op_stream_begin_[id + 1]};
+  }
+  /// Parallel to streams_of(id): for each of those streams, the op after `id` on it, or kNoOp.
+  std::span<const OpId> next_on_streams(OpId id) const {
+    return {op_stream_next_.data() + op_stream_begin_[id], op_stream_next_.data() + op_stream_begin_[id + 1]};
+  }
+  /// The first op of a stream, or kNoOp if it has none.
+  OpId first_on(StreamId id) const { return stream_first_[id]; }
+  /// The op after `id` on `stream` (which `id` must occupy), or kNoOp.
+  OpId next_on(OpId id, StreamId stream) const;
+  /// The ops of a stream in execution order (increasing op id). Walks the stream: O(its length).
+  std::vector<OpId> ops_on(StreamId id) const;
+
+  /// Ops that explicitly depend on `id`, in ascending id order.
+  std::span<const OpId> successors(OpId id) const {
+    const auto [first, last] = adjacent_vertices(id, deps_);
+    return {first, last};
+  }
+  std::uint32_t dependency_in_degree(OpId id) const { return in_degree(id, deps_); }
+  /// Calls f(OpId) for each explicit dependency of `id`, in ascending id order.
+  template <class F>
+  void for_each_dependency(OpId id, F&& f) const {
+    for (auto [it, end] = in_edges(id, deps_); it != end; ++it) f(static_cast<OpId>(source(*it, deps_)));
+  }
+  /// The dependency graph for Boost.Graph algorithms.
+  const DependencyGraph& dependencies() const { return deps_; }
+
+  std::string_view label(OpId id) const { return labels_[info_[id].label]; }
+  std::string_view label_text(LabelId id) const { return labels_[id]; }
+  std::size_t label_count() const { return labels_.size(); }
+  /// `op 12 "L3.fwd.qkv mb0" on [gpu3.compute]`, for error messages.
+  std::string describe(OpId id) const;
+
+  bool has_transfers() const { return has_transfers_; }
+  /// Bytes held by the graph's tables (capacity, not counting the vector headers).
+  std::size_t memory_bytes() const;
+
+  static constexpr OpId kNoOp = 0xffffffffu;
+
+ private:
+  friend class StepGraphBuilder;
+  friend class StreamPredecessors;
+  StepGraph() = default;
+
+  std::vector<Processor> processors_;
+  std::vector<Stream> streams_;
+  std::vector<std::string> labels_;
+  std::vector<OpExec> exec_;
+  std::vector<OpInfo> info_;
+  std::vector<std::uint32_t> op_stream_begin_;
+  std::vector<StreamId> op_streams_;
+  std::vector<OpId> op_stream_next_;  // parallel to op_streams_: the next op on that stream
+  std::vector<OpId> stream_first_;    // per stream
+  DependencyGraph deps_;
+  bool has_transfers_ = false;
+};
+
+/// The op before each op on each of its streams, which the graph does not store (the engine only
+/// walks forward). One pass over the graph; 4 bytes per (op, stream) entry.
+class StreamPredecessors {
+ public:
+  /// `graph` must outlive this table.
+  explicit StreamPredecessors(const StepGraph& graph);
+  StreamPredecessors(StepGraph&& graph) = delete;
+  /// Parallel to graph.streams_of(id): the op before `id` on each of its streams, or kNoOp.
+  std::span<const OpId> of(OpId id) const {
+    return {previous_.data() + begin_[id], previous_.data() + begin_[id + 1]};
+  }
+
+ private:
+  const std::uint32_t* begin_;  // the graph's entry offsets (its buffer survives moves of the graph)
+  std::vector<OpId> previous_;
 };
 
 }  // namespace stepsim::sim

@@ -9,6 +9,13 @@
 // The transfer's shape (which links, how many bytes, which phases) is described by `payload`, an
 // index the graph builder obtained from the concrete network's transfer table when it built the op;
 // sim never interprets it. One Network instance holds the state of one run.
+//
+// The call pattern, which implementations may rely on:
+//  - the engine calls advance_to(t) only for t <= next_event_time(), with t never decreasing;
+//  - before start(..., now) the engine has advanced the network to `now`, so start() never needs
+//    to move the network's own clock;
+//  - attribution(op) may be called any time after op completed, until the Network is destroyed
+//    (the engine calls it at completion, the critical path again after the run).
 
 #include <cstdint>
 #include <vector>

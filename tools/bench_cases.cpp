@@ -3,17 +3,25 @@
 
 namespace stepsim::cli {
 
+BenchResult bench_engine();
+BenchResult bench_engine_fixed();
 BenchResult bench_scenario_load();
+BenchResult bench_estimate();
 BenchResult bench_network_all_to_all();
 BenchResult bench_network_ring();
 
 namespace {
 constexpr BenchCase kBenchCases[] = {
+    {"engine", "1,000 processors, ~2.8 M ops: compute chains, 8-rank collectives on a network, comm slowdown",
+     bench_engine},
+    {"engine_fixed", "the same graph with fixed-duration collectives and no network: the engine alone",
+     bench_engine_fixed},
     {"scenario_load", "parse the catalog once, then load the bundled scenarios repeatedly",
      bench_scenario_load},
-    {"network-all-to-all", "all-to-all of 1 GiB per GPU over 1,024 GPUs, rail-optimised fat-tree",
+    {"estimate", "closed-form estimate with sizing of every bundled scenario", bench_estimate},
+    {"network_all_to_all", "all-to-all of 1 GiB per GPU over 1,024 GPUs, rail-optimised fat-tree",
      bench_network_all_to_all},
-    {"network-ring", "ring all-reduce of 1 GiB over 1,024 GPUs, rail-optimised fat-tree", bench_network_ring},
+    {"network_ring", "ring all-reduce of 1 GiB over 1,024 GPUs, rail-optimised fat-tree", bench_network_ring},
 };
 }  // namespace
 

@@ -16,6 +16,10 @@ namespace stepsim::work {
 
 enum class WorkloadKind : std::uint8_t { train, prefill, decode };
 enum class Recompute : std::uint8_t { none, selective, full };
+/// How the attention core runs. Fused kernels (FlashAttention) never store the s x s score matrix
+/// (their backward rebuilds it on chip); materialized attention keeps softmax output, dropout mask
+/// and dropout output (Korthikanti et al.'s 5as^2b bytes per layer) unless recomputed.
+enum class AttentionKernel : std::uint8_t { flash, materialized };
 enum class PipelineSchedule : std::uint8_t { gpipe, one_f_one_b, interleaved };
 /// Parallel dimensions, used to order rank placement (innermost first).
 enum class ParallelDim : std::uint8_t { tp, cp, ep, pp, dp };
@@ -103,6 +107,7 @@ struct JobSpec {
   ParallelSpec parallel;
   PrecisionSpec precision;
   Recompute recompute = Recompute::none;
+  AttentionKernel attention_kernel = AttentionKernel::flash;
   MoeSpec moe;
   EstimateOptions estimate;
 };

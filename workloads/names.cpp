@@ -29,6 +29,14 @@ std::string_view name(Recompute r) {
   return "unknown";
 }
 
+std::string_view name(AttentionKernel k) {
+  switch (k) {
+    case AttentionKernel::flash: return "flash";
+    case AttentionKernel::materialized: return "materialized";
+  }
+  return "unknown";
+}
+
 std::string_view name(PipelineSchedule s) {
   switch (s) {
     case PipelineSchedule::gpipe: return "gpipe";

@@ -11,6 +11,7 @@ namespace stepsim::work {
 std::string_view name(Activation a);
 std::string_view name(WorkloadKind k);
 std::string_view name(Recompute r);
+std::string_view name(AttentionKernel k);
 std::string_view name(PipelineSchedule s);
 std::string_view name(ParallelDim d);
 

@@ -1,0 +1,245 @@
+#include "sim/engine.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "sim/memory.hpp"
+
+namespace stepsim::sim {
+
+Time ceil_to_time(double ps) {
+  if (!(ps > 0.0)) return Time::zero();
+  // Re-timing subtracts elapsed * rate from the remaining work; the products carry a few ulps of
+  // error. Snapping to the nearest integer within that noise keeps exact cases exact.
+  const double nearest = std::round(ps);
+  const double noise = std::max(1e-6, ps * 1e-14);
+  const double rounded = std::abs(ps - nearest) <= noise ? nearest : std::ceil(ps);
+  return Time{static_cast<Time::rep>(rounded)};
+}
+
+Engine::Engine(const StepGraph& graph, Network* network) : graph_(graph), network_(network) {
+  if (graph.has_transfers() && network == nullptr)
+    throw std::logic_error("engine: the step graph has transfer ops but no network was given");
+}
+
+void Engine::initialise() {
+  const std::size_t n = graph_.op_count();
+  reserve_huge(records_, n);
+  records_.assign(n, OpRecord{});
+  reserve_huge(state_, n);
+  state_.resize(n);
+  for (OpId id = 0; id < n; ++id)
+    state_[id] = {graph_.dependency_in_degree(id), static_cast<std::uint32_t>(graph_.streams_of(id).size()),
+                  0, 0};
+  processors_.resize(graph_.processor_count());
+  for (ProcessorId p = 0; p < processors_.size(); ++p)
+    processors_[p].keep = 1.0 - graph_.processor(p).comm_slowdown;
+  for (StreamId s = 0; s < graph_.stream_count(); ++s)
+    if (graph_.first_on(s) != StepGraph::kNoOp) --state_[graph_.first_on(s)].heads;
+  queue_.reserve(graph_.stream_count() + 16);
+  for (OpId id = 0; id < n; ++id)
+    if (state_[id].deps == 0 && state_[id].heads == 0) start(id);
+}
+
+RunResult Engine::run() {
+  if (ran_) throw std::logic_error("engine: run() called twice; use a new Engine and Network per run");
+  ran_ = true;
+  initialise();
+  for (;;) {
+    // A cancelled event at the top may wake the engine for nothing; step() discards it. Checking
+    // here instead would cost every event a lookup.
+    const Time queue_next = queue_.empty() ? kTimeNever : queue_.top().time;
+    const Time network_next = network_ != nullptr ? network_->next_event_time() : kTimeNever;
+    const Time next = std::min(queue_next, network_next);
+    if (next == kTimeNever) break;
+    if (next != now_ || stats_.time_steps == 0) ++stats_.time_steps;
+    now_ = next;
+    step(network_next);
+  }
+  if (finished_ != graph_.op_count()) throw_deadlock();
+
+  RunResult result;
+  result.ops = std::move(records_);
+  result.makespan = last_end_;
+  result.stats = stats_;
+  result.stats.events = finished_;
+  return result;
+}
+
+void Engine::step(Time network_next) {
+  // Network completions first, then the engine's own events at this instant (including ones the
+  // completions just scheduled, such as zero-duration ops): a fixed, reproducible order.
+  if (network_next == now_) {
+    network_->advance_to(now_, completed_);
+    network_time_ = now_;
+    for (std::size_t i = 0; i < completed_.size(); ++i) finish(completed_[i]);
+    completed_.clear();
+  }
+  while (!queue_.empty() && queue_.top().time == now_) {
+    const Event e = queue_.pop();
+    if (e.generation != state_[e.target].generation) {
+      ++stats_.cancelled_events;
+      continue;
+    }
+    finish(e.target);
+  }
+}
+
+void Engine::start(OpId id) {
+  records_[id].start = now_;
+  if (observer_ != nullptr) observer_->on_op_start(id, now_);
+  const OpExec& op = graph_.exec(id);
+  switch (op.kind) {
+    case OpKind::compute: start_compute(id, op); break;
+    case OpKind::transfer: start_transfer(id, op); break;
+    case OpKind::memory:
+    case OpKind::delay: schedule(id, op.work); break;
+  }
+}
+
+void Engine::finish(OpId id) {
+  // Both lists are read before anything starts: their loads overlap the bookkeeping below.
+  const auto successors = graph_.successors(id);
+  const auto stream_successors = graph_.next_on_streams(id);
+  const OpExec& op = graph_.exec(id);
+  OpRecord& record = records_[id];
+  OpState& self = state_[id];
+  record.end = now_;
+  record.bound = op.bound;
+  if (op.kind == OpKind::transfer) finish_transfer(id);
+  if (self.tracked != 0) untrack_compute(id);
+  self.heads = kFinished;
+  ++finished_;
+  last_end_ = now_;  // events come in time order
+  if (observer_ != nullptr) observer_->on_op_end(id, record);
+
+  for (const OpId next : successors) {
+    OpState& w = state_[next];
+    if (--w.deps != 0) continue;
+    records_[next].ready = now_;
+    if (w.heads == 0) start(next);
+  }
+  for (const OpId next : stream_successors) {
+    if (next == StepGraph::kNoOp) continue;
+    OpState& w = state_[next];
+    if (--w.heads == 0 && w.deps == 0) start(next);
+  }
+}
+
+void Engine::start_compute(OpId id, const OpExec& op) {
+  ProcessorState& p = processors_[op.aux];
+  if (p.keep == 1.0) return schedule(id, op.work);  // no interference: nothing to track
+  p.running.push_back({id, static_cast<double>(op.work.count()), now_});
+  state_[id].tracked = 1;
+  schedule(id,
+           p.active_transfers > 0 ? ceil_to_time(static_cast<double>(op.work.count()) / p.keep) : op.work);
+}
+
+void Engine::untrack_compute(OpId id) {
+  state_[id].tracked = 0;
+  ProcessorState& p = processors_[graph_.processor_of(id)];
+  const auto it =
+      std::find_if(p.running.begin(), p.running.end(), [id](const auto& r) { return r.op == id; });
+  // Erase in place (not swap-with-last) so re-timing order, and with it event order, stays the
+  // order in which the ops started.
+  p.running.erase(it);
+}
+
+void Engine::start_transfer(OpId id, const OpExec& op) {
+  if (network_time_ < now_) {
+    // The network only hears about instants with its own events; bring it to `now` first. It
+    // promised nothing finishes before its next_event_time(), which is later than now.
+    network_->advance_to(now_, completed_);
+    network_time_ = now_;
+    if (!completed_.empty())
+      throw std::logic_error("engine: network completed " + graph_.describe(completed_.front()) +
+                             " before its own next_event_time()");
+  }
+  change_comm_activity(id, +1);
+  network_->start(id, op.aux, now_);
+}
+
+void Engine::finish_transfer(OpId id) {
+  change_comm_activity(id, -1);
+  shares_.clear();
+  network_->attribution(id, shares_);
+  BoundShare best{kBoundNone, Time{-1}};
+  for (const BoundShare& s : shares_)
+    if (s.duration > best.duration || (s.duration == best.duration && s.bound < best.bound)) best = s;
+  records_[id].bound = best.bound;
+}
+
+void Engine::change_comm_activity(OpId transfer, int delta) {
+  for (const StreamId s : graph_.streams_of(transfer)) {
+    const Stream& stream = graph_.stream(s);
+    if (stream.role != StreamRole::comm) continue;
+    ProcessorState& p = processors_[stream.processor];
+    const bool was_active = p.active_transfers > 0;
+    p.active_transfers = static_cast<std::uint32_t>(static_cast<int>(p.active_transfers) + delta);
+    if (was_active != (p.active_transfers > 0) && !p.running.empty()) retime(p, was_active);
+  }
+}
+
+void Engine::retime(ProcessorState& p, bool was_active) {
+  const double old_rate = was_active ? p.keep : 1.0;
+  const double new_rate = was_active ? 1.0 : p.keep;
+  for (RunningCompute& r : p.running) {
+    r.remaining_ps = std::max(0.0, r.remaining_ps - static_cast<double>((now_ - r.since).count()) * old_rate);
+    r.since = now_;
+    ++state_[r.op].generation;
+    schedule(r.op, ceil_to_time(r.remaining_ps / new_rate));
+    ++stats_.retimings;
+  }
+}
+
+}  // namespace stepsim::sim
+
+namespace stepsim::sim {
+
+std::string Engine::stuck_state(OpId id) const {
+  const OpState& w = state_[id];
+  if (w.deps == 0 && w.heads == 0) {
+    std::string s = "running since " + std::to_string(records_[id].start.count()) + " ps";
+    if (graph_.exec(id).kind == OpKind::transfer) s += " (the network never completed it)";
+    return s;
+  }
+  std::string s;
+  if (w.deps > 0) {
+    OpId first_dep = StepGraph::kNoOp;
+    graph_.for_each_dependency(id, [&](OpId d) {
+      if (first_dep == StepGraph::kNoOp && state_[d].heads != kFinished) first_dep = d;
+    });
+    s += "waiting for " + std::to_string(w.deps) + " dependencies, e.g. op " + std::to_string(first_dep);
+  }
+  for (const StreamId st : graph_.streams_of(id)) {
+    const auto on = graph_.ops_on(st);
+    const OpId head =
+        *std::find_if(on.begin(), on.end(), [&](OpId o) { return state_[o].heads != kFinished; });
+    if (head == id) continue;
+    const std::string_view name = graph_.label_text(graph_.stream(st).label);
+    s += (s.empty() ? "" : "; ") + std::string("behind op ") + std::to_string(head) + " on " +
+         (name.empty() ? "stream " + std::to_string(st) : std::string(name));
+  }
+  return s;
+}
+
+void Engine::throw_deadlock() const {
+  constexpr std::size_t kShownPerKind = 3;
+  std::vector<OpId> running;
+  std::vector<OpId> waiting;
+  for (OpId id = 0; id < graph_.op_count(); ++id) {
+    const OpState& w = state_[id];
+    if (w.heads == kFinished) continue;
+    auto& list = w.deps == 0 && w.heads == 0 ? running : waiting;
+    if (list.size() < kShownPerKind) list.push_back(id);
+  }
+  std::string msg = "engine: deadlock at " + std::to_string(now_.count()) +
+                    " ps: " + std::to_string(graph_.op_count() - finished_) + " of " +
+                    std::to_string(graph_.op_count()) + " ops never finished, and nothing is scheduled.";
+  for (const auto* list : {&running, &waiting})
+    for (const OpId id : *list) msg += "\n  " + graph_.describe(id) + ": " + stuck_state(id);
+  throw std::logic_error(msg);
+}
+
+}  // namespace stepsim::sim

@@ -1,0 +1,101 @@
+#pragma once
+// The engine: executes a StepGraph in simulated time, deterministically.
+//
+// Time advances from event to event. The engine's own events (fixed-duration ops finishing) sit in
+// an EventQueue; transfers belong to the injected Network, which reports its next internal event.
+// Each step the engine takes the earlier of the two, lets the network complete what finishes then,
+// and pops its own events at that instant; finishing ops release their dependents and stream
+// successors, which start at once. Equal-time events are ordered by sequence number, so two runs of
+// the same graph and network produce identical records.
+//
+// Compute ops run at full speed unless a transfer is active on one of their processor's comm
+// streams; then they run at (1 - comm_slowdown). When that activity switches on or off, every
+// compute op running on the processor is re-timed: the work it has left is kept in double
+// picoseconds, and its new completion is rounded up to the next picosecond.
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/event_queue.hpp"
+#include "sim/graph.hpp"
+#include "sim/network.hpp"
+#include "sim/observer.hpp"
+#include "sim/run_result.hpp"
+
+namespace stepsim::sim {
+
+class Engine {
+ public:
+  /// `network` executes the transfer ops and is required iff the graph has any (std::logic_error
+  /// otherwise). Neither graph nor network is owned; both must outlive the engine, and the network
+  /// must be fresh (one Network instance holds the state of one run).
+  explicit Engine(const StepGraph& graph, Network* network = nullptr);
+  /// The engine keeps a reference: a temporary graph would dangle.
+  Engine(StepGraph&& graph, Network* network = nullptr) = delete;
+
+  /// Receives op starts and ends as they happen; null (the default) for none. Not owned.
+  void set_observer(RunObserver* observer) { observer_ = observer; }
+
+  /// Executes the graph from time 0 to the last op's end. May be called once per Engine. Throws
+  /// std::logic_error, naming stuck ops and their streams, if ops remain but nothing can happen.
+  RunResult run();
+
+ private:
+  /// Per-op run state, kept together because the event loop touches all of it at once.
+  struct OpState {
+    std::uint32_t deps = 0;        ///< explicit dependencies not yet finished
+    std::uint32_t heads = 0;       ///< streams where the op is not yet at the head; kFinished once done
+    std::uint32_t generation = 0;  ///< bumping it cancels the op's queued end event
+    std::uint32_t tracked = 0;     ///< 1 while in its processor's `running` list
+  };
+  struct RunningCompute {
+    OpId op = 0;
+    double remaining_ps = 0.0;  ///< full-speed work left as of `since`
+    Time since{};
+  };
+  struct ProcessorState {
+    std::uint32_t active_transfers = 0;   ///< transfer ops occupying this processor's comm streams
+    double keep = 1.0;                    ///< compute speed while communication runs: 1 - comm_slowdown
+    std::vector<RunningCompute> running;  ///< only tracked when keep < 1
+  };
+  static constexpr std::uint32_t kFinished = 0xffffffffu;
+
+  void initialise();
+  void step(Time network_next);
+  void start(OpId id);
+  void finish(OpId id);
+  void start_compute(OpId id, const OpExec& op);
+  void untrack_compute(OpId id);
+  void start_transfer(OpId id, const OpExec& op);
+  void finish_transfer(OpId id);
+  void change_comm_activity(OpId transfer, int delta);
+  void retime(ProcessorState& p, bool was_active);
+  void schedule(OpId id, Time duration) {
+    queue_.push(now_ + duration, EventKind::op_end, id, state_[id].generation);
+  }
+  [[noreturn]] void throw_deadlock() const;
+  std::string stuck_state(OpId id) const;
+
+  const StepGraph& graph_;
+  Network* network_;
+  RunObserver* observer_ = nullptr;
+  bool ran_ = false;
+
+  Time now_{};
+  Time network_time_{};  ///< the last time the network was advanced to
+  Time last_end_{};      ///< the latest op end so far: the makespan once the run is over
+  EventQueue queue_;
+  std::vector<OpRecord> records_;
+  std::vector<OpState> state_;
+  std::vector<ProcessorState> processors_;
+  std::vector<OpId> completed_;     ///< scratch for Network::advance_to
+  std::vector<BoundShare> shares_;  ///< scratch for Network::attribution
+  std::size_t finished_ = 0;
+  RunStats stats_;
+};
+
+/// Rounds a non-negative duration in (fractional) picoseconds up to Time, treating values within
+/// floating-point noise of an integer as that integer (6e6 + 1e-9 ps is 6e6 ps, not 6e6 + 1).
+Time ceil_to_time(double ps);
+
+}  // namespace stepsim::sim

@@ -1,0 +1,110 @@
+// Compute slowed by communication on the same processor (SMs taken by comm kernels).
+//
+// A compute op with full-speed work W on a processor with comm_slowdown s advances at rate 1 while
+// no transfer runs on the processor's comm streams, and at rate (1 - s) while at least one does.
+// It ends when the work done, the integral of the rate over time, reaches W.
+#include <catch2/catch.hpp>
+
+#include "sim/engine.hpp"
+#include "tests/sim/fake_network.hpp"
+#include "tests/sim/sim_fixtures.hpp"
+
+using namespace stepsim;
+using namespace stepsim::sim;
+using namespace stepsim::test;
+
+namespace {
+constexpr Time ns(std::int64_t n) {
+  return Time{n * 1'000};
+}
+}  // namespace
+
+TEST_CASE("a transfer during a compute op stretches it by the lost throughput") {
+  StepGraphBuilder b;
+  const Gpu g = add_gpu(b, 0.2);
+
+  SECTION("transfer active for the first 5 us of wall time") {
+    const OpId c = b.add_op(compute(us(10)), g.compute);
+    const OpId t = b.add_op(transfer(0), g.comm);
+    const StepGraph graph = std::move(b).build();
+    FakeNetwork net({{Time::zero(), us(5)}});
+    const RunResult r = Engine(graph, &net).run();
+    // [0,5) us at rate 0.8: 4 us of work done; the other 6 us at full speed: ends at 5 + 6 = 11 us.
+    // The transfer itself is not slowed.
+    CHECK(r.ops[t].end == us(5));
+    CHECK(r.ops[c].end == us(11));
+  }
+  SECTION("transfer active while 5 us of the work is done (the brief's formula)") {
+    const OpId c = b.add_op(compute(us(10)), g.compute);
+    b.add_op(transfer(0), g.comm);
+    const StepGraph graph = std::move(b).build();
+    // 5 us of work at rate 0.8 takes 5 / 0.8 = 6.25 us, so the transfer lasts 6.25 us.
+    FakeNetwork net({{Time::zero(), ns(6250)}});
+    const RunResult r = Engine(graph, &net).run();
+    // Slowed part: 6.25 us; the other 5 us of work at full speed: 11.25 us = 10 + 5 * 0.2 / (1 - 0.2).
+    CHECK(r.ops[c].end == ns(11250));
+  }
+  SECTION("transfer starting and ending inside the compute op") {
+    const OpId c = b.add_op(compute(us(10)), g.compute);
+    b.add_op(delay(us(2)), g.comm);
+    const OpId t = b.add_op(transfer(0), g.comm);
+    const StepGraph graph = std::move(b).build();
+    FakeNetwork net({{Time::zero(), us(4)}});
+    const RunResult r = Engine(graph, &net).run();
+    // [0,2): 2 us of work. Transfer [2,6): 4 * 0.8 = 3.2 us more, 5.2 done, 4.8 left.
+    // [6, 6 + 4.8): ends at 10.8 us. A delay on the comm stream is not communication.
+    CHECK(r.ops[t].start == us(2));
+    CHECK(r.ops[c].end == ns(10800));
+    CHECK(r.stats.retimings == 2);  // once when the transfer starts, once when it ends
+  }
+  SECTION("compute starting while a transfer already runs") {
+    b.add_op(transfer(0), g.comm);
+    const OpId wait = b.add_op(delay(us(1)), g.compute);
+    const OpId c = b.add_op(compute(us(2)), g.compute);
+    const StepGraph graph = std::move(b).build();
+    FakeNetwork net({{Time::zero(), us(100)}});
+    const RunResult r = Engine(graph, &net).run();
+    // c starts at 1 us under an active transfer: 2 us / 0.8 = 2.5 us, ends at 3.5 us.
+    CHECK(r.ops[wait].end == us(1));
+    CHECK(r.ops[c].end == ns(3500));
+  }
+}
+
+TEST_CASE("slowed durations round up to whole picoseconds") {
+  StepGraphBuilder b;
+  const Gpu g = add_gpu(b, 0.3);
+  const OpId c = b.add_op(compute(Time{1000}), g.compute);
+  b.add_op(transfer(0), g.comm);
+  const StepGraph graph = std::move(b).build();
+  FakeNetwork net({{Time::zero(), us(1)}});
+  const RunResult r = Engine(graph, &net).run();
+  // 1000 ps of work at rate 0.7 takes 1428.57 ps: rounded up to 1429 ps.
+  CHECK(r.ops[c].end == Time{1429});
+}
+
+TEST_CASE("only comm activity on the op's own processor, by transfers, switches the rate") {
+  StepGraphBuilder b;
+  const Gpu g0 = add_gpu(b, 0.5);
+  const Gpu g1 = add_gpu(b, 0.5);
+  const OpId c0 = b.add_op(compute(us(10)), g0.compute);
+  const OpId m0 = b.add_op(memory(us(10)), g0.compute);
+  const OpId c1 = b.add_op(compute(us(10)), g1.compute);
+  b.add_op(transfer(0), g1.compute);  // a transfer on a compute-role stream is not comm activity
+  const StreamId overlap[] = {g0.comm};
+  const OpId t1 = b.add_op(transfer(1), overlap);
+  const OpId t2 = b.add_op(transfer(2), b.add_stream(g0.processor, StreamRole::comm, "gpu0.comm2"));
+  const StepGraph graph = std::move(b).build();
+  // t1 [0,4) us and t2 [0,6) us on gpu0's two comm streams: active while either runs, i.e. [0,6).
+  FakeNetwork net({{Time::zero(), us(1)}, {Time::zero(), us(4)}, {Time::zero(), us(6)}});
+  const RunResult r = Engine(graph, &net).run();
+  // c0: [0,6) at rate 0.5 = 3 us of work, 7 us left at full speed: ends at 13 us. The 1 -> 2 -> 1
+  // transitions of the transfer count at 0 and 4 us change nothing; only 0 <-> >0 does.
+  CHECK(r.ops[t1].end == us(4));
+  CHECK(r.ops[t2].end == us(6));
+  CHECK(r.ops[c0].end == us(13));
+  // The memory op waits behind c0 on the stream and is never slowed: [13, 23).
+  CHECK(r.ops[m0].end == us(23));
+  // gpu1 saw no comm-stream transfer (its transfer runs on the compute stream, after c1): c1 keeps
+  // full speed, [0,10) us, although gpu0's comm was busy.
+  CHECK(r.ops[c1].end == us(10));
+}

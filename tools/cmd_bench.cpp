@@ -1,0 +1,125 @@
+// `stepsim bench [CASE...] [--format table|json]`: runs benchmark cases and prints what they measured.
+#include <sys/resource.h>
+
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "output/format.hpp"
+#include "output/render_format.hpp"
+#include "scenarios/suggest.hpp"
+#include "sim/error.hpp"
+#include "tools/bench.hpp"
+#include "tools/commands.hpp"
+
+namespace stepsim::cli {
+
+namespace {
+
+namespace po = boost::program_options;
+
+/// Peak resident set of this process so far, in bytes (Linux reports ru_maxrss in KiB).
+double peak_rss_bytes() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) * 1024.0;
+}
+
+const BenchCase& find_case(const std::string& name) {
+  std::vector<std::string> known;
+  for (const BenchCase& c : bench_cases()) {
+    if (name == c.name) return c;
+    known.emplace_back(c.name);
+  }
+  const std::string hint = scen::did_you_mean(name, known);
+  throw UserError({}, "bench", "unknown benchmark case `" + name + "`",
+                  hint.empty() ? "known cases: " + scen::join_names(known) : hint);
+}
+
+void print_table(const std::vector<BenchResult>& results) {
+  for (const BenchResult& r : results) {
+    std::printf("%s: %s\n", r.name.c_str(), r.note.c_str());
+    std::printf("  %-22s %s\n", "wall", out::format_seconds(r.wall_s).c_str());
+    std::printf("  %-22s %s\n", "peak RSS (process)", out::format_bytes(r.peak_rss_bytes).c_str());
+    for (const auto& [key, value] : r.metrics) {
+      const int decimals = value != 0.0 && std::abs(value) < 100.0 ? 3 : 0;
+      std::printf("  %-22s %s\n", key.c_str(), out::format_number(value, decimals).c_str());
+    }
+  }
+}
+
+void print_json(const std::vector<BenchResult>& results) {
+  nlohmann::ordered_json cases = nlohmann::ordered_json::array();
+  for (const BenchResult& r : results) {
+    nlohmann::ordered_json metrics = nlohmann::ordered_json::object();
+    for (const auto& [key, value] : r.metrics) metrics[key] = value;
+    cases.push_back({{"name", r.name},
+                     {"note", r.note},
+                     {"wall_s", r.wall_s},
+                     {"peak_rss_bytes", r.peak_rss_bytes},
+                     {"metrics", metrics}});
+  }
+  std::cout << cases.dump(2) << '\n';
+}
+
+struct BenchOptions {
+  std::vector<std::string> cases;
+  out::RenderFormat format = out::RenderFormat::table;
+  bool done = false;  ///< --help or --list was answered
+};
+
+BenchOptions parse_options(Args args) {
+  po::options_description visible(
+      "usage: stepsim bench [CASE...] [options]\n\nRuns benchmark cases (all by default)");
+  std::string format = "table";
+  visible.add_options()("help,h", "print this help")("list", "list the cases and exit")(
+      "format", po::value(&format)->value_name("table|json"), "output format (default table)");
+  BenchOptions options;
+  po::options_description hidden;
+  hidden.add_options()("case", po::value(&options.cases));
+  po::options_description all;
+  all.add(visible).add(hidden);
+  po::positional_options_description positional;
+  positional.add("case", -1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(static_cast<int>(args.size()), args.data())
+                .options(all)
+                .positional(positional)
+                .run(),
+            vm);
+  po::notify(vm);
+  options.format = out::parse_render_format(format);
+  options.done = vm.count("help") > 0 || vm.count("list") > 0;
+  if (vm.count("help")) std::cout << visible << "\ncases:\n";
+  if (options.done)
+    for (const BenchCase& c : bench_cases()) std::printf("  %-14s %s\n", c.name, c.summary);
+  return options;
+}
+
+}  // namespace
+
+int cmd_bench(Args args) {
+  const BenchOptions options = parse_options(args);
+  if (options.done) return 0;
+  std::vector<const BenchCase*> selected;
+  for (const std::string& n : options.cases) selected.push_back(&find_case(n));
+  if (selected.empty())
+    for (const BenchCase& c : bench_cases()) selected.push_back(&c);
+  std::vector<BenchResult> results;
+  for (const BenchCase* c : selected) {
+    std::fprintf(stderr, "running %s...\n", c->name);
+    BenchResult r = c->run();
+    if (r.peak_rss_bytes == 0.0) r.peak_rss_bytes = peak_rss_bytes();
+    results.push_back(std::move(r));
+  }
+  if (options.format == out::RenderFormat::json)
+    print_json(results);
+  else
+    print_table(results);
+  return 0;
+}
+
+}  // namespace stepsim::cli

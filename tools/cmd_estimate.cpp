@@ -1,0 +1,95 @@
+// `stepsim estimate SCENARIO [--format table|json] [--formulas stepsim|notebook] [--target R]
+//  [--catalog FILE]... [--set KEY=VALUE]...`: the closed-form bottleneck estimate (docs/model.md).
+#include <boost/program_options.hpp>
+#include <iostream>
+#include <optional>
+
+#include "output/estimate_view.hpp"
+#include "output/render_format.hpp"
+#include "scenarios/catalog.hpp"
+#include "scenarios/scenario.hpp"
+#include "sim/error.hpp"
+#include "tools/commands.hpp"
+#include "workloads/estimate.hpp"
+
+namespace stepsim::cli {
+
+namespace {
+
+namespace po = boost::program_options;
+
+struct EstimateArgs {
+  std::string scenario;
+  std::string format = "table";
+  std::string formulas;  ///< empty: the scenario's [estimate] formulas
+  std::optional<double> target;
+  std::vector<std::string> catalogs;
+  scen::LoadOptions load;
+  bool help = false;
+};
+
+po::options_description visible_options(EstimateArgs& a) {
+  po::options_description o(
+      "stepsim estimate SCENARIO [options]\n\n"
+      "Closed-form bottleneck estimate: the tokens/s each resource (compute, HBM, NVLink/PCIe, NIC)\n"
+      "allows, the bound, memory per GPU, cost and the GPUs a target rate needs (docs/model.md)");
+  o.add_options()("help,h", "show this help")("format", po::value(&a.format)->default_value("table"),
+                                              "table or json")(
+      "formulas", po::value(&a.formulas), "stepsim or notebook (default: the scenario's)")(
+      "target", po::value<double>()->notifier([&a](double r) { a.target = r; }),
+      "cluster-wide tokens/s to size for (overrides [target] tokens_per_s)")(
+      "catalog", po::value(&a.catalogs)->composing(), "extra catalog file (repeatable)")(
+      "set", po::value(&a.load.set)->composing(),
+      "override a scenario key, e.g. --set parallelism.tp=4 (repeatable)");
+  return o;
+}
+
+EstimateArgs parse(Args args) {
+  EstimateArgs a;
+  const po::options_description visible = visible_options(a);
+  po::options_description all;
+  all.add(visible).add_options()("scenario", po::value(&a.scenario));
+  po::positional_options_description pos;
+  pos.add("scenario", 1);
+  po::variables_map vm;
+  po::store(
+      po::command_line_parser(static_cast<int>(args.size()), args.data()).options(all).positional(pos).run(),
+      vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << visible << "\n";
+    a.help = true;
+  }
+  return a;
+}
+
+work::EstimateFormulas parse_formulas(const std::string& text) {
+  if (text == "stepsim") return work::EstimateFormulas::stepsim;
+  if (text == "notebook") return work::EstimateFormulas::notebook;
+  throw UserError("--formulas: expected stepsim or notebook, got `" + text + "`");
+}
+
+}  // namespace
+
+int cmd_estimate(Args args) {
+  const EstimateArgs a = parse(args);
+  if (a.help) return 0;
+  if (a.scenario.empty()) throw UserError("missing the scenario file (usage: stepsim estimate SCENARIO)");
+  const out::RenderFormat format = out::parse_render_format(a.format);
+  const std::vector<std::filesystem::path> files(a.catalogs.begin(), a.catalogs.end());
+  const scen::Catalog catalog = scen::Catalog::load_builtin().with_files(files);
+  scen::Scenario s = scen::load_scenario(a.scenario, catalog, a.load);
+  if (!a.formulas.empty()) s.job.estimate.formulas = parse_formulas(a.formulas);
+  if (a.target) {
+    if (!(*a.target > 0.0)) throw UserError("--target: expected a positive tokens/s rate");
+    s.job.estimate.target_tokens_per_s = a.target;
+  }
+  const work::Estimate e = work::estimate(s.job);
+  const out::EstimateLabels labels{s.meta.name.empty() ? s.display_name : s.meta.name, s.job.cluster.gpu.id,
+                                   s.job.model.id};
+  std::cout << (format == out::RenderFormat::json ? out::estimate_json_text(e, labels)
+                                                  : out::estimate_table(e, labels));
+  return 0;
+}
+
+}  // namespace stepsim::cli

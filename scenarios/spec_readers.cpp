@@ -88,6 +88,7 @@ void read_efficiency(TableReader& r, topo::Efficiency& eff) {
   r.read("hbm", eff.hbm, kFraction);
   r.read("nvlink", eff.nvlink, kFraction);
   r.read("nic", eff.nic, kFraction);
+  r.read("nvls", eff.nvls, RealRange{0.0, 1.0, false, "a fraction of NVLink line rate; 0 = no NVLS"});
   double all = 0.0;
   if (r.read("estimate", all, kFraction))
     eff.estimate_compute = eff.estimate_memory = eff.estimate_network = all;
@@ -116,6 +117,8 @@ void read_gpu_fields(TableReader& r, topo::GpuSpec& g) {
          RealRange{0.0, 0.9, false, "share of SMs used by communication"});
   double launch_us = 0.0;
   if (r.read("kernel_launch_us", launch_us, kNonNegative)) g.kernel_launch_s = launch_us * 1e-6;
+  double nvls_us = 0.0;
+  if (r.read("nvls_latency_us", nvls_us, kNonNegative)) g.nvls_latency_s = nvls_us * 1e-6;
   if (auto eff = r.table("efficiency")) read_efficiency(*eff, g.eff);
 }
 

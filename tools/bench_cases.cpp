@@ -7,6 +7,8 @@ BenchResult bench_engine();
 BenchResult bench_engine_fixed();
 BenchResult bench_scenario_load();
 BenchResult bench_estimate();
+BenchResult bench_network_all_to_all();
+BenchResult bench_network_ring();
 
 namespace {
 constexpr BenchCase kBenchCases[] = {
@@ -17,6 +19,9 @@ constexpr BenchCase kBenchCases[] = {
     {"scenario_load", "parse the catalog once, then load the bundled scenarios repeatedly",
      bench_scenario_load},
     {"estimate", "closed-form estimate with sizing of every bundled scenario", bench_estimate},
+    {"network_all_to_all", "all-to-all of 1 GiB per GPU over 1,024 GPUs, rail-optimised fat-tree",
+     bench_network_all_to_all},
+    {"network_ring", "ring all-reduce of 1 GiB over 1,024 GPUs, rail-optimised fat-tree", bench_network_ring},
 };
 }  // namespace
 

@@ -9,6 +9,7 @@ int cmd_check(Args args);
 int cmd_estimate(Args args);
 int cmd_kv(Args args);
 int cmd_bench(Args args);
+int cmd_collective(Args args);
 
 namespace {
 constexpr Command kCommands[] = {
@@ -18,9 +19,12 @@ constexpr Command kCommands[] = {
     {"estimate", "closed-form bottleneck estimate: rates, bound, memory, cost, sizing", cmd_estimate},
     {"kv", "KV-cache size, decode bandwidth and the largest batch that fits", cmd_kv},
     {"bench", "time the simulator on named benchmark cases", cmd_bench},
+    {"collective", "simulate one collective on a cluster at several sizes", cmd_collective},
 };
 }  // namespace
 
-std::span<const Command> commands() { return kCommands; }
+std::span<const Command> commands() {
+  return kCommands;
+}
 
 }  // namespace stepsim::cli

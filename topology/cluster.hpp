@@ -32,6 +32,8 @@ struct FabricSpec {
   int hosts_per_leaf = 32;   ///< NICs attached to one leaf switch (per rail for rail-optimised)
   int leaves_per_pod = 16;   ///< for 3 tiers: leaves joined by one pod's spines
   double hop_latency_s = 0.5e-6;   ///< per switch hop, scale-out
+  /// Per message through the sending and receiving NICs together (RDMA post, PCIe, NIC pipelines).
+  double nic_latency_s = 2e-6;
   std::vector<std::string> custom_switches;  ///< custom only
   std::vector<CustomLink> custom_links;      ///< custom only
 };

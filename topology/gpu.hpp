@@ -40,6 +40,9 @@ struct Efficiency {
   double hbm = 0.85;     ///< of HBM bandwidth, for streaming kernels
   double nvlink = 0.82;  ///< protocol efficiency on scale-up links (NCCL ring: ~370 of 450 GB/s)
   double nic = 0.85;     ///< protocol efficiency on scale-out links
+  /// NVLink SHARP (NVLS) all-reduce: achieved fraction of NVLink line rate for the in-switch
+  /// reduction's traffic (S (1 + 1/p) per GPU per direction). 0 = the switches cannot reduce.
+  double nvls = 0.0;
   // Single per-resource factors used by the closed-form estimate (the notebook uses 0.75 each).
   double estimate_compute = 0.75;
   double estimate_memory = 0.75;
@@ -64,6 +67,8 @@ struct GpuSpec {
   Efficiency eff;
   double comm_sm_fraction = 0.0;  ///< share of compute lost while communication kernels run
   double kernel_launch_s = 0.0;   ///< fixed overhead added to every kernel
+  /// Fixed cost of one NVLS collective (multicast setup and switch synchronisation), seconds.
+  double nvls_latency_s = 0.0;
 
   /// Dense peak FLOP/s for math in `p`; throws UserError if the GPU lacks that precision.
   double peak_flops(Precision p) const;

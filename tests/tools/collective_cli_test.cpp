@@ -1,0 +1,81 @@
+// `stepsim collective` end to end: the binary, its JSON, its determinism and its errors.
+#include <sys/wait.h>
+
+#include <array>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace {
+
+struct Result {
+  int exit_code = -1;
+  std::string out;  // stdout and stderr
+};
+
+Result run(const std::string& args) {
+  const std::string cmd = std::string(STEPSIM_BINARY) + " collective " + args + " 2>&1";
+  Result r;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::array<char, 4096> buf{};
+  std::size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("stepsim collective prints nccl-tests style JSON", "[cli][collective]") {
+  const auto r =
+      run("--gpu h100-sxm --nodes 1 --gpus-per-node 8 --op all-reduce --bytes 1048576,67108864,8589934592 "
+          "--format json");
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j.size() == 3);
+  for (const auto& s : j) {
+    // busbw = algbw x 2 (p-1)/p = algbw x 1.75 for an all-reduce on 8 GPUs; algbw = bytes / time.
+    CHECK(s["busbw_GBps"].get<double>() == Approx(1.75 * s["algbw_GBps"].get<double>()));
+    CHECK(s["algbw_GBps"].get<double>() ==
+          Approx(s["bytes"].get<double>() / s["time_s"].get<double>() / 1e9));
+    CHECK(s["algorithm"].is_string());
+  }
+}
+
+TEST_CASE("stepsim collective output is byte-identical run after run", "[cli][collective]") {
+  const std::string args = "--nodes 4 --op all-to-all --bytes 1e3,1e6,1e9 --format json";
+  const auto a = run(args), b = run(args);
+  REQUIRE(a.exit_code == 0);
+  CHECK(a.out == b.out);
+  const auto t1 = run("--nodes 2 --topology fat-tree --oversubscription 2 --compare-nccl-h100");
+  const auto t2 = run("--nodes 2 --topology fat-tree --oversubscription 2 --compare-nccl-h100");
+  CHECK(t1.out == t2.out);
+}
+
+TEST_CASE("8 x H100 all-reduce is within the targets of the nccl-tests curve", "[cli][collective][nccl]") {
+  const auto r = run("--gpu h100-sxm --compare-nccl-h100 --format json");
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j.size() == 8);
+  for (const auto& s : j) {
+    const double bytes = s["bytes"], error = s["error"];
+    INFO("bytes " << bytes << " error " << error);
+    if (bytes >= 64e6) CHECK(std::abs(error) <= 0.10);       // bandwidth regime: within 10%
+    if (bytes <= 8) CHECK((error >= -0.5 && error <= 1.0));  // latency floor: within 2x
+  }
+}
+
+TEST_CASE("stepsim collective rejects bad input with exit code 2", "[cli][collective]") {
+  const auto op = run("--op all-reduse");
+  CHECK(op.exit_code == 2);
+  CHECK_THAT(op.out, Catch::Contains("--op"));
+  const auto nvls = run("--topology fat-tree --nodes 2 --nvls off --algorithm nvls --bytes 1e6");
+  CHECK(nvls.exit_code == 2);
+  CHECK_THAT(nvls.out, Catch::Contains("nvls"));
+  CHECK(run("--ranks 9").exit_code == 2);
+  CHECK(run("--bytes 12,abc").exit_code == 2);
+}

@@ -1,0 +1,179 @@
+#include "topology/maxmin.hpp"
+
+#include <catch2/catch.hpp>
+#include <random>
+#include <vector>
+
+using stepsim::topo::MaxMinSystem;
+using Usage = MaxMinSystem::Usage;
+using Catch::Detail::Approx;
+
+namespace {
+constexpr double kInf = MaxMinSystem::kUnbounded;
+}
+
+TEST_CASE("two equal flows on one link get half each", "[maxmin]") {
+  MaxMinSystem s;
+  const auto link = s.add_constraint(10.0);
+  const Usage u[] = {{link, 1.0}};
+  const auto a = s.add_variable(1.0, kInf, u);
+  const auto b = s.add_variable(1.0, kInf, u);
+  s.solve();
+  // a + b = 10, a = b  ->  5 each, both limited by the link.
+  CHECK(s.rate(a) == Approx(5.0));
+  CHECK(s.rate(b) == Approx(5.0));
+  CHECK(s.limiter(a) == link);
+  CHECK(s.check().empty());
+}
+
+TEST_CASE("a flow limited elsewhere leaves its share to the others", "[maxmin]") {
+  MaxMinSystem s;
+  const auto wide = s.add_constraint(10.0);
+  const auto narrow = s.add_constraint(2.0);
+  const Usage ux[] = {{wide, 1.0}};
+  const Usage uy[] = {{wide, 1.0}, {narrow, 1.0}};
+  const auto x = s.add_variable(1.0, kInf, ux);
+  const auto y = s.add_variable(1.0, kInf, uy);
+  s.solve();
+  // y <= 2 (narrow saturates first, at level 2 < 10/2); x takes the rest of wide: 10 - 2 = 8.
+  CHECK(s.rate(y) == Approx(2.0));
+  CHECK(s.rate(x) == Approx(8.0));
+  CHECK(s.limiter(y) == narrow);
+  CHECK(s.limiter(x) == wide);
+}
+
+TEST_CASE("textbook three-link example", "[maxmin]") {
+  // L1 (10) carries f1 f2 f3; L2 (9) carries f1 f4; L3 (4) carries f2 f5.
+  // Progressive filling: saturation levels L1 10/3 = 3.33, L2 9/2 = 4.5, L3 4/2 = 2.
+  //   L3 first at t = 2: f2 = f5 = 2.
+  //   Then L1 has 10 - 2 = 8 for f1, f3 -> level 4; L2 still 9/2 = 4.5: L1 saturates, f1 = f3 = 4.
+  //   Then L2 has 9 - 4 = 5 for f4 alone: f4 = 5.
+  MaxMinSystem s;
+  const auto l1 = s.add_constraint(10.0), l2 = s.add_constraint(9.0), l3 = s.add_constraint(4.0);
+  const Usage u1[] = {{l1, 1}, {l2, 1}}, u2[] = {{l1, 1}, {l3, 1}}, u3[] = {{l1, 1}}, u4[] = {{l2, 1}},
+              u5[] = {{l3, 1}};
+  const auto f1 = s.add_variable(1, kInf, u1), f2 = s.add_variable(1, kInf, u2),
+             f3 = s.add_variable(1, kInf, u3), f4 = s.add_variable(1, kInf, u4),
+             f5 = s.add_variable(1, kInf, u5);
+  s.solve();
+  CHECK(s.rate(f1) == Approx(4.0));
+  CHECK(s.rate(f2) == Approx(2.0));
+  CHECK(s.rate(f3) == Approx(4.0));
+  CHECK(s.rate(f4) == Approx(5.0));
+  CHECK(s.rate(f5) == Approx(2.0));
+  CHECK(s.limiter(f2) == l3);
+  CHECK(s.limiter(f1) == l1);
+  CHECK(s.limiter(f4) == l2);
+  // Loads: L1 = 4 + 2 + 4 = 10, L2 = 4 + 5 = 9, L3 = 2 + 2 = 4: all saturated.
+  CHECK(s.load(l1) == Approx(10.0));
+  CHECK(s.load(l2) == Approx(9.0));
+  CHECK(s.check().empty());
+}
+
+TEST_CASE("a bounded variable stops at its bound", "[maxmin]") {
+  MaxMinSystem s;
+  const auto link = s.add_constraint(10.0);
+  const Usage u[] = {{link, 1.0}};
+  const auto x = s.add_variable(1.0, 3.0, u);
+  const auto y = s.add_variable(1.0, kInf, u);
+  s.solve();
+  // x reaches its bound 3 at level 3 < 10/2; y gets 10 - 3 = 7.
+  CHECK(s.rate(x) == Approx(3.0));
+  CHECK(s.limiter(x) == MaxMinSystem::kNone);
+  CHECK(s.rate(y) == Approx(7.0));
+  CHECK(s.limiter(y) == link);
+}
+
+TEST_CASE("multiplicity and weights", "[maxmin]") {
+  MaxMinSystem s;
+  const auto link = s.add_constraint(12.0);
+  SECTION("a variable crossing a link three times") {
+    const Usage ux[] = {{link, 3.0}};
+    const Usage uy[] = {{link, 1.0}};
+    const auto x = s.add_variable(1.0, kInf, ux);
+    const auto y = s.add_variable(1.0, kInf, uy);
+    s.solve();
+    // Equal rates t: 3t + t = 12 -> t = 3; x's three unit flows use 9 of the 12.
+    CHECK(s.rate(x) == Approx(3.0));
+    CHECK(s.rate(y) == Approx(3.0));
+    CHECK(s.load(link) == Approx(12.0));
+  }
+  SECTION("repeated usages merge") {
+    const Usage ux[] = {{link, 1.0}, {link, 2.0}};
+    const auto x = s.add_variable(1.0, kInf, ux);
+    s.solve();
+    // Coefficient 1 + 2 = 3: x = 12 / 3 = 4.
+    CHECK(s.rate(x) == Approx(4.0));
+  }
+  SECTION("weights") {
+    const Usage u[] = {{link, 1.0}};
+    const auto x = s.add_variable(2.0, kInf, u);
+    const auto y = s.add_variable(1.0, kInf, u);
+    s.solve();
+    // Rates 2t and t: 3t = 12 -> x = 8, y = 4.
+    CHECK(s.rate(x) == Approx(8.0));
+    CHECK(s.rate(y) == Approx(4.0));
+  }
+}
+
+TEST_CASE("only touched components are re-solved", "[maxmin]") {
+  MaxMinSystem s;
+  const auto a = s.add_constraint(10.0), b = s.add_constraint(6.0);
+  const Usage ua[] = {{a, 1.0}}, ub[] = {{b, 1.0}};
+  const auto x = s.add_variable(1.0, kInf, ua);
+  const auto y = s.add_variable(1.0, kInf, ub);
+  CHECK(s.solve().size() == 2);
+  const auto z = s.add_variable(1.0, kInf, ua);
+  const auto solved = s.solve();
+  // Only link a's component {x, z} changes: 10 / 2 = 5 each; y keeps 6 and is not re-solved.
+  REQUIRE(solved.size() == 2);
+  CHECK(solved[0] == x);
+  CHECK(solved[1] == z);
+  CHECK(s.rate(x) == Approx(5.0));
+  CHECK(s.rate(y) == Approx(6.0));
+  s.remove_variable(z);
+  s.solve();
+  CHECK(s.rate(x) == Approx(10.0));  // alone again on a
+  // Freed ids are reused lowest first.
+  CHECK(s.add_variable(1.0, kInf, ub) == z);
+  s.set_capacity(a, 4.0);
+  s.solve();
+  CHECK(s.rate(x) == Approx(4.0));
+  CHECK(s.rate(y) == Approx(3.0));  // b now shared by y and the reused variable: 6 / 2
+}
+
+TEST_CASE("random systems: feasible, max-min, incremental equals fresh", "[maxmin][property]") {
+  std::mt19937 rng(12345);
+  for (int trial = 0; trial < 200; ++trial) {
+    const int nc = 1 + static_cast<int>(rng() % 12);
+    const int nv = 1 + static_cast<int>(rng() % 25);
+    std::uniform_real_distribution<double> cap(0.5, 100.0), coef(0.25, 4.0), w(0.5, 3.0);
+    MaxMinSystem inc, fresh;
+    for (int c = 0; c < nc; ++c) {
+      const double k = cap(rng);
+      inc.add_constraint(k);
+      fresh.add_constraint(k);
+    }
+    std::vector<MaxMinSystem::VariableId> ids;
+    for (int v = 0; v < nv; ++v) {
+      std::vector<Usage> us;
+      const int k = static_cast<int>(rng() % 4);
+      for (int i = 0; i <= k; ++i)
+        us.push_back({static_cast<MaxMinSystem::ConstraintId>(rng() % nc), coef(rng)});
+      const double bound = rng() % 5 == 0 ? cap(rng) / 4 : kInf;
+      const double weight = w(rng);
+      ids.push_back(inc.add_variable(weight, bound, us));
+      fresh.add_variable(weight, bound, us);
+      if (rng() % 3 == 0) inc.solve();  // solve incrementally at random points
+    }
+    inc.solve();
+    fresh.solve();
+    INFO("trial " << trial);
+    CHECK(inc.check().empty());
+    for (auto id : ids) CHECK(inc.rate(id) == Approx(fresh.rate(id)).epsilon(1e-9));
+    // Removing half the variables keeps the solution valid.
+    for (std::size_t i = 0; i < ids.size(); i += 2) inc.remove_variable(ids[i]);
+    inc.solve();
+    CHECK(inc.check().empty());
+  }
+}

@@ -1,0 +1,229 @@
+// `stepsim collective`: one collective on a generated cluster, simulated alone at several sizes
+// through the flow network, printed nccl-tests style. The logic lives in topology/.
+#include <boost/program_options.hpp>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "scenarios/catalog.hpp"
+#include "scenarios/suggest.hpp"
+#include "sim/error.hpp"
+#include "tools/commands.hpp"
+#include "topology/collective_sweep.hpp"
+#include "topology/nccl_reference.hpp"
+
+namespace stepsim::cli {
+
+namespace {
+
+namespace po = boost::program_options;
+
+struct Options {
+  std::string gpu = "h100-sxm";
+  std::vector<std::string> catalogs;
+  int nodes = 1;
+  int gpus_per_node = 0;  // 0 = 4 for nvl72, else 8
+  int nvlink_domain = 0;  // 0 = the node (nvl72: 72)
+  std::string topology = "rail-optimized";
+  int tiers = 2;
+  std::string oversubscription = "1";
+  int hosts_per_leaf = 32;
+  int leaves_per_pod = 16;
+  double nic_gbps = 0.0;
+  std::string nvls = "auto";
+  std::string op = "all-reduce";
+  std::string bytes;
+  int ranks = 0;
+  std::string algorithm = "auto";
+  int channels = 0;
+  bool compare = false;
+  std::string format = "table";
+};
+
+topo::GpuSpec find_gpu(const std::string& id, const std::vector<std::string>& extra_catalogs) {
+  std::vector<std::filesystem::path> files(extra_catalogs.begin(), extra_catalogs.end());
+  const scen::Catalog catalog = scen::Catalog::load_builtin().with_files(files);
+  if (const topo::GpuSpec* g = catalog.find_gpu(id)) return *g;
+  const auto names = catalog.gpu_names();
+  const std::string hint = scen::did_you_mean(id, names);
+  throw UserError({}, "--gpu", "unknown GPU `" + id + "`",
+                  hint.empty() ? "see `stepsim catalog gpus`" : hint);
+}
+
+template <std::size_t N>
+[[noreturn]] void one_of(const std::string& option, const std::string& value, const char* const (&names)[N]) {
+  const std::vector<std::string> list(std::begin(names), std::end(names));
+  throw UserError({}, option, "unknown `" + value + "`; expected " + scen::join_names(list),
+                  scen::did_you_mean(value, list));
+}
+
+std::vector<double> parse_list(const std::string& text, const char* option) {
+  std::vector<double> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    try {
+      std::size_t used = 0;
+      const double v = std::stod(item, &used);
+      if (used != item.size() || !(v >= 0.0)) throw std::invalid_argument(item);
+      out.push_back(v);
+    } catch (const std::exception&) {
+      throw UserError(std::string("--") + option + ": `" + item + "` is not a non-negative number");
+    }
+  }
+  return out;
+}
+
+topo::ClusterSpec make_cluster(const Options& o) {
+  topo::ClusterSpec c;
+  c.gpu = find_gpu(o.gpu, o.catalogs);
+  const bool nvl72 = o.topology == "nvl72";
+  topo::FabricKind kind = topo::FabricKind::rail_optimized;
+  if (o.topology == "fat-tree")
+    kind = topo::FabricKind::fat_tree;
+  else if (o.topology != "rail-optimized" && !nvl72)
+    one_of("--topology", o.topology, {"rail-optimized", "fat-tree", "nvl72"});
+  c.nodes = o.nodes;
+  c.gpus_per_node = o.gpus_per_node > 0 ? o.gpus_per_node : (nvl72 ? 4 : 8);
+  c.nvlink_domain = o.nvlink_domain > 0 ? o.nvlink_domain : (nvl72 ? 72 : c.gpus_per_node);
+  if (o.nvls != "auto" && o.nvls != "on" && o.nvls != "off") one_of("--nvls", o.nvls, {"auto", "on", "off"});
+  c.nvls = o.nvls == "on" || (o.nvls == "auto" && c.gpu.eff.nvls > 0.0 && c.gpu.nvlink_bw_Bps > 0.0);
+  c.fabric.kind = kind;
+  c.fabric.tiers = o.tiers;
+  const auto ratios = parse_list(o.oversubscription, "oversubscription");
+  for (std::size_t i = 0; i < ratios.size() && i < c.fabric.oversubscription.size(); ++i)
+    c.fabric.oversubscription[i] = ratios[i];
+  c.fabric.hosts_per_leaf = o.hosts_per_leaf;
+  c.fabric.leaves_per_pod = o.leaves_per_pod;
+  if (o.nic_gbps > 0.0) c.fabric.nic_bw_Bps = units::gbps_to_Bps(o.nic_gbps);
+  return c;
+}
+
+topo::SweepRequest make_sweep(const Options& o, const topo::Topology& topo) {
+  topo::SweepRequest r;
+  const auto op = topo::parse_collective_op(o.op);
+  if (!op)
+    one_of("--op", o.op,
+           {"all-reduce", "reduce-scatter", "all-gather", "all-to-all", "broadcast", "send-recv"});
+  const auto alg = topo::parse_collective_algorithm(o.algorithm);
+  if (!alg)
+    one_of("--algorithm", o.algorithm,
+           {"auto", "ring", "tree", "nvls", "hierarchical", "pairwise", "direct"});
+  r.op = *op;
+  r.algorithm = *alg;
+  const auto total = static_cast<int>(topo.gpu_count());
+  int ranks = o.ranks > 0 ? o.ranks : total;
+  if (ranks > total)
+    throw UserError("--ranks: " + std::to_string(ranks) + " exceeds the cluster's " + std::to_string(total) +
+                    " GPUs");
+  std::vector<topo::GpuId> group;
+  if (r.op == topo::CollectiveOp::send_recv)  // first GPU to the last of the requested ranks
+    group = {0, static_cast<topo::GpuId>(ranks - 1)};
+  else
+    for (int g = 0; g < ranks; ++g) group.push_back(static_cast<topo::GpuId>(g));
+  r.groups = {group};
+  r.config.channels = o.channels;
+  if (!o.bytes.empty())
+    r.sizes_bytes = parse_list(o.bytes, "bytes");
+  else
+    for (const auto& p : topo::nccl_h100_all_reduce()) r.sizes_bytes.push_back(p.bytes);
+  return r;
+}
+
+const topo::NcclPoint* reference_at(double bytes) {
+  for (const auto& p : topo::nccl_h100_all_reduce())
+    if (p.bytes == bytes) return &p;
+  return nullptr;
+}
+
+void print_json(const std::vector<topo::CollectiveSample>& samples, bool compare) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const auto& s : samples) {
+    nlohmann::ordered_json j{{"bytes", s.bytes},
+                             {"time_s", s.time_s},
+                             {"algbw_GBps", s.algbw_GBps},
+                             {"busbw_GBps", s.busbw_GBps},
+                             {"algorithm", topo::name(s.algorithm)},
+                             {"bound", topo::name(s.bound)}};
+    if (const auto* ref = compare ? reference_at(s.bytes) : nullptr) {
+      j["measured_time_s"] = ref->time_s;
+      j["error"] = s.time_s / ref->time_s - 1.0;
+    }
+    out.push_back(std::move(j));
+  }
+  std::cout << out.dump(2) << '\n';
+}
+
+void print_table(const std::vector<topo::CollectiveSample>& samples, bool compare) {
+  std::printf("%14s %12s %11s %11s  %-12s %-8s%s\n", "bytes", "time_us", "algbw_GB/s", "busbw_GB/s",
+              "algorithm", "bound", compare ? "  measured_us   error" : "");
+  for (const auto& s : samples) {
+    std::printf("%14.0f %12.2f %11.2f %11.2f  %-12s %-8s", s.bytes, s.time_s * 1e6, s.algbw_GBps,
+                s.busbw_GBps, std::string(topo::name(s.algorithm)).c_str(),
+                std::string(topo::name(s.bound)).c_str());
+    if (const auto* ref = compare ? reference_at(s.bytes) : nullptr)
+      std::printf("  %11.2f %+6.1f%%", ref->time_s * 1e6, (s.time_s / ref->time_s - 1.0) * 100.0);
+    std::printf("\n");
+  }
+}
+
+// clang-format off
+po::options_description describe(Options& o) {
+  po::options_description desc("stepsim collective: simulate one collective alone at several sizes");
+  desc.add_options()
+      ("help,h", "print this help")
+      ("gpu", po::value(&o.gpu)->default_value(o.gpu), "catalog GPU")
+      ("catalog", po::value(&o.catalogs)->composing(), "extra catalog file (repeatable)")
+      ("nodes", po::value(&o.nodes)->default_value(o.nodes), "nodes")
+      ("gpus-per-node", po::value(&o.gpus_per_node), "GPUs per node (default 8; 4 for nvl72)")
+      ("nvlink-domain", po::value(&o.nvlink_domain), "GPUs per NVLink domain (default: the node; 72 for nvl72)")
+      ("topology", po::value(&o.topology)->default_value(o.topology), "rail-optimized | fat-tree | nvl72")
+      ("tiers", po::value(&o.tiers)->default_value(o.tiers), "fabric switch tiers: 2 or 3")
+      ("oversubscription", po::value(&o.oversubscription)->default_value(o.oversubscription),
+       "down:up ratio per tier, leaf first (e.g. 2 or 2,1)")
+      ("hosts-per-leaf", po::value(&o.hosts_per_leaf)->default_value(o.hosts_per_leaf), "NICs per leaf switch")
+      ("leaves-per-pod", po::value(&o.leaves_per_pod)->default_value(o.leaves_per_pod), "leaves per pod (3 tiers)")
+      ("nic-gbps", po::value(&o.nic_gbps), "scale-out Gb/s per GPU per direction (default: the GPU's)")
+      ("nvls", po::value(&o.nvls)->default_value(o.nvls), "NVLink SHARP: auto (if the GPU has it) | on | off")
+      ("op", po::value(&o.op)->default_value(o.op),
+       "all-reduce | reduce-scatter | all-gather | all-to-all | broadcast | send-recv")
+      ("bytes", po::value(&o.bytes), "comma-separated sizes in bytes (default: the nccl-tests reference sizes)")
+      ("ranks", po::value(&o.ranks), "ranks taking part: GPUs 0..N-1 (default all)")
+      ("algorithm", po::value(&o.algorithm)->default_value(o.algorithm),
+       "auto | ring | tree | nvls | hierarchical | pairwise | direct")
+      ("channels", po::value(&o.channels), "parallel channels (default: 2 per GPU of a host)")
+      ("compare-nccl-h100", po::bool_switch(&o.compare), "add the error against nccl-tests on 8 x H100")
+      ("format", po::value(&o.format)->default_value(o.format), "table | json");
+  return desc;
+}
+// clang-format on
+
+}  // namespace
+
+int cmd_collective(Args args) {
+  Options o;
+  const po::options_description desc = describe(o);
+  po::variables_map vm;
+  po::store(po::command_line_parser(static_cast<int>(args.size()), args.data()).options(desc).run(), vm);
+  if (vm.count("help")) {
+    std::cout << desc << '\n';
+    return 0;
+  }
+  po::notify(vm);
+  if (o.format != "table" && o.format != "json")
+    throw UserError("--format: expected table or json, got `" + o.format + "`");
+  auto topo = std::make_shared<const topo::Topology>(make_cluster(o));
+  const auto samples = topo::sweep_collective(topo, make_sweep(o, *topo));
+  if (o.format == "json")
+    print_json(samples, o.compare);
+  else
+    print_table(samples, o.compare);
+  return 0;
+}
+
+}  // namespace stepsim::cli

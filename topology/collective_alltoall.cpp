@@ -1,0 +1,68 @@
+// Point-to-point patterns: the pairwise all-to-all (balanced, or from a per-pair byte matrix) and
+// send/recv.
+#include <algorithm>
+#include <numeric>
+
+#include "topology/collective_plan.hpp"
+
+namespace stepsim::topo {
+
+namespace {
+
+// Balanced: every ordered pair carries bytes / p, all in lock step, so one coupled variable whose
+// unit flow is one pair's share; the busiest link (a NIC, or the bisection) sets the time.
+Plan balanced(AlgoContext& ctx) {
+  double latency = 0.0;
+  for (const auto& group : ctx.request.groups)
+    for (GpuId a : group)
+      for (GpuId b : group) latency = std::max(latency, ctx.builder.add_flow(a, b, 0, 1.0));
+  const double p = static_cast<double>(ctx.request.groups[0].size());
+  PlanPhase phase;
+  phase.latency_s = (p - 1.0) * latency;  // p-1 exchange rounds
+  phase.vars.push_back(PlanVariable{ctx.pool.add(ctx.builder.take()), 1.0 / p});
+  return Plan{CollectiveAlgorithm::pairwise, {std::move(phase)}};
+}
+
+// Imbalanced (MoE routing): rank i's sends progress together in proportion to their bytes, but
+// ranks are separate variables, so a heavy sender finishes last while the others share the
+// links it no longer needs. Variable i carries row i's total; bytes_per_byte is relative to the
+// mean row, which the transfer table uses as the request's size.
+Plan from_matrix(AlgoContext& ctx) {
+  const auto& m = ctx.request.pair_bytes;
+  const std::size_t p = ctx.request.groups[0].size();
+  const double mean = std::accumulate(m.begin(), m.end(), 0.0) / static_cast<double>(p);
+  PlanPhase phase;
+  double latency = 0.0;
+  for (std::size_t i = 0; i < p; ++i) {
+    double row = 0.0;
+    for (std::size_t j = 0; j < p; ++j) row += j == i ? 0.0 : m[i * p + j];
+    if (!(row > 0.0)) continue;
+    for (const auto& group : ctx.request.groups)
+      for (std::size_t j = 0; j < p; ++j)
+        if (j != i)
+          latency = std::max(latency, ctx.builder.add_flow(group[i], group[j], 0, m[i * p + j] / row));
+    phase.vars.push_back(PlanVariable{ctx.pool.add(ctx.builder.take()), row / mean});
+  }
+  phase.latency_s = (static_cast<double>(p) - 1.0) * latency;
+  return Plan{CollectiveAlgorithm::pairwise, {std::move(phase)}};
+}
+
+}  // namespace
+
+Plan build_pairwise_all_to_all(AlgoContext& ctx) {
+  return ctx.request.pair_bytes.empty() ? balanced(ctx) : from_matrix(ctx);
+}
+
+// The message is split evenly over the channels, each routed on its own equal-cost path.
+Plan build_direct_send_recv(AlgoContext& ctx) {
+  PlanPhase phase;
+  phase.channels = ctx.channels;
+  for (const auto& group : ctx.request.groups)
+    for (std::uint32_t c = 0; c < ctx.channels; ++c)
+      phase.latency_s =
+          std::max(phase.latency_s, ctx.builder.add_flow(group[0], group[1], c, 1.0 / ctx.channels));
+  phase.vars.push_back(PlanVariable{ctx.pool.add(ctx.builder.take()), 1.0});
+  return Plan{CollectiveAlgorithm::direct, {std::move(phase)}};
+}
+
+}  // namespace stepsim::topo

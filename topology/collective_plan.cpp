@@ -1,0 +1,108 @@
+#include "topology/collective_plan.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace stepsim::topo {
+
+std::uint32_t PatternPool::add(std::vector<LinkUse> uses) {
+  double spb = 0.0;
+  for (const LinkUse& u : uses) spb = std::max(spb, u.coefficient / topo_->link(u.link).bw_Bps);
+  begin_.push_back(static_cast<std::uint32_t>(uses_.size()));
+  uses_.insert(uses_.end(), uses.begin(), uses.end());
+  spb_.push_back(spb);
+  return static_cast<std::uint32_t>(spb_.size() - 1);
+}
+
+std::span<const LinkUse> PatternPool::uses(std::uint32_t id) const {
+  const std::size_t end = id + 1 < begin_.size() ? begin_[id + 1] : uses_.size();
+  return std::span<const LinkUse>(uses_).subspan(begin_[id], end - begin_[id]);
+}
+
+PatternBuilder::PatternBuilder(const Topology& topo, const std::array<double, kLinkKindCount>& efficiency)
+    : topo_(&topo), eff_(efficiency), acc_(topo.links().size(), 0.0) {}
+
+double PatternBuilder::add_flow(GpuId src, GpuId dst, std::uint32_t channel, double weight) {
+  if (src == dst) return 0.0;
+  path_.clear();
+  topo_->route(src, dst, channel, path_);
+  double latency = 0.0;
+  for (LinkId l : path_) {
+    const Link& link = topo_->link(l);
+    add_link(l, weight, eff_[static_cast<std::size_t>(link.kind)]);
+    latency += link.latency_s;
+  }
+  return latency;
+}
+
+void PatternBuilder::add_link(LinkId link, double weight, double efficiency) {
+  if (!(weight > 0.0)) return;
+  if (acc_[link] == 0.0) touched_.push_back(link);
+  acc_[link] += weight / efficiency;
+}
+
+std::vector<LinkUse> PatternBuilder::take() {
+  std::sort(touched_.begin(), touched_.end());
+  std::vector<LinkUse> out;
+  out.reserve(touched_.size());
+  for (LinkId l : touched_) {
+    out.push_back(LinkUse{l, acc_[l]});
+    acc_[l] = 0.0;
+  }
+  touched_.clear();
+  return out;
+}
+
+GroupLayout layout_of(const Topology& topo, std::span<const GpuId> ranks) {
+  GroupLayout out;
+  std::map<std::uint32_t, std::vector<GpuId>> by_host;  // ordered: deterministic host order
+  for (GpuId g : ranks) by_host[topo.host_of(g)].push_back(g);
+  for (auto& [host, members] : by_host) {
+    std::sort(members.begin(), members.end());
+    out.max_per_host = std::max(out.max_per_host, members.size());
+    out.hosts.push_back(std::move(members));
+  }
+  out.ranks = ranks.size();
+  for (const auto& h : out.hosts) out.uniform = out.uniform && h.size() == out.max_per_host;
+  for (GpuId g : ranks) out.one_domain = out.one_domain && topo.domain_of(g) == topo.domain_of(ranks[0]);
+  return out;
+}
+
+std::vector<GpuId> ring_order(const GroupLayout& layout, std::uint32_t channel) {
+  std::vector<GpuId> order;
+  order.reserve(layout.ranks);
+  for (const auto& host : layout.hosts) {
+    const std::size_t m = host.size();
+    for (std::size_t i = 0; i < m; ++i) order.push_back(host[(channel + i) % m]);
+  }
+  return order;
+}
+
+double add_ring_flows(AlgoContext& ctx, const std::vector<RingSet>& rings_by_channel, double steps,
+                      double data_fraction) {
+  const auto k = static_cast<double>(rings_by_channel.size());
+  double latency = 0.0;
+  for (std::uint32_t c = 0; c < rings_by_channel.size(); ++c) {
+    for (const auto& ring : rings_by_channel[c]) {
+      const std::size_t q = ring.size();
+      if (q < 2) continue;
+      const double w = steps * data_fraction / (static_cast<double>(q) * k);
+      double sum_latency = 0.0;
+      for (std::size_t i = 0; i < q; ++i)
+        sum_latency += ctx.builder.add_flow(ring[i], ring[(i + 1) % q], c, w);
+      latency = std::max(latency, steps * sum_latency / static_cast<double>(q));
+    }
+  }
+  return latency;
+}
+
+PlanPhase ring_phase(AlgoContext& ctx, const std::vector<RingSet>& rings_by_channel, double steps,
+                     double data_fraction) {
+  PlanPhase phase;
+  phase.channels = static_cast<std::uint32_t>(rings_by_channel.size());
+  phase.latency_s = add_ring_flows(ctx, rings_by_channel, steps, data_fraction);
+  phase.vars.push_back(PlanVariable{ctx.pool.add(ctx.builder.take()), 1.0});
+  return phase;
+}
+
+}  // namespace stepsim::topo

@@ -1,0 +1,147 @@
+#pragma once
+// The pieces collective algorithms are built from (used by collective_*.cpp and transfer_table.cpp).
+//
+// An algorithm turns a request into a Plan whose shape does not depend on the message size: phases,
+// each a latency followed by coupled bandwidth variables. A variable is a pattern (how many unit
+// flows cross each link, already divided by the link's protocol efficiency) and how many bytes one
+// unit flow carries per byte of the request. Sizes enter only when a transfer is made from a plan,
+// so one plan (and its patterns) serves every transfer of the same group and algorithm.
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "topology/collectives.hpp"
+#include "topology/topology.hpp"
+
+namespace stepsim::topo {
+
+/// `coefficient` unit flows (divided by protocol efficiency) cross `link`.
+struct LinkUse {
+  LinkId link = 0;
+  double coefficient = 0.0;
+};
+
+/// Interned patterns, each with the time one unit byte takes on an idle network.
+class PatternPool {
+ public:
+  explicit PatternPool(const Topology& topo) : topo_(&topo) {}
+  /// Stores `uses` (sorted by link, no repeats) and returns its id.
+  std::uint32_t add(std::vector<LinkUse> uses);
+  std::span<const LinkUse> uses(std::uint32_t id) const;
+  /// max over links of coefficient / bandwidth: seconds per unit-flow byte when alone.
+  double seconds_per_byte(std::uint32_t id) const { return spb_[id]; }
+  std::size_t size() const { return spb_.size(); }
+
+ private:
+  const Topology* topo_;
+  std::vector<LinkUse> uses_;
+  std::vector<std::uint32_t> begin_;
+  std::vector<double> spb_;
+};
+
+/// Accumulates unit flows over links into a pattern, applying each link kind's protocol efficiency.
+class PatternBuilder {
+ public:
+  PatternBuilder(const Topology& topo, const std::array<double, kLinkKindCount>& efficiency);
+  /// Routes a flow src -> dst on `channel` and adds `weight` unit flows to every link it crosses.
+  /// Returns the route's latency in seconds (0 when src == dst).
+  double add_flow(GpuId src, GpuId dst, std::uint32_t channel, double weight);
+  /// Adds `weight` unit flows to one link at protocol efficiency `efficiency`.
+  void add_link(LinkId link, double weight, double efficiency);
+  /// The accumulated pattern (sorted by link); resets the builder.
+  std::vector<LinkUse> take();
+
+ private:
+  const Topology* topo_;
+  std::array<double, kLinkKindCount> eff_;
+  std::vector<double> acc_;
+  std::vector<LinkId> touched_;
+  std::vector<LinkId> path_;
+};
+
+struct PlanVariable {
+  std::uint32_t pattern = 0;
+  double bytes_per_byte = 0.0;  ///< unit-flow bytes per request byte
+};
+
+struct PlanPhase {
+  double latency_s = 0.0;  ///< alpha terms of the phase
+  /// Pipeline fill: `fill_hops` chunk transfers (chunk_bytes per channel, smaller for small
+  /// messages) at the first variable's idle-network rate (tree, chain and staged pipelines).
+  double fill_hops = 0.0;
+  std::uint32_t channels = 1;
+  std::vector<PlanVariable> vars;
+};
+
+struct Plan {
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
+  std::vector<PlanPhase> phases;
+};
+
+/// A group's ranks arranged by host: hosts in increasing order, each host's ranks by local index.
+struct GroupLayout {
+  std::vector<std::vector<GpuId>> hosts;
+  std::size_t ranks = 0;
+  std::size_t max_per_host = 0;
+  bool uniform = true;     ///< every host holds the same number of ranks
+  bool one_domain = true;  ///< every rank in the same scale-up domain
+};
+GroupLayout layout_of(const Topology& topo, std::span<const GpuId> ranks);
+
+/// Everything an algorithm needs; `layouts[i]` describes request.groups[i].
+struct AlgoContext {
+  const Topology& topo;
+  const CollectiveRequest& request;
+  std::vector<GroupLayout> layouts;
+  std::uint32_t channels = 1;
+  PatternBuilder& builder;
+  PatternPool& pool;
+  const std::array<double, kLinkKindCount>& efficiency;
+  double nvls_efficiency = 0.0;
+};
+
+/// The ring a channel follows: hosts in order, each host's ranks rotated by the channel so that
+/// every rank (and its NIC) enters and leaves the host on some channel.
+std::vector<GpuId> ring_order(const GroupLayout& layout, std::uint32_t channel);
+
+// Algorithms (one file each); each assumes its applicability was checked.
+Plan build_ring(AlgoContext& ctx);  // all-reduce, reduce-scatter, all-gather
+Plan build_chain_broadcast(AlgoContext& ctx);
+Plan build_tree_all_reduce(AlgoContext& ctx);
+Plan build_nvls_all_reduce(AlgoContext& ctx);
+Plan build_hierarchical_all_reduce(AlgoContext& ctx);
+Plan build_pairwise_all_to_all(AlgoContext& ctx);
+Plan build_direct_send_recv(AlgoContext& ctx);
+
+/// Rings of one channel: disjoint rank lists of equal size, each in ring order.
+using RingSet = std::vector<std::vector<GpuId>>;
+/// Adds the flows of ring steps to the builder: `rings_by_channel[c]` are the rings of channel c
+/// (each channel carries 1/k of the data). A ring of q ranks takes `steps` steps, each moving
+/// 1/q of `data_fraction` of the request per rank; one unit flow is one request byte, so each
+/// ring edge gets weight steps x data_fraction / (q k). Returns the latency: steps x the mean
+/// latency of the ring's edges (a chunk makes `steps` consecutive hops), the largest over rings.
+double add_ring_flows(AlgoContext& ctx, const std::vector<RingSet>& rings_by_channel, double steps,
+                      double data_fraction);
+/// A phase of one coupled variable made of add_ring_flows(...) alone.
+PlanPhase ring_phase(AlgoContext& ctx, const std::vector<RingSet>& rings_by_channel, double steps,
+                     double data_fraction);
+
+}  // namespace stepsim::topo
+
+namespace stepsim::topo {
+
+/// One algorithm for one operation: when it applies and how it is built.
+struct Strategy {
+  CollectiveOp op;
+  CollectiveAlgorithm algorithm;
+  bool (*applies)(const AlgoContext& ctx);
+  Plan (*build)(AlgoContext& ctx);
+  const char* requirement;  ///< what `applies` checks, for error messages
+};
+
+/// Every strategy, in preference order for ties (collectives.cpp).
+std::span<const Strategy> strategies();
+
+}  // namespace stepsim::topo

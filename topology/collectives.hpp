@@ -1,0 +1,74 @@
+#pragma once
+// Collective operations as a workload builder asks for them.
+//
+// A request names the operation, the ranks (GPUs) taking part and the message size; the
+// TransferTableBuilder (transfer_table.hpp) turns it into phases of latency and coupled bandwidth
+// variables over the topology's links. A request may carry several groups: groups[0] is the one
+// the step graph simulates, the others are its symmetric images (the same collective in every
+// other data-parallel replica or tensor-parallel group) that load the fabric at the same time.
+//
+// Byte convention (nccl-tests' "size"): all-reduce, broadcast and send/recv move a buffer of
+// `bytes`; reduce-scatter's `bytes` is the whole input (each rank keeps bytes / p); all-gather's
+// is the whole output (each rank contributes bytes / p); all-to-all's is what each rank sends in
+// total, bytes / p to every rank (itself included, which costs nothing).
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "topology/topology.hpp"
+
+namespace stepsim::topo {
+
+enum class CollectiveOp : std::uint8_t {
+  all_reduce,
+  reduce_scatter,
+  all_gather,
+  all_to_all,
+  broadcast,
+  send_recv
+};
+
+enum class CollectiveAlgorithm : std::uint8_t {
+  automatic,     ///< the fastest applicable algorithm for this size on this topology
+  ring,          ///< NCCL ring, channels rotated so every NIC and rail is used
+  tree,          ///< NCCL double binary tree between hosts, chains inside them (all-reduce)
+  nvls,          ///< NVLink SHARP in-switch reduction inside one NVLink domain (all-reduce)
+  hierarchical,  ///< intra-host reduce-scatter, inter-host all-reduce, intra-host all-gather
+  pairwise,      ///< all-to-all: every rank sends its share to every other rank
+  direct,        ///< send/recv: one point-to-point transfer
+};
+
+/// Stable lower-case names ("all-reduce", "hierarchical"), as the CLI and JSON spell them.
+std::string_view name(CollectiveOp op);
+std::string_view name(CollectiveAlgorithm a);
+/// Parses a name as spelled by name(); nullopt when unknown.
+std::optional<CollectiveOp> parse_collective_op(std::string_view s);
+std::optional<CollectiveAlgorithm> parse_collective_algorithm(std::string_view s);
+/// nccl-tests' bus-bandwidth factor for `op` on `p` ranks (busbw = algbw x factor).
+double bus_bandwidth_factor(CollectiveOp op, int p);
+
+struct CollectiveRequest {
+  CollectiveOp op = CollectiveOp::all_reduce;
+  /// Ranks of each group, all groups the same size; groups[0] is the simulated one. For send_recv
+  /// each group is {source, destination}.
+  std::vector<std::vector<GpuId>> groups;
+  double bytes = 0.0;  ///< see the byte convention above
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::automatic;
+  std::uint32_t root = 0;  ///< broadcast: index of the root within each group
+  /// all_to_all only, optional: p x p row-major bytes sent from rank i to rank j of each group
+  /// (MoE routing imbalance). When set it replaces `bytes`; ranks then finish at different times.
+  std::vector<double> pair_bytes;
+};
+
+/// How collectives are cut up, as NCCL does; defaults follow NCCL's Simple protocol.
+struct CommConfig {
+  /// Parallel channels (rings/trees); 0 = two per GPU of the largest host share of a group, so
+  /// every NIC carries traffic and ECMP has something to spread.
+  int channels = 0;
+  /// Pipeline chunk per channel (NCCL Simple: 4 MiB buffer / 8 steps = 512 KiB).
+  double chunk_bytes = 512.0 * 1024.0;
+};
+
+}  // namespace stepsim::topo

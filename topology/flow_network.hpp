@@ -1,0 +1,112 @@
+#pragma once
+// The flow-level network: sim::Network over a TransferTable and a max-min fair solver.
+//
+// Every link direction of the topology is one solver constraint (capacity = line rate). Starting a
+// transfer runs its phases in order: a latency timer, then one solver variable per bandwidth flow
+// of the phase (a coupled collective is a single variable whose coefficients count its unit flows
+// on each link). Rates stay constant between events, so each flow's completion time is known
+// exactly; the network reports the earliest pending completion or timer to the engine.
+//
+// One FlowNetwork holds the state of one run; the table and topology are shared, read-only.
+// Attribution: each phase's latency counts as Resource::latency; its bandwidth time goes to the
+// resource of the link that limited its last-finishing flow, split by how long each link kind did.
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <queue>
+#include <span>
+#include <vector>
+
+#include "sim/network.hpp"
+#include "topology/maxmin.hpp"
+#include "topology/resource.hpp"
+#include "topology/transfer_table.hpp"
+
+namespace stepsim::topo {
+
+enum class LinkAccounting : std::uint8_t {
+  off,     ///< no per-link bookkeeping (fastest)
+  totals,  ///< bytes carried per link, including protocol overhead (link_bytes())
+};
+
+struct FlowNetworkOptions {
+  LinkAccounting accounting = LinkAccounting::off;
+};
+
+class FlowNetwork final : public sim::Network {
+ public:
+  explicit FlowNetwork(std::shared_ptr<const TransferTable> table, FlowNetworkOptions options = {});
+
+  void start(sim::OpId op, std::uint32_t payload, Time now) override;
+  Time next_event_time() const override;
+  void advance_to(Time now, std::vector<sim::OpId>& completed) override;
+  void attribution(sim::OpId op, std::vector<sim::BoundShare>& out) const override;
+
+  /// Wire bytes each link has carried so far, indexed by LinkId (empty unless accounting is on).
+  std::span<const double> link_bytes() const { return link_bytes_; }
+  /// Transfers started and not yet completed.
+  std::size_t active_transfers() const { return active_count_; }
+  const TransferTable& table() const { return *table_; }
+
+ private:
+  static constexpr std::size_t kResources = static_cast<std::size_t>(Resource::count);
+  using Shares = std::array<Time, kResources>;
+  enum class EventKind : std::uint8_t { phase_ready, flow_done, transfer_done };
+  struct Event {
+    Time time;
+    std::uint64_t seq;
+    EventKind kind;
+    std::uint32_t target;      // active slot, or solver variable for flow_done
+    std::uint32_t generation;  // flow_done: matches Flow::generation while still valid
+    bool operator>(const Event& o) const { return time != o.time ? time > o.time : seq > o.seq; }
+  };
+  struct Active {
+    sim::OpId op = 0;
+    std::uint32_t payload = 0;
+    std::uint32_t phase = 0;
+    std::uint32_t flows_left = 0;
+    Shares shares{};
+    Shares last_flow{};  // time_by of the phase's most recently finished flow
+  };
+  struct Flow {
+    std::uint32_t active = 0;
+    std::uint32_t pattern = 0;
+    double remaining = 0.0;
+    double rate = 0.0;
+    Time last{};
+    std::uint32_t generation = 0;
+    Resource limiter = Resource::none;
+    Shares time_by{};
+    bool alive = false;
+  };
+
+  void push(Time t, EventKind kind, std::uint32_t target, std::uint32_t generation = 0);
+  void begin_phase(std::uint32_t slot, Time now);
+  void start_flows(std::uint32_t slot, Time now);
+  void finish_flow(std::uint32_t var, Time now);
+  void end_phase(std::uint32_t slot, Time now);
+  void progress(Flow& f, Time now);
+  void settle(Time now);
+  void drop_stale();
+
+  std::shared_ptr<const TransferTable> table_;
+  FlowNetworkOptions options_;
+  MaxMinSystem sys_;
+  std::vector<Resource> link_resource_;
+  std::vector<Active> actives_;
+  std::vector<std::uint32_t> free_actives_;
+  std::size_t active_count_ = 0;
+  std::vector<Flow> flows_;  // indexed by solver variable id
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+  std::uint64_t seq_ = 0;
+  std::vector<Shares> op_shares_;  // indexed by OpId, filled at completion
+  std::vector<double> link_bytes_;
+  std::vector<MaxMinSystem::Usage> usage_scratch_;
+};
+
+/// Runs `payloads` (op ids 0, 1, ...) all started at `start` on `net`, with no engine: returns
+/// each one's completion time. For tools and tests that exercise the network alone.
+std::vector<Time> run_transfers(FlowNetwork& net, std::span<const std::uint32_t> payloads, Time start = {});
+
+}  // namespace stepsim::topo

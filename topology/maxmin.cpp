@@ -1,0 +1,266 @@
+#include "topology/maxmin.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <sstream>
+#include <stdexcept>
+
+namespace stepsim::topo {
+
+MaxMinSystem::ConstraintId MaxMinSystem::add_constraint(double capacity) {
+  cnsts_.push_back(Constraint{std::max(capacity, 0.0), {}, 0});
+  return static_cast<ConstraintId>(cnsts_.size() - 1);
+}
+
+void MaxMinSystem::set_capacity(ConstraintId c, double capacity) {
+  cnsts_[c].capacity = std::max(capacity, 0.0);
+  dirty_cnsts_.push_back(c);
+}
+
+MaxMinSystem::VariableId MaxMinSystem::add_variable(double weight, double bound,
+                                                    std::span<const Usage> usages) {
+  VariableId id;
+  if (!free_vars_.empty()) {
+    std::pop_heap(free_vars_.begin(), free_vars_.end(), std::greater<>());
+    id = free_vars_.back();
+    free_vars_.pop_back();
+  } else {
+    id = static_cast<VariableId>(vars_.size());
+    vars_.emplace_back();
+  }
+  Variable& v = vars_[id];
+  v.weight = weight > 0.0 ? weight : 1.0;
+  v.bound = bound > 0.0 ? bound : kUnbounded;
+  v.rate = 0.0;
+  v.limiter = kNone;
+  v.alive = true;
+  v.usages.clear();
+  // Merge repeated constraints so each appears once, in increasing constraint order.
+  for (const Usage& u : usages) {
+    if (!(u.coefficient > 0.0)) continue;
+    v.usages.push_back(VarUsage{u.constraint, u.coefficient, 0});
+  }
+  std::sort(v.usages.begin(), v.usages.end(),
+            [](const VarUsage& a, const VarUsage& b) { return a.constraint < b.constraint; });
+  std::size_t out = 0;
+  for (std::size_t i = 0; i < v.usages.size(); ++i) {
+    if (out > 0 && v.usages[out - 1].constraint == v.usages[i].constraint)
+      v.usages[out - 1].coefficient += v.usages[i].coefficient;
+    else
+      v.usages[out++] = v.usages[i];
+  }
+  v.usages.resize(out);
+  for (std::uint32_t i = 0; i < v.usages.size(); ++i) {
+    Constraint& c = cnsts_[v.usages[i].constraint];
+    v.usages[i].position = static_cast<std::uint32_t>(c.elements.size());
+    c.elements.push_back(Element{id, i});
+  }
+  ++live_count_;
+  dirty_vars_.push_back(id);
+  return id;
+}
+
+void MaxMinSystem::remove_variable(VariableId id) {
+  Variable& v = vars_[id];
+  if (!v.alive) return;
+  for (const VarUsage& u : v.usages) {
+    Constraint& c = cnsts_[u.constraint];
+    const Element moved = c.elements.back();
+    c.elements[u.position] = moved;
+    vars_[moved.var].usages[moved.usage_index].position = u.position;
+    c.elements.pop_back();
+    dirty_cnsts_.push_back(u.constraint);
+  }
+  v.usages.clear();
+  v.alive = false;
+  v.rate = 0.0;
+  v.limiter = kNone;
+  --live_count_;
+  free_vars_.push_back(id);
+  std::push_heap(free_vars_.begin(), free_vars_.end(), std::greater<>());
+}
+
+double MaxMinSystem::load(ConstraintId c) const {
+  double sum = 0.0;
+  for (const Element& e : cnsts_[c].elements)
+    sum += vars_[e.var].usages[e.usage_index].coefficient * vars_[e.var].rate;
+  return sum;
+}
+
+// Gathers the variables and constraints connected to anything touched since the last solve.
+void MaxMinSystem::collect_components() {
+  ++epoch_;
+  comp_vars_.clear();
+  comp_cnsts_.clear();
+  std::vector<ConstraintId> cstack;
+  auto visit_var = [&](VariableId id) {
+    Variable& v = vars_[id];
+    if (!v.alive || v.mark == epoch_) return;
+    v.mark = epoch_;
+    comp_vars_.push_back(id);
+    for (const VarUsage& u : v.usages) cstack.push_back(u.constraint);
+  };
+  for (VariableId id : dirty_vars_) visit_var(id);
+  cstack.insert(cstack.end(), dirty_cnsts_.begin(), dirty_cnsts_.end());
+  while (!cstack.empty()) {
+    const ConstraintId cid = cstack.back();
+    cstack.pop_back();
+    Constraint& c = cnsts_[cid];
+    if (c.mark == epoch_) continue;
+    c.mark = epoch_;
+    comp_cnsts_.push_back(cid);
+    for (const Element& e : c.elements) visit_var(e.var);
+  }
+  dirty_vars_.clear();
+  dirty_cnsts_.clear();
+  // Canonical order, so the arithmetic does not depend on the path the search took.
+  std::sort(comp_vars_.begin(), comp_vars_.end());
+  std::sort(comp_cnsts_.begin(), comp_cnsts_.end());
+}
+
+std::span<const MaxMinSystem::VariableId> MaxMinSystem::solve() {
+  collect_components();
+  if (!comp_vars_.empty()) fill(comp_vars_, comp_cnsts_);
+  solved_ = comp_vars_;
+#ifndef NDEBUG
+  verify_or_throw();
+#endif
+  return solved_;
+}
+
+// Scratch indexed by id, reset only for the component being solved, so a solve costs the size of
+// what changed, not of the whole system.
+void MaxMinSystem::prepare_fill(std::span<const VariableId> vars, std::span<const ConstraintId> cnsts) {
+  remaining_.resize(cnsts_.size());
+  sumw_.resize(cnsts_.size());
+  unfixed_on_.resize(cnsts_.size());
+  version_.resize(cnsts_.size());
+  fixed_.resize(vars_.size());
+  heap_.clear();
+  bounded_.clear();
+  unfixed_ = 0;
+  level_ = 0.0;
+  for (ConstraintId c : cnsts) {
+    remaining_[c] = cnsts_[c].capacity;
+    sumw_[c] = 0.0;
+    unfixed_on_[c] = 0;
+  }
+  for (VariableId id : vars) {
+    Variable& v = vars_[id];
+    v.limiter = kNone;
+    fixed_[id] = v.usages.empty();
+    if (v.usages.empty()) {
+      v.rate = v.bound;  // unconstrained: its bound, or infinity
+      continue;
+    }
+    ++unfixed_;
+    for (const VarUsage& u : v.usages) {
+      sumw_[u.constraint] += u.coefficient * v.weight;
+      ++unfixed_on_[u.constraint];
+    }
+    if (std::isfinite(v.bound)) bounded_.emplace_back(v.bound / v.weight, id);
+  }
+  std::sort(bounded_.begin(), bounded_.end());
+  for (ConstraintId c : cnsts)
+    if (unfixed_on_[c] > 0) push_level(c, remaining_[c] / sumw_[c]);
+}
+
+void MaxMinSystem::push_level(ConstraintId c, double level) {
+  heap_.push_back(LevelEntry{level, c, version_[c]});
+  std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+}
+
+// Fixes a variable's rate and takes it out of the constraints it crosses; their saturation levels
+// can only rise, so they are pushed again rather than updated in place.
+void MaxMinSystem::fix_variable(VariableId id, double rate, ConstraintId limiter) {
+  Variable& v = vars_[id];
+  fixed_[id] = 1;
+  --unfixed_;
+  v.rate = rate;
+  v.limiter = limiter;
+  for (const VarUsage& u : v.usages) {
+    const ConstraintId c = u.constraint;
+    remaining_[c] -= u.coefficient * rate;
+    sumw_[c] -= u.coefficient * v.weight;
+    ++version_[c];
+    if (--unfixed_on_[c] > 0) push_level(c, std::max(remaining_[c] / sumw_[c], level_));
+  }
+}
+
+// Progressive filling: every unfixed variable runs at weight x level; raise the common level until
+// a constraint saturates (its unfixed variables are fixed there) or a bound is reached. Stale
+// heap entries are recognised by their version and skipped.
+void MaxMinSystem::fill(std::span<const VariableId> vars, std::span<const ConstraintId> cnsts) {
+  prepare_fill(vars, cnsts);
+  std::size_t next_bound = 0;
+  while (unfixed_ > 0) {
+    while (!heap_.empty() && heap_.front().version != version_[heap_.front().constraint]) {
+      std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+      heap_.pop_back();
+    }
+    while (next_bound < bounded_.size() && fixed_[bounded_[next_bound].second]) ++next_bound;
+    const double tc = heap_.empty() ? kUnbounded : heap_.front().level;
+    const double tb = next_bound < bounded_.size() ? bounded_[next_bound].first : kUnbounded;
+    if (tb <= tc) {
+      const VariableId id = bounded_[next_bound].second;
+      level_ = std::max(level_, tb);
+      fix_variable(id, vars_[id].bound, kNone);
+      continue;
+    }
+    const ConstraintId c = heap_.front().constraint;
+    std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+    heap_.pop_back();
+    level_ = std::max(level_, tc);
+    for (const Element& e : cnsts_[c].elements)  // fixing never reorders this list
+      if (!fixed_[e.var]) fix_variable(e.var, vars_[e.var].weight * level_, c);
+  }
+}
+
+std::string MaxMinSystem::check(double rel_tol) const {
+  std::vector<VariableId> vars;
+  for (VariableId id = 0; id < vars_.size(); ++id)
+    if (vars_[id].alive) vars.push_back(id);
+  std::vector<ConstraintId> cnsts(cnsts_.size());
+  for (ConstraintId c = 0; c < cnsts_.size(); ++c) cnsts[c] = c;
+  return check_subset(vars, cnsts, rel_tol);
+}
+
+std::string MaxMinSystem::check_subset(std::span<const VariableId> vars, std::span<const ConstraintId> cnsts,
+                                       double rel_tol) const {
+  std::ostringstream err;
+  std::vector<double> loads(cnsts_.size(), 0.0), max_share(cnsts_.size(), 0.0);
+  for (ConstraintId c : cnsts) {
+    for (const Element& e : cnsts_[c].elements) {
+      const Variable& v = vars_[e.var];
+      loads[c] += v.usages[e.usage_index].coefficient * v.rate;
+      max_share[c] = std::max(max_share[c], v.rate / v.weight);
+    }
+    if (loads[c] > cnsts_[c].capacity * (1.0 + rel_tol) + 1e-300)
+      err << "constraint " << c << " load " << loads[c] << " exceeds capacity " << cnsts_[c].capacity << "; ";
+  }
+  for (VariableId id : vars) {
+    const Variable& v = vars_[id];
+    if (!v.alive) continue;
+    if (v.limiter == kNone) {
+      if (!(v.rate >= v.bound * (1.0 - rel_tol)))
+        err << "variable " << id << " rate " << v.rate << " below its bound " << v.bound
+            << " with no limiting constraint; ";
+      continue;
+    }
+    const ConstraintId c = v.limiter;
+    if (loads[c] < cnsts_[c].capacity * (1.0 - rel_tol))
+      err << "variable " << id << " limited by unsaturated constraint " << c << "; ";
+    if (v.rate / v.weight < max_share[c] * (1.0 - rel_tol))
+      err << "variable " << id << " is not the largest share on its limiting constraint " << c << "; ";
+  }
+  return err.str();
+}
+
+void MaxMinSystem::verify_or_throw() const {
+  // Only the component just solved: the rest is unchanged since it was last verified.
+  const std::string problem = check_subset(comp_vars_, comp_cnsts_, 1e-6);
+  if (!problem.empty()) throw std::logic_error("max-min solution invalid: " + problem);
+}
+
+}  // namespace stepsim::topo

@@ -1,0 +1,136 @@
+#pragma once
+// Max-min fair bandwidth sharing by progressive filling: a small pure solver in the style of
+// SimGrid's lmm (src/kernel/lmm). It knows only constraints (capacities), variables (weights,
+// optional bounds) and how much of each constraint a variable uses; it never sees links, flows
+// or bytes. The network model (flow_network.hpp) turns routes into usages.
+//
+// A variable v with weight w_v and rate r_v consumes sum over its usages of coefficient x r_v of
+// each constraint. A coefficient > 1 means the variable crosses that constraint that many times:
+// that is how flows with identical routes merge into one variable with a multiplicity, and how a
+// lock-step collective is one coupled variable. The solution is the weighted max-min fair one:
+// no rate can grow without shrinking another whose rate/weight is not larger.
+//
+// Solving is incremental: only the connected components (variables linked through shared
+// constraints) touched since the last solve are recomputed. Identifiers are dense indices; freed
+// variable ids are reused (lowest first) so a long run keeps its arrays small and deterministic.
+
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace stepsim::topo {
+
+class MaxMinSystem {
+ public:
+  using ConstraintId = std::uint32_t;
+  using VariableId = std::uint32_t;
+  static constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+  static constexpr double kUnbounded = std::numeric_limits<double>::infinity();
+
+  /// One constraint a variable crosses, `coefficient` (> 0) times.
+  struct Usage {
+    ConstraintId constraint = 0;
+    double coefficient = 1.0;
+  };
+
+  /// Adds a constraint of `capacity` (>= 0, e.g. bytes per second of a link direction).
+  ConstraintId add_constraint(double capacity);
+  /// Changes a capacity; the affected component is re-solved at the next solve().
+  void set_capacity(ConstraintId c, double capacity);
+
+  /// Adds a variable. `weight` > 0 scales its share (rate / weight is equalised); `bound` caps
+  /// its rate (kUnbounded for none). Repeated constraints in `usages` are merged by summing.
+  /// A variable with no usages and no bound gets an infinite rate.
+  VariableId add_variable(double weight, double bound, std::span<const Usage> usages);
+  /// Removes a live variable; its id may be handed out again by add_variable.
+  void remove_variable(VariableId v);
+
+  /// Re-solves every component touched since the last call. Returns the live variables whose
+  /// rate was recomputed (possibly unchanged), in increasing id order; valid until the next call.
+  /// Debug builds verify the solution (see check()) and throw std::logic_error if it fails.
+  std::span<const VariableId> solve();
+
+  /// Rate of a live variable as of the last solve().
+  double rate(VariableId v) const { return vars_[v].rate; }
+  /// The saturated constraint that limited `v` at the last solve, or kNone when its bound (or
+  /// nothing at all) did.
+  ConstraintId limiter(VariableId v) const { return vars_[v].limiter; }
+  /// Sum of coefficient x rate over the variables crossing `c`, as of the last solve.
+  double load(ConstraintId c) const;
+  double capacity(ConstraintId c) const { return cnsts_[c].capacity; }
+  std::size_t constraint_count() const { return cnsts_.size(); }
+  /// Number of live variables.
+  std::size_t variable_count() const { return live_count_; }
+
+  /// Verifies the last solution: no constraint above capacity, and every variable is either at
+  /// its bound or crosses a saturated constraint on which its rate/weight is the largest (the
+  /// max-min bottleneck condition). Returns an empty string when it holds, else what is wrong.
+  /// Tolerances are relative (`rel_tol`).
+  std::string check(double rel_tol = 1e-9) const;
+
+ private:
+  struct Element {  // a variable's presence in a constraint's list
+    VariableId var;
+    std::uint32_t usage_index;
+  };
+  struct VarUsage {
+    ConstraintId constraint;
+    double coefficient;
+    std::uint32_t position;  // index of this variable in the constraint's element list
+  };
+  struct Constraint {
+    double capacity = 0.0;
+    std::vector<Element> elements;
+    std::uint64_t mark = 0;  // component-search epoch
+  };
+  struct Variable {
+    double weight = 1.0;
+    double bound = kUnbounded;
+    double rate = 0.0;
+    ConstraintId limiter = kNone;
+    std::vector<VarUsage> usages;
+    bool alive = false;
+    std::uint64_t mark = 0;
+  };
+
+  struct LevelEntry {  // a constraint's saturation level when pushed
+    double level;
+    ConstraintId constraint;
+    std::uint32_t version;
+    bool operator>(const LevelEntry& o) const {
+      return level != o.level ? level > o.level : constraint > o.constraint;
+    }
+  };
+
+  void collect_components();
+  void prepare_fill(std::span<const VariableId> vars, std::span<const ConstraintId> cnsts);
+  void push_level(ConstraintId c, double level);
+  void fix_variable(VariableId id, double rate, ConstraintId limiter);
+  void fill(std::span<const VariableId> vars, std::span<const ConstraintId> cnsts);
+  void verify_or_throw() const;
+  std::string check_subset(std::span<const VariableId> vars, std::span<const ConstraintId> cnsts,
+                           double rel_tol) const;
+
+  std::vector<Constraint> cnsts_;
+  std::vector<Variable> vars_;
+  std::vector<VariableId> free_vars_;  // kept sorted descending: back() is the lowest free id
+  std::size_t live_count_ = 0;
+  std::vector<ConstraintId> dirty_cnsts_;
+  std::vector<VariableId> dirty_vars_;
+  std::uint64_t epoch_ = 0;
+  // Scratch reused across solves (no allocation in steady state).
+  std::vector<VariableId> comp_vars_;
+  std::vector<ConstraintId> comp_cnsts_;
+  std::vector<VariableId> solved_;
+  std::vector<double> remaining_, sumw_;
+  std::vector<std::uint32_t> unfixed_on_, version_;
+  std::vector<char> fixed_;
+  std::vector<LevelEntry> heap_;                        // min-heap on (level, constraint)
+  std::vector<std::pair<double, VariableId>> bounded_;  // (bound / weight, variable), increasing
+  std::size_t unfixed_ = 0;
+  double level_ = 0.0;
+};
+
+}  // namespace stepsim::topo

@@ -1,0 +1,142 @@
+// Generated scale-out fabrics: two- and three-tier fat-trees, plain or rail-optimised.
+//
+// Leaves hold `hosts_per_leaf` NICs. Plain fat-tree: NIC g (one per GPU) on leaf g / hosts_per_leaf.
+// Rail-optimised: GPU i of every node in a group of hosts_per_leaf nodes on that group's rail-i
+// leaf. Every leaf of a pod connects to each of the pod's P spines (two tiers: one pod of all
+// leaves); spine j of every pod connects to core group j of C cores. Oversubscription r at a tier
+// divides its uplink bandwidth: a leaf has hosts_per_leaf x nic / r of uplink, split over P =
+// round(hosts_per_leaf / r) spines (links as fast as a NIC when that divides evenly).
+#include <cmath>
+
+#include "topology/topology.hpp"
+
+namespace stepsim::topo {
+
+struct Topology::Fabric {
+  std::uint32_t leaves = 0;
+  std::uint32_t leaves_per_pod = 1;
+  std::uint32_t pods = 1;
+  std::uint32_t spines = 1;                  // per pod (P)
+  std::uint32_t cores = 1;                   // per core group (C); 0 for two tiers
+  std::vector<std::uint32_t> leaf_of;        // per GPU
+  std::vector<std::uint32_t> nic_index;      // per GPU: leaf x hosts_per_leaf + port on the leaf
+  std::vector<LinkId> leaf_up, leaf_down;    // [leaf * P + j]
+  std::vector<LinkId> spine_up, spine_down;  // [(pod * P + j) * C + k]
+};
+
+namespace {
+
+std::uint32_t ceil_div(std::uint32_t a, std::uint32_t b) {
+  return (a + b - 1) / b;
+}
+
+std::uint32_t links_for(double ports, double ratio) {
+  return static_cast<std::uint32_t>(std::max(1.0, std::round(ports / ratio)));
+}
+
+// Which leaf each NIC hangs off, and the NIC's number counted leaf by leaf (for routing).
+void place_nics(Topology::Fabric& fab, const FabricSpec& f, std::uint32_t gpus, std::uint32_t per_host) {
+  const auto hpl = static_cast<std::uint32_t>(f.hosts_per_leaf);
+  fab.leaf_of.resize(gpus);
+  fab.nic_index.resize(gpus);
+  if (f.kind == FabricKind::rail_optimized) {
+    fab.leaves = ceil_div(gpus / per_host, hpl) * per_host;
+    for (GpuId g = 0; g < gpus; ++g) {
+      const std::uint32_t host = g / per_host;
+      fab.leaf_of[g] = (host / hpl) * per_host + g % per_host;
+      fab.nic_index[g] = fab.leaf_of[g] * hpl + host % hpl;
+    }
+  } else {
+    fab.leaves = ceil_div(gpus, hpl);
+    for (GpuId g = 0; g < gpus; ++g) {
+      fab.leaf_of[g] = g / hpl;
+      fab.nic_index[g] = g;
+    }
+  }
+}
+
+}  // namespace
+
+void Topology::build_fabric() {
+  const FabricSpec& f = spec_.fabric;
+  const double nic = spec_.nic_bw_Bps();
+  const auto hpl = static_cast<std::uint32_t>(f.hosts_per_leaf);
+  auto fab = std::make_shared<Fabric>();
+  place_nics(*fab, f, gpu_count_, gpus_per_host_);
+  const bool three = f.tiers == 3;
+  fab->leaves_per_pod = three ? std::min<std::uint32_t>(f.leaves_per_pod, fab->leaves) : fab->leaves;
+  fab->pods = ceil_div(fab->leaves, fab->leaves_per_pod);
+  fab->spines = links_for(hpl, f.oversubscription[0]);
+  const double leaf_spine_bw = hpl * nic / (f.oversubscription[0] * fab->spines);
+  fab->cores = three ? links_for(fab->leaves_per_pod, f.oversubscription[1]) : 0;
+  const double spine_core_bw =
+      three ? fab->leaves_per_pod * leaf_spine_bw / (f.oversubscription[1] * fab->cores) : 0.0;
+  add_fabric_links(*fab, leaf_spine_bw, spine_core_bw);
+  fabric_ = std::move(fab);
+}
+
+void Topology::add_fabric_links(Fabric& fab, double leaf_spine_bw, double spine_core_bw) {
+  const FabricSpec& f = spec_.fabric;
+  const double hop = f.hop_latency_s;
+  std::vector<VertexId> leaf_v(fab.leaves), spine_v(fab.pods * fab.spines);
+  for (auto& v : leaf_v) v = add_vertex(VertexKind::leaf);
+  for (auto& v : spine_v) v = add_vertex(VertexKind::spine);
+  for (GpuId g = 0; g < gpu_count_; ++g) {
+    // The NIC pair costs nic_latency_s per message; the leaf hop is charged on the way down.
+    nic_up_[g] = add_link(g, leaf_v[fab.leaf_of[g]], LinkKind::nic, spec_.nic_bw_Bps(), f.nic_latency_s / 2);
+    nic_down_[g] =
+        add_link(leaf_v[fab.leaf_of[g]], g, LinkKind::nic, spec_.nic_bw_Bps(), f.nic_latency_s / 2 + hop);
+  }
+  const std::uint32_t P = fab.spines;
+  fab.leaf_up.resize(std::size_t{fab.leaves} * P);
+  fab.leaf_down.resize(fab.leaf_up.size());
+  for (std::uint32_t leaf = 0; leaf < fab.leaves; ++leaf)
+    for (std::uint32_t j = 0; j < P; ++j) {
+      const VertexId spine = spine_v[(leaf / fab.leaves_per_pod) * P + j];
+      fab.leaf_up[leaf * P + j] = add_link(leaf_v[leaf], spine, LinkKind::leaf_spine, leaf_spine_bw, hop);
+      fab.leaf_down[leaf * P + j] = add_link(spine, leaf_v[leaf], LinkKind::leaf_spine, leaf_spine_bw, hop);
+    }
+  if (fab.cores == 0) return;
+  const std::uint32_t C = fab.cores;
+  std::vector<VertexId> core_v(std::size_t{P} * C);
+  for (auto& v : core_v) v = add_vertex(VertexKind::core);
+  fab.spine_up.resize(std::size_t{fab.pods} * P * C);
+  fab.spine_down.resize(fab.spine_up.size());
+  for (std::uint32_t pod = 0; pod < fab.pods; ++pod)
+    for (std::uint32_t j = 0; j < P; ++j)
+      for (std::uint32_t k = 0; k < C; ++k) {
+        const std::size_t i = (std::size_t{pod} * P + j) * C + k;
+        const VertexId spine = spine_v[pod * P + j], core = core_v[j * C + k];
+        fab.spine_up[i] = add_link(spine, core, LinkKind::spine_core, spine_core_bw, hop);
+        fab.spine_down[i] = add_link(core, spine, LinkKind::spine_core, spine_core_bw, hop);
+      }
+}
+
+// Up to the lowest common switch tier and down again, choosing the spine by (d + channel) mod P
+// and the core by ((d + channel) / P) mod C, d numbering the destination NIC leaf by leaf. This is
+// d-mod-k destination routing, as InfiniBand's fat-tree routing (OpenSM ftree) sets up: each
+// destination has one path per channel, an all-to-all or a set of rotated ring channels loads
+// every link equally, and patterns that funnel into few destinations collide as they do on real
+// fabrics. (Raw GPU ids would not do: a rail's GPUs are gpus_per_node apart.)
+void Topology::route_fabric(GpuId src, GpuId dst, std::uint32_t channel, std::vector<LinkId>& out) const {
+  const Fabric& fab = *fabric_;
+  out.push_back(nic_up_[src]);
+  const std::uint32_t la = fab.leaf_of[src], lb = fab.leaf_of[dst];
+  if (la != lb) {
+    const std::uint32_t P = fab.spines;
+    const std::uint32_t h = fab.nic_index[dst] + channel;
+    const std::uint32_t j = h % P;
+    out.push_back(fab.leaf_up[std::size_t{la} * P + j]);
+    const std::uint32_t pa = la / fab.leaves_per_pod, pb = lb / fab.leaves_per_pod;
+    if (pa != pb) {
+      const std::uint32_t C = fab.cores;
+      const std::uint32_t k = (h / P) % C;
+      out.push_back(fab.spine_up[(std::size_t{pa} * P + j) * C + k]);
+      out.push_back(fab.spine_down[(std::size_t{pb} * P + j) * C + k]);
+    }
+    out.push_back(fab.leaf_down[std::size_t{lb} * P + j]);
+  }
+  out.push_back(nic_down_[dst]);
+}
+
+}  // namespace stepsim::topo

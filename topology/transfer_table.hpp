@@ -1,0 +1,102 @@
+#pragma once
+// The immutable table of transfers a step graph's transfer ops point into (sim::Op::payload).
+//
+// Built once, alongside the step graph, by a TransferTableBuilder; shared read-only by every run
+// (each run has its own FlowNetwork). A transfer is a sequence of phases; a phase is a latency
+// (alpha terms, pipeline fill, and for the first phase the kernel launch) followed by bandwidth
+// variables that run together, each a pattern of link usages and the bytes one unit flow carries.
+// The phase ends when all its variables have moved their bytes.
+//
+// Typical use by a workload builder:
+//   TransferTableBuilder tb(topology);                     // shared_ptr<const Topology>
+//   CollectiveRequest r{CollectiveOp::all_reduce, {tp_group, image1, image2}, bucket_bytes};
+//   op.payload = tb.add(r);                                // one payload per collective op
+//   ...
+//   auto table = std::make_shared<const TransferTable>(std::move(tb).build());
+//   FlowNetwork network(table);                            // one per run
+
+#include <map>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "sim/units.hpp"
+#include "topology/collective_plan.hpp"
+#include "topology/collectives.hpp"
+#include "topology/topology.hpp"
+
+namespace stepsim::topo {
+
+/// A bandwidth variable: pattern `pattern`, each unit flow carrying `bytes`.
+struct TransferFlow {
+  std::uint32_t pattern = 0;
+  double bytes = 0.0;
+};
+
+struct TransferPhase {
+  Time latency{};
+  std::uint32_t flows_begin = 0;
+  std::uint32_t flows_count = 0;
+};
+
+struct TransferInfo {
+  CollectiveOp op = CollectiveOp::all_reduce;
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
+  double bytes = 0.0;        ///< request size (the mean row for a per-pair all-to-all)
+  std::uint32_t ranks = 0;   ///< ranks per group
+  std::uint32_t groups = 0;  ///< simulated group plus images
+  std::uint32_t phases_begin = 0;
+  std::uint32_t phases_count = 0;
+  double time_alone_s = 0.0;  ///< predicted duration on an otherwise idle network
+};
+
+class TransferTable {
+ public:
+  const Topology& topology() const { return *topo_; }
+  const std::shared_ptr<const Topology>& topology_ptr() const { return topo_; }
+  /// Number of transfers; payload ids are 0 .. size()-1.
+  std::size_t size() const { return infos_.size(); }
+  const TransferInfo& info(std::uint32_t payload) const { return infos_[payload]; }
+  std::span<const TransferPhase> phases(std::uint32_t payload) const;
+  std::span<const TransferFlow> flows(const TransferPhase& phase) const;
+  /// Link usages of a pattern: unit flows per link, already divided by protocol efficiency.
+  std::span<const LinkUse> pattern(std::uint32_t id) const { return pool_.uses(id); }
+  std::size_t pattern_count() const { return pool_.size(); }
+
+ private:
+  friend class TransferTableBuilder;
+  explicit TransferTable(std::shared_ptr<const Topology> topo) : topo_(std::move(topo)), pool_(*topo_) {}
+  std::shared_ptr<const Topology> topo_;
+  PatternPool pool_;
+  std::vector<TransferInfo> infos_;
+  std::vector<TransferPhase> phases_;
+  std::vector<TransferFlow> flows_;
+};
+
+class TransferTableBuilder {
+ public:
+  explicit TransferTableBuilder(std::shared_ptr<const Topology> topo, CommConfig config = {});
+
+  /// Adds a collective and returns its payload id. Throws UserError when a forced algorithm does
+  /// not apply, std::invalid_argument for malformed requests (unequal groups, unknown GPUs).
+  std::uint32_t add(const CollectiveRequest& request);
+  /// The table so far (e.g. to read info() of what was just added).
+  const TransferTable& table() const { return table_; }
+  TransferTable build() && { return std::move(table_); }
+
+ private:
+  std::pair<std::uint32_t, double> choose(AlgoContext& ctx, double bytes);
+  void emit(const Plan& plan, double bytes);
+  std::uint32_t plan_for(const Strategy& s, AlgoContext& ctx);
+  double plan_time_s(const Plan& plan, double bytes) const;
+  double fill_s(const PlanPhase& phase, double bytes) const;
+
+  CommConfig config_;
+  TransferTable table_;
+  std::array<double, kLinkKindCount> efficiency_{};
+  PatternBuilder builder_;
+  std::vector<Plan> plans_;
+  std::map<std::vector<std::uint32_t>, std::uint32_t> plan_index_;  // ordered: deterministic
+};
+
+}  // namespace stepsim::topo

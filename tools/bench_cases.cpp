@@ -6,9 +6,9 @@ namespace stepsim::cli {
 BenchResult bench_engine();
 BenchResult bench_engine_fixed();
 BenchResult bench_scenario_load();
+BenchResult bench_estimate();
 BenchResult bench_network_all_to_all();
 BenchResult bench_network_ring();
-BenchResult bench_estimate();
 
 namespace {
 constexpr BenchCase kBenchCases[] = {
@@ -18,10 +18,10 @@ constexpr BenchCase kBenchCases[] = {
      bench_engine_fixed},
     {"scenario_load", "parse the catalog once, then load the bundled scenarios repeatedly",
      bench_scenario_load},
-    {"network-all-to-all", "all-to-all of 1 GiB per GPU over 1,024 GPUs, rail-optimised fat-tree",
-     bench_network_all_to_all},
-    {"network-ring", "ring all-reduce of 1 GiB over 1,024 GPUs, rail-optimised fat-tree", bench_network_ring},
     {"estimate", "closed-form estimate with sizing of every bundled scenario", bench_estimate},
+    {"network_all_to_all", "all-to-all of 1 GiB per GPU over 1,024 GPUs, rail-optimised fat-tree",
+     bench_network_all_to_all},
+    {"network_ring", "ring all-reduce of 1 GiB over 1,024 GPUs, rail-optimised fat-tree", bench_network_ring},
 };
 }  // namespace
 

@@ -33,7 +33,7 @@ BenchResult report(const char* name, const topo::NetworkBenchFigures& f, const c
 
 BenchResult bench_network_all_to_all() {
   return report(
-      "network-all-to-all",
+      "network_all_to_all",
       topo::bench_collective_1024(topo::CollectiveOp::all_to_all, topo::CollectiveAlgorithm::automatic),
       "all-to-all of 1 GiB per GPU across 1,024 GPUs (128 x 8, rail-optimised two-tier fabric): "
       "1,047,552 routed pairs coupled into one variable");
@@ -41,7 +41,7 @@ BenchResult bench_network_all_to_all() {
 
 BenchResult bench_network_ring() {
   return report(
-      "network-ring",
+      "network_ring",
       topo::bench_collective_1024(topo::CollectiveOp::all_reduce, topo::CollectiveAlgorithm::ring),
       "ring all-reduce of 1 GiB across 1,024 GPUs (128 x 8, rail-optimised two-tier fabric), 16 channels");
 }

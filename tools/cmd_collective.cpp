@@ -148,7 +148,8 @@ void print_json(const std::vector<topo::CollectiveSample>& samples, bool compare
                              {"time_s", s.time_s},
                              {"algbw_GBps", s.algbw_GBps},
                              {"busbw_GBps", s.busbw_GBps},
-                             {"algorithm", topo::name(s.algorithm)}};
+                             {"algorithm", topo::name(s.algorithm)},
+                             {"bound", topo::name(s.bound)}};
     if (const auto* ref = compare ? reference_at(s.bytes) : nullptr) {
       j["measured_time_s"] = ref->time_s;
       j["error"] = s.time_s / ref->time_s - 1.0;
@@ -159,11 +160,12 @@ void print_json(const std::vector<topo::CollectiveSample>& samples, bool compare
 }
 
 void print_table(const std::vector<topo::CollectiveSample>& samples, bool compare) {
-  std::printf("%14s %12s %11s %11s  %-12s%s\n", "bytes", "time_us", "algbw_GB/s", "busbw_GB/s", "algorithm",
-              compare ? "  measured_us   error" : "");
+  std::printf("%14s %12s %11s %11s  %-12s %-8s%s\n", "bytes", "time_us", "algbw_GB/s", "busbw_GB/s",
+              "algorithm", "bound", compare ? "  measured_us   error" : "");
   for (const auto& s : samples) {
-    std::printf("%14.0f %12.2f %11.2f %11.2f  %-12s", s.bytes, s.time_s * 1e6, s.algbw_GBps, s.busbw_GBps,
-                std::string(topo::name(s.algorithm)).c_str());
+    std::printf("%14.0f %12.2f %11.2f %11.2f  %-12s %-8s", s.bytes, s.time_s * 1e6, s.algbw_GBps,
+                s.busbw_GBps, std::string(topo::name(s.algorithm)).c_str(),
+                std::string(topo::name(s.bound)).c_str());
     if (const auto* ref = compare ? reference_at(s.bytes) : nullptr)
       std::printf("  %11.2f %+6.1f%%", ref->time_s * 1e6, (s.time_s / ref->time_s - 1.0) * 100.0);
     std::printf("\n");

@@ -17,10 +17,10 @@ constexpr Command kCommands[] = {
     {"version", "print the version", cmd_version},
     {"catalog", "list the GPU and model presets", cmd_catalog},
     {"check", "validate a scenario and show what it resolves to", cmd_check},
-    {"collective", "simulate one collective on a cluster at several sizes", cmd_collective},
     {"run", "simulate one step event by event: time, throughput, bottleneck, memory", cmd_run},
     {"estimate", "closed-form bottleneck estimate: rates, bound, memory, cost, sizing", cmd_estimate},
     {"kv", "KV-cache size, decode bandwidth and the largest batch that fits", cmd_kv},
+    {"collective", "simulate one collective on a cluster at several sizes", cmd_collective},
     {"bench", "time the simulator on named benchmark cases", cmd_bench},
 };
 }  // namespace

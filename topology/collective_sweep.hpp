@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "topology/collectives.hpp"
+#include "topology/resource.hpp"
 #include "topology/topology.hpp"
 
 namespace stepsim::topo {
@@ -17,6 +18,7 @@ struct CollectiveSample {
   double algbw_GBps = 0.0;  ///< bytes / time (nccl-tests' algorithm bandwidth), decimal GB/s
   double busbw_GBps = 0.0;  ///< algbw x bus_bandwidth_factor(op, ranks)
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
+  Resource bound = Resource::none;  ///< the resource with the largest share of the time
 };
 
 struct SweepRequest {
@@ -28,8 +30,8 @@ struct SweepRequest {
   CommConfig config;
 };
 
-/// Runs each size as its own transfer through a FlowNetwork on an idle network and reports the
-/// measured group's completion time. Same inputs, same outputs, bit for bit.
+/// Runs each size as its own transfer op through sim::Engine and a fresh FlowNetwork (an idle
+/// network) and reports the measured group's time. Same inputs, same outputs, bit for bit.
 std::vector<CollectiveSample> sweep_collective(std::shared_ptr<const Topology> topo,
                                                const SweepRequest& request);
 

@@ -35,6 +35,8 @@ inline constexpr std::array<Choice<work::Recompute>, 3> kRecompute{{{"none", wor
                                                                     {"full", work::Recompute::full}}};
 inline constexpr std::array<Choice<work::AttentionImpl>, 2> kAttentionImpl{
     {{"flash", work::AttentionImpl::flash}, {"unfused", work::AttentionImpl::unfused}}};
+inline constexpr std::array<Choice<work::GradAccumulation>, 2> kGradAccumulation{
+    {{"fused", work::GradAccumulation::fused}, {"separate", work::GradAccumulation::separate}}};
 inline constexpr std::array<Choice<work::P2pMode>, 2> kP2pMode{
     {{"overlapped", work::P2pMode::overlapped}, {"blocking", work::P2pMode::blocking}}};
 inline constexpr std::array<Choice<work::PipelineSchedule>, 3> kSchedule{

@@ -72,6 +72,7 @@ constexpr KeyHome kHomes[] = {
     {"context", "workload"},
     {"recompute", "workload"},
     {"attention_impl", "workload"},
+    {"grad_accumulation", "workload"},
     {"dp", "parallelism"},
     {"tp", "parallelism"},
     {"pp", "parallelism"},

@@ -84,6 +84,7 @@ void read_workload_section(TableReader r, Scenario& s) {
   r.read("context", w.context_len, kPositiveInt);
   r.read("recompute", s.job.recompute, choices::kRecompute);
   r.read("attention_impl", w.attention_impl, choices::kAttentionImpl);
+  r.read("grad_accumulation", w.grad_accumulation, choices::kGradAccumulation);
   r.finish();
 }
 

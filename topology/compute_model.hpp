@@ -3,6 +3,7 @@
 //
 //   t = max(flops / (peak(precision) x eff_compute(class)), bytes / (hbm_bw x eff_hbm)) + launch
 //
+// where element-wise kernels use the GPU's vector (FP32) peak rather than its tensor-core peak.
 // Efficiencies come from the GPU catalog, one set per GPU, never per case. A GEMM's class is not a
 // binary choice: its efficiency blends from the catalog's small-GEMM figure to its large-GEMM figure
 // as the GEMM's smallest dimension grows (see gemm_efficiency), because tile quantisation and wave

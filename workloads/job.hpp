@@ -16,6 +16,11 @@ namespace stepsim::work {
 
 enum class WorkloadKind : std::uint8_t { train, prefill, decode };
 enum class AttentionImpl : std::uint8_t { flash, unfused };
+/// How weight gradients of successive micro-batches are summed.
+enum class GradAccumulation : std::uint8_t {
+  fused,     ///< the weight-gradient GEMM accumulates into the gradient buffer (beta = 1)
+  separate,  ///< the GEMM writes a fresh gradient and an element-wise kernel adds it to the buffer
+};
 enum class Recompute : std::uint8_t { none, selective, full };
 /// How pipeline stages exchange activations and gradients.
 enum class P2pMode : std::uint8_t {
@@ -37,6 +42,9 @@ struct WorkloadSpec {
   /// How attention is computed: fused IO-aware kernels (FlashAttention: causal blocks skipped, scores
   /// never in HBM) or the unfused GEMM + softmax + dropout path of Megatron-LM before 2022.
   AttentionImpl attention_impl = AttentionImpl::flash;
+  /// Megatron-LM before its 2022 gradient-accumulation fusion added each micro-batch's weight
+  /// gradients to the main-gradient buffer in a separate kernel (a DDP hook).
+  GradAccumulation grad_accumulation = GradAccumulation::fused;
 };
 
 struct ParallelSpec {

@@ -33,6 +33,7 @@ LayerDims layer_dims(const JobSpec& job, double micro_batch) {
   d.attention = job.workload.attention_impl;
   d.dropout = m.dropout && job.workload.kind == WorkloadKind::train;
   d.linear_bias = m.linear_bias;
+  d.grad_accumulation = job.workload.grad_accumulation;
   return d;
 }
 
@@ -60,12 +61,6 @@ namespace {
 /// dgrad of Y[m x n] = X[m x k] W[k x n]: dX[m x k] = dY[m x n] W^T[n x k].
 topo::KernelWork dgrad(const LayerDims& d, double m, double n, double k) { return gemm(d, m, k, n); }
 
-/// wgrad: dW[k x n] += X^T[k x m] dY[m x n]; the accumulation reads and writes the gradient buffer.
-topo::KernelWork wgrad(const LayerDims& d, double m, double n, double k) {
-  topo::KernelWork w = gemm(d, k, n, m);
-  w.hbm_bytes += k * n * (2.0 * d.grad_bytes - d.act_bytes);
-  return w;
-}
 
 Handle tp_comm(OpSink& sink, const LayerDims& d, std::string_view name, CollectiveKind kind, Handle dep) {
   if (d.tp <= 1) return dep;
@@ -87,6 +82,22 @@ double mlp_up_width(const LayerDims& d) {
 }
 
 }  // namespace
+
+Handle emit_wgrad(OpSink& sink, const LayerDims& d, std::string_view name, double m, double n, double k,
+                  Handle dep) {
+  // dW[k x n] += X^T[k x m] dY[m x n].
+  topo::KernelWork w = gemm(d, k, n, m);
+  if (d.grad_accumulation == GradAccumulation::fused) {
+    // Accumulating in the GEMM epilogue reads and writes the gradient buffer instead of writing dW.
+    w.hbm_bytes += k * n * (2.0 * d.grad_bytes - d.act_bytes);
+    return sink.kernel(name, w, dep);
+  }
+  const Handle g = sink.kernel(name, w, dep);
+  // Read the fresh gradient, read and write the buffer.
+  const double params = k * n;
+  return sink.kernel(std::string(name) + ".accumulate",
+                     elementwise(d, params * (d.act_bytes + 2.0 * d.grad_bytes), params), g);
+}
 
 Handle DenseLayer::forward(OpSink& sink, OpSink::Deps input) const {
   const Handle attn = attention_forward(sink, input);
@@ -180,7 +191,7 @@ Handle DenseLayer::mlp_backward(OpSink& sink, OpSink::Deps grad) const {
                               grad.span());
   h = sp_gather(sink, d_, "tp.ag_grad_mlp", h);
   h = sink.kernel("mlp_down.dgrad", dgrad(d_, T, d_.h, f), h);
-  sink.kernel("mlp_down.wgrad", wgrad(d_, T, d_.h, f));
+  emit_wgrad(sink, d_, "mlp_down.wgrad", T, d_.h, f);
   // GeLU backward reads x and dy, writes dx; SwiGLU reads gate, up, dy and writes both gradients.
   const double act = (d_.activation == Activation::swiglu ? 5.0 : 3.0) * T * f * E;
   h = sink.kernel("act.bwd", elementwise(d_, act, 8 * T * f), h);
@@ -188,7 +199,7 @@ Handle DenseLayer::mlp_backward(OpSink& sink, OpSink::Deps grad) const {
   const Handle reduced = tp_reduce(sink, d_, "tp.reduce_grad_mlp", h);
   // The weight gradient overlaps the input-gradient reduction; with SP it needs the gathered input.
   const Handle gathered = sp_gather(sink, d_, "tp.ag_ln2_wgrad", h);
-  sink.kernel("mlp_up.wgrad", wgrad(d_, T, up, d_.h), d_.sp ? gathered : Handle{});
+  emit_wgrad(sink, d_, "mlp_up.wgrad", T, up, d_.h, d_.sp ? gathered : Handle{});
   // Norm backward reads x, dy and the residual gradient, writes their sum.
   return sink.kernel("ln2.bwd", elementwise(d_, 4 * Tn * d_.h * E, 10 * Tn * d_.h), reduced);
 }
@@ -199,7 +210,7 @@ Handle DenseLayer::attention_backward(OpSink& sink, Handle grad, Recompute recom
   Handle h = sink.kernel("bda1.bwd", elementwise(d_, 2 * Tn * d_.h * E + (d_.dropout ? Tn * d_.h : 0.0)), grad);
   h = sp_gather(sink, d_, "tp.ag_grad_attn", h);
   h = sink.kernel("proj.dgrad", dgrad(d_, T, d_.h, d_.q_dim / t), h);
-  sink.kernel("proj.wgrad", wgrad(d_, T, d_.h, d_.q_dim / t));
+  emit_wgrad(sink, d_, "proj.wgrad", T, d_.h, d_.q_dim / t);
   if (d_.attention == AttentionImpl::flash) {
     // FlashAttention-2 backward: 5 matmuls against the forward's 2 (it recomputes QK^T itself).
     const double causal = d_.causal ? 0.5 : 1.0;
@@ -226,7 +237,7 @@ Handle DenseLayer::attention_backward(OpSink& sink, Handle grad, Recompute recom
   h = sink.kernel("qkv.dgrad", dgrad(d_, T, qkv, d_.h), h);
   const Handle reduced = tp_reduce(sink, d_, "tp.reduce_grad_attn", h);
   const Handle gathered = sp_gather(sink, d_, "tp.ag_ln1_wgrad", h);
-  sink.kernel("qkv.wgrad", wgrad(d_, T, qkv, d_.h), d_.sp ? gathered : Handle{});
+  emit_wgrad(sink, d_, "qkv.wgrad", T, qkv, d_.h, d_.sp ? gathered : Handle{});
   return sink.kernel("ln1.bwd", elementwise(d_, 4 * Tn * d_.h * E, 10 * Tn * d_.h), reduced);
 }
 

@@ -37,6 +37,7 @@ struct LayerDims {
   bool dropout = false;
   bool linear_bias = false;
   bool causal = true;
+  GradAccumulation grad_accumulation = GradAccumulation::fused;
 };
 
 /// Dimensions of a dense layer of `job` for micro-batches of `micro_batch` sequences.
@@ -79,6 +80,10 @@ class DenseLayer {
 
 /// A GEMM of an [m x k] by [k x n] product, `count` times (batched), as kernel work.
 topo::KernelWork gemm(const LayerDims& d, double m, double n, double k, double count = 1.0);
+/// Emits the weight-gradient work of Y[m x n] = X[m x k] W[k x n] after `dep`: one GEMM that
+/// accumulates into the gradient buffer, or (separate accumulation) a GEMM and an add kernel.
+OpSink::Handle emit_wgrad(OpSink& sink, const LayerDims& d, std::string_view name, double m, double n, double k,
+                          OpSink::Handle dep = {});
 /// A bandwidth-bound element-wise kernel moving `bytes` with `flops` of arithmetic.
 topo::KernelWork elementwise(const LayerDims& d, double bytes, double flops = 0.0);
 

@@ -62,9 +62,7 @@ Handle LmHead::backward(OpSink& sink, Handle loss) const {
   // d(logits) = softmax - onehot: read the fp32 softmax, write the gradient.
   Handle h = sink.kernel("loss.bwd", elementwise(d_, T * v * (4 + E), T * v), loss);
   h = sink.kernel("logits.dgrad", gemm(d_, T, d_.h, v), h);
-  topo::KernelWork w = gemm(d_, d_.h, v, T);
-  w.hbm_bytes += d_.h * v * (2.0 * d_.grad_bytes - E);  // accumulate into the gradient buffer
-  sink.kernel("logits.wgrad", w);
+  emit_wgrad(sink, d_, "logits.wgrad", T, v, d_.h);
   h = tp_collective(sink, d_, "tp.reduce_grad_logits",
                     d_.sp ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce, T * d_.h * E, h);
   return sink.kernel("final_norm.bwd", elementwise(d_, 3 * Tn * d_.h * E, 10 * Tn * d_.h), h);

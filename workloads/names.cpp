@@ -37,6 +37,10 @@ std::string_view name(AttentionImpl k) {
   return "unknown";
 }
 
+std::string_view name(GradAccumulation g) {
+  return g == GradAccumulation::separate ? "separate" : "fused";
+}
+
 std::string_view name(P2pMode m) {
   return m == P2pMode::blocking ? "blocking" : "overlapped";
 }

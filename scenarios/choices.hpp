@@ -33,6 +33,12 @@ inline constexpr std::array<Choice<work::WorkloadKind>, 3> kWorkloadKind{
 inline constexpr std::array<Choice<work::Recompute>, 3> kRecompute{{{"none", work::Recompute::none},
                                                                     {"selective", work::Recompute::selective},
                                                                     {"full", work::Recompute::full}}};
+inline constexpr std::array<Choice<work::AttentionImpl>, 2> kAttentionImpl{
+    {{"flash", work::AttentionImpl::flash}, {"unfused", work::AttentionImpl::unfused}}};
+inline constexpr std::array<Choice<work::GradAccumulation>, 2> kGradAccumulation{
+    {{"fused", work::GradAccumulation::fused}, {"separate", work::GradAccumulation::separate}}};
+inline constexpr std::array<Choice<work::P2pMode>, 2> kP2pMode{
+    {{"overlapped", work::P2pMode::overlapped}, {"blocking", work::P2pMode::blocking}}};
 inline constexpr std::array<Choice<work::PipelineSchedule>, 3> kSchedule{
     {{"gpipe", work::PipelineSchedule::gpipe},
      {"1f1b", work::PipelineSchedule::one_f_one_b},

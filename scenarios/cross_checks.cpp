@@ -246,6 +246,10 @@ void check_workload_split(const Scenario& s) {
   if (w.kind != work::WorkloadKind::decode && w.seq_len % p.cp != 0)
     fail(s, key, "seq_len = " + to_string(w.seq_len) + " is not divisible by cp = " + to_string(p.cp),
          "context parallelism splits each sequence evenly");
+  if (p.cp > 1 && w.attention_impl != work::AttentionImpl::flash)
+    fail(s, "workload.attention_impl",
+         "context parallelism (cp = " + to_string(p.cp) + ") needs attention_impl = \"flash\"",
+         "ring attention exchanges key/value blocks between fused attention kernels");
   if (w.kind != work::WorkloadKind::decode && p.sequence_parallel && w.seq_len % p.tp != 0)
     fail(s, key, "seq_len = " + to_string(w.seq_len) + " is not divisible by tp = " + to_string(p.tp),
          "sequence parallelism splits each sequence across the tensor-parallel ranks");

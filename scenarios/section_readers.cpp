@@ -83,6 +83,8 @@ void read_workload_section(TableReader r, Scenario& s) {
   r.read("batch", w.batch, kPositiveInt);
   r.read("context", w.context_len, kPositiveInt);
   r.read("recompute", s.job.recompute, choices::kRecompute);
+  r.read("attention_impl", w.attention_impl, choices::kAttentionImpl);
+  r.read("grad_accumulation", w.grad_accumulation, choices::kGradAccumulation);
   r.finish();
 }
 
@@ -103,6 +105,8 @@ void read_parallelism_section(TableReader r, Scenario& s) {
   std::vector<std::string> order;
   if (r.read("order", order)) p.order = read_order(r, order);
   r.read("dp_bucket_mb", p.dp_bucket_bytes, kPositive, units::kMB);
+  r.read("dp_overlap", p.dp_overlap);
+  r.read("pp_p2p", p.pp_p2p, choices::kP2pMode);
   r.finish();
 }
 

@@ -20,6 +20,7 @@
 
 #include <boost/graph/compressed_sparse_row_graph.hpp>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>

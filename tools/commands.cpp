@@ -8,6 +8,7 @@ int cmd_catalog(Args args);
 int cmd_check(Args args);
 int cmd_estimate(Args args);
 int cmd_kv(Args args);
+int cmd_run(Args args);
 int cmd_bench(Args args);
 int cmd_collective(Args args);
 
@@ -16,10 +17,11 @@ constexpr Command kCommands[] = {
     {"version", "print the version", cmd_version},
     {"catalog", "list the GPU and model presets", cmd_catalog},
     {"check", "validate a scenario and show what it resolves to", cmd_check},
+    {"run", "simulate one step event by event: time, throughput, bottleneck, memory", cmd_run},
     {"estimate", "closed-form bottleneck estimate: rates, bound, memory, cost, sizing", cmd_estimate},
     {"kv", "KV-cache size, decode bandwidth and the largest batch that fits", cmd_kv},
-    {"bench", "time the simulator on named benchmark cases", cmd_bench},
     {"collective", "simulate one collective on a cluster at several sizes", cmd_collective},
+    {"bench", "time the simulator on named benchmark cases", cmd_bench},
 };
 }  // namespace
 

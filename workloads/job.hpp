@@ -15,11 +15,19 @@
 namespace stepsim::work {
 
 enum class WorkloadKind : std::uint8_t { train, prefill, decode };
+enum class AttentionImpl : std::uint8_t { flash, unfused };
+/// How weight gradients of successive micro-batches are summed.
+enum class GradAccumulation : std::uint8_t {
+  fused,     ///< the weight-gradient GEMM accumulates into the gradient buffer (beta = 1)
+  separate,  ///< the GEMM writes a fresh gradient and an element-wise kernel adds it to the buffer
+};
 enum class Recompute : std::uint8_t { none, selective, full };
-/// How the attention core runs. Fused kernels (FlashAttention) never store the s x s score matrix
-/// (their backward rebuilds it on chip); materialized attention keeps softmax output, dropout mask
-/// and dropout output (Korthikanti et al.'s 5as^2b bytes per layer) unless recomputed.
-enum class AttentionKernel : std::uint8_t { flash, materialized };
+/// How pipeline stages exchange activations and gradients.
+enum class P2pMode : std::uint8_t {
+  overlapped,  ///< sends run on their own streams; only the consumer waits for the data
+  blocking,    ///< Megatron-LM's batched isend/irecv + synchronize: the sender's next step waits
+               ///< for the transfer to finish
+};
 enum class PipelineSchedule : std::uint8_t { gpipe, one_f_one_b, interleaved };
 /// Parallel dimensions, used to order rank placement (innermost first).
 enum class ParallelDim : std::uint8_t { tp, cp, ep, pp, dp };
@@ -31,6 +39,12 @@ struct WorkloadSpec {
   int micro_batch = 1;     ///< train: sequences per micro-batch per DP rank
   int batch = 1;           ///< prefill/decode: concurrent sequences per model replica
   int context_len = 0;     ///< decode: tokens already in each sequence's KV cache
+  /// How attention is computed: fused IO-aware kernels (FlashAttention: causal blocks skipped, scores
+  /// never in HBM) or the unfused GEMM + softmax + dropout path of Megatron-LM before 2022.
+  AttentionImpl attention_impl = AttentionImpl::flash;
+  /// Megatron-LM before its 2022 gradient-accumulation fusion added each micro-batch's weight
+  /// gradients to the main-gradient buffer in a separate kernel (a DDP hook).
+  GradAccumulation grad_accumulation = GradAccumulation::fused;
 };
 
 struct ParallelSpec {
@@ -52,6 +66,10 @@ struct ParallelSpec {
   /// Placement order, innermost (fastest-varying rank index) first: Megatron's tp, cp, ep, pp, dp.
   std::vector<ParallelDim> order{ParallelDim::tp, ParallelDim::cp, ParallelDim::pp, ParallelDim::dp};
   double dp_bucket_bytes = 40e6;  ///< gradient bucket size for overlapped DP reduction
+  /// Reduce DP gradients in buckets while the last micro-batch's backward runs (PyTorch DDP, Megatron
+  /// --overlap-grad-reduce); false reduces them after the backward pass (Megatron-LM 2021-2022).
+  bool dp_overlap = true;
+  P2pMode pp_p2p = P2pMode::overlapped;
   int world() const { return dp * tp * pp * cp; }
   /// Transformer layers held by pipeline stage `stage` (0-based) of a model with `layers` layers,
   /// honouring first/last_stage_layers. Scenarios guarantee the split is whole.
@@ -107,7 +125,6 @@ struct JobSpec {
   ParallelSpec parallel;
   PrecisionSpec precision;
   Recompute recompute = Recompute::none;
-  AttentionKernel attention_kernel = AttentionKernel::flash;
   MoeSpec moe;
   EstimateOptions estimate;
 };

@@ -51,7 +51,7 @@ double layer_bytes(const JobSpec& job, const StepShape& s, Recompute mode) {
   const LayerActivations a = layer_activations(job, s);
   const double kept = a.replicated / rep_split + a.sharded / t;
   // Selective recomputation drops the attention scores; fused attention never stores them.
-  const bool scores = mode == Recompute::none && job.attention_kernel == AttentionKernel::materialized;
+  const bool scores = mode == Recompute::none && job.workload.attention_impl == AttentionImpl::unfused;
   return tokens * (scores ? kept + a.scores / t : kept);
 }
 

@@ -41,6 +41,7 @@ struct ModelSpec {
   int max_positions = 0;       ///< learned position embeddings: table rows
   bool linear_bias = false;    ///< biases on QKV/output/MLP projections (GPT-2/3, Megatron GPT)
   bool tied_embeddings = false;
+  bool dropout = false;        ///< attention and hidden dropout in training (GPT-3/Megatron GPT: yes; Llama: no)
   AttentionKind attention = AttentionKind::standard;
   MlaDims mla;
   // Mixture of experts (experts == 0 means dense).

@@ -29,12 +29,20 @@ std::string_view name(Recompute r) {
   return "unknown";
 }
 
-std::string_view name(AttentionKernel k) {
+std::string_view name(AttentionImpl k) {
   switch (k) {
-    case AttentionKernel::flash: return "flash";
-    case AttentionKernel::materialized: return "materialized";
+    case AttentionImpl::flash: return "flash";
+    case AttentionImpl::unfused: return "unfused";
   }
   return "unknown";
+}
+
+std::string_view name(GradAccumulation g) {
+  return g == GradAccumulation::separate ? "separate" : "fused";
+}
+
+std::string_view name(P2pMode m) {
+  return m == P2pMode::blocking ? "blocking" : "overlapped";
 }
 
 std::string_view name(PipelineSchedule s) {

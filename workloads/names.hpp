@@ -11,7 +11,9 @@ namespace stepsim::work {
 std::string_view name(Activation a);
 std::string_view name(WorkloadKind k);
 std::string_view name(Recompute r);
-std::string_view name(AttentionKernel k);
+std::string_view name(AttentionImpl k);
+std::string_view name(P2pMode m);
+std::string_view name(GradAccumulation g);
 std::string_view name(PipelineSchedule s);
 std::string_view name(ParallelDim d);
 

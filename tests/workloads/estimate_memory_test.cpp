@@ -13,7 +13,7 @@ using namespace stepsim::work;
 
 TEST_CASE("The generalised activation formula is Korthikanti's 34 + 5as/h for GPT shapes") {
   JobSpec j = test::tiny_training();                   // GELU FFN 4h, MHA: the paper's shape
-  j.attention_kernel = AttentionKernel::materialized;  // the paper stores the attention scores
+  j.workload.attention_impl = AttentionImpl::unfused;  // the paper stores the attention scores
   j.parallel.tp = 1;
   j.parallel.dp = 8;
   const StepShape s = step_shape(j);
@@ -30,13 +30,13 @@ TEST_CASE("The generalised activation formula is Korthikanti's 34 + 5as/h for GP
   CHECK(layer_activation_bytes(j, s) == 2.0 * 4'194'304.0 / 2);
   // FlashAttention never stores the scores: without recompute it keeps what selective keeps.
   j.recompute = Recompute::none;
-  j.attention_kernel = AttentionKernel::flash;
+  j.workload.attention_impl = AttentionImpl::flash;
   CHECK(layer_activation_bytes(j, s) == 34.0 * 4'194'304.0 / 2);
 }
 
 TEST_CASE("Memory of tiny_training by ZeRO stage") {
   JobSpec j = test::tiny_training();
-  j.attention_kernel = AttentionKernel::materialized;  // Korthikanti's no-recompute case
+  j.workload.attention_impl = AttentionImpl::unfused;  // Korthikanti's no-recompute case
   // 57,938,432 params on each GPU (see the HBM test).
   Estimate e = estimate(j);
   REQUIRE(e.memory);
@@ -64,7 +64,7 @@ TEST_CASE("Memory of tiny_training by ZeRO stage") {
 
 TEST_CASE("Recompute modes shrink the activations") {
   JobSpec j = test::tiny_training();
-  j.attention_kernel = AttentionKernel::materialized;
+  j.workload.attention_impl = AttentionImpl::unfused;
   j.recompute = Recompute::selective;
   // Per layer s b h (10 + 24/2) = 4,194,304 x 22 = 92,274,688.
   CHECK(estimate(j).memory->activations_bytes == 4 * 92'274'688.0 + 270'532'608.0);
@@ -75,7 +75,7 @@ TEST_CASE("Recompute modes shrink the activations") {
 
 TEST_CASE("Pipeline schedules: micro-batches in flight on the first stage") {
   JobSpec j = test::tiny_training();
-  j.attention_kernel = AttentionKernel::materialized;
+  j.workload.attention_impl = AttentionImpl::unfused;
   j.parallel.pp = 2;
   j.parallel.dp = 2;  // m = 64 / (2 x 2) = 16
   Estimate e = estimate(j);

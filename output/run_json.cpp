@@ -1,0 +1,131 @@
+// A simulated step as JSON. Keys keep a fixed order so that identical inputs print identical bytes.
+#include <nlohmann/json.hpp>
+
+#include "output/run_view.hpp"
+#include "workloads/explain.hpp"
+#include "workloads/names.hpp"
+
+namespace stepsim::out {
+namespace {
+
+using Json = nlohmann::ordered_json;
+constexpr work::ParallelDim kDims[] = {work::ParallelDim::tp, work::ParallelDim::cp, work::ParallelDim::ep,
+                                       work::ParallelDim::pp, work::ParallelDim::dp};
+
+Json per_dim(const std::array<double, work::kDimCount>& v) {
+  Json j = Json::object();
+  for (auto d : kDims) j[std::string(work::name(d))] = v[static_cast<std::size_t>(d)];
+  return j;
+}
+
+Json breakdown_json(const work::Breakdown& b) {
+  return Json{{"compute_s", b.compute_s},
+              {"memory_bound_s", b.memory_bound_s},
+              {"exposed_comm_s", per_dim(b.exposed_comm_s)},
+              {"bubble_s", b.bubble_s},
+              {"total_s", b.total()}};
+}
+
+Json overlap_json(const work::CommOverlap& o) {
+  Json j = Json::object();
+  for (auto d : kDims) {
+    const auto i = static_cast<std::size_t>(d);
+    const double hidden = o.busy_s[i] > 0 ? (o.busy_s[i] - o.exposed_s[i]) / o.busy_s[i] : 1.0;
+    j[std::string(work::name(d))] = {{"busy_s", o.busy_s[i]}, {"exposed_s", o.exposed_s[i]}, {"hidden_fraction", hidden}};
+  }
+  return j;
+}
+
+Json critical_json(const work::StepReport& r) {
+  Json seconds = Json::object(), share = Json::object();
+  for (std::size_t i = 0; i < r.critical_s.size(); ++i) {
+    const auto res = static_cast<topo::Resource>(i);
+    if (res == topo::Resource::none) continue;
+    seconds[std::string(topo::name(res))] = r.critical_s[i];
+    share[std::string(topo::name(res))] = r.step_time_s > 0 ? r.critical_s[i] / r.step_time_s : 0.0;
+  }
+  return Json{{"bottleneck", std::string(topo::name(work::critical_bottleneck(r)))},
+              {"share", std::move(share)},
+              {"seconds", std::move(seconds)}};
+}
+
+Json memory_json(const work::Simulation& s) {
+  const auto& peak = s.report.ranks[s.report.peak_rank];
+  const auto& st = s.plan.static_memory[s.report.peak_rank];
+  return Json{{"peak_bytes", peak.memory.peak_bytes},
+              {"capacity_bytes", s.capacity_bytes},
+              {"fits", s.fits},
+              {"shortfall_bytes", s.fits ? 0.0 : peak.memory.peak_bytes - s.capacity_bytes},
+              {"rank", peak.rank},
+              {"stage", peak.stage},
+              {"peak_time_s", peak.memory.peak_time_s},
+              {"weights_bytes", st.weights},
+              {"gradients_bytes", st.gradients},
+              {"optimizer_bytes", st.optimizer},
+              {"activations_bytes", peak.memory.activation_bytes}};
+}
+
+Json ranks_json(const work::Simulation& s) {
+  Json a = Json::array();
+  for (const auto& r : s.report.ranks)
+    a.push_back({{"rank", r.rank},
+                 {"stage", r.stage},
+                 {"breakdown", breakdown_json(r.breakdown)},
+                 {"memory_peak_bytes", r.memory.peak_bytes}});
+  return a;
+}
+
+Json estimate_json(const work::Estimate& e) {
+  return Json{{"step_time_s", e.step_time_s},
+              {"tokens_per_s_per_gpu", e.tokens_per_s_per_gpu},
+              {"bound", std::string(topo::name(e.bound))},
+              {"mfu", e.mfu},
+              {"pipeline_bubble", e.pipeline_bubble},
+              {"memory_fits", e.memory ? Json(e.memory->fits()) : Json(nullptr)}};
+}
+
+}  // namespace
+
+nlohmann::ordered_json run_json(const work::JobSpec& job, const work::Simulation& s, const RunLabels& labels) {
+  const auto& m = s.metrics;
+  Json j;
+  j["scenario"] = labels.scenario;
+  j["model"] = labels.model;
+  j["gpu"] = labels.gpu;
+  j["kind"] = std::string(work::name(job.workload.kind));
+  j["gpus"] = s.plan.world;
+  j["simulated_ranks"] = s.plan.ranks.size();
+  j["step_time_s"] = m.step_time_s;
+  j["tokens_per_step"] = m.tokens_per_step;
+  j["tokens_per_s"] = m.tokens_per_s;
+  j["tokens_per_s_per_gpu"] = m.tokens_per_s_per_gpu;
+  j["mfu"] = m.mfu;
+  j["hfu"] = m.hfu;
+  j["model_tflops_per_gpu"] = m.model_tflops_per_gpu;
+  j["bottleneck"] = std::string(topo::name(work::critical_bottleneck(s.report)));
+  j["breakdown"] = breakdown_json(s.report.mean);
+  j["overlap"] = overlap_json(s.report.mean_overlap);
+  j["critical_path"] = critical_json(s.report);
+  j["memory"] = memory_json(s);
+  j["estimate"] = estimate_json(s.estimate);
+  Json diffs = Json::array();
+  for (const auto& d : work::explain_differences(s))
+    diffs.push_back({{"effect", d.effect}, {"seconds", d.seconds}, {"detail", d.detail}});
+  j["differences"] = std::move(diffs);
+  const double price = job.cluster.gpu.price_per_hour;
+  const double cluster_per_hour = price * s.plan.world;
+  j["cost"] = {{"per_gpu_hour", price},
+               {"cluster_per_hour", cluster_per_hour},
+               {"per_million_tokens", m.tokens_per_s > 0 ? cluster_per_hour / 3600.0 / m.tokens_per_s * 1e6 : 0.0}};
+  j["ranks"] = ranks_json(s);
+  j["engine"] = {{"ops", s.plan.graph.op_count()},
+                 {"events", s.run.stats.events},
+                 {"transfers", s.transfers ? s.transfers->size() : 0}};
+  return j;
+}
+
+std::string run_json_text(const work::JobSpec& job, const work::Simulation& s, const RunLabels& labels) {
+  return run_json(job, s, labels).dump(2) + "\n";
+}
+
+}  // namespace stepsim::out

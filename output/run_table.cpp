@@ -1,0 +1,116 @@
+// A simulated step as a readable terminal report.
+#include <cstdio>
+#include <sstream>
+
+#include "output/format.hpp"
+#include "output/run_view.hpp"
+#include "output/text_table.hpp"
+#include "workloads/explain.hpp"
+#include "workloads/names.hpp"
+
+namespace stepsim::out {
+namespace {
+
+std::string pct(double part, double whole) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", whole > 0 ? 100.0 * part / whole : 0.0);
+  return buf;
+}
+
+std::string layout(const work::JobSpec& j) {
+  const auto& p = j.parallel;
+  std::string s = "TP" + std::to_string(p.tp) + " PP" + std::to_string(p.pp);
+  if (p.virtual_stages > 1) s += "x" + std::to_string(p.virtual_stages);
+  if (p.cp > 1) s += " CP" + std::to_string(p.cp);
+  if (p.ep > 1) s += " EP" + std::to_string(p.ep);
+  s += " DP" + std::to_string(p.dp);
+  if (p.zero_stage > 0) s += " ZeRO-" + std::to_string(p.zero_stage);
+  if (p.sequence_parallel) s += " SP";
+  return s;
+}
+
+void breakdown_rows(TextTable& t, const work::Breakdown& b, double step) {
+  t.add_row({"compute", format_seconds(b.compute_s), pct(b.compute_s, step)});
+  t.add_row({"memory-bound kernels", format_seconds(b.memory_bound_s), pct(b.memory_bound_s, step)});
+  for (std::size_t d = 0; d < work::kDimCount; ++d) {
+    if (b.exposed_comm_s[d] <= 0.0) continue;
+    const std::string group(work::name(static_cast<work::ParallelDim>(d)));
+    t.add_row({"exposed " + group + " communication", format_seconds(b.exposed_comm_s[d]),
+               pct(b.exposed_comm_s[d], step)});
+  }
+  t.add_row({"pipeline bubble / waiting", format_seconds(b.bubble_s), pct(b.bubble_s, step)});
+}
+
+std::string critical_line(const work::StepReport& r) {
+  std::string out;
+  for (std::size_t i = 0; i < r.critical_s.size(); ++i) {
+    if (r.critical_s[i] < 0.005 * r.step_time_s) continue;
+    if (!out.empty()) out += ", ";
+    out += std::string(topo::name(static_cast<topo::Resource>(i))) + " " + pct(r.critical_s[i], r.step_time_s);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string run_table(const work::JobSpec& job, const work::Simulation& s, const RunLabels& labels) {
+  std::ostringstream o;
+  const auto& m = s.metrics;
+  const double step = m.step_time_s;
+  o << "stepsim run: " << labels.scenario << "\n"
+    << "  " << labels.model << " on " << s.plan.world << " x " << labels.gpu << ", " << layout(job) << ", "
+    << s.plan.microbatches << " micro-batches per step (" << s.plan.ranks.size() << " ranks simulated)\n\n";
+  const auto line = [&o](const char* label, const std::string& value) {
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "%-12s", label);
+    o << buf << value << "\n";
+  };
+  line("step time", format_seconds(step) + "  (closed-form estimate " + format_seconds(s.estimate.step_time_s) +
+                        ", " + std::string(topo::name(s.estimate.bound)) + "-bound)");
+  line("tokens/s", format_number(m.tokens_per_s_per_gpu, 1) + " per GPU, " + format_number(m.tokens_per_s, 0) +
+                       " for the job");
+  line("MFU / HFU", pct(m.mfu, 1.0) + " / " + pct(m.hfu, 1.0) + "  (" + format_number(m.model_tflops_per_gpu, 1) +
+                        " model TFLOP/s per GPU)");
+  line("bottleneck", std::string(topo::name(work::critical_bottleneck(s.report))) + "  (critical path: " +
+                         critical_line(s.report) + ")");
+  o << "\n";
+
+  TextTable bd({"where the time goes (mean over ranks)", "time", "share"});
+  breakdown_rows(bd, s.report.mean, step);
+  o << bd.render() << "\n";
+
+  TextTable ov({"communication", "busy per rank", "hidden under compute"});
+  for (std::size_t d = 0; d < work::kDimCount; ++d) {
+    const double busy = s.report.mean_overlap.busy_s[d];
+    if (busy <= 0.0) continue;
+    ov.add_row({std::string(work::name(static_cast<work::ParallelDim>(d))), format_seconds(busy),
+                pct(busy - s.report.mean_overlap.exposed_s[d], busy)});
+  }
+  o << ov.render() << "\n";
+
+  const auto& peak = s.report.ranks[s.report.peak_rank];
+  const auto& st = s.plan.static_memory[s.report.peak_rank];
+  TextTable mem({"memory (busiest rank: stage " + std::to_string(peak.stage) + ")", "bytes"});
+  mem.add_row({"weights", format_bytes(st.weights)});
+  mem.add_row({"gradients", format_bytes(st.gradients)});
+  mem.add_row({"optimizer state", format_bytes(st.optimizer)});
+  mem.add_row({"activations at peak", format_bytes(peak.memory.activation_bytes)});
+  mem.add_row({"peak / capacity", format_bytes(peak.memory.peak_bytes) + " / " + format_bytes(s.capacity_bytes)});
+  o << mem.render();
+  o << (s.fits ? "  fits\n\n"
+               : "  DOES NOT FIT: " + format_bytes(peak.memory.peak_bytes - s.capacity_bytes) + " over capacity\n\n");
+
+  const auto diffs = work::explain_differences(s);
+  if (!diffs.empty()) {
+    o << "why the simulation differs from the closed-form estimate:\n";
+    for (const auto& d : diffs) o << "  - " << d.effect << " (" << format_seconds(d.seconds) << "): " << d.detail << "\n";
+    o << "\n";
+  }
+  const double per_hour = job.cluster.gpu.price_per_hour * s.plan.world;
+  o << "cost: $" << format_number(per_hour, 2) << " per hour for " << s.plan.world << " GPUs, $"
+    << format_number(m.tokens_per_s > 0 ? per_hour / 3600.0 / m.tokens_per_s * 1e6 : 0.0, 3)
+    << " per million tokens\n";
+  return o.str();
+}
+
+}  // namespace stepsim::out

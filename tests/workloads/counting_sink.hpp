@@ -1,0 +1,62 @@
+#pragma once
+// A test OpSink that records what a layer emits, so hand derivations can be checked.
+#include <string>
+#include <vector>
+
+#include "workloads/op_sink.hpp"
+
+namespace stepsim::work::test {
+
+struct Recorded {
+  std::string name;
+  bool is_comm = false;
+  topo::KernelWork work;
+  CommOp comm;
+  std::vector<std::uint32_t> deps;
+};
+
+class CountingSink : public OpSink {
+ public:
+  std::vector<Recorded> ops;
+
+  double flops(topo::OpClass c) const {
+    double f = 0;
+    for (const auto& o : ops)
+      if (!o.is_comm && o.work.op_class == c) f += o.work.flops;
+    return f;
+  }
+  double gemm_flops() const { return flops(topo::OpClass::large_gemm) + flops(topo::OpClass::small_gemm); }
+  double bytes() const {
+    double b = 0;
+    for (const auto& o : ops)
+      if (!o.is_comm) b += o.work.hbm_bytes;
+    return b;
+  }
+  std::vector<const Recorded*> comms(CollectiveKind k) const {
+    std::vector<const Recorded*> out;
+    for (const auto& o : ops)
+      if (o.is_comm && o.comm.kind == k) out.push_back(&o);
+    return out;
+  }
+  const Recorded* find(const std::string& name) const {
+    for (const auto& o : ops)
+      if (o.name == name) return &o;
+    return nullptr;
+  }
+
+ protected:
+  Handle emit_kernel(std::string_view name, const topo::KernelWork& w, std::span<const Handle> deps) override {
+    Recorded r{std::string(name), false, w, {}, {}};
+    for (auto d : deps) r.deps.push_back(d.id);
+    ops.push_back(std::move(r));
+    return Handle{static_cast<std::uint32_t>(ops.size() - 1)};
+  }
+  Handle emit_comm(std::string_view name, const CommOp& op, std::span<const Handle> deps) override {
+    Recorded r{std::string(name), true, {}, op, {}};
+    for (auto d : deps) r.deps.push_back(d.id);
+    ops.push_back(std::move(r));
+    return Handle{static_cast<std::uint32_t>(ops.size() - 1)};
+  }
+};
+
+}  // namespace stepsim::work::test

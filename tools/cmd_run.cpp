@@ -1,0 +1,82 @@
+// `stepsim run SCENARIO [--format table|json] [--ranks representative|all] [--catalog FILE]...
+//  [--set KEY=VALUE]...`: simulates one step event by event and reports where its time goes.
+#include <boost/program_options.hpp>
+#include <iostream>
+
+#include "output/render_format.hpp"
+#include "output/run_view.hpp"
+#include "scenarios/catalog.hpp"
+#include "scenarios/scenario.hpp"
+#include "sim/error.hpp"
+#include "tools/commands.hpp"
+#include "workloads/simulate.hpp"
+
+namespace stepsim::cli {
+namespace {
+
+namespace po = boost::program_options;
+
+struct RunArgs {
+  std::string scenario;
+  std::string format = "table";
+  std::string ranks = "representative";
+  std::vector<std::string> catalogs;
+  scen::LoadOptions load;
+  bool help = false;
+};
+
+RunArgs parse(Args args) {
+  RunArgs a;
+  po::options_description visible(
+      "stepsim run SCENARIO [options]\n\n"
+      "Simulates one step of the scenario on every GPU (or on representative ranks that provably behave\n"
+      "the same) and reports step time, throughput, MFU, where the time goes, the critical path, memory\n"
+      "over the schedule and how it compares with the closed-form estimate");
+  visible.add_options()("help,h", "show this help")("format", po::value(&a.format)->default_value("table"),
+                                                    "table or json")(
+      "ranks", po::value(&a.ranks)->default_value("representative"),
+      "representative (one rank per pipeline stage, others as images) or all")(
+      "catalog", po::value(&a.catalogs)->composing(), "extra catalog file (repeatable)")(
+      "set", po::value(&a.load.set)->composing(), "override a scenario key, e.g. --set parallelism.tp=4");
+  po::options_description all;
+  all.add(visible).add_options()("scenario", po::value(&a.scenario));
+  po::positional_options_description pos;
+  pos.add("scenario", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(static_cast<int>(args.size()), args.data()).options(all).positional(pos).run(),
+            vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << visible << "\n";
+    a.help = true;
+  }
+  return a;
+}
+
+work::RankMode parse_ranks(const std::string& s) {
+  if (s == "representative") return work::RankMode::representative;
+  if (s == "all") return work::RankMode::all;
+  throw UserError("--ranks: expected representative or all, got `" + s + "`");
+}
+
+}  // namespace
+
+int cmd_run(Args args) {
+  const RunArgs a = parse(args);
+  if (a.help) return 0;
+  if (a.scenario.empty()) throw UserError("missing the scenario file (usage: stepsim run SCENARIO)");
+  const out::RenderFormat format = out::parse_render_format(a.format);
+  const std::vector<std::filesystem::path> files(a.catalogs.begin(), a.catalogs.end());
+  const scen::Catalog catalog = scen::Catalog::load_builtin().with_files(files);
+  const scen::Scenario s = scen::load_scenario(a.scenario, catalog, a.load);
+  work::SimulateOptions options;
+  options.ranks = parse_ranks(a.ranks);
+  const work::Simulation sim = work::simulate(s.job, options);
+  const out::RunLabels labels{s.meta.name.empty() ? s.display_name : s.meta.name, s.job.cluster.gpu.id,
+                              s.job.model.id};
+  std::cout << (format == out::RenderFormat::json ? out::run_json_text(s.job, sim, labels)
+                                                   : out::run_table(s.job, sim, labels));
+  return 0;
+}
+
+}  // namespace stepsim::cli

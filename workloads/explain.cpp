@@ -1,0 +1,80 @@
+#include "workloads/explain.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "workloads/names.hpp"
+
+namespace stepsim::work {
+namespace {
+
+std::string percent(double part, double whole) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", whole > 0 ? 100.0 * part / whole : 0.0);
+  return buf;
+}
+
+std::string fixed(double v, int decimals) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+}  // namespace
+
+std::vector<Difference> explain_differences(const Simulation& s) {
+  const double step = s.report.step_time_s;
+  const Breakdown& b = s.report.mean;
+  std::vector<Difference> out;
+  out.push_back({"pipeline bubble", b.bubble_s,
+                 "compute idles " + percent(b.bubble_s, step) +
+                     " of the step waiting on other stages; the estimate charges (p-1)/(v m) = " +
+                     percent(s.estimate.pipeline_bubble, 1.0) + " of compute time"});
+  for (std::size_t d = 0; d < kDimCount; ++d) {
+    const double exposed = b.exposed_comm_s[d];
+    const double busy = s.report.mean_overlap.busy_s[d];
+    const std::string group(name(static_cast<ParallelDim>(d)));
+    out.push_back({"exposed " + group + " communication", exposed,
+                   group + " communication runs " + fixed(busy, 4) + " s per rank and " +
+                       percent(busy - exposed, busy) +
+                       " of it hides under compute; the estimate assumes it all overlaps (its rate is a min())"});
+  }
+  out.push_back({"memory-bound kernels", b.memory_bound_s,
+                 "kernels limited by HBM bandwidth take " + percent(b.memory_bound_s, step) +
+                     " of the step; the estimate adds no time for them unless HBM is the bound"});
+  // Compute efficiency: what the simulated compute-bound kernels achieved against the estimate's
+  // single factor. Positive seconds: the simulation's kernels are slower than the estimate's.
+  const double flops_per_gpu = s.plan.world > 0 ? s.metrics.hardware_flops_per_step / s.plan.world : 0.0;
+  if (b.compute_s > 0.0 && flops_per_gpu > 0.0) {
+    const auto est = std::find_if(s.estimate.rates.begin(), s.estimate.rates.end(),
+                                  [](const ResourceRate& r) { return r.resource == topo::Resource::compute; });
+    if (est != s.estimate.rates.end() && est->usable_per_s > 0.0) {
+      const double at_estimate = flops_per_gpu / est->usable_per_s;
+      const double extra = b.compute_s + b.memory_bound_s - at_estimate;
+      out.push_back({"kernel efficiency", extra,
+                     "kernels take " + fixed(b.compute_s + b.memory_bound_s, 3) + " s per rank against " +
+                         fixed(at_estimate, 3) + " s at the estimate's flat efficiency " +
+                         "(per-op-class efficiencies, GEMM shapes, launch overheads, SM share lost to communication)"});
+    }
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Difference& x, const Difference& y) { return std::abs(x.seconds) > std::abs(y.seconds); });
+  std::erase_if(out, [&](const Difference& d) { return std::abs(d.seconds) < 0.01 * step; });
+  return out;
+}
+
+topo::Resource critical_bottleneck(const StepReport& r) {
+  std::size_t best = static_cast<std::size_t>(topo::Resource::dependency);
+  double best_s = -1.0;
+  for (std::size_t i = 0; i < r.critical_s.size(); ++i) {
+    const auto res = static_cast<topo::Resource>(i);
+    if (res == topo::Resource::dependency || res == topo::Resource::none) continue;
+    if (r.critical_s[i] > best_s) {
+      best_s = r.critical_s[i];
+      best = i;
+    }
+  }
+  return best_s > 0.0 ? static_cast<topo::Resource>(best) : topo::Resource::dependency;
+}
+
+}  // namespace stepsim::work

@@ -1,0 +1,91 @@
+#include "workloads/model_ops.hpp"
+
+namespace stepsim::work {
+
+using Handle = OpSink::Handle;
+
+namespace {
+double norm_tokens(const LayerDims& d) { return d.sp ? d.tokens / d.tp : d.tokens; }
+
+Handle tp_collective(OpSink& sink, const LayerDims& d, std::string_view name, CollectiveKind kind,
+                     double bytes, Handle dep) {
+  if (d.tp <= 1) return dep;
+  return sink.comm(name, CommOp{ParallelDim::tp, kind, bytes, 0}, dep);
+}
+}  // namespace
+
+Handle Embedding::forward(OpSink& sink) const {
+  const double E = d_.act_bytes, T = d_.tokens, Tn = norm_tokens(d_);
+  // Each TP rank looks up the tokens whose ids fall in its vocabulary shard and writes zeros
+  // elsewhere: read the rows, write the T x h output; the partial outputs are then summed.
+  Handle h = sink.kernel("embed", elementwise(d_, 2 * T * d_.h * E));
+  h = tp_collective(sink, d_, "tp.reduce_embed",
+                    d_.sp ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce, T * d_.h * E, h);
+  double add = 0.0;
+  if (model_.position == PositionEmbedding::learned) add += 3 * Tn * d_.h * E;  // read both, write sum
+  if (d_.dropout) add += 2 * Tn * d_.h * E + Tn * d_.h;
+  if (add > 0.0) h = sink.kernel("embed_pos_dropout", elementwise(d_, add, 2 * Tn * d_.h), h);
+  return h;
+}
+
+Handle Embedding::backward(OpSink& sink, Handle grad) const {
+  const double E = d_.act_bytes, T = d_.tokens;
+  // With SP the gradient is gathered back to full sequences before the scatter-add.
+  Handle h = d_.sp ? tp_collective(sink, d_, "tp.ag_grad_embed", CollectiveKind::all_gather,
+                                   T * d_.h * E, grad)
+                   : grad;
+  // Scatter-add into the table rows: read dY, read and write the gradient rows.
+  return sink.kernel("embed.bwd", elementwise(d_, T * d_.h * (E + 2 * d_.grad_bytes), T * d_.h), h);
+}
+
+double Embedding::params_per_rank() const {
+  double p = static_cast<double>(model_.vocab) * d_.h / d_.tp;
+  if (model_.position == PositionEmbedding::learned) p += static_cast<double>(model_.max_positions) * d_.h;
+  return p;
+}
+
+Handle LmHead::forward(OpSink& sink, Handle input) const {
+  const double E = d_.act_bytes, T = d_.tokens, Tn = norm_tokens(d_), v = model_.vocab / static_cast<double>(d_.tp);
+  Handle h = sink.kernel("final_norm", elementwise(d_, 2 * Tn * d_.h * E, 8 * Tn * d_.h), input);
+  if (d_.sp) h = tp_collective(sink, d_, "tp.ag_final", CollectiveKind::all_gather, T * d_.h * E, h);
+  h = sink.kernel("logits", gemm(d_, T, v, d_.h), h);
+  // Vocabulary-parallel cross-entropy: read the logits shard, write its fp32 softmax for backward;
+  // the max, the sum of exponentials and the target logit are all-reduced across TP (fp32 per token).
+  h = sink.kernel("loss_max", elementwise(d_, T * v * E, T * v), h);
+  h = tp_collective(sink, d_, "tp.loss_max", CollectiveKind::all_reduce, 4 * T, h);
+  h = sink.kernel("loss_softmax", elementwise(d_, T * v * (E + 4), 4 * T * v), h);
+  return tp_collective(sink, d_, "tp.loss_sum", CollectiveKind::all_reduce, 8 * T, h);
+}
+
+Handle LmHead::backward(OpSink& sink, Handle loss) const {
+  const double E = d_.act_bytes, T = d_.tokens, Tn = norm_tokens(d_), v = model_.vocab / static_cast<double>(d_.tp);
+  // d(logits) = softmax - onehot: read the fp32 softmax, write the gradient.
+  Handle h = sink.kernel("loss.bwd", elementwise(d_, T * v * (4 + E), T * v), loss);
+  h = sink.kernel("logits.dgrad", gemm(d_, T, d_.h, v), h);
+  emit_wgrad(sink, d_, "logits.wgrad", T, v, d_.h);
+  h = tp_collective(sink, d_, "tp.reduce_grad_logits",
+                    d_.sp ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce, T * d_.h * E, h);
+  return sink.kernel("final_norm.bwd", elementwise(d_, 3 * Tn * d_.h * E, 10 * Tn * d_.h), h);
+}
+
+double LmHead::params_per_rank() const {
+  const double norm = d_.h * (model_.norm == NormKind::layernorm ? 2.0 : 1.0);
+  return (model_.tied_embeddings ? 0.0 : static_cast<double>(model_.vocab) * d_.h / d_.tp) + norm;
+}
+
+double LmHead::stored_activation_bytes() const {
+  return d_.tokens * model_.vocab / static_cast<double>(d_.tp) * 4.0;
+}
+
+Handle emit_optimizer(OpSink& sink, const LayerDims& d, const PrecisionSpec& p, const OptimizerShard& s,
+                      std::span<const Handle> after) {
+  // Gradient norm for clipping: read every local gradient once.
+  Handle h = sink.kernel_after("grad_norm",
+                               elementwise(d, s.optimizer_params * p.grad_bytes, 2 * s.optimizer_params), after);
+  // Adam: read the gradient, read and write the fp32 master weights and both moments, write the
+  // working-precision weights. About 12 FLOPs per parameter.
+  const double bytes = s.optimizer_params * (p.grad_bytes + 2 * p.optimizer_bytes + p.param_bytes);
+  return sink.kernel("adam", elementwise(d, bytes, 12 * s.optimizer_params), h);
+}
+
+}  // namespace stepsim::work

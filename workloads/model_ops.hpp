@@ -1,0 +1,51 @@
+#pragma once
+// The parts of a training step outside the transformer layers: the input embedding on the first
+// pipeline stage, the LM head and loss on the last, and the optimizer step on every rank.
+
+#include "workloads/layer_ops.hpp"
+
+namespace stepsim::work {
+
+/// Vocabulary-parallel input embedding (and learned positions), per micro-batch.
+class Embedding {
+ public:
+  Embedding(const LayerDims& dims, const ModelSpec& model) : d_(dims), model_(model) {}
+  OpSink::Handle forward(OpSink& sink) const;
+  OpSink::Handle backward(OpSink& sink, OpSink::Handle grad) const;
+  /// Weights held by one TP rank: vocab / tp rows (plus the position table, replicated).
+  double params_per_rank() const;
+
+ private:
+  LayerDims d_;
+  const ModelSpec& model_;
+};
+
+/// Final norm, vocabulary-parallel logits and the cross-entropy loss, per micro-batch.
+class LmHead {
+ public:
+  LmHead(const LayerDims& dims, const ModelSpec& model) : d_(dims), model_(model) {}
+  OpSink::Handle forward(OpSink& sink, OpSink::Handle input) const;
+  /// Returns the op producing the gradient of the last layer's output.
+  OpSink::Handle backward(OpSink& sink, OpSink::Handle loss) const;
+  /// Weights held by one TP rank (the output matrix unless tied, plus the final norm).
+  double params_per_rank() const;
+  /// Bytes the loss keeps for the backward pass (fp32 softmax of the vocabulary shard).
+  double stored_activation_bytes() const;
+
+ private:
+  LayerDims d_;
+  const ModelSpec& model_;
+};
+
+/// What the optimizer step touches on one rank.
+struct OptimizerShard {
+  double params = 0.0;            ///< parameters this rank holds (working copy)
+  double optimizer_params = 0.0;  ///< parameters whose optimizer state this rank updates (ZeRO shards it)
+};
+
+/// Gradient-norm and the Adam update as bandwidth-bound kernels. The DP reduction and the ZeRO
+/// parameter all-gather are the step builder's, because they overlap with other work.
+OpSink::Handle emit_optimizer(OpSink& sink, const LayerDims& dims, const PrecisionSpec& precision,
+                              const OptimizerShard& shard, std::span<const OpSink::Handle> after);
+
+}  // namespace stepsim::work

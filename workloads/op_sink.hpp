@@ -1,0 +1,91 @@
+#pragma once
+// The seam between "what a transformer step does" and "how it becomes a graph".
+//
+// Layer emitters (workloads/layer_ops.hpp) describe kernels and communication in program order by
+// calling an OpSink. The step builder's sink turns them into sim ops on streams; a counting sink in
+// tests adds up FLOPs and bytes so the hand derivations can be checked without running anything.
+
+#include <array>
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <string_view>
+
+#include "topology/compute_model.hpp"
+#include "workloads/job.hpp"
+
+namespace stepsim::work {
+
+enum class CollectiveKind : std::uint8_t {
+  all_reduce,
+  all_gather,      ///< bytes = the gathered (output) buffer per rank
+  reduce_scatter,  ///< bytes = the input buffer per rank
+  all_to_all,      ///< bytes = what each rank sends in total
+  send_recv,       ///< point-to-point: each group is {sender, receiver}; bytes = what is sent
+  broadcast,
+  ring_exchange,   ///< every member sends `bytes` to its successor in the group (ring attention)
+};
+
+/// Which training pass an op belongs to (for names, traces and the breakdown).
+enum class Pass : std::uint8_t { forward, backward, recompute, optimizer };
+
+/// A communication op as the layer sees it: a collective over one parallel dimension's group.
+struct CommOp {
+  ParallelDim dim = ParallelDim::tp;
+  CollectiveKind kind = CollectiveKind::all_reduce;
+  double bytes = 0.0;
+  /// Send/recv along a dimension: the peer is `offset` positions away (+1 next stage, -1 previous).
+  int peer_offset = 0;
+};
+
+class OpSink {
+ public:
+  /// A handle to an emitted op; handles are only meaningful to the sink that issued them.
+  struct Handle {
+    std::uint32_t id = kNone;
+    static constexpr std::uint32_t kNone = 0xffffffffu;
+    bool valid() const { return id != kNone; }
+  };
+
+  /// Up to four ops something waits for; invalid handles are dropped. Converts from one Handle.
+  class Deps {
+   public:
+    Deps() = default;
+    Deps(Handle h) { add(h); }  // NOLINT(google-explicit-constructor): a single dependency reads naturally
+    Deps(std::initializer_list<Handle> hs) {
+      for (Handle h : hs) add(h);
+    }
+    void add(Handle h) {
+      if (h.valid() && n_ < h_.size()) h_[n_++] = h;
+    }
+    std::span<const Handle> span() const { return {h_.data(), n_}; }
+
+   private:
+    std::array<Handle, 4> h_{};
+    std::size_t n_ = 0;
+  };
+
+  virtual ~OpSink() = default;
+
+  /// A kernel on the compute stream, after every kernel emitted before it, and after `deps`.
+  Handle kernel_after(std::string_view name, const topo::KernelWork& work, std::span<const Handle> deps) {
+    return emit_kernel(name, work, deps);
+  }
+  Handle kernel(std::string_view name, const topo::KernelWork& work) { return emit_kernel(name, work, {}); }
+  Handle kernel(std::string_view name, const topo::KernelWork& work, Handle dep) {
+    return dep.valid() ? emit_kernel(name, work, std::span<const Handle>(&dep, 1)) : emit_kernel(name, work, {});
+  }
+  /// A communication op on its dimension's channel, after `deps` (and earlier ops on that channel).
+  Handle comm_after(std::string_view name, const CommOp& op, std::span<const Handle> deps) {
+    return emit_comm(name, op, deps);
+  }
+  Handle comm(std::string_view name, const CommOp& op, Handle dep) {
+    return dep.valid() ? emit_comm(name, op, std::span<const Handle>(&dep, 1)) : emit_comm(name, op, {});
+  }
+
+ protected:
+  virtual Handle emit_kernel(std::string_view name, const topo::KernelWork& work, std::span<const Handle> deps) = 0;
+  virtual Handle emit_comm(std::string_view name, const CommOp& op, std::span<const Handle> deps) = 0;
+};
+
+}  // namespace stepsim::work

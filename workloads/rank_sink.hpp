@@ -1,0 +1,111 @@
+#pragma once
+// Turns what layer emitters say (OpSink calls) into ops of the step graph, for one simulated rank.
+//
+// StepAssembler holds what all ranks of one build share: the graph builder, per-op info, the comm
+// planner with a payload cache, and the streams of every simulated rank. RankSink is the OpSink of
+// one rank; the step builder sets its context (pass, layer, micro-batch) before calling emitters.
+//
+// Representative mode simulates one rank per pipeline stage; each collective then carries every
+// symmetric image of its group. Full mode simulates every rank; a collective becomes one op that
+// occupies the streams of all its members, created by the first member that emits it and joined
+// by the others (programs are SPMD, so the k-th collective a member emits on a dimension is the
+// k-th collective of its group).
+
+#include <array>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "sim/graph.hpp"
+#include "workloads/comm_planner.hpp"
+#include "workloads/rank_layout.hpp"
+#include "workloads/step_plan.hpp"
+
+namespace stepsim::work {
+
+enum class RankMode : std::uint8_t {
+  representative,  ///< one rank per pipeline stage; other replicas as images
+  all,             ///< every rank (for checking the representative argument on small cases)
+};
+
+/// The streams of one simulated rank.
+struct RankStreams {
+  sim::StreamId compute = 0;
+  std::array<sim::StreamId, 5> comm{};  ///< indexed by ParallelDim (tp, cp, ep, pp unused, dp)
+  sim::StreamId send_next = 0, recv_prev = 0, send_prev = 0, recv_next = 0;
+};
+
+class StepAssembler {
+ public:
+  StepAssembler(const JobSpec& job, CommPlanner& planner, RankMode mode);
+
+  const JobSpec& job() const { return job_; }
+  const RankLayout& layout() const { return layout_; }
+  RankMode mode() const { return mode_; }
+  sim::StepGraphBuilder& graph() { return graph_; }
+  std::vector<OpInfo>& info() { return info_; }
+  std::vector<SimRank>& ranks() { return ranks_; }
+  const RankStreams& streams(int sim_rank) const { return streams_[static_cast<std::size_t>(sim_rank)]; }
+  CommPlanner& planner() { return planner_; }
+
+  /// Adds an op with its info; returns its id.
+  sim::OpId add(const sim::Op& op, std::span<const sim::StreamId> streams, const OpInfo& info);
+  /// The groups a collective along `d` of global rank `rank` covers (own group first, then images).
+  const std::vector<std::vector<int>>& groups(ParallelDim d, int rank);
+  /// Full mode: the op of the collective that member `rank` emits as its `seq`-th on `d`, if an
+  /// earlier member created it.
+  std::map<std::tuple<int, int, int>, sim::OpId>& shared_collectives() { return shared_; }
+  /// Simulated rank index of a global rank, or -1.
+  int sim_index(int rank) const;
+
+ private:
+  const JobSpec& job_;
+  CommPlanner& planner_;
+  RankMode mode_;
+  RankLayout layout_;
+  sim::StepGraphBuilder graph_;
+  std::vector<OpInfo> info_;
+  std::vector<SimRank> ranks_;
+  std::vector<RankStreams> streams_;
+  std::vector<int> sim_index_;  ///< per global rank
+  std::map<std::tuple<int, int>, std::vector<std::vector<int>>> group_cache_;  // (dim, key rank)
+  std::map<std::tuple<int, int, int>, sim::OpId> shared_;                     // (dim, leader, seq)
+};
+
+class RankSink : public OpSink {
+ public:
+  RankSink(StepAssembler& assembler, int sim_rank);
+
+  /// Context for names and info of the ops emitted next: "L12.fwd.qkv mb3".
+  void set_context(Pass pass, int layer, int microbatch);
+  /// Ops emitted next carry no pass prefix ("dp.grad_allreduce bucket 4").
+  void set_plain_context(Pass pass);
+  int sim_rank() const { return sim_rank_; }
+  /// The most recent kernel this sink emitted (invalid before the first).
+  Handle last_kernel() const { return last_kernel_; }
+  int global_rank() const { return rank_; }
+
+ protected:
+  Handle emit_kernel(std::string_view name, const topo::KernelWork& work, std::span<const Handle> deps) override;
+  Handle emit_comm(std::string_view name, const CommOp& op, std::span<const Handle> deps) override;
+
+ private:
+  std::string label(std::string_view name) const;
+  OpInfo base_info() const;
+  void add_deps(sim::OpId op, std::span<const Handle> deps);
+  sim::OpId transfer(std::string_view name, const CommOp& op, const std::vector<std::vector<int>>& groups);
+
+  StepAssembler& a_;
+  int sim_rank_;
+  int rank_;
+  Pass pass_ = Pass::forward;
+  bool plain_ = false;
+  int layer_ = -1;
+  int microbatch_ = -1;
+  Handle last_kernel_;
+  std::array<int, 5> comm_seq_{};  ///< collectives emitted so far per dimension (full mode)
+  std::map<std::tuple<int, int, long long>, std::uint32_t> payload_cache_;
+};
+
+}  // namespace stepsim::work

@@ -1,0 +1,62 @@
+#include "workloads/simulate.hpp"
+
+#include "sim/engine.hpp"
+#include "sim/error.hpp"
+#include "workloads/names.hpp"
+#include "workloads/topology_planner.hpp"
+#include "workloads/train_step.hpp"
+
+namespace stepsim::work {
+namespace {
+
+StepMetrics metrics_of(const JobSpec& job, const Simulation& s) {
+  StepMetrics m;
+  m.step_time_s = s.report.step_time_s;
+  m.tokens_per_step = s.plan.tokens_per_step;
+  const double gpus = s.plan.world;
+  const double peak = job.cluster.gpu.peak_flops(job.precision.compute);
+  if (m.step_time_s > 0.0) {
+    m.tokens_per_s = m.tokens_per_step / m.step_time_s;
+    m.tokens_per_s_per_gpu = m.tokens_per_s / gpus;
+    m.model_flops_per_step = s.estimate.flops.model * m.tokens_per_step;
+    m.hardware_flops_per_step = s.plan.hardware_flops_per_step;
+    m.mfu = m.model_flops_per_step / (m.step_time_s * gpus * peak);
+    m.hfu = m.hardware_flops_per_step / (m.step_time_s * gpus * peak);
+    m.model_tflops_per_gpu = m.model_flops_per_step / (m.step_time_s * gpus) / 1e12;
+  }
+  return m;
+}
+
+}  // namespace
+
+Simulation simulate(const JobSpec& job, const SimulateOptions& options) {
+  return simulate(job, std::make_shared<const topo::Topology>(job.cluster), options);
+}
+
+Simulation simulate(const JobSpec& job, std::shared_ptr<const topo::Topology> topology,
+                    const SimulateOptions& options) {
+  if (job.workload.kind != WorkloadKind::train)
+    throw UserError("workload.kind = \"" + std::string(name(job.workload.kind)) +
+                    "\" is not simulated yet; `stepsim estimate` covers it in closed form");
+  TopologyPlanner planner(topology, options.comm, topo::FlowNetworkOptions{options.links});
+  StepPlan plan = build_train_step(job, planner, {options.ranks});
+  auto network = planner.make_network();
+  sim::Engine engine(plan.graph, network.get());
+  engine.set_observer(options.observer);
+  sim::RunResult run = engine.run();
+  sim::CriticalPath critical = sim::critical_path(plan.graph, run, network.get());
+  StepReport report = analyse_step(plan, run, critical);
+  Simulation s{std::move(topology), planner.table(), std::move(plan), std::move(run), std::move(critical),
+               std::move(report), {}, {}, {}, 0.0, true};
+  s.estimate = estimate_stepsim(job);
+  s.metrics = metrics_of(job, s);
+  if (options.links != topo::LinkAccounting::off) {
+    const auto bytes = static_cast<const topo::FlowNetwork&>(*network).link_bytes();
+    s.link_bytes.assign(bytes.begin(), bytes.end());
+  }
+  s.capacity_bytes = job.cluster.gpu.hbm_capacity_bytes;
+  s.fits = s.report.ranks[s.report.peak_rank].memory.peak_bytes <= s.capacity_bytes;
+  return s;
+}
+
+}  // namespace stepsim::work

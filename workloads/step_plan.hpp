@@ -1,0 +1,62 @@
+#pragma once
+// A built step: the immutable graph plus what the reports need to read its results (which pass,
+// layer and micro-batch each op belongs to, which simulated rank runs it, how memory changes).
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/graph.hpp"
+#include "topology/gpu.hpp"
+#include "workloads/job.hpp"
+#include "workloads/op_sink.hpp"
+
+namespace stepsim::work {
+
+/// What one graph op is, for reports and traces. Indexed by sim::OpId.
+struct OpInfo {
+  Pass pass = Pass::forward;
+  bool is_comm = false;
+  ParallelDim comm_dim = ParallelDim::tp;  ///< comm ops: the group that communicates
+  topo::OpClass op_class = topo::OpClass::elementwise;
+  std::int16_t layer = -1;       ///< global layer index; -1 for embedding/head/optimizer/DP
+  std::int32_t microbatch = -1;  ///< -1 outside micro-batches
+  std::uint16_t rank = 0;        ///< index into StepPlan::ranks
+};
+
+/// A change of one simulated rank's memory in use, tied to an op's start or end.
+struct MemoryEvent {
+  sim::OpId op = 0;
+  enum class At : std::uint8_t { start, end } at = At::start;
+  std::uint16_t rank = 0;
+  double bytes = 0.0;  ///< positive: allocated; negative: freed
+};
+
+/// One simulated GPU.
+struct SimRank {
+  int rank = 0;   ///< global rank (= GPU index)
+  int stage = 0;  ///< pipeline rank
+  sim::ProcessorId processor = 0;
+  sim::StreamId compute = 0;
+};
+
+/// Memory that lives for the whole step on one rank, by kind.
+struct StaticMemory {
+  double weights = 0.0;
+  double gradients = 0.0;
+  double optimizer = 0.0;
+  double total() const { return weights + gradients + optimizer; }
+};
+
+struct StepPlan {
+  sim::StepGraph graph;
+  std::vector<OpInfo> info;            ///< per op
+  std::vector<SimRank> ranks;          ///< simulated ranks
+  std::vector<StaticMemory> static_memory;  ///< per simulated rank
+  std::vector<MemoryEvent> memory_events;   ///< in op order
+  int world = 1;                       ///< GPUs in the job
+  int microbatches = 1;                ///< per pipeline per step
+  double tokens_per_step = 0.0;        ///< across the whole job
+  double hardware_flops_per_step = 0.0;  ///< executed FLOPs (incl. recompute) across the job
+};
+
+}  // namespace stepsim::work

@@ -52,12 +52,14 @@ class StepAssembler {
   /// Adds an op with its info; returns its id.
   sim::OpId add(const sim::Op& op, std::span<const sim::StreamId> streams, const OpInfo& info);
   /// The groups a collective along `d` of global rank `rank` covers (own group first, then images).
-  const std::vector<std::vector<int>>& groups(ParallelDim d, int rank);
+  const std::vector<std::vector<int>>& groups(ParallelDim d, int rank, CommScope scope = CommScope::dense);
   /// Full mode: the op of the collective that member `rank` emits as its `seq`-th on `d`, if an
   /// earlier member created it.
   std::map<std::tuple<int, int, int>, sim::OpId>& shared_collectives() { return shared_; }
   /// Simulated rank index of a global rank, or -1.
   int sim_index(int rank) const;
+  /// What ops would cost with balanced MoE routing (see OpSink::balanced_kernel), one entry per op.
+  std::map<sim::OpId, BalancedOp>& balanced() { return balanced_; }
 
  private:
   const JobSpec& job_;
@@ -68,9 +70,10 @@ class StepAssembler {
   std::vector<OpInfo> info_;
   std::vector<SimRank> ranks_;
   std::vector<RankStreams> streams_;
-  std::vector<int> sim_index_;  ///< per global rank
-  std::map<std::tuple<int, int>, std::vector<std::vector<int>>> group_cache_;  // (dim, key rank)
-  std::map<std::tuple<int, int, int>, sim::OpId> shared_;                     // (dim, leader, seq)
+  std::vector<int> sim_index_;                                                      ///< per global rank
+  std::map<std::tuple<int, int, int>, std::vector<std::vector<int>>> group_cache_;  // (dim, scope, key rank)
+  std::map<sim::OpId, BalancedOp> balanced_;
+  std::map<std::tuple<int, int, int>, sim::OpId> shared_;  // (dim, leader, seq)
 };
 
 class RankSink : public OpSink {
@@ -87,14 +90,18 @@ class RankSink : public OpSink {
   int global_rank() const { return rank_; }
 
  protected:
-  Handle emit_kernel(std::string_view name, const topo::KernelWork& work, std::span<const Handle> deps) override;
+  Handle emit_kernel(std::string_view name, const topo::KernelWork& work,
+                     std::span<const Handle> deps) override;
   Handle emit_comm(std::string_view name, const CommOp& op, std::span<const Handle> deps) override;
+  void on_balanced_kernel(Handle op, const topo::KernelWork& balanced) override;
+  void on_balanced_comm(Handle op, const CommOp& balanced) override;
 
  private:
   std::string label(std::string_view name) const;
   OpInfo base_info() const;
   void add_deps(sim::OpId op, std::span<const Handle> deps);
   sim::OpId transfer(std::string_view name, const CommOp& op, const std::vector<std::vector<int>>& groups);
+  std::uint32_t payload(const CommOp& op, const std::vector<std::vector<int>>& groups);
 
   StepAssembler& a_;
   int sim_rank_;
@@ -104,8 +111,9 @@ class RankSink : public OpSink {
   int layer_ = -1;
   int microbatch_ = -1;
   Handle last_kernel_;
-  std::array<int, 5> comm_seq_{};  ///< collectives emitted so far per dimension (full mode)
-  std::map<std::tuple<int, int, long long>, std::uint32_t> payload_cache_;
+  std::array<int, 10> comm_seq_{};  ///< collectives emitted so far per dimension and scope (full mode)
+  std::map<std::tuple<int, int, long long, int>, std::uint32_t>
+      payload_cache_;  // (dim+scope, kind, bytes, pattern)
 };
 
 }  // namespace stepsim::work

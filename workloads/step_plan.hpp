@@ -31,6 +31,22 @@ struct MemoryEvent {
   double bytes = 0.0;  ///< positive: allocated; negative: freed
 };
 
+/// What one op would have cost with perfectly balanced MoE routing: a kernel's duration alone, or
+/// the payload of the balanced collective (planned but never run).
+struct BalancedOp {
+  sim::OpId op = 0;
+  Time kernel{};                        ///< kernels: balanced duration
+  std::uint32_t payload = 0xffffffffu;  ///< collectives: the balanced transfer's payload
+};
+
+/// How MoE routing turned out over the MoE layers the plan holds (for reports); 1, 1, 0 when dense.
+struct RoutingSummary {
+  int moe_layers = 0;
+  double expert_imbalance = 1.0;  ///< mean over layers of max / mean expert load
+  double rank_imbalance = 1.0;    ///< mean over layers of max / mean copies per EP rank
+  double dropped_fraction = 0.0;  ///< mean over layers: token copies dropped by the capacity limit
+};
+
 /// One simulated GPU.
 struct SimRank {
   int rank = 0;   ///< global rank (= GPU index)
@@ -49,14 +65,16 @@ struct StaticMemory {
 
 struct StepPlan {
   sim::StepGraph graph;
-  std::vector<OpInfo> info;            ///< per op
-  std::vector<SimRank> ranks;          ///< simulated ranks
+  std::vector<OpInfo> info;                 ///< per op
+  std::vector<SimRank> ranks;               ///< simulated ranks
   std::vector<StaticMemory> static_memory;  ///< per simulated rank
   std::vector<MemoryEvent> memory_events;   ///< in op order
-  int world = 1;                       ///< GPUs in the job
-  int microbatches = 1;                ///< per pipeline per step
-  double tokens_per_step = 0.0;        ///< across the whole job
-  double hardware_flops_per_step = 0.0;  ///< executed FLOPs (incl. recompute) across the job
+  int world = 1;                            ///< GPUs in the job
+  int microbatches = 1;                     ///< per pipeline per step
+  double tokens_per_step = 0.0;             ///< across the whole job
+  double hardware_flops_per_step = 0.0;     ///< executed FLOPs (incl. recompute) across the job
+  std::vector<BalancedOp> balanced;         ///< MoE ops whose cost depends on routing imbalance, by op id
+  RoutingSummary routing;
 };
 
 }  // namespace stepsim::work

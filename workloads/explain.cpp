@@ -34,11 +34,10 @@ std::vector<Difference> explain_differences(const Simulation& s) {
     const double exposed = b.exposed_comm_s[d];
     const double busy = s.report.mean_overlap.busy_s[d];
     const std::string group(name(static_cast<ParallelDim>(d)));
-    out.push_back(
-        {"exposed " + group + " communication", exposed,
-         group + " communication runs " + fixed(busy, 4) + " s per rank and " +
-             percent(busy - exposed, busy) +
-             " of it hides under compute; the estimate assumes it all overlaps (its rate is a min())"});
+    out.push_back({"exposed " + group + " communication", exposed,
+                   group + " communication runs " + fixed(busy, 4) + " s per rank and " +
+                       percent(busy - exposed, busy) +
+                       " of it hides under compute; the estimate assumes it all overlaps (its rate is a min())"});
   }
   out.push_back({"memory-bound kernels", b.memory_bound_s,
                  "kernels limited by HBM bandwidth take " + percent(b.memory_bound_s, step) +
@@ -47,22 +46,19 @@ std::vector<Difference> explain_differences(const Simulation& s) {
   // single factor. Positive seconds: the simulation's kernels are slower than the estimate's.
   const double flops_per_gpu = s.plan.world > 0 ? s.metrics.hardware_flops_per_step / s.plan.world : 0.0;
   if (b.compute_s > 0.0 && flops_per_gpu > 0.0) {
-    const auto est =
-        std::find_if(s.estimate.rates.begin(), s.estimate.rates.end(),
-                     [](const ResourceRate& r) { return r.resource == topo::Resource::compute; });
+    const auto est = std::find_if(s.estimate.rates.begin(), s.estimate.rates.end(),
+                                  [](const ResourceRate& r) { return r.resource == topo::Resource::compute; });
     if (est != s.estimate.rates.end() && est->usable_per_s > 0.0) {
       const double at_estimate = flops_per_gpu / est->usable_per_s;
       const double extra = b.compute_s + b.memory_bound_s - at_estimate;
-      out.push_back(
-          {"kernel efficiency", extra,
-           "kernels take " + fixed(b.compute_s + b.memory_bound_s, 3) + " s per rank against " +
-               fixed(at_estimate, 3) + " s at the estimate's flat efficiency " +
-               "(per-op-class efficiencies, GEMM shapes, launch overheads, SM share lost to communication)"});
+      out.push_back({"kernel efficiency", extra,
+                     "kernels take " + fixed(b.compute_s + b.memory_bound_s, 3) + " s per rank against " +
+                         fixed(at_estimate, 3) + " s at the estimate's flat efficiency " +
+                         "(per-op-class efficiencies, GEMM shapes, launch overheads, SM share lost to communication)"});
     }
   }
-  std::stable_sort(out.begin(), out.end(), [](const Difference& x, const Difference& y) {
-    return std::abs(x.seconds) > std::abs(y.seconds);
-  });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Difference& x, const Difference& y) { return std::abs(x.seconds) > std::abs(y.seconds); });
   std::erase_if(out, [&](const Difference& d) { return std::abs(d.seconds) < 0.01 * step; });
   return out;
 }

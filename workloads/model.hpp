@@ -31,27 +31,27 @@ struct ModelSpec {
   int layers = 0;
   int hidden = 0;
   int heads = 0;
-  int kv_heads = 0;  ///< = heads for MHA, 1 for MQA
-  int head_dim = 0;  ///< usually hidden / heads
-  int ffn = 0;       ///< FFN width of dense layers
+  int kv_heads = 0;    ///< = heads for MHA, 1 for MQA
+  int head_dim = 0;    ///< usually hidden / heads
+  int ffn = 0;         ///< FFN width of dense layers
   int vocab = 0;
   Activation activation = Activation::swiglu;
   NormKind norm = NormKind::rmsnorm;
   PositionEmbedding position = PositionEmbedding::rope;
-  int max_positions = 0;     ///< learned position embeddings: table rows
-  bool linear_bias = false;  ///< biases on QKV/output/MLP projections (GPT-2/3, Megatron GPT)
+  int max_positions = 0;       ///< learned position embeddings: table rows
+  bool linear_bias = false;    ///< biases on QKV/output/MLP projections (GPT-2/3, Megatron GPT)
   bool tied_embeddings = false;
-  bool dropout = false;  ///< attention and hidden dropout in training (GPT-3/Megatron GPT: yes; Llama: no)
+  bool dropout = false;        ///< attention and hidden dropout in training (GPT-3/Megatron GPT: yes; Llama: no)
   AttentionKind attention = AttentionKind::standard;
   MlaDims mla;
   // Mixture of experts (experts == 0 means dense).
-  int experts = 0;                ///< routed experts per MoE layer
-  int top_k = 0;                  ///< routed experts per token
-  int shared_experts = 0;         ///< always-active experts per MoE layer
-  int expert_ffn = 0;             ///< FFN width of one expert
-  int dense_layers = 0;           ///< leading layers that use a dense FFN (of width `ffn`)
-  int mtp_layers = 0;             ///< multi-token-prediction modules (DeepSeek-V3), counted in total params
-  double published_params = 0.0;  ///< total parameters as published (for the catalog test)
+  int experts = 0;         ///< routed experts per MoE layer
+  int top_k = 0;           ///< routed experts per token
+  int shared_experts = 0;  ///< always-active experts per MoE layer
+  int expert_ffn = 0;      ///< FFN width of one expert
+  int dense_layers = 0;    ///< leading layers that use a dense FFN (of width `ffn`)
+  int mtp_layers = 0;      ///< multi-token-prediction modules (DeepSeek-V3), counted in total params
+  double published_params = 0.0;         ///< total parameters as published (for the catalog test)
   double published_active_params = 0.0;  ///< MoE: activated parameters per token as published
   /// Relative agreement the catalog test demands between computed and published counts: 0.01
   /// unless the source prints its figure more coarsely (e.g. "1.7B" covers 1.65-1.75B).

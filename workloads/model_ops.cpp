@@ -5,9 +5,7 @@ namespace stepsim::work {
 using Handle = OpSink::Handle;
 
 namespace {
-double norm_tokens(const LayerDims& d) {
-  return d.sp ? d.tokens / d.tp : d.tokens;
-}
+double norm_tokens(const LayerDims& d) { return d.sp ? d.tokens / d.tp : d.tokens; }
 
 Handle tp_collective(OpSink& sink, const LayerDims& d, std::string_view name, CollectiveKind kind,
                      double bytes, Handle dep) {
@@ -33,9 +31,9 @@ Handle Embedding::forward(OpSink& sink) const {
 Handle Embedding::backward(OpSink& sink, Handle grad) const {
   const double E = d_.act_bytes, T = d_.tokens;
   // With SP the gradient is gathered back to full sequences before the scatter-add.
-  Handle h = d_.sp
-                 ? tp_collective(sink, d_, "tp.ag_grad_embed", CollectiveKind::all_gather, T * d_.h * E, grad)
-                 : grad;
+  Handle h = d_.sp ? tp_collective(sink, d_, "tp.ag_grad_embed", CollectiveKind::all_gather,
+                                   T * d_.h * E, grad)
+                   : grad;
   // Scatter-add into the table rows: read dY, read and write the gradient rows.
   return sink.kernel("embed.bwd", elementwise(d_, T * d_.h * (E + 2 * d_.grad_bytes), T * d_.h), h);
 }
@@ -47,8 +45,7 @@ double Embedding::params_per_rank() const {
 }
 
 Handle LmHead::forward(OpSink& sink, Handle input) const {
-  const double E = d_.act_bytes, T = d_.tokens, Tn = norm_tokens(d_),
-               v = model_.vocab / static_cast<double>(d_.tp);
+  const double E = d_.act_bytes, T = d_.tokens, Tn = norm_tokens(d_), v = model_.vocab / static_cast<double>(d_.tp);
   Handle h = sink.kernel("final_norm", elementwise(d_, 2 * Tn * d_.h * E, 8 * Tn * d_.h), input);
   if (d_.sp) h = tp_collective(sink, d_, "tp.ag_final", CollectiveKind::all_gather, T * d_.h * E, h);
   h = sink.kernel("logits", gemm(d_, T, v, d_.h), h);
@@ -61,8 +58,7 @@ Handle LmHead::forward(OpSink& sink, Handle input) const {
 }
 
 Handle LmHead::backward(OpSink& sink, Handle loss) const {
-  const double E = d_.act_bytes, T = d_.tokens, Tn = norm_tokens(d_),
-               v = model_.vocab / static_cast<double>(d_.tp);
+  const double E = d_.act_bytes, T = d_.tokens, Tn = norm_tokens(d_), v = model_.vocab / static_cast<double>(d_.tp);
   // d(logits) = softmax - onehot: read the fp32 softmax, write the gradient.
   Handle h = sink.kernel("loss.bwd", elementwise(d_, T * v * (4 + E), T * v), loss);
   h = sink.kernel("logits.dgrad", gemm(d_, T, d_.h, v), h);
@@ -84,8 +80,8 @@ double LmHead::stored_activation_bytes() const {
 Handle emit_optimizer(OpSink& sink, const LayerDims& d, const PrecisionSpec& p, const OptimizerShard& s,
                       std::span<const Handle> after) {
   // Gradient norm for clipping: read every local gradient once.
-  Handle h = sink.kernel_after(
-      "grad_norm", elementwise(d, s.optimizer_params * p.grad_bytes, 2 * s.optimizer_params), after);
+  Handle h = sink.kernel_after("grad_norm",
+                               elementwise(d, s.optimizer_params * p.grad_bytes, 2 * s.optimizer_params), after);
   // Adam: read the gradient, read and write the fp32 master weights and both moments, write the
   // working-precision weights. About 12 FLOPs per parameter.
   const double bytes = s.optimizer_params * (p.grad_bytes + 2 * p.optimizer_bytes + p.param_bytes);

@@ -65,7 +65,8 @@ std::vector<std::vector<PipeStep>> pipeline_schedule(PipelineSchedule kind, int 
                     " needs the interleaved schedule (parallelism.schedule = \"interleaved\")");
   if (kind == PipelineSchedule::interleaved && virtual_stages > 1 && microbatches % pp != 0)
     throw UserError("the interleaved schedule needs the number of micro-batches per pipeline (" +
-                    std::to_string(microbatches) + ") to be a multiple of pp (" + std::to_string(pp) + ")");
+                    std::to_string(microbatches) + ") to be a multiple of pp (" + std::to_string(pp) +
+                    ")");
   std::vector<std::vector<PipeStep>> out(static_cast<std::size_t>(pp));
   for (int r = 0; r < pp; ++r) {
     auto& steps = out[static_cast<std::size_t>(r)];

@@ -70,10 +70,10 @@ class StepAssembler {
   std::vector<OpInfo> info_;
   std::vector<SimRank> ranks_;
   std::vector<RankStreams> streams_;
-  std::vector<int> sim_index_;                                                      ///< per global rank
+  std::vector<int> sim_index_;  ///< per global rank
   std::map<std::tuple<int, int, int>, std::vector<std::vector<int>>> group_cache_;  // (dim, scope, key rank)
   std::map<sim::OpId, BalancedOp> balanced_;
-  std::map<std::tuple<int, int, int>, sim::OpId> shared_;  // (dim, leader, seq)
+  std::map<std::tuple<int, int, int>, sim::OpId> shared_;                     // (dim, leader, seq)
 };
 
 class RankSink : public OpSink {

@@ -46,17 +46,8 @@ Simulation simulate(const JobSpec& job, std::shared_ptr<const topo::Topology> to
   sim::RunResult run = engine.run();
   sim::CriticalPath critical = sim::critical_path(plan.graph, run, network.get());
   StepReport report = analyse_step(plan, run, critical);
-  Simulation s{std::move(topology),
-               planner.table(),
-               std::move(plan),
-               std::move(run),
-               std::move(critical),
-               std::move(report),
-               {},
-               {},
-               {},
-               0.0,
-               true};
+  Simulation s{std::move(topology), planner.table(), std::move(plan), std::move(run), std::move(critical),
+               std::move(report), {}, {}, {}, 0.0, true};
   s.estimate = estimate_stepsim(job);
   s.metrics = metrics_of(job, s);
   if (options.links != topo::LinkAccounting::off) {

@@ -29,14 +29,14 @@ struct SimulateOptions {
 /// Throughput and efficiency of the simulated step.
 struct StepMetrics {
   double step_time_s = 0.0;
-  double tokens_per_step = 0.0;  ///< across the job
-  double tokens_per_s = 0.0;     ///< across the job
+  double tokens_per_step = 0.0;       ///< across the job
+  double tokens_per_s = 0.0;          ///< across the job
   double tokens_per_s_per_gpu = 0.0;
-  double model_flops_per_step = 0.0;     ///< useful FLOPs (estimate's model FLOPs per token x tokens)
+  double model_flops_per_step = 0.0;  ///< useful FLOPs (estimate's model FLOPs per token x tokens)
   double hardware_flops_per_step = 0.0;  ///< executed, recompute included
-  double mfu = 0.0;                      ///< model FLOPs / (step x GPUs x dense peak)
-  double hfu = 0.0;                      ///< hardware FLOPs / (step x GPUs x dense peak)
-  double model_tflops_per_gpu = 0.0;     ///< model FLOPs per GPU per second / 1e12
+  double mfu = 0.0;                   ///< model FLOPs / (step x GPUs x dense peak)
+  double hfu = 0.0;                   ///< hardware FLOPs / (step x GPUs x dense peak)
+  double model_tflops_per_gpu = 0.0;  ///< model FLOPs per GPU per second / 1e12
 };
 
 struct Simulation {

@@ -65,14 +65,14 @@ struct StaticMemory {
 
 struct StepPlan {
   sim::StepGraph graph;
-  std::vector<OpInfo> info;                 ///< per op
-  std::vector<SimRank> ranks;               ///< simulated ranks
+  std::vector<OpInfo> info;            ///< per op
+  std::vector<SimRank> ranks;          ///< simulated ranks
   std::vector<StaticMemory> static_memory;  ///< per simulated rank
   std::vector<MemoryEvent> memory_events;   ///< in op order
-  int world = 1;                            ///< GPUs in the job
-  int microbatches = 1;                     ///< per pipeline per step
-  double tokens_per_step = 0.0;             ///< across the whole job
-  double hardware_flops_per_step = 0.0;     ///< executed FLOPs (incl. recompute) across the job
+  int world = 1;                       ///< GPUs in the job
+  int microbatches = 1;                ///< per pipeline per step
+  double tokens_per_step = 0.0;        ///< across the whole job
+  double hardware_flops_per_step = 0.0;  ///< executed FLOPs (incl. recompute) across the job
   std::vector<BalancedOp> balanced;         ///< MoE ops whose cost depends on routing imbalance, by op id
   RoutingSummary routing;
 };

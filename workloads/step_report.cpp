@@ -6,9 +6,7 @@
 namespace stepsim::work {
 namespace {
 
-constexpr std::size_t idx(ParallelDim d) {
-  return static_cast<std::size_t>(d);
-}
+constexpr std::size_t idx(ParallelDim d) { return static_cast<std::size_t>(d); }
 
 /// The predecessor whose end gated `op`'s start: the latest-ending explicit dependency or stream
 /// predecessor (lowest id on ties); kNone if the op had none.
@@ -55,8 +53,7 @@ class RankAnalyser {
     std::array<std::vector<std::pair<Time, Time>>, kDimCount> spans;
     for (sim::OpId op = 0; op < plan_.info.size(); ++op) {
       const OpInfo& i = plan_.info[op];
-      if (i.is_comm && i.rank == rank_)
-        spans[idx(i.comm_dim)].push_back({run_.ops[op].start, run_.ops[op].end});
+      if (i.is_comm && i.rank == rank_) spans[idx(i.comm_dim)].push_back({run_.ops[op].start, run_.ops[op].end});
     }
     for (std::size_t d = 0; d < kDimCount; ++d) {
       auto& s = spans[d];
@@ -142,8 +139,7 @@ MemoryPeak memory_of(const StepPlan& plan, const sim::RunResult& run, std::uint1
 }  // namespace
 
 double Breakdown::total() const {
-  return compute_s + memory_bound_s + bubble_s +
-         std::accumulate(exposed_comm_s.begin(), exposed_comm_s.end(), 0.0);
+  return compute_s + memory_bound_s + bubble_s + std::accumulate(exposed_comm_s.begin(), exposed_comm_s.end(), 0.0);
 }
 
 StepReport analyse_step(const StepPlan& plan, const sim::RunResult& run, const sim::CriticalPath& path) {

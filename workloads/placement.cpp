@@ -91,8 +91,7 @@ int group_size(const ParallelSpec& par, RankGroup g) {
 GroupPlacement place(const ParallelSpec& par, RankGroup group, int domain_size) {
   const int stage_ranks = par.tp * par.cp * par.dp;
   if (par.ep < 1 || par.expert_tp < 1 || stage_ranks % (par.ep * par.expert_tp) != 0)
-    throw UserError("parallelism.ep x expert_tp = " + std::to_string(par.ep) + " x " +
-                    std::to_string(par.expert_tp) +
+    throw UserError("parallelism.ep x expert_tp = " + std::to_string(par.ep) + " x " + std::to_string(par.expert_tp) +
                     " must divide tp x cp x dp = " + std::to_string(stage_ranks) +
                     " (experts are spread over the ranks of each pipeline stage)");
   const Layout l = layout_of(par);

@@ -8,9 +8,7 @@
 
 namespace stepsim::work {
 namespace {
-constexpr std::size_t idx(ParallelDim d) {
-  return static_cast<std::size_t>(d);
-}
+constexpr std::size_t idx(ParallelDim d) { return static_cast<std::size_t>(d); }
 constexpr ParallelDim kPlaced[] = {ParallelDim::tp, ParallelDim::cp, ParallelDim::pp, ParallelDim::dp};
 }  // namespace
 
@@ -44,12 +42,8 @@ RankLayout::RankLayout(const ParallelSpec& p) : ep_(p.ep), expert_tp_(p.expert_t
                     " must divide tp x cp x dp = " + std::to_string(stage_ranks));
 }
 
-int RankLayout::size(ParallelDim d) const {
-  return size_[idx(d)];
-}
-int RankLayout::stride(ParallelDim d) const {
-  return stride_[idx(d)];
-}
+int RankLayout::size(ParallelDim d) const { return size_[idx(d)]; }
+int RankLayout::stride(ParallelDim d) const { return stride_[idx(d)]; }
 
 int RankLayout::get(const RankCoords& c, ParallelDim d) const {
   switch (d) {
@@ -120,18 +114,10 @@ std::vector<int> RankLayout::expert_group(int rank, int which) const {
   return out;
 }
 
-std::vector<int> RankLayout::ep_group(int rank) const {
-  return expert_group(rank, 1);
-}
-std::vector<int> RankLayout::expert_tp_group(int rank) const {
-  return expert_group(rank, 0);
-}
-std::vector<int> RankLayout::expert_dp_group(int rank) const {
-  return expert_group(rank, 2);
-}
-int RankLayout::ep_index(int rank) const {
-  return stage_index(rank) / expert_tp_ % ep_;
-}
+std::vector<int> RankLayout::ep_group(int rank) const { return expert_group(rank, 1); }
+std::vector<int> RankLayout::expert_tp_group(int rank) const { return expert_group(rank, 0); }
+std::vector<int> RankLayout::expert_dp_group(int rank) const { return expert_group(rank, 2); }
+int RankLayout::ep_index(int rank) const { return stage_index(rank) / expert_tp_ % ep_; }
 
 std::vector<std::vector<int>> RankLayout::groups(ParallelDim d) const {
   std::vector<std::vector<int>> out;

@@ -9,9 +9,7 @@
 namespace stepsim::work {
 namespace {
 
-constexpr std::size_t idx(ParallelDim d) {
-  return static_cast<std::size_t>(d);
-}
+constexpr std::size_t idx(ParallelDim d) { return static_cast<std::size_t>(d); }
 
 std::string_view pass_name(Pass p) {
   switch (p) {
@@ -45,8 +43,7 @@ StepAssembler::StepAssembler(const JobSpec& job, CommPlanner& planner, RankMode 
     RankStreams s;
     s.compute = graph_.add_stream(p, sim::StreamRole::compute, stream_label(r, "compute"));
     for (ParallelDim d : {ParallelDim::tp, ParallelDim::cp, ParallelDim::ep, ParallelDim::dp})
-      s.comm[idx(d)] =
-          graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "comm." + std::string(name(d))));
+      s.comm[idx(d)] = graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "comm." + std::string(name(d))));
     s.send_next = graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "pp.send_next"));
     s.recv_prev = graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "pp.recv_prev"));
     s.send_prev = graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "pp.send_prev"));
@@ -56,9 +53,7 @@ StepAssembler::StepAssembler(const JobSpec& job, CommPlanner& planner, RankMode 
   }
 }
 
-int StepAssembler::sim_index(int rank) const {
-  return sim_index_[static_cast<std::size_t>(rank)];
-}
+int StepAssembler::sim_index(int rank) const { return sim_index_[static_cast<std::size_t>(rank)]; }
 
 sim::OpId StepAssembler::add(const sim::Op& op, std::span<const sim::StreamId> streams, const OpInfo& info) {
   const sim::OpId id = graph_.add_op(op, streams);
@@ -175,8 +170,7 @@ std::uint32_t RankSink::payload(const CommOp& c, const std::vector<std::vector<i
   return it->second;
 }
 
-sim::OpId RankSink::transfer(std::string_view name, const CommOp& c,
-                             const std::vector<std::vector<int>>& groups) {
+sim::OpId RankSink::transfer(std::string_view name, const CommOp& c, const std::vector<std::vector<int>>& groups) {
   const std::uint32_t id = payload(c, groups);
   sim::Op op;
   op.kind = sim::OpKind::transfer;

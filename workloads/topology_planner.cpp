@@ -12,38 +12,19 @@ topo::CollectiveRequest to_collective(const CommRequest& r) {
     for (const auto& g : r.groups) c.groups.emplace_back(g.begin(), g.end());
   };
   switch (r.kind) {
-    case CollectiveKind::all_reduce:
-      c.op = topo::CollectiveOp::all_reduce;
-      copy_groups();
-      break;
-    case CollectiveKind::all_gather:
-      c.op = topo::CollectiveOp::all_gather;
-      copy_groups();
-      break;
-    case CollectiveKind::reduce_scatter:
-      c.op = topo::CollectiveOp::reduce_scatter;
-      copy_groups();
-      break;
-    case CollectiveKind::all_to_all:
-      c.op = topo::CollectiveOp::all_to_all;
-      copy_groups();
-      break;
-    case CollectiveKind::broadcast:
-      c.op = topo::CollectiveOp::broadcast;
-      copy_groups();
-      break;
-    case CollectiveKind::send_recv:
-      c.op = topo::CollectiveOp::send_recv;
-      copy_groups();
-      break;
+    case CollectiveKind::all_reduce: c.op = topo::CollectiveOp::all_reduce; copy_groups(); break;
+    case CollectiveKind::all_gather: c.op = topo::CollectiveOp::all_gather; copy_groups(); break;
+    case CollectiveKind::reduce_scatter: c.op = topo::CollectiveOp::reduce_scatter; copy_groups(); break;
+    case CollectiveKind::all_to_all: c.op = topo::CollectiveOp::all_to_all; copy_groups(); break;
+    case CollectiveKind::broadcast: c.op = topo::CollectiveOp::broadcast; copy_groups(); break;
+    case CollectiveKind::send_recv: c.op = topo::CollectiveOp::send_recv; copy_groups(); break;
     case CollectiveKind::ring_exchange:
       // Every member sends to its successor at once: one point-to-point pair per member, the
       // simulated group's pairs first.
       c.op = topo::CollectiveOp::send_recv;
       for (const auto& g : r.groups)
         for (std::size_t i = 0; i < g.size(); ++i)
-          c.groups.push_back(
-              {static_cast<topo::GpuId>(g[i]), static_cast<topo::GpuId>(g[(i + 1) % g.size()])});
+          c.groups.push_back({static_cast<topo::GpuId>(g[i]), static_cast<topo::GpuId>(g[(i + 1) % g.size()])});
       break;
   }
   return c;

@@ -60,7 +60,16 @@ struct StaticMemory {
   double weights = 0.0;
   double gradients = 0.0;
   double optimizer = 0.0;
-  double total() const { return weights + gradients + optimizer; }
+  double kv_cache = 0.0;  ///< inference: the KV cache of every sequence in the batch
+  double total() const { return weights + gradients + optimizer + kv_cache; }
+};
+
+/// Inference: how much KV cache fits beside the weights on the most loaded GPU.
+struct KvCapacity {
+  double bytes_per_token = 0.0;  ///< KV bytes one cached token takes on that GPU (its layers, its TP share)
+  double free_bytes = 0.0;       ///< HBM capacity minus its weights
+  long long max_batch = 0;       ///< sequences that fit at the scenario's context (0: weights alone overflow)
+  long long max_context = 0;     ///< tokens per sequence that fit at the scenario's batch
 };
 
 struct StepPlan {
@@ -75,6 +84,7 @@ struct StepPlan {
   double hardware_flops_per_step = 0.0;  ///< executed FLOPs (incl. recompute) across the job
   std::vector<BalancedOp> balanced;         ///< MoE ops whose cost depends on routing imbalance, by op id
   RoutingSummary routing;
+  KvCapacity kv;                       ///< inference only
 };
 
 }  // namespace stepsim::work

@@ -470,7 +470,7 @@ StaticMemory TrainStepBuilder::static_memory(std::size_t r) const {
 StepPlan TrainStepBuilder::build() {
   for (int r = 0; r < static_cast<int>(a_.ranks().size()); ++r) build_rank(r);
   connect_pipeline();
-  StepPlan plan{std::move(a_.graph()).build(), {}, {}, {}, {}, a_.layout().world(), m_, 0.0, 0.0, {}, {}};
+  StepPlan plan{std::move(a_.graph()).build(), {}, {}, {}, {}, a_.layout().world(), m_, 0.0, 0.0, {}, {}, {}};
   plan.info = std::move(a_.info());
   plan.ranks = std::move(a_.ranks());
   plan.memory_events = std::move(memory_);

@@ -188,12 +188,10 @@ StepPlan InferenceStepBuilder::build() {
   plan.info = std::move(a_.info());
   plan.ranks = std::move(a_.ranks());
   const auto& par = job_.parallel;
-  const double per_sim_rank = a_.mode() == RankMode::representative ? double(par.tp) * par.cp * par.dp : 1.0;
-  for (sim::OpId op = 0; op < plan.graph.op_count(); ++op)
-    plan.hardware_flops_per_step += plan.graph.info(op).flops * per_sim_rank;
   const double per_sequence = job_.workload.kind == WorkloadKind::decode ? 1.0 : job_.workload.seq_len;
   plan.tokens_per_step = double(par.dp) * job_.workload.batch * per_sequence;
   for (const auto& [op, b] : a_.balanced()) plan.balanced.push_back(b);
+  plan.hardware_flops_per_step = job_hardware_flops(plan, a_.mode(), job_.parallel);
   plan.routing = layers_.routing_summary();
   return plan;
 }

@@ -81,4 +81,15 @@ RoutingSummary LayerStack::routing_summary() const {
   return s;
 }
 
+double job_hardware_flops(const StepPlan& plan, RankMode mode, const ParallelSpec& par) {
+  const bool representative = mode == RankMode::representative;
+  const double per_sim_rank = representative ? double(par.tp) * par.cp * par.dp : 1.0;
+  double flops = 0.0;
+  for (sim::OpId op = 0; op < plan.graph.op_count(); ++op) flops += plan.graph.info(op).flops * per_sim_rank;
+  if (representative)
+    for (const BalancedOp& b : plan.balanced)
+      if (b.payload == BalancedOp{}.payload) flops += (b.flops - plan.graph.info(b.op).flops) * per_sim_rank;
+  return flops;
+}
+
 }  // namespace stepsim::work

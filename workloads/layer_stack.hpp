@@ -50,4 +50,9 @@ class LayerStack {
   std::optional<LayerRouting> balanced_;
 };
 
+/// Executed FLOPs of the whole job per step. Representative ranks stand for tp x cp x dp ranks
+/// each; since they carry the busiest expert load, their expert kernels count at the balanced (mean)
+/// load, which is what the ranks they stand for do on average.
+double job_hardware_flops(const StepPlan& plan, RankMode mode, const ParallelSpec& parallel);
+
 }  // namespace stepsim::work

@@ -214,6 +214,7 @@ void RankSink::on_balanced_kernel(Handle op, const topo::KernelWork& balanced) {
   BalancedOp b;
   b.op = op.id;
   b.kernel = topo::kernel_time(a_.job().cluster.gpu, balanced).duration;
+  b.flops = balanced.flops;
   a_.balanced().try_emplace(op.id, b);
 }
 

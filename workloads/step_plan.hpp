@@ -36,6 +36,7 @@ struct MemoryEvent {
 struct BalancedOp {
   sim::OpId op = 0;
   Time kernel{};                        ///< kernels: balanced duration
+  double flops = 0.0;                   ///< kernels: balanced FLOPs
   std::uint32_t payload = 0xffffffffu;  ///< collectives: the balanced transfer's payload
 };
 

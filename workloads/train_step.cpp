@@ -474,13 +474,10 @@ StepPlan TrainStepBuilder::build() {
   plan.info = std::move(a_.info());
   plan.ranks = std::move(a_.ranks());
   plan.memory_events = std::move(memory_);
-  const auto& par = job_.parallel;
-  const double per_sim_rank = a_.mode() == RankMode::representative ? double(par.tp) * par.cp * par.dp : 1.0;
-  for (sim::OpId op = 0; op < plan.graph.op_count(); ++op)
-    plan.hardware_flops_per_step += plan.graph.info(op).flops * per_sim_rank;
   for (std::size_t r = 0; r < plan.ranks.size(); ++r) plan.static_memory.push_back(static_memory(r));
   plan.tokens_per_step = double(job_.workload.global_batch) * job_.workload.seq_len;
   for (const auto& [op, b] : a_.balanced()) plan.balanced.push_back(b);
+  plan.hardware_flops_per_step = job_hardware_flops(plan, a_.mode(), job_.parallel);
   plan.routing = layers_.routing_summary();
   return plan;
 }

@@ -3,6 +3,7 @@
 
 #include "tests/workloads/fake_planner.hpp"
 #include "topology/transfer_table.hpp"
+#include "workloads/rank_sink.hpp"
 #include "workloads/routing.hpp"
 #include "workloads/simulate.hpp"
 #include "workloads/train_step.hpp"
@@ -82,8 +83,7 @@ TEST_CASE("MoE step: dispatch and combine move tokens x hidden x top-k bytes per
   // The first layer is dense (dense_layers = 1): no router in it; layers 1-3 route.
   bool router_in_0 = false, router_in_1 = false;
   for (sim::OpId op = 0; op < plan.graph.op_count(); ++op) {
-    const std::string_view label = plan.graph.label(op);
-    if (label.find(".router ") == std::string_view::npos) continue;
+    if (op_label(plan, op).find(".router mb") == std::string::npos) continue;
     router_in_0 |= plan.info[op].layer == 0;
     router_in_1 |= plan.info[op].layer == 1;
   }

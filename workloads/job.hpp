@@ -101,6 +101,9 @@ struct MoeSpec {
   int max_nodes_per_token = 0;    ///< node-limited routing; 0 = unlimited
   double imbalance = 1.0;         ///< max/mean expert load; 1 = perfectly balanced
   std::uint64_t seed = 1;         ///< seed of the routing model
+  /// Shared experts run while the dispatch all-to-all is in flight (Megatron-Core's
+  /// --moe-shared-expert-overlap, DeepSeek-V3); false runs them before it, Megatron-Core's default.
+  bool shared_expert_overlap = false;
 };
 
 /// The notebook's own closed-form inputs, used when `formulas = notebook` (seed parity).

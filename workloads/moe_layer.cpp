@@ -53,6 +53,7 @@ MoeDims moe_dims(const JobSpec& job) {
   m.expert_ffn = job.model.expert_ffn;
   m.ep = job.parallel.ep;
   m.expert_tp = job.parallel.expert_tp;
+  m.shared_overlap = job.moe.shared_expert_overlap;
   return m;
 }
 
@@ -105,14 +106,16 @@ Handle MoeLayer::ffn_forward(OpSink& sink, Handle input, const MoeRank& rank) co
   const double E = d_.act_bytes, Tn = norm_tokens(), Tm = routed_tokens(), h = d_.h, X = m_.experts;
   const double sent = rank.routing->sent(rank.ep_index);  // hidden vectors this rank dispatches
   const Handle x = sink.kernel("ln2", elementwise(d_, 2 * Tn * h * E, 8 * Tn * h), input);
+  // Without overlap the shared experts finish before the router, so the dispatch waits for them.
+  Handle shared = m_.shared_overlap ? Handle{} : shared_forward(sink, x);
   // Router: fp32 logits, then the score function and top-k selection over them.
-  Handle g = sink.kernel("router", gemm(d_, Tm, X, h), x);
+  Handle g = sink.kernel_after("router", gemm(d_, Tm, X, h), std::array<Handle, 2>{x, shared});
   g = sink.kernel("router_topk", elementwise(d_, 8 * Tm * X + 4 * Tm * m_.top_k, 10 * Tm * X), g);
   // Permute: gather each routed copy into expert order (read the tokens, write the copies).
   g = sink.kernel("permute", elementwise(d_, (Tm + sent) * h * E), g);
   Handle e = sink.comm("ep.dispatch", all_to_all(rank, false), g);
   sink.balanced_comm(e, balanced_all_to_all(rank));
-  const Handle shared = shared_forward(sink, x);  // runs while the dispatch is in flight
+  if (m_.shared_overlap) shared = shared_forward(sink, x);  // runs while the dispatch is in flight
   const ExpertLoadPair load = loads(rank);
   const double n = load.actual.copies;
   if (m_.expert_tp > 1)
@@ -154,12 +157,14 @@ Handle MoeLayer::ffn_backward(OpSink& sink, OpSink::Deps grad, const MoeRank& ra
   const double sent = rank.routing->sent(rank.ep_index);
   const Handle g = sink.kernel_after(
       "bda2.bwd", elementwise(d_, 2 * Tn * h * E + (d_.dropout ? Tn * h : 0.0)), grad.span());
+  Handle shared = m_.shared_overlap ? Handle{} : shared_backward(sink, g);
   // Gradients of the copies (and of the routing probabilities) travel back to the experts.
-  Handle e = sink.kernel("unpermute.bwd",
-                         elementwise(d_, (Tm + 2 * sent) * h * E + 4 * Tm * m_.top_k, 2 * sent * h), g);
+  Handle e = sink.kernel_after("unpermute.bwd",
+                               elementwise(d_, (Tm + 2 * sent) * h * E + 4 * Tm * m_.top_k, 2 * sent * h),
+                               std::array<Handle, 2>{g, shared});
   e = sink.comm("ep.combine.bwd", all_to_all(rank, false), e);
   sink.balanced_comm(e, balanced_all_to_all(rank));
-  const Handle shared = shared_backward(sink, g);  // runs while the gradients travel
+  if (m_.shared_overlap) shared = shared_backward(sink, g);  // runs while the gradients travel
   const ExpertLoadPair load = loads(rank);
   const double n = load.actual.copies;
   if (m_.expert_tp > 1)

@@ -6,9 +6,9 @@
 //        -> [expert-TP all-gather] -> grouped expert GEMMs -> [expert-TP reduce-scatter]
 //        -> combine all-to-all -> unpermute (weighted sum of the k copies) -> + shared experts, residual
 //
-// Shared experts are a TP-sharded dense MLP issued while the dispatch is in flight (Megatron-Core's
-// --moe-shared-expert-overlap, DeepSeek-V3). Each TP rank routes 1/tp of the tokens: with sequence
-// parallelism they are its shard; without it (inference) it takes a slice and all-gathers the
+// Shared experts are a TP-sharded dense MLP, run before the dispatch (Megatron-Core's default) or
+// while it is in flight (--moe-shared-expert-overlap, DeepSeek-V3). Each TP rank routes 1/tp of the tokens:
+// with sequence parallelism they are its shard; without it (inference) it takes a slice and all-gathers the
 // result over TP. Which tokens go where, how many copies each rank's experts process and how many of
 // its experts are touched come from the layer's routing (workloads/routing.hpp).
 
@@ -25,6 +25,7 @@ struct MoeDims {
   double expert_ffn = 0;
   int ep = 1;
   int expert_tp = 1;
+  bool shared_overlap = false;  ///< shared experts run during the dispatch (MoeSpec::shared_expert_overlap)
 };
 
 MoeDims moe_dims(const JobSpec& job);

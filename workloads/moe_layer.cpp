@@ -73,9 +73,7 @@ CommOp MoeLayer::all_to_all(const MoeRank& r, bool combine) const {
   const LayerRouting& l = *r.routing;
   CommOp c{ParallelDim::ep, CollectiveKind::all_to_all, 0.0, 0, CommScope::dense, {}, -1};
   // Bytes per rank: what it sends in total (a plain all-to-all), or the mean row of the matrix.
-  double total = 0.0;
-  for (double b : l.dispatch_bytes) total += b;
-  c.bytes = total / l.ep;
+  c.bytes = l.mean_sent_bytes;
   if (!l.uniform) {
     c.pair_bytes =
         combine ? std::span<const double>(l.combine_bytes) : std::span<const double>(l.dispatch_bytes);

@@ -56,6 +56,7 @@ struct LayerRouting {
   std::vector<double> combine;
   std::vector<double> dispatch_bytes;  ///< dispatch x RoutingInputs::vector_bytes
   std::vector<double> combine_bytes;
+  double mean_sent_bytes = 0.0;  ///< what a rank sends in the dispatch, averaged over the ranks
   std::vector<ExpertLoad> ranks;  ///< by EP index
   double dropped_fraction = 0.0;  ///< of all token copies
   double expert_imbalance = 1.0;  ///< max / mean expected expert load, after drops

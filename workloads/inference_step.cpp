@@ -6,6 +6,7 @@
 #include <string>
 
 #include "sim/error.hpp"
+#include "workloads/kv.hpp"
 #include "workloads/layer_stack.hpp"
 #include "workloads/model_ops.hpp"
 
@@ -30,6 +31,10 @@ class InferenceStepBuilder {
   KvCapacity kv_capacity(const std::vector<StaticMemory>& memory);
   /// Tokens each sequence has in the cache once the step is done.
   double cached_tokens() const;
+  /// KV-cache bytes one token adds per layer on one GPU (workloads/kv.hpp).
+  double kv_per_token_layer() const {
+    return kv_bytes_per_token_layer_rank(job_.model, job_.precision.kv_bytes, job_.parallel.tp);
+  }
   sim::OpId next_id() { return static_cast<sim::OpId>(a_.graph().op_count()); }
 
   const JobSpec& job_;
@@ -154,7 +159,7 @@ StaticMemory InferenceStepBuilder::static_memory(int r) {
   if (stage == job_.parallel.pp - 1) params += head_.params_per_rank();
   StaticMemory m;
   m.weights = params * job_.precision.param_bytes;
-  m.kv_cache = dims_.b * cached_tokens() * dims_.kv_cache_width() * dims_.kv_bytes * (end - begin);
+  m.kv_cache = dims_.b * cached_tokens() * kv_per_token_layer() * (end - begin);
   return m;
 }
 
@@ -168,7 +173,7 @@ KvCapacity InferenceStepBuilder::kv_capacity(const std::vector<StaticMemory>& me
   for (std::size_t r = 0; r < memory.size(); ++r) {
     const auto [begin, end] = layers_of(a_.ranks()[r].stage);
     KvCapacity k;
-    k.bytes_per_token = dims_.kv_cache_width() * dims_.kv_bytes * (end - begin);
+    k.bytes_per_token = kv_per_token_layer() * (end - begin);
     k.free_bytes = std::max(0.0, job_.cluster.gpu.hbm_capacity_bytes - memory[r].weights);
     const double tokens = k.bytes_per_token > 0.0 ? k.free_bytes / k.bytes_per_token : fewest;
     k.max_batch = static_cast<long long>(std::floor(tokens / context));

@@ -57,6 +57,12 @@ StepAssembler::StepAssembler(const JobSpec& job, CommPlanner& planner, RankMode 
     s.recv_prev = graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "pp.recv_prev"));
     s.send_prev = graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "pp.send_prev"));
     s.recv_next = graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "pp.recv_next"));
+    s.expert_tp = s.comm[idx(ParallelDim::tp)];
+    s.expert_dp = s.comm[idx(ParallelDim::dp)];
+    if (job.model.is_moe()) {
+      s.expert_tp = graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "comm.expert_tp"));
+      s.expert_dp = graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "comm.expert_dp"));
+    }
     streams_.push_back(s);
     ranks_.push_back(SimRank{r, layout_.coords(r).pp, p, s.compute});
   }
@@ -190,7 +196,7 @@ sim::OpId RankSink::transfer(std::string_view name, const CommOp& c, const std::
   std::vector<sim::StreamId> streams;
   for (int member : groups.front()) {
     const int s = a_.sim_index(member);
-    if (s >= 0) streams.push_back(a_.streams(s).comm[idx(c.dim)]);
+    if (s >= 0) streams.push_back(a_.streams(s).channel(c.dim, c.scope));
   }
   return a_.add(op, streams, info);
 }

@@ -34,6 +34,15 @@ struct RankStreams {
   sim::StreamId compute = 0;
   std::array<sim::StreamId, 5> comm{};  ///< indexed by ParallelDim (tp, cp, ep, pp unused, dp)
   sim::StreamId send_next = 0, recv_prev = 0, send_prev = 0, recv_next = 0;
+  /// MoE jobs: Megatron-Core's expert-TP and expert-DP communicators get their own channels, so that
+  /// each channel carries one group's collectives in program order (as NCCL communicators do).
+  sim::StreamId expert_tp = 0, expert_dp = 0;
+  /// The channel of a collective along `d` in `scope`.
+  sim::StreamId channel(ParallelDim d, CommScope scope) const {
+    if (scope == CommScope::expert && d == ParallelDim::tp) return expert_tp;
+    if (scope == CommScope::expert && d == ParallelDim::dp) return expert_dp;
+    return comm[static_cast<std::size_t>(d)];
+  }
 };
 
 /// "fwd", "bwd", "recomp", "opt".

@@ -1,0 +1,146 @@
+#include "output/step_sink.hpp"
+
+#include <charconv>
+
+#include "sim/error.hpp"
+
+namespace stepsim::out {
+namespace {
+
+int parse_int(std::string_view text, std::string_view option, std::string_view whole) {
+  int v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || v < 0)
+    throw UserError(std::string(option) + ": expected GPU ranks like `0-15` or `0,8,16-31`, got `" +
+                    std::string(whole) + "`");
+  return v;
+}
+
+/// "gpu3.comm.tp" -> "comm.tp"; labels without a "gpuN." prefix stay whole.
+std::string_view lane_name(std::string_view label) {
+  const auto dot = label.find('.');
+  return label.substr(0, 3) == "gpu" && dot != std::string_view::npos ? label.substr(dot + 1) : label;
+}
+
+/// The stream of `op` that belongs to `owner` (the rank that emitted it), else its first.
+sim::StreamId owner_stream(const sim::StepGraph& g, sim::OpId op, sim::ProcessorId owner) {
+  for (const sim::StreamId st : g.streams_of(op))
+    if (g.stream(st).processor == owner) return st;
+  return g.streams_of(op).front();
+}
+
+void peers(const sim::StepGraph& g, sim::OpId op, sim::StreamId own, std::vector<std::string_view>& out) {
+  out.clear();
+  for (const sim::StreamId st : g.streams_of(op))
+    if (st != own) out.push_back(g.label_text(g.stream(st).label));
+}
+
+}  // namespace
+
+RankSelection RankSelection::parse(std::string_view text, std::string_view option) {
+  RankSelection sel;
+  std::size_t pos = 0;
+  while (pos <= text.size() && !text.empty()) {
+    const std::size_t comma = std::min(text.find(',', pos), text.size());
+    const std::string_view item = text.substr(pos, comma - pos);
+    const std::size_t dash = item.find('-');
+    const int first = parse_int(item.substr(0, dash), option, text);
+    const int last = dash == std::string_view::npos ? first : parse_int(item.substr(dash + 1), option, text);
+    if (last < first)
+      throw UserError(std::string(option) + ": range `" + std::string(item) + "` ends before it starts");
+    sel.ranges.emplace_back(first, last);
+    pos = comma + 1;
+  }
+  return sel;
+}
+
+bool RankSelection::contains(int gpu) const {
+  for (const auto& [a, b] : ranges)
+    if (gpu >= a && gpu <= b) return true;
+  return false;
+}
+
+StepLayout select_ranks(const work::Simulation& s, const RankSelection& selection) {
+  StepLayout layout;
+  const auto& plan = s.plan;
+  layout.simulated_ranks = plan.ranks.size();
+  layout.ops_total = plan.graph.op_count();
+  for (std::size_t i = 0; i < plan.ranks.size(); ++i) {
+    const work::SimRank& r = plan.ranks[i];
+    const bool take = selection.ranges.empty() ? layout.ranks.size() < RankSelection::kDefaultTraceRanks
+                                               : selection.contains(r.rank);
+    if (!take) continue;
+    RankRow row{static_cast<std::uint16_t>(i),
+                r.rank,
+                static_cast<int>(s.topology->host_of(static_cast<topo::GpuId>(r.rank))),
+                r.stage,
+                {}};
+    layout.ranks.push_back(std::move(row));
+  }
+  if (layout.ranks.empty()) {
+    std::string sim;
+    for (std::size_t i = 0; i < plan.ranks.size() && i < 32; ++i)
+      sim += (i ? ", " : "") + std::to_string(plan.ranks[i].rank);
+    throw UserError("--trace-ranks selects none of the simulated ranks (" + sim +
+                    (plan.ranks.size() > 32 ? ", ..." : "") +
+                    "); representative runs simulate one rank per stage");
+  }
+  // Lanes: each selected rank's streams in id order.
+  std::vector<int> slot(plan.ranks.size(), -1);
+  for (std::size_t k = 0; k < layout.ranks.size(); ++k) slot[layout.ranks[k].sim_rank] = static_cast<int>(k);
+  std::vector<int> proc_slot(plan.graph.processor_count(), -1);
+  for (std::size_t i = 0; i < plan.ranks.size(); ++i) proc_slot[plan.ranks[i].processor] = slot[i];
+  for (sim::StreamId st = 0; st < plan.graph.stream_count(); ++st) {
+    const int k = proc_slot[plan.graph.stream(st).processor];
+    if (k < 0) continue;
+    auto& lanes = layout.ranks[static_cast<std::size_t>(k)].lanes;
+    lanes.push_back(LaneRow{st, static_cast<std::uint16_t>(lanes.size()),
+                            lane_name(plan.graph.label_text(plan.graph.stream(st).label))});
+  }
+  for (sim::OpId op = 0; op < plan.info.size(); ++op)
+    if (slot[plan.info[op].rank] >= 0) ++layout.ops_selected;
+  return layout;
+}
+
+void emit_step(const work::Simulation& s, const StepLayout& layout, StepSink& sink) {
+  const auto& plan = s.plan;
+  const auto& g = plan.graph;
+  sink.begin(layout);
+  std::vector<const RankRow*> by_sim(plan.ranks.size(), nullptr);
+  std::vector<const LaneRow*> by_stream(g.stream_count(), nullptr);
+  for (const RankRow& r : layout.ranks) {
+    by_sim[r.sim_rank] = &r;
+    for (const LaneRow& l : r.lanes) by_stream[l.stream] = &l;
+  }
+  OpRow row;
+  for (sim::OpId op = 0; op < plan.info.size(); ++op) {
+    const work::OpInfo& info = plan.info[op];
+    if (!by_sim[info.rank]) continue;
+    const sim::OpExec& ex = g.exec(op);
+    const sim::OpRecord& rec = s.run.ops[op];
+    row.op = op;
+    row.rank = by_sim[info.rank];
+    const sim::StreamId own = owner_stream(g, op, plan.ranks[info.rank].processor);
+    row.lane = by_stream[own];
+    row.info = &info;
+    row.kind = ex.kind;
+    row.bound = topo::resource_of(rec.bound);
+    row.start = rec.start;
+    row.end = rec.end;
+    row.flops = g.info(op).flops;
+    row.bytes = g.info(op).bytes;
+    row.label = g.label(op);
+    peers(g, op, own, row.also_on);
+    sink.op(row);
+  }
+  for (const RankRow& r : layout.ranks)
+    for (const auto& [t, bytes] : s.report.ranks[r.sim_rank].memory.timeline)
+      sink.memory(MemoryRow{&r, t, bytes});
+  if (!s.link_timeline.stats.empty()) {
+    for (const TierLoad& t : tier_loads(*s.topology, s.link_timeline.tiers)) sink.tier_load(t);
+    for (const auto& c : s.link_timeline.watched) sink.link_load(c);
+  }
+  sink.end();
+}
+
+}  // namespace stepsim::out

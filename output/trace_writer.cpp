@@ -1,0 +1,222 @@
+// Chrome trace-event JSON, formatted by hand with fmt so that the bytes are fixed: times in
+// microseconds with nanosecond decimals from integer nanoseconds, figures in shortest round-trip
+// form, keys in a fixed order.
+#include "output/trace_writer.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "workloads/names.hpp"
+
+namespace stepsim::out {
+namespace {
+
+constexpr std::size_t kFlushBytes = 1 << 20;
+constexpr int kLanesPerGpu = 64;  // thread id = gpu x 64 + lane; ranks have far fewer streams
+
+/// Nanoseconds, rounded, from picoseconds.
+std::int64_t ns_of(Time t) {
+  return (t.count() + 500) / 1000;
+}
+std::int64_t ns_of_seconds(double s) {
+  return std::llround(s * 1e9);
+}
+
+/// Microseconds with three decimals, exactly.
+void append_us(std::string& b, std::int64_t ns) {
+  const char* sign = ns < 0 ? "-" : "";
+  const std::int64_t a = ns < 0 ? -ns : ns;
+  fmt::format_to(std::back_inserter(b), "{}{}.{:03}", sign, a / 1000, a % 1000);
+}
+
+void append_escaped(std::string& b, std::string_view s) {
+  for (const char c : s) {
+    switch (c) {
+      case '"': b += "\\\""; break;
+      case '\\': b += "\\\\"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20)
+          fmt::format_to(std::back_inserter(b), "\\u{:04x}", static_cast<unsigned>(c));
+        else
+          b += c;
+    }
+  }
+}
+
+std::string_view pass_tag(work::Pass p) {
+  switch (p) {
+    case work::Pass::forward: return "fwd";
+    case work::Pass::backward: return "bwd";
+    case work::Pass::recompute: return "recompute";
+    case work::Pass::optimizer: return "optimizer";
+  }
+  return "?";
+}
+
+std::string_view kind_name(sim::OpKind k) {
+  switch (k) {
+    case sim::OpKind::compute: return "compute";
+    case sim::OpKind::memory: return "memory";
+    case sim::OpKind::transfer: return "transfer";
+    case sim::OpKind::delay: return "delay";
+  }
+  return "?";
+}
+
+std::int64_t tid_of(const RankRow& r, const LaneRow& l) {
+  return static_cast<std::int64_t>(r.gpu) * kLanesPerGpu + l.lane;
+}
+
+}  // namespace
+
+ChromeTraceWriter::ChromeTraceWriter(std::ostream& out, const work::Simulation& s, TraceMeta meta)
+    : out_(out), sim_(s), meta_(std::move(meta)) {
+  buf_.reserve(kFlushBytes + 4096);
+}
+
+ChromeTraceWriter::~ChromeTraceWriter() {
+  flush_all();
+}
+
+void ChromeTraceWriter::flush_if_full() {
+  if (buf_.size() >= kFlushBytes) flush_all();
+}
+
+void ChromeTraceWriter::flush_all() {
+  out_.write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
+  buf_.clear();
+}
+
+void ChromeTraceWriter::event_begin() {
+  buf_ += events_++ ? ",\n{" : "\n{";
+}
+
+void ChromeTraceWriter::begin(const StepLayout& layout) {
+  auto o = std::back_inserter(buf_);
+  buf_ += "{\"otherData\":{\"generator\":\"stepsim ";
+  append_escaped(buf_, meta_.version);
+  buf_ += "\",\"scenario\":\"";
+  append_escaped(buf_, meta_.scenario);
+  fmt::format_to(
+      o,
+      "\",\"gpus\":{},\"simulated_ranks\":{},\"traced_ranks\":{},\"ops_total\":{},\"ops_traced\":{},"
+      "\"left_out\":\"",
+      sim_.plan.world, layout.simulated_ranks, layout.ranks.size(), layout.ops_total, layout.ops_selected);
+  if (layout.ranks.size() < layout.simulated_ranks)
+    fmt::format_to(o, "{} of {} simulated ranks and their {} ops (select with --trace-ranks)",
+                   layout.simulated_ranks - layout.ranks.size(), layout.simulated_ranks,
+                   layout.ops_total - layout.ops_selected);
+  if (static_cast<std::size_t>(sim_.plan.world) > layout.simulated_ranks)
+    fmt::format_to(o, "{}{} ranks not simulated: they mirror the simulated ones (representative ranks)",
+                   layout.ranks.size() < layout.simulated_ranks ? "; " : "",
+                   sim_.plan.world - static_cast<int>(layout.simulated_ranks));
+  buf_ += "\"},\"displayTimeUnit\":\"ns\",\"traceEvents\":[";
+  int last_node = -1;
+  for (const RankRow& r : layout.ranks) {
+    if (r.node != last_node) {
+      last_node = r.node;
+      event_begin();
+      fmt::format_to(o,
+                     "\"ph\":\"M\",\"pid\":{},\"name\":\"process_name\",\"args\":{{\"name\":\"node {}\"}}}}",
+                     r.node + 1, r.node);
+      event_begin();
+      fmt::format_to(
+          o, "\"ph\":\"M\",\"pid\":{},\"name\":\"process_sort_index\",\"args\":{{\"sort_index\":{}}}}}",
+          r.node + 1, r.node + 1);
+    }
+    for (const LaneRow& l : r.lanes) {
+      event_begin();
+      fmt::format_to(
+          o, "\"ph\":\"M\",\"pid\":{},\"tid\":{},\"name\":\"thread_name\",\"args\":{{\"name\":\"gpu{} ",
+          r.node + 1, tid_of(r, l), r.gpu);
+      append_escaped(buf_, l.name);
+      fmt::format_to(o, " (stage {})\"}}}}", r.stage);
+      event_begin();
+      fmt::format_to(o,
+                     "\"ph\":\"M\",\"pid\":{},\"tid\":{},\"name\":\"thread_sort_index\",\"args\":{{\"sort_"
+                     "index\":{}}}}}",
+                     r.node + 1, tid_of(r, l), tid_of(r, l));
+    }
+  }
+  flush_if_full();
+}
+
+void ChromeTraceWriter::op(const OpRow& row) {
+  auto o = std::back_inserter(buf_);
+  const work::OpInfo& info = *row.info;
+  const std::int64_t start = ns_of(row.start);
+  event_begin();
+  fmt::format_to(o, "\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":", row.rank->node + 1,
+                 tid_of(*row.rank, *row.lane));
+  append_us(buf_, start);
+  buf_ += ",\"dur\":";
+  append_us(buf_, ns_of(row.end) - start);
+  buf_ += ",\"name\":\"";
+  append_escaped(buf_, row.label);
+  if (info.is_comm)
+    fmt::format_to(
+        o, "\",\"cat\":\"comm.{}\",\"args\":{{\"op\":{},\"kind\":\"{}\",\"group\":\"{}\",\"bytes\":{}",
+        work::name(info.comm_dim), row.op, kind_name(row.kind), work::name(info.comm_dim), row.bytes);
+  else
+    fmt::format_to(o,
+                   "\",\"cat\":\"{}\",\"args\":{{\"op\":{},\"kind\":\"{}\",\"class\":\"{}\",\"flops\":{},"
+                   "\"hbm_bytes\":{}",
+                   pass_tag(info.pass), row.op, kind_name(row.kind), topo::name(info.op_class), row.flops,
+                   row.bytes);
+  fmt::format_to(o, ",\"bound\":\"{}\"", topo::name(row.bound));
+  if (info.layer >= 0) fmt::format_to(o, ",\"layer\":{}", info.layer);
+  if (info.microbatch >= 0) fmt::format_to(o, ",\"microbatch\":{}", info.microbatch);
+  if (!row.also_on.empty()) {
+    buf_ += ",\"also_on\":\"";
+    for (std::size_t i = 0; i < row.also_on.size() && i < 8; ++i) {
+      if (i) buf_ += ' ';
+      append_escaped(buf_, row.also_on[i]);
+    }
+    if (row.also_on.size() > 8) fmt::format_to(o, " and {} more", row.also_on.size() - 8);
+    buf_ += '"';
+  }
+  buf_ += "}}";
+  flush_if_full();
+}
+
+void ChromeTraceWriter::memory(const MemoryRow& row) {
+  auto o = std::back_inserter(buf_);
+  event_begin();
+  fmt::format_to(o, "\"ph\":\"C\",\"pid\":{},\"name\":\"gpu{} memory\",\"ts\":", row.rank->node + 1,
+                 row.rank->gpu);
+  append_us(buf_, ns_of_seconds(row.time_s));
+  fmt::format_to(o, ",\"args\":{{\"GB\":{:.4f}}}}}", row.bytes / 1e9);
+  flush_if_full();
+}
+
+void ChromeTraceWriter::tier_load(const TierLoad& row) {
+  auto o = std::back_inserter(buf_);
+  if (!network_named_) {
+    network_named_ = true;
+    event_begin();
+    buf_ +=
+        "\"ph\":\"M\",\"pid\":0,\"name\":\"process_name\",\"args\":{\"name\":\"network (link utilisation per "
+        "tier)\"}}";
+  }
+  event_begin();
+  fmt::format_to(o, "\"ph\":\"C\",\"pid\":0,\"name\":\"{} utilisation\",\"ts\":", topo::name(row.tier));
+  append_us(buf_, ns_of(row.time));
+  fmt::format_to(o, ",\"args\":{{\"all links %\":{:.3f},\"links in use %\":{:.3f}}}}}", 100.0 * row.mean,
+                 100.0 * row.in_use);
+  flush_if_full();
+}
+
+void ChromeTraceWriter::end() {
+  buf_ += "\n]}\n";
+  flush_all();
+  out_.flush();
+}
+
+void write_chrome_trace(std::ostream& out, const work::Simulation& s, const StepLayout& layout,
+                        const TraceMeta& meta) {
+  ChromeTraceWriter w(out, s, meta);
+  emit_step(s, layout, w);
+}
+
+}  // namespace stepsim::out

@@ -110,15 +110,18 @@ std::string breakdown_chart(std::span<const BreakdownBar> bars, std::string_view
           return false;
         }))
       items.emplace_back(p.name, p.colour);
-  const double width = kLabelW + kPlotW + 90.0, row = 24.0;
+  std::size_t longest = 0;
+  for (const auto& b : bars) longest = std::max(longest, b.label.size());
+  const double label_w = std::max(kLabelW, 16.0 + 6.4 * static_cast<double>(longest));
+  const double width = label_w + kPlotW + 90.0, row = 24.0;
   const double top = 24.0 + 16.0 * legend_rows(items, 10.0, width - 8);
   svg::Canvas c(width, top + row * static_cast<double>(bars.size()) + 26.0, id, "step time breakdown");
   legend(c, 10.0, 14.0, items);
   for (std::size_t i = 0; i < bars.size(); ++i) {
     const double y = top + row * static_cast<double>(i);
     const double total = bars[i].breakdown.total();
-    c.text(kLabelW - 8, y + 15, bars[i].label, "end", "rowlabel");
-    double x = kLabelW;
+    c.text(label_w - 8, y + 15, bars[i].label, "end", "rowlabel");
+    double x = label_w;
     for (const Part& p : parts_of(bars[i].breakdown)) {
       if (p.seconds <= 0.0) continue;
       const double w = kPlotW * p.seconds / max_s;
@@ -130,7 +133,7 @@ std::string breakdown_chart(std::span<const BreakdownBar> bars, std::string_view
     }
     c.text(x + 6, y + 15, format_seconds(total), "start", "value");
   }
-  time_axis(c, kLabelW, kPlotW, top + row * static_cast<double>(bars.size()), max_s);
+  time_axis(c, label_w, kPlotW, top + row * static_cast<double>(bars.size()), max_s);
   return c.str();
 }
 

@@ -11,6 +11,7 @@ int cmd_kv(Args args);
 int cmd_run(Args args);
 int cmd_bench(Args args);
 int cmd_collective(Args args);
+int cmd_compare(Args args);
 
 namespace {
 constexpr Command kCommands[] = {
@@ -18,6 +19,7 @@ constexpr Command kCommands[] = {
     {"catalog", "list the GPU and model presets", cmd_catalog},
     {"check", "validate a scenario and show what it resolves to", cmd_check},
     {"run", "simulate one step event by event: time, throughput, bottleneck, memory", cmd_run},
+    {"compare", "simulate several scenarios and set them side by side, best of each row marked", cmd_compare},
     {"estimate", "closed-form bottleneck estimate: rates, bound, memory, cost, sizing", cmd_estimate},
     {"kv", "KV-cache size, decode bandwidth and the largest batch that fits", cmd_kv},
     {"collective", "simulate one collective on a cluster at several sizes", cmd_collective},

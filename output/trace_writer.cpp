@@ -180,7 +180,15 @@ void ChromeTraceWriter::op(const OpRow& row) {
   flush_if_full();
 }
 
+// A rank's memory often changes several times in one instant (a free, then an allocation); a
+// counter shows one value per instant, so only the last of a run of equal times is written.
 void ChromeTraceWriter::memory(const MemoryRow& row) {
+  if (pending_memory_ && (pending_memory_->rank != row.rank || pending_memory_->time_s != row.time_s))
+    write_memory(*pending_memory_);
+  pending_memory_ = row;
+}
+
+void ChromeTraceWriter::write_memory(const MemoryRow& row) {
   auto o = std::back_inserter(buf_);
   event_begin();
   fmt::format_to(o, "\"ph\":\"C\",\"pid\":{},\"name\":\"gpu{} memory\",\"ts\":", row.rank->node + 1,
@@ -190,7 +198,13 @@ void ChromeTraceWriter::memory(const MemoryRow& row) {
   flush_if_full();
 }
 
+void ChromeTraceWriter::flush_memory() {
+  if (pending_memory_) write_memory(*pending_memory_);
+  pending_memory_.reset();
+}
+
 void ChromeTraceWriter::tier_load(const TierLoad& row) {
+  flush_memory();
   auto o = std::back_inserter(buf_);
   if (!network_named_) {
     network_named_ = true;
@@ -208,6 +222,7 @@ void ChromeTraceWriter::tier_load(const TierLoad& row) {
 }
 
 void ChromeTraceWriter::end() {
+  flush_memory();
   buf_ += "\n]}\n";
   flush_all();
   out_.flush();

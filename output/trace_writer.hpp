@@ -6,6 +6,7 @@
 // memory are fine; the same step gives the same bytes.
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -41,6 +42,8 @@ class ChromeTraceWriter final : public StepSink {
   void event_begin();
   void flush_if_full();
   void flush_all();
+  void write_memory(const MemoryRow& row);
+  void flush_memory();
 
   std::ostream& out_;
   const work::Simulation& sim_;
@@ -48,6 +51,7 @@ class ChromeTraceWriter final : public StepSink {
   std::string buf_;
   std::uint64_t events_ = 0;
   bool network_named_ = false;
+  std::optional<MemoryRow> pending_memory_;
 };
 
 /// The trace of `s` for the ranks in `layout`, written to `out` in one call.

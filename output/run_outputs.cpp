@@ -51,11 +51,15 @@ std::vector<std::string> write_run_outputs(const RunOutputs& o, const scen::Scen
     }
     lines.push_back("wrote " + o.trace_path + " (" + size_of(o.trace_path) + ", " + coverage(layout) +
                     "): open it at ui.perfetto.dev");
+    if (o.trace_ranks.empty() && layout.ranks.size() < layout.simulated_ranks)
+      lines.push_back("  the default keeps the first simulated ranks up to " +
+                      format_number(static_cast<double>(RankSelection::kDefaultTraceOps), 0) +
+                      " ops; --trace-ranks selects others (GPU ranks, e.g. 0-15)");
   }
   if (!o.hdf5_path.empty()) {
     // HDF5 keeps every simulated rank unless --trace-ranks narrows it.
     const StepLayout layout =
-        select_ranks(s, o.trace_ranks.empty() ? RankSelection{{{0, s.plan.world}}}
+        select_ranks(s, o.trace_ranks.empty() ? RankSelection{{{0, s.plan.world}}, 0, 0}
                                               : RankSelection::parse(o.trace_ranks, "--trace-ranks"));
     std::string overrides;
     for (const auto& kv : load.set) overrides += kv + "\n";

@@ -29,10 +29,17 @@ sim::StreamId owner_stream(const sim::StepGraph& g, sim::OpId op, sim::Processor
   return g.streams_of(op).front();
 }
 
-void peers(const sim::StepGraph& g, sim::OpId op, sim::StreamId own, std::vector<std::string_view>& out) {
-  out.clear();
-  for (const sim::StreamId st : g.streams_of(op))
-    if (st != own) out.push_back(g.label_text(g.stream(st).label));
+using LaneOf = std::pair<const RankRow*, const LaneRow*>;
+
+void peers(const sim::StepGraph& g, sim::OpId op, sim::StreamId own, const std::vector<LaneOf>& lanes,
+           OpRow& row) {
+  row.also_on.clear();
+  row.peer_lanes.clear();
+  for (const sim::StreamId st : g.streams_of(op)) {
+    if (st == own) continue;
+    row.also_on.push_back(g.label_text(g.stream(st).label));
+    if (lanes[st].second) row.peer_lanes.push_back(lanes[st]);
+  }
 }
 
 }  // namespace
@@ -65,11 +72,19 @@ StepLayout select_ranks(const work::Simulation& s, const RankSelection& selectio
   const auto& plan = s.plan;
   layout.simulated_ranks = plan.ranks.size();
   layout.ops_total = plan.graph.op_count();
+  std::vector<std::size_t> ops_of(plan.ranks.size(), 0);
+  for (const auto& i : plan.info) ++ops_of[i.rank];
+  std::size_t budget_used = 0;
   for (std::size_t i = 0; i < plan.ranks.size(); ++i) {
     const work::SimRank& r = plan.ranks[i];
-    const bool take = selection.ranges.empty() ? layout.ranks.size() < RankSelection::kDefaultTraceRanks
-                                               : selection.contains(r.rank);
-    if (!take) continue;
+    if (selection.ranges.empty()) {
+      const bool room = layout.ranks.empty() || (layout.ranks.size() < selection.max_ranks &&
+                                                 budget_used + ops_of[i] <= selection.max_ops);
+      if (!room) break;
+      budget_used += ops_of[i];
+    } else if (!selection.contains(r.rank)) {
+      continue;
+    }
     RankRow row{static_cast<std::uint16_t>(i),
                 r.rank,
                 static_cast<int>(s.topology->host_of(static_cast<topo::GpuId>(r.rank))),
@@ -107,10 +122,10 @@ void emit_step(const work::Simulation& s, const StepLayout& layout, StepSink& si
   const auto& g = plan.graph;
   sink.begin(layout);
   std::vector<const RankRow*> by_sim(plan.ranks.size(), nullptr);
-  std::vector<const LaneRow*> by_stream(g.stream_count(), nullptr);
+  std::vector<LaneOf> by_stream(g.stream_count(), {nullptr, nullptr});
   for (const RankRow& r : layout.ranks) {
     by_sim[r.sim_rank] = &r;
-    for (const LaneRow& l : r.lanes) by_stream[l.stream] = &l;
+    for (const LaneRow& l : r.lanes) by_stream[l.stream] = {&r, &l};
   }
   OpRow row;
   for (sim::OpId op = 0; op < plan.info.size(); ++op) {
@@ -121,7 +136,7 @@ void emit_step(const work::Simulation& s, const StepLayout& layout, StepSink& si
     row.op = op;
     row.rank = by_sim[info.rank];
     const sim::StreamId own = owner_stream(g, op, plan.ranks[info.rank].processor);
-    row.lane = by_stream[own];
+    row.lane = by_stream[own].second;
     row.info = &info;
     row.kind = ex.kind;
     row.bound = topo::resource_of(rec.bound);
@@ -130,7 +145,7 @@ void emit_step(const work::Simulation& s, const StepLayout& layout, StepSink& si
     row.flops = g.info(op).flops;
     row.bytes = g.info(op).bytes;
     row.label = g.label(op);
-    peers(g, op, own, row.also_on);
+    peers(g, op, own, by_stream, row);
     sink.op(row);
   }
   for (const RankRow& r : layout.ranks)

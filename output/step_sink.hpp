@@ -55,6 +55,8 @@ struct OpRow {
   std::string_view label;
   /// Other streams the op occupies ("gpu8.pp.recv_prev"): the peers of a send or a collective.
   std::vector<std::string_view> also_on;
+  /// Those of them that belong to selected ranks (a trace draws the op there too).
+  std::vector<std::pair<const RankRow*, const LaneRow*>> peer_lanes;
 };
 
 /// A selected rank's memory in use from `time_s` on.
@@ -80,11 +82,15 @@ class StepSink {
   virtual void end() = 0;
 };
 
-/// Which global ranks to include: "0-15", "0,8,16-31", or empty for the default (the first
-/// kDefaultTraceRanks simulated ranks).
+/// Which global ranks to include: "0-15", "0,8,16-31", or empty for the default: simulated ranks
+/// in order while they add up to at most kDefaultTraceOps ops (at least one rank) and at most
+/// kDefaultTraceRanks ranks, which keeps a default trace well under 100 MB (about 250 bytes an op).
 struct RankSelection {
   std::vector<std::pair<int, int>> ranges;  ///< inclusive [first, last]; empty = default
   static constexpr std::size_t kDefaultTraceRanks = 64;
+  static constexpr std::size_t kDefaultTraceOps = 250'000;
+  std::size_t max_ranks = kDefaultTraceRanks;  ///< default selection only
+  std::size_t max_ops = kDefaultTraceOps;      ///< default selection only
   /// Parses the text; throws UserError naming the option for malformed ranges.
   static RankSelection parse(std::string_view text, std::string_view option);
   bool contains(int gpu) const;

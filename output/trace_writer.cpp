@@ -155,16 +155,17 @@ void ChromeTraceWriter::op(const OpRow& row) {
   buf_ += ",\"name\":\"";
   append_escaped(buf_, row.label);
   if (info.is_comm)
-    fmt::format_to(
-        o, "\",\"cat\":\"comm.{}\",\"args\":{{\"op\":{},\"kind\":\"{}\",\"group\":\"{}\",\"bytes\":{}",
-        work::name(info.comm_dim), row.op, kind_name(row.kind), work::name(info.comm_dim), row.bytes);
+    fmt::format_to(o, "\",\"cat\":\"comm.{}\",\"args\":{{\"op\":{},\"group\":\"{}\",\"bytes\":{}",
+                   work::name(info.comm_dim), row.op, work::name(info.comm_dim), row.bytes);
   else
     fmt::format_to(o,
-                   "\",\"cat\":\"{}\",\"args\":{{\"op\":{},\"kind\":\"{}\",\"class\":\"{}\",\"flops\":{},"
+                   "\",\"cat\":\"{}\",\"args\":{{\"op\":{},\"class\":\"{}\",\"flops\":{},"
                    "\"hbm_bytes\":{}",
-                   pass_tag(info.pass), row.op, kind_name(row.kind), topo::name(info.op_class), row.flops,
-                   row.bytes);
+                   pass_tag(info.pass), row.op, topo::name(info.op_class), row.flops, row.bytes);
   fmt::format_to(o, ",\"bound\":\"{}\"", topo::name(row.bound));
+  // Kernels and transfers are told apart by the category; other kinds say what they are.
+  if (row.kind == sim::OpKind::memory || row.kind == sim::OpKind::delay)
+    fmt::format_to(o, ",\"kind\":\"{}\"", kind_name(row.kind));
   if (info.layer >= 0) fmt::format_to(o, ",\"layer\":{}", info.layer);
   if (info.microbatch >= 0) fmt::format_to(o, ",\"microbatch\":{}", info.microbatch);
   if (!row.also_on.empty()) {
@@ -177,6 +178,19 @@ void ChromeTraceWriter::op(const OpRow& row) {
     buf_ += '"';
   }
   buf_ += "}}";
+  // The op also occupies these traced streams (a collective's other members, a send's receiver):
+  // draw it there as well, marked as a copy so that each op id has one primary event.
+  for (const auto& [rank, lane] : row.peer_lanes) {
+    event_begin();
+    fmt::format_to(o, "\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":", rank->node + 1, tid_of(*rank, *lane));
+    append_us(buf_, start);
+    buf_ += ",\"dur\":";
+    append_us(buf_, ns_of(row.end) - start);
+    buf_ += ",\"name\":\"";
+    append_escaped(buf_, row.label);
+    fmt::format_to(o, "\",\"cat\":\"{}\",\"args\":{{\"copy_of\":{}}}}}", info.is_comm ? "comm.copy" : "copy",
+                   row.op);
+  }
   flush_if_full();
 }
 

@@ -32,6 +32,24 @@ std::vector<json> events(const json& doc, const std::string& ph) {
   return out;
 }
 
+/// Complete events that stand for an op (not the copies drawn on its other streams).
+std::vector<json> op_events(const json& doc) {
+  std::vector<json> out;
+  for (const auto& e : events(doc, "X"))
+    if (e.at("args").contains("op")) out.push_back(e);
+  return out;
+}
+
+/// Streams of `op` other than its first that belong to ranks in `layout`.
+std::size_t traced_peers(const work::Simulation& s, const out::StepLayout& layout, sim::OpId op) {
+  std::size_t n = 0;
+  const auto streams = s.plan.graph.streams_of(op);
+  for (std::size_t i = 1; i < streams.size(); ++i)
+    for (const auto& r : layout.ranks)
+      for (const auto& l : r.lanes) n += l.stream == streams[i];
+  return n;
+}
+
 /// "12.345" (microseconds) from picoseconds, as the writer rounds: to the nearest nanosecond.
 std::string us(Time t) {
   const long long ns = (t.count() + 500) / 1000;
@@ -49,10 +67,15 @@ TEST_CASE("trace: every op of the simulated ranks appears exactly once", "[trace
   const std::string text = trace_text(s, layout);
   const json doc = json::parse(text);
   REQUIRE(doc.contains("traceEvents"));
-  const auto ops = events(doc, "X");
+  const auto ops = op_events(doc);
   // Representative mode simulates one rank per stage (2) and the default selection keeps both.
   REQUIRE(layout.ranks.size() == 2);
   CHECK(ops.size() == s.plan.graph.op_count());
+  // Pipeline sends occupy the sender's and the receiver's streams: drawn on both, once as a copy.
+  std::size_t copies = 0;
+  for (sim::OpId op = 0; op < s.plan.graph.op_count(); ++op) copies += traced_peers(s, layout, op);
+  CHECK(copies > 0);
+  CHECK(events(doc, "X").size() == ops.size() + copies);
   std::map<sim::OpId, int> seen;
   for (const auto& e : ops) ++seen[e.at("args").at("op").get<sim::OpId>()];
   CHECK(seen.size() == s.plan.graph.op_count());
@@ -136,7 +159,7 @@ TEST_CASE("trace: --trace-ranks keeps the named GPUs and says what it left out",
   for (const auto& i : run.sim.plan.info)
     expected += run.sim.plan.ranks[i.rank].rank <= 3 || run.sim.plan.ranks[i.rank].rank == 9;
   const json doc = json::parse(trace_text(run.sim, layout));
-  CHECK(events(doc, "X").size() == expected);
+  CHECK(op_events(doc).size() == expected);
   CHECK(doc.at("otherData").at("ops_traced") == expected);
   CHECK(doc.at("otherData").at("left_out").get<std::string>().find("11 of 16 simulated ranks") !=
         std::string::npos);
@@ -144,6 +167,26 @@ TEST_CASE("trace: --trace-ranks keeps the named GPUs and says what it left out",
                   UserError);
   CHECK_THROWS_AS(out::RankSelection::parse("3-1", "--trace-ranks"), UserError);
   CHECK_THROWS_AS(out::RankSelection::parse("0-x", "--trace-ranks"), UserError);
+}
+
+TEST_CASE("trace: the default selection stops at an op budget", "[trace]") {
+  const auto run = test::small_run(work::RankMode::all);
+  std::vector<std::size_t> ops(run.sim.plan.ranks.size(), 0);
+  for (const auto& i : run.sim.plan.info) ++ops[i.rank];
+  // A budget of three ranks' ops (plus one) takes exactly the first three simulated ranks.
+  out::RankSelection budget;
+  budget.max_ops = ops[0] + ops[1] + ops[2] + 1;
+  const auto layout = out::select_ranks(run.sim, budget);
+  REQUIRE(layout.ranks.size() == 3);
+  CHECK(layout.ops_selected == ops[0] + ops[1] + ops[2]);
+  // A budget below one rank's ops still traces that rank; a rank limit caps the count.
+  budget.max_ops = 1;
+  CHECK(out::select_ranks(run.sim, budget).ranks.size() == 1);
+  budget.max_ops = out::RankSelection::kDefaultTraceOps;
+  budget.max_ranks = 5;
+  CHECK(out::select_ranks(run.sim, budget).ranks.size() == 5);
+  // The default fits the whole small step.
+  CHECK(out::select_ranks(run.sim, {}).ranks.size() == 16);
 }
 
 TEST_CASE("trace: identical runs give identical bytes", "[trace]") {

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "output/svg.hpp"
 #include "topology/gpu.hpp"
 #include "workloads/simulate.hpp"
 
@@ -40,7 +41,20 @@ std::string cost_charts(std::span<const topo::GpuSpec> gpus, std::string_view hi
 /// The same figures as a table.
 std::string cost_table(std::span<const topo::GpuSpec> gpus, std::string_view highlight);
 
-/// Colour of a breakdown part / comm group / pass (fixed palette).
+/// Colour of a communication group (fixed palette).
 std::string_view group_colour(work::ParallelDim d);
+
+/// The parallel dimensions in the order charts list them.
+inline constexpr work::ParallelDim kDims[] = {work::ParallelDim::tp, work::ParallelDim::cp,
+                                              work::ParallelDim::ep, work::ParallelDim::pp,
+                                              work::ParallelDim::dp};
+
+using LegendItems = std::vector<std::pair<std::string, std::string_view>>;
+/// Rows a legend starting at `x` needs before wrapping at `max_x`.
+int legend_rows(const LegendItems& items, double x, double max_x);
+/// Swatches and names from (x, y), wrapping at the canvas's right edge; rows are 16 units apart.
+void legend(svg::Canvas& c, double x, double y, const LegendItems& items);
+/// Seconds along [x0, x0 + w] at height y, ticks at 1, 2 or 5 x 10^k, from 0 to `max_s`.
+void time_axis(svg::Canvas& c, double x0, double w, double y, double max_s);
 
 }  // namespace stepsim::out::charts

@@ -115,8 +115,8 @@ std::string report_html(const work::JobSpec& job, const work::Simulation& s, con
   h += headline(job, s);
   h += breakdown_section(s);
   h += "<h2 id=\"s-gantt\">One pipeline replica</h2>\n<p class=\"note\">Stages top to bottom; per stage a compute lane "
-       "(by pass) and thin communication lanes (by group). Hover for the ops a bar covers; ops closer than a "
-       "pixel are drawn as one bar.</p>\n";
+       "(by pass) and thin communication lanes (by group). Time is cut into buckets: each takes the colour of "
+       "what kept the lane busiest and fades with how idle the lane was. Hover a bar for its time range.</p>\n";
   h += charts::gantt_chart(s);
   h += "<h2 id=\"s-roofline\">Roofline</h2>\n<p class=\"note\">Attainable FLOP/s is the smaller of the compute ceiling and HBM "
        "bandwidth &times; arithmetic intensity (Williams, Waterman and Patterson, 2009). Solid: datasheet "

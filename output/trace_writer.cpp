@@ -64,6 +64,13 @@ std::string_view kind_name(sim::OpKind k) {
   return "?";
 }
 
+/// Process ids: 1 is the network's counters (sorted first), node n is n + 2. Perfetto reads pid 0
+/// as the kernel's idle task in system traces, so it stays unused.
+constexpr int kNetworkPid = 1;
+int pid_of(int node) {
+  return node + 2;
+}
+
 std::int64_t tid_of(const RankRow& r, const LaneRow& l) {
   return static_cast<std::int64_t>(r.gpu) * kLanesPerGpu + l.lane;
 }
@@ -119,24 +126,24 @@ void ChromeTraceWriter::begin(const StepLayout& layout) {
       event_begin();
       fmt::format_to(o,
                      "\"ph\":\"M\",\"pid\":{},\"name\":\"process_name\",\"args\":{{\"name\":\"node {}\"}}}}",
-                     r.node + 1, r.node);
+                     pid_of(r.node), r.node);
       event_begin();
       fmt::format_to(
           o, "\"ph\":\"M\",\"pid\":{},\"name\":\"process_sort_index\",\"args\":{{\"sort_index\":{}}}}}",
-          r.node + 1, r.node + 1);
+          pid_of(r.node), pid_of(r.node));
     }
     for (const LaneRow& l : r.lanes) {
       event_begin();
       fmt::format_to(
           o, "\"ph\":\"M\",\"pid\":{},\"tid\":{},\"name\":\"thread_name\",\"args\":{{\"name\":\"gpu{} ",
-          r.node + 1, tid_of(r, l), r.gpu);
+          pid_of(r.node), tid_of(r, l), r.gpu);
       append_escaped(buf_, l.name);
       fmt::format_to(o, " (stage {})\"}}}}", r.stage);
       event_begin();
       fmt::format_to(o,
                      "\"ph\":\"M\",\"pid\":{},\"tid\":{},\"name\":\"thread_sort_index\",\"args\":{{\"sort_"
                      "index\":{}}}}}",
-                     r.node + 1, tid_of(r, l), tid_of(r, l));
+                     pid_of(r.node), tid_of(r, l), tid_of(r, l));
     }
   }
   flush_if_full();
@@ -147,7 +154,7 @@ void ChromeTraceWriter::op(const OpRow& row) {
   const work::OpInfo& info = *row.info;
   const std::int64_t start = ns_of(row.start);
   event_begin();
-  fmt::format_to(o, "\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":", row.rank->node + 1,
+  fmt::format_to(o, "\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":", pid_of(row.rank->node),
                  tid_of(*row.rank, *row.lane));
   append_us(buf_, start);
   buf_ += ",\"dur\":";
@@ -182,7 +189,7 @@ void ChromeTraceWriter::op(const OpRow& row) {
   // draw it there as well, marked as a copy so that each op id has one primary event.
   for (const auto& [rank, lane] : row.peer_lanes) {
     event_begin();
-    fmt::format_to(o, "\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":", rank->node + 1, tid_of(*rank, *lane));
+    fmt::format_to(o, "\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":", pid_of(rank->node), tid_of(*rank, *lane));
     append_us(buf_, start);
     buf_ += ",\"dur\":";
     append_us(buf_, ns_of(row.end) - start);
@@ -205,7 +212,7 @@ void ChromeTraceWriter::memory(const MemoryRow& row) {
 void ChromeTraceWriter::write_memory(const MemoryRow& row) {
   auto o = std::back_inserter(buf_);
   event_begin();
-  fmt::format_to(o, "\"ph\":\"C\",\"pid\":{},\"name\":\"gpu{} memory\",\"ts\":", row.rank->node + 1,
+  fmt::format_to(o, "\"ph\":\"C\",\"pid\":{},\"name\":\"gpu{} memory\",\"ts\":", pid_of(row.rank->node),
                  row.rank->gpu);
   append_us(buf_, ns_of_seconds(row.time_s));
   fmt::format_to(o, ",\"args\":{{\"GB\":{:.4f}}}}}", row.bytes / 1e9);
@@ -223,12 +230,18 @@ void ChromeTraceWriter::tier_load(const TierLoad& row) {
   if (!network_named_) {
     network_named_ = true;
     event_begin();
-    buf_ +=
-        "\"ph\":\"M\",\"pid\":0,\"name\":\"process_name\",\"args\":{\"name\":\"network (link utilisation per "
-        "tier)\"}}";
+    fmt::format_to(o,
+                   "\"ph\":\"M\",\"pid\":{},\"name\":\"process_name\",\"args\":{{\"name\":\"network (link "
+                   "utilisation per tier)\"}}}}",
+                   kNetworkPid);
+    event_begin();
+    fmt::format_to(o,
+                   "\"ph\":\"M\",\"pid\":{},\"name\":\"process_sort_index\",\"args\":{{\"sort_index\":0}}}}",
+                   kNetworkPid);
   }
   event_begin();
-  fmt::format_to(o, "\"ph\":\"C\",\"pid\":0,\"name\":\"{} utilisation\",\"ts\":", topo::name(row.tier));
+  fmt::format_to(o, "\"ph\":\"C\",\"pid\":{},\"name\":\"{} utilisation\",\"ts\":", kNetworkPid,
+                 topo::name(row.tier));
   append_us(buf_, ns_of(row.time));
   fmt::format_to(o, ",\"args\":{{\"all links %\":{:.3f},\"links in use %\":{:.3f}}}}}", 100.0 * row.mean,
                  100.0 * row.in_use);

@@ -61,6 +61,51 @@ std::string pct_text(double v) {
 
 }  // namespace
 
+namespace {
+
+/// A row without winners: values are NaN, cells the text.
+CompareRow text_row(std::string key, std::string label, std::span<const RunFigures> f,
+                    std::string (*cell)(const RunFigures&)) {
+  CompareRow r{std::move(key), std::move(label), Better::none, {}, {}, {}};
+  for (const auto& x : f) {
+    r.values.push_back(std::nan(""));
+    r.cells.push_back(cell(x));
+  }
+  return r;
+}
+
+/// Exposed communication of each group that any scenario has.
+void exposed_rows(std::span<const RunFigures> f, std::vector<CompareRow>& rows) {
+  for (std::size_t d = 0; d < work::kDimCount; ++d) {
+    if (std::none_of(f.begin(), f.end(), [&](const RunFigures& x) { return x.exposed_comm_s[d] > 0.0; }))
+      continue;
+    const std::string g(work::name(static_cast<work::ParallelDim>(d)));
+    CompareRow r{"exposed_comm_s." + g, "exposed " + g + " communication", Better::lower, {}, {}, {}};
+    for (const auto& x : f) {
+      r.values.push_back(x.exposed_comm_s[d]);
+      r.cells.push_back(format_seconds(x.exposed_comm_s[d]));
+    }
+    r.winners = winners_of(r.values, Better::lower, std::vector<bool>(f.size(), true));
+    rows.push_back(std::move(r));
+  }
+}
+
+/// The fraction of HBM the busiest rank needs; among the scenarios that fit, the most headroom wins.
+CompareRow memory_row(std::span<const RunFigures> f) {
+  CompareRow mem{"memory_fraction", "memory (peak / capacity)", Better::lower, {}, {}, {}};
+  std::vector<bool> fits;
+  for (const auto& x : f) {
+    mem.values.push_back(x.capacity_bytes > 0 ? x.peak_bytes / x.capacity_bytes : 0.0);
+    mem.cells.push_back(std::string(x.fits ? "fits, " : "DOES NOT FIT, ") + format_bytes(x.peak_bytes) +
+                        " of " + format_bytes(x.capacity_bytes));
+    fits.push_back(x.fits);
+  }
+  mem.winners = winners_of(mem.values, Better::lower, fits);
+  return mem;
+}
+
+}  // namespace
+
 std::vector<CompareRow> compare_rows(std::span<const CompareEntry> entries) {
   std::vector<RunFigures> f;
   for (const auto& e : entries) f.push_back(run_figures(*e.job, *e.sim));
@@ -74,35 +119,9 @@ std::vector<CompareRow> compare_rows(std::span<const CompareEntry> entries) {
   rows.push_back(row(
       "mfu", "MFU", Better::higher, f, [](const RunFigures& x) { return x.mfu; },
       [](const RunFigures& x) { return pct_text(x.mfu); }));
-  CompareRow bottleneck{"bottleneck", "bottleneck", Better::none, {}, {}, {}};
-  for (const auto& x : f) {
-    bottleneck.values.push_back(std::nan(""));
-    bottleneck.cells.push_back(x.bottleneck);
-  }
-  rows.push_back(std::move(bottleneck));
-  for (std::size_t d = 0; d < work::kDimCount; ++d) {
-    if (std::none_of(f.begin(), f.end(), [&](const RunFigures& x) { return x.exposed_comm_s[d] > 0.0; }))
-      continue;
-    const std::string g(work::name(static_cast<work::ParallelDim>(d)));
-    CompareRow r{"exposed_comm_s." + g, "exposed " + g + " communication", Better::lower, {}, {}, {}};
-    for (const auto& x : f) {
-      r.values.push_back(x.exposed_comm_s[d]);
-      r.cells.push_back(format_seconds(x.exposed_comm_s[d]));
-    }
-    r.winners = winners_of(r.values, Better::lower, std::vector<bool>(f.size(), true));
-    rows.push_back(std::move(r));
-  }
-  // Memory: the fraction of HBM the busiest rank needs; among those that fit, the most headroom wins.
-  CompareRow mem{"memory_fraction", "memory (peak / capacity)", Better::lower, {}, {}, {}};
-  std::vector<bool> fits;
-  for (const auto& x : f) {
-    mem.values.push_back(x.capacity_bytes > 0 ? x.peak_bytes / x.capacity_bytes : 0.0);
-    mem.cells.push_back(std::string(x.fits ? "fits, " : "DOES NOT FIT, ") + format_bytes(x.peak_bytes) +
-                        " of " + format_bytes(x.capacity_bytes));
-    fits.push_back(x.fits);
-  }
-  mem.winners = winners_of(mem.values, Better::lower, fits);
-  rows.push_back(std::move(mem));
+  rows.push_back(text_row("bottleneck", "bottleneck", f, [](const RunFigures& x) { return x.bottleneck; }));
+  exposed_rows(f, rows);
+  rows.push_back(memory_row(f));
   rows.push_back(row(
       "per_million_tokens", "$ per million tokens", Better::lower, f,
       [](const RunFigures& x) { return x.per_million_tokens; },

@@ -36,6 +36,34 @@ std::uint8_t group_of(const work::OpInfo& i) {
   return i.is_comm ? static_cast<std::uint8_t>(static_cast<int>(i.comm_dim) + 1) : 0;
 }
 
+/// Every leaf of the JSON summary: numbers in `summary`, strings in `summary_text`.
+void write_summary(H5::H5File& f, const Json& summary) {
+  std::vector<std::pair<std::string, double>> figures;
+  std::vector<std::pair<std::string, std::string>> texts;
+  flatten(summary, "", figures, texts);
+  h5::Table<h5::FigureRow> numbers(f, "summary", h5::figure_type(), 1024);
+  for (const auto& [name, value] : figures) numbers.append({name.c_str(), value});
+  numbers.flush();
+  h5::Table<h5::TextRow> strings(f, "summary_text", h5::text_type(), 256);
+  for (const auto& [name, value] : texts) strings.append({name.c_str(), value.c_str()});
+  strings.flush();
+}
+
+/// One row per simulated rank: its breakdown (exposed time by ParallelDim order) and memory.
+void write_ranks(H5::H5File& f, const work::Simulation& s) {
+  h5::Table<h5::RankRowH5> table(f, "ranks", h5::rank_type(), 256);
+  for (std::size_t i = 0; i < s.report.ranks.size(); ++i) {
+    const auto& r = s.report.ranks[i];
+    const auto& b = r.breakdown.exposed_comm_s;
+    const auto node = static_cast<std::int32_t>(s.topology->host_of(static_cast<topo::GpuId>(r.rank)));
+    table.append({static_cast<std::uint16_t>(i), r.rank, node, r.stage, r.breakdown.compute_s,
+                  r.breakdown.memory_bound_s, b[0], b[1], b[2], b[3], b[4], r.breakdown.bubble_s,
+                  r.memory.static_bytes, r.memory.activation_bytes, r.memory.peak_bytes,
+                  r.memory.peak_time_s});
+  }
+  table.flush();
+}
+
 }  // namespace
 
 struct Hdf5Writer::Tables {
@@ -67,33 +95,8 @@ void Hdf5Writer::begin(const StepLayout&) {
   h5::write_text(f, "scenario_toml", meta_.scenario_toml);
   h5::write_text(f, "scenario_overrides", meta_.overrides);
   h5::write_text(f, "summary_json", meta_.summary.dump(2));
-
-  std::vector<std::pair<std::string, double>> figures;
-  std::vector<std::pair<std::string, std::string>> texts;
-  flatten(meta_.summary, "", figures, texts);
-  {
-    h5::Table<h5::FigureRow> table(f, "summary", h5::figure_type(), 1024);
-    for (const auto& [name, value] : figures) table.append({name.c_str(), value});
-    table.flush();
-  }
-  {
-    h5::Table<h5::TextRow> table(f, "summary_text", h5::text_type(), 256);
-    for (const auto& [name, value] : texts) table.append({name.c_str(), value.c_str()});
-    table.flush();
-  }
-  {
-    h5::Table<h5::RankRowH5> table(f, "ranks", h5::rank_type(), 256);
-    for (std::size_t i = 0; i < sim_.report.ranks.size(); ++i) {
-      const auto& r = sim_.report.ranks[i];
-      const auto& b = r.breakdown.exposed_comm_s;
-      table.append({static_cast<std::uint16_t>(i), r.rank,
-                    static_cast<std::int32_t>(sim_.topology->host_of(static_cast<topo::GpuId>(r.rank))),
-                    r.stage, r.breakdown.compute_s, r.breakdown.memory_bound_s, b[0], b[1], b[2], b[3], b[4],
-                    r.breakdown.bubble_s, r.memory.static_bytes, r.memory.activation_bytes,
-                    r.memory.peak_bytes, r.memory.peak_time_s});
-    }
-    table.flush();
-  }
+  write_summary(f, meta_.summary);
+  write_ranks(f, sim_);
   t_->ops.emplace(f, "ops", h5::op_type(), 16384);
   t_->memory.emplace(f, "memory", h5::memory_type(), 16384);
   t_->tiers.emplace(f, "link_tiers", h5::tier_type(), 16384);

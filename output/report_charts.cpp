@@ -138,54 +138,62 @@ std::string breakdown_chart(std::span<const BreakdownBar> bars, std::string_view
   return c.str();
 }
 
-std::string memory_chart(const work::Simulation& s) {
-  const auto& plan = s.plan;
-  // The busiest simulated rank of each stage.
+namespace {
+
+/// The simulated rank with the highest memory peak in each stage (-1 for a stage without one).
+std::vector<int> busiest_per_stage(const work::Simulation& s) {
   std::vector<int> pick;
-  for (std::size_t i = 0; i < plan.ranks.size(); ++i) {
-    const auto st = static_cast<std::size_t>(plan.ranks[i].stage);
+  for (std::size_t i = 0; i < s.plan.ranks.size(); ++i) {
+    const auto st = static_cast<std::size_t>(s.plan.ranks[i].stage);
     if (st >= pick.size()) pick.resize(st + 1, -1);
-    if (pick[st] < 0 || s.report.ranks[i].memory.peak_bytes >
-                            s.report.ranks[static_cast<std::size_t>(pick[st])].memory.peak_bytes)
-      pick[st] = static_cast<int>(i);
+    const auto peak = [&](int r) { return s.report.ranks[static_cast<std::size_t>(r)].memory.peak_bytes; };
+    if (pick[st] < 0 || peak(static_cast<int>(i)) > peak(pick[st])) pick[st] = static_cast<int>(i);
   }
+  return pick;
+}
+
+constexpr std::string_view kMemColours[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759"};
+constexpr const char* kMemNames[] = {"weights", "gradients", "optimizer state", "activations at peak"};
+
+/// One stage's stacked bar: static kinds, activations at the peak, and the total.
+void memory_bar(svg::Canvas& c, const work::Simulation& s, std::size_t i, double y, double h, double scale) {
+  const auto& st = s.plan.static_memory[i];
+  const auto& m = s.report.ranks[i].memory;
+  const double parts[] = {st.weights, st.gradients, st.optimizer, m.activation_bytes};
+  double x = kLabelW;
+  for (std::size_t p = 0; p < 4; ++p) {
+    const double w = parts[p] * scale;
+    if (w <= 0.0) continue;
+    c.rect(x, y + 3, w, h - 6, kMemColours[p], fmt::format("{}: {}", kMemNames[p], format_bytes(parts[p])),
+           "mem-bar");
+    x += w;
+  }
+  const bool fits = m.peak_bytes <= s.capacity_bytes;
+  c.text(x + 6, y + 14, format_bytes(m.peak_bytes) + (fits ? "" : " (over)"), "start",
+         fits ? "value" : "value bad");
+}
+
+}  // namespace
+
+std::string memory_chart(const work::Simulation& s) {
+  const std::vector<int> pick = busiest_per_stage(s);
   double max_b = s.capacity_bytes;
   for (const auto& r : s.report.ranks) max_b = std::max(max_b, r.memory.peak_bytes);
-  max_b *= 1.08;
-  const double row = 22.0, top = 34.0;
-  svg::Canvas c(kLabelW + kPlotW + 110.0, top + row * static_cast<double>(pick.size()) + 26.0, "memory",
+  const double scale = kPlotW / (max_b * 1.08), row = 22.0, top = 34.0;
+  const double bottom = top + row * static_cast<double>(pick.size());
+  svg::Canvas c(kLabelW + kPlotW + 110.0, bottom + 26.0, "memory",
                 "memory per pipeline stage against capacity");
-  legend(c, kLabelW, 14.0,
-         {{"weights", "#4e79a7"},
-          {"gradients", "#f28e2b"},
-          {"optimizer state", "#59a14f"},
-          {"activations at peak", "#e15759"}});
+  LegendItems items;
+  for (std::size_t p = 0; p < 4; ++p) items.emplace_back(kMemNames[p], kMemColours[p]);
+  legend(c, kLabelW, 14.0, items);
   for (std::size_t k = 0; k < pick.size(); ++k) {
     if (pick[k] < 0) continue;
     const auto i = static_cast<std::size_t>(pick[k]);
-    const auto& st = plan.static_memory[i];
-    const auto& m = s.report.ranks[i].memory;
     const double y = top + row * static_cast<double>(k);
-    c.text(kLabelW - 8, y + 14, fmt::format("stage {} (gpu{})", k, plan.ranks[i].rank), "end", "rowlabel");
-    double x = kLabelW;
-    const std::pair<double, std::string_view> parts[] = {{st.weights, "#4e79a7"},
-                                                         {st.gradients, "#f28e2b"},
-                                                         {st.optimizer, "#59a14f"},
-                                                         {m.activation_bytes, "#e15759"}};
-    const char* names[] = {"weights", "gradients", "optimizer state", "activations at peak"};
-    for (std::size_t p = 0; p < 4; ++p) {
-      const double w = kPlotW * parts[p].first / max_b;
-      if (w <= 0.0) continue;
-      c.rect(x, y + 3, w, row - 6, parts[p].second,
-             fmt::format("{}: {}", names[p], format_bytes(parts[p].first)), "mem-bar");
-      x += w;
-    }
-    const bool fits = m.peak_bytes <= s.capacity_bytes;
-    c.text(x + 6, y + 14, format_bytes(m.peak_bytes) + (fits ? "" : " (over)"), "start",
-           fits ? "value" : "value bad");
+    c.text(kLabelW - 8, y + 14, fmt::format("stage {} (gpu{})", k, s.plan.ranks[i].rank), "end", "rowlabel");
+    memory_bar(c, s, i, y, row, scale);
   }
-  const double cx = kLabelW + kPlotW * s.capacity_bytes / max_b,
-               bottom = top + row * static_cast<double>(pick.size());
+  const double cx = kLabelW + s.capacity_bytes * scale;
   c.line(cx, top - 4, cx, bottom, "#c00", 1.5, "5,3");
   c.text(cx, bottom + 16, "capacity " + format_bytes(s.capacity_bytes), "middle", "tick");
   return c.str();

@@ -73,68 +73,78 @@ void ceiling(svg::Canvas& c, const LogAxes& a, double peak, double bw, std::stri
 
 }  // namespace
 
-std::string roofline_chart(const work::JobSpec& job, const work::Simulation& s) {
+namespace {
+
+/// The datasheet roofline, the achievable one, and their labels.
+void draw_ceilings(svg::Canvas& c, const LogAxes& a, const work::JobSpec& job) {
   const topo::GpuSpec& gpu = job.cluster.gpu;
   const double peak = gpu.peak_flops(job.precision.compute), bw = gpu.hbm_bw_Bps, ridge = peak / bw;
+  ceiling(c, a, peak, bw, "#222", 2.0, {});
+  ceiling(c, a, peak * gpu.eff.compute[0], bw * gpu.eff.hbm, "#888", 1.2, "6,4");
+  // The ceiling's name sits above the slope's end, left of the ridge, where the kernels never are.
+  const double rx = a.x(a.clamp_x(ridge));
+  c.text(rx - 8, a.y(peak) - 8,
+         fmt::format("{} dense {} TFLOP/s", topo::name(job.precision.compute), svg::num(peak / 1e12, 0)),
+         "end", "ceiling");
+  c.text(rx, a.y0 + a.h - 6, fmt::format("ridge {} FLOP/B", svg::num(ridge, 0)), "middle", "ceiling");
+  c.line(rx, a.y(peak), rx, a.y0 + a.h, "#bbb", 1.0, "2,3");
+  c.text(a.x(a.clamp_x(0.3)), a.y(a.clamp_y(bw * 0.3)) - 8,
+         fmt::format("HBM {} TB/s", svg::num(bw / 1e12, 2)), "start", "ceiling");
+}
+
+/// A row of the key at the plot's lower right (below the slope, where nothing else is drawn).
+double key_y(const LogAxes& a, int row) {
+  return a.y0 + a.h - 34.0 - 16.0 * row;
+}
+
+/// Each op class that ran, at its intensity and achieved FLOP/s; the whole step per GPU.
+void place_kernels(svg::Canvas& c, const LogAxes& a, const work::Simulation& s) {
+  static constexpr std::string_view kColours[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759"};
   const auto totals = class_totals(s);
-  double kernel_s = 0.0, all_flops = 0.0, all_bytes = 0.0;
-  for (const auto& t : totals) {
-    kernel_s += t.seconds;
-    all_flops += t.flops;
-    all_bytes += t.bytes;
+  ClassTotals all;
+  for (const auto& t : totals) all = {all.flops + t.flops, all.bytes + t.bytes, all.seconds + t.seconds};
+  int row = 1;  // the whole step takes the key's bottom row
+  for (std::size_t k = 0; k < totals.size(); ++k) {
+    const auto& t = totals[k];
+    if (t.seconds <= 0.0 || t.flops <= 0.0) continue;
+    const double intensity = a.clamp_x(t.bytes > 0.0 ? t.flops / t.bytes : std::pow(10.0, a.xhi));
+    const double rate = t.flops / t.seconds, share = t.seconds / all.seconds;
+    const std::string name(topo::name(static_cast<topo::OpClass>(k)));
+    c.circle(a.x(intensity), a.y(a.clamp_y(rate)), 4.0 + 10.0 * std::sqrt(share), kColours[k],
+             fmt::format("{}: {} FLOP/B, {} TFLOP/s achieved, {}% of kernel time", name,
+                         svg::num(intensity, 1), svg::num(rate / 1e12, 1), svg::num(100.0 * share)),
+             "op-class");
+    const double ky = key_y(a, row++);
+    c.circle(a.x0 + a.w - 250.0, ky - 4, 5, kColours[k]);
+    c.text(a.x0 + a.w - 240.0, ky,
+           fmt::format("{}: {}% of kernel time, {} TFLOP/s", name, svg::num(100.0 * share, 0),
+                       svg::num(rate / 1e12, 0)),
+           "start", "point");
   }
+  if (all.bytes <= 0.0 || s.report.step_time_s <= 0.0) return;
+  // Every kernel FLOP of one GPU over the step time, idle and communication included.
+  const double rate = all.flops / static_cast<double>(s.plan.ranks.size()) / s.report.step_time_s;
+  const double x = a.x(a.clamp_x(all.flops / all.bytes)), y = a.y(a.clamp_y(rate));
+  c.rect(x - 5, y - 5, 10, 10, "#000",
+         fmt::format("whole step: {} TFLOP/s per GPU", svg::num(rate / 1e12, 1)), "step-point");
+  c.rect(a.x0 + a.w - 255.0, key_y(a, 0) - 9, 10, 10, "#000");
+  c.text(a.x0 + a.w - 240.0, key_y(a, 0),
+         fmt::format("whole step: {} TFLOP/s per GPU", svg::num(rate / 1e12, 0)), "start", "point");
+}
+
+}  // namespace
+
+std::string roofline_chart(const work::JobSpec& job, const work::Simulation& s) {
+  const double peak = job.cluster.gpu.peak_flops(job.precision.compute);
+  const double ridge = peak / job.cluster.gpu.hbm_bw_Bps;
   LogAxes a{96.0, 20.0, 560.0, 340.0, -1, 4, 0, 0};
   a.xhi = std::max(4, static_cast<int>(std::ceil(std::log10(ridge * 10.0))));
   a.yhi = static_cast<int>(std::ceil(std::log10(peak * 1.5)));
   a.ylo = a.yhi - 6;
   svg::Canvas c(700, 420, "roofline", "roofline of the GPU with the step's kernels by op class");
   draw_grid(c, a);
-  ceiling(c, a, peak, bw, "#222", 2.0, {});
-  ceiling(c, a, peak * gpu.eff.compute[0], bw * gpu.eff.hbm, "#888", 1.2, "6,4");
-  // The ceiling's name sits above the slope's end, left of the ridge, where the kernels never are.
-  c.text(a.x(a.clamp_x(ridge)) - 8, a.y(peak) - 8,
-         fmt::format("{} dense {} TFLOP/s", topo::name(job.precision.compute), svg::num(peak / 1e12, 0)),
-         "end", "ceiling");
-  c.text(a.x(a.clamp_x(ridge)), a.y0 + a.h - 6, fmt::format("ridge {} FLOP/B", svg::num(ridge, 0)), "middle",
-         "ceiling");
-  c.line(a.x(a.clamp_x(ridge)), a.y(peak), a.x(a.clamp_x(ridge)), a.y0 + a.h, "#bbb", 1.0, "2,3");
-  c.text(a.x(a.clamp_x(0.3)), a.y(a.clamp_y(bw * 0.3)) - 8,
-         fmt::format("HBM {} TB/s", svg::num(bw / 1e12, 2)), "start", "ceiling");
-  static constexpr std::string_view kColours[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759"};
-  int keys = 1;  // the whole step takes the bottom row
-  for (std::size_t k = 0; k < totals.size(); ++k) {
-    const auto& t = totals[k];
-    if (t.seconds <= 0.0 || t.flops <= 0.0) continue;
-    const double intensity = a.clamp_x(t.bytes > 0.0 ? t.flops / t.bytes : std::pow(10.0, a.xhi));
-    const double achieved = a.clamp_y(t.flops / t.seconds), share = t.seconds / kernel_s;
-    const std::string name(topo::name(static_cast<topo::OpClass>(k)));
-    c.circle(
-        a.x(intensity), a.y(achieved), 4.0 + 10.0 * std::sqrt(share), kColours[k],
-        fmt::format("{}: {} FLOP/B, {} TFLOP/s achieved, {}% of kernel time", name, svg::num(intensity, 1),
-                    svg::num(t.flops / t.seconds / 1e12, 1), svg::num(100.0 * share)),
-        "op-class");
-    // Named in a key at the plot's lower right (below the slope, where nothing else is drawn).
-    const double ky = a.y0 + a.h - 34.0 - 16.0 * static_cast<double>(keys++);
-    c.circle(a.x0 + a.w - 250.0, ky - 4, 5, kColours[k]);
-    c.text(a.x0 + a.w - 240.0, ky,
-           fmt::format("{}: {}% of kernel time, {} TFLOP/s", name, svg::num(100.0 * share, 0),
-                       svg::num(t.flops / t.seconds / 1e12, 0)),
-           "start", "point");
-  }
-  if (all_bytes > 0.0 && s.report.step_time_s > 0.0) {
-    // The whole step: every kernel FLOP of one GPU over the step time, idle and communication included.
-    const double per_gpu = all_flops / static_cast<double>(s.plan.ranks.size());
-    const double x = a.x(a.clamp_x(all_flops / all_bytes)),
-                 y = a.y(a.clamp_y(per_gpu / s.report.step_time_s));
-    c.rect(x - 5, y - 5, 10, 10, "#000",
-           fmt::format("whole step: {} TFLOP/s per GPU", svg::num(per_gpu / s.report.step_time_s / 1e12, 1)),
-           "step-point");
-    const double ky = a.y0 + a.h - 34.0;
-    c.rect(a.x0 + a.w - 255.0, ky - 9, 10, 10, "#000");
-    c.text(a.x0 + a.w - 240.0, ky,
-           fmt::format("whole step: {} TFLOP/s per GPU", svg::num(per_gpu / s.report.step_time_s / 1e12, 0)),
-           "start", "point");
-  }
+  draw_ceilings(c, a, job);
+  place_kernels(c, a, s);
   return c.str();
 }
 

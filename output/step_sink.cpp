@@ -67,11 +67,11 @@ bool RankSelection::contains(int gpu) const {
   return false;
 }
 
-StepLayout select_ranks(const work::Simulation& s, const RankSelection& selection) {
-  StepLayout layout;
+namespace {
+
+/// The simulated ranks the selection keeps, in simulated order, with their ops counted.
+void pick_ranks(const work::Simulation& s, const RankSelection& selection, StepLayout& layout) {
   const auto& plan = s.plan;
-  layout.simulated_ranks = plan.ranks.size();
-  layout.ops_total = plan.graph.op_count();
   std::vector<std::size_t> ops_of(plan.ranks.size(), 0);
   for (const auto& i : plan.info) ++ops_of[i.rank];
   std::size_t budget_used = 0;
@@ -85,26 +85,24 @@ StepLayout select_ranks(const work::Simulation& s, const RankSelection& selectio
     } else if (!selection.contains(r.rank)) {
       continue;
     }
-    RankRow row{static_cast<std::uint16_t>(i),
-                r.rank,
-                static_cast<int>(s.topology->host_of(static_cast<topo::GpuId>(r.rank))),
-                r.stage,
-                {}};
-    layout.ranks.push_back(std::move(row));
+    const int node = static_cast<int>(s.topology->host_of(static_cast<topo::GpuId>(r.rank)));
+    layout.ranks.push_back(RankRow{static_cast<std::uint16_t>(i), r.rank, node, r.stage, {}});
+    layout.ops_selected += ops_of[i];
   }
-  if (layout.ranks.empty()) {
-    std::string sim;
-    for (std::size_t i = 0; i < plan.ranks.size() && i < 32; ++i)
-      sim += (i ? ", " : "") + std::to_string(plan.ranks[i].rank);
-    throw UserError("--trace-ranks selects none of the simulated ranks (" + sim +
-                    (plan.ranks.size() > 32 ? ", ..." : "") +
-                    "); representative runs simulate one rank per stage");
-  }
-  // Lanes: each selected rank's streams in id order.
-  std::vector<int> slot(plan.ranks.size(), -1);
-  for (std::size_t k = 0; k < layout.ranks.size(); ++k) slot[layout.ranks[k].sim_rank] = static_cast<int>(k);
+  if (!layout.ranks.empty()) return;
+  std::string sim;
+  for (std::size_t i = 0; i < plan.ranks.size() && i < 32; ++i)
+    sim += (i ? ", " : "") + std::to_string(plan.ranks[i].rank);
+  throw UserError("--trace-ranks selects none of the simulated ranks (" + sim +
+                  (plan.ranks.size() > 32 ? ", ..." : "") +
+                  "); representative runs simulate one rank per stage");
+}
+
+/// Each selected rank's streams, in stream-id order.
+void add_lanes(const work::StepPlan& plan, StepLayout& layout) {
   std::vector<int> proc_slot(plan.graph.processor_count(), -1);
-  for (std::size_t i = 0; i < plan.ranks.size(); ++i) proc_slot[plan.ranks[i].processor] = slot[i];
+  for (std::size_t k = 0; k < layout.ranks.size(); ++k)
+    proc_slot[plan.ranks[layout.ranks[k].sim_rank].processor] = static_cast<int>(k);
   for (sim::StreamId st = 0; st < plan.graph.stream_count(); ++st) {
     const int k = proc_slot[plan.graph.stream(st).processor];
     if (k < 0) continue;
@@ -112,8 +110,16 @@ StepLayout select_ranks(const work::Simulation& s, const RankSelection& selectio
     lanes.push_back(LaneRow{st, static_cast<std::uint16_t>(lanes.size()),
                             lane_name(plan.graph.label_text(plan.graph.stream(st).label))});
   }
-  for (sim::OpId op = 0; op < plan.info.size(); ++op)
-    if (slot[plan.info[op].rank] >= 0) ++layout.ops_selected;
+}
+
+}  // namespace
+
+StepLayout select_ranks(const work::Simulation& s, const RankSelection& selection) {
+  StepLayout layout;
+  layout.simulated_ranks = s.plan.ranks.size();
+  layout.ops_total = s.plan.graph.op_count();
+  pick_ranks(s, selection, layout);
+  add_lanes(s.plan, layout);
   return layout;
 }
 

@@ -100,6 +100,14 @@ void ChromeTraceWriter::event_begin() {
 }
 
 void ChromeTraceWriter::begin(const StepLayout& layout) {
+  write_other_data(layout);
+  buf_ += ",\"displayTimeUnit\":\"ns\",\"traceEvents\":[";
+  name_tracks(layout);
+  flush_if_full();
+}
+
+// What the trace covers and what it left out, for the reader of the file.
+void ChromeTraceWriter::write_other_data(const StepLayout& layout) {
   auto o = std::back_inserter(buf_);
   buf_ += "{\"otherData\":{\"generator\":\"stepsim ";
   append_escaped(buf_, meta_.version);
@@ -110,64 +118,72 @@ void ChromeTraceWriter::begin(const StepLayout& layout) {
       "\",\"gpus\":{},\"simulated_ranks\":{},\"traced_ranks\":{},\"ops_total\":{},\"ops_traced\":{},"
       "\"left_out\":\"",
       sim_.plan.world, layout.simulated_ranks, layout.ranks.size(), layout.ops_total, layout.ops_selected);
-  if (layout.ranks.size() < layout.simulated_ranks)
+  const bool cut = layout.ranks.size() < layout.simulated_ranks;
+  if (cut)
     fmt::format_to(o, "{} of {} simulated ranks and their {} ops (select with --trace-ranks)",
                    layout.simulated_ranks - layout.ranks.size(), layout.simulated_ranks,
                    layout.ops_total - layout.ops_selected);
   if (static_cast<std::size_t>(sim_.plan.world) > layout.simulated_ranks)
     fmt::format_to(o, "{}{} ranks not simulated: they mirror the simulated ones (representative ranks)",
-                   layout.ranks.size() < layout.simulated_ranks ? "; " : "",
-                   sim_.plan.world - static_cast<int>(layout.simulated_ranks));
-  buf_ += "\"},\"displayTimeUnit\":\"ns\",\"traceEvents\":[";
+                   cut ? "; " : "", sim_.plan.world - static_cast<int>(layout.simulated_ranks));
+  buf_ += "\"}";
+}
+
+// Process names per node and thread names per stream, sorted as the ranks and streams are.
+void ChromeTraceWriter::name_tracks(const StepLayout& layout) {
+  auto o = std::back_inserter(buf_);
   int last_node = -1;
   for (const RankRow& r : layout.ranks) {
+    const int pid = pid_of(r.node);
     if (r.node != last_node) {
       last_node = r.node;
       event_begin();
       fmt::format_to(o,
                      "\"ph\":\"M\",\"pid\":{},\"name\":\"process_name\",\"args\":{{\"name\":\"node {}\"}}}}",
-                     pid_of(r.node), r.node);
+                     pid, r.node);
       event_begin();
       fmt::format_to(
-          o, "\"ph\":\"M\",\"pid\":{},\"name\":\"process_sort_index\",\"args\":{{\"sort_index\":{}}}}}",
-          pid_of(r.node), pid_of(r.node));
+          o, "\"ph\":\"M\",\"pid\":{},\"name\":\"process_sort_index\",\"args\":{{\"sort_index\":{}}}}}", pid,
+          pid);
     }
     for (const LaneRow& l : r.lanes) {
       event_begin();
       fmt::format_to(
-          o, "\"ph\":\"M\",\"pid\":{},\"tid\":{},\"name\":\"thread_name\",\"args\":{{\"name\":\"gpu{} ",
-          pid_of(r.node), tid_of(r, l), r.gpu);
+          o, "\"ph\":\"M\",\"pid\":{},\"tid\":{},\"name\":\"thread_name\",\"args\":{{\"name\":\"gpu{} ", pid,
+          tid_of(r, l), r.gpu);
       append_escaped(buf_, l.name);
       fmt::format_to(o, " (stage {})\"}}}}", r.stage);
       event_begin();
       fmt::format_to(o,
                      "\"ph\":\"M\",\"pid\":{},\"tid\":{},\"name\":\"thread_sort_index\",\"args\":{{\"sort_"
                      "index\":{}}}}}",
-                     pid_of(r.node), tid_of(r, l), tid_of(r, l));
+                     pid, tid_of(r, l), tid_of(r, l));
     }
   }
-  flush_if_full();
 }
 
-void ChromeTraceWriter::op(const OpRow& row) {
-  auto o = std::back_inserter(buf_);
-  const work::OpInfo& info = *row.info;
+// `"ph":"X",...,"name":"<label>` of a complete event; the caller closes the name and adds the rest.
+void ChromeTraceWriter::slice_head(const RankRow& rank, const LaneRow& lane, const OpRow& row) {
   const std::int64_t start = ns_of(row.start);
   event_begin();
-  fmt::format_to(o, "\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":", pid_of(row.rank->node),
-                 tid_of(*row.rank, *row.lane));
+  fmt::format_to(std::back_inserter(buf_), "\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":", pid_of(rank.node),
+                 tid_of(rank, lane));
   append_us(buf_, start);
   buf_ += ",\"dur\":";
   append_us(buf_, ns_of(row.end) - start);
   buf_ += ",\"name\":\"";
   append_escaped(buf_, row.label);
+}
+
+void ChromeTraceWriter::op(const OpRow& row) {
+  auto o = std::back_inserter(buf_);
+  const work::OpInfo& info = *row.info;
+  slice_head(*row.rank, *row.lane, row);
   if (info.is_comm)
     fmt::format_to(o, "\",\"cat\":\"comm.{}\",\"args\":{{\"op\":{},\"group\":\"{}\",\"bytes\":{}",
                    work::name(info.comm_dim), row.op, work::name(info.comm_dim), row.bytes);
   else
-    fmt::format_to(o,
-                   "\",\"cat\":\"{}\",\"args\":{{\"op\":{},\"class\":\"{}\",\"flops\":{},"
-                   "\"hbm_bytes\":{}",
+    fmt::format_to(o, "\",\"cat\":\"{}\",\"args\":{{\"op\":{},\"class\":\"{}\",\"flops\":{},\"hbm_bytes\":{}",
                    pass_tag(info.pass), row.op, topo::name(info.op_class), row.flops, row.bytes);
   fmt::format_to(o, ",\"bound\":\"{}\"", topo::name(row.bound));
   // Kernels and transfers are told apart by the category; other kinds say what they are.
@@ -188,13 +204,7 @@ void ChromeTraceWriter::op(const OpRow& row) {
   // The op also occupies these traced streams (a collective's other members, a send's receiver):
   // draw it there as well, marked as a copy so that each op id has one primary event.
   for (const auto& [rank, lane] : row.peer_lanes) {
-    event_begin();
-    fmt::format_to(o, "\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":", pid_of(rank->node), tid_of(*rank, *lane));
-    append_us(buf_, start);
-    buf_ += ",\"dur\":";
-    append_us(buf_, ns_of(row.end) - start);
-    buf_ += ",\"name\":\"";
-    append_escaped(buf_, row.label);
+    slice_head(*rank, *lane, row);
     fmt::format_to(o, "\",\"cat\":\"{}\",\"args\":{{\"copy_of\":{}}}}}", info.is_comm ? "comm.copy" : "copy",
                    row.op);
   }

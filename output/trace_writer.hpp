@@ -40,6 +40,9 @@ class ChromeTraceWriter final : public StepSink {
 
  private:
   void event_begin();
+  void write_other_data(const StepLayout& layout);
+  void name_tracks(const StepLayout& layout);
+  void slice_head(const RankRow& rank, const LaneRow& lane, const OpRow& row);
   void flush_if_full();
   void flush_all();
   void write_memory(const MemoryRow& row);

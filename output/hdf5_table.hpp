@@ -6,6 +6,7 @@
 #include <H5Cpp.h>
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,7 +29,8 @@ void write_text(H5::H5File& file, const std::string& name, const std::string& te
 void write_attribute(H5::H5Object& obj, const std::string& name, const std::string& value);
 
 /// A table of `Row` structs appended in batches. `type` must describe `Row` (insertMember with
-/// HOFFSET). Strings referenced by rows must live until flush() (or the destructor) returns.
+/// HOFFSET). Strings referenced by rows must live until flush() (or the destructor) returns:
+/// keep() holds copies that long.
 template <class Row>
 class Table {
  public:
@@ -56,6 +58,9 @@ class Table {
     rows_.push_back(r);
     if (rows_.size() >= batch_) flush();
   }
+  /// Keeps a copy of `s` until the buffered rows are written; returns its C string for a row.
+  /// Call before the append() of the row that points at it.
+  const char* keep(std::string_view s) { return strings_.emplace_back(s).c_str(); }
   /// Writes the buffered rows at the end of the dataset.
   void flush() {
     if (rows_.empty()) return;
@@ -67,6 +72,7 @@ class Table {
     set_.write(rows_.data(), type_, mem_space, file_space);
     written_ = total;
     rows_.clear();
+    strings_.clear();
   }
   hsize_t rows() const { return written_ + rows_.size(); }
   H5::DataSet& dataset() { return set_; }
@@ -76,6 +82,7 @@ class Table {
   H5::DataSet set_;
   std::size_t batch_;
   std::vector<Row> rows_;
+  std::deque<std::string> strings_;  // kept strings: a deque never moves its elements
   hsize_t written_ = 0;
 };
 

@@ -150,7 +150,7 @@ void emit_step(const work::Simulation& s, const StepLayout& layout, StepSink& si
     row.end = rec.end;
     row.flops = g.info(op).flops;
     row.bytes = g.info(op).bytes;
-    row.label = g.label(op);
+    row.label = work::op_label(plan, op);
     peers(g, op, own, by_stream, row);
     sink.op(row);
   }

@@ -52,7 +52,7 @@ struct OpRow {
   Time start{}, end{};
   double flops = 0.0;
   double bytes = 0.0;  ///< HBM bytes of a kernel; payload bytes per rank of a communication op
-  std::string_view label;
+  std::string label;   ///< the op's full name (work::op_label): "L12.fwd.mlp_up mb3"
   /// Other streams the op occupies ("gpu8.pp.recv_prev"): the peers of a send or a collective.
   std::vector<std::string_view> also_on;
   /// Those of them that belong to selected ranks (a trace draws the op there too).

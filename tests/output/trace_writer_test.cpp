@@ -13,6 +13,7 @@
 #include "sim/error.hpp"
 #include "tests/output/small_run.hpp"
 #include "workloads/names.hpp"
+#include "workloads/rank_sink.hpp"
 
 using namespace stepsim;
 using nlohmann::json;
@@ -84,7 +85,7 @@ TEST_CASE("trace: every op of the simulated ranks appears exactly once", "[trace
   for (const auto& e : ops) {
     const auto op = e.at("args").at("op").get<sim::OpId>();
     const auto& info = s.plan.info[op];
-    CHECK(e.at("name") == std::string(s.plan.graph.label(op)));
+    CHECK(e.at("name") == work::op_label(s.plan, op));
     CHECK(e.at("args").at("bound") == std::string(topo::name(topo::resource_of(s.run.ops[op].bound))));
     if (info.is_comm) {
       CHECK(e.at("cat") == "comm." + std::string(work::name(info.comm_dim)));

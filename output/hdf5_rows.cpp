@@ -104,8 +104,8 @@ H5::CompType op_type() {
   STEPSIM_MEMBER(OpRowH5, end_s, f64());
   STEPSIM_MEMBER(OpRowH5, flops, f64());
   STEPSIM_MEMBER(OpRowH5, bytes, f64());
-  STEPSIM_MEMBER(OpRowH5, stream, vlen_string());
-  STEPSIM_MEMBER(OpRowH5, label, vlen_string());
+  STEPSIM_MEMBER(OpRowH5, stream, fixed_string(kStreamChars));
+  STEPSIM_MEMBER(OpRowH5, label, fixed_string(kLabelChars));
   return t;
 }
 

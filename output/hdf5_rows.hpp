@@ -3,6 +3,7 @@
 // Internal to output/: the writer fills these structs and HDF5 stores them field by field.
 
 #include <cstdint>
+#include <string_view>
 
 #include "output/hdf5_table.hpp"
 
@@ -23,7 +24,9 @@ struct RankRowH5 {  // /ranks
       bubble_s;
   double static_bytes, activation_bytes, peak_bytes, peak_time_s;
 };
-struct OpRowH5 {  // /ops
+inline constexpr std::size_t kStreamChars = 24;  ///< "pp.send_next", "comm.dp", ...
+inline constexpr std::size_t kLabelChars = 64;   ///< "L125.bwd.tp.ag_grad_mlp mb1023" is 30
+struct OpRowH5 {                                 // /ops
   std::uint32_t op;
   std::int32_t gpu;
   std::uint16_t sim_rank;
@@ -33,8 +36,8 @@ struct OpRowH5 {  // /ops
   std::int32_t microbatch;
   std::int64_t start_ps, end_ps;
   double start_s, end_s, flops, bytes;
-  const char* stream;
-  const char* label;
+  char stream[kStreamChars];  // fixed-length, NUL-padded: deflate compresses them with the rest
+  char label[kLabelChars];
 };
 struct MemoryRowH5 {  // /memory
   std::int32_t gpu;
@@ -59,6 +62,13 @@ struct LinkLoadRowH5 {  // /link_loads
   std::uint32_t link;
   double load_Bps, utilisation;
 };
+
+/// Copies `text` into a fixed-length field, NUL-padded, cut at the field's size.
+template <std::size_t N>
+void set_text(char (&field)[N], std::string_view text) {
+  const std::size_t n = text.size() < N ? text.size() : N;
+  for (std::size_t i = 0; i < N; ++i) field[i] = i < n ? text[i] : '\0';
+}
 
 H5::CompType figure_type();
 H5::CompType text_type();

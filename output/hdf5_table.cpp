@@ -6,7 +6,7 @@ H5::DSetCreatPropList chunked(hsize_t chunk_rows) {
   H5::DSetCreatPropList p;
   p.setChunk(1, &chunk_rows);
   p.setShuffle();
-  p.setDeflate(4);
+  p.setDeflate(1);
   H5Pset_obj_track_times(p.getId(), false);  // timestamps would make every file differ
   return p;
 }
@@ -28,6 +28,13 @@ H5::EnumType enum_type(const std::vector<std::string_view>& names) {
 
 H5::StrType vlen_string() {
   H5::StrType t(H5::PredType::C_S1, H5T_VARIABLE);
+  t.setCset(H5T_CSET_UTF8);
+  return t;
+}
+
+H5::StrType fixed_string(std::size_t chars) {
+  H5::StrType t(H5::PredType::C_S1, chars);
+  t.setStrpad(H5T_STR_NULLPAD);
   t.setCset(H5T_CSET_UTF8);
   return t;
 }

@@ -6,7 +6,6 @@
 #include <H5Cpp.h>
 
 #include <cstdint>
-#include <deque>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +21,8 @@ H5::FileCreatPropList file_creation();
 H5::EnumType enum_type(const std::vector<std::string_view>& names);
 /// A variable-length C string (the struct member is `const char*`, NUL-terminated).
 H5::StrType vlen_string();
+/// A fixed-length, NUL-padded string of `chars` bytes (numpy reads it as bytes `S<chars>`).
+H5::StrType fixed_string(std::size_t chars);
 
 /// A scalar variable-length string dataset (long texts: the scenario, the JSON summary).
 void write_text(H5::H5File& file, const std::string& name, const std::string& text);
@@ -29,8 +30,8 @@ void write_text(H5::H5File& file, const std::string& name, const std::string& te
 void write_attribute(H5::H5Object& obj, const std::string& name, const std::string& value);
 
 /// A table of `Row` structs appended in batches. `type` must describe `Row` (insertMember with
-/// HOFFSET). Strings referenced by rows must live until flush() (or the destructor) returns:
-/// keep() holds copies that long.
+/// HOFFSET). Variable-length strings referenced by rows must live until flush() (or the
+/// destructor) returns.
 template <class Row>
 class Table {
  public:
@@ -58,9 +59,7 @@ class Table {
     rows_.push_back(r);
     if (rows_.size() >= batch_) flush();
   }
-  /// Keeps a copy of `s` until the buffered rows are written; returns its C string for a row.
-  /// Call before the append() of the row that points at it.
-  const char* keep(std::string_view s) { return strings_.emplace_back(s).c_str(); }
+
   /// Writes the buffered rows at the end of the dataset.
   void flush() {
     if (rows_.empty()) return;
@@ -72,7 +71,6 @@ class Table {
     set_.write(rows_.data(), type_, mem_space, file_space);
     written_ = total;
     rows_.clear();
-    strings_.clear();
   }
   hsize_t rows() const { return written_ + rows_.size(); }
   H5::DataSet& dataset() { return set_; }
@@ -82,7 +80,6 @@ class Table {
   H5::DataSet set_;
   std::size_t batch_;
   std::vector<Row> rows_;
-  std::deque<std::string> strings_;  // kept strings: a deque never moves its elements
   hsize_t written_ = 0;
 };
 

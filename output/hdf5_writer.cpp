@@ -105,14 +105,28 @@ void Hdf5Writer::begin(const StepLayout&) {
 
 void Hdf5Writer::op(const OpRow& row) {
   const work::OpInfo& i = *row.info;
-  // Lane names end where the graph's stream labels end, so data() is NUL-terminated, and the graph
-  // outlives the table's buffer; the op's full name is built per row, so the table keeps a copy.
-  const char* label = t_->ops->keep(row.label);
-  t_->ops->append({row.op, row.rank->gpu, row.rank->sim_rank, static_cast<std::int16_t>(row.rank->stage),
-                   static_cast<std::uint8_t>(row.kind), static_cast<std::uint8_t>(i.pass), group_of(i),
-                   static_cast<std::uint8_t>(i.op_class), static_cast<std::uint8_t>(row.bound), i.layer,
-                   i.microbatch, row.start.count(), row.end.count(), to_seconds(row.start),
-                   to_seconds(row.end), row.flops, row.bytes, row.lane->name.data(), label});
+  h5::OpRowH5 r{row.op,
+                row.rank->gpu,
+                row.rank->sim_rank,
+                static_cast<std::int16_t>(row.rank->stage),
+                static_cast<std::uint8_t>(row.kind),
+                static_cast<std::uint8_t>(i.pass),
+                group_of(i),
+                static_cast<std::uint8_t>(i.op_class),
+                static_cast<std::uint8_t>(row.bound),
+                i.layer,
+                i.microbatch,
+                row.start.count(),
+                row.end.count(),
+                to_seconds(row.start),
+                to_seconds(row.end),
+                row.flops,
+                row.bytes,
+                {},
+                {}};
+  h5::set_text(r.stream, row.lane->name);
+  h5::set_text(r.label, row.label);
+  t_->ops->append(r);
 }
 
 void Hdf5Writer::memory(const MemoryRow& row) {

@@ -12,6 +12,7 @@ int cmd_run(Args args);
 int cmd_validate(Args args);
 int cmd_bench(Args args);
 int cmd_collective(Args args);
+int cmd_compare(Args args);
 
 namespace {
 constexpr Command kCommands[] = {
@@ -19,6 +20,7 @@ constexpr Command kCommands[] = {
     {"catalog", "list the GPU and model presets", cmd_catalog},
     {"check", "validate a scenario and show what it resolves to", cmd_check},
     {"run", "simulate one step event by event: time, throughput, bottleneck, memory", cmd_run},
+    {"compare", "simulate several scenarios and set them side by side, best of each row marked", cmd_compare},
     {"validate", "simulate published measurements and report the error per case and group", cmd_validate},
     {"estimate", "closed-form bottleneck estimate: rates, bound, memory, cost, sizing", cmd_estimate},
     {"kv", "KV-cache size, decode bandwidth and the largest batch that fits", cmd_kv},

@@ -11,6 +11,8 @@ int cmd_kv(Args args);
 int cmd_run(Args args);
 int cmd_bench(Args args);
 int cmd_collective(Args args);
+int cmd_sweep(Args args);
+int cmd_merge(Args args);
 
 namespace {
 constexpr Command kCommands[] = {
@@ -21,6 +23,8 @@ constexpr Command kCommands[] = {
     {"estimate", "closed-form bottleneck estimate: rates, bound, memory, cost, sizing", cmd_estimate},
     {"kv", "KV-cache size, decode bandwidth and the largest batch that fits", cmd_kv},
     {"collective", "simulate one collective on a cluster at several sizes", cmd_collective},
+    {"sweep", "run every point of a sweep file on threads into an HDF5 table (resumable, shardable)", cmd_sweep},
+    {"merge", "join the results files of a sharded sweep", cmd_merge},
     {"bench", "time the simulator on named benchmark cases", cmd_bench},
 };
 }  // namespace

@@ -142,18 +142,22 @@ SweepJournal SweepJournal::create(const std::filesystem::path& path, const Sweep
 }
 
 SweepJournal SweepJournal::open(const std::filesystem::path& path, const SweepIdentity& id, const SweepSchema& schema) {
-  SweepJournal j(path, open_locked(path, O_RDWR | O_APPEND), schema);
-  const std::string expected = id.header(schema);
-  const std::string head = read_at(j.fd_, 0, kMagic.size() + kFrame + expected.size());
-  const bool same = head.size() == kMagic.size() + kFrame + expected.size() && head.substr(0, kMagic.size()) == kMagic &&
-                    head.substr(kMagic.size() + kFrame) == expected &&
-                    get_u32(head, kMagic.size()) == expected.size() && get_u32(head, kMagic.size() + 4) == crc32(expected);
-  if (!same)
-    throw UserError(SourceLocation{path.string(), 0, 0}, "",
-                    "this journal belongs to a different sweep, shard or stepsim version",
-                    "run without --resume to start over (the journal is replaced), or resume with the original sweep file");
-  j.scan(head.size());
-  return j;
+  const std::string expected = std::string(kMagic) + frame(id.header(schema));
+  {
+    SweepJournal j(path, open_locked(path, O_RDWR | O_APPEND), schema);
+    const std::string head = read_at(j.fd_, 0, expected.size());
+    const bool torn_header = head.size() < expected.size() && expected.compare(0, head.size(), head) == 0;
+    if (!torn_header) {
+      if (head != expected)
+        throw UserError(SourceLocation{path.string(), 0, 0}, "",
+                        "this journal belongs to a different sweep, shard or stepsim version",
+                        "run without --resume after deleting it to start over, or resume with the original sweep file");
+      j.scan(expected.size());
+      return j;
+    }
+  }
+  // Killed while creating it: the header never became whole, so no row was written either.
+  return create(path, id, schema);
 }
 
 void SweepJournal::scan(std::uint64_t start) {

@@ -41,7 +41,9 @@ void insert(toml::table& t, const std::string& key, const SweepValue& v) {
 }
 
 /// Places `v` at dotted `key`, creating tables on the way.
-void place(toml::table& doc, const std::string& key, const SweepValue& v, KeyLocations& locations) {
+void place(toml::table& doc, const std::string& key, const SweepValue& v, const std::string& file,
+           KeyLocations& locations) {
+  const SourceLocation where{file, v.where.line, v.where.column};
   toml::table* t = &doc;
   std::size_t start = 0;
   for (auto dot = key.find('.'); dot != std::string::npos; dot = key.find('.', start)) {
@@ -50,14 +52,14 @@ void place(toml::table& doc, const std::string& key, const SweepValue& v, KeyLoc
     if (t->get(part) == nullptr) t->insert(part, toml::table{});
     toml::table* next = t->get(part)->as_table();
     if (next == nullptr)
-      throw UserError(v.where, key,
+      throw UserError(where, key,
                       "`" + key.substr(0, dot) + "` is a value in the base scenario, not a table, so `" + key +
                           "` cannot be set",
                       "sweep the whole value instead");
     t = next;
   }
   insert(*t, key.substr(start), v);
-  locations.add(key, v.where);
+  locations.add(key, where);
 }
 
 bool prefix_of(std::string_view prefix, std::string_view key) {
@@ -66,16 +68,24 @@ bool prefix_of(std::string_view prefix, std::string_view key) {
 
 }  // namespace
 
+/// How point messages name a file: its name alone, so that rows (and so results files) do not
+/// depend on the folder a sweep was started from (a Slurm task and a local run must agree).
+std::string stable_name(const std::filesystem::path& path, const std::string& display_name) {
+  const std::filesystem::path p = path.empty() ? std::filesystem::path(display_name) : path;
+  return p.filename().empty() ? display_name : p.filename().string();
+}
+
 struct SweepScenarios::Impl {
   const Sweep& sweep;
   const Catalog& catalog;
-  std::string base_name;
+  std::string sweep_name;  ///< stable_name of the sweep file
+  std::string base_name;   ///< stable_name of the base scenario (the sweep's for an inline base)
 
   /// The base scenario, parsed afresh: toml++ does not copy source positions with a table, and
   /// the scenario reader needs them (to know which keys were given, and where).
   toml::table parse_base() const {
     if (!sweep.base_inline) return parse_toml(sweep.base_text, base_name);
-    toml::table doc = parse_toml(sweep.text, sweep.display_name);
+    toml::table doc = parse_toml(sweep.text, sweep_name);
     return std::move(*doc.get("base")->as_table());
   }
 
@@ -100,7 +110,9 @@ struct SweepScenarios::Impl {
 };
 
 SweepScenarios::SweepScenarios(const Sweep& sweep, const Catalog& catalog)
-    : impl_(std::make_unique<Impl>(Impl{sweep, catalog, sweep.base_inline ? sweep.display_name : sweep.base_path.string()})) {
+    : impl_(std::make_unique<Impl>(Impl{sweep, catalog, stable_name(sweep.path, sweep.display_name),
+                                        sweep.base_inline ? stable_name(sweep.path, sweep.display_name)
+                                                          : stable_name(sweep.base_path, sweep.base_path.string())})) {
   impl_->parse_base();  // syntax errors in the base are the sweep's, not every point's
   impl_->check_keys(*this);
 }
@@ -110,7 +122,8 @@ SweepScenarios::~SweepScenarios() = default;
 Scenario SweepScenarios::load(std::span<const SweepValue* const> values) const {
   toml::table doc = impl_->parse_base();
   KeyLocations locations(impl_->base_name);
-  for (std::size_t k = 0; k < values.size(); ++k) place(doc, impl_->sweep.keys[k].key, *values[k], locations);
+  for (std::size_t k = 0; k < values.size(); ++k)
+    place(doc, impl_->sweep.keys[k].key, *values[k], impl_->sweep_name, locations);
   return load_scenario_document(std::move(doc), std::move(locations), impl_->catalog, impl_->sweep.base_dir());
 }
 

@@ -13,6 +13,7 @@ int cmd_bench(Args args);
 int cmd_collective(Args args);
 int cmd_sweep(Args args);
 int cmd_merge(Args args);
+int cmd_slurm(Args args);
 
 namespace {
 constexpr Command kCommands[] = {
@@ -25,6 +26,7 @@ constexpr Command kCommands[] = {
     {"collective", "simulate one collective on a cluster at several sizes", cmd_collective},
     {"sweep", "run every point of a sweep file on threads into an HDF5 table (resumable, shardable)", cmd_sweep},
     {"merge", "join the results files of a sharded sweep", cmd_merge},
+    {"slurm", "write (and submit) a Slurm job array and merge job for a sweep", cmd_slurm},
     {"bench", "time the simulator on named benchmark cases", cmd_bench},
 };
 }  // namespace

@@ -17,10 +17,10 @@ struct SlurmOptions {
   unsigned tasks = 1;             ///< array tasks = shards
   unsigned cpus_per_task = 1;     ///< threads per task (sweep --jobs)
   std::string job_name = "stepsim-sweep";
-  std::string partition;          ///< empty: the cluster's default
-  std::string time_limit;         ///< per task, Slurm syntax ("1:00:00"); empty: the default
+  std::string partition;                 ///< empty: the cluster's default
+  std::string time_limit;                ///< per task, Slurm syntax ("1:00:00"); empty: the default
   std::vector<std::string> sbatch_args;  ///< extra #SBATCH options ("--account=x")
-  bool csv = false;               ///< the merge also writes results.csv
+  bool csv = false;                      ///< the merge also writes results.csv
 };
 
 /// The two batch scripts.
@@ -50,7 +50,8 @@ struct SlurmSubmission {
 
 /// Submits the array (`sbatch --parsable`), then the merge with --dependency=afterok:<array id>.
 /// UserError with sbatch's output if either submission fails.
-SlurmSubmission submit_slurm(const std::filesystem::path& dir, const std::string& sbatch, const CommandRunner& run);
+SlurmSubmission submit_slurm(const std::filesystem::path& dir, const std::string& sbatch,
+                             const CommandRunner& run);
 
 /// The job id in `sbatch --parsable` output ("1234" or "1234;cluster"); UserError if there is none.
 std::string parse_job_id(const std::string& parsable);

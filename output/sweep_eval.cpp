@@ -36,7 +36,8 @@ double usd_per_mtok(const PointOutcome& o, double tokens_per_s) {
 #define STEPSIM_SIM(field) STEPSIM_REAL(metrics(o) ? metrics(o)->field : kNaN)
 
 const ResultColumn kResults[] = {
-    {"gpus", ColumnType::int64, "GPUs of the job (dp x tp x pp x cp)", STEPSIM_INT(o.scenario.job.parallel.world())},
+    {"gpus", ColumnType::int64, "GPUs of the job (dp x tp x pp x cp)",
+     STEPSIM_INT(o.scenario.job.parallel.world())},
     {"dp", ColumnType::int64, "data-parallel size as resolved", STEPSIM_INT(o.scenario.job.parallel.dp)},
     {"tp", ColumnType::int64, "tensor-parallel size", STEPSIM_INT(o.scenario.job.parallel.tp)},
     {"pp", ColumnType::int64, "pipeline stages", STEPSIM_INT(o.scenario.job.parallel.pp)},
@@ -44,9 +45,11 @@ const ResultColumn kResults[] = {
     {"ep", ColumnType::int64, "expert-parallel size", STEPSIM_INT(o.scenario.job.parallel.ep)},
     {"virtual_stages", ColumnType::int64, "interleaved chunks per pipeline rank",
      STEPSIM_INT(o.scenario.job.parallel.virtual_stages)},
-    {"micro_batch", ColumnType::int64, "sequences per micro-batch", STEPSIM_INT(o.scenario.job.workload.micro_batch)},
+    {"micro_batch", ColumnType::int64, "sequences per micro-batch",
+     STEPSIM_INT(o.scenario.job.workload.micro_batch)},
     {"zero_stage", ColumnType::int64, "ZeRO stage", STEPSIM_INT(o.scenario.job.parallel.zero_stage)},
-    {"recompute", ColumnType::text, "none, selective or full", STEPSIM_TEXT(work::name(o.scenario.job.recompute))},
+    {"recompute", ColumnType::text, "none, selective or full",
+     STEPSIM_TEXT(work::name(o.scenario.job.recompute))},
     {"step_time_s", ColumnType::float64, "simulated step time", STEPSIM_SIM(step_time_s)},
     {"tokens_per_s", ColumnType::float64, "job-wide throughput", STEPSIM_SIM(tokens_per_s)},
     {"tokens_per_s_per_gpu", ColumnType::float64, "throughput per GPU", STEPSIM_SIM(tokens_per_s_per_gpu)},
@@ -59,20 +62,28 @@ const ResultColumn kResults[] = {
      STEPSIM_REAL(o.simulation ? o.simulation->report.mean.compute_s : kNaN)},
     {"memory_bound_s", ColumnType::float64, "mean per rank: HBM-bound kernels",
      STEPSIM_REAL(o.simulation ? o.simulation->report.mean.memory_bound_s : kNaN)},
-    {"exposed_tp_s", ColumnType::float64, "exposed TP communication", STEPSIM_REAL(exposed(o, work::ParallelDim::tp))},
-    {"exposed_cp_s", ColumnType::float64, "exposed CP communication", STEPSIM_REAL(exposed(o, work::ParallelDim::cp))},
-    {"exposed_ep_s", ColumnType::float64, "exposed EP communication", STEPSIM_REAL(exposed(o, work::ParallelDim::ep))},
-    {"exposed_pp_s", ColumnType::float64, "exposed PP communication", STEPSIM_REAL(exposed(o, work::ParallelDim::pp))},
-    {"exposed_dp_s", ColumnType::float64, "exposed DP communication", STEPSIM_REAL(exposed(o, work::ParallelDim::dp))},
+    {"exposed_tp_s", ColumnType::float64, "exposed TP communication",
+     STEPSIM_REAL(exposed(o, work::ParallelDim::tp))},
+    {"exposed_cp_s", ColumnType::float64, "exposed CP communication",
+     STEPSIM_REAL(exposed(o, work::ParallelDim::cp))},
+    {"exposed_ep_s", ColumnType::float64, "exposed EP communication",
+     STEPSIM_REAL(exposed(o, work::ParallelDim::ep))},
+    {"exposed_pp_s", ColumnType::float64, "exposed PP communication",
+     STEPSIM_REAL(exposed(o, work::ParallelDim::pp))},
+    {"exposed_dp_s", ColumnType::float64, "exposed DP communication",
+     STEPSIM_REAL(exposed(o, work::ParallelDim::dp))},
     {"bubble_s", ColumnType::float64, "pipeline bubble",
      STEPSIM_REAL(o.simulation ? o.simulation->report.mean.bubble_s : kNaN)},
-    {"memory_peak_bytes", ColumnType::float64, "busiest GPU's memory peak", STEPSIM_REAL(peak(o) ? peak(o)->peak_bytes : kNaN)},
-    {"memory_capacity_bytes", ColumnType::float64, "HBM per GPU", STEPSIM_REAL(o.scenario.job.cluster.gpu.hbm_capacity_bytes)},
+    {"memory_peak_bytes", ColumnType::float64, "busiest GPU's memory peak",
+     STEPSIM_REAL(peak(o) ? peak(o)->peak_bytes : kNaN)},
+    {"memory_capacity_bytes", ColumnType::float64, "HBM per GPU",
+     STEPSIM_REAL(o.scenario.job.cluster.gpu.hbm_capacity_bytes)},
     {"fits", ColumnType::int64, "1 if the simulated peak fits in HBM, 0 if not, -1 not simulated",
      STEPSIM_INT(o.simulation ? (o.simulation->fits ? 1 : 0) : -1)},
     {"usd_per_million_tokens", ColumnType::float64, "GPU-hour price at the simulated rate",
      STEPSIM_REAL(usd_per_mtok(o, metrics(o) ? metrics(o)->tokens_per_s : 0.0))},
-    {"est_step_time_s", ColumnType::float64, "closed-form estimate: step time", STEPSIM_REAL(o.estimate.step_time_s)},
+    {"est_step_time_s", ColumnType::float64, "closed-form estimate: step time",
+     STEPSIM_REAL(o.estimate.step_time_s)},
     {"est_tokens_per_s_per_gpu", ColumnType::float64, "estimate: throughput per GPU",
      STEPSIM_REAL(o.estimate.tokens_per_s_per_gpu)},
     {"est_bound", ColumnType::text, "estimate: binding resource", STEPSIM_TEXT(topo::name(o.estimate.bound))},
@@ -108,7 +119,8 @@ void fill(Row& row, const SweepSchema& schema, const PointOutcome& o) {
   } else if (o.estimate.memory && !o.estimate.memory->fits()) {
     fits = false;
     message = "estimated memory " + gb(o.estimate.memory->total_bytes()) + " on stage " +
-              std::to_string(o.estimate.memory->stage) + " exceeds " + gb(o.estimate.memory->capacity_bytes) + " of HBM";
+              std::to_string(o.estimate.memory->stage) + " exceeds " + gb(o.estimate.memory->capacity_bytes) +
+              " of HBM";
   }
   row[schema.first_result] = std::string(name(fits ? PointStatus::ok : PointStatus::out_of_memory));
   row[schema.first_result + 1] = std::move(message);
@@ -122,7 +134,8 @@ std::span<const ResultColumn> result_columns() {
   return kResults;
 }
 
-std::shared_ptr<const topo::Topology> TopologyCache::get(const std::string& key, const topo::ClusterSpec& cluster) {
+std::shared_ptr<const topo::Topology> TopologyCache::get(const std::string& key,
+                                                         const topo::ClusterSpec& cluster) {
   {
     std::lock_guard lock(mutex_);
     if (auto it = by_key_.find(key); it != by_key_.end()) return it->second;
@@ -158,7 +171,8 @@ Row PointEvaluator::evaluate(std::uint64_t index, std::span<const std::uint32_t>
       const work::Estimate e = work::estimate(s.job);
       fill(row, schema_, PointOutcome{s, nullptr, e});
     } else {
-      const work::Simulation sim = work::simulate(s.job, topologies_.get(scenarios_.cluster_key(values), s.job.cluster));
+      const work::Simulation sim =
+          work::simulate(s.job, topologies_.get(scenarios_.cluster_key(values), s.job.cluster));
       fill(row, schema_, PointOutcome{s, &sim, sim.estimate});
     }
   } catch (const UserError& e) {

@@ -17,7 +17,8 @@ constexpr std::int64_t kSchemaVersion = 1;
 constexpr hsize_t kChunkRows = 1024;
 
 /// A packed compound type for `schema`, text columns `widths` bytes wide; offsets out.
-H5 row_type(const SweepSchema& schema, const std::vector<std::size_t>& widths, std::vector<std::size_t>& offsets) {
+H5 row_type(const SweepSchema& schema, const std::vector<std::size_t>& widths,
+            std::vector<std::size_t>& offsets) {
   std::size_t size = 0;
   offsets.clear();
   for (std::size_t c = 0; c < schema.columns.size(); ++c) {
@@ -33,7 +34,8 @@ H5 row_type(const SweepSchema& schema, const std::vector<std::size_t>& widths, s
       check(H5Tset_strpad(s, H5T_STR_NULLPAD), "pad a string type");
       check(H5Tinsert(type, col.name.c_str(), offsets[c], s), "add a column");
     } else {
-      check(H5Tinsert(type, col.name.c_str(), offsets[c], col.type == ColumnType::int64 ? H5T_STD_I64LE : H5T_IEEE_F64LE),
+      check(H5Tinsert(type, col.name.c_str(), offsets[c],
+                      col.type == ColumnType::int64 ? H5T_STD_I64LE : H5T_IEEE_F64LE),
             "add a column");
     }
   }
@@ -68,7 +70,8 @@ void write_text_attr(hid_t obj, const char* name, const std::string& value) {
 
 void write_int_attr(hid_t obj, const char* name, std::int64_t value) {
   H5 space(H5Screate(H5S_SCALAR), H5Sclose, "create a scalar space");
-  H5 attr(H5Acreate2(obj, name, H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose, "create an attribute");
+  H5 attr(H5Acreate2(obj, name, H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
+          "create an attribute");
   check(H5Awrite(attr, H5T_NATIVE_INT64, &value), "write an attribute");
 }
 
@@ -86,13 +89,15 @@ void write_rows(hid_t file, const SweepJournal& rows) {
     check(H5Pset_chunk(dcpl, 1, &chunk), "chunk the rows");
     check(H5Pset_deflate(dcpl, 4), "compress the rows");
   }
-  H5 dset(H5Dcreate2(file, "results", type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), H5Dclose, "create /results");
+  H5 dset(H5Dcreate2(file, "results", type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), H5Dclose,
+          "create /results");
   const std::size_t row_size = H5Tget_size(type);
   std::vector<char> buf;
   for (hsize_t start = 0; start < n; start += kChunkRows) {
     const hsize_t count = std::min(kChunkRows, n - start);
     buf.assign(count * row_size, '\0');
-    for (hsize_t i = 0; i < count; ++i) put_row(rows.row(start + i), schema, widths, offsets, buf.data() + i * row_size);
+    for (hsize_t i = 0; i < count; ++i)
+      put_row(rows.row(start + i), schema, widths, offsets, buf.data() + i * row_size);
     H5 mem(H5Screate_simple(1, &count, nullptr), H5Sclose, "create a memory space");
     check(H5Sselect_hyperslab(space, H5S_SELECT_SET, &start, nullptr, &count, nullptr), "select rows");
     check(H5Dwrite(dset, type, mem, space, H5P_DEFAULT, buf.data()), "write rows");
@@ -103,7 +108,8 @@ void fsync_path(const std::filesystem::path& p) {
   const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0 || ::fsync(fd) != 0) {
     if (fd >= 0) ::close(fd);
-    throw UserError(SourceLocation{p.string(), 0, 0}, "", std::string("cannot sync the file: ") + std::strerror(errno));
+    throw UserError(SourceLocation{p.string(), 0, 0}, "",
+                    std::string("cannot sync the file: ") + std::strerror(errno));
   }
   ::close(fd);
 }
@@ -120,7 +126,8 @@ void write_sweep_hdf5(const std::filesystem::path& path, const SweepJournal& row
   {
     H5 fcpl(H5Pcreate(H5P_FILE_CREATE), H5Pclose, "create file properties");
     check(H5Pset_obj_track_times(fcpl, false), "turn off timestamps");
-    H5 file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, fcpl, H5P_DEFAULT), H5Fclose, ("create " + tmp.string()).c_str());
+    H5 file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, fcpl, H5P_DEFAULT), H5Fclose,
+            ("create " + tmp.string()).c_str());
     write_text_attr(file, "format", kFormat);
     write_int_attr(file, "schema_version", kSchemaVersion);
     write_text_attr(file, "stepsim_version", info.identity.version);
@@ -143,19 +150,24 @@ void write_sweep_hdf5(const std::filesystem::path& path, const SweepJournal& row
 void write_file_atomically(const std::filesystem::path& path, std::string_view bytes) {
   const auto tmp = temp_path(path);
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw UserError(SourceLocation{tmp.string(), 0, 0}, "", std::string("cannot create: ") + std::strerror(errno));
+  if (fd < 0)
+    throw UserError(SourceLocation{tmp.string(), 0, 0}, "",
+                    std::string("cannot create: ") + std::strerror(errno));
   while (!bytes.empty()) {
     const ssize_t n = ::write(fd, bytes.data(), bytes.size());
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       ::close(fd);
-      throw UserError(SourceLocation{tmp.string(), 0, 0}, "", std::string("cannot write: ") + std::strerror(errno));
+      throw UserError(SourceLocation{tmp.string(), 0, 0}, "",
+                      std::string("cannot write: ") + std::strerror(errno));
     }
     bytes.remove_prefix(static_cast<std::size_t>(n));
   }
   const bool synced = ::fsync(fd) == 0;
   ::close(fd);
-  if (!synced) throw UserError(SourceLocation{tmp.string(), 0, 0}, "", std::string("cannot sync: ") + std::strerror(errno));
+  if (!synced)
+    throw UserError(SourceLocation{tmp.string(), 0, 0}, "",
+                    std::string("cannot sync: ") + std::strerror(errno));
   std::filesystem::rename(tmp, path);
   sync_directory(path.parent_path());
 }

@@ -19,7 +19,8 @@ std::string text_attr(hid_t obj, const std::filesystem::path& p, const char* nam
   if (H5Aexists(obj, name) <= 0) not_results(p, std::string("no `") + name + "` attribute");
   H5 attr(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose, "open an attribute");
   H5 type(H5Aget_type(attr), H5Tclose, "read an attribute type");
-  if (H5Tget_class(type) != H5T_STRING || H5Tis_variable_str(type) > 0) not_results(p, std::string("`") + name + "` is not text");
+  if (H5Tget_class(type) != H5T_STRING || H5Tis_variable_str(type) > 0)
+    not_results(p, std::string("`") + name + "` is not text");
   std::string s(H5Tget_size(type), '\0');
   check(H5Aread(attr, type, s.data()), "read an attribute");
   s.resize(s.find_last_not_of('\0') + 1);  // NULLPAD; npos + 1 = 0 for an all-NUL value
@@ -35,7 +36,8 @@ std::int64_t int_attr(hid_t obj, const std::filesystem::path& p, const char* nam
 }
 
 H5 open_file(const std::filesystem::path& p) {
-  if (!std::filesystem::is_regular_file(p)) throw UserError(SourceLocation{p.string(), 0, 0}, "", "no such file");
+  if (!std::filesystem::is_regular_file(p))
+    throw UserError(SourceLocation{p.string(), 0, 0}, "", "no such file");
   if (H5Fis_hdf5(p.c_str()) <= 0) not_results(p, "not an HDF5 file");
   return H5(H5Fopen(p.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, "open the file");
 }
@@ -60,10 +62,14 @@ std::vector<StoredColumn> stored_columns(hid_t dset, const std::filesystem::path
     c.offset = H5Tget_member_offset(type, static_cast<unsigned>(i));
     c.size = H5Tget_size(member);
     const H5T_class_t cls = H5Tget_class(member);
-    if (cls == H5T_INTEGER && c.size == 8) c.column.type = ColumnType::int64;
-    else if (cls == H5T_FLOAT && c.size == 8) c.column.type = ColumnType::float64;
-    else if (cls == H5T_STRING && H5Tis_variable_str(member) <= 0) c.column.type = ColumnType::text;
-    else not_results(p, "column `" + c.column.name + "` has an unexpected type");
+    if (cls == H5T_INTEGER && c.size == 8)
+      c.column.type = ColumnType::int64;
+    else if (cls == H5T_FLOAT && c.size == 8)
+      c.column.type = ColumnType::float64;
+    else if (cls == H5T_STRING && H5Tis_variable_str(member) <= 0)
+      c.column.type = ColumnType::text;
+    else
+      not_results(p, "column `" + c.column.name + "` has an unexpected type");
     out.push_back(std::move(c));
   }
   return out;
@@ -101,7 +107,8 @@ std::string csv_field(const Cell& cell) {
 
 SweepFileHeader read_sweep_hdf5_header(const std::filesystem::path& path) {
   H5 file = open_file(path);
-  if (text_attr(file, path, "format") != "stepsim sweep results") not_results(path, "its `format` attribute differs");
+  if (text_attr(file, path, "format") != "stepsim sweep results")
+    not_results(path, "its `format` attribute differs");
   SweepFileHeader h;
   SweepIdentity& id = h.info.identity;
   id.version = text_attr(file, path, "stepsim_version");

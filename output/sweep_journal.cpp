@@ -53,7 +53,8 @@ std::string read_at(int fd, std::uint64_t offset, std::size_t n) {
 
 std::uint32_t get_u32(std::string_view b, std::size_t at) {
   std::uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v |= static_cast<std::uint32_t>(static_cast<unsigned char>(b[at + i])) << (8 * i);
+  for (int i = 0; i < 4; ++i)
+    v |= static_cast<std::uint32_t>(static_cast<unsigned char>(b[at + i])) << (8 * i);
   return v;
 }
 
@@ -75,7 +76,8 @@ int open_locked(const std::filesystem::path& p, int flags) {
   if (fd < 0) io_error(p, "cannot open the sweep journal");
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     ::close(fd);
-    throw UserError(SourceLocation{p.string(), 0, 0}, "", "another stepsim process is writing this sweep journal",
+    throw UserError(SourceLocation{p.string(), 0, 0}, "",
+                    "another stepsim process is writing this sweep journal",
                     "wait for it to finish, or stop it first");
   }
   return fd;
@@ -106,14 +108,19 @@ void sync_directory(const std::filesystem::path& dir) {
 }
 
 std::string SweepIdentity::header(const SweepSchema& schema) const {
-  std::string h = "sweep_name=" + sweep_name + "\nsweep_hash=" + sweep_hash + "\npoints=" + std::to_string(points) +
-                  "\nshard=" + std::to_string(shard.index) + "/" + std::to_string(shard.count) + "\nversion=" + version + "\n";
+  std::string h = "sweep_name=" + sweep_name + "\nsweep_hash=" + sweep_hash +
+                  "\npoints=" + std::to_string(points) + "\nshard=" + std::to_string(shard.index) + "/" +
+                  std::to_string(shard.count) + "\nversion=" + version + "\n";
   for (const Column& c : schema.columns) h += "column=" + c.name + ":" + std::string(name(c.type)) + "\n";
   return h;
 }
 
 SweepJournal::SweepJournal(std::filesystem::path path, int fd, SweepSchema schema)
-    : path_(std::move(path)), fd_(fd), schema_(std::move(schema)), widths_(schema_.columns.size(), 0), last_sync_s_(now_s()) {}
+    : path_(std::move(path)),
+      fd_(fd),
+      schema_(std::move(schema)),
+      widths_(schema_.columns.size(), 0),
+      last_sync_s_(now_s()) {}
 
 SweepJournal::SweepJournal(SweepJournal&& o) noexcept
     : path_(std::move(o.path_)),
@@ -130,7 +137,8 @@ SweepJournal::~SweepJournal() {
   ::close(fd_);
 }
 
-SweepJournal SweepJournal::create(const std::filesystem::path& path, const SweepIdentity& id, const SweepSchema& schema) {
+SweepJournal SweepJournal::create(const std::filesystem::path& path, const SweepIdentity& id,
+                                  const SweepSchema& schema) {
   SweepJournal j(path, open_locked(path, O_RDWR | O_CREAT | O_APPEND), schema);
   if (::ftruncate(j.fd_, 0) != 0) io_error(path, "cannot truncate the sweep journal");
   const std::string head = std::string(kMagic) + frame(id.header(schema));
@@ -141,7 +149,8 @@ SweepJournal SweepJournal::create(const std::filesystem::path& path, const Sweep
   return j;
 }
 
-SweepJournal SweepJournal::open(const std::filesystem::path& path, const SweepIdentity& id, const SweepSchema& schema) {
+SweepJournal SweepJournal::open(const std::filesystem::path& path, const SweepIdentity& id,
+                                const SweepSchema& schema) {
   const std::string expected = std::string(kMagic) + frame(id.header(schema));
   {
     SweepJournal j(path, open_locked(path, O_RDWR | O_APPEND), schema);
@@ -149,9 +158,10 @@ SweepJournal SweepJournal::open(const std::filesystem::path& path, const SweepId
     const bool torn_header = head.size() < expected.size() && expected.compare(0, head.size(), head) == 0;
     if (!torn_header) {
       if (head != expected)
-        throw UserError(SourceLocation{path.string(), 0, 0}, "",
-                        "this journal belongs to a different sweep, shard or stepsim version",
-                        "run without --resume after deleting it to start over, or resume with the original sweep file");
+        throw UserError(
+            SourceLocation{path.string(), 0, 0}, "",
+            "this journal belongs to a different sweep, shard or stepsim version",
+            "run without --resume after deleting it to start over, or resume with the original sweep file");
       j.scan(expected.size());
       return j;
     }
@@ -161,7 +171,7 @@ SweepJournal SweepJournal::open(const std::filesystem::path& path, const SweepId
 }
 
 void SweepJournal::scan(std::uint64_t start) {
-  struct stat st{};
+  struct stat st {};
   if (::fstat(fd_, &st) != 0) io_error(path_, "cannot read the sweep journal");
   const auto size = static_cast<std::uint64_t>(st.st_size);
   std::uint64_t at = start;
@@ -178,7 +188,8 @@ void SweepJournal::scan(std::uint64_t start) {
     at += kFrame + len;
   }
   // Whatever follows the last whole record is a write the crash interrupted.
-  if (at != size && ::ftruncate(fd_, static_cast<off_t>(at)) != 0) io_error(path_, "cannot truncate the torn journal tail");
+  if (at != size && ::ftruncate(fd_, static_cast<off_t>(at)) != 0)
+    io_error(path_, "cannot truncate the torn journal tail");
   end_ = at;
 }
 
@@ -207,8 +218,10 @@ void SweepJournal::sync() {
 const std::vector<SweepJournal::Entry>& SweepJournal::sorted() const {
   if (!sorted_valid_) {
     sorted_ = entries_;
-    std::stable_sort(sorted_.begin(), sorted_.end(), [](const Entry& a, const Entry& b) { return a.point < b.point; });
-    sorted_.erase(std::unique(sorted_.begin(), sorted_.end(), [](const Entry& a, const Entry& b) { return a.point == b.point; }),
+    std::stable_sort(sorted_.begin(), sorted_.end(),
+                     [](const Entry& a, const Entry& b) { return a.point < b.point; });
+    sorted_.erase(std::unique(sorted_.begin(), sorted_.end(),
+                              [](const Entry& a, const Entry& b) { return a.point == b.point; }),
                   sorted_.end());
     sorted_valid_ = true;
   }

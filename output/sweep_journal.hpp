@@ -20,10 +20,10 @@ namespace stepsim::out {
 /// What a journal or results file belongs to; a journal is only resumed by the same sweep.
 struct SweepIdentity {
   std::string sweep_name;
-  std::string sweep_hash;     ///< Sweep::hash_hex()
-  std::uint64_t points = 0;   ///< points of the whole sweep (all shards, after filters)
+  std::string sweep_hash;    ///< Sweep::hash_hex()
+  std::uint64_t points = 0;  ///< points of the whole sweep (all shards, after filters)
   scen::Shard shard;
-  std::string version;        ///< stepsim version that produced the rows
+  std::string version;  ///< stepsim version that produced the rows
   /// The header text: every field and the schema's columns, one per line.
   std::string header(const SweepSchema& schema) const;
 };
@@ -31,11 +31,13 @@ struct SweepIdentity {
 class SweepJournal {
  public:
   /// Creates (or truncates) the journal and writes its header durably (file and folder synced).
-  static SweepJournal create(const std::filesystem::path& path, const SweepIdentity& id, const SweepSchema& schema);
+  static SweepJournal create(const std::filesystem::path& path, const SweepIdentity& id,
+                             const SweepSchema& schema);
   /// Opens a journal to continue it: its header must equal the one `id` and `schema` give
   /// (UserError otherwise: another sweep, shard or schema), a torn tail record is cut off, and
   /// the rows present are indexed.
-  static SweepJournal open(const std::filesystem::path& path, const SweepIdentity& id, const SweepSchema& schema);
+  static SweepJournal open(const std::filesystem::path& path, const SweepIdentity& id,
+                           const SweepSchema& schema);
 
   SweepJournal(SweepJournal&& other) noexcept;
   SweepJournal& operator=(SweepJournal&&) = delete;
@@ -72,7 +74,7 @@ class SweepJournal {
   int fd_ = -1;
   SweepSchema schema_;
   mutable std::mutex mutex_;
-  std::vector<Entry> entries_;  ///< in file order
+  std::vector<Entry> entries_;         ///< in file order
   mutable std::vector<Entry> sorted_;  ///< by point, first record of each point; rebuilt on demand
   mutable bool sorted_valid_ = false;
   std::vector<std::size_t> widths_;

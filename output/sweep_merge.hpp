@@ -16,7 +16,8 @@ struct MergeSummary {
 /// Checks that `shards` come from one sweep (same hash, schema and stepsim version) and together
 /// hold every point exactly once, then writes `out` (and `csv`). A UserError names the file and
 /// the points at fault (missing points: the first few, and which shard should have had them).
-MergeSummary merge_sweep_files(const std::filesystem::path& out, std::span<const std::filesystem::path> shards,
+MergeSummary merge_sweep_files(const std::filesystem::path& out,
+                               std::span<const std::filesystem::path> shards,
                                const std::optional<std::filesystem::path>& csv = std::nullopt);
 
 }  // namespace stepsim::out

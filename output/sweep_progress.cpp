@@ -21,8 +21,8 @@ std::string clock_text(double s) {
 
 }  // namespace
 
-SweepProgress::SweepProgress(std::ostream& out, ProgressStyle style, std::uint64_t total, std::uint64_t already,
-                             double line_interval_s)
+SweepProgress::SweepProgress(std::ostream& out, ProgressStyle style, std::uint64_t total,
+                             std::uint64_t already, double line_interval_s)
     : out_(out),
       style_(style),
       total_(total),
@@ -31,15 +31,15 @@ SweepProgress::SweepProgress(std::ostream& out, ProgressStyle style, std::uint64
       start_(std::chrono::steady_clock::now()),
       last_(start_) {}
 
-std::string SweepProgress::status_text(std::uint64_t done, std::uint64_t total, std::uint64_t ran, double elapsed_s,
-                                       bool bar) {
+std::string SweepProgress::status_text(std::uint64_t done, std::uint64_t total, std::uint64_t ran,
+                                       double elapsed_s, bool bar) {
   const double fraction = total > 0 ? static_cast<double>(done) / static_cast<double>(total) : 1.0;
   const double rate = elapsed_s > 0 ? static_cast<double>(ran) / elapsed_s : 0.0;
   const double eta = rate > 0 ? static_cast<double>(total - done) / rate : NAN;
   char buf[160];
   std::snprintf(buf, sizeof buf, "%llu/%llu points  %.1f%%  %.1f points/s  ETA %s",
-                static_cast<unsigned long long>(done), static_cast<unsigned long long>(total), 100.0 * fraction, rate,
-                done == total ? "0:00" : clock_text(eta).c_str());
+                static_cast<unsigned long long>(done), static_cast<unsigned long long>(total),
+                100.0 * fraction, rate, done == total ? "0:00" : clock_text(eta).c_str());
   if (!bar) return std::string("sweep: ") + buf;
   const int filled = static_cast<int>(std::floor(fraction * kBarWidth));
   return "[" + std::string(filled, '#') + std::string(kBarWidth - filled, '-') + "]  " + buf;

@@ -26,7 +26,8 @@ class SweepProgress {
   /// Prints the final state (a newline after the bar).
   void finish();
   /// "[#####-----]  120/400  30.0%  85.2 points/s  ETA 0:03" for `done` of `total`.
-  static std::string status_text(std::uint64_t done, std::uint64_t total, std::uint64_t ran, double elapsed_s, bool bar);
+  static std::string status_text(std::uint64_t done, std::uint64_t total, std::uint64_t ran, double elapsed_s,
+                                 bool bar);
 
  private:
   void draw(bool final);

@@ -19,14 +19,15 @@ bool complete_file(const std::filesystem::path& out, const SweepIdentity& id, co
     const SweepFileHeader h = read_sweep_hdf5_header(out);
     const SweepIdentity& f = h.info.identity;
     return f.sweep_hash == id.sweep_hash && f.points == id.points && f.shard.index == id.shard.index &&
-           f.shard.count == id.shard.count && f.version == id.version && h.schema == schema && h.info.rows == rows;
+           f.shard.count == id.shard.count && f.version == id.version && h.schema == schema &&
+           h.info.rows == rows;
   } catch (const UserError&) {
     return false;  // not a results file (or not ours): the run replaces it
   }
 }
 
-SweepJournal open_or_create(const std::filesystem::path& path, const SweepIdentity& id, const SweepSchema& schema,
-                            bool resume) {
+SweepJournal open_or_create(const std::filesystem::path& path, const SweepIdentity& id,
+                            const SweepSchema& schema, bool resume) {
   if (!std::filesystem::exists(path)) return SweepJournal::create(path, id, schema);
   if (!resume)
     throw UserError(SourceLocation{path.string(), 0, 0}, "", "an interrupted sweep left this journal",
@@ -35,8 +36,9 @@ SweepJournal open_or_create(const std::filesystem::path& path, const SweepIdenti
 }
 
 /// Evaluates `todo` on `jobs` threads, appending rows to `journal` as they finish.
-void evaluate_all(const PointEvaluator& eval, const scen::SweepPoints& points, std::span<const std::uint64_t> todo,
-                  unsigned jobs, SweepJournal& journal, SweepProgress& progress) {
+void evaluate_all(const PointEvaluator& eval, const scen::SweepPoints& points,
+                  std::span<const std::uint64_t> todo, unsigned jobs, SweepJournal& journal,
+                  SweepProgress& progress) {
   std::atomic<std::size_t> next{0};
   std::atomic<bool> stop{false};
   std::exception_ptr error;
@@ -66,7 +68,8 @@ std::filesystem::path journal_path(const std::filesystem::path& out) {
   return out.string() + ".journal";
 }
 
-SweepFileInfo sweep_file_info(const scen::Sweep& sweep, std::uint64_t points, scen::Shard shard, const std::string& version) {
+SweepFileInfo sweep_file_info(const scen::Sweep& sweep, std::uint64_t points, scen::Shard shard,
+                              const std::string& version) {
   SweepFileInfo info;
   info.identity = SweepIdentity{sweep.name, sweep.hash_hex(), points, shard, version};
   info.sweep_text = sweep.text;
@@ -85,8 +88,8 @@ std::array<std::uint64_t, 4> count_statuses(const SweepJournal& rows) {
   return n;
 }
 
-SweepRunSummary run_sweep(const scen::Sweep& sweep, const scen::Catalog& catalog, const SweepRunOptions& options,
-                          std::ostream& progress_out) {
+SweepRunSummary run_sweep(const scen::Sweep& sweep, const scen::Catalog& catalog,
+                          const SweepRunOptions& options, std::ostream& progress_out) {
   const PointEvaluator eval(sweep, catalog);
   const scen::SweepPoints points(sweep);
   SweepRunSummary sum;

@@ -65,7 +65,8 @@ std::string_view name(PointStatus s) {
 
 std::uint64_t SweepSchema::fingerprint() const {
   std::uint64_t h = scen::fnv1a64("stepsim sweep schema");
-  for (const Column& c : columns) h = scen::fnv1a64(std::string(c.name) + ":" + std::string(name(c.type)) + ";", h);
+  for (const Column& c : columns)
+    h = scen::fnv1a64(std::string(c.name) + ":" + std::string(name(c.type)) + ";", h);
   return h;
 }
 
@@ -87,19 +88,23 @@ SweepSchema sweep_schema(const scen::Sweep& sweep) {
   return s;
 }
 
-Row empty_row(const SweepSchema& schema, std::uint64_t point, std::span<const scen::SweepValue* const> values) {
+Row empty_row(const SweepSchema& schema, std::uint64_t point,
+              std::span<const scen::SweepValue* const> values) {
   Row row;
   row.reserve(schema.columns.size());
   row.emplace_back(static_cast<std::int64_t>(point));
   for (std::size_t k = 0; k < values.size(); ++k) {
     const scen::SweepValue& v = *values[k];
     switch (schema.columns[1 + k].type) {
-      case ColumnType::int64: row.emplace_back(v.kind == scen::ValueKind::boolean ? std::int64_t{v.flag} : v.integer); break;
+      case ColumnType::int64:
+        row.emplace_back(v.kind == scen::ValueKind::boolean ? std::int64_t{v.flag} : v.integer);
+        break;
       case ColumnType::float64: row.emplace_back(v.real); break;
       case ColumnType::text: row.emplace_back(v.text); break;
     }
   }
-  for (std::size_t c = schema.first_result; c < schema.columns.size(); ++c) row.push_back(missing(schema.columns[c].type));
+  for (std::size_t c = schema.first_result; c < schema.columns.size(); ++c)
+    row.push_back(missing(schema.columns[c].type));
   return row;
 }
 

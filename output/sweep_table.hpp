@@ -38,8 +38,8 @@ std::string_view name(PointStatus s);
 
 /// Names and positions of the columns every sweep table has, after the axis columns.
 struct SweepSchema {
-  std::vector<Column> columns;  ///< point, axis keys (their dotted names), then kResultColumns
-  std::size_t first_result = 0;  ///< index of `status`
+  std::vector<Column> columns;        ///< point, axis keys (their dotted names), then kResultColumns
+  std::size_t first_result = 0;       ///< index of `status`
   std::uint64_t fingerprint() const;  ///< of names and types, for matching files
   bool operator==(const SweepSchema& o) const;
 };
@@ -61,7 +61,8 @@ struct ResultColumn {
 std::span<const ResultColumn> result_columns();
 
 /// A row of `schema` with only the point and its axis values set (results missing).
-Row empty_row(const SweepSchema& schema, std::uint64_t point, std::span<const scen::SweepValue* const> values);
+Row empty_row(const SweepSchema& schema, std::uint64_t point,
+              std::span<const scen::SweepValue* const> values);
 
 /// Binary encoding of a row for the journal (little-endian, lengths before text).
 std::string encode_row(const SweepSchema& schema, const Row& row);

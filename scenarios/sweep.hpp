@@ -54,7 +54,7 @@ struct SweepKey {
 
 /// One axis: a list of values of one key, or tuples of several keys that vary together (zipped).
 struct SweepAxis {
-  std::vector<std::uint32_t> keys;                ///< indices into Sweep::keys
+  std::vector<std::uint32_t> keys;              ///< indices into Sweep::keys
   std::vector<std::vector<SweepValue>> tuples;  ///< tuples[i][k]: value of keys[k] at step i
   SourceLocation where;
 };
@@ -77,11 +77,11 @@ struct Sweep {
   std::filesystem::path base_path;
   std::string base_text;
   bool base_inline = false;
-  std::vector<SweepKey> keys;    ///< in axis order, then key order within a zipped axis
-  std::vector<SweepAxis> axes;   ///< first axis outermost
+  std::vector<SweepKey> keys;   ///< in axis order, then key order within a zipped axis
+  std::vector<SweepAxis> axes;  ///< first axis outermost
   /// Predicates in dependency order (each uses only keys and earlier predicates).
   std::vector<SweepPredicate> predicates;
-  std::vector<Expr> filters;         ///< [sweep] where: a point is kept when all are true
+  std::vector<Expr> filters;  ///< [sweep] where: a point is kept when all are true
   std::vector<std::string> filter_text;
   std::uint64_t hash = 0;  ///< FNV-1a of the sweep text and the base file's text
 
@@ -97,7 +97,8 @@ struct Sweep {
 /// UserError (file:line:column, key, hint) on any problem.
 Sweep load_sweep(const std::filesystem::path& path);
 /// As load_sweep, from text; `name` stands in for the file in messages, `base_dir` for its folder.
-Sweep load_sweep_string(std::string_view text, const std::string& name, const std::filesystem::path& base_dir = {});
+Sweep load_sweep_string(std::string_view text, const std::string& name,
+                        const std::filesystem::path& base_dir = {});
 
 /// The points of a sweep: every combination of axis steps (first axis outermost, last axis
 /// fastest), less those a filter rejects, in that order. Point i is identified by its index.

@@ -38,7 +38,10 @@ SweepValue value_of(const TableReader& r, const toml::node& n, std::string_view 
   } else if (n.is_array() || n.is_table()) {
     v.kind = ValueKind::toml;
     std::ostringstream os;
-    if (n.is_array()) os << *n.as_array(); else os << toml::toml_formatter(*n.as_table(), toml::format_flags::none);
+    if (n.is_array())
+      os << *n.as_array();
+    else
+      os << toml::toml_formatter(*n.as_table(), toml::format_flags::none);
     v.text = os.str();
   } else {
     r.fail_at(n, field, "dates and times are not scenario values");
@@ -49,7 +52,8 @@ SweepValue value_of(const TableReader& r, const toml::node& n, std::string_view 
 std::optional<std::pair<std::string, const toml::node*>> string_at(TableReader& a, std::string_view field) {
   const toml::node* n = a.node(field);
   if (n == nullptr) return std::nullopt;
-  if (!n->is_string()) a.fail_at(*n, field, "expected a string", "e.g. " + std::string(field) + " = \"parallelism.tp\"");
+  if (!n->is_string())
+    a.fail_at(*n, field, "expected a string", "e.g. " + std::string(field) + " = \"parallelism.tp\"");
   return std::make_pair(n->as_string()->get(), n);
 }
 
@@ -59,7 +63,8 @@ std::vector<std::pair<std::string, const toml::node*>> strings_at(TableReader& a
   if (n == nullptr) return out;
   const auto* arr = n->as_array();
   if (arr == nullptr || arr->empty())
-    a.fail_at(*n, field, "expected a non-empty array of strings", "e.g. keys = [\"hardware.gpu\", \"hardware.nic_gbps\"]");
+    a.fail_at(*n, field, "expected a non-empty array of strings",
+              "e.g. keys = [\"hardware.gpu\", \"hardware.nic_gbps\"]");
   for (const toml::node& el : *arr) {
     if (!el.is_string()) a.fail_at(el, field, "expected every element to be a string");
     out.emplace_back(el.as_string()->get(), &el);
@@ -81,7 +86,8 @@ struct RangeSpec {
 
 double number(const TableReader& a, const toml::node* n, std::string_view field) {
   if (n->is_integer()) return static_cast<double>(n->as_integer()->get());
-  if (n->is_floating_point() && std::isfinite(n->as_floating_point()->get())) return n->as_floating_point()->get();
+  if (n->is_floating_point() && std::isfinite(n->as_floating_point()->get()))
+    return n->as_floating_point()->get();
   a.fail_at(*n, field, "expected a number");
 }
 
@@ -92,14 +98,17 @@ std::vector<std::vector<SweepValue>> range_values(TableReader& a, const RangeSpe
   const std::string_view gen_field = r.step ? "step" : "times";
   const toml::node* gen = r.step ? r.step : r.times;
   const double from = number(a, r.from, "from"), to = number(a, r.to, "to"), by = number(a, gen, gen_field);
-  if (to < from) a.fail_at(*r.to, "to", "must be at least `from`", "ranges count upwards; list the values to go down");
+  if (to < from)
+    a.fail_at(*r.to, "to", "must be at least `from`", "ranges count upwards; list the values to go down");
   if (r.step && !(by > 0)) a.fail_at(*gen, "step", "must be positive");
   if (r.times && !(by > 1)) a.fail_at(*gen, "times", "must be greater than 1");
   if (r.times && !(from > 0)) a.fail_at(*r.from, "from", "must be positive for a geometric range (times)");
   const bool integers = r.from->is_integer() && r.to->is_integer() && gen->is_integer();
-  const double count = r.step ? std::floor((to - from) / by + 1e-9) + 1 : std::floor(std::log(to / from) / std::log(by) + 1e-9) + 1;
+  const double count = r.step ? std::floor((to - from) / by + 1e-9) + 1
+                              : std::floor(std::log(to / from) / std::log(by) + 1e-9) + 1;
   if (count > kMaxRangeValues)
-    a.fail_at(*gen, gen_field, "generates " + std::to_string(static_cast<long long>(count)) + " values (at most 1,000,000)");
+    a.fail_at(*gen, gen_field,
+              "generates " + std::to_string(static_cast<long long>(count)) + " values (at most 1,000,000)");
   std::vector<std::vector<SweepValue>> out;
   double v = from;
   for (std::int64_t i = 0; static_cast<double>(i) < count; ++i) {
@@ -122,8 +131,9 @@ AxisKeys read_axis_keys(TableReader& a) {
   auto one = string_at(a, "key");
   auto many = strings_at(a, "keys");
   if (one.has_value() == !many.empty())
-    a.fail(one ? "keys" : "", one ? "give `key` (one key) or `keys` (keys that vary together), not both"
-                                  : "missing `key` (the scenario key this axis sets)",
+    a.fail(one ? "keys" : "",
+           one ? "give `key` (one key) or `keys` (keys that vary together), not both"
+               : "missing `key` (the scenario key this axis sets)",
            "e.g. key = \"parallelism.tp\"");
   k.zipped = !many.empty();
   k.key_field = k.zipped ? "keys" : "key";
@@ -134,12 +144,14 @@ AxisKeys read_axis_keys(TableReader& a) {
   if (k.zipped) {
     names = strings_at(a, "names");
     if (!names.empty() && names.size() != k.keys.size())
-      a.fail("names", "has " + std::to_string(names.size()) + " names for " + std::to_string(k.keys.size()) + " keys");
+      a.fail("names",
+             "has " + std::to_string(names.size()) + " names for " + std::to_string(k.keys.size()) + " keys");
   } else if (auto n = string_at(a, "name")) {
     names.push_back(*n);
   }
   for (std::size_t i = 0; i < k.keys.size(); ++i)
-    k.names.push_back(i < names.size() ? names[i] : std::make_pair(last_part(k.keys[i].first), k.keys[i].second));
+    k.names.push_back(i < names.size() ? names[i]
+                                       : std::make_pair(last_part(k.keys[i].first), k.keys[i].second));
   return k;
 }
 
@@ -147,16 +159,19 @@ std::vector<std::vector<SweepValue>> read_axis_values(TableReader& a, std::size_
   RangeSpec range{a.node("from"), a.node("to"), a.node("step"), a.node("times")};
   const toml::node* values = a.node("values");
   const bool ranged = range.from || range.to || range.step || range.times;
-  if (values != nullptr && ranged) a.fail("values", "give `values` or a range (`from`, `to`, `step`/`times`), not both");
+  if (values != nullptr && ranged)
+    a.fail("values", "give `values` or a range (`from`, `to`, `step`/`times`), not both");
   if (values == nullptr && !ranged)
-    a.fail("", "missing `values` (a list) or a range (`from`, `to`, `step` or `times`)", "e.g. values = [1, 2, 4, 8]");
+    a.fail("", "missing `values` (a list) or a range (`from`, `to`, `step` or `times`)",
+           "e.g. values = [1, 2, 4, 8]");
   if (ranged) {
     if (zipped) a.fail("from", "zipped keys take `values` (a list of tuples), not a range");
     return range_values(a, range);
   }
   const auto* list = values->as_array();
   if (list == nullptr || list->empty())
-    a.fail_at(*values, "values", "expected a non-empty array", zipped ? "e.g. values = [[\"h100-sxm\", 400], [\"h200\", 800]]" : "e.g. values = [1, 2, 4]");
+    a.fail_at(*values, "values", "expected a non-empty array",
+              zipped ? "e.g. values = [[\"h100-sxm\", 400], [\"h200\", 800]]" : "e.g. values = [1, 2, 4]");
   std::vector<std::vector<SweepValue>> out;
   for (const toml::node& el : *list) {
     std::vector<SweepValue> tuple;

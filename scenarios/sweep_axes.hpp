@@ -14,8 +14,8 @@ namespace stepsim::scen {
 struct AxisKeys {
   std::vector<std::pair<std::string, const toml::node*>> keys;
   std::vector<std::pair<std::string, const toml::node*>> names;  ///< defaulted names point at their key
-  bool zipped = false;    ///< `keys = [...]` with tuples of values
-  std::string key_field;  ///< "key" or "keys", for messages
+  bool zipped = false;                                           ///< `keys = [...]` with tuples of values
+  std::string key_field;                                         ///< "key" or "keys", for messages
   std::string name_field;
 };
 

@@ -51,7 +51,8 @@ std::vector<Token> tokenize(std::string_view s) {
     const char c = s[i];
     if (std::isspace(static_cast<unsigned char>(c))) {
       ++i;
-    } else if (std::isdigit(static_cast<unsigned char>(c)) || (c == '.' && i + 1 < s.size() && std::isdigit(s[i + 1]))) {
+    } else if (std::isdigit(static_cast<unsigned char>(c)) ||
+               (c == '.' && i + 1 < s.size() && std::isdigit(s[i + 1]))) {
       const std::string rest(s.substr(i));
       char* end = nullptr;
       const double v = std::strtod(rest.c_str(), &end);
@@ -59,7 +60,8 @@ std::vector<Token> tokenize(std::string_view s) {
       i += out.back().text.size();
     } else if (c == '"' || c == '\'') {
       const std::size_t close = s.find(c, i + 1);
-      if (close == std::string_view::npos) throw ExprError(i, "unterminated string", "close it with " + std::string(1, c));
+      if (close == std::string_view::npos)
+        throw ExprError(i, "unterminated string", "close it with " + std::string(1, c));
       out.push_back({Tok::string, std::string(s.substr(i + 1, close - i - 1)), 0.0, i});
       i = close + 1;
     } else if (name_start(c)) {
@@ -95,7 +97,8 @@ class ExprParser {
 
   Expr run() {
     expr_.root_ = parse_or();
-    if (peek().kind != Tok::end) throw ExprError(peek().offset, "unexpected `" + peek().text + "`", "an operator is missing?");
+    if (peek().kind != Tok::end)
+      throw ExprError(peek().offset, "unexpected `" + peek().text + "`", "an operator is missing?");
     return std::move(expr_);
   }
 
@@ -111,7 +114,8 @@ class ExprParser {
     return false;
   }
   void expect(std::string_view p) {
-    if (!accept(p)) throw ExprError(peek().offset, "expected `" + std::string(p) + "`, found " + describe(peek()));
+    if (!accept(p))
+      throw ExprError(peek().offset, "expected `" + std::string(p) + "`, found " + describe(peek()));
   }
   static std::string describe(const Token& t) {
     return t.kind == Tok::end ? std::string("the end") : "`" + t.text + "`";
@@ -124,7 +128,8 @@ class ExprParser {
   ExprType type(std::uint32_t n) const { return expr_.nodes_[n].type; }
   void need(std::uint32_t n, ExprType t, std::size_t offset, std::string_view what) const {
     if (type(n) != t)
-      throw ExprError(offset, std::string(what) + " needs " + std::string(name(t)) + ", got " + std::string(name(type(n))));
+      throw ExprError(offset, std::string(what) + " needs " + std::string(name(t)) + ", got " +
+                                  std::string(name(type(n))));
   }
   std::uint32_t binary(Op op, ExprType t, std::uint32_t a, std::uint32_t b) {
     Expr::Node n;
@@ -174,8 +179,10 @@ class ExprParser {
       const std::uint32_t b = parse_sum();
       if (op == Op::eq || op == Op::ne) {
         if (type(a) != type(b))
-          throw ExprError(at, "`" + std::string(text) + "` compares " + std::string(name(type(a))) + " with " +
-                                  std::string(name(type(b))), "compare values of one type; strings need quotes");
+          throw ExprError(at,
+                          "`" + std::string(text) + "` compares " + std::string(name(type(a))) + " with " +
+                              std::string(name(type(b))),
+                          "compare values of one type; strings need quotes");
       } else {
         need(a, ExprType::number, at, "`" + std::string(text) + "`");
         need(b, ExprType::number, at, "`" + std::string(text) + "`");
@@ -184,7 +191,8 @@ class ExprParser {
     }
     return a;
   }
-  std::uint32_t parse_arith(std::uint32_t (ExprParser::*next)(), std::initializer_list<std::pair<std::string_view, Op>> ops) {
+  std::uint32_t parse_arith(std::uint32_t (ExprParser::*next)(),
+                            std::initializer_list<std::pair<std::string_view, Op>> ops) {
     std::uint32_t a = (this->*next)();
     for (bool more = true; more;) {
       more = false;
@@ -261,7 +269,8 @@ class ExprParser {
     bool found = false;
     for (const auto& [text, op] : kFunctions)
       if (fn.text == text) n.op = op, found = true;
-    if (!found) throw ExprError(fn.offset, "unknown function `" + fn.text + "`", "functions: min, max, abs, divides");
+    if (!found)
+      throw ExprError(fn.offset, "unknown function `" + fn.text + "`", "functions: min, max, abs, divides");
     if (!accept(")")) {
       do {
         const std::size_t at = peek().offset;
@@ -272,8 +281,9 @@ class ExprParser {
     }
     const std::size_t want = n.op == Op::abs ? 1 : n.op == Op::divides ? 2 : 0;
     if ((want > 0 && n.args.size() != want) || n.args.empty())
-      throw ExprError(fn.offset, "`" + fn.text + "` takes " + (want ? std::to_string(want) : std::string("at least 1")) +
-                                     " argument" + (want == 1 ? "" : "s") + ", got " + std::to_string(n.args.size()));
+      throw ExprError(fn.offset, "`" + fn.text + "` takes " +
+                                     (want ? std::to_string(want) : std::string("at least 1")) + " argument" +
+                                     (want == 1 ? "" : "s") + ", got " + std::to_string(n.args.size()));
     n.type = n.op == Op::divides ? ExprType::boolean : ExprType::number;
     return add(std::move(n));
   }

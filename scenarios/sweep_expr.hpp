@@ -62,13 +62,32 @@ class Expr {
   const std::vector<std::string>& names() const { return names_; }
 
   enum class Op : std::uint8_t {
-    constant, variable, neg, not_, add, sub, mul, div, mod, eq, ne, lt, le, gt, ge, and_, or_,
-    min, max, abs, divides
+    constant,
+    variable,
+    neg,
+    not_,
+    add,
+    sub,
+    mul,
+    div,
+    mod,
+    eq,
+    ne,
+    lt,
+    le,
+    gt,
+    ge,
+    and_,
+    or_,
+    min,
+    max,
+    abs,
+    divides
   };
   struct Node {
     Op op = Op::constant;
     ExprType type = ExprType::number;
-    std::uint32_t a = 0, b = 0;      ///< operand node indices (unary: a)
+    std::uint32_t a = 0, b = 0;       ///< operand node indices (unary: a)
     std::vector<std::uint32_t> args;  ///< min/max arguments
     ExprValue value;                  ///< constant
     std::uint32_t slot = 0;           ///< variable

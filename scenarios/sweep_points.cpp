@@ -18,7 +18,8 @@ std::uint64_t Sweep::product_size() const {
   std::uint64_t n = 1;
   for (const SweepAxis& a : axes) {
     const std::uint64_t k = a.tuples.size();
-    if (k != 0 && n > std::numeric_limits<std::uint64_t>::max() / k) return std::numeric_limits<std::uint64_t>::max();
+    if (k != 0 && n > std::numeric_limits<std::uint64_t>::max() / k)
+      return std::numeric_limits<std::uint64_t>::max();
     n *= k;
   }
   return n;
@@ -47,16 +48,18 @@ std::vector<const SweepValue*> point_values(const Sweep& sweep, std::span<const 
 SweepPoints::SweepPoints(const Sweep& sweep) : axes_(sweep.axes.size()) {
   const std::uint64_t product = sweep.product_size();
   if (product > kMaxProduct)
-    throw UserError(SourceLocation{sweep.display_name, 0, 0}, "axis",
-                    "the axes combine into " + std::to_string(product) + " points (at most 100,000,000 before filters)",
-                    "split the sweep into several files, or shorten its axes");
+    throw UserError(
+        SourceLocation{sweep.display_name, 0, 0}, "axis",
+        "the axes combine into " + std::to_string(product) + " points (at most 100,000,000 before filters)",
+        "split the sweep into several files, or shorten its axes");
   // Evaluation slots: every key's value, then every predicate's (in dependency order).
   std::vector<ExprValue> slots(sweep.keys.size() + sweep.predicates.size());
   std::vector<std::uint32_t> step(axes_, 0);
   for (std::uint64_t p = 0; p < product; ++p) {
     for (std::size_t a = 0; a < axes_; ++a) {
       const SweepAxis& axis = sweep.axes[a];
-      for (std::size_t k = 0; k < axis.keys.size(); ++k) slots[axis.keys[k]] = axis.tuples[step[a]][k].expr_value();
+      for (std::size_t k = 0; k < axis.keys.size(); ++k)
+        slots[axis.keys[k]] = axis.tuples[step[a]][k].expr_value();
     }
     for (const SweepPredicate& pr : sweep.predicates) slots[pr.slot] = pr.expr.evaluate(slots);
     const bool keep = std::all_of(sweep.filters.begin(), sweep.filters.end(),
@@ -85,7 +88,8 @@ Shard parse_shard(std::string_view text, std::string_view option) {
   const bool ok = slash != std::string_view::npos && parse(text.substr(0, slash), s.index) &&
                   parse(text.substr(slash + 1), s.count) && s.count >= 1 && s.index < s.count;
   if (!ok)
-    throw UserError(std::string(option) + ": expected I/N with 0 <= I < N (shard I of N), got `" + std::string(text) + "`");
+    throw UserError(std::string(option) + ": expected I/N with 0 <= I < N (shard I of N), got `" +
+                    std::string(text) + "`");
   return s;
 }
 

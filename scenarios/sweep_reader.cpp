@@ -15,11 +15,11 @@ namespace stepsim::scen {
 namespace {
 
 /// Top-level tables of a scenario: the first part of every axis key must be one of them.
-const std::vector<std::string> kScenarioTables = {"catalog",     "meta",      "model", "hardware",
-                                                   "fabric",      "workload",  "moe",   "parallelism",
-                                                   "precision",   "estimate",  "target", "validation"};
-constexpr std::array<Choice<SweepMode>, 2> kModes{{{"simulate", SweepMode::simulate},
-                                                   {"estimate", SweepMode::estimate}}};
+const std::vector<std::string> kScenarioTables = {"catalog",   "meta",     "model",  "hardware",
+                                                  "fabric",    "workload", "moe",    "parallelism",
+                                                  "precision", "estimate", "target", "validation"};
+constexpr std::array<Choice<SweepMode>, 2> kModes{
+    {{"simulate", SweepMode::simulate}, {"estimate", SweepMode::estimate}}};
 
 SourceLocation location(const ReadContext& ctx, const toml::node& n) {
   const auto& b = n.source().begin;
@@ -38,7 +38,8 @@ SourceLocation location(const ReadContext& ctx, const toml::node& n) {
                   e.hint());
 }
 
-void read_sweep_table(TableReader& r, Sweep& s, std::vector<std::pair<std::string, const toml::node*>>& where) {
+void read_sweep_table(TableReader& r, Sweep& s,
+                      std::vector<std::pair<std::string, const toml::node*>>& where) {
   r.read("name", s.name);
   r.read("mode", s.mode, kModes);
   if (const toml::node* base = r.node("base")) {
@@ -56,23 +57,27 @@ void read_sweep_table(TableReader& r, Sweep& s, std::vector<std::pair<std::strin
     } else if (many != nullptr) {
       for (std::size_t i = 0; i < many->size(); ++i) {
         if (!(*many)[i].is_string())
-          r.fail_at((*many)[i], "where", "expected every filter to be a string expression, e.g. \"tp * pp <= 64\"");
+          r.fail_at((*many)[i], "where",
+                    "expected every filter to be a string expression, e.g. \"tp * pp <= 64\"");
         where.emplace_back(r.path("where") + "[" + std::to_string(i) + "]", &(*many)[i]);
       }
     } else {
-      r.fail_at(*w, "where", "expected a filter expression or an array of them", "e.g. where = [\"tp * pp <= 64\"]");
+      r.fail_at(*w, "where", "expected a filter expression or an array of them",
+                "e.g. where = [\"tp * pp <= 64\"]");
     }
   }
   r.finish();
 }
 
-void check_key_text(const TableReader& r, const toml::node& n, std::string_view field, const std::string& key) {
-  const bool ok = !key.empty() && key.front() != '.' && key.back() != '.' && key.find("..") == std::string::npos &&
-                  std::all_of(key.begin(), key.end(), [](char c) {
+void check_key_text(const TableReader& r, const toml::node& n, std::string_view field,
+                    const std::string& key) {
+  const bool ok = !key.empty() && key.front() != '.' && key.back() != '.' &&
+                  key.find("..") == std::string::npos && std::all_of(key.begin(), key.end(), [](char c) {
                     return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
                   });
   if (!ok)
-    r.fail_at(n, field, "`" + key + "` is not a dotted scenario key", "e.g. \"parallelism.tp\" or \"hardware.nic_gbps\"");
+    r.fail_at(n, field, "`" + key + "` is not a dotted scenario key",
+              "e.g. \"parallelism.tp\" or \"hardware.nic_gbps\"");
   const std::string table = key.substr(0, key.find('.'));
   if (std::find(kScenarioTables.begin(), kScenarioTables.end(), table) == kScenarioTables.end()) {
     std::string hint = did_you_mean(table, kScenarioTables);
@@ -86,7 +91,8 @@ bool valid_name(std::string_view n) {
   if (n.empty() || !(std::isalpha(static_cast<unsigned char>(n[0])) || n[0] == '_')) return false;
   for (auto r : kReserved)
     if (n == r) return false;
-  return std::all_of(n.begin(), n.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  return std::all_of(n.begin(), n.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
 /// Registers the keys of one axis (names checked for clashes) and returns their indices.
@@ -101,7 +107,8 @@ std::vector<std::uint32_t> add_keys(TableReader& r, Sweep& s, const AxisKeys& ke
                 "use letters, digits and _ (not and/or/not/true/false), e.g. name = \"nic\"");
     for (const SweepKey& k : s.keys) {
       if (k.key == key)
-        r.fail_at(*key_node, keys.key_field, "`" + key + "` is already swept by the axis at line " + std::to_string(k.where.line),
+        r.fail_at(*key_node, keys.key_field,
+                  "`" + key + "` is already swept by the axis at line " + std::to_string(k.where.line),
                   "put the values in one axis, or zip the keys that vary together");
       if (k.name == nm)
         r.fail_at(*name_node, keys.name_field, "the name `" + nm + "` is already used by `" + k.key + "`",
@@ -126,8 +133,9 @@ void settle_kinds(const TableReader& r, Sweep& s, const SweepAxis& axis) {
       if (numbers) {
         if (v.kind == ValueKind::real) key.kind = ValueKind::real;
       } else if (v.kind != key.kind) {
-        throw UserError(v.where, r.path(), "values of `" + key.key + "` mix types (" + value_kind_phrase(first.kind) +
-                                                " and " + value_kind_phrase(v.kind) + ")",
+        throw UserError(v.where, r.path(),
+                        "values of `" + key.key + "` mix types (" + value_kind_phrase(first.kind) + " and " +
+                            value_kind_phrase(v.kind) + ")",
                         "give every value of one key the same type");
       }
     }
@@ -141,10 +149,12 @@ class PredicateCompiler {
     for (const auto& [k, v] : r_.raw()) {
       if (!v.is_string())
         r_.fail_at(v, k.str(), "expected a boolean expression (a string), e.g. \"tp * pp <= 64\"");
-      if (!valid_name(k.str())) r_.fail_at(v, k.str(), "`" + std::string(k.str()) + "` cannot name a predicate");
+      if (!valid_name(k.str()))
+        r_.fail_at(v, k.str(), "`" + std::string(k.str()) + "` cannot name a predicate");
       for (const SweepKey& key : s.keys)
         if (key.name == k.str() || key.key == k.str())
-          r_.fail_at(v, k.str(), "`" + std::string(k.str()) + "` already names the axis key `" + key.key + "`");
+          r_.fail_at(v, k.str(),
+                     "`" + std::string(k.str()) + "` already names the axis key `" + key.key + "`");
       pending_[std::string(k.str())] = &v;
     }
     for (const SweepKey& k : s.keys) known_.insert(known_.end(), {k.name, k.key});
@@ -157,14 +167,16 @@ class PredicateCompiler {
   }
   std::optional<ExprBinding> resolve(std::string_view name) {
     for (std::uint32_t i = 0; i < s_.keys.size(); ++i)
-      if (s_.keys[i].name == name || s_.keys[i].key == name) return ExprBinding{i, expr_type(s_.keys[i].kind)};
+      if (s_.keys[i].name == name || s_.keys[i].key == name)
+        return ExprBinding{i, expr_type(s_.keys[i].kind)};
     if (pending_.count(std::string(name)) == 0) return std::nullopt;
     return ExprBinding{ensure(std::string(name)), ExprType::boolean};
   }
   Expr compile(const toml::node& n, const std::string& key) {
     const std::string text = n.as_string()->get();
     try {
-      return Expr::compile(text, [this](std::string_view nm) { return resolve(nm); }, known_);
+      return Expr::compile(
+          text, [this](std::string_view nm) { return resolve(nm); }, known_);
     } catch (const ExprError& e) {
       expr_fail(r_.context(), n, key, text, e);
     }
@@ -175,7 +187,8 @@ class PredicateCompiler {
     for (const auto& p : s_.predicates)
       if (p.name == name) return p.slot;
     if (std::find(active_.begin(), active_.end(), name) != active_.end())
-      throw ExprError(0, "predicate `" + name + "` refers to itself", "predicates may use axes and other predicates, without cycles");
+      throw ExprError(0, "predicate `" + name + "` refers to itself",
+                      "predicates may use axes and other predicates, without cycles");
     active_.push_back(name);
     const toml::node& n = *pending_.at(name);
     Expr e = compile(n, r_.path(name));
@@ -205,13 +218,15 @@ Sweep read_sweep(Sweep s, const std::filesystem::path& base_dir) {
   read_sweep_table(*sweep, s, where);
   s.base_inline = root.table("base").has_value();
   if (s.base_inline == !s.base_path.empty())
-    sweep->fail("base", s.base_inline ? "the base scenario is given twice: as [sweep] base and as a [base] table"
-                                      : "missing the base scenario",
+    sweep->fail("base",
+                s.base_inline ? "the base scenario is given twice: as [sweep] base and as a [base] table"
+                              : "missing the base scenario",
                 "set [sweep] base = \"scenario.toml\", or write the scenario inline under [base]");
   if (!s.base_inline) {
     if (s.base_path.is_relative()) s.base_path = base_dir / s.base_path;
     if (!std::filesystem::is_regular_file(s.base_path))
-      sweep->fail("base", "scenario file `" + s.base_path.string() + "` not found", "paths are relative to the sweep file");
+      sweep->fail("base", "scenario file `" + s.base_path.string() + "` not found",
+                  "paths are relative to the sweep file");
     s.base_text = read_text_file(s.base_path);
   }
   for (TableReader& a : root.tables("axis")) {
@@ -252,7 +267,8 @@ Sweep load_sweep(const std::filesystem::path& path) {
   return read_sweep(std::move(s), path.parent_path());
 }
 
-Sweep load_sweep_string(std::string_view text, const std::string& name, const std::filesystem::path& base_dir) {
+Sweep load_sweep_string(std::string_view text, const std::string& name,
+                        const std::filesystem::path& base_dir) {
   Sweep s;
   s.text = std::string(text);
   s.display_name = name;

@@ -49,12 +49,16 @@ void place(toml::table& doc, const std::string& key, const SweepValue& v, const 
   for (auto dot = key.find('.'); dot != std::string::npos; dot = key.find('.', start)) {
     const std::string part = key.substr(start, dot - start);
     start = dot + 1;
-    if (t->get(part) == nullptr) t->insert(part, toml::table{});
+    if (t->get(part) == nullptr) {
+      // A table the base lacks: messages about it (cross-field checks) point at this axis value.
+      t->insert(part, toml::table{});
+      if (!locations.contains(key.substr(0, dot))) locations.add(key.substr(0, dot), where);
+    }
     toml::table* next = t->get(part)->as_table();
     if (next == nullptr)
       throw UserError(where, key,
-                      "`" + key.substr(0, dot) + "` is a value in the base scenario, not a table, so `" + key +
-                          "` cannot be set",
+                      "`" + key.substr(0, dot) + "` is a value in the base scenario, not a table, so `" +
+                          key + "` cannot be set",
                       "sweep the whole value instead");
     t = next;
   }
@@ -63,7 +67,8 @@ void place(toml::table& doc, const std::string& key, const SweepValue& v, const 
 }
 
 bool prefix_of(std::string_view prefix, std::string_view key) {
-  return key == prefix || (key.size() > prefix.size() && key.substr(0, prefix.size()) == prefix && key[prefix.size()] == '.');
+  return key == prefix ||
+         (key.size() > prefix.size() && key.substr(0, prefix.size()) == prefix && key[prefix.size()] == '.');
 }
 
 }  // namespace
@@ -111,8 +116,9 @@ struct SweepScenarios::Impl {
 
 SweepScenarios::SweepScenarios(const Sweep& sweep, const Catalog& catalog)
     : impl_(std::make_unique<Impl>(Impl{sweep, catalog, stable_name(sweep.path, sweep.display_name),
-                                        sweep.base_inline ? stable_name(sweep.path, sweep.display_name)
-                                                          : stable_name(sweep.base_path, sweep.base_path.string())})) {
+                                        sweep.base_inline
+                                            ? stable_name(sweep.path, sweep.display_name)
+                                            : stable_name(sweep.base_path, sweep.base_path.string())})) {
   impl_->parse_base();  // syntax errors in the base are the sweep's, not every point's
   impl_->check_keys(*this);
 }
@@ -124,7 +130,8 @@ Scenario SweepScenarios::load(std::span<const SweepValue* const> values) const {
   KeyLocations locations(impl_->base_name);
   for (std::size_t k = 0; k < values.size(); ++k)
     place(doc, impl_->sweep.keys[k].key, *values[k], impl_->sweep_name, locations);
-  return load_scenario_document(std::move(doc), std::move(locations), impl_->catalog, impl_->sweep.base_dir());
+  return load_scenario_document(std::move(doc), std::move(locations), impl_->catalog,
+                                impl_->sweep.base_dir());
 }
 
 std::string SweepScenarios::cluster_key(std::span<const SweepValue* const> values) const {

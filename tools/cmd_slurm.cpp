@@ -42,7 +42,8 @@ out::CommandResult run_command(const std::vector<std::string>& argv) {
   char buf[4096];
   for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) r.out.append(buf, static_cast<std::size_t>(n));
   ::close(fds[0]);
-  if (rc != 0) throw UserError("cannot run `" + argv[0] + "`: " + std::strerror(rc) + " (is Slurm installed here?)");
+  if (rc != 0)
+    throw UserError("cannot run `" + argv[0] + "`: " + std::strerror(rc) + " (is Slurm installed here?)");
   int status = 0;
   ::waitpid(pid, &status, 0);
   r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -66,26 +67,33 @@ int cmd_slurm(Args args) {
       "Writes DIR/sweep-array.sbatch (a job array: task I runs `stepsim sweep --shard I/N --resume`) and\n"
       "DIR/sweep-merge.sbatch (joins the shards into DIR/results.h5). With --submit, submits the array and\n"
       "then the merge with --dependency=afterok:<array job id>");
-  visible.add_options()("help,h", "show this help")("tasks,n", po::value(&o.tasks)->default_value(1), "array tasks (shards)")(
-      "out,o", po::value(&dir), "output folder")("submit", po::bool_switch(&submit), "submit both jobs with sbatch")(
+  visible.add_options()("help,h", "show this help")("tasks,n", po::value(&o.tasks)->default_value(1),
+                                                    "array tasks (shards)")(
+      "out,o", po::value(&dir), "output folder")("submit", po::bool_switch(&submit),
+                                                 "submit both jobs with sbatch")(
       "cpus-per-task,c", po::value(&o.cpus_per_task)->default_value(1), "threads per task")(
-      "partition,p", po::value(&o.partition), "Slurm partition")("time,t", po::value(&o.time_limit), "time limit per task")(
+      "partition,p", po::value(&o.partition), "Slurm partition")("time,t", po::value(&o.time_limit),
+                                                                 "time limit per task")(
       "job-name", po::value(&o.job_name)->default_value("stepsim-sweep"), "job name")(
-      "sbatch-arg", po::value(&o.sbatch_args)->composing(), "extra #SBATCH option, e.g. --sbatch-arg=--account=x")(
-      "csv", po::bool_switch(&o.csv), "the merge also writes DIR/results.csv")(
+      "sbatch-arg", po::value(&o.sbatch_args)->composing(),
+      "extra #SBATCH option, e.g. --sbatch-arg=--account=x")("csv", po::bool_switch(&o.csv),
+                                                             "the merge also writes DIR/results.csv")(
       "sbatch", po::value(&sbatch)->default_value("sbatch"), "the sbatch command");
   po::options_description all;
   all.add(visible).add_options()("sweep", po::value(&sweep));
   po::positional_options_description pos;
   pos.add("sweep", 1);
   po::variables_map vm;
-  po::store(po::command_line_parser(static_cast<int>(args.size()), args.data()).options(all).positional(pos).run(), vm);
+  po::store(
+      po::command_line_parser(static_cast<int>(args.size()), args.data()).options(all).positional(pos).run(),
+      vm);
   po::notify(vm);
   if (vm.count("help")) {
     std::cout << visible << "\n";
     return 0;
   }
-  if (sweep.empty() || dir.empty()) throw UserError("usage: stepsim slurm SWEEP.toml --tasks N --out DIR [--submit]");
+  if (sweep.empty() || dir.empty())
+    throw UserError("usage: stepsim slurm SWEEP.toml --tasks N --out DIR [--submit]");
   if (o.tasks < 1 || o.cpus_per_task < 1) throw UserError("--tasks and --cpus-per-task must be at least 1");
   scen::load_sweep(sweep);  // a broken sweep file fails here, not in N array tasks
   o.sweep = std::filesystem::absolute(sweep);
@@ -103,8 +111,8 @@ int cmd_slurm(Args args) {
     return 0;
   }
   const out::SlurmSubmission s = out::submit_slurm(o.dir, sbatch, run_command);
-  std::cout << "submitted array job " << s.array_job << " and merge job " << s.merge_job << "; results will be in "
-            << out::slurm_results(o.dir).string() << "\n";
+  std::cout << "submitted array job " << s.array_job << " and merge job " << s.merge_job
+            << "; results will be in " << out::slurm_results(o.dir).string() << "\n";
   return 0;
 }
 

@@ -36,15 +36,19 @@ SweepArgs parse(Args args) {
       "jobs,j", po::value(&a.jobs)->default_value(0), "worker threads (0: one per CPU)")(
       "resume", po::bool_switch(&a.resume), "continue an interrupted run from its journal (or start one)")(
       "csv", po::value(&a.csv), "also write the rows as CSV")(
-      "shard", po::value(&a.shard)->default_value("0/1"), "run only shard I of N (points with index % N == I)")(
-      "progress", po::value(&a.progress)->default_value("auto"), "bar, lines, none, or auto (bar on a terminal)")(
+      "shard", po::value(&a.shard)->default_value("0/1"),
+      "run only shard I of N (points with index % N == I)")("progress",
+                                                            po::value(&a.progress)->default_value("auto"),
+                                                            "bar, lines, none, or auto (bar on a terminal)")(
       "catalog", po::value(&a.catalogs)->composing(), "extra catalog file (repeatable)");
   po::options_description all;
   all.add(visible).add_options()("sweep", po::value(&a.sweep));
   po::positional_options_description pos;
   pos.add("sweep", 1);
   po::variables_map vm;
-  po::store(po::command_line_parser(static_cast<int>(args.size()), args.data()).options(all).positional(pos).run(), vm);
+  po::store(
+      po::command_line_parser(static_cast<int>(args.size()), args.data()).options(all).positional(pos).run(),
+      vm);
   po::notify(vm);
   if (vm.count("help")) {
     std::cout << visible << "\n";
@@ -64,7 +68,8 @@ out::ProgressStyle progress_style(const std::string& s) {
 void print_summary(const scen::Sweep& sweep, const out::SweepRunOptions& o, const out::SweepRunSummary& s) {
   std::cout << "sweep " << sweep.name << ": " << s.points_total << " points";
   if (s.rejected > 0) std::cout << " (" << s.rejected << " combinations removed by filters)";
-  if (o.shard.count > 1) std::cout << ", shard " << o.shard.index << "/" << o.shard.count << ": " << s.points_shard;
+  if (o.shard.count > 1)
+    std::cout << ", shard " << o.shard.index << "/" << o.shard.count << ": " << s.points_shard;
   std::cout << "\n";
   if (s.already_complete) {
     std::cout << "  " << o.out.string() << " is already complete; nothing to do\n";
@@ -78,7 +83,8 @@ void print_summary(const scen::Sweep& sweep, const out::SweepRunOptions& o, cons
   std::cout << "\n  ";
   for (std::size_t i = 0; i < s.by_status.size(); ++i)
     std::cout << (i ? ", " : "") << out::name(static_cast<out::PointStatus>(i)) << " " << s.by_status[i];
-  std::cout << "\n  results: " << o.out.string() << (o.csv ? " and " + o.csv->string() : std::string()) << "\n";
+  std::cout << "\n  results: " << o.out.string() << (o.csv ? " and " + o.csv->string() : std::string())
+            << "\n";
 }
 
 }  // namespace
@@ -86,7 +92,8 @@ void print_summary(const scen::Sweep& sweep, const out::SweepRunOptions& o, cons
 int cmd_sweep(Args args) {
   const SweepArgs a = parse(args);
   if (a.help) return 0;
-  if (a.sweep.empty()) throw UserError("missing the sweep file (usage: stepsim sweep SWEEP.toml --out RESULTS.h5)");
+  if (a.sweep.empty())
+    throw UserError("missing the sweep file (usage: stepsim sweep SWEEP.toml --out RESULTS.h5)");
   if (a.out.empty()) throw UserError("missing --out RESULTS.h5 (where the results table goes)");
   out::SweepRunOptions o;
   o.out = a.out;

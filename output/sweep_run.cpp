@@ -1,11 +1,9 @@
 #include "output/sweep_run.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <exception>
-#include <thread>
 
+#include "output/parallel_for.hpp"
 #include "output/sweep_eval.hpp"
 
 namespace stepsim::out {
@@ -39,27 +37,10 @@ SweepJournal open_or_create(const std::filesystem::path& path, const SweepIdenti
 void evaluate_all(const PointEvaluator& eval, const scen::SweepPoints& points,
                   std::span<const std::uint64_t> todo, unsigned jobs, SweepJournal& journal,
                   SweepProgress& progress) {
-  std::atomic<std::size_t> next{0};
-  std::atomic<bool> stop{false};
-  std::exception_ptr error;
-  std::mutex error_mutex;
-  const auto work = [&] {
-    try {
-      for (std::size_t i; !stop && (i = next++) < todo.size();) {
-        journal.append(eval.evaluate(todo[i], points.steps(todo[i])));
-        progress.advance();
-      }
-    } catch (...) {  // an I/O failure: stop everyone, report the first
-      std::lock_guard lock(error_mutex);
-      if (!error) error = std::current_exception();
-      stop = true;
-    }
-  };
-  std::vector<std::jthread> threads;
-  for (unsigned t = 1; t < std::max(1u, jobs); ++t) threads.emplace_back(work);
-  work();
-  threads.clear();  // joins
-  if (error) std::rethrow_exception(error);
+  parallel_for(todo.size(), jobs, [&](std::size_t i) {
+    journal.append(eval.evaluate(todo[i], points.steps(todo[i])));
+    progress.advance();
+  });
 }
 
 }  // namespace
@@ -77,13 +58,18 @@ SweepFileInfo sweep_file_info(const scen::Sweep& sweep, std::uint64_t points, sc
   return info;
 }
 
-std::array<std::uint64_t, 4> count_statuses(const SweepJournal& rows) {
+std::array<std::uint64_t, 4> count_statuses(const SweepJournal& rows, std::string& first_problem) {
   std::array<std::uint64_t, 4> n{};
   const std::size_t col = rows.schema().first_result;
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    const std::string status = std::get<std::string>(rows.row(i)[col]);
+    const Row row = rows.row(i);
+    const std::string& status = std::get<std::string>(row[col]);
     for (std::size_t s = 0; s < n.size(); ++s)
       if (status == name(static_cast<PointStatus>(s))) ++n[s];
+    const bool problem = status == name(PointStatus::invalid) || status == name(PointStatus::failed);
+    if (problem && first_problem.empty())
+      first_problem = "point " + std::to_string(std::get<std::int64_t>(row[0])) + ": " +
+                      std::get<std::string>(row[col + 1]);
   }
   return n;
 }
@@ -120,7 +106,7 @@ SweepRunSummary run_sweep(const scen::Sweep& sweep, const scen::Catalog& catalog
   if (journal.points() != mine)
     throw std::logic_error("sweep journal holds " + std::to_string(journal.size()) + " points, expected " +
                            std::to_string(mine.size()));
-  sum.by_status = count_statuses(journal);
+  sum.by_status = count_statuses(journal, sum.first_problem);
   write_sweep_hdf5(options.out, journal, info);
   if (options.csv) write_sweep_csv(*options.csv, journal);
   // Only now is the journal redundant; a crash before this line leaves it for --resume.

@@ -36,6 +36,7 @@ struct SweepRunSummary {
   std::uint64_t evaluated = 0;               ///< rows computed by this run
   bool already_complete = false;             ///< --resume found a finished results file and did nothing
   std::array<std::uint64_t, 4> by_status{};  ///< rows per PointStatus in the file
+  std::string first_problem;                 ///< message of the lowest invalid or failed point ("" if none)
   double run_s = 0.0;                        ///< wall time spent evaluating points
 };
 
@@ -51,7 +52,8 @@ SweepRunSummary run_sweep(const scen::Sweep& sweep, const scen::Catalog& catalog
 SweepFileInfo sweep_file_info(const scen::Sweep& sweep, std::uint64_t points, scen::Shard shard,
                               const std::string& version);
 
-/// Counts rows per status (PointStatus order) in a journal.
-std::array<std::uint64_t, 4> count_statuses(const SweepJournal& rows);
+/// Counts rows per status (PointStatus order) in a journal; `first_problem` receives "point N:
+/// message" of the lowest invalid or failed point.
+std::array<std::uint64_t, 4> count_statuses(const SweepJournal& rows, std::string& first_problem);
 
 }  // namespace stepsim::out

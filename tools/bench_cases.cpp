@@ -9,6 +9,8 @@ BenchResult bench_scenario_load();
 BenchResult bench_estimate();
 BenchResult bench_network_all_to_all();
 BenchResult bench_network_ring();
+BenchResult bench_sweep_64();
+BenchResult bench_sweep_1024();
 
 namespace {
 constexpr BenchCase kBenchCases[] = {
@@ -22,6 +24,8 @@ constexpr BenchCase kBenchCases[] = {
     {"network_all_to_all", "all-to-all of 1 GiB per GPU over 1,024 GPUs, rail-optimised fat-tree",
      bench_network_all_to_all},
     {"network_ring", "ring all-reduce of 1 GiB over 1,024 GPUs, rail-optimised fat-tree", bench_network_ring},
+    {"sweep_64", "sweep of 144 Llama 3.1 8B training points on 64 H100, 2 threads, end to end", bench_sweep_64},
+    {"sweep_1024", "sweep of 8 Llama 3.1 70B training points on 1,024 H100, 2 threads, end to end", bench_sweep_1024},
 };
 }  // namespace
 

@@ -83,6 +83,7 @@ void print_summary(const scen::Sweep& sweep, const out::SweepRunOptions& o, cons
   std::cout << "\n  ";
   for (std::size_t i = 0; i < s.by_status.size(); ++i)
     std::cout << (i ? ", " : "") << out::name(static_cast<out::PointStatus>(i)) << " " << s.by_status[i];
+  if (!s.first_problem.empty()) std::cout << "\n  first problem, " << s.first_problem;
   std::cout << "\n  results: " << o.out.string() << (o.csv ? " and " + o.csv->string() : std::string())
             << "\n";
 }

@@ -14,6 +14,7 @@ int cmd_collective(Args args);
 int cmd_sweep(Args args);
 int cmd_merge(Args args);
 int cmd_slurm(Args args);
+int cmd_search(Args args);
 
 namespace {
 constexpr Command kCommands[] = {
@@ -27,6 +28,7 @@ constexpr Command kCommands[] = {
     {"sweep", "run every point of a sweep file on threads into an HDF5 table (resumable, shardable)", cmd_sweep},
     {"merge", "join the results files of a sharded sweep", cmd_merge},
     {"slurm", "write (and submit) a Slurm job array and merge job for a sweep", cmd_slurm},
+    {"search", "find the best parallel layout: enumerate, prune with the estimate, simulate, rank", cmd_search},
     {"bench", "time the simulator on named benchmark cases", cmd_bench},
 };
 }  // namespace

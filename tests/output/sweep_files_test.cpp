@@ -140,3 +140,11 @@ TEST_CASE("Files that are not results are refused clearly") {
                     Catch::Contains("not a stepsim sweep results file: not an HDF5 file"));
   CHECK_THROWS_WITH(read_sweep_hdf5_header(dir.path() / "none.h5"), Catch::Contains("no such file"));
 }
+
+TEST_CASE("docs/sweeps.md describes every result column") {
+  const std::string docs = test::slurp(std::filesystem::path(STEPSIM_SOURCE_DIR) / "docs" / "sweeps.md");
+  for (const ResultColumn& c : result_columns()) {
+    CAPTURE(c.name);
+    CHECK(docs.find("`" + std::string(c.name) + "`") != std::string::npos);
+  }
+}

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <random>
+#include <sstream>
 #include <thread>
 
 #include "tests/support/temp_files.hpp"
@@ -195,6 +196,37 @@ TEST_CASE("Shards merged equal one run; merge checks completeness and origin") {
   CHECK(mixed.exit_code == 2);
   CHECK_THAT(mixed.err, Catch::Contains("the sweep (hash"));
   CHECK_FALSE(fs::exists(dir.path() / "x.h5"));
+}
+
+TEST_CASE("Estimate-only sweeps fill the estimate columns and leave the simulation's empty") {
+  TempDir dir;
+  std::string text = kSweep;
+  text.insert(text.find('\n') + 1, "mode = \"estimate\"\n");
+  const auto s = dir.write("s.toml", text);
+  sweep_ok(q(s) + " --out " + q(dir.path() / "r.h5") + " --csv " + q(dir.path() / "r.csv"));
+  std::istringstream csv(slurp(dir.path() / "r.csv"));
+  std::string header, line;
+  std::getline(csv, header);
+  const auto column = [&](const std::string& name) {
+    const auto at = ("," + header + ",").find("," + name + ",");
+    return static_cast<std::size_t>(std::count(header.begin(), header.begin() + static_cast<std::ptrdiff_t>(at), ','));
+  };
+  const auto field = [](const std::string& row, std::size_t i) {
+    std::stringstream ss(row);
+    std::string f;
+    for (std::size_t k = 0; k <= i; ++k) std::getline(ss, f, ',');
+    return f;
+  };
+  int ok = 0;
+  while (std::getline(csv, line)) {
+    if (field(line, column("status")) != "ok") continue;
+    ++ok;
+    CHECK(field(line, column("step_time_s")).empty());
+    CHECK(field(line, column("fits")) == "-1");
+    CHECK(std::stod(field(line, column("est_step_time_s"))) > 0.0);
+    CHECK(field(line, column("est_fits")) == "1");
+  }
+  CHECK(ok > 0);
 }
 
 TEST_CASE("Sweep command-line errors") {

@@ -114,7 +114,7 @@ step = 150
   CHECK(listing(f) == std::vector<std::string>{"nic=0.1", "nic=0.2", "nic=0.30000000000000004"});
 }
 
-TEST_CASE("Filters and predicates remove points; the rest keep their order") {
+TEST_CASE("Filters and predicates remove points, the rest keep their order") {
   const Sweep s = sweep(R"(
 [predicates]
 odd_pp = "pp % 2 == 1"

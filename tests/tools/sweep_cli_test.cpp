@@ -112,9 +112,9 @@ TEST_CASE("Sweep results are byte-identical whatever the number of threads") {
 
 TEST_CASE("A sweep killed with SIGKILL at random moments resumes to the uninterrupted file") {
   TempDir dir;
-  // Four times the points, the larger batches slower: long enough to be killed several times.
+  // Twice the points, the larger batch slower: long enough to be killed several times.
   const auto s =
-      dir.write("s.toml", kSweep + "[[axis]]\nkey = \"workload.global_batch\"\nvalues = [16, 32, 64, 128]\n");
+      dir.write("s.toml", kSweep + "[[axis]]\nkey = \"workload.global_batch\"\nvalues = [16, 64]\n");
   sweep_ok(q(s) + " --out " + q(dir.path() / "full.h5") + " --csv " + q(dir.path() / "full.csv") +
            " --jobs 2");
   const auto out = dir.path() / "r.h5";
@@ -159,7 +159,7 @@ TEST_CASE("A sweep killed with SIGKILL at random moments resumes to the uninterr
   CHECK_THAT(again.out, Catch::Contains("already complete"));
 }
 
-TEST_CASE("Shards merged equal one run; merge checks completeness and origin") {
+TEST_CASE("Shards merged equal one run, and merge checks completeness and origin") {
   TempDir dir;
   const auto s = dir.write("s.toml", kSweep);
   sweep_ok(q(s) + " --out " + q(dir.path() / "full.h5") + " --csv " + q(dir.path() / "full.csv") +
@@ -209,7 +209,8 @@ TEST_CASE("Estimate-only sweeps fill the estimate columns and leave the simulati
   std::getline(csv, header);
   const auto column = [&](const std::string& name) {
     const auto at = ("," + header + ",").find("," + name + ",");
-    return static_cast<std::size_t>(std::count(header.begin(), header.begin() + static_cast<std::ptrdiff_t>(at), ','));
+    return static_cast<std::size_t>(
+        std::count(header.begin(), header.begin() + static_cast<std::ptrdiff_t>(at), ','));
   };
   const auto field = [](const std::string& row, std::size_t i) {
     std::stringstream ss(row);

@@ -85,6 +85,40 @@ std::string versus(const SearchCandidate& best, const SearchCandidate& next) {
          pct(worst->mine) + ".";
 }
 
+Json candidate_json(const SearchCandidate& c, std::size_t rank) {
+  const auto& l = c.layout;
+  Json exposed_by = Json::object();
+  for (std::size_t d = 0; d < work::kDimCount; ++d)
+    exposed_by[std::string(work::name(static_cast<work::ParallelDim>(d)))] = c.sim.mean.exposed_comm_s[d];
+  const double usd = c.sim.usd_per_million_tokens;
+  return Json{{"rank", rank},
+              {"layout",
+               {{"tp", l.tp},
+                {"pp", l.pp},
+                {"virtual_stages", l.virtual_stages},
+                {"cp", l.cp},
+                {"ep", l.ep},
+                {"dp", l.dp},
+                {"micro_batch", l.micro_batch},
+                {"zero_stage", l.zero_stage},
+                {"recompute", std::string(work::name(l.recompute))}}},
+              {"nodes", c.nodes},
+              {"gpus", c.gpus},
+              {"step_time_s", c.sim.step_time_s},
+              {"tokens_per_s", c.sim.tokens_per_s},
+              {"tokens_per_s_per_gpu", c.sim.tokens_per_s_per_gpu},
+              {"mfu", c.sim.mfu},
+              {"usd_per_million_tokens", std::isnan(usd) ? Json(nullptr) : Json(usd)},
+              {"bottleneck", c.sim.bottleneck},
+              {"compute_s", c.sim.mean.compute_s},
+              {"memory_bound_s", c.sim.mean.memory_bound_s},
+              {"exposed_comm_s", std::move(exposed_by)},
+              {"bubble_s", c.sim.mean.bubble_s},
+              {"memory_peak_bytes", c.sim.memory_peak_bytes},
+              {"est_tokens_per_s", c.est_tokens_per_s},
+              {"est_bound", c.est_bound}};
+}
+
 }  // namespace
 
 std::string search_explanation(const SearchResult& r) {
@@ -146,41 +180,8 @@ std::string search_json(const SearchResult& r, std::size_t top) {
                  {"out_of_memory", r.out_of_memory},
                  {"unsimulated_contenders", r.unsimulated_contenders}};
   Json rows = Json::array();
-  for (std::size_t i = 0; i < r.ranked.size() && i < top; ++i) {
-    const SearchCandidate& c = r.ranked[i];
-    const auto& l = c.layout;
-    Json e = Json::object();
-    for (std::size_t d = 0; d < work::kDimCount; ++d)
-      e[std::string(work::name(static_cast<work::ParallelDim>(d)))] = c.sim.mean.exposed_comm_s[d];
-    rows.push_back(
-        {{"rank", i + 1},
-         {"layout",
-          {{"tp", l.tp},
-           {"pp", l.pp},
-           {"virtual_stages", l.virtual_stages},
-           {"cp", l.cp},
-           {"ep", l.ep},
-           {"dp", l.dp},
-           {"micro_batch", l.micro_batch},
-           {"zero_stage", l.zero_stage},
-           {"recompute", std::string(work::name(l.recompute))}}},
-         {"nodes", c.nodes},
-         {"gpus", c.gpus},
-         {"step_time_s", c.sim.step_time_s},
-         {"tokens_per_s", c.sim.tokens_per_s},
-         {"tokens_per_s_per_gpu", c.sim.tokens_per_s_per_gpu},
-         {"mfu", c.sim.mfu},
-         {"usd_per_million_tokens",
-          std::isnan(c.sim.usd_per_million_tokens) ? Json(nullptr) : Json(c.sim.usd_per_million_tokens)},
-         {"bottleneck", c.sim.bottleneck},
-         {"compute_s", c.sim.mean.compute_s},
-         {"memory_bound_s", c.sim.mean.memory_bound_s},
-         {"exposed_comm_s", std::move(e)},
-         {"bubble_s", c.sim.mean.bubble_s},
-         {"memory_peak_bytes", c.sim.memory_peak_bytes},
-         {"est_tokens_per_s", c.est_tokens_per_s},
-         {"est_bound", c.est_bound}});
-  }
+  for (std::size_t i = 0; i < r.ranked.size() && i < top; ++i)
+    rows.push_back(candidate_json(r.ranked[i], i + 1));
   j["layouts"] = std::move(rows);
   j["why"] = search_explanation(r);
   return j.dump(2) + "\n";

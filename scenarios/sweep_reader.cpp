@@ -208,27 +208,23 @@ class PredicateCompiler {
   std::vector<std::string> known_;
 };
 
-Sweep read_sweep(Sweep s, const std::filesystem::path& base_dir) {
-  const toml::table doc = parse_toml(s.text, s.display_name);
-  const ReadContext ctx{s.display_name, nullptr, nullptr};
-  TableReader root(doc, "", ctx);
-  std::vector<std::pair<std::string, const toml::node*>> where;
-  auto sweep = root.table("sweep");
-  if (!sweep) root.fail("", "missing the [sweep] table", "add [sweep] with base = \"scenario.toml\"");
-  read_sweep_table(*sweep, s, where);
+/// The base scenario: `[sweep] base = "file"` (read now, relative to the sweep) or a [base] table.
+void read_base(TableReader& root, const TableReader& sweep, Sweep& s, const std::filesystem::path& base_dir) {
   s.base_inline = root.table("base").has_value();
   if (s.base_inline == !s.base_path.empty())
-    sweep->fail("base",
-                s.base_inline ? "the base scenario is given twice: as [sweep] base and as a [base] table"
-                              : "missing the base scenario",
-                "set [sweep] base = \"scenario.toml\", or write the scenario inline under [base]");
-  if (!s.base_inline) {
-    if (s.base_path.is_relative()) s.base_path = base_dir / s.base_path;
-    if (!std::filesystem::is_regular_file(s.base_path))
-      sweep->fail("base", "scenario file `" + s.base_path.string() + "` not found",
-                  "paths are relative to the sweep file");
-    s.base_text = read_text_file(s.base_path);
-  }
+    sweep.fail("base",
+               s.base_inline ? "the base scenario is given twice: as [sweep] base and as a [base] table"
+                             : "missing the base scenario",
+               "set [sweep] base = \"scenario.toml\", or write the scenario inline under [base]");
+  if (s.base_inline) return;
+  if (s.base_path.is_relative()) s.base_path = base_dir / s.base_path;
+  if (!std::filesystem::is_regular_file(s.base_path))
+    sweep.fail("base", "scenario file `" + s.base_path.string() + "` not found",
+               "paths are relative to the sweep file");
+  s.base_text = read_text_file(s.base_path);
+}
+
+void read_axes(TableReader& root, Sweep& s) {
   for (TableReader& a : root.tables("axis")) {
     SweepAxis axis;
     axis.where = a.where();
@@ -239,20 +235,39 @@ Sweep read_sweep(Sweep s, const std::filesystem::path& base_dir) {
     settle_kinds(a, s, axis);
     s.axes.push_back(std::move(axis));
   }
+}
+
+/// Compiles [predicates] and the `where` filters (after the axes, whose names they use).
+void read_filters(TableReader& root, Sweep& s,
+                  const std::vector<std::pair<std::string, const toml::node*>>& where) {
   const toml::table no_predicates;
   const std::optional<TableReader> given = root.table("predicates");
-  PredicateCompiler predicates(s, given ? *given : TableReader(no_predicates, "predicates", ctx));
+  PredicateCompiler predicates(s, given ? *given : TableReader(no_predicates, "predicates", root.context()));
   predicates.compile_all();
-  for (const auto& [key, node] : where) s.filters.push_back(predicates.compile(*node, key));
-  for (std::size_t i = 0; i < where.size(); ++i) {
-    s.filter_text.push_back(where[i].second->as_string()->get());
-    if (s.filters[i].type() != ExprType::boolean)
-      throw UserError(location(ctx, *where[i].second), where[i].first,
-                      "a filter must be true or false; this is " + std::string(name(s.filters[i].type())),
+  for (const auto& [key, node] : where) {
+    s.filters.push_back(predicates.compile(*node, key));
+    s.filter_text.push_back(node->as_string()->get());
+    if (s.filters.back().type() != ExprType::boolean)
+      throw UserError(location(root.context(), *node), key,
+                      "a filter must be true or false; this is " + std::string(name(s.filters.back().type())),
                       "compare it, e.g. \"tp * pp <= 64\"");
   }
+}
+
+Sweep read_sweep(Sweep s, const std::filesystem::path& base_dir) {
+  const toml::table doc = parse_toml(s.text, s.display_name);
+  const ReadContext ctx{s.display_name, nullptr, nullptr};
+  TableReader root(doc, "", ctx);
+  std::vector<std::pair<std::string, const toml::node*>> where;
+  auto sweep = root.table("sweep");
+  if (!sweep) root.fail("", "missing the [sweep] table", "add [sweep] with base = \"scenario.toml\"");
+  read_sweep_table(*sweep, s, where);
+  read_base(root, *sweep, s, base_dir);
+  read_axes(root, s);
+  read_filters(root, s, where);
   root.finish();
   if (s.name.empty()) s.name = s.path.empty() ? s.display_name : s.path.stem().string();
+  // The text's terminating NUL separates the two files, so moving bytes between them changes the hash.
   s.hash = fnv1a64(s.base_text, fnv1a64(std::string_view(s.text.data(), s.text.size() + 1)));
   return s;
 }

@@ -50,15 +50,19 @@ std::vector<work::Recompute> recompute_list(const std::string& text) {
   return out;
 }
 
-}  // namespace
-
-int cmd_search(Args args) {
-  namespace po = boost::program_options;
+struct SearchArgs {
   std::string scenario, format = "table", rank = "throughput", nodes, micro = "1,2,4,8", zero = "0,1,2,3";
   std::string recompute = "none,selective,full";
   std::vector<std::string> catalogs;
   out::SearchOptions o;
   std::size_t top = 10;
+  bool help = false;
+};
+
+SearchArgs parse(Args args) {
+  namespace po = boost::program_options;
+  SearchArgs a;
+  auto& [scenario, format, rank, nodes, micro, zero, recompute, catalogs, o, top, help] = a;
   po::options_description visible(
       "stepsim search SCENARIO [options]\n\n"
       "Finds the best parallel layout for the scenario's model, GPUs, fabric and global batch: enumerates\n"
@@ -92,8 +96,17 @@ int cmd_search(Args args) {
   po::notify(vm);
   if (vm.count("help")) {
     std::cout << visible << "\n";
-    return 0;
+    help = true;
   }
+  return a;
+}
+
+}  // namespace
+
+int cmd_search(Args args) {
+  SearchArgs a = parse(args);
+  if (a.help) return 0;
+  auto& [scenario, format, rank, nodes, micro, zero, recompute, catalogs, o, top, help] = a;
   if (scenario.empty()) throw UserError("missing the scenario file (usage: stepsim search SCENARIO)");
   if (rank != "throughput" && rank != "cost")
     throw UserError("--rank: expected throughput or cost, got `" + rank + "`");

@@ -56,12 +56,16 @@ void write_script(const std::filesystem::path& p, const std::string& text) {
                                std::filesystem::perm_options::add);
 }
 
-}  // namespace
-
-int cmd_slurm(Args args) {
+struct SlurmArgs {
   out::SlurmOptions o;
   std::string sweep, dir, sbatch = "sbatch";
   bool submit = false;
+  bool help = false;
+};
+
+SlurmArgs parse(Args args) {
+  SlurmArgs a;
+  out::SlurmOptions& o = a.o;
   po::options_description visible(
       "stepsim slurm SWEEP.toml --tasks N --out DIR [options]\n\n"
       "Writes DIR/sweep-array.sbatch (a job array: task I runs `stepsim sweep --shard I/N --resume`) and\n"
@@ -69,8 +73,8 @@ int cmd_slurm(Args args) {
       "then the merge with --dependency=afterok:<array job id>");
   visible.add_options()("help,h", "show this help")("tasks,n", po::value(&o.tasks)->default_value(1),
                                                     "array tasks (shards)")(
-      "out,o", po::value(&dir), "output folder")("submit", po::bool_switch(&submit),
-                                                 "submit both jobs with sbatch")(
+      "out,o", po::value(&a.dir), "output folder")("submit", po::bool_switch(&a.submit),
+                                                   "submit both jobs with sbatch")(
       "cpus-per-task,c", po::value(&o.cpus_per_task)->default_value(1), "threads per task")(
       "partition,p", po::value(&o.partition), "Slurm partition")("time,t", po::value(&o.time_limit),
                                                                  "time limit per task")(
@@ -78,9 +82,9 @@ int cmd_slurm(Args args) {
       "sbatch-arg", po::value(&o.sbatch_args)->composing(),
       "extra #SBATCH option, e.g. --sbatch-arg=--account=x")("csv", po::bool_switch(&o.csv),
                                                              "the merge also writes DIR/results.csv")(
-      "sbatch", po::value(&sbatch)->default_value("sbatch"), "the sbatch command");
+      "sbatch", po::value(&a.sbatch)->default_value("sbatch"), "the sbatch command");
   po::options_description all;
-  all.add(visible).add_options()("sweep", po::value(&sweep));
+  all.add(visible).add_options()("sweep", po::value(&a.sweep));
   po::positional_options_description pos;
   pos.add("sweep", 1);
   po::variables_map vm;
@@ -90,8 +94,18 @@ int cmd_slurm(Args args) {
   po::notify(vm);
   if (vm.count("help")) {
     std::cout << visible << "\n";
-    return 0;
+    a.help = true;
   }
+  return a;
+}
+
+}  // namespace
+
+int cmd_slurm(Args args) {
+  SlurmArgs a = parse(args);
+  if (a.help) return 0;
+  out::SlurmOptions& o = a.o;
+  const std::string &sweep = a.sweep, &dir = a.dir;
   if (sweep.empty() || dir.empty())
     throw UserError("usage: stepsim slurm SWEEP.toml --tasks N --out DIR [--submit]");
   if (o.tasks < 1 || o.cpus_per_task < 1) throw UserError("--tasks and --cpus-per-task must be at least 1");
@@ -105,12 +119,12 @@ int cmd_slurm(Args args) {
   write_script(out::slurm_merge_script(o.dir), scripts.merge);
   std::cout << "wrote " << out::slurm_array_script(o.dir).string() << " (" << o.tasks << " tasks) and "
             << out::slurm_merge_script(o.dir).string() << "\n";
-  if (!submit) {
+  if (!a.submit) {
     std::cout << "submit with:\n  jid=$(sbatch --parsable " << out::slurm_array_script(o.dir).string()
               << ")\n  sbatch --dependency=afterok:$jid " << out::slurm_merge_script(o.dir).string() << "\n";
     return 0;
   }
-  const out::SlurmSubmission s = out::submit_slurm(o.dir, sbatch, run_command);
+  const out::SlurmSubmission s = out::submit_slurm(o.dir, a.sbatch, run_command);
   std::cout << "submitted array job " << s.array_job << " and merge job " << s.merge_job
             << "; results will be in " << out::slurm_results(o.dir).string() << "\n";
   return 0;

@@ -9,6 +9,7 @@ int cmd_check(Args args);
 int cmd_estimate(Args args);
 int cmd_kv(Args args);
 int cmd_run(Args args);
+int cmd_validate(Args args);
 int cmd_bench(Args args);
 int cmd_collective(Args args);
 int cmd_sweep(Args args);
@@ -22,6 +23,7 @@ constexpr Command kCommands[] = {
     {"catalog", "list the GPU and model presets", cmd_catalog},
     {"check", "validate a scenario and show what it resolves to", cmd_check},
     {"run", "simulate one step event by event: time, throughput, bottleneck, memory", cmd_run},
+    {"validate", "simulate published measurements and report the error per case and group", cmd_validate},
     {"estimate", "closed-form bottleneck estimate: rates, bound, memory, cost, sizing", cmd_estimate},
     {"kv", "KV-cache size, decode bandwidth and the largest batch that fits", cmd_kv},
     {"collective", "simulate one collective on a cluster at several sizes", cmd_collective},

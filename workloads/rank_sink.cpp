@@ -11,6 +11,12 @@ namespace {
 
 constexpr std::size_t idx(ParallelDim d) { return static_cast<std::size_t>(d); }
 
+std::string stream_label(int rank, std::string_view what) {
+  return "gpu" + std::to_string(rank) + "." + std::string(what);
+}
+
+}  // namespace
+
 std::string_view pass_name(Pass p) {
   switch (p) {
     case Pass::forward: return "fwd";
@@ -21,11 +27,14 @@ std::string_view pass_name(Pass p) {
   return "?";
 }
 
-std::string stream_label(int rank, std::string_view what) {
-  return "gpu" + std::to_string(rank) + "." + std::string(what);
+std::string op_label(const StepPlan& plan, sim::OpId op) {
+  const OpInfo& i = plan.info[op];
+  std::string out;
+  if (i.layer >= 0) out = "L" + std::to_string(i.layer) + ".";
+  out += plan.graph.label(op);
+  if (i.microbatch >= 0) out += " mb" + std::to_string(i.microbatch);
+  return out;
 }
-
-}  // namespace
 
 StepAssembler::StepAssembler(const JobSpec& job, CommPlanner& planner, RankMode mode)
     : job_(job), planner_(planner), mode_(mode), layout_(job.parallel) {
@@ -104,16 +113,14 @@ void RankSink::set_plain_context(Pass pass) {
   microbatch_ = -1;
 }
 
-std::string RankSink::label(std::string_view name) const {
-  std::string out;
-  if (!plain_) {
-    if (layer_ >= 0) out = "L" + std::to_string(layer_) + ".";
-    out += pass_name(pass_);
-    out += '.';
-  }
-  out += name;
-  if (microbatch_ >= 0) out += " mb" + std::to_string(microbatch_);
-  return out;
+sim::LabelId RankSink::label(std::string_view name) {
+  // Graph labels stay few and shared ("fwd.qkv"); the layer and micro-batch live in OpInfo and
+  // op_label() puts them back together ("L12.fwd.qkv mb3").
+  if (plain_) return a_.graph().intern(name);
+  label_scratch_.assign(pass_name(pass_));
+  label_scratch_ += '.';
+  label_scratch_ += name;
+  return a_.graph().intern(label_scratch_);
 }
 
 OpInfo RankSink::base_info() const {
@@ -139,13 +146,12 @@ OpSink::Handle RankSink::emit_kernel(std::string_view name, const topo::KernelWo
   op.work = t.duration;
   op.flops = work.flops;
   op.bytes = work.hbm_bytes;
-  op.label = a_.graph().intern(label(name));
+  op.label = label(name);
   OpInfo info = base_info();
   info.op_class = work.op_class;
   const sim::StreamId stream = a_.streams(sim_rank_).compute;
   const sim::OpId id = a_.add(op, std::span<const sim::StreamId>(&stream, 1), info);
   add_deps(id, deps);
-  last_kernel_ = Handle{id};
   return Handle{id};
 }
 
@@ -166,7 +172,7 @@ sim::OpId RankSink::transfer(std::string_view name, const CommOp& c, const std::
   op.kind = sim::OpKind::transfer;
   op.payload = it->second;
   op.bytes = c.bytes;
-  op.label = a_.graph().intern(label(name));
+  op.label = label(name);
   OpInfo info = base_info();
   info.is_comm = true;
   info.comm_dim = c.dim;

@@ -36,6 +36,12 @@ struct RankStreams {
   sim::StreamId send_next = 0, recv_prev = 0, send_prev = 0, recv_next = 0;
 };
 
+/// "fwd", "bwd", "recomp", "opt".
+std::string_view pass_name(Pass p);
+
+/// The full name of an op: "L12.fwd.qkv mb3", "dp.grad_allreduce bucket 4", "pp.send_act mb5".
+std::string op_label(const StepPlan& plan, sim::OpId op);
+
 class StepAssembler {
  public:
   StepAssembler(const JobSpec& job, CommPlanner& planner, RankMode mode);
@@ -82,8 +88,6 @@ class RankSink : public OpSink {
   /// Ops emitted next carry no pass prefix ("dp.grad_allreduce bucket 4").
   void set_plain_context(Pass pass);
   int sim_rank() const { return sim_rank_; }
-  /// The most recent kernel this sink emitted (invalid before the first).
-  Handle last_kernel() const { return last_kernel_; }
   int global_rank() const { return rank_; }
 
  protected:
@@ -91,7 +95,7 @@ class RankSink : public OpSink {
   Handle emit_comm(std::string_view name, const CommOp& op, std::span<const Handle> deps) override;
 
  private:
-  std::string label(std::string_view name) const;
+  sim::LabelId label(std::string_view name);
   OpInfo base_info() const;
   void add_deps(sim::OpId op, std::span<const Handle> deps);
   sim::OpId transfer(std::string_view name, const CommOp& op, const std::vector<std::vector<int>>& groups);
@@ -103,7 +107,7 @@ class RankSink : public OpSink {
   bool plain_ = false;
   int layer_ = -1;
   int microbatch_ = -1;
-  Handle last_kernel_;
+  std::string label_scratch_;
   std::array<int, 5> comm_seq_{};  ///< collectives emitted so far per dimension (full mode)
   std::map<std::tuple<int, int, long long>, std::uint32_t> payload_cache_;
 };

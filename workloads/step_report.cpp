@@ -29,9 +29,10 @@ sim::OpId gating(const sim::StepGraph& g, const sim::StreamPredecessors& preds, 
 
 class RankAnalyser {
  public:
+  /// `comm_ops` lists the rank's communication ops in id order.
   RankAnalyser(const StepPlan& plan, const sim::StreamPredecessors& preds, const sim::RunResult& run,
-               std::uint16_t rank)
-      : plan_(plan), preds_(preds), run_(run), rank_(rank) {}
+               std::uint16_t rank, const std::vector<sim::OpId>& comm_ops)
+      : plan_(plan), preds_(preds), run_(run), rank_(rank), comm_ops_(comm_ops) {}
 
   Breakdown breakdown() {
     Breakdown b;
@@ -51,10 +52,8 @@ class RankAnalyser {
   CommOverlap overlap(const Breakdown& b) const {
     CommOverlap o;
     std::array<std::vector<std::pair<Time, Time>>, kDimCount> spans;
-    for (sim::OpId op = 0; op < plan_.info.size(); ++op) {
-      const OpInfo& i = plan_.info[op];
-      if (i.is_comm && i.rank == rank_) spans[idx(i.comm_dim)].push_back({run_.ops[op].start, run_.ops[op].end});
-    }
+    for (sim::OpId op : comm_ops_)
+      spans[idx(plan_.info[op].comm_dim)].push_back({run_.ops[op].start, run_.ops[op].end});
     for (std::size_t d = 0; d < kDimCount; ++d) {
       auto& s = spans[d];
       std::sort(s.begin(), s.end());
@@ -91,10 +90,11 @@ class RankAnalyser {
   /// After the rank's last kernel: its own trailing communication, then idle until the step ends.
   void explain_tail(Time from, Breakdown& b) {
     const Time end = run_.makespan;
-    for (sim::OpId op = 0; op < plan_.info.size() && from < end; ++op) {
+    for (sim::OpId op : comm_ops_) {
+      if (from >= end) break;
       const OpInfo& i = plan_.info[op];
       const auto& rec = run_.ops[op];
-      if (!i.is_comm || i.rank != rank_ || rec.end <= from) continue;
+      if (rec.end <= from) continue;
       const Time lo = std::max(from, rec.start);
       if (lo > from) b.bubble_s += to_seconds(lo - from);
       b.exposed_comm_s[idx(i.comm_dim)] += to_seconds(rec.end - lo);
@@ -107,6 +107,7 @@ class RankAnalyser {
   const sim::StreamPredecessors& preds_;
   const sim::RunResult& run_;
   std::uint16_t rank_;
+  const std::vector<sim::OpId>& comm_ops_;
 };
 
 MemoryPeak memory_of(const StepPlan& plan, const sim::RunResult& run, std::uint16_t rank) {
@@ -147,8 +148,20 @@ StepReport analyse_step(const StepPlan& plan, const sim::RunResult& run, const s
   r.step_time_s = to_seconds(run.makespan);
   const double n = static_cast<double>(plan.ranks.size());
   const sim::StreamPredecessors preds(plan.graph);
+  // A collective belongs to every simulated rank whose streams it occupies (all of a group's
+  // members in full mode), not only to the rank that created it.
+  std::vector<int> rank_of_processor(plan.graph.processor_count(), -1);
+  for (std::size_t r = 0; r < plan.ranks.size(); ++r) rank_of_processor[plan.ranks[r].processor] = static_cast<int>(r);
+  std::vector<std::vector<sim::OpId>> comm_ops(plan.ranks.size());
+  for (sim::OpId op = 0; op < plan.info.size(); ++op) {
+    if (!plan.info[op].is_comm) continue;
+    for (sim::StreamId st : plan.graph.streams_of(op)) {
+      auto& list = comm_ops[static_cast<std::size_t>(rank_of_processor[plan.graph.stream(st).processor])];
+      if (list.empty() || list.back() != op) list.push_back(op);
+    }
+  }
   for (std::uint16_t i = 0; i < plan.ranks.size(); ++i) {
-    RankAnalyser a(plan, preds, run, i);
+    RankAnalyser a(plan, preds, run, i, comm_ops[i]);
     RankReport rr;
     rr.rank = plan.ranks[i].rank;
     rr.stage = plan.ranks[i].stage;

@@ -35,9 +35,29 @@ TopologyPlanner::TopologyPlanner(std::shared_ptr<const topo::Topology> topology,
       builder_(std::make_unique<topo::TransferTableBuilder>(topology_, config)),
       network_(network) {}
 
+namespace {
+/// True when every group of `r` stays inside one scale-up domain. Such traffic only uses its own
+/// GPUs' scale-up links, which no other group's flows touch, so the images of the simulated group
+/// load links nothing simulated shares: they can be left out without changing any rate (a coupled
+/// variable that also spans other domains, like a data-parallel collective, is limited by the
+/// simulated domain, which keeps its full load).
+bool within_domains(const topo::Topology& t, const topo::CollectiveRequest& r) {
+  for (const auto& g : r.groups)
+    for (topo::GpuId gpu : g)
+      if (t.domain_of(gpu) != t.domain_of(g.front())) return false;
+  return true;
+}
+}  // namespace
+
 std::uint32_t TopologyPlanner::plan(const CommRequest& request) {
   if (!builder_) throw std::logic_error("TopologyPlanner::plan after make_network");
-  return builder_->add(to_collective(request));
+  topo::CollectiveRequest c = to_collective(request);
+  if (c.groups.size() > 1 && within_domains(*topology_, c)) {
+    // Ring exchanges expand to one pair per member: keep the simulated group's pairs.
+    const std::size_t own = request.kind == CollectiveKind::ring_exchange ? request.groups.front().size() : 1;
+    c.groups.resize(own);
+  }
+  return builder_->add(c);
 }
 
 std::unique_ptr<sim::Network> TopologyPlanner::make_network() {

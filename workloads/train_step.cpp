@@ -334,6 +334,10 @@ void TrainStepBuilder::build_rank(int sim_rank) {
 
 void TrainStepBuilder::connect_pipeline() {
   const RankLayout& layout = a_.layout();
+  // Every pipeline's first-stage rank: the images of a representative boundary.
+  std::vector<int> pipelines;
+  for (int r = 0; r < layout.world(); ++r)
+    if (layout.coords(r).pp == 0) pipelines.push_back(r);
   for (std::size_t s = 0; s < sends_.size(); ++s) {
     for (const PendingSend& send : sends_[s]) {
       const bool fwd = send.key.kind == Kind::forward;
@@ -354,12 +358,9 @@ void TrainStepBuilder::connect_pipeline() {
         req.groups.push_back({src, layout.rank(c)});
       };
       add_pair(own);
-      if (a_.mode() == RankMode::representative) {
-        for (int r = 0; r < layout.world(); ++r) {
-          const RankCoords c = layout.coords(r);
-          if (c.pp == 0 && r != send.key.pipeline) add_pair(c);
-        }
-      }
+      if (a_.mode() == RankMode::representative)
+        for (int r : pipelines)
+          if (r != send.key.pipeline) add_pair(layout.coords(r));
       const int dst_sim = a_.sim_index(req.groups.front()[1]);
       const RankStreams& from = a_.streams(static_cast<int>(s));
       const RankStreams& to = a_.streams(dst_sim);
@@ -369,8 +370,7 @@ void TrainStepBuilder::connect_pipeline() {
       op.kind = sim::OpKind::transfer;
       op.payload = a_.planner().plan(req);
       op.bytes = req.bytes;
-      op.label = a_.graph().intern(std::string(fwd ? "pp.send_act" : "pp.send_grad") + " vs" +
-                                   std::to_string(send.key.vstage) + " mb" + std::to_string(send.key.microbatch));
+      op.label = a_.graph().intern(fwd ? "pp.send_act" : "pp.send_grad");
       OpInfo info;
       info.pass = fwd ? Pass::forward : Pass::backward;
       info.is_comm = true;

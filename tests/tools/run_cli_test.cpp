@@ -1,0 +1,90 @@
+// `stepsim run` and `stepsim validate` through the real binary: the JSON contract and bad input.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/support/temp_files.hpp"
+
+using stepsim::test::run_stepsim;
+using stepsim::test::TempDir;
+
+namespace {
+
+// A 16-GPU Llama-style job: small enough to run in a moment, with TP, PP and DP traffic.
+constexpr const char* kSmall = R"(
+[meta]
+name = "small"
+[model]
+preset = "llama-3.1-8b"
+layers = 8
+[hardware]
+gpu = "h100-sxm"
+nodes = 2
+gpus_per_node = 8
+[workload]
+kind = "train"
+seq_len = 2048
+global_batch = 16
+micro_batch = 1
+[parallelism]
+tp = 4
+pp = 2
+dp = 2
+)";
+
+}  // namespace
+
+TEST_CASE("stepsim run --format json keeps its contract") {
+  TempDir dir;
+  const auto file = dir.write("small.toml", kSmall);
+  const auto r = run_stepsim("run '" + file.string() + "' --format json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  for (const char* key : {"step_time_s", "tokens_per_s_per_gpu", "mfu", "hfu", "breakdown", "critical_path",
+                          "memory", "estimate"})
+    CHECK(j.contains(key));
+  for (const char* key : {"peak_bytes", "capacity_bytes", "fits"}) CHECK(j["memory"].contains(key));
+  // The breakdown partitions the step: compute + memory-bound + exposed comm + bubble = step.
+  const auto& b = j["breakdown"];
+  double exposed = 0;
+  for (const auto& [group, s] : b["exposed_comm_s"].items()) exposed += s.get<double>();
+  const double sum = b["compute_s"].get<double>() + b["memory_bound_s"].get<double>() + exposed +
+                     b["bubble_s"].get<double>();
+  CHECK(sum == Approx(j["step_time_s"].get<double>()).epsilon(1e-9));
+  // tokens/s per GPU = 16 sequences x 2,048 tokens / step / 16 GPUs.
+  CHECK(j["tokens_per_s_per_gpu"].get<double>() == Approx(16 * 2048 / j["step_time_s"].get<double>() / 16));
+  CHECK(j["mfu"].get<double>() > 0.0);
+  CHECK(j["mfu"].get<double>() < 1.0);
+  CHECK(j["memory"]["capacity_bytes"].get<double>() == Approx(80e9));
+}
+
+TEST_CASE("stepsim run prints the same bytes twice") {
+  TempDir dir;
+  const auto file = dir.write("small.toml", kSmall);
+  const auto a = run_stepsim("run '" + file.string() + "' --format json");
+  const auto b = run_stepsim("run '" + file.string() + "' --format json");
+  REQUIRE(a.exit_code == 0);
+  CHECK(a.out == b.out);
+}
+
+TEST_CASE("stepsim run rejects bad input with exit code 2") {
+  TempDir dir;
+  const auto file = dir.write("small.toml", kSmall);
+  SECTION("an impossible layout") {
+    // tp x pp x dp = 3 x 2 x 2 = 12 on 16 GPUs.
+    const auto r = run_stepsim("run '" + file.string() + "' --set parallelism.tp=3");
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("parallelism") != std::string::npos);
+  }
+  SECTION("an unknown option value") {
+    const auto r = run_stepsim("run '" + file.string() + "' --ranks some");
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("--ranks") != std::string::npos);
+  }
+  SECTION("a missing file") {
+    const auto r = run_stepsim("run '" + (dir.path() / "nope.toml").string() + "'");
+    CHECK(r.exit_code == 2);
+  }
+}

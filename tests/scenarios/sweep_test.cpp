@@ -238,3 +238,21 @@ values = [200]
         scenarios.cluster_key(point_values(s, points.steps(2))));
   CHECK(scenarios.cluster_key(point_values(s, points.steps(0))) == "hardware.nic_gbps=200\n");
 }
+
+TEST_CASE("The bundled example sweeps load, and their keys are keys of their base") {
+  int sweeps = 0;
+  for (const auto& e : fs::directory_iterator(fs::path(STEPSIM_SOURCE_DIR) / "scenarios/examples/sweeps")) {
+    CAPTURE(e.path());
+    const Sweep s = load_sweep(e.path());
+    const SweepScenarios scenarios(s, catalog());  // checks the axis keys against the base
+    const SweepPoints points(s);
+    CHECK(points.size() > 0);
+    CHECK_NOTHROW(scenarios.load(point_values(s, points.steps(0))));
+    ++sweeps;
+  }
+  CHECK(sweeps >= 1);
+  // llama3.1-70b-dp-nic: 5 data-parallel widths x 5 NIC speeds x 1 batch.
+  CHECK(SweepPoints(
+            load_sweep(fs::path(STEPSIM_SOURCE_DIR) / "scenarios/examples/sweeps/llama3.1-70b-dp-nic.toml"))
+            .size() == 25);
+}

@@ -17,18 +17,6 @@ std::string pct(double part, double whole) {
   return buf;
 }
 
-std::string layout(const work::JobSpec& j) {
-  const auto& p = j.parallel;
-  std::string s = "TP" + std::to_string(p.tp) + " PP" + std::to_string(p.pp);
-  if (p.virtual_stages > 1) s += "x" + std::to_string(p.virtual_stages);
-  if (p.cp > 1) s += " CP" + std::to_string(p.cp);
-  if (p.ep > 1) s += " EP" + std::to_string(p.ep);
-  s += " DP" + std::to_string(p.dp);
-  if (p.zero_stage > 0) s += " ZeRO-" + std::to_string(p.zero_stage);
-  if (p.sequence_parallel) s += " SP";
-  return s;
-}
-
 void breakdown_rows(TextTable& t, const work::Breakdown& b, double step) {
   t.add_row({"compute", format_seconds(b.compute_s), pct(b.compute_s, step)});
   t.add_row({"memory-bound kernels", format_seconds(b.memory_bound_s), pct(b.memory_bound_s, step)});
@@ -75,12 +63,24 @@ void moe_line(std::ostringstream& o, const work::JobSpec& job, const work::Simul
 
 }  // namespace
 
+std::string parallel_layout(const work::JobSpec& j) {
+  const auto& p = j.parallel;
+  std::string s = "TP" + std::to_string(p.tp) + " PP" + std::to_string(p.pp);
+  if (p.virtual_stages > 1) s += "x" + std::to_string(p.virtual_stages);
+  if (p.cp > 1) s += " CP" + std::to_string(p.cp);
+  if (p.ep > 1) s += " EP" + std::to_string(p.ep);
+  s += " DP" + std::to_string(p.dp);
+  if (p.zero_stage > 0) s += " ZeRO-" + std::to_string(p.zero_stage);
+  if (p.sequence_parallel) s += " SP";
+  return s;
+}
+
 std::string run_table(const work::JobSpec& job, const work::Simulation& s, const RunLabels& labels) {
   std::ostringstream o;
   const auto& m = s.metrics;
   const double step = m.step_time_s;
   o << "stepsim run: " << labels.scenario << "\n"
-    << "  " << labels.model << " on " << s.plan.world << " x " << labels.gpu << ", " << layout(job) << ", "
+    << "  " << labels.model << " on " << s.plan.world << " x " << labels.gpu << ", " << parallel_layout(job) << ", "
     << s.plan.microbatches << " micro-batches per step (" << s.plan.ranks.size() << " ranks simulated)\n\n";
   const auto line = [&o](const char* label, const std::string& value) {
     char buf[24];

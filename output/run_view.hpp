@@ -18,6 +18,8 @@ struct RunLabels {
 /// The JSON document; keys in a fixed order (docs/model.md lists them).
 nlohmann::ordered_json run_json(const work::JobSpec& job, const work::Simulation& s, const RunLabels& labels);
 std::string run_json_text(const work::JobSpec& job, const work::Simulation& s, const RunLabels& labels);
+/// "TP8 PP4x5 DP16 ZeRO-1 SP": the job's parallel layout in one line.
+std::string parallel_layout(const work::JobSpec& job);
 /// The readable report.
 std::string run_table(const work::JobSpec& job, const work::Simulation& s, const RunLabels& labels);
 

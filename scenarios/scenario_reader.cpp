@@ -2,6 +2,7 @@
 #include <optional>
 
 #include "scenarios/scenario.hpp"
+#include "scenarios/scenario_document.hpp"
 #include "scenarios/scenario_sections.hpp"
 #include "scenarios/toml_reader.hpp"
 
@@ -97,9 +98,8 @@ std::optional<Catalog> local_catalog(TableReader& root, const Catalog& base,
   return base.with_files(paths);
 }
 
-Scenario read_scenario(Scenario s, const Catalog& base, const LoadOptions& options,
+Scenario read_document(Scenario s, toml::table& doc, const Catalog& base, const LoadOptions& options,
                        const std::filesystem::path& base_dir) {
-  toml::table doc = parse_toml(s.source_text, s.display_name);
   for (const auto& a : options.set) apply_set(doc, a, s.locations);
   const ReadContext ctx{s.display_name, &s.locations, &detail::elsewhere_hint};
   TableReader root(doc, "", ctx);
@@ -126,6 +126,12 @@ Scenario read_scenario(Scenario s, const Catalog& base, const LoadOptions& optio
   return s;
 }
 
+Scenario read_scenario(Scenario s, const Catalog& base, const LoadOptions& options,
+                       const std::filesystem::path& base_dir) {
+  toml::table doc = parse_toml(s.source_text, s.display_name);
+  return read_document(std::move(s), doc, base, options, base_dir);
+}
+
 }  // namespace
 
 Scenario load_scenario(const std::filesystem::path& path, const Catalog& catalog,
@@ -145,6 +151,14 @@ Scenario load_scenario_string(std::string_view text, const std::string& name, co
   s.display_name = name;
   s.locations = KeyLocations(name);
   return read_scenario(std::move(s), catalog, options, base_dir);
+}
+
+Scenario load_scenario_document(toml::table doc, KeyLocations locations, const Catalog& catalog,
+                                const std::filesystem::path& base_dir) {
+  Scenario s;
+  s.display_name = locations.file();
+  s.locations = std::move(locations);
+  return read_document(std::move(s), doc, catalog, {}, base_dir);
 }
 
 }  // namespace stepsim::scen

@@ -11,6 +11,8 @@ BenchResult bench_network_all_to_all();
 BenchResult bench_network_ring();
 BenchResult bench_run_gpt3_1024();
 BenchResult bench_run_llama405b_16k();
+BenchResult bench_sweep_64();
+BenchResult bench_sweep_1024();
 
 namespace {
 constexpr BenchCase kBenchCases[] = {
@@ -28,6 +30,8 @@ constexpr BenchCase kBenchCases[] = {
      bench_run_gpt3_1024},
     {"run_llama405b_16384", "stepsim run: Llama-3.1-405B on 16,384 H100 (TP8 PP16 DP128, rail-optimised 400 Gb/s)",
      bench_run_llama405b_16k},
+    {"sweep_64", "sweep of 132 Llama 3.1 8B training points on 64 H100, 2 threads, end to end", bench_sweep_64},
+    {"sweep_1024", "sweep of 8 Llama 3.1 70B training points on 1,024 H100, 2 threads, end to end", bench_sweep_1024},
 };
 }  // namespace
 

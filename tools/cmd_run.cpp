@@ -1,9 +1,11 @@
 // `stepsim run SCENARIO [--format table|json] [--ranks representative|all] [--catalog FILE]...
-//  [--set KEY=VALUE]...`: simulates one step event by event and reports where its time goes.
+//  [--set KEY=VALUE]... [--trace FILE.json [--trace-ranks 0-15]] [--hdf5 FILE.h5] [--report FILE.html]`:
+//  simulates one step event by event and reports where its time goes.
 #include <boost/program_options.hpp>
 #include <iostream>
 
 #include "output/render_format.hpp"
+#include "output/run_outputs.hpp"
 #include "output/run_view.hpp"
 #include "scenarios/catalog.hpp"
 #include "scenarios/scenario.hpp"
@@ -22,6 +24,7 @@ struct RunArgs {
   std::string ranks = "representative";
   std::vector<std::string> catalogs;
   scen::LoadOptions load;
+  out::RunOutputs outputs;
   bool help = false;
 };
 
@@ -37,14 +40,21 @@ RunArgs parse(Args args) {
       "ranks", po::value(&a.ranks)->default_value("representative"),
       "representative (one rank per pipeline stage, others as images) or all")(
       "catalog", po::value(&a.catalogs)->composing(), "extra catalog file (repeatable)")(
-      "set", po::value(&a.load.set)->composing(), "override a scenario key, e.g. --set parallelism.tp=4");
+      "set", po::value(&a.load.set)->composing(), "override a scenario key, e.g. --set parallelism.tp=4")(
+      "trace", po::value(&a.outputs.trace_path), "write a Chrome trace (open it at ui.perfetto.dev)")(
+      "trace-ranks", po::value(&a.outputs.trace_ranks),
+      "GPU ranks the trace and HDF5 ops cover, e.g. 0-15 or 0,8,16-31 (default: the first 64 simulated ranks "
+      "in the trace, all in HDF5)")("hdf5", po::value(&a.outputs.hdf5_path),
+                                    "write the summary, per-op timings, link utilisation and memory to HDF5")(
+      "report", po::value(&a.outputs.report_path), "write a self-contained HTML report");
   po::options_description all;
   all.add(visible).add_options()("scenario", po::value(&a.scenario));
   po::positional_options_description pos;
   pos.add("scenario", 1);
   po::variables_map vm;
-  po::store(po::command_line_parser(static_cast<int>(args.size()), args.data()).options(all).positional(pos).run(),
-            vm);
+  po::store(
+      po::command_line_parser(static_cast<int>(args.size()), args.data()).options(all).positional(pos).run(),
+      vm);
   po::notify(vm);
   if (vm.count("help")) {
     std::cout << visible << "\n";
@@ -71,11 +81,14 @@ int cmd_run(Args args) {
   const scen::Scenario s = scen::load_scenario(a.scenario, catalog, a.load);
   work::SimulateOptions options;
   options.ranks = parse_ranks(a.ranks);
+  options.links = out::link_accounting_for(a.outputs);
   const work::Simulation sim = work::simulate(s.job, options);
   const out::RunLabels labels{s.meta.name.empty() ? s.display_name : s.meta.name, s.job.cluster.gpu.id,
                               s.job.model.id};
   std::cout << (format == out::RenderFormat::json ? out::run_json_text(s.job, sim, labels)
-                                                   : out::run_table(s.job, sim, labels));
+                                                  : out::run_table(s.job, sim, labels));
+  for (const auto& line : out::write_run_outputs(a.outputs, s, a.load, sim, labels, catalog, STEPSIM_VERSION))
+    std::cerr << line << "\n";
   return 0;
 }
 

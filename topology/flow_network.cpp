@@ -13,7 +13,23 @@ FlowNetwork::FlowNetwork(std::shared_ptr<const TransferTable> table, FlowNetwork
     sys_.add_constraint(l.bw_Bps);  // constraint id == link id
     link_resource_.push_back(resource_of(l.kind));
   }
-  if (options_.accounting == LinkAccounting::totals) link_bytes_.assign(links.size(), 0.0);
+  if (options_.accounting != LinkAccounting::off) link_bytes_.assign(links.size(), 0.0);
+  if (options_.accounting == LinkAccounting::timeline) {
+    link_state_.reserve(links.size());
+    for (const Link& l : links)
+      link_state_.push_back(LinkState{0.0, 0.0, l.bw_Bps, {}, {}, MaxMinSystem::kNone, l.kind});
+  }
+}
+
+void FlowNetwork::watch(std::span<const LinkId> links) {
+  if (link_state_.empty()) return;
+  for (const LinkId l : links) link_state_.at(l).watched = true;
+}
+
+LinkTimeline FlowNetwork::take_timeline() {
+  timeline_.stats.clear();
+  for (const LinkState& st : link_state_) timeline_.stats.push_back(LinkStats{st.peak, st.busy});
+  return std::move(timeline_);
 }
 
 void FlowNetwork::push(Time t, EventKind kind, std::uint32_t target, std::uint32_t generation) {
@@ -110,6 +126,7 @@ void FlowNetwork::finish_flow(std::uint32_t var, Time now) {
     for (const LinkUse& u : table_->pattern(f.pattern)) link_bytes_[u.link] += u.coefficient * f.remaining;
   f.remaining = 0.0;
   f.alive = false;
+  if (!link_state_.empty()) touch_links(f.pattern);  // its links lose its load
   sys_.remove_variable(var);
   Active& a = actives_[f.active];
   a.last_flow = f.time_by;
@@ -141,6 +158,7 @@ void FlowNetwork::settle(Time now) {
   for (const auto var : sys_.solve()) {
     Flow& f = flows_[var];
     progress(f, now);
+    const double old_rate = f.rate;
     f.rate = sys_.rate(var);
     const auto lim = sys_.limiter(var);
     f.limiter = lim == MaxMinSystem::kNone ? Resource::none : link_resource_[lim];
@@ -151,8 +169,73 @@ void FlowNetwork::settle(Time now) {
     else if (f.rate > 0.0)
       finish = now + from_seconds(f.remaining / f.rate);
     if (finish != kTimeNever) push(finish, EventKind::flow_done, var, f.generation);
+    if (!link_state_.empty() && f.rate != old_rate) touch_links(f.pattern);
   }
+  if (!touched_.empty()) record_loads(now);
   drop_stale();
+}
+
+void FlowNetwork::touch_links(std::uint32_t pattern) {
+  for (const LinkUse& u : table_->pattern(pattern)) {
+    LinkState& st = link_state_[u.link];
+    if (st.touched) continue;
+    st.touched = true;
+    touched_.push_back(u.link);
+  }
+}
+
+// Reads the solver's load of every touched link (exact: no accumulated deltas per link) and
+// records what changed. Several settles at one instant (transfers started one by one) update
+// that instant's records instead of adding more. touched_ follows the solver's deterministic
+// order, so the tier sums do too.
+void FlowNetwork::record_loads(Time now) {
+  for (const LinkId l : touched_) {
+    LinkState& st = link_state_[l];
+    st.touched = false;
+    const double load = sys_.load(l);
+    if (load != st.load) record_link(l, st, load, now);
+  }
+  touched_.clear();
+  for (std::size_t k = 0; k < kLinkKindCount; ++k) {
+    TierState& t = tier_[k];
+    if (!t.touched) continue;
+    t.touched = false;
+    auto& rows = timeline_.tiers;
+    if (t.last != MaxMinSystem::kNone && rows[t.last].time == now) {
+      rows[t.last].load_Bps = t.load;
+      rows[t.last].busy_capacity_Bps = t.busy_capacity;
+      continue;
+    }
+    t.last = static_cast<std::uint32_t>(rows.size());
+    rows.push_back(TierLoadChange{now, static_cast<LinkKind>(k), t.load, t.busy_capacity});
+  }
+}
+
+void FlowNetwork::record_link(LinkId l, LinkState& st, double load, Time now) {
+  const double before = st.load;
+  if (before > 0.0) st.busy += now - st.since;
+  st.peak = std::max(st.peak, load);
+  st.since = now;
+  st.load = load;
+  TierState& t = tier_[static_cast<std::size_t>(st.kind)];
+  t.touched = true;
+  t.load += load - before;
+  if (before <= 0.0 && load > 0.0) {
+    ++t.busy_links;
+    t.busy_capacity += st.bw;
+  } else if (before > 0.0 && load <= 0.0) {
+    t.busy_capacity -= st.bw;
+    if (--t.busy_links == 0)
+      t.load = t.busy_capacity = 0.0;  // idle reads exactly zero, whatever rounding left
+  }
+  if (!st.watched) return;
+  auto& rows = timeline_.watched;
+  if (st.last_watched != MaxMinSystem::kNone && rows[st.last_watched].time == now) {
+    rows[st.last_watched].load_Bps = load;
+    return;
+  }
+  st.last_watched = static_cast<std::uint32_t>(rows.size());
+  rows.push_back(LinkLoadChange{now, l, load});
 }
 
 void FlowNetwork::drop_stale() {

@@ -21,6 +21,7 @@
 #include "sim/network.hpp"
 #include "topology/maxmin.hpp"
 #include "topology/resource.hpp"
+#include "topology/topology.hpp"
 #include "topology/transfer_table.hpp"
 
 namespace stepsim::topo {
@@ -28,6 +29,40 @@ namespace stepsim::topo {
 enum class LinkAccounting : std::uint8_t {
   off,     ///< no per-link bookkeeping (fastest)
   totals,  ///< bytes carried per link, including protocol overhead (link_bytes())
+  /// totals, plus how loads change over time (timeline()): per tier, per watched link, and each
+  /// link's peak and busy time. Costs a solver load query per link of each re-solved flow.
+  timeline,
+};
+
+/// A link's load from `time` until its next change: the sum over the flows crossing it of
+/// coefficient x rate, in line-rate bytes per second (protocol overhead included), so load /
+/// Link::bw_Bps is its utilisation.
+struct LinkLoadChange {
+  Time time{};
+  LinkId link = 0;
+  double load_Bps = 0.0;
+};
+
+/// A link tier's load from `time` until its next change.
+struct TierLoadChange {
+  Time time{};
+  LinkKind tier = LinkKind::nvlink;
+  double load_Bps = 0.0;           ///< summed over the tier's links
+  double busy_capacity_Bps = 0.0;  ///< line rate of the tier's links that carry any load
+};
+
+/// One link over a run.
+struct LinkStats {
+  double peak_load_Bps = 0.0;
+  Time busy{};  ///< time with a non-zero load
+};
+
+/// What LinkAccounting::timeline records. Changes are in time order, at most one per (time, link)
+/// or (time, tier); everything starts at zero load.
+struct LinkTimeline {
+  std::vector<TierLoadChange> tiers;
+  std::vector<LinkLoadChange> watched;  ///< only FlowNetworkOptions::watched links
+  std::vector<LinkStats> stats;         ///< per link (indexed by LinkId)
 };
 
 struct FlowNetworkOptions {
@@ -45,6 +80,11 @@ class FlowNetwork final : public sim::Network {
 
   /// Wire bytes each link has carried so far, indexed by LinkId (empty unless accounting is on).
   std::span<const double> link_bytes() const { return link_bytes_; }
+  /// With timeline accounting, keeps every load change of these links as well (a full history of
+  /// every link of a large cluster would be far bigger than the step graph). Call before start().
+  void watch(std::span<const LinkId> links);
+  /// The load history with every link's stats; the network must not run afterwards.
+  LinkTimeline take_timeline();
   /// Transfers started and not yet completed.
   std::size_t active_transfers() const { return active_count_; }
   const TransferTable& table() const { return *table_; }
@@ -89,6 +129,10 @@ class FlowNetwork final : public sim::Network {
   void progress(Flow& f, Time now);
   void settle(Time now);
   void drop_stale();
+  void touch_links(std::uint32_t pattern);
+  void record_loads(Time now);
+  struct LinkState;
+  void record_link(LinkId l, LinkState& st, double load, Time now);
 
   std::shared_ptr<const TransferTable> table_;
   FlowNetworkOptions options_;
@@ -103,6 +147,24 @@ class FlowNetwork final : public sim::Network {
   std::vector<Shares> op_shares_;  // indexed by OpId, filled at completion
   std::vector<double> link_bytes_;
   std::vector<MaxMinSystem::Usage> usage_scratch_;
+  // Timeline accounting (link_state_ empty when off).
+  struct LinkState {  // one cache line's worth per link: what record_loads() reads and writes
+    double load = 0.0, peak = 0.0, bw = 0.0;
+    Time since{}, busy{};
+    std::uint32_t last_watched = MaxMinSystem::kNone;  // index of its latest record
+    LinkKind kind = LinkKind::nvlink;
+    bool watched = false, touched = false;
+  };
+  struct TierState {
+    double load = 0.0, busy_capacity = 0.0;
+    std::uint32_t busy_links = 0;
+    std::uint32_t last = MaxMinSystem::kNone;  // index of its latest record
+    bool touched = false;
+  };
+  std::vector<LinkState> link_state_;
+  std::vector<LinkId> touched_;  // links whose load may have changed since record_loads()
+  std::array<TierState, kLinkKindCount> tier_{};
+  LinkTimeline timeline_;
 };
 
 /// Runs `payloads` (op ids 0, 1, ...) all started at `start` on `net`, with no engine: returns

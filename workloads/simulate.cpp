@@ -45,6 +45,19 @@ double imbalance_seconds(const StepPlan& plan, const topo::TransferTable& table)
   return per_rank.empty() ? 0.0 : std::max(0.0, *std::max_element(per_rank.begin(), per_rank.end()));
 }
 
+/// Every link that starts or ends at a simulated rank's GPU (its NVLink/PCIe and NIC links).
+std::vector<topo::LinkId> links_of(const topo::Topology& t, const StepPlan& plan) {
+  std::vector<std::uint8_t> simulated(t.gpu_count(), 0);
+  for (const SimRank& r : plan.ranks) simulated[static_cast<std::size_t>(r.rank)] = 1;
+  std::vector<topo::LinkId> out;
+  const auto links = t.links();
+  for (topo::LinkId l = 0; l < links.size(); ++l) {
+    const auto touches = [&](topo::VertexId v) { return v < simulated.size() && simulated[v]; };
+    if (touches(links[l].from) || touches(links[l].to)) out.push_back(l);
+  }
+  return out;
+}
+
 }  // namespace
 
 Simulation simulate(const JobSpec& job, const SimulateOptions& options) {
@@ -56,6 +69,7 @@ Simulation simulate(const JobSpec& job, std::shared_ptr<const topo::Topology> to
   TopologyPlanner planner(topology, options.comm, topo::FlowNetworkOptions{options.links});
   StepPlan plan = job.workload.kind == WorkloadKind::train ? build_train_step(job, planner, {options.ranks})
                                                            : build_inference_step(job, planner, {options.ranks});
+  if (options.links == topo::LinkAccounting::timeline) planner.watch_links(links_of(*topology, plan));
   auto network = planner.make_network();
   sim::Engine engine(plan.graph, network.get());
   engine.set_observer(options.observer);
@@ -63,13 +77,15 @@ Simulation simulate(const JobSpec& job, std::shared_ptr<const topo::Topology> to
   sim::CriticalPath critical = sim::critical_path(plan.graph, run, network.get());
   StepReport report = analyse_step(plan, run, critical);
   Simulation s{std::move(topology), planner.table(), std::move(plan), std::move(run), std::move(critical),
-               std::move(report), {}, {}, {}, 0.0, true};
+               std::move(report), {}, {}, {}, {}, 0.0, true};
   s.estimate = estimate_stepsim(job);
   s.metrics = metrics_of(job, s);
   if (s.transfers) s.metrics.imbalance_s = imbalance_seconds(s.plan, *s.transfers);
   if (options.links != topo::LinkAccounting::off) {
-    const auto bytes = static_cast<const topo::FlowNetwork&>(*network).link_bytes();
+    auto& flow = static_cast<topo::FlowNetwork&>(*network);
+    const auto bytes = flow.link_bytes();
     s.link_bytes.assign(bytes.begin(), bytes.end());
+    s.link_timeline = flow.take_timeline();
   }
   s.capacity_bytes = job.cluster.gpu.hbm_capacity_bytes;
   s.fits = s.report.ranks[s.report.peak_rank].memory.peak_bytes <= s.capacity_bytes;

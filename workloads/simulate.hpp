@@ -56,6 +56,9 @@ struct Simulation {
   StepMetrics metrics;
   Estimate estimate;               ///< the closed-form model of the same job
   std::vector<double> link_bytes;  ///< per topology link, when options.links asks for them
+  /// Link loads over the step, when options.links is timeline; the watched links are those of
+  /// the simulated ranks' GPUs.
+  topo::LinkTimeline link_timeline;
   double capacity_bytes = 0.0;     ///< HBM per GPU
   bool fits = true;                ///< the busiest rank's memory peak fits in HBM
 };

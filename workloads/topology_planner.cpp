@@ -66,7 +66,9 @@ std::unique_ptr<sim::Network> TopologyPlanner::make_network() {
     table_ = std::make_shared<const topo::TransferTable>(std::move(*builder_).build());
     builder_.reset();
   }
-  return std::make_unique<topo::FlowNetwork>(table_, network_);
+  auto net = std::make_unique<topo::FlowNetwork>(table_, network_);
+  net->watch(watched_);
+  return net;
 }
 
 }  // namespace stepsim::work

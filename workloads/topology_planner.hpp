@@ -16,6 +16,8 @@ class TopologyPlanner final : public CommPlanner {
                            topo::FlowNetworkOptions network = {});
   std::uint32_t plan(const CommRequest& request) override;
   std::unique_ptr<sim::Network> make_network() override;
+  /// Links whose full load history networks made from now on record (LinkAccounting::timeline).
+  void watch_links(std::vector<topo::LinkId> links) { watched_ = std::move(links); }
   /// The frozen table (after make_network()).
   const std::shared_ptr<const topo::TransferTable>& table() const { return table_; }
 
@@ -24,6 +26,7 @@ class TopologyPlanner final : public CommPlanner {
   std::unique_ptr<topo::TransferTableBuilder> builder_;
   std::shared_ptr<const topo::TransferTable> table_;
   topo::FlowNetworkOptions network_;
+  std::vector<topo::LinkId> watched_;
 };
 
 /// The topology request for a workload request (ring exchanges become one send per member).

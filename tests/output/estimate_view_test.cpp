@@ -56,7 +56,7 @@ TEST_CASE("Estimate JSON carries the documented keys") {
   CHECK(j["network"][0]["name"] == "dp.grad_all_reduce");
 }
 
-TEST_CASE("Estimate JSON without a target has no sizing; the notebook has no memory check") {
+TEST_CASE("Estimate JSON without a target has no sizing, the notebook has no memory check") {
   const auto j = estimate_json(estimate(notebook_h100()), kLabels);
   CHECK(j["memory"]["checked"] == false);
   CHECK(j["memory"]["fits"].is_null());

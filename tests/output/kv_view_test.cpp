@@ -8,7 +8,7 @@
 using namespace stepsim;
 using namespace stepsim::work;
 
-TEST_CASE("KV JSON echoes the inputs and the figures; GPU figures are null without a GPU") {
+TEST_CASE("KV JSON echoes the inputs and the figures, GPU figures are null without a GPU") {
   KvQuery q;
   q.context = 2048;
   q.batch = 4;

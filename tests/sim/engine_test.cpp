@@ -47,7 +47,7 @@ TEST_CASE("ops on different streams overlap") {
   CHECK(r.makespan == us(5));
 }
 
-TEST_CASE("dependencies chain across streams; ready and start differ when the stream is busy") {
+TEST_CASE("dependencies chain across streams, ready and start differ when the stream is busy") {
   StepGraphBuilder b;
   const Gpu g0 = add_gpu(b);
   const Gpu g1 = add_gpu(b);
@@ -147,7 +147,7 @@ TEST_CASE("zero-duration ops start and finish in the same instant, in order") {
   }
 }
 
-TEST_CASE("transfers run on the injected network; their bound is the network's largest share") {
+TEST_CASE("transfers run on the injected network, their bound is the network's largest share") {
   StepGraphBuilder b;
   const Gpu g0 = add_gpu(b);
   const Gpu g1 = add_gpu(b);

@@ -100,7 +100,7 @@ TEST_CASE("DP and TP terms of tiny_training, all on NVLink") {
   }
 }
 
-TEST_CASE("DP across nodes goes through the NIC; a split group uses both tiers") {
+TEST_CASE("DP across nodes goes through the NIC, a split group uses both tiers") {
   JobSpec j = test::tiny_training();
   j.cluster.nodes = 2;
   SECTION("tp 8 fills the node: each DP rank in another domain") {

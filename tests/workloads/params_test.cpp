@@ -73,7 +73,7 @@ TEST_CASE("GPT-3 175B: biases, LayerNorm, learned positions and tied embeddings"
   CHECK(b.total == 174604259328.0);
 }
 
-TEST_CASE("untying the head adds vocab x hidden; GELU and ReLU MLPs have two matrices") {
+TEST_CASE("untying the head adds vocab x hidden, GELU and ReLU MLPs have two matrices") {
   ModelSpec m = gpt3_175b();
   const double tied = count_params(m).total;
   m.tied_embeddings = false;

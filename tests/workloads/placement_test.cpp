@@ -18,7 +18,7 @@ ParallelSpec par(int tp, int dp, int pp = 1, int cp = 1, int ep = 1) {
 }
 }  // namespace
 
-TEST_CASE("TP innermost fills the NVLink domain; DP then crosses domains") {
+TEST_CASE("TP innermost fills the NVLink domain, DP then crosses domains") {
   // tp 8 x dp 4 on 8-GPU domains: TP groups are ranks 8i..8i+7, DP groups {j, 8+j, 16+j, 24+j}.
   const ParallelSpec p = par(8, 4);
   const GroupPlacement tp = place(p, RankGroup::tp, 8);

@@ -70,7 +70,7 @@ TEST_CASE("a skewed router keeps total bytes sent equal to bytes received") {
   CHECK(r.rank_imbalance > 1.0);
 }
 
-TEST_CASE("the seed moves the hot experts, never the load profile; the same seed repeats exactly") {
+TEST_CASE("the seed moves the hot experts, never the load profile, and the same seed repeats exactly") {
   RoutingInputs in = inputs(4, 4, 16, 4, 512, 2.0);
   const LayerRouting a = route_layer(in, 0, HotRank::as_drawn);
   const LayerRouting b = route_layer(in, 0, HotRank::as_drawn);

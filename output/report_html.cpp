@@ -1,0 +1,138 @@
+#include "output/report_html.hpp"
+
+#include <fmt/format.h>
+
+#include "output/format.hpp"
+#include "output/report_charts.hpp"
+#include "output/run_figures.hpp"
+#include "output/svg.hpp"
+#include "workloads/explain.hpp"
+#include "workloads/names.hpp"
+
+namespace stepsim::out {
+namespace {
+
+constexpr std::string_view kStyle = R"(
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;color:#222;margin:0;background:#fafafa}
+main{max-width:1120px;margin:0 auto;padding:24px 28px 40px;background:#fff}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:30px 0 6px;border-bottom:1px solid #ddd;padding-bottom:4px}
+.sub{color:#555;margin:0 0 18px}.note{color:#666;font-size:12.5px}
+.headline{display:grid;grid-template-columns:repeat(3,1fr);gap:10px}
+.figure{border:1px solid #ddd;border-radius:6px;padding:10px 14px;background:#fcfcfc}
+.figure .k{color:#666;font-size:12px;text-transform:uppercase;letter-spacing:.04em}
+.figure .v{font-size:24px;font-weight:600;margin-top:2px}.figure .d{color:#666;font-size:12.5px}
+.figure.bad .v{color:#b00}.figure.good .v{color:#176317}
+svg.chart{width:100%;height:auto;display:block;margin:6px 0}svg#roofline{max-width:760px}
+svg text{font-family:inherit;font-size:11px;fill:#333}svg text.tick{fill:#666;font-size:10px}
+svg text.panel,svg text.axis{font-size:12px;font-weight:600}svg text.ceiling{font-size:11px;fill:#333}
+svg text.mine{font-weight:700}svg text.bad{fill:#b00;font-weight:600}
+table{border-collapse:collapse;margin:8px 0;font-size:13px}th,td{border:1px solid #ddd;padding:4px 8px;text-align:right}
+th{background:#f2f2f2}td:first-child,th:first-child{text-align:left}td.note{text-align:left}
+tr.mine td{background:#eef4fb}td.best,td.win{font-weight:700;color:#176317}
+ul.diffs li{margin:3px 0}footer{margin-top:30px;color:#777;font-size:12px}
+)";
+
+std::string card(std::string_view id, std::string_view key, std::string_view value, std::string_view detail,
+                 double raw, std::string_view cls = {}) {
+  return fmt::format(
+      "<div class=\"figure{}\" id=\"{}\" data-value=\"{}\"><div class=\"k\">{}</div><div class=\"v\">{}</div>"
+      "<div class=\"d\">{}</div></div>\n",
+      cls.empty() ? "" : " " + std::string(cls), id, raw, svg::esc(key), svg::esc(value), svg::esc(detail));
+}
+
+std::string headline(const work::JobSpec& job, const work::Simulation& s) {
+  const RunFigures f = run_figures(job, s);
+  std::string h = "<section class=\"headline\" id=\"headline\">\n";
+  h += card("hl-step-time", "step time", format_seconds(f.step_time_s),
+            "closed-form estimate " + format_seconds(s.estimate.step_time_s), f.step_time_s);
+  h += card("hl-tokens", "tokens/s", format_number(f.tokens_per_s, 0),
+            format_number(f.tokens_per_s_per_gpu, 1) + " per GPU", f.tokens_per_s);
+  h += card("hl-mfu", "MFU", svg::num(100.0 * f.mfu) + "%",
+            fmt::format("HFU {}%, {} model TFLOP/s per GPU", svg::num(100.0 * s.metrics.hfu),
+                        svg::num(s.metrics.model_tflops_per_gpu)),
+            f.mfu);
+  const auto& cs = s.report.critical_s;
+  const double share = cs[static_cast<std::size_t>(work::critical_bottleneck(s.report))];
+  h += card("hl-bottleneck", "bottleneck", f.bottleneck,
+            svg::num(100.0 * share / std::max(f.step_time_s, 1e-30), 0) + "% of the critical path", share);
+  h += card("hl-memory", "memory", f.fits ? "fits" : "does not fit",
+            format_bytes(f.peak_bytes) + " peak of " + format_bytes(f.capacity_bytes), f.peak_bytes,
+            f.fits ? "good" : "bad");
+  h += card("hl-cost", "$ per million tokens", "$" + svg::num(f.per_million_tokens, 3),
+            "$" + format_number(f.cluster_per_hour, 2) + " per hour for " + std::to_string(f.gpus) + " GPUs",
+            f.per_million_tokens);
+  return h + "</section>\n";
+}
+
+std::string breakdown_section(const work::Simulation& s) {
+  std::vector<charts::BreakdownBar> bars{{"mean over ranks", s.report.mean}};
+  for (std::size_t i = 0; i < s.report.ranks.size() && bars.size() <= 32; ++i) {
+    const auto& r = s.report.ranks[i];
+    bars.push_back({fmt::format("gpu{} (stage {})", r.rank, r.stage), r.breakdown});
+  }
+  std::string h =
+      "<h2 id=\"s-breakdown\">Where the time goes</h2>\n<p class=\"note\">Each bar partitions the step on one rank: "
+      "kernels bound by compute or HBM, communication the compute stream waited for (by group), "
+      "and the pipeline bubble.</p>\n";
+  return h + charts::breakdown_chart(bars, "breakdown");
+}
+
+std::string differences(const work::Simulation& s) {
+  const auto diffs = work::explain_differences(s);
+  if (diffs.empty()) return {};
+  std::string h = "<h2>Why the simulation differs from the closed-form estimate</h2>\n<ul class=\"diffs\">\n";
+  for (const auto& d : diffs)
+    h += fmt::format("<li><b>{}</b> ({}): {}</li>\n", svg::esc(d.effect), format_seconds(d.seconds),
+                     svg::esc(d.detail));
+  return h + "</ul>\n";
+}
+
+}  // namespace
+
+std::string html_head(std::string_view title) {
+  return fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{}</title>\n"
+      "<style>{}</style>\n</head>\n<body>\n<main>\n",
+      svg::esc(title), kStyle);
+}
+
+std::string html_foot(std::string_view version) {
+  return fmt::format(
+      "<footer>Generated by stepsim {}. Self-contained: no scripts, nothing fetched.</footer>\n"
+      "</main>\n</body>\n</html>\n",
+      svg::esc(version));
+}
+
+std::string report_html(const work::JobSpec& job, const work::Simulation& s, const RunLabels& labels,
+                        std::span<const topo::GpuSpec> catalog_gpus, std::string_view version) {
+  std::string h = html_head("stepsim: " + labels.scenario);
+  h += fmt::format(
+      "<h1>{}</h1>\n<p class=\"sub\">{} on {} &times; {}, {}, {} micro-batches per step; {} of {} "
+      "ranks simulated (the others mirror them).</p>\n",
+      svg::esc(labels.scenario), svg::esc(labels.model), s.plan.world, svg::esc(labels.gpu),
+      svg::esc(parallel_layout(job)), s.plan.microbatches, s.plan.ranks.size(), s.plan.world);
+  h += headline(job, s);
+  h += breakdown_section(s);
+  h += "<h2 id=\"s-gantt\">One pipeline replica</h2>\n<p class=\"note\">Stages top to bottom; per stage a compute lane "
+       "(by pass) and thin communication lanes (by group). Time is cut into buckets: each takes the colour of "
+       "what kept the lane busiest and fades with how idle the lane was. Hover a bar for its time range.</p>\n";
+  h += charts::gantt_chart(s);
+  h += "<h2 id=\"s-roofline\">Roofline</h2>\n<p class=\"note\">Attainable FLOP/s is the smaller of the compute ceiling and HBM "
+       "bandwidth &times; arithmetic intensity (Williams, Waterman and Patterson, 2009). Solid: datasheet "
+       "peaks; "
+       "dashed: the catalog's achievable fractions. Each circle is one op class of the step's kernels (area: "
+       "share of kernel time); the square is the whole step per GPU, idle time included.</p>\n";
+  h += charts::roofline_chart(job, s);
+  h += "<h2 id=\"s-memory\">Memory per stage</h2>\n";
+  h += charts::memory_chart(s);
+  h += "<h2 id=\"s-cost\">Cost per bottleneck resource</h2>\n<p class=\"note\">Once the bottleneck is known, price the "
+       "bottleneck: the same GPUs rank differently by price per hour and by price per unit of compute, "
+       "bandwidth or capacity. Prices are the catalog's representative figures; use the ones you face.</p>\n";
+  h += charts::cost_charts(catalog_gpus, job.cluster.gpu.id);
+  h += charts::cost_table(catalog_gpus, job.cluster.gpu.id);
+  h += differences(s);
+  return h + html_foot(version);
+}
+
+}  // namespace stepsim::out

@@ -1,0 +1,18 @@
+#pragma once
+// The layout search's report: the ranked layouts and why the best one wins.
+
+#include <string>
+
+#include "output/layout_search.hpp"
+
+namespace stepsim::out {
+
+/// Counts, a table of the `top` layouts, and search_explanation().
+std::string search_table(const SearchResult& r, std::size_t top);
+/// The same as JSON (keys in a fixed order).
+std::string search_json(const SearchResult& r, std::size_t top);
+/// Why the best layout wins: its rate and cost, what bounds it (breakdown, exposed communication
+/// by group, bubble, memory), and where the runner-up loses.
+std::string search_explanation(const SearchResult& r);
+
+}  // namespace stepsim::out

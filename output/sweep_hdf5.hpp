@@ -1,0 +1,43 @@
+#pragma once
+// Sweep results in HDF5: one compound dataset `/results`, one row per point in point order, plus
+// attributes on the root group naming the sweep (docs/sweeps.md, "Results file"). Files are
+// written whole, to a temporary name that is synced and renamed into place, so a reader (or a
+// crash) never sees half a file. Bytes depend only on the rows: no timestamps, no addresses.
+
+#include <filesystem>
+#include <functional>
+#include <string>
+
+#include "output/sweep_journal.hpp"
+
+namespace stepsim::out {
+
+/// The attributes of a results file.
+struct SweepFileInfo {
+  SweepIdentity identity;
+  std::string sweep_text;  ///< the sweep file, verbatim
+  std::string base_text;   ///< the base scenario file ("" when the sweep holds it inline)
+  std::uint64_t rows = 0;  ///< set by the writer; read back by the reader
+};
+
+/// Writes every row of `rows` (ascending point order) to `path` atomically.
+void write_sweep_hdf5(const std::filesystem::path& path, const SweepJournal& rows, SweepFileInfo info);
+
+/// A results file's attributes and schema (columns as stored).
+struct SweepFileHeader {
+  SweepFileInfo info;
+  SweepSchema schema;
+};
+/// Reads the attributes and schema; UserError if `path` is not a stepsim sweep results file.
+SweepFileHeader read_sweep_hdf5_header(const std::filesystem::path& path);
+/// Calls `sink` with every row of the file, in file order.
+void read_sweep_hdf5_rows(const std::filesystem::path& path, const std::function<void(Row&&)>& sink);
+
+/// Writes the same rows as CSV (header line, then one line per row; RFC 4180 quoting; NaN as an
+/// empty field; numbers in their shortest exact form), atomically like the HDF5 file.
+void write_sweep_csv(const std::filesystem::path& path, const SweepJournal& rows);
+
+/// Writes `bytes` to `path` via a synced temporary file and a rename.
+void write_file_atomically(const std::filesystem::path& path, std::string_view bytes);
+
+}  // namespace stepsim::out

@@ -1,0 +1,186 @@
+// Reading sweep results files back (merge, resume), and the CSV form of a results table.
+#include <cstring>
+#include <sstream>
+
+#include "output/sweep_h5.hpp"
+#include "output/sweep_hdf5.hpp"
+
+namespace stepsim::out {
+namespace {
+
+constexpr hsize_t kReadRows = 4096;
+
+[[noreturn]] void not_results(const std::filesystem::path& p, const std::string& why) {
+  throw UserError(SourceLocation{p.string(), 0, 0}, "", "not a stepsim sweep results file: " + why,
+                  "pass files written by `stepsim sweep --out`");
+}
+
+std::string text_attr(hid_t obj, const std::filesystem::path& p, const char* name) {
+  if (H5Aexists(obj, name) <= 0) not_results(p, std::string("no `") + name + "` attribute");
+  H5 attr(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose, "open an attribute");
+  H5 type(H5Aget_type(attr), H5Tclose, "read an attribute type");
+  if (H5Tget_class(type) != H5T_STRING || H5Tis_variable_str(type) > 0)
+    not_results(p, std::string("`") + name + "` is not text");
+  std::string s(H5Tget_size(type), '\0');
+  check(H5Aread(attr, type, s.data()), "read an attribute");
+  s.resize(s.find_last_not_of('\0') + 1);  // NULLPAD; npos + 1 = 0 for an all-NUL value
+  return s;
+}
+
+std::int64_t int_attr(hid_t obj, const std::filesystem::path& p, const char* name) {
+  if (H5Aexists(obj, name) <= 0) not_results(p, std::string("no `") + name + "` attribute");
+  H5 attr(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose, "open an attribute");
+  std::int64_t v = 0;
+  check(H5Aread(attr, H5T_NATIVE_INT64, &v), "read an attribute");
+  return v;
+}
+
+H5 open_file(const std::filesystem::path& p) {
+  if (!std::filesystem::is_regular_file(p))
+    throw UserError(SourceLocation{p.string(), 0, 0}, "", "no such file");
+  if (H5Fis_hdf5(p.c_str()) <= 0) not_results(p, "not an HDF5 file");
+  return H5(H5Fopen(p.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, "open the file");
+}
+
+struct StoredColumn {
+  Column column;
+  std::size_t offset = 0;
+  std::size_t size = 0;
+};
+
+std::vector<StoredColumn> stored_columns(hid_t dset, const std::filesystem::path& p) {
+  H5 type(H5Dget_type(dset), H5Tclose, "read the row type");
+  if (H5Tget_class(type) != H5T_COMPOUND) not_results(p, "/results is not a table of rows");
+  std::vector<StoredColumn> out;
+  const int n = H5Tget_nmembers(type);
+  for (int i = 0; i < n; ++i) {
+    char* raw = H5Tget_member_name(type, static_cast<unsigned>(i));
+    StoredColumn c;
+    c.column.name = raw;
+    H5free_memory(raw);
+    H5 member(H5Tget_member_type(type, static_cast<unsigned>(i)), H5Tclose, "read a column type");
+    c.offset = H5Tget_member_offset(type, static_cast<unsigned>(i));
+    c.size = H5Tget_size(member);
+    const H5T_class_t cls = H5Tget_class(member);
+    if (cls == H5T_INTEGER && c.size == 8)
+      c.column.type = ColumnType::int64;
+    else if (cls == H5T_FLOAT && c.size == 8)
+      c.column.type = ColumnType::float64;
+    else if (cls == H5T_STRING && H5Tis_variable_str(member) <= 0)
+      c.column.type = ColumnType::text;
+    else
+      not_results(p, "column `" + c.column.name + "` has an unexpected type");
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+/// The compound type to read `cols` into: the same layout with native numbers.
+H5 memory_type(const std::vector<StoredColumn>& cols, std::size_t row_size) {
+  H5 type(H5Tcreate(H5T_COMPOUND, row_size), H5Tclose, "create the row type");
+  for (const StoredColumn& c : cols) {
+    if (c.column.type == ColumnType::text) {
+      H5 s(H5Tcopy(H5T_C_S1), H5Tclose, "create a string type");
+      check(H5Tset_size(s, c.size), "size a string type");
+      check(H5Tset_strpad(s, H5T_STR_NULLPAD), "pad a string type");
+      check(H5Tinsert(type, c.column.name.c_str(), c.offset, s), "add a column");
+    } else {
+      check(H5Tinsert(type, c.column.name.c_str(), c.offset,
+                      c.column.type == ColumnType::int64 ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE),
+            "add a column");
+    }
+  }
+  return type;
+}
+
+std::string csv_field(const Cell& cell) {
+  if (const auto* i = std::get_if<std::int64_t>(&cell)) return std::to_string(*i);
+  if (const auto* d = std::get_if<double>(&cell)) return number_text(*d);
+  const std::string& s = std::get<std::string>(cell);
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (const char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+}  // namespace
+
+SweepFileHeader read_sweep_hdf5_header(const std::filesystem::path& path) {
+  H5 file = open_file(path);
+  if (text_attr(file, path, "format") != "stepsim sweep results")
+    not_results(path, "its `format` attribute differs");
+  SweepFileHeader h;
+  SweepIdentity& id = h.info.identity;
+  id.version = text_attr(file, path, "stepsim_version");
+  id.sweep_name = text_attr(file, path, "sweep_name");
+  id.sweep_hash = text_attr(file, path, "sweep_hash");
+  id.points = static_cast<std::uint64_t>(int_attr(file, path, "points"));
+  id.shard.index = static_cast<std::uint32_t>(int_attr(file, path, "shard_index"));
+  id.shard.count = static_cast<std::uint32_t>(int_attr(file, path, "shard_count"));
+  h.info.rows = static_cast<std::uint64_t>(int_attr(file, path, "rows"));
+  h.info.sweep_text = text_attr(file, path, "sweep_file");
+  h.info.base_text = text_attr(file, path, "base_scenario");
+  if (H5Lexists(file, "results", H5P_DEFAULT) <= 0) not_results(path, "no /results dataset");
+  H5 dset(H5Dopen2(file, "results", H5P_DEFAULT), H5Dclose, "open /results");
+  for (const StoredColumn& c : stored_columns(dset, path)) h.schema.columns.push_back(c.column);
+  const auto status = std::find_if(h.schema.columns.begin(), h.schema.columns.end(),
+                                   [](const Column& c) { return c.name == "status"; });
+  if (h.schema.columns.empty() || h.schema.columns[0].name != "point" || status == h.schema.columns.end())
+    not_results(path, "/results lacks the point and status columns");
+  h.schema.first_result = static_cast<std::size_t>(status - h.schema.columns.begin());
+  return h;
+}
+
+void read_sweep_hdf5_rows(const std::filesystem::path& path, const std::function<void(Row&&)>& sink) {
+  H5 file = open_file(path);
+  H5 dset(H5Dopen2(file, "results", H5P_DEFAULT), H5Dclose, "open /results");
+  const std::vector<StoredColumn> cols = stored_columns(dset, path);
+  H5 file_type(H5Dget_type(dset), H5Tclose, "read the row type");
+  const std::size_t row_size = H5Tget_size(file_type);
+  H5 type = memory_type(cols, row_size);
+  H5 space(H5Dget_space(dset), H5Sclose, "read the row space");
+  hsize_t n = 0;
+  if (H5Sget_simple_extent_ndims(space) != 1) not_results(path, "/results is not one-dimensional");
+  H5Sget_simple_extent_dims(space, &n, nullptr);
+  std::vector<char> buf;
+  for (hsize_t start = 0; start < n; start += kReadRows) {
+    const hsize_t count = std::min(kReadRows, n - start);
+    buf.assign(count * row_size, '\0');
+    H5 mem(H5Screate_simple(1, &count, nullptr), H5Sclose, "create a memory space");
+    check(H5Sselect_hyperslab(space, H5S_SELECT_SET, &start, nullptr, &count, nullptr), "select rows");
+    check(H5Dread(dset, type, mem, space, H5P_DEFAULT, buf.data()), "read rows");
+    for (hsize_t i = 0; i < count; ++i) {
+      const char* at = buf.data() + i * row_size;
+      Row row;
+      for (const StoredColumn& c : cols) {
+        if (c.column.type == ColumnType::int64) {
+          std::int64_t v;
+          std::memcpy(&v, at + c.offset, 8);
+          row.emplace_back(v);
+        } else if (c.column.type == ColumnType::float64) {
+          double v;
+          std::memcpy(&v, at + c.offset, 8);
+          row.emplace_back(v);
+        } else {
+          row.emplace_back(std::string(at + c.offset, strnlen(at + c.offset, c.size)));
+        }
+      }
+      sink(std::move(row));
+    }
+  }
+}
+
+void write_sweep_csv(const std::filesystem::path& path, const SweepJournal& rows) {
+  std::ostringstream out;
+  const auto& cols = rows.schema().columns;
+  for (std::size_t c = 0; c < cols.size(); ++c) out << (c ? "," : "") << csv_field(cols[c].name);
+  out << "\n";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Row row = rows.row(i);
+    for (std::size_t c = 0; c < row.size(); ++c) out << (c ? "," : "") << csv_field(row[c]);
+    out << "\n";
+  }
+  write_file_atomically(path, out.str());
+}
+
+}  // namespace stepsim::out

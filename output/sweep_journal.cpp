@@ -1,0 +1,254 @@
+#include "output/sweep_journal.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <stdexcept>
+#include <utility>
+
+namespace stepsim::out {
+namespace {
+
+constexpr std::string_view kMagic = "STEPSIM-SWEEP-JOURNAL 1\n";
+constexpr std::size_t kFrame = 8;  ///< u32 length + u32 CRC before each payload
+/// A record longer than this is corruption, not a row (rows are a few hundred bytes).
+constexpr std::uint32_t kMaxRecord = 64u << 20;
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+[[noreturn]] void io_error(const std::filesystem::path& p, const std::string& what) {
+  throw UserError(SourceLocation{p.string(), 0, 0}, "", what + ": " + std::strerror(errno));
+}
+
+void write_all(int fd, const std::filesystem::path& p, std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) io_error(p, "cannot write the sweep journal");
+    bytes.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+std::string read_at(int fd, std::uint64_t offset, std::size_t n) {
+  std::string buf(n, '\0');
+  std::size_t got = 0;
+  while (got < n) {
+    const ssize_t r = ::pread(fd, buf.data() + got, n - got, static_cast<off_t>(offset + got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got += static_cast<std::size_t>(r);
+  }
+  buf.resize(got);
+  return buf;
+}
+
+std::uint32_t get_u32(std::string_view b, std::size_t at) {
+  std::uint32_t v = 0;
+  for (int i = 0; i < 4; ++i)
+    v |= static_cast<std::uint32_t>(static_cast<unsigned char>(b[at + i])) << (8 * i);
+  return v;
+}
+
+void put_u32(std::string& out, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+std::string frame(std::string_view payload) {
+  std::string rec;
+  rec.reserve(kFrame + payload.size());
+  put_u32(rec, static_cast<std::uint32_t>(payload.size()));
+  put_u32(rec, crc32(payload));
+  rec += payload;
+  return rec;
+}
+
+int open_locked(const std::filesystem::path& p, int flags) {
+  const int fd = ::open(p.c_str(), flags | O_CLOEXEC, 0644);
+  if (fd < 0) io_error(p, "cannot open the sweep journal");
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd);
+    throw UserError(SourceLocation{p.string(), 0, 0}, "",
+                    "another stepsim process is writing this sweep journal",
+                    "wait for it to finish, or stop it first");
+  }
+  return fd;
+}
+
+}  // namespace
+
+std::uint32_t crc32(std::string_view bytes) {
+  static const std::array<std::uint32_t, 256> table = [] {
+    std::array<std::uint32_t, 256> t{};
+    for (std::uint32_t i = 0; i < 256; ++i) {
+      std::uint32_t c = i;
+      for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+      t[i] = c;
+    }
+    return t;
+  }();
+  std::uint32_t c = 0xFFFFFFFFu;
+  for (const char ch : bytes) c = table[(c ^ static_cast<unsigned char>(ch)) & 0xff] ^ (c >> 8);
+  return c ^ 0xFFFFFFFFu;
+}
+
+void sync_directory(const std::filesystem::path& dir) {
+  const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;  // nothing more we can do; the data itself is synced
+  ::fsync(fd);
+  ::close(fd);
+}
+
+std::string SweepIdentity::header(const SweepSchema& schema) const {
+  std::string h = "sweep_name=" + sweep_name + "\nsweep_hash=" + sweep_hash +
+                  "\npoints=" + std::to_string(points) + "\nshard=" + std::to_string(shard.index) + "/" +
+                  std::to_string(shard.count) + "\nversion=" + version + "\n";
+  for (const Column& c : schema.columns) h += "column=" + c.name + ":" + std::string(name(c.type)) + "\n";
+  return h;
+}
+
+SweepJournal::SweepJournal(std::filesystem::path path, int fd, SweepSchema schema)
+    : path_(std::move(path)),
+      fd_(fd),
+      schema_(std::move(schema)),
+      widths_(schema_.columns.size(), 0),
+      last_sync_s_(now_s()) {}
+
+SweepJournal::SweepJournal(SweepJournal&& o) noexcept
+    : path_(std::move(o.path_)),
+      fd_(std::exchange(o.fd_, -1)),
+      schema_(std::move(o.schema_)),
+      entries_(std::move(o.entries_)),
+      widths_(std::move(o.widths_)),
+      end_(o.end_),
+      last_sync_s_(o.last_sync_s_) {}
+
+SweepJournal::~SweepJournal() {
+  if (fd_ < 0) return;
+  ::fdatasync(fd_);
+  ::close(fd_);
+}
+
+SweepJournal SweepJournal::create(const std::filesystem::path& path, const SweepIdentity& id,
+                                  const SweepSchema& schema) {
+  SweepJournal j(path, open_locked(path, O_RDWR | O_CREAT | O_APPEND), schema);
+  if (::ftruncate(j.fd_, 0) != 0) io_error(path, "cannot truncate the sweep journal");
+  const std::string head = std::string(kMagic) + frame(id.header(schema));
+  write_all(j.fd_, path, head);
+  if (::fdatasync(j.fd_) != 0) io_error(path, "cannot sync the sweep journal");
+  sync_directory(path.parent_path());
+  j.end_ = head.size();
+  return j;
+}
+
+SweepJournal SweepJournal::open(const std::filesystem::path& path, const SweepIdentity& id,
+                                const SweepSchema& schema) {
+  const std::string expected = std::string(kMagic) + frame(id.header(schema));
+  {
+    SweepJournal j(path, open_locked(path, O_RDWR | O_APPEND), schema);
+    const std::string head = read_at(j.fd_, 0, expected.size());
+    const bool torn_header = head.size() < expected.size() && expected.compare(0, head.size(), head) == 0;
+    if (!torn_header) {
+      if (head != expected)
+        throw UserError(
+            SourceLocation{path.string(), 0, 0}, "",
+            "this journal belongs to a different sweep, shard or stepsim version",
+            "run without --resume after deleting it to start over, or resume with the original sweep file");
+      j.scan(expected.size());
+      return j;
+    }
+  }
+  // Killed while creating it: the header never became whole, so no row was written either.
+  return create(path, id, schema);
+}
+
+void SweepJournal::scan(std::uint64_t start) {
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) io_error(path_, "cannot read the sweep journal");
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  std::uint64_t at = start;
+  while (at + kFrame <= size) {
+    const std::string fr = read_at(fd_, at, kFrame);
+    const std::uint32_t len = get_u32(fr, 0);
+    if (len > kMaxRecord || at + kFrame + len > size) break;
+    const std::string payload = read_at(fd_, at + kFrame, len);
+    if (payload.size() != len || crc32(payload) != get_u32(fr, 4)) break;
+    const Row row = decode_row(schema_, payload);
+    for (std::size_t c = 0; c < row.size(); ++c)
+      if (const auto* s = std::get_if<std::string>(&row[c])) widths_[c] = std::max(widths_[c], s->size());
+    entries_.push_back({static_cast<std::uint64_t>(std::get<std::int64_t>(row[0])), at + kFrame, len});
+    at += kFrame + len;
+  }
+  // Whatever follows the last whole record is a write the crash interrupted.
+  if (at != size && ::ftruncate(fd_, static_cast<off_t>(at)) != 0)
+    io_error(path_, "cannot truncate the torn journal tail");
+  end_ = at;
+}
+
+void SweepJournal::append(const Row& row) {
+  const std::string rec = frame(encode_row(schema_, row));
+  std::lock_guard lock(mutex_);
+  write_all(fd_, path_, rec);
+  entries_.push_back({static_cast<std::uint64_t>(std::get<std::int64_t>(row[0])), end_ + kFrame,
+                      static_cast<std::uint32_t>(rec.size() - kFrame)});
+  end_ += rec.size();
+  sorted_valid_ = false;
+  for (std::size_t c = 0; c < row.size(); ++c)
+    if (const auto* s = std::get_if<std::string>(&row[c])) widths_[c] = std::max(widths_[c], s->size());
+  if (const double t = now_s(); t - last_sync_s_ >= 1.0) {
+    ::fdatasync(fd_);
+    last_sync_s_ = t;
+  }
+}
+
+void SweepJournal::sync() {
+  std::lock_guard lock(mutex_);
+  if (::fdatasync(fd_) != 0) io_error(path_, "cannot sync the sweep journal");
+  last_sync_s_ = now_s();
+}
+
+const std::vector<SweepJournal::Entry>& SweepJournal::sorted() const {
+  if (!sorted_valid_) {
+    sorted_ = entries_;
+    std::stable_sort(sorted_.begin(), sorted_.end(),
+                     [](const Entry& a, const Entry& b) { return a.point < b.point; });
+    sorted_.erase(std::unique(sorted_.begin(), sorted_.end(),
+                              [](const Entry& a, const Entry& b) { return a.point == b.point; }),
+                  sorted_.end());
+    sorted_valid_ = true;
+  }
+  return sorted_;
+}
+
+std::vector<std::uint64_t> SweepJournal::points() const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::uint64_t> out;
+  for (const Entry& e : sorted()) out.push_back(e.point);
+  return out;
+}
+
+std::size_t SweepJournal::size() const {
+  std::lock_guard lock(mutex_);
+  return sorted().size();
+}
+
+Row SweepJournal::row(std::size_t i) const {
+  std::lock_guard lock(mutex_);
+  const Entry& e = sorted().at(i);
+  return decode_row(schema_, read_at(fd_, e.offset, e.length));
+}
+
+std::vector<std::size_t> SweepJournal::text_widths() const {
+  std::lock_guard lock(mutex_);
+  return widths_;
+}
+
+}  // namespace stepsim::out

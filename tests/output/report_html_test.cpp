@@ -1,0 +1,66 @@
+// The HTML report: one self-contained page (no scripts, nothing fetched) with the headline figures
+// and every chart, its numbers those of the run; identical runs give identical bytes. Rendering
+// in a real browser is tested by tests/scripts/outputs.
+#include "output/report_html.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <regex>
+
+#include "output/run_figures.hpp"
+#include "tests/output/small_run.hpp"
+
+using namespace stepsim;
+
+namespace {
+
+std::string page(const test::SmallRun& run) {
+  return out::report_html(run.scenario.job, run.sim, {"small test step", "h100-sxm", "tiny"},
+                          test::builtin_catalog().gpus(), "test");
+}
+
+/// The data-value attribute of the element with id `id`.
+double data_value(const std::string& html, const std::string& id) {
+  std::smatch m;
+  const std::regex re("id=\"" + id + "\" data-value=\"([^\"]+)\"");
+  REQUIRE(std::regex_search(html, m, re));
+  return std::stod(m[1].str());
+}
+
+}  // namespace
+
+TEST_CASE("report: headline figures and every chart", "[report]") {
+  const auto run = test::small_run(work::RankMode::representative, topo::LinkAccounting::off);
+  const std::string h = page(run);
+  const out::RunFigures f = out::run_figures(run.scenario.job, run.sim);
+  // Printed shortest round-trip, so they read back exactly.
+  CHECK(data_value(h, "hl-step-time") == f.step_time_s);
+  CHECK(data_value(h, "hl-tokens") == f.tokens_per_s);
+  CHECK(data_value(h, "hl-mfu") == f.mfu);
+  CHECK(data_value(h, "hl-memory") == f.peak_bytes);
+  CHECK(data_value(h, "hl-cost") == f.per_million_tokens);
+  CHECK(h.find("<div class=\"v\">" + f.bottleneck + "</div>") != std::string::npos);
+  for (const char* id : {"breakdown", "gantt", "roofline", "memory", "cost"})
+    CHECK(h.find(std::string("<svg id=\"") + id + "\"") != std::string::npos);
+  CHECK(h.find("id=\"cost-table\"") != std::string::npos);
+  // The roofline places each op class that ran: this step has GEMMs, attention and element-wise.
+  CHECK(std::regex_search(h, std::regex("<circle[^>]*class=\"op-class\"><title>large_gemm")));
+  CHECK(std::regex_search(h, std::regex("<circle[^>]*class=\"op-class\"><title>elementwise")));
+  // The catalog's GPUs all appear in the cost comparison.
+  for (const auto& g : test::builtin_catalog().gpus())
+    if (g.price_per_hour > 0) CHECK(h.find("<td>" + g.id + "</td>") != std::string::npos);
+}
+
+TEST_CASE("report: self-contained and deterministic", "[report]") {
+  const auto a = test::small_run(work::RankMode::representative, topo::LinkAccounting::off);
+  const auto b = test::small_run(work::RankMode::representative, topo::LinkAccounting::off);
+  const std::string h = page(a);
+  CHECK(h == page(b));
+  CHECK(h.find("<script") == std::string::npos);
+  CHECK(h.find("<link") == std::string::npos);
+  CHECK(h.find("url(") == std::string::npos);
+  // The only URL is the SVG namespace name, which browsers never fetch.
+  std::string rest = std::regex_replace(h, std::regex("xmlns=\"http://www.w3.org/2000/svg\""), "");
+  CHECK(rest.find("http") == std::string::npos);
+  CHECK(h.size() < 200'000);
+}

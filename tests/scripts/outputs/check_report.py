@@ -1,0 +1,120 @@
+#!/usr/bin/python3
+"""The HTML report and the comparison page in a real browser: headless Chromium loads each page,
+the DOM it builds must hold every chart and the headline figures of `stepsim run --format json`
+(resp. the comparison's winners), and a screenshot is kept for people to look at.
+
+Usage: check_report.py STEPSIM SCENARIO COMPARE_DIR WORKDIR SCREENSHOT_DIR
+Exit 77 (skipped) only when no Chromium is installed outside CI; CI must run it.
+"""
+import glob
+import html.parser
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+stepsim, scenario, compare_dir, work, shots = sys.argv[1:6]
+browser = next((shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)), None)
+if browser is None:
+    if os.environ.get("CI"):
+        print("FAILED: no chromium in CI (.ci/setup installs Debian's chromium)")
+        sys.exit(1)
+    print("SKIP: no chromium on this machine")
+    sys.exit(77)
+os.makedirs(work, exist_ok=True)
+os.makedirs(shots, exist_ok=True)
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+
+
+def chromium(args, url):
+    """Runs headless Chromium with a fresh profile and nothing from the network."""
+    with tempfile.TemporaryDirectory(prefix="stepsim-chromium-") as profile:
+        cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+               "--disable-background-networking", "--disable-component-update", "--disable-sync",
+               "--disable-quic", "--hide-scrollbars", f"--user-data-dir={profile}", *args, url]
+        return subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=120).stdout
+
+
+class Dom(html.parser.HTMLParser):
+    """Elements by id (with their attributes and text) and every <svg>'s id, from --dump-dom."""
+
+    def __init__(self):
+        super().__init__()
+        self.by_id, self.svgs, self.stack, self.rects = {}, [], [], 0
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "svg":
+            self.svgs.append(a.get("id"))
+        if tag in ("rect", "circle"):
+            self.rects += 1
+        if "id" in a:
+            self.by_id[a["id"]] = {"attrs": a, "text": ""}
+        self.stack.append(a.get("id"))
+
+    def handle_endtag(self, tag):
+        if self.stack:
+            self.stack.pop()
+
+    def handle_data(self, data):
+        for i in self.stack:
+            if i in self.by_id:
+                self.by_id[i]["text"] += data
+
+
+def dom_of(page):
+    d = Dom()
+    d.feed(chromium(["--dump-dom"], "file://" + os.path.abspath(page)))
+    return d
+
+
+# The run report.
+report = os.path.join(work, "report.html")
+run = subprocess.run([stepsim, "run", scenario, "--format", "json", "--report", report],
+                     check=True, capture_output=True, text=True)
+summary = json.loads(run.stdout)
+d = dom_of(report)
+for chart in ("breakdown", "gantt", "roofline", "memory", "cost"):
+    check(chart in d.svgs, f"report: no <svg id={chart}> in the DOM")
+check(d.rects > 50, f"report: only {d.rects} shapes drawn")
+check("cost-table" in d.by_id, "report: no cost table")
+headline = {"hl-step-time": summary["step_time_s"], "hl-tokens": summary["tokens_per_s"], "hl-mfu": summary["mfu"],
+            "hl-memory": summary["memory"]["peak_bytes"], "hl-cost": summary["cost"]["per_million_tokens"]}
+for hid, want in headline.items():
+    el = d.by_id.get(hid)
+    check(el is not None and float(el["attrs"]["data-value"]) == want, f"report: {hid} {el and el['attrs']} != {want}")
+check(summary["bottleneck"] in d.by_id.get("hl-bottleneck", {}).get("text", ""), "report: bottleneck not shown")
+fits_text = d.by_id.get("hl-memory", {}).get("text", "")
+check(("does not fit" not in fits_text) == summary["memory"]["fits"], f"report: memory verdict {fits_text!r}")
+chromium(["--window-size=1200,3400", f"--screenshot={os.path.join(shots, 'report-screenshot.png')}"],
+         "file://" + os.path.abspath(report))
+
+# The comparison page: the bundled topology comparison.
+page = os.path.join(work, "compare.html")
+files = sorted(glob.glob(os.path.join(compare_dir, "*.toml")))
+cmp = subprocess.run([stepsim, "compare", *files, "--format", "json", "--report", page],
+                     check=True, capture_output=True, text=True)
+rows = {r["key"]: r for r in json.loads(cmp.stdout)["rows"]}
+d = dom_of(page)
+check("compare-table" in d.by_id and "compare-breakdown" in d.svgs, "compare: table or chart missing")
+step = rows["step_time_s"]
+check(len(step["winners"]) == 1, f"compare: step-time winners {step['winners']}")
+names = json.loads(cmp.stdout)["scenarios"]
+check(len(names) == len(files) == 3, "compare: three scenarios")
+chromium(["--window-size=1200,900", f"--screenshot={os.path.join(shots, 'compare-screenshot.png')}"],
+         "file://" + os.path.abspath(page))
+for shot in ("report-screenshot.png", "compare-screenshot.png"):
+    p = os.path.join(shots, shot)
+    check(os.path.exists(p) and os.path.getsize(p) > 20000, f"{shot}: missing or blank")
+
+if failures:
+    print("FAILED:\n  " + "\n  ".join(failures))
+    sys.exit(1)
+print(f"report and comparison render in {os.path.basename(browser)}; screenshots in {shots}")

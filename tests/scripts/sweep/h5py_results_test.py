@@ -1,0 +1,53 @@
+"""A sweep's HDF5 results read back with h5py match its CSV and the documented schema.
+
+Usage: h5py_results_test.py STEPSIM_BINARY SWEEP.toml
+"""
+import csv
+import math
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import h5py
+
+stepsim, sweep = sys.argv[1], sys.argv[2]
+with tempfile.TemporaryDirectory() as tmp:
+    h5_path, csv_path = Path(tmp) / "r.h5", Path(tmp) / "r.csv"
+    subprocess.run([stepsim, "sweep", sweep, "--out", str(h5_path), "--csv", str(csv_path), "--jobs", "2",
+                    "--progress", "none"], check=True, stdout=subprocess.DEVNULL)
+    with h5py.File(h5_path, "r") as f:
+        attrs = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in f.attrs.items()}
+        table = f["results"][:]
+    rows = list(csv.DictReader(open(csv_path, newline="")))
+
+assert attrs["format"] == "stepsim sweep results", attrs
+assert attrs["schema_version"] == 1
+assert attrs["rows"] == len(table) == len(rows) == attrs["points"], (attrs, len(table), len(rows))
+assert attrs["shard_index"] == 0 and attrs["shard_count"] == 1
+assert len(attrs["sweep_hash"]) == 16
+assert attrs["sweep_file"] == Path(sweep).read_text()
+names = table.dtype.names
+assert list(names) == list(rows[0].keys()), (names, rows[0].keys())
+assert names[0] == "point" and "status" in names and "step_time_s" in names
+assert list(table["point"]) == list(range(len(table)))  # point order
+
+statuses = set()
+for record, row in zip(table, rows):
+    for name in names:
+        value, text = record[name], row[name]
+        if isinstance(value, bytes):
+            assert value.decode() == text, (name, value, text)
+        elif table.dtype[name].kind == "f":
+            assert (math.isnan(value) and text == "") or float(text) == value, (name, value, text)
+        else:
+            assert int(text) == value, (name, value, text)
+    statuses.add(record["status"].decode())
+    if record["status"] == b"ok":
+        # The breakdown partitions the mean rank's step.
+        parts = sum(record[c] for c in ("compute_s", "memory_bound_s", "bubble_s", "exposed_tp_s", "exposed_cp_s",
+                                         "exposed_ep_s", "exposed_pp_s", "exposed_dp_s"))
+        assert math.isclose(parts, record["step_time_s"], rel_tol=1e-6), (parts, record["step_time_s"])
+        assert record["fits"] == 1 and record["memory_peak_bytes"] <= record["memory_capacity_bytes"]
+assert {"ok", "invalid", "out_of_memory"} <= statuses, statuses
+print(f"PASS: {len(table)} rows, columns and values agree between HDF5 (h5py) and CSV")

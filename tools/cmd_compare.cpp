@@ -1,0 +1,110 @@
+// `stepsim compare A.toml B.toml [...] [--format table|json] [--report FILE.html] [--ranks ...]
+//  [--catalog FILE]... [--set KEY=VALUE]...`: simulates each scenario and sets them side by side.
+#include <boost/program_options.hpp>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "output/compare_view.hpp"
+#include "output/render_format.hpp"
+#include "scenarios/catalog.hpp"
+#include "scenarios/scenario.hpp"
+#include "sim/error.hpp"
+#include "tools/commands.hpp"
+#include "workloads/simulate.hpp"
+
+namespace stepsim::cli {
+namespace {
+
+namespace po = boost::program_options;
+
+struct CompareArgs {
+  std::vector<std::string> scenarios;
+  std::string format = "table";
+  std::string ranks = "representative";
+  std::string report;
+  std::vector<std::string> catalogs;
+  scen::LoadOptions load;
+  bool help = false;
+};
+
+CompareArgs parse(Args args) {
+  CompareArgs a;
+  po::options_description visible(
+      "stepsim compare A.toml B.toml [...] [options]\n\n"
+      "Simulates each scenario and sets them side by side: step time, tokens/s, MFU, bottleneck, exposed\n"
+      "communication per group, memory verdict and $ per million tokens, with the best of each row marked");
+  visible.add_options()("help,h", "show this help")("format", po::value(&a.format)->default_value("table"),
+                                                    "table or json")(
+      "report", po::value(&a.report), "also write the comparison as a self-contained HTML page")(
+      "ranks", po::value(&a.ranks)->default_value("representative"),
+      "representative or all (as in stepsim run)")("catalog", po::value(&a.catalogs)->composing(),
+                                                   "extra catalog file (repeatable)")(
+      "set", po::value(&a.load.set)->composing(),
+      "override a key in every scenario, e.g. --set parallelism.tp=4");
+  po::options_description all;
+  all.add(visible).add_options()("scenario", po::value(&a.scenarios)->composing());
+  po::positional_options_description pos;
+  pos.add("scenario", -1);
+  po::variables_map vm;
+  po::store(
+      po::command_line_parser(static_cast<int>(args.size()), args.data()).options(all).positional(pos).run(),
+      vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << visible << "\n";
+    a.help = true;
+  }
+  return a;
+}
+
+work::RankMode parse_ranks(const std::string& s) {
+  if (s == "representative") return work::RankMode::representative;
+  if (s == "all") return work::RankMode::all;
+  throw UserError("--ranks: expected representative or all, got `" + s + "`");
+}
+
+/// Column names: the scenario's name, made unique with its position when two share one.
+std::vector<std::string> unique_names(const std::vector<scen::Scenario>& ss) {
+  std::vector<std::string> names;
+  for (const auto& s : ss) names.push_back(s.meta.name.empty() ? s.display_name : s.meta.name);
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (std::count(names.begin(), names.end(), names[i]) > 1) names[i] += " (" + std::to_string(i + 1) + ")";
+  return names;
+}
+
+}  // namespace
+
+int cmd_compare(Args args) {
+  const CompareArgs a = parse(args);
+  if (a.help) return 0;
+  if (a.scenarios.size() < 2)
+    throw UserError("compare needs at least two scenario files (usage: stepsim compare A.toml B.toml [...])");
+  const out::RenderFormat format = out::parse_render_format(a.format);
+  const std::vector<std::filesystem::path> files(a.catalogs.begin(), a.catalogs.end());
+  const scen::Catalog catalog = scen::Catalog::load_builtin().with_files(files);
+  std::vector<scen::Scenario> scenarios;
+  for (const auto& f : a.scenarios) scenarios.push_back(scen::load_scenario(f, catalog, a.load));
+  work::SimulateOptions options;
+  options.ranks = parse_ranks(a.ranks);
+  std::vector<work::Simulation> sims;
+  for (const auto& s : scenarios) sims.push_back(work::simulate(s.job, options));
+  const auto names = unique_names(scenarios);
+  std::vector<out::CompareEntry> entries;
+  for (std::size_t i = 0; i < scenarios.size(); ++i)
+    entries.push_back({names[i], a.scenarios[i], &scenarios[i].job, &sims[i]});
+  const auto rows = out::compare_rows(entries);
+  std::cout << (format == out::RenderFormat::json ? out::compare_json(entries, rows).dump(2) + "\n"
+                                                  : out::compare_table(entries, rows));
+  if (!a.report.empty()) {
+    std::ofstream f(a.report, std::ios::binary | std::ios::trunc);
+    if (!f) throw UserError("--report: cannot create `" + a.report + "`");
+    f << out::compare_html(entries, rows, STEPSIM_VERSION);
+    f.close();
+    if (!f) throw UserError("--report: writing `" + a.report + "` failed");
+    std::cerr << "wrote " << a.report << "\n";
+  }
+  return 0;
+}
+
+}  // namespace stepsim::cli

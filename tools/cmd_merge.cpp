@@ -1,0 +1,45 @@
+// `stepsim merge OUT.h5 SHARD.h5... [--csv FILE]`: joins the results files of a sharded sweep.
+#include <boost/program_options.hpp>
+#include <iostream>
+
+#include "output/sweep_merge.hpp"
+#include "sim/error.hpp"
+#include "tools/commands.hpp"
+
+namespace stepsim::cli {
+
+int cmd_merge(Args args) {
+  namespace po = boost::program_options;
+  std::vector<std::string> files;
+  std::string csv;
+  po::options_description visible(
+      "stepsim merge OUT.h5 SHARD.h5... [--csv FILE]\n\n"
+      "Joins the results of `stepsim sweep --shard I/N` runs into one file, checking that they come from "
+      "one\n"
+      "sweep and hold every point exactly once. The result is byte-identical to an unsharded run's");
+  visible.add_options()("help,h", "show this help")("csv", po::value(&csv), "also write the rows as CSV");
+  po::options_description all;
+  all.add(visible).add_options()("file", po::value(&files)->composing());
+  po::positional_options_description pos;
+  pos.add("file", -1);
+  po::variables_map vm;
+  po::store(
+      po::command_line_parser(static_cast<int>(args.size()), args.data()).options(all).positional(pos).run(),
+      vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << visible << "\n";
+    return 0;
+  }
+  if (files.size() < 2)
+    throw UserError("usage: stepsim merge OUT.h5 SHARD.h5... (the output, then at least one shard)");
+  const std::vector<std::filesystem::path> shards(files.begin() + 1, files.end());
+  std::optional<std::filesystem::path> csv_path;
+  if (!csv.empty()) csv_path = csv;
+  const out::MergeSummary s = out::merge_sweep_files(files.front(), shards, csv_path);
+  std::cout << "merged " << s.files << " file" << (s.files == 1 ? "" : "s") << ", " << s.points
+            << " points, into " << files.front() << (csv.empty() ? "" : " and " + csv) << "\n";
+  return 0;
+}
+
+}  // namespace stepsim::cli

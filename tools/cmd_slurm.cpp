@@ -1,0 +1,133 @@
+// `stepsim slurm SWEEP.toml --tasks N --out DIR [--submit]`: batch scripts for a sweep as a Slurm
+// array plus a merge job that waits for it; submits them when asked.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+
+#include "output/slurm_script.hpp"
+#include "scenarios/sweep.hpp"
+#include "sim/error.hpp"
+#include "tools/commands.hpp"
+
+extern char** environ;
+
+namespace stepsim::cli {
+namespace {
+
+namespace po = boost::program_options;
+
+/// Runs argv (looked up on PATH) with stdout and stderr captured together.
+out::CommandResult run_command(const std::vector<std::string>& argv) {
+  int fds[2];
+  if (::pipe(fds) != 0) throw std::runtime_error("pipe failed");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDERR_FILENO);
+  posix_spawn_file_actions_addclose(&actions, fds[0]);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(fds[1]);
+  out::CommandResult r;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) r.out.append(buf, static_cast<std::size_t>(n));
+  ::close(fds[0]);
+  if (rc != 0)
+    throw UserError("cannot run `" + argv[0] + "`: " + std::strerror(rc) + " (is Slurm installed here?)");
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+void write_script(const std::filesystem::path& p, const std::string& text) {
+  std::ofstream(p, std::ios::binary) << text;
+  std::filesystem::permissions(p, std::filesystem::perms::owner_exec | std::filesystem::perms::group_exec,
+                               std::filesystem::perm_options::add);
+}
+
+struct SlurmArgs {
+  out::SlurmOptions o;
+  std::string sweep, dir, sbatch = "sbatch";
+  bool submit = false;
+  bool help = false;
+};
+
+SlurmArgs parse(Args args) {
+  SlurmArgs a;
+  out::SlurmOptions& o = a.o;
+  po::options_description visible(
+      "stepsim slurm SWEEP.toml --tasks N --out DIR [options]\n\n"
+      "Writes DIR/sweep-array.sbatch (a job array: task I runs `stepsim sweep --shard I/N --resume`) and\n"
+      "DIR/sweep-merge.sbatch (joins the shards into DIR/results.h5). With --submit, submits the array and\n"
+      "then the merge with --dependency=afterok:<array job id>");
+  visible.add_options()("help,h", "show this help")("tasks,n", po::value(&o.tasks)->default_value(1),
+                                                    "array tasks (shards)")(
+      "out,o", po::value(&a.dir), "output folder")("submit", po::bool_switch(&a.submit),
+                                                   "submit both jobs with sbatch")(
+      "cpus-per-task,c", po::value(&o.cpus_per_task)->default_value(1), "threads per task")(
+      "partition,p", po::value(&o.partition), "Slurm partition")("time,t", po::value(&o.time_limit),
+                                                                 "time limit per task")(
+      "job-name", po::value(&o.job_name)->default_value("stepsim-sweep"), "job name")(
+      "sbatch-arg", po::value(&o.sbatch_args)->composing(),
+      "extra #SBATCH option, e.g. --sbatch-arg=--account=x")("csv", po::bool_switch(&o.csv),
+                                                             "the merge also writes DIR/results.csv")(
+      "sbatch", po::value(&a.sbatch)->default_value("sbatch"), "the sbatch command");
+  po::options_description all;
+  all.add(visible).add_options()("sweep", po::value(&a.sweep));
+  po::positional_options_description pos;
+  pos.add("sweep", 1);
+  po::variables_map vm;
+  po::store(
+      po::command_line_parser(static_cast<int>(args.size()), args.data()).options(all).positional(pos).run(),
+      vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << visible << "\n";
+    a.help = true;
+  }
+  return a;
+}
+
+}  // namespace
+
+int cmd_slurm(Args args) {
+  SlurmArgs a = parse(args);
+  if (a.help) return 0;
+  out::SlurmOptions& o = a.o;
+  const std::string &sweep = a.sweep, &dir = a.dir;
+  if (sweep.empty() || dir.empty())
+    throw UserError("usage: stepsim slurm SWEEP.toml --tasks N --out DIR [--submit]");
+  if (o.tasks < 1 || o.cpus_per_task < 1) throw UserError("--tasks and --cpus-per-task must be at least 1");
+  scen::load_sweep(sweep);  // a broken sweep file fails here, not in N array tasks
+  o.sweep = std::filesystem::absolute(sweep);
+  o.dir = std::filesystem::absolute(dir);
+  o.stepsim = std::filesystem::read_symlink("/proc/self/exe");
+  std::filesystem::create_directories(o.dir / "logs");
+  const out::SlurmScripts scripts = out::slurm_scripts(o);
+  write_script(out::slurm_array_script(o.dir), scripts.array);
+  write_script(out::slurm_merge_script(o.dir), scripts.merge);
+  std::cout << "wrote " << out::slurm_array_script(o.dir).string() << " (" << o.tasks << " tasks) and "
+            << out::slurm_merge_script(o.dir).string() << "\n";
+  if (!a.submit) {
+    std::cout << "submit with:\n  jid=$(sbatch --parsable " << out::slurm_array_script(o.dir).string()
+              << ")\n  sbatch --dependency=afterok:$jid " << out::slurm_merge_script(o.dir).string() << "\n";
+    return 0;
+  }
+  const out::SlurmSubmission s = out::submit_slurm(o.dir, a.sbatch, run_command);
+  std::cout << "submitted array job " << s.array_job << " and merge job " << s.merge_job
+            << "; results will be in " << out::slurm_results(o.dir).string() << "\n";
+  return 0;
+}
+
+}  // namespace stepsim::cli

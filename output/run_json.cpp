@@ -62,7 +62,32 @@ Json memory_json(const work::Simulation& s) {
               {"weights_bytes", st.weights},
               {"gradients_bytes", st.gradients},
               {"optimizer_bytes", st.optimizer},
-              {"activations_bytes", peak.memory.activation_bytes}};
+              {"activations_bytes", peak.memory.activation_bytes},
+              {"kv_cache_bytes", st.kv_cache}};
+}
+
+/// Inference only: latency, per-replica rate and how much KV cache fits.
+Json inference_json(const work::JobSpec& job, const work::Simulation& s) {
+  const bool prefill = job.workload.kind == work::WorkloadKind::prefill;
+  const auto& kv = s.plan.kv;
+  return Json{{"batch", job.workload.batch},
+              {"time_to_first_token_s", prefill ? Json(s.metrics.latency_s) : Json(nullptr)},
+              {"per_token_latency_s", prefill ? Json(nullptr) : Json(s.metrics.latency_s)},
+              {"tokens_per_s_per_replica", s.metrics.tokens_per_s_per_replica},
+              {"kv_cache", {{"bytes_per_gpu", s.plan.static_memory[s.report.peak_rank].kv_cache},
+                            {"bytes_per_token_per_gpu", kv.bytes_per_token},
+                            {"free_bytes_per_gpu", kv.free_bytes},
+                            {"max_batch", kv.max_batch},
+                            {"max_context", kv.max_context}}}};
+}
+
+/// MoE only: how routing turned out and what its imbalance costs the busiest rank.
+Json moe_json(const work::Simulation& s) {
+  const auto& r = s.plan.routing;
+  return Json{{"imbalance_s", s.metrics.imbalance_s},
+              {"expert_load_max_over_mean", r.expert_imbalance},
+              {"rank_load_max_over_mean", r.rank_imbalance},
+              {"dropped_fraction", r.dropped_fraction}};
 }
 
 Json ranks_json(const work::Simulation& s) {
@@ -103,6 +128,10 @@ nlohmann::ordered_json run_json(const work::JobSpec& job, const work::Simulation
   j["hfu"] = m.hfu;
   j["model_tflops_per_gpu"] = m.model_tflops_per_gpu;
   j["bottleneck"] = std::string(topo::name(work::critical_bottleneck(s.report)));
+  const bool inference = job.workload.kind != work::WorkloadKind::train;
+  j["latency_s"] = inference ? Json(m.latency_s) : Json(nullptr);
+  if (inference) j["inference"] = inference_json(job, s);
+  if (job.model.is_moe()) j["moe"] = moe_json(s);
   j["breakdown"] = breakdown_json(s.report.mean);
   j["overlap"] = overlap_json(s.report.mean_overlap);
   j["critical_path"] = critical_json(s.report);

@@ -39,6 +39,28 @@ std::string critical_line(const work::StepReport& r) {
   return out;
 }
 
+/// Inference: latency, per-replica rate and the KV-cache headroom.
+void inference_lines(std::ostringstream& o, const work::JobSpec& job, const work::Simulation& s) {
+  if (job.workload.kind == work::WorkloadKind::train) return;
+  const bool prefill = job.workload.kind == work::WorkloadKind::prefill;
+  const auto& kv = s.plan.kv;
+  o << (prefill ? "first token " : "per token   ") << format_seconds(s.metrics.latency_s) << "  ("
+    << format_number(s.metrics.tokens_per_s_per_replica, 1) << " tokens/s per replica, batch "
+    << job.workload.batch << ")\n";
+  o << "KV cache    " << format_bytes(s.plan.static_memory[s.report.peak_rank].kv_cache) << " per GPU; fits up to batch "
+    << kv.max_batch << " at this context, or context " << kv.max_context << " at this batch\n";
+}
+
+/// MoE: what routing imbalance costs the busiest expert rank.
+void moe_line(std::ostringstream& o, const work::JobSpec& job, const work::Simulation& s) {
+  if (!job.model.is_moe()) return;
+  const auto& r = s.plan.routing;
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "expert load max/mean %.2f (rank %.2f), %.1f%% of copies dropped; ", r.expert_imbalance,
+                r.rank_imbalance, 100.0 * r.dropped_fraction);
+  o << "MoE routing " << buf << "imbalance costs " << format_seconds(s.metrics.imbalance_s) << "\n";
+}
+
 }  // namespace
 
 std::string parallel_layout(const work::JobSpec& j) {
@@ -73,6 +95,8 @@ std::string run_table(const work::JobSpec& job, const work::Simulation& s, const
                         " model TFLOP/s per GPU)");
   line("bottleneck", std::string(topo::name(work::critical_bottleneck(s.report))) + "  (critical path: " +
                          critical_line(s.report) + ")");
+  inference_lines(o, job, s);
+  moe_line(o, job, s);
   o << "\n";
 
   TextTable bd({"where the time goes (mean over ranks)", "time", "share"});

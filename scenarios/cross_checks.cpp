@@ -188,17 +188,12 @@ void check_moe_layout(const Scenario& s) {
     fail(s, "parallelism.ep",
          "experts = " + to_string(m.experts) + " is not divisible by ep = " + to_string(p.ep),
          "each expert-parallel rank holds experts / ep whole experts");
-  if ((p.dp * p.cp) % p.ep != 0)
-    fail(s, "parallelism.ep",
-         "ep = " + to_string(p.ep) + " does not divide dp x cp = " + to_string(p.dp) + " x " +
-             to_string(p.cp) + " = " + to_string(p.dp * p.cp),
-         "expert parallelism is carved out of the data-parallel (and context-parallel) ranks");
   const int dense_ranks = p.tp * p.dp * p.cp;
   if (dense_ranks % (p.ep * p.expert_tp) != 0)
-    fail(s, "parallelism.expert_tp",
+    fail(s, given(s, "parallelism.expert_tp") ? "parallelism.expert_tp" : "parallelism.ep",
          "ep x expert_tp = " + to_string(p.ep) + " x " + to_string(p.expert_tp) +
              " does not divide tp x dp x cp = " + to_string(dense_ranks),
-         "the expert layout must tile the ranks of one pipeline stage");
+         "Megatron-Core divides each pipeline stage's tp x cp x dp ranks into expert_tp x ep x expert_dp");
 }
 
 void check_workload_keys(const Scenario& s) {

@@ -98,6 +98,7 @@ constexpr KeyHome kHomes[] = {
     {"capacity_factor", "moe"},
     {"max_nodes_per_token", "moe"},
     {"imbalance", "moe"},
+    {"shared_expert_overlap", "moe"},
     {"formulas", "estimate"},
     {"tokens_per_s", "target"},
     {"measured_step_s", "validation"},

@@ -128,6 +128,7 @@ void read_moe_section(TableReader r, Scenario& s) {
   r.read("imbalance", m.imbalance, RealRange{1.0, 1e6, false, "max / mean expert load; 1 = balanced"});
   int seed = 1;
   if (r.read("seed", seed, kNonNegativeInt)) m.seed = static_cast<std::uint64_t>(seed);
+  r.read("shared_expert_overlap", m.shared_expert_overlap);
   r.finish();
 }
 

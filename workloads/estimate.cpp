@@ -101,7 +101,7 @@ JobSpec with_replicas(const JobSpec& job, int dp) {
   return j;
 }
 
-/// Replica counts sizing may use: multiples of `step` (expert parallelism must divide dp x cp)
+/// Replica counts sizing may use: multiples of `step` (ep x expert_tp must divide tp x cp x dp)
 /// up to `max` (training: one micro-batch per replica at least).
 struct ReplicaRange {
   int step = 1;
@@ -111,7 +111,8 @@ struct ReplicaRange {
 ReplicaRange replica_range(const JobSpec& job) {
   const ParallelSpec& par = job.parallel;
   ReplicaRange r;
-  r.step = par.ep / std::gcd(par.ep, par.cp);
+  const int experts = par.ep * par.expert_tp;
+  r.step = experts / std::gcd(experts, par.tp * par.cp);
   const bool training = job.workload.kind == WorkloadKind::train;
   const int most = training ? job.workload.global_batch / job.workload.micro_batch
                             : 1'000'000;  // replicas: far beyond any real cluster

@@ -57,6 +57,11 @@ std::vector<Difference> explain_differences(const Simulation& s) {
                          "(per-op-class efficiencies, GEMM shapes, launch overheads, SM share lost to communication)"});
     }
   }
+  if (s.metrics.imbalance_s > 0.0)
+    out.push_back({"MoE routing imbalance", s.metrics.imbalance_s,
+                   "the busiest expert rank's kernels and all-to-alls take this much longer than under balanced "
+                   "routing (expert load max/mean " + fixed(s.plan.routing.expert_imbalance, 2) +
+                       "); the estimate scales the routed work of the busiest GPU by the imbalance"});
   std::stable_sort(out.begin(), out.end(),
                    [](const Difference& x, const Difference& y) { return std::abs(x.seconds) > std::abs(y.seconds); });
   std::erase_if(out, [&](const Difference& d) { return std::abs(d.seconds) < 0.01 * step; });

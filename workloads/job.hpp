@@ -52,7 +52,9 @@ struct ParallelSpec {
   int tp = 1;
   int pp = 1;
   int cp = 1;               ///< context parallel (ring attention) ranks
-  int ep = 1;               ///< expert parallel ranks (MoE); carved out of dp x cp (x tp) as Megatron does
+  /// Expert-parallel ranks (MoE). Megatron-Core re-divides the tp x cp x dp ranks of each pipeline
+  /// stage into expert_tp x ep x expert_dp (innermost first); see workloads/rank_layout.hpp.
+  int ep = 1;
   int expert_tp = 1;        ///< tensor parallelism inside an expert
   int virtual_stages = 1;   ///< interleaved 1F1B model chunks per pipeline rank
   /// Layers on the first / last pipeline stage when they differ from an even split (Megatron's
@@ -71,6 +73,9 @@ struct ParallelSpec {
   bool dp_overlap = true;
   P2pMode pp_p2p = P2pMode::overlapped;
   int world() const { return dp * tp * pp * cp; }
+  /// Ranks of one pipeline stage that hold the same experts and reduce their gradients together:
+  /// tp x cp x dp / (ep x expert_tp). Requires ep x expert_tp to divide tp x cp x dp.
+  int expert_dp() const { return tp * cp * dp / (ep * expert_tp); }
   /// Transformer layers held by pipeline stage `stage` (0-based) of a model with `layers` layers,
   /// honouring first/last_stage_layers. Scenarios guarantee the split is whole.
   int stage_layers(int stage, int layers) const {
@@ -96,6 +101,9 @@ struct MoeSpec {
   int max_nodes_per_token = 0;    ///< node-limited routing; 0 = unlimited
   double imbalance = 1.0;         ///< max/mean expert load; 1 = perfectly balanced
   std::uint64_t seed = 1;         ///< seed of the routing model
+  /// Shared experts run while the dispatch all-to-all is in flight (Megatron-Core's
+  /// --moe-shared-expert-overlap, DeepSeek-V3); false runs them before it, Megatron-Core's default.
+  bool shared_expert_overlap = false;
 };
 
 /// The notebook's own closed-form inputs, used when `formulas = notebook` (seed parity).

@@ -4,7 +4,8 @@
 // Every figure is per rank and per micro-batch: a rank holds 1/tp of each weight matrix and
 // 1/cp of each sequence. FLOPs are hardware FLOPs (what the kernels execute); bytes are HBM traffic
 // (inputs read, outputs written, weights read). docs/model.md derives each op; tests check them by
-// hand counts.
+// hand counts. The same emitters serve training, prefill (a forward that writes the KV cache) and
+// decode (one query token per sequence attending to its cache): LayerDims::phase says which.
 
 #include <string_view>
 
@@ -15,21 +16,30 @@ namespace stepsim::work {
 
 /// The per-rank dimensions of one layer for one micro-batch.
 struct LayerDims {
-  double b = 1;            ///< sequences in the micro-batch
-  double s = 1;            ///< full sequence length (keys each query can see)
-  double s_local = 1;      ///< query tokens per sequence on this CP rank (s / cp)
-  double tokens = 1;       ///< b x s_local
+  double b = 1;        ///< sequences in the micro-batch
+  double s = 1;        ///< keys each query can see: the sequence (train, prefill) or context + 1 (decode)
+  double s_local = 1;  ///< query tokens per sequence on this CP rank (s / cp; 1 in decode)
+  double tokens = 1;   ///< b x s_local
   int tp = 1;
   int cp = 1;
-  bool sp = false;         ///< sequence parallelism: norms/dropouts on tokens / tp
-  double h = 0;            ///< hidden size
-  double q_dim = 0;        ///< heads x head_dim (whole layer)
-  double kv_dim = 0;       ///< kv_heads x head_dim (whole layer)
-  double heads = 0;        ///< attention heads (whole layer)
+  bool sp = false;  ///< sequence parallelism: norms/dropouts on tokens / tp
+  double h = 0;     ///< hidden size
+  // Attention widths of the whole layer (all heads) per token. MLA expands its latent keys and
+  // values to every head before the attention core (training, prefill).
+  double q_dim = 0;     ///< queries: heads x query/key head width
+  double kv_dim = 0;    ///< keys: kv_heads x head width (MLA: heads x (nope + rope))
+  double v_dim = 0;     ///< values: kv_heads x head width (MLA: heads x v_head_dim)
+  double o_dim = 0;     ///< attention output: heads x value head width
+  double heads = 0;     ///< attention heads (whole layer)
+  double kv_heads = 0;  ///< KV heads (whole layer; MLA: heads)
+  bool mla = false;     ///< DeepSeek multi-head latent attention projections
+  MlaDims mla_dims;
   double ffn = 0;          ///< FFN width of this layer's dense MLP
   double act_bytes = 2;    ///< bytes per activation element
   double param_bytes = 2;  ///< bytes per weight
   double grad_bytes = 2;   ///< bytes per gradient element (wgrad accumulation buffer)
+  double kv_bytes = 2;     ///< bytes per KV-cache element (inference)
+  WorkloadKind phase = WorkloadKind::train;
   topo::Precision precision = topo::Precision::bf16;
   Activation activation = Activation::swiglu;
   NormKind norm = NormKind::rmsnorm;
@@ -38,12 +48,18 @@ struct LayerDims {
   bool linear_bias = false;
   bool causal = true;
   GradAccumulation grad_accumulation = GradAccumulation::fused;
+
+  /// KV-cache elements one token adds per layer on one TP rank: K and V of the rank's KV heads (at
+  /// least one), or MLA's latent and shared RoPE key (replicated on every rank).
+  double kv_cache_width() const;
 };
 
-/// Dimensions of a dense layer of `job` for micro-batches of `micro_batch` sequences.
+/// Dimensions of a layer of `job` for micro-batches of `micro_batch` sequences (training and
+/// prefill: seq_len tokens each; decode: one new token attending to context + 1 keys).
 LayerDims layer_dims(const JobSpec& job, double micro_batch);
 
-/// Emits the kernels and TP/CP communication of one dense transformer layer.
+/// Emits the kernels and TP/CP communication of one dense transformer layer. Its attention and MLP
+/// halves are public so that the MoE layer reuses the attention block.
 class DenseLayer {
  public:
   explicit DenseLayer(const LayerDims& dims) : d_(dims) {}
@@ -54,37 +70,62 @@ class DenseLayer {
   /// that produces the input gradient.
   OpSink::Handle backward(OpSink& sink, OpSink::Deps grad_output, Recompute recompute) const;
 
+  /// The attention half: norm, projections, core, output projection, residual. In prefill and
+  /// decode it also writes the new tokens' keys and values to the KV cache.
+  OpSink::Handle attention_forward(OpSink& sink, OpSink::Deps input) const;
+  OpSink::Handle attention_backward(OpSink& sink, OpSink::Handle grad, Recompute recompute) const;
+  /// The dense MLP half: norm, up projection, activation, down projection, residual.
+  OpSink::Handle mlp_forward(OpSink& sink, OpSink::Handle input) const;
+  OpSink::Handle mlp_backward(OpSink& sink, OpSink::Deps grad) const;
+
   /// Activation bytes this layer keeps from forward to backward for one micro-batch
-  /// (Korthikanti et al. 2022, generalised to GQA, SwiGLU and FlashAttention).
+  /// (Korthikanti et al. 2022, generalised to GQA, MLA, SwiGLU and FlashAttention).
   double stored_activation_bytes(Recompute recompute) const;
+  /// The attention half's share of stored_activation_bytes (the MoE layer adds its own FFN's).
+  double attention_stored_bytes(Recompute recompute) const;
   /// Weights of this layer held by one TP rank (norm weights are replicated).
   double params_per_rank() const;
+  /// The attention half's weights per TP rank (projections, MLA norms, the input norm).
+  double attention_params_per_rank() const;
+  const LayerDims& dims() const { return d_; }
 
  private:
-  OpSink::Handle attention_forward(OpSink& sink, OpSink::Deps input) const;
   /// Which part of the unfused attention core to run: all of it, or up to the probabilities (what
   /// selective recompute regenerates before the backward pass).
   enum class CoreScope : std::uint8_t { whole, up_to_probabilities };
+  OpSink::Handle projections_forward(OpSink& sink, OpSink::Handle input) const;
+  OpSink::Handle projections_backward(OpSink& sink, OpSink::Handle grad) const;
+  OpSink::Handle mla_projections_forward(OpSink& sink, OpSink::Handle input) const;
+  OpSink::Handle mla_projections_backward(OpSink& sink, OpSink::Handle grad) const;
   OpSink::Handle attention_core_forward(OpSink& sink, OpSink::Handle qkv, CoreScope scope) const;
+  /// Decode: one query per sequence against the cache (MLA: absorbed into the latent space).
+  OpSink::Handle decode_core(OpSink& sink, OpSink::Handle qkv) const;
+  /// Prefill and decode: the new tokens' keys and values (or MLA latents) into the cache.
+  OpSink::Handle write_kv_cache(OpSink& sink, OpSink::Handle qkv) const;
   /// The attention kernel `whole`, split into a ring over the CP ranks when cp > 1; each exchange
   /// moves `blocks_per_exchange` key/value-sized blocks.
   OpSink::Handle ring_attention(OpSink& sink, OpSink::Handle ready, const topo::KernelWork& whole,
                                 std::string_view name, double blocks_per_exchange) const;
-  OpSink::Handle mlp_forward(OpSink& sink, OpSink::Handle input) const;
-  OpSink::Handle attention_backward(OpSink& sink, OpSink::Handle grad, Recompute recompute) const;
-  OpSink::Handle mlp_backward(OpSink& sink, OpSink::Deps grad) const;
   /// Tokens an element-wise op over hidden vectors touches (divided by tp with SP).
   double norm_tokens() const { return d_.sp ? d_.tokens / d_.tp : d_.tokens; }
   LayerDims d_;
 };
 
-/// A GEMM of an [m x k] by [k x n] product, `count` times (batched), as kernel work.
+/// A GEMM of an [m x k] by [k x n] product, `count` times (batched), as kernel work; every operand in
+/// the activations' precision.
 topo::KernelWork gemm(const LayerDims& d, double m, double n, double k, double count = 1.0);
+/// A forward projection X[m x k] W[k x n]: as gemm(), with W read in the weights' precision.
+topo::KernelWork weight_gemm(const LayerDims& d, double m, double n, double k, double count = 1.0);
 /// Emits the weight-gradient work of Y[m x n] = X[m x k] W[k x n] after `dep`: one GEMM that
 /// accumulates into the gradient buffer, or (separate accumulation) a GEMM and an add kernel.
-OpSink::Handle emit_wgrad(OpSink& sink, const LayerDims& d, std::string_view name, double m, double n, double k,
-                          OpSink::Handle dep = {});
+OpSink::Handle emit_wgrad(OpSink& sink, const LayerDims& d, std::string_view name, double m, double n,
+                          double k, OpSink::Handle dep = {}, double count = 1.0);
 /// A bandwidth-bound element-wise kernel moving `bytes` with `flops` of arithmetic.
 topo::KernelWork elementwise(const LayerDims& d, double bytes, double flops = 0.0);
+/// The reduction after a row-parallel GEMM (forward) or column-parallel dgrad (backward) of
+/// `tokens` hidden vectors: an all-reduce, or a reduce-scatter with sequence parallelism.
+OpSink::Handle tp_reduce(OpSink& sink, const LayerDims& d, std::string_view name, OpSink::Handle dep);
+/// With sequence parallelism, the sharded tokens are gathered before a column-parallel GEMM.
+OpSink::Handle sp_gather(OpSink& sink, const LayerDims& d, std::string_view name, OpSink::Handle dep);
 
 }  // namespace stepsim::work

@@ -72,12 +72,12 @@ double micro_batches_in_flight(const JobSpec& job, const StepShape& s, int i) {
 }
 
 /// ZeRO shards optimizer state (stage 1), gradients (2) and weights (3) over the ranks that hold
-/// the same weights: dp x cp for dense weights, dp x cp / ep for experts.
+/// the same weights: dp x cp for dense weights, expert_dp (tp x cp x dp / (ep x expert_tp)) for experts.
 void add_states(const JobSpec& job, const GpuParams& gp, MemoryEstimate& mem) {
   const ParallelSpec& par = job.parallel;
   const PrecisionSpec& prec = job.precision;
   const double dense_group = double(par.dp) * par.cp;
-  const double expert_group = dense_group / par.ep;
+  const double expert_group = par.expert_dp();
   auto sharded = [&](int from_stage, double bytes_per_param) {
     const bool on = par.zero_stage >= from_stage;
     return bytes_per_param *

@@ -29,6 +29,11 @@ enum class CollectiveKind : std::uint8_t {
 /// Which training pass an op belongs to (for names, traces and the breakdown).
 enum class Pass : std::uint8_t { forward, backward, recompute, optimizer };
 
+/// Which communicator of a dimension a collective uses: the dense layout's, or Megatron-Core's
+/// expert layout (tp: expert tensor parallel; dp: ranks holding the same experts; ep is always
+/// the expert-parallel group).
+enum class CommScope : std::uint8_t { dense, expert };
+
 /// A communication op as the layer sees it: a collective over one parallel dimension's group.
 struct CommOp {
   ParallelDim dim = ParallelDim::tp;
@@ -36,6 +41,12 @@ struct CommOp {
   double bytes = 0.0;
   /// Send/recv along a dimension: the peer is `offset` positions away (+1 next stage, -1 previous).
   int peer_offset = 0;
+  CommScope scope = CommScope::dense;
+  /// all_to_all only, optional: p x p row-major bytes from member i to member j of the group (MoE
+  /// routing); replaces `bytes`. Not owned: it must outlive the sink's use of the op.
+  std::span<const double> pair_bytes{};
+  /// Identifies pair_bytes' contents for caching: equal ids promise equal matrices (-1: none).
+  int pattern = -1;
 };
 
 class OpSink {
@@ -73,7 +84,8 @@ class OpSink {
   }
   Handle kernel(std::string_view name, const topo::KernelWork& work) { return emit_kernel(name, work, {}); }
   Handle kernel(std::string_view name, const topo::KernelWork& work, Handle dep) {
-    return dep.valid() ? emit_kernel(name, work, std::span<const Handle>(&dep, 1)) : emit_kernel(name, work, {});
+    return dep.valid() ? emit_kernel(name, work, std::span<const Handle>(&dep, 1))
+                       : emit_kernel(name, work, {});
   }
   /// A communication op on its dimension's channel, after `deps` (and earlier ops on that channel).
   Handle comm_after(std::string_view name, const CommOp& op, std::span<const Handle> deps) {
@@ -82,10 +94,17 @@ class OpSink {
   Handle comm(std::string_view name, const CommOp& op, Handle dep) {
     return dep.valid() ? emit_comm(name, op, std::span<const Handle>(&dep, 1)) : emit_comm(name, op, {});
   }
+  /// Records what `op` (a kernel or collective this sink emitted) would have cost with perfectly
+  /// balanced MoE routing, so that reports can price the imbalance. Sinks may ignore it.
+  void balanced_kernel(Handle op, const topo::KernelWork& balanced) { on_balanced_kernel(op, balanced); }
+  void balanced_comm(Handle op, const CommOp& balanced) { on_balanced_comm(op, balanced); }
 
  protected:
-  virtual Handle emit_kernel(std::string_view name, const topo::KernelWork& work, std::span<const Handle> deps) = 0;
+  virtual Handle emit_kernel(std::string_view name, const topo::KernelWork& work,
+                             std::span<const Handle> deps) = 0;
   virtual Handle emit_comm(std::string_view name, const CommOp& op, std::span<const Handle> deps) = 0;
+  virtual void on_balanced_kernel(Handle, const topo::KernelWork&) {}
+  virtual void on_balanced_comm(Handle, const CommOp&) {}
 };
 
 }  // namespace stepsim::work

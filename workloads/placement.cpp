@@ -24,7 +24,6 @@ int index_of(ParallelDim d) {
 struct Layout {
   std::array<long long, 4> size{};
   std::array<long long, 4> stride{};
-  bool cp_inside_dp = true;  ///< cp varies faster than dp in the rank order
 };
 
 Layout layout_of(const ParallelSpec& par) {
@@ -43,7 +42,6 @@ Layout layout_of(const ParallelSpec& par) {
     l.stride[i] = stride;
     stride *= l.size[i];
   }
-  l.cp_inside_dp = l.stride[1] < l.stride[3];
   return l;
 }
 
@@ -57,18 +55,20 @@ long long group_key(const Layout& l, const ParallelSpec& par, RankGroup g, long 
     for (int i : dims) key -= c[i] * l.stride[i];
     return key;
   };
-  // Index in the combined dp x cp space, inner dimension first; tp and pp coordinates outside it.
-  const long long e = l.cp_inside_dp ? c[1] + l.size[1] * c[3] : c[3] + l.size[3] * c[1];
-  const long long outside = c[0] * l.size[2] + c[2];
-  const long long ep = par.ep;
+  // Megatron-Core's expert layout: the stage's tp x cp x dp ranks in ascending rank order (drop the
+  // pp digit) are expert_tp (innermost) x ep x expert_dp. Keys are dense: < world / group size.
+  const long long i = r % l.stride[2] + r / (l.stride[2] * l.size[2]) * l.stride[2];
+  const long long etp = par.expert_tp, ep = par.ep;
+  const long long etp_i = i % etp, ep_i = i / etp % ep, edp_i = i / (etp * ep);
+  const long long edp = l.size[0] * l.size[1] * l.size[3] / (etp * ep);
   switch (g) {
     case RankGroup::tp: return without({0});
     case RankGroup::cp: return without({1});
     case RankGroup::pp: return without({2});
     case RankGroup::dp: return without({3});
     case RankGroup::dp_cp: return without({1, 3});
-    case RankGroup::ep: return outside * (l.size[1] * l.size[3] / ep) + e / ep;
-    case RankGroup::expert_dp: return outside * ep + e % ep;
+    case RankGroup::ep: return (c[2] * etp + etp_i) * edp + edp_i;
+    case RankGroup::expert_dp: return (c[2] * etp + etp_i) * ep + ep_i;
   }
   return r;
 }
@@ -81,7 +81,7 @@ int group_size(const ParallelSpec& par, RankGroup g) {
     case RankGroup::dp: return par.dp;
     case RankGroup::dp_cp: return par.dp * par.cp;
     case RankGroup::ep: return par.ep;
-    case RankGroup::expert_dp: return par.dp * par.cp / par.ep;
+    case RankGroup::expert_dp: return par.expert_dp();
   }
   return 1;
 }
@@ -89,9 +89,11 @@ int group_size(const ParallelSpec& par, RankGroup g) {
 }  // namespace
 
 GroupPlacement place(const ParallelSpec& par, RankGroup group, int domain_size) {
-  if (par.ep < 1 || (par.dp * par.cp) % par.ep != 0)
-    throw UserError("parallelism.ep = " + std::to_string(par.ep) + " must divide dp x cp = " +
-                    std::to_string(par.dp * par.cp) + " (experts are spread over data-parallel ranks)");
+  const int stage_ranks = par.tp * par.cp * par.dp;
+  if (par.ep < 1 || par.expert_tp < 1 || stage_ranks % (par.ep * par.expert_tp) != 0)
+    throw UserError("parallelism.ep x expert_tp = " + std::to_string(par.ep) + " x " + std::to_string(par.expert_tp) +
+                    " must divide tp x cp x dp = " + std::to_string(stage_ranks) +
+                    " (experts are spread over the ranks of each pipeline stage)");
   const Layout l = layout_of(par);
   const long long world = par.world();
   const long long domain = std::max(1, domain_size);

@@ -3,8 +3,8 @@
 //
 // Ranks are numbered by the placement order (innermost first, Megatron's tp, cp, pp, dp); GPU g
 // belongs to scale-up domain g / domain_size. A group whose members all share a domain talks over
-// NVLink; one spread over several domains also crosses the NIC. Expert parallelism is carved out
-// of the combined data x context-parallel ranks, as Megatron does.
+// NVLink; one spread over several domains also crosses the NIC. Expert parallelism re-divides each
+// stage's tp x cp x dp ranks as expert_tp x ep x expert_dp, as Megatron-Core does (rank_layout.hpp).
 
 #include "workloads/job.hpp"
 
@@ -17,8 +17,8 @@ enum class RankGroup : std::uint8_t {
   pp,         ///< pipeline stages
   dp,         ///< data parallel (replicas)
   dp_cp,      ///< gradient reduction of non-expert weights: data x context parallel
-  ep,         ///< expert parallel: innermost `ep` ranks of the dp x cp space
-  expert_dp,  ///< gradient reduction of expert weights: dp x cp ranks holding the same experts
+  ep,         ///< expert parallel (Megatron-Core: expert_tp x ep x expert_dp over a stage's ranks)
+  expert_dp,  ///< gradient reduction of expert weights: the ranks holding the same experts
 };
 
 /// How one kind of group lies on the machine.

@@ -12,7 +12,7 @@ constexpr std::size_t idx(ParallelDim d) { return static_cast<std::size_t>(d); }
 constexpr ParallelDim kPlaced[] = {ParallelDim::tp, ParallelDim::cp, ParallelDim::pp, ParallelDim::dp};
 }  // namespace
 
-RankLayout::RankLayout(const ParallelSpec& p) : ep_(p.ep) {
+RankLayout::RankLayout(const ParallelSpec& p) : ep_(p.ep), expert_tp_(p.expert_tp) {
   size_[idx(ParallelDim::tp)] = p.tp;
   size_[idx(ParallelDim::cp)] = p.cp;
   size_[idx(ParallelDim::pp)] = p.pp;
@@ -35,8 +35,11 @@ RankLayout::RankLayout(const ParallelSpec& p) : ep_(p.ep) {
   }
   world_ = stride;
   stride_[idx(ParallelDim::ep)] = stride_[idx(ParallelDim::dp)];
-  if (ep_ < 1 || p.dp % ep_ != 0)
-    throw UserError("parallelism.ep = " + std::to_string(ep_) + " must divide dp = " + std::to_string(p.dp));
+  const int stage_ranks = p.tp * p.cp * p.dp;
+  if (ep_ < 1 || expert_tp_ < 1 || stage_ranks % (ep_ * expert_tp_) != 0)
+    throw UserError("parallelism.ep x expert_tp = " + std::to_string(ep_) + " x " +
+                    std::to_string(expert_tp_) +
+                    " must divide tp x cp x dp = " + std::to_string(stage_ranks));
 }
 
 int RankLayout::size(ParallelDim d) const { return size_[idx(d)]; }
@@ -87,15 +90,34 @@ std::vector<int> RankLayout::grad_group(int rank) const {
   return out;
 }
 
-std::vector<int> RankLayout::ep_group(int rank) const {
-  const int dp_index = coords(rank).dp;
-  const int first = dp_index - dp_index % ep_;
-  const int base = rank - dp_index * stride_[idx(ParallelDim::dp)];
-  std::vector<int> out(static_cast<std::size_t>(ep_));
-  for (int i = 0; i < ep_; ++i)
-    out[static_cast<std::size_t>(i)] = base + (first + i) * stride_[idx(ParallelDim::dp)];
+int RankLayout::stage_index(int rank) const {
+  // rank = low + pp x stride_pp + high x stride_pp x pp_size with low < stride_pp: drop the pp digit.
+  const int s = stride_[idx(ParallelDim::pp)];
+  const int above = s * size_[idx(ParallelDim::pp)];
+  return rank % s + rank / above * s;
+}
+
+int RankLayout::stage_rank(int stage, int index) const {
+  const int s = stride_[idx(ParallelDim::pp)];
+  return index % s + stage * s + index / s * s * size_[idx(ParallelDim::pp)];
+}
+
+std::vector<int> RankLayout::expert_group(int rank, int which) const {
+  const int i = stage_index(rank);
+  const std::array<int, 3> size{expert_tp_, ep_, world_ / size_[idx(ParallelDim::pp)] / (ep_ * expert_tp_)};
+  const std::array<int, 3> stride{1, expert_tp_, expert_tp_ * ep_};
+  const auto w = static_cast<std::size_t>(which);
+  const int base = i - (i / stride[w]) % size[w] * stride[w];
+  std::vector<int> out(static_cast<std::size_t>(size[w]));
+  for (int k = 0; k < size[w]; ++k)
+    out[static_cast<std::size_t>(k)] = stage_rank(coords(rank).pp, base + k * stride[w]);
   return out;
 }
+
+std::vector<int> RankLayout::ep_group(int rank) const { return expert_group(rank, 1); }
+std::vector<int> RankLayout::expert_tp_group(int rank) const { return expert_group(rank, 0); }
+std::vector<int> RankLayout::expert_dp_group(int rank) const { return expert_group(rank, 2); }
+int RankLayout::ep_index(int rank) const { return stage_index(rank) / expert_tp_ % ep_; }
 
 std::vector<std::vector<int>> RankLayout::groups(ParallelDim d) const {
   std::vector<std::vector<int>> out;

@@ -4,8 +4,12 @@
 //
 // Ranks are laid out like Megatron's: the first dimension of `order` varies fastest, so TP ranks sit
 // on consecutive GPUs (inside an NVLink domain), then CP, then PP, then DP. GPU g lives on node
-// g / gpus_per_node. Expert parallelism (MoE) is carved out of the data-parallel ranks: an EP group is
-// `ep` consecutive DP ranks (consecutive in DP index) at fixed tp/cp/pp coordinates.
+// g / gpus_per_node.
+//
+// Expert parallelism (MoE) follows Megatron-Core: the tp x cp x dp ranks of one pipeline stage, taken
+// in ascending rank order, are re-divided as expert_tp (innermost) x ep x expert_dp. With
+// expert_tp = 1 and tp = 1 an EP group is `ep` consecutive DP (x CP) ranks; with tp > 1 and
+// expert_tp = 1 it also spans the TP ranks (DeepSeek-V3 recipes: TP 2, EP 64 on 64 ranks per stage).
 
 #include <array>
 #include <vector>
@@ -25,7 +29,7 @@ struct RankCoords {
 class RankLayout {
  public:
   /// Validates that `order` names tp, cp, pp and dp exactly once each (ep is ignored: it is carved
-  /// out of dp); throws UserError otherwise.
+  /// out of each stage's ranks) and that ep x expert_tp divides tp x cp x dp; throws UserError otherwise.
   explicit RankLayout(const ParallelSpec& parallel);
 
   int world() const { return world_; }
@@ -39,16 +43,30 @@ class RankLayout {
   /// The ranks that hold the same weights as `rank` and reduce gradients with it: every dp and cp
   /// index at the same tp/pp coordinates, in ascending rank order.
   std::vector<int> grad_group(int rank) const;
-  /// Expert-parallel group of `rank`: `ep` consecutive DP indices at the same tp/cp/pp.
+  /// Expert-parallel group of `rank`: same stage, expert-TP and expert-DP index; ordered by EP index.
   std::vector<int> ep_group(int rank) const;
+  /// Ranks that split each of `rank`'s experts (same stage, EP and expert-DP index).
+  std::vector<int> expert_tp_group(int rank) const;
+  /// Ranks holding the same experts as `rank` (same stage, expert-TP and EP index), ascending.
+  std::vector<int> expert_dp_group(int rank) const;
+  /// Position of `rank` in its EP group (which experts it holds).
+  int ep_index(int rank) const;
   /// Distance between consecutive ranks along `d` (1 for the innermost dimension).
   int stride(ParallelDim d) const;
 
  private:
   int get(const RankCoords& c, ParallelDim d) const;
+  /// Position of `rank` among the tp x cp x dp ranks of its stage, in ascending rank order.
+  int stage_index(int rank) const;
+  /// Inverse of stage_index for pipeline stage `stage`.
+  int stage_rank(int stage, int index) const;
+  /// Ranks of `rank`'s stage whose expert coordinates (etp, ep, edp) agree except the one of `which`
+  /// (0 etp, 1 ep, 2 edp), ordered along it.
+  std::vector<int> expert_group(int rank, int which) const;
   std::array<int, 5> size_{};    // indexed by ParallelDim
   std::array<int, 5> stride_{};  // indexed by ParallelDim
   int ep_ = 1;
+  int expert_tp_ = 1;
   int world_ = 1;
 };
 

@@ -57,6 +57,12 @@ StepAssembler::StepAssembler(const JobSpec& job, CommPlanner& planner, RankMode 
     s.recv_prev = graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "pp.recv_prev"));
     s.send_prev = graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "pp.send_prev"));
     s.recv_next = graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "pp.recv_next"));
+    s.expert_tp = s.comm[idx(ParallelDim::tp)];
+    s.expert_dp = s.comm[idx(ParallelDim::dp)];
+    if (job.model.is_moe()) {
+      s.expert_tp = graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "comm.expert_tp"));
+      s.expert_dp = graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "comm.expert_dp"));
+    }
     streams_.push_back(s);
     ranks_.push_back(SimRank{r, layout_.coords(r).pp, p, s.compute});
   }
@@ -72,24 +78,27 @@ sim::OpId StepAssembler::add(const sim::Op& op, std::span<const sim::StreamId> s
 
 namespace {
 /// The communicator of `rank` along `d`. Data-parallel traffic (gradients, ZeRO shards) spans the
-/// context-parallel ranks too, since they hold the same weights.
-std::vector<int> group_of(const RankLayout& layout, int rank, ParallelDim d) {
+/// context-parallel ranks too, since they hold the same weights; expert weights reduce over the
+/// ranks holding the same experts, and expert tensor parallelism has its own groups.
+std::vector<int> group_of(const RankLayout& layout, int rank, ParallelDim d, CommScope scope) {
+  if (scope == CommScope::expert && d == ParallelDim::dp) return layout.expert_dp_group(rank);
+  if (scope == CommScope::expert && d == ParallelDim::tp) return layout.expert_tp_group(rank);
   return d == ParallelDim::dp ? layout.grad_group(rank) : layout.group(rank, d);
 }
 }  // namespace
 
-const std::vector<std::vector<int>>& StepAssembler::groups(ParallelDim d, int rank) {
+const std::vector<std::vector<int>>& StepAssembler::groups(ParallelDim d, int rank, CommScope scope) {
   // Representative mode: every group along d at this rank's pipeline stage (they run in lock step).
   // Full mode: the rank's own group only.
   const int key = mode_ == RankMode::all ? rank : layout_.coords(rank).pp;
-  auto [it, inserted] = group_cache_.try_emplace({static_cast<int>(d), key});
+  auto [it, inserted] = group_cache_.try_emplace({static_cast<int>(d), static_cast<int>(scope), key});
   if (!inserted) return it->second;
   auto& out = it->second;
-  out.push_back(group_of(layout_, rank, d));
+  out.push_back(group_of(layout_, rank, d, scope));
   if (mode_ == RankMode::representative) {
     for (int r = 0; r < layout_.world(); ++r) {
       if (layout_.coords(r).pp != key || r == out.front().front()) continue;
-      auto g = group_of(layout_, r, d);
+      auto g = group_of(layout_, r, d, scope);
       if (g.front() == r) out.push_back(std::move(g));
     }
   }
@@ -155,9 +164,10 @@ OpSink::Handle RankSink::emit_kernel(std::string_view name, const topo::KernelWo
   return Handle{id};
 }
 
-sim::OpId RankSink::transfer(std::string_view name, const CommOp& c, const std::vector<std::vector<int>>& groups) {
-  const auto key = std::make_tuple(static_cast<int>(c.dim), static_cast<int>(c.kind) * 64 + c.peer_offset + 32,
-                                   std::llround(c.bytes));
+std::uint32_t RankSink::payload(const CommOp& c, const std::vector<std::vector<int>>& groups) {
+  const auto key = std::make_tuple(static_cast<int>(c.dim) * 2 + static_cast<int>(c.scope),
+                                   static_cast<int>(c.kind) * 64 + c.peer_offset + 32, std::llround(c.bytes),
+                                   c.pair_bytes.empty() ? -1 : c.pattern);
   auto [it, inserted] = payload_cache_.try_emplace(key, 0u);
   if (inserted) {
     CommRequest req;
@@ -166,11 +176,17 @@ sim::OpId RankSink::transfer(std::string_view name, const CommOp& c, const std::
     req.bytes = c.bytes;
     req.groups = groups;
     req.peer_offset = c.peer_offset;
+    req.pair_bytes.assign(c.pair_bytes.begin(), c.pair_bytes.end());
     it->second = a_.planner().plan(req);
   }
+  return it->second;
+}
+
+sim::OpId RankSink::transfer(std::string_view name, const CommOp& c, const std::vector<std::vector<int>>& groups) {
+  const std::uint32_t id = payload(c, groups);
   sim::Op op;
   op.kind = sim::OpKind::transfer;
-  op.payload = it->second;
+  op.payload = id;
   op.bytes = c.bytes;
   op.label = label(name);
   OpInfo info = base_info();
@@ -180,17 +196,18 @@ sim::OpId RankSink::transfer(std::string_view name, const CommOp& c, const std::
   std::vector<sim::StreamId> streams;
   for (int member : groups.front()) {
     const int s = a_.sim_index(member);
-    if (s >= 0) streams.push_back(a_.streams(s).comm[idx(c.dim)]);
+    if (s >= 0) streams.push_back(a_.streams(s).channel(c.dim, c.scope));
   }
   return a_.add(op, streams, info);
 }
 
 OpSink::Handle RankSink::emit_comm(std::string_view name, const CommOp& c, std::span<const Handle> deps) {
-  const auto& groups = a_.groups(c.dim, rank_);
+  const auto& groups = a_.groups(c.dim, rank_, c.scope);
   sim::OpId id;
   if (a_.mode() == RankMode::all) {
-    const int seq = comm_seq_[idx(c.dim)]++;
-    const auto key = std::make_tuple(static_cast<int>(c.dim), groups.front().front(), seq);
+    const int channel = static_cast<int>(c.dim) * 2 + static_cast<int>(c.scope);
+    const int seq = comm_seq_[static_cast<std::size_t>(channel)]++;
+    const auto key = std::make_tuple(channel, groups.front().front(), seq);
     auto it = a_.shared_collectives().find(key);
     if (it != a_.shared_collectives().end()) {
       id = it->second;
@@ -203,6 +220,22 @@ OpSink::Handle RankSink::emit_comm(std::string_view name, const CommOp& c, std::
   }
   add_deps(id, deps);
   return Handle{id};
+}
+
+void RankSink::on_balanced_kernel(Handle op, const topo::KernelWork& balanced) {
+  BalancedOp b;
+  b.op = op.id;
+  b.kernel = topo::kernel_time(a_.job().cluster.gpu, balanced).duration;
+  b.flops = balanced.flops;
+  a_.balanced().try_emplace(op.id, b);
+}
+
+void RankSink::on_balanced_comm(Handle op, const CommOp& balanced) {
+  if (a_.balanced().count(op.id) > 0) return;  // full mode: another member recorded it
+  BalancedOp b;
+  b.op = op.id;
+  b.payload = payload(balanced, a_.groups(balanced.dim, rank_, balanced.scope));
+  a_.balanced().emplace(op.id, b);
 }
 
 }  // namespace stepsim::work

@@ -34,6 +34,15 @@ struct RankStreams {
   sim::StreamId compute = 0;
   std::array<sim::StreamId, 5> comm{};  ///< indexed by ParallelDim (tp, cp, ep, pp unused, dp)
   sim::StreamId send_next = 0, recv_prev = 0, send_prev = 0, recv_next = 0;
+  /// MoE jobs: Megatron-Core's expert-TP and expert-DP communicators get their own channels, so that
+  /// each channel carries one group's collectives in program order (as NCCL communicators do).
+  sim::StreamId expert_tp = 0, expert_dp = 0;
+  /// The channel of a collective along `d` in `scope`.
+  sim::StreamId channel(ParallelDim d, CommScope scope) const {
+    if (scope == CommScope::expert && d == ParallelDim::tp) return expert_tp;
+    if (scope == CommScope::expert && d == ParallelDim::dp) return expert_dp;
+    return comm[static_cast<std::size_t>(d)];
+  }
 };
 
 /// "fwd", "bwd", "recomp", "opt".
@@ -58,12 +67,14 @@ class StepAssembler {
   /// Adds an op with its info; returns its id.
   sim::OpId add(const sim::Op& op, std::span<const sim::StreamId> streams, const OpInfo& info);
   /// The groups a collective along `d` of global rank `rank` covers (own group first, then images).
-  const std::vector<std::vector<int>>& groups(ParallelDim d, int rank);
+  const std::vector<std::vector<int>>& groups(ParallelDim d, int rank, CommScope scope = CommScope::dense);
   /// Full mode: the op of the collective that member `rank` emits as its `seq`-th on `d`, if an
   /// earlier member created it.
   std::map<std::tuple<int, int, int>, sim::OpId>& shared_collectives() { return shared_; }
   /// Simulated rank index of a global rank, or -1.
   int sim_index(int rank) const;
+  /// What ops would cost with balanced MoE routing (see OpSink::balanced_kernel), one entry per op.
+  std::map<sim::OpId, BalancedOp>& balanced() { return balanced_; }
 
  private:
   const JobSpec& job_;
@@ -75,7 +86,8 @@ class StepAssembler {
   std::vector<SimRank> ranks_;
   std::vector<RankStreams> streams_;
   std::vector<int> sim_index_;  ///< per global rank
-  std::map<std::tuple<int, int>, std::vector<std::vector<int>>> group_cache_;  // (dim, key rank)
+  std::map<std::tuple<int, int, int>, std::vector<std::vector<int>>> group_cache_;  // (dim, scope, key rank)
+  std::map<sim::OpId, BalancedOp> balanced_;
   std::map<std::tuple<int, int, int>, sim::OpId> shared_;                     // (dim, leader, seq)
 };
 
@@ -93,12 +105,15 @@ class RankSink : public OpSink {
  protected:
   Handle emit_kernel(std::string_view name, const topo::KernelWork& work, std::span<const Handle> deps) override;
   Handle emit_comm(std::string_view name, const CommOp& op, std::span<const Handle> deps) override;
+  void on_balanced_kernel(Handle op, const topo::KernelWork& balanced) override;
+  void on_balanced_comm(Handle op, const CommOp& balanced) override;
 
  private:
   sim::LabelId label(std::string_view name);
   OpInfo base_info() const;
   void add_deps(sim::OpId op, std::span<const Handle> deps);
   sim::OpId transfer(std::string_view name, const CommOp& op, const std::vector<std::vector<int>>& groups);
+  std::uint32_t payload(const CommOp& op, const std::vector<std::vector<int>>& groups);
 
   StepAssembler& a_;
   int sim_rank_;
@@ -108,8 +123,8 @@ class RankSink : public OpSink {
   int layer_ = -1;
   int microbatch_ = -1;
   std::string label_scratch_;
-  std::array<int, 5> comm_seq_{};  ///< collectives emitted so far per dimension (full mode)
-  std::map<std::tuple<int, int, long long>, std::uint32_t> payload_cache_;
+  std::array<int, 10> comm_seq_{};  ///< collectives emitted so far per dimension and scope (full mode)
+  std::map<std::tuple<int, int, long long, int>, std::uint32_t> payload_cache_;  // (dim+scope, kind, bytes, pattern)
 };
 
 }  // namespace stepsim::work

@@ -2,6 +2,9 @@
 
 #include "sim/engine.hpp"
 #include "sim/error.hpp"
+#include <algorithm>
+
+#include "workloads/inference_step.hpp"
 #include "workloads/names.hpp"
 #include "workloads/topology_planner.hpp"
 #include "workloads/train_step.hpp"
@@ -23,8 +26,23 @@ StepMetrics metrics_of(const JobSpec& job, const Simulation& s) {
     m.mfu = m.model_flops_per_step / (m.step_time_s * gpus * peak);
     m.hfu = m.hardware_flops_per_step / (m.step_time_s * gpus * peak);
     m.model_tflops_per_gpu = m.model_flops_per_step / (m.step_time_s * gpus) / 1e12;
+    m.tokens_per_s_per_replica = m.tokens_per_s / job.parallel.dp;
+    if (job.workload.kind != WorkloadKind::train) m.latency_s = m.step_time_s;
   }
   return m;
+}
+
+/// The busiest simulated rank's extra expert-kernel and all-to-all time over balanced routing.
+double imbalance_seconds(const StepPlan& plan, const topo::TransferTable& table) {
+  std::vector<double> per_rank(plan.ranks.size(), 0.0);
+  for (const BalancedOp& b : plan.balanced) {
+    const sim::Op op = plan.graph.op(b.op);
+    const double delta = b.payload != BalancedOp{}.payload
+                             ? table.info(op.payload).time_alone_s - table.info(b.payload).time_alone_s
+                             : to_seconds(op.work) - to_seconds(b.kernel);
+    per_rank[plan.info[b.op].rank] += delta;
+  }
+  return per_rank.empty() ? 0.0 : std::max(0.0, *std::max_element(per_rank.begin(), per_rank.end()));
 }
 
 /// Every link that starts or ends at a simulated rank's GPU (its NVLink/PCIe and NIC links).
@@ -48,11 +66,9 @@ Simulation simulate(const JobSpec& job, const SimulateOptions& options) {
 
 Simulation simulate(const JobSpec& job, std::shared_ptr<const topo::Topology> topology,
                     const SimulateOptions& options) {
-  if (job.workload.kind != WorkloadKind::train)
-    throw UserError("workload.kind = \"" + std::string(name(job.workload.kind)) +
-                    "\" is not simulated yet; `stepsim estimate` covers it in closed form");
   TopologyPlanner planner(topology, options.comm, topo::FlowNetworkOptions{options.links});
-  StepPlan plan = build_train_step(job, planner, {options.ranks});
+  StepPlan plan = job.workload.kind == WorkloadKind::train ? build_train_step(job, planner, {options.ranks})
+                                                           : build_inference_step(job, planner, {options.ranks});
   if (options.links == topo::LinkAccounting::timeline) planner.watch_links(links_of(*topology, plan));
   auto network = planner.make_network();
   sim::Engine engine(plan.graph, network.get());
@@ -64,6 +80,7 @@ Simulation simulate(const JobSpec& job, std::shared_ptr<const topo::Topology> to
                std::move(report), {}, {}, {}, {}, 0.0, true};
   s.estimate = estimate_stepsim(job);
   s.metrics = metrics_of(job, s);
+  if (s.transfers) s.metrics.imbalance_s = imbalance_seconds(s.plan, *s.transfers);
   if (options.links != topo::LinkAccounting::off) {
     auto& flow = static_cast<topo::FlowNetwork&>(*network);
     const auto bytes = flow.link_bytes();

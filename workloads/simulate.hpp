@@ -37,6 +37,13 @@ struct StepMetrics {
   double mfu = 0.0;                   ///< model FLOPs / (step x GPUs x dense peak)
   double hfu = 0.0;                   ///< hardware FLOPs / (step x GPUs x dense peak)
   double model_tflops_per_gpu = 0.0;  ///< model FLOPs per GPU per second / 1e12
+  /// Inference: time to first token (prefill) or per-token latency (decode), the step time; 0 in
+  /// training.
+  double latency_s = 0.0;
+  double tokens_per_s_per_replica = 0.0;  ///< tokens/s of one model replica (tokens_per_s / dp)
+  /// MoE: extra time the busiest expert rank spends because routing is not balanced: its expert
+  /// kernels and all-to-alls, each timed alone, against the same ops under balanced routing.
+  double imbalance_s = 0.0;
 };
 
 struct Simulation {
@@ -56,7 +63,7 @@ struct Simulation {
   bool fits = true;                ///< the busiest rank's memory peak fits in HBM
 };
 
-/// Simulates one step of `job` (training; other kinds throw UserError until supported).
+/// Simulates one step of `job`: a training step, or an inference step (prefill or decode).
 Simulation simulate(const JobSpec& job, const SimulateOptions& options = {});
 /// As above on a topology built earlier for the same cluster (sweeps share it).
 Simulation simulate(const JobSpec& job, std::shared_ptr<const topo::Topology> topology,

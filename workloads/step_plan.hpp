@@ -31,6 +31,23 @@ struct MemoryEvent {
   double bytes = 0.0;  ///< positive: allocated; negative: freed
 };
 
+/// What one op would have cost with perfectly balanced MoE routing: a kernel's duration alone, or
+/// the payload of the balanced collective (planned but never run).
+struct BalancedOp {
+  sim::OpId op = 0;
+  Time kernel{};                        ///< kernels: balanced duration
+  double flops = 0.0;                   ///< kernels: balanced FLOPs
+  std::uint32_t payload = 0xffffffffu;  ///< collectives: the balanced transfer's payload
+};
+
+/// How MoE routing turned out over the MoE layers the plan holds (for reports); 1, 1, 0 when dense.
+struct RoutingSummary {
+  int moe_layers = 0;
+  double expert_imbalance = 1.0;  ///< mean over layers of max / mean expert load
+  double rank_imbalance = 1.0;    ///< mean over layers of max / mean copies per EP rank
+  double dropped_fraction = 0.0;  ///< mean over layers: token copies dropped by the capacity limit
+};
+
 /// One simulated GPU.
 struct SimRank {
   int rank = 0;   ///< global rank (= GPU index)
@@ -44,7 +61,16 @@ struct StaticMemory {
   double weights = 0.0;
   double gradients = 0.0;
   double optimizer = 0.0;
-  double total() const { return weights + gradients + optimizer; }
+  double kv_cache = 0.0;  ///< inference: the KV cache of every sequence in the batch
+  double total() const { return weights + gradients + optimizer + kv_cache; }
+};
+
+/// Inference: how much KV cache fits beside the weights on the most loaded GPU.
+struct KvCapacity {
+  double bytes_per_token = 0.0;  ///< KV bytes one cached token takes on that GPU (its layers, its TP share)
+  double free_bytes = 0.0;       ///< HBM capacity minus its weights
+  long long max_batch = 0;       ///< sequences that fit at the scenario's context (0: weights alone overflow)
+  long long max_context = 0;     ///< tokens per sequence that fit at the scenario's batch
 };
 
 struct StepPlan {
@@ -57,6 +83,9 @@ struct StepPlan {
   int microbatches = 1;                ///< per pipeline per step
   double tokens_per_step = 0.0;        ///< across the whole job
   double hardware_flops_per_step = 0.0;  ///< executed FLOPs (incl. recompute) across the job
+  std::vector<BalancedOp> balanced;         ///< MoE ops whose cost depends on routing imbalance, by op id
+  RoutingSummary routing;
+  KvCapacity kv;                       ///< inference only
 };
 
 }  // namespace stepsim::work

@@ -7,6 +7,7 @@ namespace stepsim::work {
 topo::CollectiveRequest to_collective(const CommRequest& r) {
   topo::CollectiveRequest c;
   c.bytes = r.bytes;
+  c.pair_bytes = r.pair_bytes;
   const auto copy_groups = [&] {
     for (const auto& g : r.groups) c.groups.emplace_back(g.begin(), g.end());
   };

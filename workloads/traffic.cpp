@@ -136,7 +136,7 @@ HbmPerToken training_hbm(const JobSpec& job, const ParamShares& params, const St
   // The first micro-batch writes the gradient buffer, later ones read-modify-write it.
   b.gradients = (2.0 * s.micro_batches - 1.0) * gp.total() * prec.grad_bytes / s.tokens_per_gpu;
   const double dense_group = par.zero_stage >= 1 ? double(par.dp) * par.cp : 1.0;
-  const double expert_group = par.zero_stage >= 1 ? double(par.dp) * par.cp / par.ep : 1.0;
+  const double expert_group = par.zero_stage >= 1 ? double(par.expert_dp()) : 1.0;
   const double shard = gp.nonexpert / dense_group + gp.expert / expert_group;
   // Adam reads the gradient, reads and writes master weights and moments, and every working
   // weight is rewritten once: by the update (ZeRO-0, ZeRO-3) or by the all-gather after it.

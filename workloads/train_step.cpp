@@ -2,11 +2,12 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <string>
 #include <tuple>
 
 #include "sim/error.hpp"
-#include "workloads/layer_ops.hpp"
+#include "workloads/layer_stack.hpp"
 #include "workloads/model_ops.hpp"
 #include "workloads/pipeline_schedule.hpp"
 
@@ -45,8 +46,9 @@ struct StepSpan {
 /// What one layer contributes to the gradient buckets: its final weight-gradient op and size.
 struct GradSource {
   Handle ready;
-  double params = 0.0;
-  bool layer = false;  ///< a transformer layer (ZeRO-3 shards and reduces these per micro-batch)
+  double params = 0.0;         ///< reduced over the data-parallel (x CP) group
+  double expert_params = 0.0;  ///< routed experts: reduced over the expert-data-parallel group
+  bool layer = false;          ///< a transformer layer (ZeRO-3 shards and reduces these per micro-batch)
 };
 
 class TrainStepBuilder {
@@ -69,29 +71,38 @@ class TrainStepBuilder {
   std::pair<int, int> layers_of(int vstage) const;
   double boundary_bytes() const;
   sim::OpId next_id() { return static_cast<sim::OpId>(a_.graph().op_count()); }
-  /// ZeRO-3: all-gathers one layer's weights before it runs, at most one layer ahead (issued once
+  /// ZeRO-3: all-gathers layer `l`'s weights before it runs, at most one layer ahead (issued once
   /// `prefetch_after` starts); returns an invalid handle without ZeRO-3.
-  Handle gather_layer(RankSink& sink, int sim_rank, Handle prefetch_after);
+  Handle gather_layer(RankSink& sink, int sim_rank, int l, Handle prefetch_after);
   /// ZeRO-3: frees the gathered weights after `last` and reduce-scatters the layer's gradients.
-  void release_layer(RankSink& sink, int sim_rank, Handle gather, Handle last, Pass pass);
+  void release_layer(RankSink& sink, int sim_rank, int l, Handle gather, Handle last, Pass pass);
+  /// Gradient buckets of one kind (dense over dp x cp, or experts over expert-dp), in the order the
+  /// gradients become final; returns the reductions and the parameters of each bucket.
+  void reduce_buckets(RankSink& sink, int sim_rank, std::vector<GradSource> sources, CommScope scope,
+                      std::vector<Handle>& reduced, std::vector<std::pair<double, CommScope>>& buckets);
+  /// ZeRO-3 shards these over their group: the layer's dense weights over dp x cp, its experts over
+  /// the expert-data-parallel group.
+  double layer_weight_bytes(int l) const;
+  /// Weights, gradients and optimizer state of simulated rank `r`, sharded as ZeRO says.
+  StaticMemory static_memory(std::size_t r) const;
   void memory(sim::OpId op, MemoryEvent::At at, int sim_rank, double bytes);
 
   const JobSpec& job_;
   StepAssembler a_;
   LayerDims dims_;
-  DenseLayer layer_;
+  LayerStack layers_;
   Embedding embed_;
   LmHead head_;
   int pp_, v_, m_;
   std::vector<std::vector<PipeStep>> schedule_;
   std::vector<MemoryEvent> memory_;
-  std::map<BoundaryKey, Entry> entries_;                    // consumer's first op per boundary
-  std::vector<std::vector<StepSpan>> steps_;                // per sim rank, per schedule step
-  int step_index_ = 0;                                      // schedule step being built
-  std::vector<std::vector<PendingSend>> sends_;             // per sim rank, in schedule order
-  std::vector<std::map<int, Handle>> loss_;                 // per sim rank: micro-batch -> loss op
-  std::vector<std::map<int, GradSource>> grads_;            // per sim rank: layer (-1 embed, L head)
-  std::vector<Handle> last_op_;                             // per sim rank
+  std::map<BoundaryKey, Entry> entries_;          // consumer's first op per boundary
+  std::vector<std::vector<StepSpan>> steps_;      // per sim rank, per schedule step
+  int step_index_ = 0;                            // schedule step being built
+  std::vector<std::vector<PendingSend>> sends_;   // per sim rank, in schedule order
+  std::vector<std::map<int, Handle>> loss_;       // per sim rank: micro-batch -> loss op
+  std::vector<std::map<int, GradSource>> grads_;  // per sim rank: layer (-1 embed, L head)
+  std::vector<Handle> last_op_;                   // per sim rank
   bool zero3_ = false;
 };
 
@@ -99,7 +110,7 @@ TrainStepBuilder::TrainStepBuilder(const JobSpec& job, CommPlanner& planner, Ran
     : job_(job),
       a_(job, planner, mode),
       dims_(layer_dims(job, job.workload.micro_batch)),
-      layer_(dims_),
+      layers_(job, dims_, a_.layout(), mode),
       embed_(dims_, job.model),
       head_(dims_, job.model),
       pp_(job.parallel.pp),
@@ -156,27 +167,43 @@ void TrainStepBuilder::memory(sim::OpId op, MemoryEvent::At at, int sim_rank, do
 
 Handle TrainStepBuilder::receive_gather(RankSink& sink) {
   if (dims_.tp <= 1 || dims_.sp) return Handle{};
-  return sink.comm("pp.gather", CommOp{ParallelDim::tp, CollectiveKind::all_gather,
-                                       dims_.tokens * dims_.h * dims_.act_bytes, 0},
-                   Handle{});
+  return sink.comm(
+      "pp.gather",
+      CommOp{ParallelDim::tp, CollectiveKind::all_gather, dims_.tokens * dims_.h * dims_.act_bytes, 0},
+      Handle{});
 }
 
-Handle TrainStepBuilder::gather_layer(RankSink& sink, int sim_rank, Handle prefetch_after) {
+double TrainStepBuilder::layer_weight_bytes(int l) const {
+  return (layers_.dense_params(l) + layers_.expert_params(l)) * job_.precision.param_bytes;
+}
+
+Handle TrainStepBuilder::gather_layer(RankSink& sink, int sim_rank, int l, Handle prefetch_after) {
   if (!zero3_) return Handle{};
-  const double bytes = layer_.params_per_rank() * job_.precision.param_bytes;
-  const Handle g = sink.comm("dp.param_gather", CommOp{ParallelDim::dp, CollectiveKind::all_gather, bytes, 0},
-                             prefetch_after);
-  memory(g.id, MemoryEvent::At::start, sim_rank, bytes);
+  const double dense = layers_.dense_params(l) * job_.precision.param_bytes;
+  const double experts = layers_.expert_params(l) * job_.precision.param_bytes;
+  Handle g = sink.comm("dp.param_gather", CommOp{ParallelDim::dp, CollectiveKind::all_gather, dense, 0},
+                       prefetch_after);
+  // Both run on the data-parallel channel, so the second's end is the layer's readiness.
+  if (experts > 0.0 && job_.parallel.expert_dp() > 1)
+    g = sink.comm("expert_dp.param_gather",
+                  CommOp{ParallelDim::dp, CollectiveKind::all_gather, experts, 0, CommScope::expert},
+                  prefetch_after);
+  memory(g.id, MemoryEvent::At::start, sim_rank, dense + experts);
   return g;
 }
 
-void TrainStepBuilder::release_layer(RankSink& sink, int sim_rank, Handle gather, Handle last, Pass pass) {
+void TrainStepBuilder::release_layer(RankSink& sink, int sim_rank, int l, Handle gather, Handle last,
+                                     Pass pass) {
   if (!gather.valid()) return;
-  memory(last.id, MemoryEvent::At::end, sim_rank, -layer_.params_per_rank() * job_.precision.param_bytes);
-  if (pass == Pass::backward)
-    sink.comm("dp.grad_reduce_scatter",
-              CommOp{ParallelDim::dp, CollectiveKind::reduce_scatter,
-                     layer_.params_per_rank() * job_.precision.grad_bytes, 0},
+  memory(last.id, MemoryEvent::At::end, sim_rank, -layer_weight_bytes(l));
+  if (pass != Pass::backward) return;
+  const double g = job_.precision.grad_bytes;
+  sink.comm("dp.grad_reduce_scatter",
+            CommOp{ParallelDim::dp, CollectiveKind::reduce_scatter, layers_.dense_params(l) * g, 0}, last);
+  if (layers_.expert_params(l) > 0.0 && job_.parallel.expert_dp() > 1)
+    sink.comm("expert_dp.grad_reduce_scatter",
+              CommOp{ParallelDim::dp, CollectiveKind::reduce_scatter, layers_.expert_params(l) * g, 0,
+                     CommScope::expert},
               last);
 }
 
@@ -197,15 +224,17 @@ void TrainStepBuilder::forward(RankSink& sink, int sim_rank, const PipeStep& ste
         h.valid() ? h.id : first, step_index_};
   }
   const auto [begin, end] = layers_of(vs);
+  const int rank = sink.global_rank();
   Handle previous_start;
+  double kept = 0.0;
   for (int l = begin; l < end; ++l) {
     sink.set_context(Pass::forward, l, step.microbatch);
-    const Handle weights = gather_layer(sink, sim_rank, previous_start);
+    const Handle weights = gather_layer(sink, sim_rank, l, previous_start);
     previous_start = Handle{next_id()};
-    h = layer_.forward(sink, {h, weights});
-    release_layer(sink, sim_rank, weights, h, Pass::forward);
+    h = layers_.forward(sink, l, rank, {h, weights});
+    release_layer(sink, sim_rank, l, weights, h, Pass::forward);
+    kept += layers_.stored_activation_bytes(l, rank, job_.recompute);
   }
-  double kept = layer_.stored_activation_bytes(job_.recompute) * (end - begin);
   if (vs == vstages() - 1) {
     sink.set_context(Pass::forward, -1, step.microbatch);
     loss_[static_cast<std::size_t>(sim_rank)][step.microbatch] = head_.forward(sink, h);
@@ -226,7 +255,7 @@ void TrainStepBuilder::backward(RankSink& sink, int sim_rank, const PipeStep& st
   sink.set_context(Pass::backward, -1, step.microbatch);
   if (vs == vstages() - 1) {
     g = head_.backward(sink, loss_[static_cast<std::size_t>(sim_rank)][step.microbatch]);
-    grads_[static_cast<std::size_t>(sim_rank)][job_.model.layers] = {g, head_.params_per_rank()};
+    grads_[static_cast<std::size_t>(sim_rank)][job_.model.layers] = {g, head_.params_per_rank(), 0.0, false};
     freed += head_.stored_activation_bytes();
   } else {
     g = receive_gather(sink);
@@ -234,32 +263,34 @@ void TrainStepBuilder::backward(RankSink& sink, int sim_rank, const PipeStep& st
         g.valid() ? g.id : first, step_index_};
   }
   const auto [begin, end] = layers_of(vs);
-  const double transient = layer_.stored_activation_bytes(Recompute::none);
+  const int rank = sink.global_rank();
   Handle previous_start;
   for (int l = end - 1; l >= begin; --l) {
     sink.set_context(Pass::backward, l, step.microbatch);
-    const Handle weights = gather_layer(sink, sim_rank, previous_start);
+    const Handle weights = gather_layer(sink, sim_rank, l, previous_start);
     const sim::OpId layer_first = next_id();
     previous_start = Handle{layer_first};
     if (job_.recompute == Recompute::full) {
       sink.set_context(Pass::recompute, l, step.microbatch);
-      layer_.forward(sink, weights);
+      layers_.forward(sink, l, rank, weights);
     }
     sink.set_context(Pass::backward, l, step.microbatch);
-    g = layer_.backward(sink, {g, weights}, job_.recompute);
-    release_layer(sink, sim_rank, weights, g, Pass::backward);
-    grads_[static_cast<std::size_t>(sim_rank)][l] = {g, layer_.params_per_rank(), true};
+    g = layers_.backward(sink, l, rank, {g, weights}, job_.recompute);
+    release_layer(sink, sim_rank, l, weights, g, Pass::backward);
+    grads_[static_cast<std::size_t>(sim_rank)][l] = {g, layers_.dense_params(l), layers_.expert_params(l),
+                                                     true};
     if (job_.recompute == Recompute::full) {
       // The recomputed layer's activations live from its recomputation to the end of its backward.
+      const double transient = layers_.stored_activation_bytes(l, rank, Recompute::none);
       memory(layer_first, MemoryEvent::At::start, sim_rank, transient);
       memory(g.id, MemoryEvent::At::end, sim_rank, -transient);
     }
+    freed += layers_.stored_activation_bytes(l, rank, job_.recompute);
   }
-  freed += layer_.stored_activation_bytes(job_.recompute) * (end - begin);
   if (vs == 0) {
     sink.set_context(Pass::backward, -1, step.microbatch);
     g = embed_.backward(sink, g);
-    grads_[static_cast<std::size_t>(sim_rank)][-1] = {g, embed_.params_per_rank()};
+    grads_[static_cast<std::size_t>(sim_rank)][-1] = {g, embed_.params_per_rank(), 0.0, false};
   } else {
     sends_[static_cast<std::size_t>(sim_rank)].push_back(
         {{pipeline_of(sink.global_rank()), vs, step.microbatch, Kind::backward}, g, step_index_});
@@ -268,50 +299,69 @@ void TrainStepBuilder::backward(RankSink& sink, int sim_rank, const PipeStep& st
   last_op_[static_cast<std::size_t>(sim_rank)] = g;
 }
 
+void TrainStepBuilder::reduce_buckets(RankSink& sink, int sim_rank, std::vector<GradSource> sources,
+                                      CommScope scope, std::vector<Handle>& reduced,
+                                      std::vector<std::pair<double, CommScope>>& buckets) {
+  const auto& par = job_.parallel;
+  const auto& prec = job_.precision;
+  const int replicas = scope == CommScope::expert ? par.expert_dp() : par.dp * par.cp;
+  const double total = std::accumulate(sources.begin(), sources.end(), 0.0,
+                                       [](double a, const GradSource& g) { return a + g.params; });
+  if (replicas <= 1 || total <= 0.0) return;
+  // Buckets fill in the order gradients become final, as PyTorch DDP and Megatron fill them.
+  std::sort(sources.begin(), sources.end(),
+            [](const GradSource& x, const GradSource& y) { return x.ready.id < y.ready.id; });
+  const bool zero = par.zero_stage >= 1;
+  const std::string prefix = scope == CommScope::expert ? "expert_dp." : "dp.";
+  const double bucket_target = par.dp_bucket_bytes / prec.grad_bytes;
+  double in_bucket = 0.0;
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    in_bucket += sources[i].params;
+    if (in_bucket < bucket_target && i + 1 < sources.size()) continue;
+    if (in_bucket <= 0.0) continue;
+    const Handle ready = par.dp_overlap ? sources[i].ready : last_op_[static_cast<std::size_t>(sim_rank)];
+    const std::string name = prefix + (zero ? "grad_reduce_scatter" : "grad_allreduce") + " bucket " +
+                             std::to_string(buckets.size());
+    const CollectiveKind kind = zero ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce;
+    reduced.push_back(
+        sink.comm(name, CommOp{ParallelDim::dp, kind, in_bucket * prec.grad_bytes, 0, scope}, ready));
+    buckets.emplace_back(in_bucket, scope);
+    in_bucket = 0.0;
+  }
+}
+
 void TrainStepBuilder::gradients_and_optimizer(RankSink& sink, int sim_rank) {
   const auto& par = job_.parallel;
   const auto& prec = job_.precision;
-  const int replicas = par.dp * par.cp;
-  // Buckets fill in the order gradients become final, as PyTorch DDP and Megatron fill them.
-  std::vector<GradSource> sources;
-  double params = 0.0;
+  std::vector<GradSource> dense, experts;
+  double dense_params = 0.0, expert_params = 0.0;
   for (const auto& [layer, src] : grads_[static_cast<std::size_t>(sim_rank)]) {
-    params += src.params;
+    dense_params += src.params;
+    expert_params += src.expert_params;
     // ZeRO-3 reduced the layers' gradients after each micro-batch; only the embedding and the head,
     // kept whole, still need a reduction here.
-    if (!(zero3_ && src.layer)) sources.push_back(src);
+    if (zero3_ && src.layer) continue;
+    dense.push_back(src);
+    if (src.expert_params > 0.0) experts.push_back({src.ready, src.expert_params, 0.0, src.layer});
   }
-  std::sort(sources.begin(), sources.end(), [](const GradSource& x, const GradSource& y) {
-    return x.ready.id < y.ready.id;
-  });
   sink.set_plain_context(Pass::optimizer);
   std::vector<Handle> reduced;
-  std::vector<double> bucket_params;
-  const bool zero = par.zero_stage >= 1;
-  if (replicas > 1) {
-    const double bucket_target = par.dp_bucket_bytes / prec.grad_bytes;
-    double in_bucket = 0.0;
-    for (std::size_t i = 0; i < sources.size(); ++i) {
-      in_bucket += sources[i].params;
-      if (in_bucket < bucket_target && i + 1 < sources.size()) continue;
-      const Handle ready = par.dp_overlap ? sources[i].ready : last_op_[static_cast<std::size_t>(sim_rank)];
-      const std::string name = std::string(zero ? "dp.grad_reduce_scatter" : "dp.grad_allreduce") + " bucket " +
-                               std::to_string(reduced.size());
-      reduced.push_back(sink.comm(name,
-                                  CommOp{ParallelDim::dp, zero ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce,
-                                         in_bucket * prec.grad_bytes, 0},
-                                  ready));
-      bucket_params.push_back(in_bucket);
-      in_bucket = 0.0;
-    }
-  }
+  std::vector<std::pair<double, CommScope>> buckets;
+  reduce_buckets(sink, sim_rank, dense, CommScope::dense, reduced, buckets);
+  reduce_buckets(sink, sim_rank, experts, CommScope::expert, reduced, buckets);
   if (reduced.empty()) reduced.push_back(last_op_[static_cast<std::size_t>(sim_rank)]);
-  const OptimizerShard shard{params, zero ? params / replicas : params};
-  const Handle updated = emit_optimizer(sink, dims_, prec, shard, reduced);
-  if (zero && replicas > 1) {
-    for (std::size_t b = 0; b < bucket_params.size(); ++b)
-      sink.comm("dp.param_allgather bucket " + std::to_string(b),
-                CommOp{ParallelDim::dp, CollectiveKind::all_gather, bucket_params[b] * prec.param_bytes, 0}, updated);
+  const bool zero = par.zero_stage >= 1;
+  const double shard = zero ? dense_params / (par.dp * par.cp) + expert_params / par.expert_dp()
+                            : dense_params + expert_params;
+  const OptimizerShard optimizer{dense_params + expert_params, shard};
+  const Handle updated = emit_optimizer(sink, dims_, prec, optimizer, reduced);
+  if (!zero) return;
+  for (std::size_t b = 0; b < buckets.size(); ++b) {
+    const bool expert = buckets[b].second == CommScope::expert;
+    sink.comm(std::string(expert ? "expert_dp" : "dp") + ".param_allgather bucket " + std::to_string(b),
+              CommOp{ParallelDim::dp, CollectiveKind::all_gather, buckets[b].first * prec.param_bytes, 0,
+                     buckets[b].second},
+              updated);
   }
 }
 
@@ -384,38 +434,50 @@ void TrainStepBuilder::connect_pipeline() {
         // The sender's next step waits for the exchange (Megatron's batch_isend_irecv followed by a
         // synchronize). Receives are taken as posted in advance, as Megatron's paired calls post them.
         const auto& sender = steps_[s];
-        if (send.step + 1 < static_cast<int>(sender.size())) a_.graph().add_dependency(id, sender[send.step + 1].first);
+        if (send.step + 1 < static_cast<int>(sender.size()))
+          a_.graph().add_dependency(id, sender[send.step + 1].first);
       }
     }
   }
 }
 
+StaticMemory TrainStepBuilder::static_memory(std::size_t r) const {
+  const auto& par = job_.parallel;
+  const auto& prec = job_.precision;
+  const double replicas = double(par.dp) * par.cp, expert_replicas = par.expert_dp();
+  double dense = 0.0, experts = 0.0, layer_dense = 0.0;
+  for (const auto& [layer, src] : grads_[r]) {
+    dense += src.params;
+    experts += src.expert_params;
+    layer_dense += src.layer ? src.params : 0.0;
+  }
+  const auto sharded = [&](int from_stage, double bytes) {
+    const bool on = par.zero_stage >= from_stage;
+    return bytes * (dense / (on ? replicas : 1.0) + experts / (on ? expert_replicas : 1.0));
+  };
+  StaticMemory m;
+  // ZeRO-3 shards the transformer layers' weights (experts over their own group); the embedding and
+  // head stay whole.
+  m.weights =
+      zero3_ ? (dense - layer_dense + layer_dense / replicas + experts / expert_replicas) * prec.param_bytes
+             : (dense + experts) * prec.param_bytes;
+  m.gradients = sharded(2, prec.grad_bytes);
+  m.optimizer = sharded(1, prec.optimizer_bytes);
+  return m;
+}
+
 StepPlan TrainStepBuilder::build() {
   for (int r = 0; r < static_cast<int>(a_.ranks().size()); ++r) build_rank(r);
   connect_pipeline();
-  StepPlan plan{std::move(a_.graph()).build(), {}, {}, {}, {}, a_.layout().world(), m_, 0.0, 0.0};
+  StepPlan plan{std::move(a_.graph()).build(), {}, {}, {}, {}, a_.layout().world(), m_, 0.0, 0.0, {}, {}, {}};
   plan.info = std::move(a_.info());
   plan.ranks = std::move(a_.ranks());
   plan.memory_events = std::move(memory_);
-  const auto& par = job_.parallel;
-  const auto& prec = job_.precision;
-  const double per_sim_rank = a_.mode() == RankMode::representative ? double(par.tp) * par.cp * par.dp : 1.0;
-  for (sim::OpId op = 0; op < plan.graph.op_count(); ++op)
-    plan.hardware_flops_per_step += plan.graph.info(op).flops * per_sim_rank;
-  for (std::size_t r = 0; r < plan.ranks.size(); ++r) {
-    double params = 0.0;
-    for (const auto& [layer, src] : grads_[r]) params += src.params;
-    const double replicas = double(par.dp) * par.cp;
-    double layer_params = 0.0;
-    for (const auto& [layer, src] : grads_[r]) layer_params += src.layer ? src.params : 0.0;
-    StaticMemory m;
-    // ZeRO-3 shards the transformer layers' weights; the embedding and head stay whole.
-    m.weights = (params - (zero3_ ? layer_params * (1.0 - 1.0 / replicas) : 0.0)) * prec.param_bytes;
-    m.gradients = params * prec.grad_bytes / (par.zero_stage >= 2 ? replicas : 1.0);
-    m.optimizer = params * prec.optimizer_bytes / (par.zero_stage >= 1 ? replicas : 1.0);
-    plan.static_memory.push_back(m);
-  }
+  for (std::size_t r = 0; r < plan.ranks.size(); ++r) plan.static_memory.push_back(static_memory(r));
   plan.tokens_per_step = double(job_.workload.global_batch) * job_.workload.seq_len;
+  for (const auto& [op, b] : a_.balanced()) plan.balanced.push_back(b);
+  plan.hardware_flops_per_step = job_hardware_flops(plan, a_.mode(), job_.parallel);
+  plan.routing = layers_.routing_summary();
   return plan;
 }
 

@@ -88,3 +88,59 @@ TEST_CASE("stepsim run rejects bad input with exit code 2") {
     CHECK(r.exit_code == 2);
   }
 }
+
+TEST_CASE("stepsim run simulates decode and reports latency, throughput and KV capacity") {
+  TempDir dir;
+  const auto file = dir.write("decode.toml", R"(
+[model]
+preset = "llama-3.1-8b"
+[hardware]
+gpu = "h100-sxm"
+gpus = 1
+[workload]
+kind = "decode"
+batch = 4
+context = 1024
+)");
+  const auto r = run_stepsim("run '" + file.string() + "' --format json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  const double step = j["step_time_s"].get<double>();
+  // One token per sequence per step: latency = step, 4 tokens per step.
+  CHECK(j["latency_s"].get<double>() == step);
+  CHECK(j["tokens_per_s"].get<double>() == Approx(4 / step));
+  CHECK(j["inference"]["per_token_latency_s"].get<double>() == step);
+  CHECK(j["inference"]["time_to_first_token_s"].is_null());
+  CHECK(j["inference"]["kv_cache"]["max_batch"].get<long long>() > 4);
+  CHECK(j["bottleneck"] == "hbm");
+}
+
+TEST_CASE("stepsim run reports an MoE job's routing and its imbalance cost") {
+  TempDir dir;
+  const auto file = dir.write("moe.toml", R"(
+[model]
+preset = "mixtral-8x7b"
+layers = 4
+[hardware]
+gpu = "h100-sxm"
+nodes = 1
+[workload]
+kind = "train"
+seq_len = 1024
+global_batch = 16
+[parallelism]
+pp = 2
+ep = 4
+[moe]
+imbalance = 2.0
+)");
+  const auto r = run_stepsim("run '" + file.string() + "' --format json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["latency_s"].is_null());
+  CHECK(j["moe"]["expert_load_max_over_mean"].get<double>() == Approx(2.0));
+  CHECK(j["moe"]["imbalance_s"].get<double>() > 0.0);
+  CHECK(j["breakdown"]["exposed_comm_s"].contains("ep"));
+}

@@ -61,14 +61,22 @@ TEST_CASE("Pipeline stages and context-parallel groups follow tp, cp, pp, dp") {
   CHECK(place(p, RankGroup::dp_cp, 8).size == 2);
 }
 
-TEST_CASE("Expert parallelism is carved from the innermost data-parallel ranks") {
-  // tp 2, dp 8, ep 4 on 8-GPU domains: EP group of rank 0 = dp coords 0..3 = ranks {0,2,4,6}: inside.
-  const ParallelSpec p = par(2, 8, 1, 1, 4);
+TEST_CASE("Expert parallelism re-divides a stage's ranks as expert_tp x ep x expert_dp (Megatron-Core)") {
+  // tp 2, dp 8, ep 4, expert_tp 1 on 8-GPU domains: the 16 ranks of the stage in order are
+  // expert_tp 1 x ep 4 x expert_dp 4, so rank 0's EP group is {0,1,2,3} (it spans the TP pair): inside.
+  ParallelSpec p = par(2, 8, 1, 1, 4);
   const GroupPlacement ep = place(p, RankGroup::ep, 8);
   CHECK(ep.size == 4);
   CHECK(ep.inside_domain());
-  // Expert-data-parallel group: dp coords {0, 4} = ranks {0, 8}: one per domain, two domains.
-  const GroupPlacement edp = place(p, RankGroup::expert_dp, 8);
+  // Expert-data-parallel group: every 4th rank, {0, 4, 8, 12}: two per domain, two domains.
+  GroupPlacement edp = place(p, RankGroup::expert_dp, 8);
+  CHECK(edp.size == 4);
+  CHECK(edp.per_domain == 2);
+  CHECK(edp.domains == 2);
+  // expert_tp 2: ranks are expert_tp 2 x ep 4 x expert_dp 2; EP = {0,2,4,6}, expert-DP = {0, 8}.
+  p.expert_tp = 2;
+  CHECK(place(p, RankGroup::ep, 8).inside_domain());
+  edp = place(p, RankGroup::expert_dp, 8);
   CHECK(edp.size == 2);
   CHECK(edp.per_domain == 1);
   CHECK(edp.domains == 2);

@@ -1,0 +1,146 @@
+#include <catch2/catch.hpp>
+
+#include "tests/workloads/counting_sink.hpp"
+#include "workloads/layer_ops.hpp"
+#include "workloads/moe_layer.hpp"
+#include "workloads/params.hpp"
+#include "workloads/rank_layout.hpp"
+
+using namespace stepsim;
+using namespace stepsim::work;
+using test::CountingSink;
+
+namespace {
+
+/// DeepSeek-V3's dimensions (config.json): 61 layers, h 7168, 128 heads with MLA (q_lora 1536,
+/// kv_lora 512, nope 128, rope 64, v 128), 256 experts of 2048 + 1 shared, top-8, 3 dense layers.
+ModelSpec deepseek_v3() {
+  ModelSpec m;
+  m.id = "deepseek-v3";
+  m.layers = 61;
+  m.hidden = 7168;
+  m.heads = 128;
+  m.kv_heads = 128;
+  m.ffn = 18432;
+  m.vocab = 129280;
+  m.attention = AttentionKind::mla;
+  m.mla = MlaDims{1536, 512, 128, 64, 128};
+  m.experts = 256;
+  m.top_k = 8;
+  m.shared_experts = 1;
+  m.expert_ffn = 2048;
+  m.dense_layers = 3;
+  return m;
+}
+
+JobSpec job(int tp, int ep, WorkloadKind kind = WorkloadKind::train) {
+  JobSpec j;
+  j.model = deepseek_v3();
+  j.workload.kind = kind;
+  j.workload.seq_len = 4096;
+  j.workload.context_len = 1023;
+  j.parallel.tp = tp;
+  j.parallel.ep = ep;
+  j.parallel.dp = 64;
+  j.parallel.sequence_parallel = tp > 1;
+  return j;
+}
+
+/// A balanced routing of `tokens` per rank over `ep` ranks on one node.
+LayerRouting balanced(int ep, double tokens) {
+  RoutingInputs in;
+  in.experts = 256;
+  in.top_k = 8;
+  in.tokens_per_rank = tokens;
+  in.node_of.assign(static_cast<std::size_t>(ep), 0);
+  in.vector_bytes = 7168 * 2.0;
+  return route_layer(in, 0, HotRank::as_drawn);
+}
+
+}  // namespace
+
+TEST_CASE("MLA attention holds the weights params.cpp counts") {
+  // tp 1: the whole attention block plus its input norm (RMSNorm: h weights).
+  const DenseLayer layer(layer_dims(job(1, 1), 1));
+  CHECK(layer.attention_params_per_rank() == Approx(attention_params(deepseek_v3()) + 7168));
+  // tp 2 splits the up projections and the output projection; the down projections and norms are
+  // duplicated: q_up 1536 x 128 x 192 and kv_up 512 x 128 x 256 and proj 128 x 128 x 7168 halve.
+  const DenseLayer split(layer_dims(job(2, 1), 1));
+  const double halved = (1536.0 * 128 * 192 + 512.0 * 128 * 256 + 128.0 * 128 * 7168) / 2;
+  CHECK(layer.attention_params_per_rank() - split.attention_params_per_rank() == Approx(halved));
+}
+
+TEST_CASE("an MoE layer's weights: dense part over TP, experts over EP") {
+  const ModelSpec m = deepseek_v3();
+  const ParamBreakdown p = count_params(m);
+  const double moe_layers = m.layers - m.dense_layers;
+  const LayerDims d = layer_dims(job(1, 8), 1);
+  const MoeLayer layer(d, moe_dims(job(1, 8)));
+  // Dense part: attention + 2 norms + router + shared expert, one layer's share.
+  const double dense = attention_params(m) + 2 * 7168.0 + (p.routers + p.shared_experts) / moe_layers;
+  CHECK(layer.dense_params_per_rank() == Approx(dense));
+  // 256 experts / ep 8 = 32 experts of 3 x 7168 x 2048 = 44,040,192 each.
+  CHECK(layer.expert_params_per_rank() == Approx(32 * 44'040'192.0));
+  CHECK(layer.expert_params_per_rank() * 8 == Approx(p.routed_experts / moe_layers));
+}
+
+TEST_CASE("an MoE layer's expert GEMMs do k experts' work per routed token") {
+  // tp 2 with SP: each rank routes 4,096 / 2 = 2,048 tokens, sends 2,048 x 8 copies and (balanced)
+  // processes as many: 16,384 copies x 2 x 3 x 7168 x 2048 FLOPs (up 2 x 2048 wide, down 2048).
+  const JobSpec j = job(2, 64);
+  const MoeLayer layer(layer_dims(j, 1), moe_dims(j));
+  REQUIRE(layer.routed_tokens() == 2048);
+  const LayerRouting r = balanced(64, layer.routed_tokens());
+  CountingSink sink;
+  layer.forward(sink, {}, MoeRank{&r, &r, 0, 2, 0});
+  double experts = 0.0;
+  for (const auto& o : sink.ops)
+    if (!o.is_comm && (o.name == "experts_up" || o.name == "experts_down")) experts += o.work.flops;
+  CHECK(experts == Approx(16384.0 * 2 * 3 * 7168 * 2048));
+  // Dispatch: 16,384 copies x 7,168 x 2 B = 234,881,024 bytes per rank; the combine returns them.
+  const auto a2a = sink.comms(CollectiveKind::all_to_all);
+  REQUIRE(a2a.size() == 2);
+  for (const auto* c : a2a) CHECK(c->comm.bytes == Approx(234'881'024.0));
+  // 32 local experts see 64 x 2,048 x 8 / 256 = 4,096 tokens each: [4096 x 7168] x [7168 x 4096]
+  // up projections, whose smallest dimension 4,096 is a large GEMM; the down projection's is 2,048.
+  CHECK(sink.find("experts_up")->work.gemm_min_dim == Approx(4096));
+  CHECK(sink.find("experts_down")->work.gemm_min_dim == Approx(2048));
+}
+
+TEST_CASE("MLA decode reads the latent cache: 576 elements per token per layer") {
+  // kv_lora 512 + rope 64 = 576 elements, replicated on every TP rank; batch 4 at context 1,023:
+  // 4 x 1,024 keys x 576 x 2 B = 4,718,592 B of cache per layer, plus the latent queries and outputs.
+  const LayerDims d = layer_dims(job(1, 1, WorkloadKind::decode), 4);
+  CHECK(d.kv_cache_width() == 576);
+  CountingSink sink;
+  DenseLayer(d).attention_forward(sink, {});
+  const auto* attn = sink.find("attn");
+  REQUIRE(attn != nullptr);
+  const double queries = 2.0 * 4 * 128 * (576 + 512);  // latent query in, latent output out, 2 B
+  CHECK(attn->work.hbm_bytes == Approx(4.0 * 1024 * 576 * 2 + queries));
+  // Scores over 576 dims and values over 512, for 128 heads: 2 x 4,096 x 128 x (576 + 512) FLOPs.
+  CHECK(attn->work.flops == Approx(2.0 * 4096 * 128 * (576 + 512)));
+  // The new token's latent is appended: read 576 elements, write 576 (2 B each), per sequence.
+  CHECK(sink.find("kv_write")->work.hbm_bytes == Approx(4.0 * 576 * 4));
+}
+
+TEST_CASE("Megatron-Core expert groups span the TP ranks of a stage") {
+  // tp 2, pp 2, dp 4, ep 8, expert_tp 1, order tp, cp, pp, dp: stage 0 holds ranks
+  // {0, 1, 4, 5, 8, 9, 12, 13} (rank = tp + 2 pp + 4 dp); its 8 ranks form one EP group.
+  ParallelSpec p;
+  p.tp = 2;
+  p.pp = 2;
+  p.dp = 4;
+  p.ep = 8;
+  const RankLayout l(p);
+  CHECK(l.ep_group(9) == std::vector<int>{0, 1, 4, 5, 8, 9, 12, 13});
+  CHECK(l.ep_index(9) == 5);
+  CHECK(l.expert_dp_group(9) == std::vector<int>{9});
+  // expert_tp 2, ep 4: expert-TP pairs are the TP pairs; EP groups take every other rank.
+  p.ep = 4;
+  p.expert_tp = 2;
+  const RankLayout e(p);
+  CHECK(e.expert_tp_group(9) == std::vector<int>{8, 9});
+  CHECK(e.ep_group(9) == std::vector<int>{1, 5, 9, 13});
+  CHECK(e.expert_dp_group(9) == std::vector<int>{9});
+}

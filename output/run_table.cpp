@@ -34,7 +34,8 @@ std::string critical_line(const work::StepReport& r) {
   for (std::size_t i = 0; i < r.critical_s.size(); ++i) {
     if (r.critical_s[i] < 0.005 * r.step_time_s) continue;
     if (!out.empty()) out += ", ";
-    out += std::string(topo::name(static_cast<topo::Resource>(i))) + " " + pct(r.critical_s[i], r.step_time_s);
+    out +=
+        std::string(topo::name(static_cast<topo::Resource>(i))) + " " + pct(r.critical_s[i], r.step_time_s);
   }
   return out;
 }
@@ -47,8 +48,9 @@ void inference_lines(std::ostringstream& o, const work::JobSpec& job, const work
   o << (prefill ? "first token " : "per token   ") << format_seconds(s.metrics.latency_s) << "  ("
     << format_number(s.metrics.tokens_per_s_per_replica, 1) << " tokens/s per replica, batch "
     << job.workload.batch << ")\n";
-  o << "KV cache    " << format_bytes(s.plan.static_memory[s.report.peak_rank].kv_cache) << " per GPU; fits up to batch "
-    << kv.max_batch << " at this context, or context " << kv.max_context << " at this batch\n";
+  o << "KV cache    " << format_bytes(s.plan.static_memory[s.report.peak_rank].kv_cache)
+    << " per GPU; fits up to batch " << kv.max_batch << " at this context, or context " << kv.max_context
+    << " at this batch\n";
 }
 
 /// MoE: what routing imbalance costs the busiest expert rank.
@@ -56,8 +58,8 @@ void moe_line(std::ostringstream& o, const work::JobSpec& job, const work::Simul
   if (!job.model.is_moe()) return;
   const auto& r = s.plan.routing;
   char buf[160];
-  std::snprintf(buf, sizeof buf, "expert load max/mean %.2f (rank %.2f), %.1f%% of copies dropped; ", r.expert_imbalance,
-                r.rank_imbalance, 100.0 * r.dropped_fraction);
+  std::snprintf(buf, sizeof buf, "expert load max/mean %.2f (rank %.2f), %.1f%% of copies dropped; ",
+                r.expert_imbalance, r.rank_imbalance, 100.0 * r.dropped_fraction);
   o << "MoE routing " << buf << "imbalance costs " << format_seconds(s.metrics.imbalance_s) << "\n";
 }
 
@@ -75,34 +77,37 @@ std::string parallel_layout(const work::JobSpec& j) {
   return s;
 }
 
-std::string run_table(const work::JobSpec& job, const work::Simulation& s, const RunLabels& labels) {
-  std::ostringstream o;
+namespace {
+
+/// The header and the headline figures: step time, rates, MFU, bottleneck, inference and MoE lines.
+void headline(std::ostringstream& o, const work::JobSpec& job, const work::Simulation& s,
+              const RunLabels& labels) {
   const auto& m = s.metrics;
-  const double step = m.step_time_s;
   o << "stepsim run: " << labels.scenario << "\n"
-    << "  " << labels.model << " on " << s.plan.world << " x " << labels.gpu << ", " << parallel_layout(job) << ", "
-    << s.plan.microbatches << " micro-batches per step (" << s.plan.ranks.size() << " ranks simulated)\n\n";
+    << "  " << labels.model << " on " << s.plan.world << " x " << labels.gpu << ", " << parallel_layout(job)
+    << ", " << s.plan.microbatches << " micro-batches per step (" << s.plan.ranks.size()
+    << " ranks simulated)\n\n";
   const auto line = [&o](const char* label, const std::string& value) {
     char buf[24];
     std::snprintf(buf, sizeof buf, "%-12s", label);
     o << buf << value << "\n";
   };
-  line("step time", format_seconds(step) + "  (closed-form estimate " + format_seconds(s.estimate.step_time_s) +
-                        ", " + std::string(topo::name(s.estimate.bound)) + "-bound)");
-  line("tokens/s", format_number(m.tokens_per_s_per_gpu, 1) + " per GPU, " + format_number(m.tokens_per_s, 0) +
-                       " for the job");
-  line("MFU / HFU", pct(m.mfu, 1.0) + " / " + pct(m.hfu, 1.0) + "  (" + format_number(m.model_tflops_per_gpu, 1) +
-                        " model TFLOP/s per GPU)");
-  line("bottleneck", std::string(topo::name(work::critical_bottleneck(s.report))) + "  (critical path: " +
-                         critical_line(s.report) + ")");
+  line("step time", format_seconds(m.step_time_s) + "  (closed-form estimate " +
+                        format_seconds(s.estimate.step_time_s) + ", " +
+                        std::string(topo::name(s.estimate.bound)) + "-bound)");
+  line("tokens/s", format_number(m.tokens_per_s_per_gpu, 1) + " per GPU, " +
+                       format_number(m.tokens_per_s, 0) + " for the job");
+  line("MFU / HFU", pct(m.mfu, 1.0) + " / " + pct(m.hfu, 1.0) + "  (" +
+                        format_number(m.model_tflops_per_gpu, 1) + " model TFLOP/s per GPU)");
+  line("bottleneck", std::string(topo::name(work::critical_bottleneck(s.report))) +
+                         "  (critical path: " + critical_line(s.report) + ")");
   inference_lines(o, job, s);
   moe_line(o, job, s);
   o << "\n";
+}
 
-  TextTable bd({"where the time goes (mean over ranks)", "time", "share"});
-  breakdown_rows(bd, s.report.mean, step);
-  o << bd.render() << "\n";
-
+/// Communication time per group and the share of it that compute hides.
+std::string overlap_table(const work::Simulation& s) {
   TextTable ov({"communication", "busy per rank", "hidden under compute"});
   for (std::size_t d = 0; d < work::kDimCount; ++d) {
     const double busy = s.report.mean_overlap.busy_s[d];
@@ -110,8 +115,11 @@ std::string run_table(const work::JobSpec& job, const work::Simulation& s, const
     ov.add_row({std::string(work::name(static_cast<work::ParallelDim>(d))), format_seconds(busy),
                 pct(busy - s.report.mean_overlap.exposed_s[d], busy)});
   }
-  o << ov.render() << "\n";
+  return ov.render();
+}
 
+/// The busiest rank's memory at its peak, and whether it fits.
+std::string memory_table(const work::Simulation& s) {
   const auto& peak = s.report.ranks[s.report.peak_rank];
   const auto& st = s.plan.static_memory[s.report.peak_rank];
   TextTable mem({"memory (busiest rank: stage " + std::to_string(peak.stage) + ")", "bytes"});
@@ -119,20 +127,37 @@ std::string run_table(const work::JobSpec& job, const work::Simulation& s, const
   mem.add_row({"gradients", format_bytes(st.gradients)});
   mem.add_row({"optimizer state", format_bytes(st.optimizer)});
   mem.add_row({"activations at peak", format_bytes(peak.memory.activation_bytes)});
-  mem.add_row({"peak / capacity", format_bytes(peak.memory.peak_bytes) + " / " + format_bytes(s.capacity_bytes)});
-  o << mem.render();
-  o << (s.fits ? "  fits\n\n"
-               : "  DOES NOT FIT: " + format_bytes(peak.memory.peak_bytes - s.capacity_bytes) + " over capacity\n\n");
+  mem.add_row(
+      {"peak / capacity", format_bytes(peak.memory.peak_bytes) + " / " + format_bytes(s.capacity_bytes)});
+  return mem.render() + (s.fits
+                             ? "  fits\n"
+                             : "  DOES NOT FIT: " + format_bytes(peak.memory.peak_bytes - s.capacity_bytes) +
+                                   " over capacity\n");
+}
 
+/// Why the simulation and the closed-form estimate differ, largest effect first.
+void differences(std::ostringstream& o, const work::Simulation& s) {
   const auto diffs = work::explain_differences(s);
-  if (!diffs.empty()) {
-    o << "why the simulation differs from the closed-form estimate:\n";
-    for (const auto& d : diffs) o << "  - " << d.effect << " (" << format_seconds(d.seconds) << "): " << d.detail << "\n";
-    o << "\n";
-  }
+  if (diffs.empty()) return;
+  o << "why the simulation differs from the closed-form estimate:\n";
+  for (const auto& d : diffs)
+    o << "  - " << d.effect << " (" << format_seconds(d.seconds) << "): " << d.detail << "\n";
+  o << "\n";
+}
+
+}  // namespace
+
+std::string run_table(const work::JobSpec& job, const work::Simulation& s, const RunLabels& labels) {
+  std::ostringstream o;
+  headline(o, job, s, labels);
+  TextTable bd({"where the time goes (mean over ranks)", "time", "share"});
+  breakdown_rows(bd, s.report.mean, s.metrics.step_time_s);
+  o << bd.render() << "\n" << overlap_table(s) << "\n" << memory_table(s) << "\n";
+  differences(o, s);
   const double per_hour = job.cluster.gpu.price_per_hour * s.plan.world;
+  const double tokens_per_s = s.metrics.tokens_per_s;
   o << "cost: $" << format_number(per_hour, 2) << " per hour for " << s.plan.world << " GPUs, $"
-    << format_number(m.tokens_per_s > 0 ? per_hour / 3600.0 / m.tokens_per_s * 1e6 : 0.0, 3)
+    << format_number(tokens_per_s > 0 ? per_hour / 3600.0 / tokens_per_s * 1e6 : 0.0, 3)
     << " per million tokens\n";
   return o.str();
 }

@@ -132,19 +132,8 @@ void InferenceStepBuilder::connect_pipeline() {
       for (int r = 0; r < layout.world(); ++r)
         if (layout.coords(r).pp == c.pp && r != from) req.groups.push_back(pair_of(layout.coords(r)));
     const int to = a_.sim_index(req.groups.front()[1]);
-    const std::array<sim::StreamId, 2> streams{a_.streams(static_cast<int>(s)).send_next,
-                                               a_.streams(to).recv_prev};
-    sim::Op op;
-    op.kind = sim::OpKind::transfer;
-    op.payload = a_.planner().plan(req);
-    op.bytes = req.bytes;
-    op.label = a_.graph().intern("pp.send_act stage" + std::to_string(c.pp));
-    OpInfo info;
-    info.is_comm = true;
-    info.comm_dim = ParallelDim::pp;
-    info.microbatch = 0;
-    info.rank = static_cast<std::uint16_t>(s);
-    const sim::OpId id = a_.add(op, streams, info);
+    const sim::OpId id = a_.add_pipeline_send(req, static_cast<int>(s), to, Pass::forward, 0,
+                                              "pp.send_act stage" + std::to_string(c.pp));
     a_.graph().add_dependency(last_[s].id, id);
     a_.graph().add_dependency(id, first_[static_cast<std::size_t>(to)]);
   }

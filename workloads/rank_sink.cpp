@@ -9,7 +9,9 @@
 namespace stepsim::work {
 namespace {
 
-constexpr std::size_t idx(ParallelDim d) { return static_cast<std::size_t>(d); }
+constexpr std::size_t idx(ParallelDim d) {
+  return static_cast<std::size_t>(d);
+}
 
 std::string stream_label(int rank, std::string_view what) {
   return "gpu" + std::to_string(rank) + "." + std::string(what);
@@ -52,7 +54,8 @@ StepAssembler::StepAssembler(const JobSpec& job, CommPlanner& planner, RankMode 
     RankStreams s;
     s.compute = graph_.add_stream(p, sim::StreamRole::compute, stream_label(r, "compute"));
     for (ParallelDim d : {ParallelDim::tp, ParallelDim::cp, ParallelDim::ep, ParallelDim::dp})
-      s.comm[idx(d)] = graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "comm." + std::string(name(d))));
+      s.comm[idx(d)] =
+          graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "comm." + std::string(name(d))));
     s.send_next = graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "pp.send_next"));
     s.recv_prev = graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "pp.recv_prev"));
     s.send_prev = graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "pp.send_prev"));
@@ -68,7 +71,9 @@ StepAssembler::StepAssembler(const JobSpec& job, CommPlanner& planner, RankMode 
   }
 }
 
-int StepAssembler::sim_index(int rank) const { return sim_index_[static_cast<std::size_t>(rank)]; }
+int StepAssembler::sim_index(int rank) const {
+  return sim_index_[static_cast<std::size_t>(rank)];
+}
 
 sim::OpId StepAssembler::add(const sim::Op& op, std::span<const sim::StreamId> streams, const OpInfo& info) {
   const sim::OpId id = graph_.add_op(op, streams);
@@ -182,7 +187,8 @@ std::uint32_t RankSink::payload(const CommOp& c, const std::vector<std::vector<i
   return it->second;
 }
 
-sim::OpId RankSink::transfer(std::string_view name, const CommOp& c, const std::vector<std::vector<int>>& groups) {
+sim::OpId RankSink::transfer(std::string_view name, const CommOp& c,
+                             const std::vector<std::vector<int>>& groups) {
   const std::uint32_t id = payload(c, groups);
   sim::Op op;
   op.kind = sim::OpKind::transfer;
@@ -236,6 +242,27 @@ void RankSink::on_balanced_comm(Handle op, const CommOp& balanced) {
   b.op = op.id;
   b.payload = payload(balanced, a_.groups(balanced.dim, rank_, balanced.scope));
   a_.balanced().emplace(op.id, b);
+}
+
+sim::OpId StepAssembler::add_pipeline_send(const CommRequest& req, int from, int to, Pass pass,
+                                           int microbatch, std::string_view label) {
+  const bool fwd = pass == Pass::forward;
+  const RankStreams& src = streams(from);
+  const RankStreams& dst = streams(to);
+  const std::array<sim::StreamId, 2> ends{fwd ? src.send_next : src.send_prev,
+                                          fwd ? dst.recv_prev : dst.recv_next};
+  sim::Op op;
+  op.kind = sim::OpKind::transfer;
+  op.payload = planner_.plan(req);
+  op.bytes = req.bytes;
+  op.label = graph_.intern(label);
+  OpInfo info;
+  info.pass = pass;
+  info.is_comm = true;
+  info.comm_dim = ParallelDim::pp;
+  info.microbatch = microbatch;
+  info.rank = static_cast<std::uint16_t>(from);
+  return add(op, ends, info);
 }
 
 }  // namespace stepsim::work

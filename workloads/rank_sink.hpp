@@ -75,6 +75,11 @@ class StepAssembler {
   int sim_index(int rank) const;
   /// What ops would cost with balanced MoE routing (see OpSink::balanced_kernel), one entry per op.
   std::map<sim::OpId, BalancedOp>& balanced() { return balanced_; }
+  /// A pipeline-boundary transfer from simulated rank `from` to `to` (forward: activations to the
+  /// next stage's receive stream; backward: gradients to the previous one), planned from `req`
+  /// (its first group is the simulated pair, the rest its images); returns the op.
+  sim::OpId add_pipeline_send(const CommRequest& req, int from, int to, Pass pass, int microbatch,
+                              std::string_view label);
 
  private:
   const JobSpec& job_;
@@ -85,10 +90,10 @@ class StepAssembler {
   std::vector<OpInfo> info_;
   std::vector<SimRank> ranks_;
   std::vector<RankStreams> streams_;
-  std::vector<int> sim_index_;  ///< per global rank
+  std::vector<int> sim_index_;                                                      ///< per global rank
   std::map<std::tuple<int, int, int>, std::vector<std::vector<int>>> group_cache_;  // (dim, scope, key rank)
   std::map<sim::OpId, BalancedOp> balanced_;
-  std::map<std::tuple<int, int, int>, sim::OpId> shared_;                     // (dim, leader, seq)
+  std::map<std::tuple<int, int, int>, sim::OpId> shared_;  // (dim, leader, seq)
 };
 
 class RankSink : public OpSink {
@@ -103,7 +108,8 @@ class RankSink : public OpSink {
   int global_rank() const { return rank_; }
 
  protected:
-  Handle emit_kernel(std::string_view name, const topo::KernelWork& work, std::span<const Handle> deps) override;
+  Handle emit_kernel(std::string_view name, const topo::KernelWork& work,
+                     std::span<const Handle> deps) override;
   Handle emit_comm(std::string_view name, const CommOp& op, std::span<const Handle> deps) override;
   void on_balanced_kernel(Handle op, const topo::KernelWork& balanced) override;
   void on_balanced_comm(Handle op, const CommOp& balanced) override;
@@ -124,7 +130,8 @@ class RankSink : public OpSink {
   int microbatch_ = -1;
   std::string label_scratch_;
   std::array<int, 10> comm_seq_{};  ///< collectives emitted so far per dimension and scope (full mode)
-  std::map<std::tuple<int, int, long long, int>, std::uint32_t> payload_cache_;  // (dim+scope, kind, bytes, pattern)
+  std::map<std::tuple<int, int, long long, int>, std::uint32_t>
+      payload_cache_;  // (dim+scope, kind, bytes, pattern)
 };
 
 }  // namespace stepsim::work

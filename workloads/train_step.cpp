@@ -412,22 +412,9 @@ void TrainStepBuilder::connect_pipeline() {
         for (int r : pipelines)
           if (r != send.key.pipeline) add_pair(layout.coords(r));
       const int dst_sim = a_.sim_index(req.groups.front()[1]);
-      const RankStreams& from = a_.streams(static_cast<int>(s));
-      const RankStreams& to = a_.streams(dst_sim);
-      const std::array<sim::StreamId, 2> streams{fwd ? from.send_next : from.send_prev,
-                                                 fwd ? to.recv_prev : to.recv_next};
-      sim::Op op;
-      op.kind = sim::OpKind::transfer;
-      op.payload = a_.planner().plan(req);
-      op.bytes = req.bytes;
-      op.label = a_.graph().intern(fwd ? "pp.send_act" : "pp.send_grad");
-      OpInfo info;
-      info.pass = fwd ? Pass::forward : Pass::backward;
-      info.is_comm = true;
-      info.comm_dim = ParallelDim::pp;
-      info.microbatch = send.key.microbatch;
-      info.rank = static_cast<std::uint16_t>(s);
-      const sim::OpId id = a_.add(op, streams, info);
+      const sim::OpId id =
+          a_.add_pipeline_send(req, static_cast<int>(s), dst_sim, fwd ? Pass::forward : Pass::backward,
+                               send.key.microbatch, fwd ? "pp.send_act" : "pp.send_grad");
       a_.graph().add_dependency(send.producer.id, id);
       a_.graph().add_dependency(id, entry->second.op);
       if (job_.parallel.pp_p2p == P2pMode::blocking) {

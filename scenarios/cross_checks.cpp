@@ -209,6 +209,7 @@ void check_workload_keys(const Scenario& s) {
       {"workload.global_batch", kind == K::train, "prefill and decode use `batch`"},
       {"workload.micro_batch", kind == K::train, "prefill and decode use `batch`"},
       {"workload.recompute", kind == K::train, "recomputation applies to training"},
+      {"workload.recompute_modules", kind == K::train, "recomputation applies to training"},
       {"workload.batch", kind != K::train, "training uses global_batch and micro_batch"},
       {"workload.context", kind == K::decode, "context is the KV-cache length of decode"},
       {"workload.seq_len", kind != K::decode, "decode uses `context` (tokens already cached)"},
@@ -216,6 +217,19 @@ void check_workload_keys(const Scenario& s) {
   for (const Rule& r : rules)
     if (!r.allowed && given(s, r.key))
       fail(s, r.key, "does not apply to kind = \"" + kind_name + "\"", std::string(r.use));
+  if (kind == K::train && given(s, "workload.recompute_modules") &&
+      s.job.recompute != work::Recompute::selective)
+    fail(s, "workload.recompute_modules",
+         "applies only with recompute = \"selective\" (recompute is \"" +
+             std::string(work::name(s.job.recompute)) + "\")",
+         "set recompute = \"selective\", or remove recompute_modules");
+  const auto& rc = s.job.recompute_modules;
+  if (rc.mla_up_proj && s.job.model.attention != work::AttentionKind::mla)
+    fail(s, "workload.recompute_modules", "lists mla_up_proj, but the model's attention is not MLA",
+         "mla_up_proj applies to DeepSeek-style latent attention");
+  if (rc.moe_act && !s.job.model.is_moe())
+    fail(s, "workload.recompute_modules", "lists moe_act, but the model has no experts",
+         "moe_act applies to MoE layers");
   if (kind == K::train && !given(s, "workload.global_batch"))
     fail(s, "workload", "kind = \"train\" needs `global_batch` (sequences per optimizer step)",
          "e.g. global_batch = 1024");

@@ -71,6 +71,7 @@ constexpr KeyHome kHomes[] = {
     {"batch", "workload"},
     {"context", "workload"},
     {"recompute", "workload"},
+    {"recompute_modules", "workload"},
     {"attention_impl", "workload"},
     {"grad_accumulation", "workload"},
     {"dp", "parallelism"},

@@ -74,6 +74,31 @@ void read_model_section(TableReader r, const Catalog& catalog, Scenario& s) {
   finalize_model(m, r);
 }
 
+/// Megatron-Core's `recompute_modules` names stepsim models, and those it knows but does not.
+work::RecomputeModules read_recompute_modules(TableReader& r, const std::vector<std::string>& names) {
+  const std::vector<std::string> valid{"core_attn", "layernorm", "mla_up_proj", "moe_act"};
+  work::RecomputeModules m{false, false, false, false};
+  for (const auto& n : names) {
+    if (n == "core_attn")
+      m.core_attn = true;
+    else if (n == "layernorm")
+      m.layernorm = true;
+    else if (n == "mla_up_proj")
+      m.mla_up_proj = true;
+    else if (n == "moe_act")
+      m.moe_act = true;
+    else if (n == "mlp" || n == "moe" || n == "shared_experts")
+      r.fail("recompute_modules", "module \"" + n + "\" is not modelled",
+             "stepsim recomputes core_attn, layernorm, mla_up_proj and moe_act; use recompute = \"full\" for "
+             "whole layers");
+    else
+      r.fail("recompute_modules",
+             "unknown module \"" + n + "\"; expected core_attn, layernorm, mla_up_proj or moe_act",
+             did_you_mean(n, valid));
+  }
+  return m;
+}
+
 void read_workload_section(TableReader r, Scenario& s) {
   work::WorkloadSpec& w = s.job.workload;
   r.read("kind", w.kind, choices::kWorkloadKind);
@@ -83,6 +108,8 @@ void read_workload_section(TableReader r, Scenario& s) {
   r.read("batch", w.batch, kPositiveInt);
   r.read("context", w.context_len, kPositiveInt);
   r.read("recompute", s.job.recompute, choices::kRecompute);
+  std::vector<std::string> modules;
+  if (r.read("recompute_modules", modules)) s.job.recompute_modules = read_recompute_modules(r, modules);
   r.read("attention_impl", w.attention_impl, choices::kAttentionImpl);
   r.read("grad_accumulation", w.grad_accumulation, choices::kGradAccumulation);
   r.finish();

@@ -34,11 +34,11 @@ enum class ParallelDim : std::uint8_t { tp, cp, ep, pp, dp };
 
 struct WorkloadSpec {
   WorkloadKind kind = WorkloadKind::train;
-  int seq_len = 2048;      ///< train/prefill: tokens per sequence
-  int global_batch = 0;    ///< train: sequences per optimizer step
-  int micro_batch = 1;     ///< train: sequences per micro-batch per DP rank
-  int batch = 1;           ///< prefill/decode: concurrent sequences per model replica
-  int context_len = 0;     ///< decode: tokens already in each sequence's KV cache
+  int seq_len = 2048;    ///< train/prefill: tokens per sequence
+  int global_batch = 0;  ///< train: sequences per optimizer step
+  int micro_batch = 1;   ///< train: sequences per micro-batch per DP rank
+  int batch = 1;         ///< prefill/decode: concurrent sequences per model replica
+  int context_len = 0;   ///< decode: tokens already in each sequence's KV cache
   /// How attention is computed: fused IO-aware kernels (FlashAttention: causal blocks skipped, scores
   /// never in HBM) or the unfused GEMM + softmax + dropout path of Megatron-LM before 2022.
   AttentionImpl attention_impl = AttentionImpl::flash;
@@ -51,19 +51,19 @@ struct ParallelSpec {
   int dp = 1;
   int tp = 1;
   int pp = 1;
-  int cp = 1;               ///< context parallel (ring attention) ranks
+  int cp = 1;  ///< context parallel (ring attention) ranks
   /// Expert-parallel ranks (MoE). Megatron-Core re-divides the tp x cp x dp ranks of each pipeline
   /// stage into expert_tp x ep x expert_dp (innermost first); see workloads/rank_layout.hpp.
   int ep = 1;
-  int expert_tp = 1;        ///< tensor parallelism inside an expert
-  int virtual_stages = 1;   ///< interleaved 1F1B model chunks per pipeline rank
+  int expert_tp = 1;       ///< tensor parallelism inside an expert
+  int virtual_stages = 1;  ///< interleaved 1F1B model chunks per pipeline rank
   /// Layers on the first / last pipeline stage when they differ from an even split (Megatron's
   /// --decoder-first/last-pipeline-num-layers; Llama 3 405B puts 7 of 126 layers on each end so the
   /// embedding and the output head balance). 0 = even split; the other stages share the rest evenly.
   int first_stage_layers = 0;
   int last_stage_layers = 0;
   bool sequence_parallel = false;
-  int zero_stage = 0;       ///< 0 none, 1 optimizer states, 2 + gradients, 3 + parameters (FSDP)
+  int zero_stage = 0;  ///< 0 none, 1 optimizer states, 2 + gradients, 3 + parameters (FSDP)
   PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
   /// Placement order, innermost (fastest-varying rank index) first: Megatron's tp, cp, ep, pp, dp.
   std::vector<ParallelDim> order{ParallelDim::tp, ParallelDim::cp, ParallelDim::pp, ParallelDim::dp};
@@ -88,19 +88,19 @@ struct ParallelSpec {
 
 struct PrecisionSpec {
   topo::Precision compute = topo::Precision::bf16;  ///< GEMM math
-  double param_bytes = 2.0;       ///< bytes per stored weight (working copy)
-  double grad_bytes = 2.0;        ///< bytes per gradient element (also what DP reduces)
-  double optimizer_bytes = 12.0;  ///< per parameter: fp32 master + Adam m and v
-  double activation_bytes = 2.0;  ///< bytes per activation element
-  double kv_bytes = 2.0;          ///< bytes per KV-cache element (inference)
+  double param_bytes = 2.0;                         ///< bytes per stored weight (working copy)
+  double grad_bytes = 2.0;                          ///< bytes per gradient element (also what DP reduces)
+  double optimizer_bytes = 12.0;                    ///< per parameter: fp32 master + Adam m and v
+  double activation_bytes = 2.0;                    ///< bytes per activation element
+  double kv_bytes = 2.0;                            ///< bytes per KV-cache element (inference)
 };
 
 /// Mixture-of-experts routing knobs (used when the model has experts).
 struct MoeSpec {
-  double capacity_factor = 0.0;   ///< 0 = no capacity limit (dropless)
-  int max_nodes_per_token = 0;    ///< node-limited routing; 0 = unlimited
-  double imbalance = 1.0;         ///< max/mean expert load; 1 = perfectly balanced
-  std::uint64_t seed = 1;         ///< seed of the routing model
+  double capacity_factor = 0.0;  ///< 0 = no capacity limit (dropless)
+  int max_nodes_per_token = 0;   ///< node-limited routing; 0 = unlimited
+  double imbalance = 1.0;        ///< max/mean expert load; 1 = perfectly balanced
+  std::uint64_t seed = 1;        ///< seed of the routing model
   /// Shared experts run while the dispatch all-to-all is in flight (Megatron-Core's
   /// --moe-shared-expert-overlap, DeepSeek-V3); false runs them before it, Megatron-Core's default.
   bool shared_expert_overlap = false;
@@ -108,14 +108,14 @@ struct MoeSpec {
 
 /// The notebook's own closed-form inputs, used when `formulas = notebook` (seed parity).
 struct NotebookInputs {
-  double n_params = 0.0;  ///< N as the notebook takes it (not computed from dimensions)
-  double kappa = 6.0;     ///< FLOPs per parameter per token (6 train, 2 forward)
-  double gamma = 1.0;     ///< recompute multiplier
-  double alpha_opt = 16.0;  ///< optimizer+gradient bytes per parameter per step
-  double c_act = 5.0;     ///< hidden-vector activation reads/writes per token per layer
+  double n_params = 0.0;         ///< N as the notebook takes it (not computed from dimensions)
+  double kappa = 6.0;            ///< FLOPs per parameter per token (6 train, 2 forward)
+  double gamma = 1.0;            ///< recompute multiplier
+  double alpha_opt = 16.0;       ///< optimizer+gradient bytes per parameter per step
+  double c_act = 5.0;            ///< hidden-vector activation reads/writes per token per layer
   double tokens_per_step = 0.0;  ///< B_g
   double grad_bytes = 2.0;
-  int dp = 8;             ///< p
+  int dp = 8;  ///< p
 };
 
 enum class EstimateFormulas : std::uint8_t { stepsim, notebook };
@@ -126,6 +126,15 @@ struct EstimateOptions {
   std::optional<double> target_tokens_per_s;  ///< cluster-wide target rate for sizing
 };
 
+/// Megatron-Core's selective-recompute modules (`recompute_modules`), used when recompute is
+/// selective: each drops some of a layer's stored activations and recomputes them in backward.
+struct RecomputeModules {
+  bool core_attn = true;     ///< attention scores, softmax and dropout (a no-op with FlashAttention)
+  bool layernorm = false;    ///< the input and pre-MLP norms: their outputs are not kept
+  bool mla_up_proj = false;  ///< MLA query and key/value up-projections: Q, K and V are not kept
+  bool moe_act = false;      ///< the routed experts' activation function: its output is not kept
+};
+
 struct JobSpec {
   ModelSpec model;
   topo::ClusterSpec cluster;
@@ -133,6 +142,7 @@ struct JobSpec {
   ParallelSpec parallel;
   PrecisionSpec precision;
   Recompute recompute = Recompute::none;
+  RecomputeModules recompute_modules;  ///< what `selective` recomputes
   MoeSpec moe;
   EstimateOptions estimate;
 };

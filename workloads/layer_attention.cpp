@@ -161,6 +161,8 @@ Handle DenseLayer::attention_backward(OpSink& sink, Handle grad, Recompute recom
   h = sp_gather(sink, d_, "tp.ag_grad_attn", h);
   h = sink.kernel("proj.dgrad", dgrad(d_, T, d_.h, d_.o_dim / t), h);
   emit_wgrad(sink, d_, "proj.wgrad", T, d_.h, d_.o_dim / t);
+  const RecomputeModules rc = selective_modules(d_, recompute);
+  if (d_.mla && rc.mla_up_proj) h = mla_up_recompute(sink, h);
   if (d_.attention == AttentionImpl::flash) {
     // FlashAttention-2 backward: 5 matmuls against the forward's 2 (it recomputes QK^T itself).
     topo::KernelWork w = flash_work(d_, 2.5);
@@ -170,8 +172,7 @@ Handle DenseLayer::attention_backward(OpSink& sink, Handle grad, Recompute recom
     // Ring attention backward circulates the key/value blocks and their gradients.
     h = ring_attention(sink, h, w, "attn.bwd", 2.0);
   } else {
-    if (recompute == Recompute::selective)
-      h = attention_core_forward(sink, h, CoreScope::up_to_probabilities);
+    if (rc.core_attn) h = attention_core_forward(sink, h, CoreScope::up_to_probabilities);
     const double s = d_.s, scores = d_.b * hl * s * s;
     // PV backward: dP = dO V^T and dV = P^T dO.
     h = sink.kernel("attn_av.bwd", gemm(d_, s, s, v_head(d_), 2 * d_.b * hl), h);
@@ -181,6 +182,8 @@ Handle DenseLayer::attention_backward(OpSink& sink, Handle grad, Recompute recom
     h = sink.kernel("attn_scores.bwd", gemm(d_, s, qk_head(d_), s, 2 * d_.b * hl), h);
   }
   h = projections_backward(sink, h);
+  // Selective "layernorm": the input projections' weight gradients need the norm output again.
+  if (rc.layernorm) h = sink.kernel("ln1.recompute", elementwise(d_, 2 * Tn * d_.h * E, 8 * Tn * d_.h), h);
   const Handle reduced = tp_reduce(sink, d_, "tp.reduce_grad_attn", h);
   // The input projections' weight gradients need the (gathered, with SP) norm output.
   const Handle gathered = sp_gather(sink, d_, "tp.ag_ln1_wgrad", h);
@@ -218,19 +221,32 @@ Handle DenseLayer::mla_projections_backward(OpSink& sink, Handle grad) const {
   return sink.kernel("q_down.dgrad", dgrad(d_, T, q, d_.h), h);
 }
 
+Handle DenseLayer::mla_up_recompute(OpSink& sink, Handle ready) const {
+  const MlaDims& m = d_.mla_dims;
+  const double T = d_.tokens, t = d_.tp, hl = d_.heads / t;
+  Handle h = m.q_lora_rank > 0
+                 ? sink.kernel("q_up.recompute", weight_gemm(d_, T, d_.q_dim / t, m.q_lora_rank), ready)
+                 : sink.kernel("q_proj.recompute", weight_gemm(d_, T, d_.q_dim / t, d_.h), ready);
+  return sink.kernel("kv_up.recompute",
+                     weight_gemm(d_, T, hl * (m.qk_nope_head_dim + m.v_head_dim), m.kv_lora_rank), h);
+}
+
 double DenseLayer::attention_stored_bytes(Recompute recompute) const {
   const double E = d_.act_bytes, Tn = norm_tokens(), T = d_.tokens, t = d_.tp, hl = d_.heads / t;
   if (recompute == Recompute::full) return E * Tn * d_.h;  // only the layer input
-  // Korthikanti's "10 sbh", attention half (SP divides it by t): norm input, QKV input, one mask.
-  const double replicated = 2 * E * Tn * d_.h + (d_.dropout ? Tn * d_.h : 0.0);
-  // Korthikanti's "24 sbh / t", attention half: Q, K, V and the projection input.
-  double split = E * T * (d_.q_dim + d_.kv_dim + d_.v_dim + d_.o_dim) / t;
+  const RecomputeModules rc = selective_modules(d_, recompute);
+  // Korthikanti's "10 sbh", attention half (SP divides it by t): norm input, QKV input (the norm
+  // output, unless selective "layernorm" recomputes it), one mask.
+  const double replicated = (rc.layernorm ? 1 : 2) * E * Tn * d_.h + (d_.dropout ? Tn * d_.h : 0.0);
+  // Korthikanti's "24 sbh / t", attention half: Q, K, V (unless "mla_up_proj" recomputes them)
+  // and the projection input.
+  double split = E * T * ((d_.mla && rc.mla_up_proj ? 0.0 : d_.q_dim + d_.kv_dim + d_.v_dim) + d_.o_dim) / t;
   // MLA also keeps its latents: the query latent before and after its norm, the KV latent + RoPE
   // key and the normed latent (duplicated on every TP rank).
   if (d_.mla) split += E * T * (2.0 * d_.mla_dims.q_lora_rank + mla_latent(d_) + d_.mla_dims.kv_lora_rank);
   // Korthikanti's "5 a s^2 b / t": softmax output, dropout mask and output (unfused attention only).
   double scores = 0.0;
-  if (d_.attention == AttentionImpl::unfused && recompute == Recompute::none)
+  if (d_.attention == AttentionImpl::unfused && !rc.core_attn)
     scores = d_.b * hl * d_.s * d_.s * (E + (d_.dropout ? 1.0 + E : 0.0));
   if (d_.attention == AttentionImpl::flash) scores = 4 * T * hl;  // fp32 log-sum-exp per row
   return replicated + split + scores;

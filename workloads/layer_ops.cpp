@@ -64,6 +64,7 @@ LayerDims layer_dims(const JobSpec& job, double micro_batch) {
   d.dropout = m.dropout && d.phase == WorkloadKind::train;
   d.linear_bias = m.linear_bias;
   d.grad_accumulation = job.workload.grad_accumulation;
+  d.recompute = job.recompute_modules;
   return d;
 }
 
@@ -154,11 +155,11 @@ Handle DenseLayer::mlp_forward(OpSink& sink, Handle input) const {
 }
 
 Handle DenseLayer::backward(OpSink& sink, OpSink::Deps grad_output, Recompute recompute) const {
-  const Handle g = mlp_backward(sink, grad_output);
+  const Handle g = mlp_backward(sink, grad_output, selective_modules(d_, recompute));
   return attention_backward(sink, g, recompute);
 }
 
-Handle DenseLayer::mlp_backward(OpSink& sink, OpSink::Deps grad) const {
+Handle DenseLayer::mlp_backward(OpSink& sink, OpSink::Deps grad, RecomputeModules rc) const {
   const double E = d_.act_bytes, Tn = norm_tokens(), T = d_.tokens, t = d_.tp, f = d_.ffn / t;
   const double up = mlp_up_width(d_);
   // Dropout backward: read dy and mask, write dx.
@@ -171,6 +172,7 @@ Handle DenseLayer::mlp_backward(OpSink& sink, OpSink::Deps grad) const {
   const double act = (d_.activation == Activation::swiglu ? 5.0 : 3.0) * T * f * E;
   h = sink.kernel("act.bwd", elementwise(d_, act, 8 * T * f), h);
   h = sink.kernel("mlp_up.dgrad", dgrad(d_, T, up, d_.h), h);
+  if (rc.layernorm) h = sink.kernel("ln2.recompute", elementwise(d_, 2 * Tn * d_.h * E, 8 * Tn * d_.h), h);
   const Handle reduced = tp_reduce(sink, d_, "tp.reduce_grad_mlp", h);
   // The weight gradient overlaps the input-gradient reduction; with SP it needs the gathered input.
   const Handle gathered = sp_gather(sink, d_, "tp.ag_ln2_wgrad", h);
@@ -183,9 +185,10 @@ double DenseLayer::stored_activation_bytes(Recompute recompute) const {
   const double attention = attention_stored_bytes(recompute);
   if (recompute == Recompute::full) return attention;  // only the layer input
   const double E = d_.act_bytes, Tn = norm_tokens(), T = d_.tokens;
-  // Korthikanti's "10 sbh", MLP half: norm input, MLP input, one mask; "24 sbh / t", MLP half: the
-  // MLP's inner activations.
-  const double replicated = 2 * E * Tn * d_.h + (d_.dropout ? Tn * d_.h : 0.0);
+  // Korthikanti's "10 sbh", MLP half: norm input, MLP input (the norm output, unless selective
+  // "layernorm" recomputes it), one mask; "24 sbh / t", MLP half: the MLP's inner activations.
+  const double norm_out = selective_modules(d_, recompute).layernorm ? 0.0 : 1.0;
+  const double replicated = (1 + norm_out) * E * Tn * d_.h + (d_.dropout ? Tn * d_.h : 0.0);
   const double mlp_inner = (d_.activation == Activation::swiglu ? 3.0 : 2.0) * E * T * d_.ffn / d_.tp;
   return attention + replicated + mlp_inner;
 }

@@ -48,11 +48,18 @@ struct LayerDims {
   bool linear_bias = false;
   bool causal = true;
   GradAccumulation grad_accumulation = GradAccumulation::fused;
+  /// What selective recomputation regenerates, when the step recomputes selectively.
+  RecomputeModules recompute;
 
   /// KV-cache elements one token adds per layer on one TP rank: K and V of the rank's KV heads (at
   /// least one), or MLA's latent and shared RoPE key (replicated on every rank).
   double kv_cache_width() const;
 };
+
+/// The modules a layer recomputes in a step whose recomputation is `r` (none unless selective).
+inline RecomputeModules selective_modules(const LayerDims& d, Recompute r) {
+  return r == Recompute::selective ? d.recompute : RecomputeModules{false, false, false, false};
+}
 
 /// Dimensions of a layer of `job` for micro-batches of `micro_batch` sequences (training and
 /// prefill: seq_len tokens each; decode: one new token attending to context + 1 keys).
@@ -76,7 +83,7 @@ class DenseLayer {
   OpSink::Handle attention_backward(OpSink& sink, OpSink::Handle grad, Recompute recompute) const;
   /// The dense MLP half: norm, up projection, activation, down projection, residual.
   OpSink::Handle mlp_forward(OpSink& sink, OpSink::Handle input) const;
-  OpSink::Handle mlp_backward(OpSink& sink, OpSink::Deps grad) const;
+  OpSink::Handle mlp_backward(OpSink& sink, OpSink::Deps grad, RecomputeModules rc) const;
 
   /// Activation bytes this layer keeps from forward to backward for one micro-batch
   /// (Korthikanti et al. 2022, generalised to GQA, MLA, SwiGLU and FlashAttention).
@@ -97,6 +104,8 @@ class DenseLayer {
   OpSink::Handle projections_backward(OpSink& sink, OpSink::Handle grad) const;
   OpSink::Handle mla_projections_forward(OpSink& sink, OpSink::Handle input) const;
   OpSink::Handle mla_projections_backward(OpSink& sink, OpSink::Handle grad) const;
+  /// Selective recompute of MLA's up-projections before the attention core's backward.
+  OpSink::Handle mla_up_recompute(OpSink& sink, OpSink::Handle ready) const;
   OpSink::Handle attention_core_forward(OpSink& sink, OpSink::Handle qkv, CoreScope scope) const;
   /// Decode: one query per sequence against the cache (MLA: absorbed into the latent space).
   OpSink::Handle decode_core(OpSink& sink, OpSink::Handle qkv) const;

@@ -96,7 +96,7 @@ Handle MoeLayer::forward(OpSink& sink, OpSink::Deps input, const MoeRank& rank) 
 
 Handle MoeLayer::backward(OpSink& sink, OpSink::Deps grad_output, Recompute recompute,
                           const MoeRank& rank) const {
-  const Handle g = ffn_backward(sink, grad_output, rank);
+  const Handle g = ffn_backward(sink, grad_output, rank, selective_modules(d_, recompute));
   return attention_.attention_backward(sink, g, recompute);
 }
 
@@ -150,7 +150,8 @@ Handle MoeLayer::experts_forward(OpSink& sink, Handle ready, const ExpertLoadPai
   return expert_kernel(sink, "experts_down", down(load.actual), down(load.balanced), e);
 }
 
-Handle MoeLayer::ffn_backward(OpSink& sink, OpSink::Deps grad, const MoeRank& rank) const {
+Handle MoeLayer::ffn_backward(OpSink& sink, OpSink::Deps grad, const MoeRank& rank,
+                              RecomputeModules rc) const {
   const double E = d_.act_bytes, Tn = norm_tokens(), Tm = routed_tokens(), h = d_.h, X = m_.experts;
   const double sent = rank.routing->sent(rank.ep_index);
   const Handle g = sink.kernel_after(
@@ -168,7 +169,7 @@ Handle MoeLayer::ffn_backward(OpSink& sink, OpSink::Deps grad, const MoeRank& ra
   if (m_.expert_tp > 1)
     e = sink.comm("etp.gather.bwd",
                   CommOp{ParallelDim::tp, CollectiveKind::all_gather, n * h * E, 0, CommScope::expert}, e);
-  e = experts_backward(sink, e, load);
+  e = experts_backward(sink, e, load, rc.moe_act);
   if (m_.expert_tp > 1)
     e = sink.comm("etp.reduce_scatter.bwd",
                   CommOp{ParallelDim::tp, CollectiveKind::reduce_scatter, n * h * E, 0, CommScope::expert},
@@ -177,13 +178,16 @@ Handle MoeLayer::ffn_backward(OpSink& sink, OpSink::Deps grad, const MoeRank& ra
   sink.balanced_comm(e, balanced_all_to_all(rank));
   // Sum each token's copies back, then the router's input gradient and weight gradient.
   Handle p = sink.kernel("permute.bwd", elementwise(d_, (sent + Tm) * h * E, sent * h), e);
+  // Selective "layernorm": the router's and shared experts' weight gradients need the norm output.
+  if (rc.layernorm) p = sink.kernel("ln2.recompute", elementwise(d_, 2 * Tn * h * E, 8 * Tn * h), p);
   p = sink.kernel("router.dgrad", dgrad(d_, Tm, X, h), p);
   emit_wgrad(sink, d_, "router.wgrad", Tm, X, h);
   return sink.kernel_after("ln2.bwd", elementwise(d_, 4 * Tn * h * E, 10 * Tn * h),
                            std::array<Handle, 2>{p, shared});
 }
 
-Handle MoeLayer::experts_backward(OpSink& sink, Handle ready, const ExpertLoadPair& load) const {
+Handle MoeLayer::experts_backward(OpSink& sink, Handle ready, const ExpertLoadPair& load,
+                                  bool recompute_act) const {
   const double f = m_.expert_ffn / m_.expert_tp, h = d_.h, E = d_.act_bytes, u = up_width();
   const auto down_d = [&](const Load& l) { return dgrad(d_, l.per_expert(), h, f, l.touched); };
   const auto down_w = [&](const Load& l) { return wgrad_work(d_, l.per_expert(), h, f, l.touched); };
@@ -192,6 +196,14 @@ Handle MoeLayer::experts_backward(OpSink& sink, Handle ready, const ExpertLoadPa
   };
   const auto up_d = [&](const Load& l) { return dgrad(d_, l.per_expert(), u, h, l.touched); };
   const auto up_w = [&](const Load& l) { return wgrad_work(d_, l.per_expert(), u, h, l.touched); };
+  // Selective "moe_act": the activation's output, which the down projection's weight gradient
+  // reads, is computed again from the kept up-projection output.
+  const auto act_again = [&](const Load& l) {
+    return elementwise(d_, act_forward(d_) * l.copies * f * E, 8 * l.copies * f);
+  };
+  if (recompute_act)
+    ready =
+        expert_kernel(sink, "experts_act.recompute", act_again(load.actual), act_again(load.balanced), ready);
   Handle e = expert_kernel(sink, "experts_down.dgrad", down_d(load.actual), down_d(load.balanced), ready);
   expert_kernel(sink, "experts_down.wgrad", down_w(load.actual), down_w(load.balanced), Handle{});
   e = expert_kernel(sink, "experts_act.bwd", act(load.actual), act(load.balanced), e);
@@ -230,9 +242,13 @@ double MoeLayer::stored_activation_bytes(Recompute recompute, const MoeRank& ran
   const double E = d_.act_bytes, Tn = norm_tokens(), Tm = routed_tokens(), h = d_.h;
   const double n = loads(rank).actual.copies, f = m_.expert_ffn / m_.expert_tp;
   const double sent = rank.routing->sent(rank.ep_index);
-  // Norm input and output, routing probabilities (fp32), the experts' inputs, inner activations and
-  // the returned copies the unpermute weighs; the shared experts' inner activations.
-  double bytes = 2 * E * Tn * h + 4 * Tm * m_.experts + E * n * (h + act_forward(d_) * f) + E * sent * h;
+  const RecomputeModules rc = selective_modules(d_, recompute);
+  // Norm input and output (unless selective "layernorm"), routing probabilities (fp32), the
+  // experts' inputs, inner activations (the up projection's output, and the activation's unless
+  // "moe_act") and the returned copies the unpermute weighs; the shared experts' inner activations.
+  const double inner = act_forward(d_) - (rc.moe_act ? 1.0 : 0.0);
+  double bytes =
+      (rc.layernorm ? 1 : 2) * E * Tn * h + 4 * Tm * m_.experts + E * n * (h + inner * f) + E * sent * h;
   if (m_.shared_experts > 0)
     bytes += act_forward(d_) * E * d_.tokens * m_.shared_experts * m_.expert_ffn / d_.tp;
   return attention + bytes;

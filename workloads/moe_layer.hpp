@@ -57,7 +57,8 @@ class MoeLayer {
 
  private:
   OpSink::Handle ffn_forward(OpSink& sink, OpSink::Handle input, const MoeRank& rank) const;
-  OpSink::Handle ffn_backward(OpSink& sink, OpSink::Deps grad, const MoeRank& rank) const;
+  OpSink::Handle ffn_backward(OpSink& sink, OpSink::Deps grad, const MoeRank& rank,
+                              RecomputeModules rc) const;
   /// Token copies a rank's experts process and the experts whose weights are read.
   struct Load {
     double copies = 0.0;
@@ -71,7 +72,9 @@ class MoeLayer {
   ExpertLoadPair loads(const MoeRank& rank) const;
   /// Grouped expert GEMMs and activation, forward and backward.
   OpSink::Handle experts_forward(OpSink& sink, OpSink::Handle ready, const ExpertLoadPair& load) const;
-  OpSink::Handle experts_backward(OpSink& sink, OpSink::Handle ready, const ExpertLoadPair& load) const;
+  /// `recompute_act`: selective "moe_act" recomputes the activation before the down projection.
+  OpSink::Handle experts_backward(OpSink& sink, OpSink::Handle ready, const ExpertLoadPair& load,
+                                  bool recompute_act) const;
   /// The dispatch (or, transposed, the combine) all-to-all of `rank`'s layer.
   CommOp all_to_all(const MoeRank& rank, bool combine) const;
   /// The same collective under perfectly balanced routing (for the imbalance cost).

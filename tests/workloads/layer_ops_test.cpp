@@ -123,6 +123,14 @@ TEST_CASE("stored activations follow Korthikanti et al. 2022 (16-bit, GeLU, drop
     const DenseLayer l(layer_dims(gpt_1_7b(8, true, AttentionImpl::unfused), b));
     CHECK(l.stored_activation_bytes(Recompute::selective) == Approx(34 * sbh / 8));
   }
+  SECTION("selective recompute of the norms too: (34 - 4) sbh / t") {
+    // Megatron-Core's "layernorm" module drops both norm outputs: sbh / t elements each with SP, at
+    // 2 bytes, so 2 x 2 sbh / t bytes of Korthikanti's 34 sbh / t.
+    JobSpec j = gpt_1_7b(8, true, AttentionImpl::unfused);
+    j.recompute_modules.layernorm = true;
+    const DenseLayer l(layer_dims(j, b));
+    CHECK(l.stored_activation_bytes(Recompute::selective) == Approx(30 * sbh / 8));
+  }
   SECTION("full recompute keeps the layer input: 2 sbh") {
     const DenseLayer l(layer_dims(gpt_1_7b(8, false, AttentionImpl::unfused), b));
     CHECK(l.stored_activation_bytes(Recompute::full) == Approx(2 * sbh));

@@ -144,3 +144,59 @@ TEST_CASE("Megatron-Core expert groups span the TP ranks of a stage") {
   CHECK(e.ep_group(9) == std::vector<int>{1, 5, 9, 13});
   CHECK(e.expert_dp_group(9) == std::vector<int>{9});
 }
+
+TEST_CASE("selective recompute modules: what each drops from storage and adds to backward") {
+  // DeepSeek-V3, tp 2 with SP, one sequence of 4,096 tokens, 2-byte activations.
+  JobSpec j = job(2, 64);
+  const double E = 2, T = 4096, Tn = T / 2, h = 7168;
+  const auto layer_with = [&](RecomputeModules m) {
+    j.recompute_modules = m;
+    return MoeLayer(layer_dims(j, 1), moe_dims(j));
+  };
+  const LayerRouting r = balanced(64, 2048);
+  const MoeRank rank{&r, &r, 0, 2, 0};
+  const MoeLayer plain = layer_with({true, false, false, false});  // Megatron-Core's default
+  const double base = plain.stored_activation_bytes(Recompute::selective, rank);
+  CountingSink base_bwd;
+  plain.backward(base_bwd, {}, Recompute::selective, rank);
+
+  SECTION("layernorm: both norm outputs (Tn x h each) are recomputed") {
+    const MoeLayer l = layer_with({true, true, false, false});
+    CHECK(base - l.stored_activation_bytes(Recompute::selective, rank) == Approx(2 * E * Tn * h));
+    CountingSink bwd;
+    l.backward(bwd, {}, Recompute::selective, rank);
+    REQUIRE(bwd.find("ln1.recompute") != nullptr);
+    REQUIRE(bwd.find("ln2.recompute") != nullptr);
+    CHECK(bwd.find("ln2.recompute")->work.hbm_bytes == Approx(2 * E * Tn * h));  // read x, write y
+    CHECK(bwd.gemm_flops() == Approx(base_bwd.gemm_flops()));
+  }
+  SECTION("mla_up_proj: Q, K and V are recomputed by the two up projections") {
+    const MoeLayer l = layer_with({true, false, true, false});
+    // Per TP rank: 64 heads x (Q 192 + K 192 + V 128) = 32,768 elements per token.
+    CHECK(base - l.stored_activation_bytes(Recompute::selective, rank) ==
+          Approx(E * T * 64 * (192 + 192 + 128)));
+    CountingSink bwd;
+    l.backward(bwd, {}, Recompute::selective, rank);
+    // q_up 1536 -> 64 x 192 and kv_up 512 -> 64 x (128 + 128), 2 FLOPs per multiply-add.
+    const double again = 2 * T * (1536.0 * 64 * 192 + 512.0 * 64 * 256);
+    CHECK(bwd.gemm_flops() - base_bwd.gemm_flops() == Approx(again));
+  }
+  SECTION("moe_act: the activation output of every routed copy is recomputed") {
+    const MoeLayer l = layer_with({true, false, false, true});
+    // 16,384 copies (balanced) x 2,048 x 2 B.
+    CHECK(base - l.stored_activation_bytes(Recompute::selective, rank) == Approx(E * 16384 * 2048));
+    CountingSink bwd;
+    l.backward(bwd, {}, Recompute::selective, rank);
+    REQUIRE(bwd.find("experts_act.recompute") != nullptr);
+    CHECK(bwd.find("experts_act.recompute")->work.flops == Approx(8.0 * 16384 * 2048));
+  }
+  SECTION("modules apply only to selective recomputation") {
+    const MoeLayer l = layer_with({true, true, true, true});
+    CHECK(l.stored_activation_bytes(Recompute::none, rank) ==
+          Approx(plain.stored_activation_bytes(Recompute::none, rank)));
+    CountingSink bwd;
+    l.backward(bwd, {}, Recompute::none, rank);
+    CHECK(bwd.find("ln1.recompute") == nullptr);
+    CHECK(bwd.find("experts_act.recompute") == nullptr);
+  }
+}

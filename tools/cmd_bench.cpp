@@ -13,6 +13,7 @@
 #include "scenarios/suggest.hpp"
 #include "sim/error.hpp"
 #include "tools/bench.hpp"
+#include "tools/cli_common.hpp"
 #include "tools/commands.hpp"
 
 namespace stepsim::cli {
@@ -78,19 +79,7 @@ BenchOptions parse_options(Args args) {
   visible.add_options()("help,h", "print this help")("list", "list the cases and exit")(
       "format", po::value(&format)->value_name("table|json"), "output format (default table)");
   BenchOptions options;
-  po::options_description hidden;
-  hidden.add_options()("case", po::value(&options.cases));
-  po::options_description all;
-  all.add(visible).add(hidden);
-  po::positional_options_description positional;
-  positional.add("case", -1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(static_cast<int>(args.size()), args.data())
-                .options(all)
-                .positional(positional)
-                .run(),
-            vm);
-  po::notify(vm);
+  const po::variables_map vm = store_command_line(args, visible, "case", po::value(&options.cases), -1);
   options.format = out::parse_render_format(format);
   options.done = vm.count("help") > 0 || vm.count("list") > 0;
   if (vm.count("help")) std::cout << visible << "\ncases:\n";

@@ -6,6 +6,7 @@
 #include "output/catalog_view.hpp"
 #include "scenarios/catalog.hpp"
 #include "sim/error.hpp"
+#include "tools/cli_common.hpp"
 #include "tools/commands.hpp"
 
 namespace stepsim::cli {
@@ -20,27 +21,12 @@ int cmd_catalog(Args args) {
                                                  "table or json")(
       "catalog", po::value(&extra)->composing(),
       "extra catalog file overriding or extending the built-in one (repeatable)");
-  po::options_description hidden;
-  hidden.add_options()("what", po::value(&what));
-  po::positional_options_description pos;
-  pos.add("what", 1);
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::variables_map vm;
-  po::store(
-      po::command_line_parser(static_cast<int>(args.size()), args.data()).options(all).positional(pos).run(),
-      vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return 0;
-  }
+  if (!parse_command_line(args, opts, "what", what)) return 0;
   if (what != "all" && what != "gpus" && what != "models")
     throw UserError(SourceLocation{}, "catalog", "unknown list `" + what + "`; expected gpus or models",
                     what == "gpu" || what == "model" ? "did you mean `" + what + "s`?" : "");
   const auto fmt = out::parse_render_format(format);
-  const std::vector<std::filesystem::path> files(extra.begin(), extra.end());
-  const scen::Catalog catalog = scen::Catalog::load_builtin().with_files(files);
+  const scen::Catalog catalog = load_catalog(extra);
   if (fmt == out::RenderFormat::json && what == "all")
     throw UserError(SourceLocation{}, "--format", "json needs one list",
                     "run `stepsim catalog gpus --format json`");

@@ -6,6 +6,7 @@
 #include "scenarios/catalog.hpp"
 #include "scenarios/scenario.hpp"
 #include "sim/error.hpp"
+#include "tools/cli_common.hpp"
 #include "tools/commands.hpp"
 
 namespace stepsim::cli {
@@ -23,25 +24,10 @@ int cmd_check(Args args) {
                                                                   "extra catalog file (repeatable)")(
       "set", po::value(&load.set)->composing(),
       "override a scenario key, e.g. --set parallelism.tp=4 (repeatable)");
-  po::options_description hidden;
-  hidden.add_options()("scenario", po::value(&path));
-  po::positional_options_description pos;
-  pos.add("scenario", 1);
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::variables_map vm;
-  po::store(
-      po::command_line_parser(static_cast<int>(args.size()), args.data()).options(all).positional(pos).run(),
-      vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return 0;
-  }
+  if (!parse_command_line(args, opts, "scenario", path)) return 0;
   if (path.empty()) throw UserError("missing the scenario file (usage: stepsim check SCENARIO)");
   const auto fmt = out::parse_render_format(format);
-  const std::vector<std::filesystem::path> files(extra.begin(), extra.end());
-  const scen::Catalog catalog = scen::Catalog::load_builtin().with_files(files);
+  const scen::Catalog catalog = load_catalog(extra);
   const scen::Scenario s = scen::load_scenario(path, catalog, load);
   std::cout << out::render_check(s, fmt);
   return 0;

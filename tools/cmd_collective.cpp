@@ -13,6 +13,7 @@
 #include "scenarios/catalog.hpp"
 #include "scenarios/suggest.hpp"
 #include "sim/error.hpp"
+#include "tools/cli_common.hpp"
 #include "tools/commands.hpp"
 #include "topology/collective_sweep.hpp"
 #include "topology/nccl_reference.hpp"
@@ -46,8 +47,7 @@ struct Options {
 };
 
 topo::GpuSpec find_gpu(const std::string& id, const std::vector<std::string>& extra_catalogs) {
-  std::vector<std::filesystem::path> files(extra_catalogs.begin(), extra_catalogs.end());
-  const scen::Catalog catalog = scen::Catalog::load_builtin().with_files(files);
+  const scen::Catalog catalog = load_catalog(extra_catalogs);
   if (const topo::GpuSpec* g = catalog.find_gpu(id)) return *g;
   const auto names = catalog.gpu_names();
   const std::string hint = scen::did_you_mean(id, names);

@@ -10,6 +10,7 @@
 #include "scenarios/catalog.hpp"
 #include "scenarios/scenario.hpp"
 #include "sim/error.hpp"
+#include "tools/cli_common.hpp"
 #include "tools/commands.hpp"
 #include "workloads/simulate.hpp"
 
@@ -42,32 +43,14 @@ CompareArgs parse(Args args) {
                                                    "extra catalog file (repeatable)")(
       "set", po::value(&a.load.set)->composing(),
       "override a key in every scenario, e.g. --set parallelism.tp=4");
-  po::options_description all;
-  all.add(visible).add_options()("scenario", po::value(&a.scenarios)->composing());
-  po::positional_options_description pos;
-  pos.add("scenario", -1);
-  po::variables_map vm;
-  po::store(
-      po::command_line_parser(static_cast<int>(args.size()), args.data()).options(all).positional(pos).run(),
-      vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << visible << "\n";
-    a.help = true;
-  }
+  a.help = !parse_command_line(args, visible, "scenario", a.scenarios);
   return a;
-}
-
-work::RankMode parse_ranks(const std::string& s) {
-  if (s == "representative") return work::RankMode::representative;
-  if (s == "all") return work::RankMode::all;
-  throw UserError("--ranks: expected representative or all, got `" + s + "`");
 }
 
 /// Column names: the scenario's name, made unique with its position when two share one.
 std::vector<std::string> unique_names(const std::vector<scen::Scenario>& ss) {
   std::vector<std::string> names;
-  for (const auto& s : ss) names.push_back(s.meta.name.empty() ? s.display_name : s.meta.name);
+  for (const auto& s : ss) names.push_back(scenario_label(s));
   for (std::size_t i = 0; i < names.size(); ++i)
     if (std::count(names.begin(), names.end(), names[i]) > 1) names[i] += " (" + std::to_string(i + 1) + ")";
   return names;
@@ -81,12 +64,11 @@ int cmd_compare(Args args) {
   if (a.scenarios.size() < 2)
     throw UserError("compare needs at least two scenario files (usage: stepsim compare A.toml B.toml [...])");
   const out::RenderFormat format = out::parse_render_format(a.format);
-  const std::vector<std::filesystem::path> files(a.catalogs.begin(), a.catalogs.end());
-  const scen::Catalog catalog = scen::Catalog::load_builtin().with_files(files);
+  const scen::Catalog catalog = load_catalog(a.catalogs);
   std::vector<scen::Scenario> scenarios;
   for (const auto& f : a.scenarios) scenarios.push_back(scen::load_scenario(f, catalog, a.load));
   work::SimulateOptions options;
-  options.ranks = parse_ranks(a.ranks);
+  options.ranks = parse_rank_mode(a.ranks);
   std::vector<work::Simulation> sims;
   for (const auto& s : scenarios) sims.push_back(work::simulate(s.job, options));
   const auto names = unique_names(scenarios);

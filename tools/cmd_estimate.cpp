@@ -9,6 +9,7 @@
 #include "scenarios/catalog.hpp"
 #include "scenarios/scenario.hpp"
 #include "sim/error.hpp"
+#include "tools/cli_common.hpp"
 #include "tools/commands.hpp"
 #include "workloads/estimate.hpp"
 
@@ -25,7 +26,6 @@ struct EstimateArgs {
   std::optional<double> target;
   std::vector<std::string> catalogs;
   scen::LoadOptions load;
-  bool help = false;
 };
 
 po::options_description visible_options(EstimateArgs& a) {
@@ -44,25 +44,6 @@ po::options_description visible_options(EstimateArgs& a) {
   return o;
 }
 
-EstimateArgs parse(Args args) {
-  EstimateArgs a;
-  const po::options_description visible = visible_options(a);
-  po::options_description all;
-  all.add(visible).add_options()("scenario", po::value(&a.scenario));
-  po::positional_options_description pos;
-  pos.add("scenario", 1);
-  po::variables_map vm;
-  po::store(
-      po::command_line_parser(static_cast<int>(args.size()), args.data()).options(all).positional(pos).run(),
-      vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << visible << "\n";
-    a.help = true;
-  }
-  return a;
-}
-
 work::EstimateFormulas parse_formulas(const std::string& text) {
   if (text == "stepsim") return work::EstimateFormulas::stepsim;
   if (text == "notebook") return work::EstimateFormulas::notebook;
@@ -72,12 +53,11 @@ work::EstimateFormulas parse_formulas(const std::string& text) {
 }  // namespace
 
 int cmd_estimate(Args args) {
-  const EstimateArgs a = parse(args);
-  if (a.help) return 0;
+  EstimateArgs a;
+  if (!parse_command_line(args, visible_options(a), "scenario", a.scenario)) return 0;
   if (a.scenario.empty()) throw UserError("missing the scenario file (usage: stepsim estimate SCENARIO)");
   const out::RenderFormat format = out::parse_render_format(a.format);
-  const std::vector<std::filesystem::path> files(a.catalogs.begin(), a.catalogs.end());
-  const scen::Catalog catalog = scen::Catalog::load_builtin().with_files(files);
+  const scen::Catalog catalog = load_catalog(a.catalogs);
   scen::Scenario s = scen::load_scenario(a.scenario, catalog, a.load);
   if (!a.formulas.empty()) s.job.estimate.formulas = parse_formulas(a.formulas);
   if (a.target) {
@@ -85,8 +65,7 @@ int cmd_estimate(Args args) {
     s.job.estimate.target_tokens_per_s = a.target;
   }
   const work::Estimate e = work::estimate(s.job);
-  const out::EstimateLabels labels{s.meta.name.empty() ? s.display_name : s.meta.name, s.job.cluster.gpu.id,
-                                   s.job.model.id};
+  const out::EstimateLabels labels{scenario_label(s), s.job.cluster.gpu.id, s.job.model.id};
   std::cout << (format == out::RenderFormat::json ? out::estimate_json_text(e, labels)
                                                   : out::estimate_table(e, labels));
   return 0;

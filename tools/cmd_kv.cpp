@@ -9,6 +9,7 @@
 #include "scenarios/scenario.hpp"
 #include "scenarios/suggest.hpp"
 #include "sim/error.hpp"
+#include "tools/cli_common.hpp"
 #include "tools/commands.hpp"
 #include "workloads/kv.hpp"
 #include "workloads/params.hpp"
@@ -24,7 +25,6 @@ struct KvArgs {
   std::optional<int> layers, kv_heads, head_dim, context, batch, gpus;
   std::optional<double> params, overhead, target;
   std::vector<std::string> catalogs;
-  bool help = false;
 };
 
 template <typename T>
@@ -52,25 +52,6 @@ po::options_description visible_options(KvArgs& a) {
       "format", po::value(&a.format)->default_value("table"), "table or json")(
       "catalog", po::value(&a.catalogs)->composing(), "extra catalog file (repeatable)");
   return o;
-}
-
-KvArgs parse(Args args) {
-  KvArgs a;
-  const po::options_description visible = visible_options(a);
-  po::options_description all;
-  all.add(visible).add_options()("scenario", po::value(&a.scenario));
-  po::positional_options_description pos;
-  pos.add("scenario", 1);
-  po::variables_map vm;
-  po::store(
-      po::command_line_parser(static_cast<int>(args.size()), args.data()).options(all).positional(pos).run(),
-      vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << visible << "\n";
-    a.help = true;
-  }
-  return a;
 }
 
 double element_bytes(const std::string& p) {
@@ -146,11 +127,10 @@ KvInput resolve(const KvArgs& a, const scen::Catalog& catalog) {
 }  // namespace
 
 int cmd_kv(Args args) {
-  const KvArgs a = parse(args);
-  if (a.help) return 0;
+  KvArgs a;
+  if (!parse_command_line(args, visible_options(a), "scenario", a.scenario)) return 0;
   const out::RenderFormat format = out::parse_render_format(a.format);
-  const std::vector<std::filesystem::path> files(a.catalogs.begin(), a.catalogs.end());
-  const scen::Catalog catalog = scen::Catalog::load_builtin().with_files(files);
+  const scen::Catalog catalog = load_catalog(a.catalogs);
   const KvInput in = resolve(a, catalog);
   const work::KvReport r = work::size_kv(in.model, in.query);
   const out::KvLabels labels{in.model.id, in.query.gpu ? in.query.gpu->id : std::string()};

@@ -4,6 +4,7 @@
 
 #include "output/sweep_merge.hpp"
 #include "sim/error.hpp"
+#include "tools/cli_common.hpp"
 #include "tools/commands.hpp"
 
 namespace stepsim::cli {
@@ -18,19 +19,7 @@ int cmd_merge(Args args) {
       "one\n"
       "sweep and hold every point exactly once. The result is byte-identical to an unsharded run's");
   visible.add_options()("help,h", "show this help")("csv", po::value(&csv), "also write the rows as CSV");
-  po::options_description all;
-  all.add(visible).add_options()("file", po::value(&files)->composing());
-  po::positional_options_description pos;
-  pos.add("file", -1);
-  po::variables_map vm;
-  po::store(
-      po::command_line_parser(static_cast<int>(args.size()), args.data()).options(all).positional(pos).run(),
-      vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << visible << "\n";
-    return 0;
-  }
+  if (!parse_command_line(args, visible, "file", files)) return 0;
   if (files.size() < 2)
     throw UserError("usage: stepsim merge OUT.h5 SHARD.h5... (the output, then at least one shard)");
   const std::vector<std::filesystem::path> shards(files.begin() + 1, files.end());

@@ -10,6 +10,7 @@
 #include "scenarios/catalog.hpp"
 #include "scenarios/scenario.hpp"
 #include "sim/error.hpp"
+#include "tools/cli_common.hpp"
 #include "tools/commands.hpp"
 #include "workloads/simulate.hpp"
 
@@ -47,26 +48,8 @@ RunArgs parse(Args args) {
       "in the trace, all in HDF5)")("hdf5", po::value(&a.outputs.hdf5_path),
                                     "write the summary, per-op timings, link utilisation and memory to HDF5")(
       "report", po::value(&a.outputs.report_path), "write a self-contained HTML report");
-  po::options_description all;
-  all.add(visible).add_options()("scenario", po::value(&a.scenario));
-  po::positional_options_description pos;
-  pos.add("scenario", 1);
-  po::variables_map vm;
-  po::store(
-      po::command_line_parser(static_cast<int>(args.size()), args.data()).options(all).positional(pos).run(),
-      vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << visible << "\n";
-    a.help = true;
-  }
+  a.help = !parse_command_line(args, visible, "scenario", a.scenario);
   return a;
-}
-
-work::RankMode parse_ranks(const std::string& s) {
-  if (s == "representative") return work::RankMode::representative;
-  if (s == "all") return work::RankMode::all;
-  throw UserError("--ranks: expected representative or all, got `" + s + "`");
 }
 
 }  // namespace
@@ -76,15 +59,13 @@ int cmd_run(Args args) {
   if (a.help) return 0;
   if (a.scenario.empty()) throw UserError("missing the scenario file (usage: stepsim run SCENARIO)");
   const out::RenderFormat format = out::parse_render_format(a.format);
-  const std::vector<std::filesystem::path> files(a.catalogs.begin(), a.catalogs.end());
-  const scen::Catalog catalog = scen::Catalog::load_builtin().with_files(files);
+  const scen::Catalog catalog = load_catalog(a.catalogs);
   const scen::Scenario s = scen::load_scenario(a.scenario, catalog, a.load);
   work::SimulateOptions options;
-  options.ranks = parse_ranks(a.ranks);
+  options.ranks = parse_rank_mode(a.ranks);
   options.links = out::link_accounting_for(a.outputs);
   const work::Simulation sim = work::simulate(s.job, options);
-  const out::RunLabels labels{s.meta.name.empty() ? s.display_name : s.meta.name, s.job.cluster.gpu.id,
-                              s.job.model.id};
+  const out::RunLabels labels{scenario_label(s), s.job.cluster.gpu.id, s.job.model.id};
   std::cout << (format == out::RenderFormat::json ? out::run_json_text(s.job, sim, labels)
                                                   : out::run_table(s.job, sim, labels));
   for (const auto& line : out::write_run_outputs(a.outputs, s, a.load, sim, labels, catalog, STEPSIM_VERSION))

@@ -9,6 +9,7 @@
 #include "output/search_view.hpp"
 #include "scenarios/catalog.hpp"
 #include "sim/error.hpp"
+#include "tools/cli_common.hpp"
 #include "tools/commands.hpp"
 
 namespace stepsim::cli {
@@ -85,19 +86,7 @@ SearchArgs parse(Args args) {
       "format", po::value(&format)->default_value("table"), "table or json")(
       "catalog", po::value(&catalogs)->composing(), "extra catalog file (repeatable)")(
       "set", po::value(&o.set)->composing(), "override a scenario key, e.g. --set workload.global_batch=512");
-  po::options_description all;
-  all.add(visible).add_options()("scenario", po::value(&scenario));
-  po::positional_options_description pos;
-  pos.add("scenario", 1);
-  po::variables_map vm;
-  po::store(
-      po::command_line_parser(static_cast<int>(args.size()), args.data()).options(all).positional(pos).run(),
-      vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << visible << "\n";
-    help = true;
-  }
+  help = !parse_command_line(args, visible, "scenario", scenario);
   return a;
 }
 
@@ -117,8 +106,7 @@ int cmd_search(Args args) {
   o.space.recomputes = recompute_list(recompute);
   if (o.jobs == 0) o.jobs = std::max(1u, std::thread::hardware_concurrency());
   const out::RenderFormat f = out::parse_render_format(format);
-  const std::vector<std::filesystem::path> files(catalogs.begin(), catalogs.end());
-  const scen::Catalog catalog = scen::Catalog::load_builtin().with_files(files);
+  const scen::Catalog catalog = load_catalog(catalogs);
   const out::SearchResult r = out::search_layouts(scenario, catalog, o);
   std::cout << (f == out::RenderFormat::json ? out::search_json(r, top) : out::search_table(r, top));
   return 0;

@@ -13,6 +13,7 @@
 #include "output/slurm_script.hpp"
 #include "scenarios/sweep.hpp"
 #include "sim/error.hpp"
+#include "tools/cli_common.hpp"
 #include "tools/commands.hpp"
 
 extern char** environ;
@@ -83,19 +84,7 @@ SlurmArgs parse(Args args) {
       "extra #SBATCH option, e.g. --sbatch-arg=--account=x")("csv", po::bool_switch(&o.csv),
                                                              "the merge also writes DIR/results.csv")(
       "sbatch", po::value(&a.sbatch)->default_value("sbatch"), "the sbatch command");
-  po::options_description all;
-  all.add(visible).add_options()("sweep", po::value(&a.sweep));
-  po::positional_options_description pos;
-  pos.add("sweep", 1);
-  po::variables_map vm;
-  po::store(
-      po::command_line_parser(static_cast<int>(args.size()), args.data()).options(all).positional(pos).run(),
-      vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << visible << "\n";
-    a.help = true;
-  }
+  a.help = !parse_command_line(args, visible, "sweep", a.sweep);
   return a;
 }
 

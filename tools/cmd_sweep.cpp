@@ -10,6 +10,7 @@
 #include "scenarios/catalog.hpp"
 #include "scenarios/sweep.hpp"
 #include "sim/error.hpp"
+#include "tools/cli_common.hpp"
 #include "tools/commands.hpp"
 
 namespace stepsim::cli {
@@ -41,19 +42,7 @@ SweepArgs parse(Args args) {
                                                             po::value(&a.progress)->default_value("auto"),
                                                             "bar, lines, none, or auto (bar on a terminal)")(
       "catalog", po::value(&a.catalogs)->composing(), "extra catalog file (repeatable)");
-  po::options_description all;
-  all.add(visible).add_options()("sweep", po::value(&a.sweep));
-  po::positional_options_description pos;
-  pos.add("sweep", 1);
-  po::variables_map vm;
-  po::store(
-      po::command_line_parser(static_cast<int>(args.size()), args.data()).options(all).positional(pos).run(),
-      vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << visible << "\n";
-    a.help = true;
-  }
+  a.help = !parse_command_line(args, visible, "sweep", a.sweep);
   return a;
 }
 
@@ -105,8 +94,7 @@ int cmd_sweep(Args args) {
   o.version = STEPSIM_VERSION;
   o.progress = progress_style(a.progress);
   const scen::Sweep sweep = scen::load_sweep(a.sweep);
-  const std::vector<std::filesystem::path> files(a.catalogs.begin(), a.catalogs.end());
-  const scen::Catalog catalog = scen::Catalog::load_builtin().with_files(files);
+  const scen::Catalog catalog = load_catalog(a.catalogs);
   const out::SweepRunSummary s = out::run_sweep(sweep, catalog, o, std::cerr);
   print_summary(sweep, o, s);
   return 0;

@@ -89,6 +89,7 @@ json gpu_json(const topo::GpuSpec& g) {
               {"price_note", g.price_note},
               {"comm_sm_fraction", g.comm_sm_fraction},
               {"kernel_launch_s", g.kernel_launch_s},
+              {"graph_launch_s", g.graph_launch_s},
               {"efficiency", efficiency_json(g.eff)}};
 }
 
@@ -176,6 +177,7 @@ json job_json(const work::JobSpec& job) {
         {"micro_batch", w.micro_batch},
         {"batch", w.batch},
         {"context_len", w.context_len},
+        {"cuda_graphs", w.cuda_graphs},
         {"recompute", work::name(job.recompute)},
         {"recompute_modules", recompute_modules_json(job)}}},
       {"parallel", parallel_json(job.parallel)},

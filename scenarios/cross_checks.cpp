@@ -300,9 +300,20 @@ void check_custom_fabric(const Scenario& s) {
            "every GPU needs at least one [[fabric.link]]");
 }
 
+/// CUDA graphs replace each kernel's launch overhead with the (smaller) graph replay overhead.
+void resolve_launch_overhead(Scenario& s) {
+  if (!s.job.workload.cuda_graphs) return;
+  topo::GpuSpec& g = s.job.cluster.gpu;
+  if (!(g.graph_launch_s > 0.0))
+    fail(s, "workload.cuda_graphs", "GPU `" + g.id + "` has no graph_launch_us in its catalog entry",
+         "set [hardware.gpu] graph_launch_us (microseconds per kernel replayed from a CUDA graph)");
+  g.kernel_launch_s = g.graph_launch_s;
+}
+
 }  // namespace
 
 void resolve_and_check(Scenario& s) {
+  resolve_launch_overhead(s);
   resolve_precision(s);
   resolve_nvlink_domain(s);
   resolve_schedule(s);

@@ -57,6 +57,8 @@ constexpr KeyHome kHomes[] = {
     {"price_per_hour", "hardware.gpu"},
     {"comm_sm_fraction", "hardware.gpu"},
     {"kernel_launch_us", "hardware.gpu"},
+    {"graph_launch_us", "hardware.gpu"},
+    {"cuda_graphs", "workload"},
     {"kind", "workload"},
     {"tiers", "fabric"},
     {"oversubscription", "fabric"},

@@ -112,6 +112,7 @@ void read_workload_section(TableReader r, Scenario& s) {
   if (r.read("recompute_modules", modules)) s.job.recompute_modules = read_recompute_modules(r, modules);
   r.read("attention_impl", w.attention_impl, choices::kAttentionImpl);
   r.read("grad_accumulation", w.grad_accumulation, choices::kGradAccumulation);
+  r.read("cuda_graphs", w.cuda_graphs);
   r.finish();
 }
 

@@ -117,6 +117,7 @@ void read_gpu_fields(TableReader& r, topo::GpuSpec& g) {
          RealRange{0.0, 0.9, false, "share of SMs used by communication"});
   double launch_us = 0.0;
   if (r.read("kernel_launch_us", launch_us, kNonNegative)) g.kernel_launch_s = launch_us * 1e-6;
+  if (r.read("graph_launch_us", launch_us, kNonNegative)) g.graph_launch_s = launch_us * 1e-6;
   double nvls_us = 0.0;
   if (r.read("nvls_latency_us", nvls_us, kNonNegative)) g.nvls_latency_s = nvls_us * 1e-6;
   if (auto eff = r.table("efficiency")) read_efficiency(*eff, g.eff);

@@ -138,7 +138,9 @@ std::string SweepScenarios::cluster_key(std::span<const SweepValue* const> value
   std::string key;
   for (std::size_t k = 0; k < values.size(); ++k) {
     const std::string& name = impl_->sweep.keys[k].key;
-    if (prefix_of("hardware", name) || prefix_of("fabric", name) || prefix_of("catalog", name))
+    // cuda_graphs sets the GPU's per-kernel overhead, which the topology's transfers read.
+    if (prefix_of("hardware", name) || prefix_of("fabric", name) || prefix_of("catalog", name) ||
+        name == "workload.cuda_graphs")
       key += name + "=" + values[k]->toml_text() + "\n";
   }
   return key;

@@ -26,14 +26,18 @@ struct KernelWork {
 };
 
 struct KernelTime {
-  Time duration{};            ///< including launch overhead
+  Time duration{};                     ///< including launch overhead
   Resource bound = Resource::compute;  ///< compute or hbm, whichever term is larger
 };
 
 /// Smallest GEMM dimension at and above which a GEMM runs at the large-GEMM efficiency, and at and
 /// below which it runs at the small-GEMM efficiency; in between, efficiency is interpolated in log2.
-inline constexpr double kLargeGemmDim = 2048.0;
-inline constexpr double kSmallGemmDim = 128.0;
+/// From the H200 micro-benchmark (tools/calibration/hopper_op_classes.py, docs/model.md): bf16
+/// [m x 8192] x [8192 x 8192] reaches, of the 8192^3 rate, 0.60-0.64 at m = 256, 0.71-0.76 at 512,
+/// 0.84-0.87 at 1024, 0.92-0.94 at 2048 and 0.94-0.95 at 3072-4096; log2 interpolation between 256
+/// and 4096 follows those points within 0.03.
+inline constexpr double kLargeGemmDim = 4096.0;
+inline constexpr double kSmallGemmDim = 256.0;
 
 /// Achieved fraction of peak for a GEMM whose smallest dimension is `min_dim`.
 double gemm_efficiency(const GpuSpec& gpu, double min_dim);

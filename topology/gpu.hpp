@@ -50,23 +50,24 @@ struct Efficiency {
 };
 
 struct GpuSpec {
-  std::string id;    ///< catalog key, e.g. "h100-sxm"
-  std::string name;  ///< display name, e.g. "NVIDIA H100 SXM5 80GB"
+  std::string id;                 ///< catalog key, e.g. "h100-sxm"
+  std::string name;               ///< display name, e.g. "NVIDIA H100 SXM5 80GB"
   double bf16_flops_per_s = 0.0;  ///< dense BF16/FP16 tensor FLOP/s (no sparsity)
   double fp8_flops_per_s = 0.0;   ///< dense FP8; 0 = unsupported
   double fp4_flops_per_s = 0.0;   ///< dense FP4; 0 = unsupported
   double fp32_flops_per_s = 0.0;  ///< non-tensor FP32; 0 = unknown
   double hbm_capacity_bytes = 0.0;
   double hbm_bw_Bps = 0.0;
-  double nvlink_bw_Bps = 0.0;  ///< scale-up bandwidth per GPU per direction; 0 = no NVLink
-  int nvlink_domain = 1;       ///< GPUs in one scale-up domain (8 for HGX, 72 for NVL72, 1 = none)
-  double pcie_bw_Bps = 0.0;    ///< host link per direction
-  double nic_bw_Bps = 0.0;     ///< default scale-out bandwidth per GPU per direction
-  double price_per_hour = 0.0; ///< USD per GPU-hour, representative (see price_note)
-  std::string price_note;      ///< where the price comes from ("article, mid-2026 on-demand")
+  double nvlink_bw_Bps = 0.0;   ///< scale-up bandwidth per GPU per direction; 0 = no NVLink
+  int nvlink_domain = 1;        ///< GPUs in one scale-up domain (8 for HGX, 72 for NVL72, 1 = none)
+  double pcie_bw_Bps = 0.0;     ///< host link per direction
+  double nic_bw_Bps = 0.0;      ///< default scale-out bandwidth per GPU per direction
+  double price_per_hour = 0.0;  ///< USD per GPU-hour, representative (see price_note)
+  std::string price_note;       ///< where the price comes from ("article, mid-2026 on-demand")
   Efficiency eff;
   double comm_sm_fraction = 0.0;  ///< share of compute lost while communication kernels run
   double kernel_launch_s = 0.0;   ///< fixed overhead added to every kernel
+  double graph_launch_s = 0.0;    ///< the same for a kernel replayed from a CUDA graph (0: unknown)
   /// Fixed cost of one NVLS collective (multicast setup and switch synchronisation), seconds.
   double nvls_latency_s = 0.0;
 

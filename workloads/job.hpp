@@ -45,6 +45,9 @@ struct WorkloadSpec {
   /// Megatron-LM before its 2022 gradient-accumulation fusion added each micro-batch's weight
   /// gradients to the main-gradient buffer in a separate kernel (a DDP hook).
   GradAccumulation grad_accumulation = GradAccumulation::fused;
+  /// Kernels are replayed from CUDA graphs (torch.compile "reduce-overhead", TensorRT-LLM, vLLM
+  /// decode): each pays the GPU's graph_launch overhead instead of kernel_launch.
+  bool cuda_graphs = false;
 };
 
 struct ParallelSpec {

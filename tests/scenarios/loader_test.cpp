@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "scenarios/scenario.hpp"
+#include "workloads/simulate.hpp"
 #include "sim/error.hpp"
 #include "tests/support/temp_files.hpp"
 
@@ -244,4 +245,31 @@ TEST_CASE("a scenario's catalog key loads files relative to the scenario") {
   CHECK(s.job.cluster.gpu.price_per_hour == 1.25);
   CHECK(s.source_text.find("catalog = [\"cat.toml\"]") == 0);
   CHECK(s.path == p);
+}
+
+TEST_CASE("cuda_graphs: every kernel pays the graph replay overhead instead of the launch overhead") {
+  const std::string decode = R"(
+[model]
+preset = "llama-2-7b"
+[hardware]
+gpu = "a100-sxm-80gb"
+nodes = 1
+gpus_per_node = 1
+[workload]
+kind = "decode"
+batch = 1
+context = 100
+)";
+  const auto eager = load_scenario_string(decode, "eager.toml", builtin());
+  const auto graphs = load_scenario_string(decode + "cuda_graphs = true\n", "graphs.toml", builtin());
+  const auto& gpu = eager.job.cluster.gpu;
+  REQUIRE(gpu.graph_launch_s > 0.0);
+  CHECK(graphs.job.cluster.gpu.kernel_launch_s == gpu.graph_launch_s);
+  // One GPU, no communication: the kernels run one after another, so the step shrinks by the number
+  // of kernels times the difference of the two overheads.
+  const auto a = work::simulate(eager.job);
+  const auto b = work::simulate(graphs.job);
+  const double kernels = static_cast<double>(a.plan.graph.op_count());
+  CHECK(a.metrics.step_time_s - b.metrics.step_time_s ==
+        Approx(kernels * (gpu.kernel_launch_s - gpu.graph_launch_s)).epsilon(1e-6));
 }

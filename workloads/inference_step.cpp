@@ -179,14 +179,9 @@ StepPlan InferenceStepBuilder::build() {
   for (int r = 0; r < static_cast<int>(a_.ranks().size()); ++r)
     plan.static_memory.push_back(static_memory(r));
   plan.kv = kv_capacity(plan.static_memory);
-  plan.info = std::move(a_.info());
-  plan.ranks = std::move(a_.ranks());
-  const auto& par = job_.parallel;
   const double per_sequence = job_.workload.kind == WorkloadKind::decode ? 1.0 : job_.workload.seq_len;
-  plan.tokens_per_step = double(par.dp) * job_.workload.batch * per_sequence;
-  for (const auto& [op, b] : a_.balanced()) plan.balanced.push_back(b);
-  plan.hardware_flops_per_step = job_hardware_flops(plan, a_.mode(), job_.parallel);
-  plan.routing = layers_.routing_summary();
+  plan.tokens_per_step = double(job_.parallel.dp) * job_.workload.batch * per_sequence;
+  finish_plan(plan, a_, layers_);
   return plan;
 }
 

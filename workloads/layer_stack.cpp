@@ -92,4 +92,12 @@ double job_hardware_flops(const StepPlan& plan, RankMode mode, const ParallelSpe
   return flops;
 }
 
+void finish_plan(StepPlan& plan, StepAssembler& assembler, const LayerStack& layers) {
+  plan.info = std::move(assembler.info());
+  plan.ranks = std::move(assembler.ranks());
+  for (const auto& [op, b] : assembler.balanced()) plan.balanced.push_back(b);
+  plan.hardware_flops_per_step = job_hardware_flops(plan, assembler.mode(), assembler.job().parallel);
+  plan.routing = layers.routing_summary();
+}
+
 }  // namespace stepsim::work

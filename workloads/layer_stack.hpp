@@ -55,4 +55,8 @@ class LayerStack {
 /// load, which is what the ranks they stand for do on average.
 double job_hardware_flops(const StepPlan& plan, RankMode mode, const ParallelSpec& parallel);
 
+/// What every step builder does last: moves the assembler's op info and simulated ranks into
+/// `plan`, then fills the balanced-routing costs, the executed FLOPs and the routing summary.
+void finish_plan(StepPlan& plan, StepAssembler& assembler, const LayerStack& layers);
+
 }  // namespace stepsim::work

@@ -457,14 +457,10 @@ StepPlan TrainStepBuilder::build() {
   for (int r = 0; r < static_cast<int>(a_.ranks().size()); ++r) build_rank(r);
   connect_pipeline();
   StepPlan plan{std::move(a_.graph()).build(), {}, {}, {}, {}, a_.layout().world(), m_, 0.0, 0.0, {}, {}, {}};
-  plan.info = std::move(a_.info());
-  plan.ranks = std::move(a_.ranks());
   plan.memory_events = std::move(memory_);
-  for (std::size_t r = 0; r < plan.ranks.size(); ++r) plan.static_memory.push_back(static_memory(r));
+  for (std::size_t r = 0; r < a_.ranks().size(); ++r) plan.static_memory.push_back(static_memory(r));
   plan.tokens_per_step = double(job_.workload.global_batch) * job_.workload.seq_len;
-  for (const auto& [op, b] : a_.balanced()) plan.balanced.push_back(b);
-  plan.hardware_flops_per_step = job_hardware_flops(plan, a_.mode(), job_.parallel);
-  plan.routing = layers_.routing_summary();
+  finish_plan(plan, a_, layers_);
   return plan;
 }
 

@@ -86,6 +86,7 @@ void read_efficiency(TableReader& r, topo::Efficiency& eff) {
   r.read("attention", c[static_cast<std::size_t>(OpClass::attention)], kFraction);
   r.read("elementwise", c[static_cast<std::size_t>(OpClass::elementwise)], kFraction);
   r.read("hbm", eff.hbm, kFraction);
+  r.read("gemm_hbm", eff.gemm_hbm, kFraction);
   r.read("nvlink", eff.nvlink, kFraction);
   r.read("nic", eff.nic, kFraction);
   r.read("nvls", eff.nvls, RealRange{0.0, 1.0, false, "a fraction of NVLink line rate; 0 = no NVLS"});

@@ -3,7 +3,8 @@
 //
 //   t = max(flops / (peak(precision) x eff_compute(class)), bytes / (hbm_bw x eff_hbm)) + launch
 //
-// where element-wise kernels use the GPU's vector (FP32) peak rather than its tensor-core peak.
+// where element-wise kernels use the GPU's vector (FP32) peak rather than its tensor-core peak, and
+// GEMMs use the GPU's `gemm_hbm` bandwidth efficiency (weight streaming) where the catalog sets one.
 // Efficiencies come from the GPU catalog, one set per GPU, never per case. A GEMM's class is not a
 // binary choice: its efficiency blends from the catalog's small-GEMM figure to its large-GEMM figure
 // as the GEMM's smallest dimension grows (see gemm_efficiency), because tile quantisation and wave
@@ -32,7 +33,7 @@ struct KernelTime {
 
 /// Smallest GEMM dimension at and above which a GEMM runs at the large-GEMM efficiency, and at and
 /// below which it runs at the small-GEMM efficiency; in between, efficiency is interpolated in log2.
-/// From the H200 micro-benchmark (tools/calibration/hopper_op_classes.py, docs/model.md): bf16
+/// From the H200 micro-benchmark (tools/calibration/hopper_op_classes.py, docs/simulation.md): bf16
 /// [m x 8192] x [8192 x 8192] reaches, of the 8192^3 rate, 0.60-0.64 at m = 256, 0.71-0.76 at 512,
 /// 0.84-0.87 at 1024, 0.92-0.94 at 2048 and 0.94-0.95 at 3072-4096; log2 interpolation between 256
 /// and 4096 follows those points within 0.03.

@@ -37,7 +37,10 @@ inline constexpr std::size_t kOpClassCount = static_cast<std::size_t>(OpClass::c
 /// reasoning or micro-benchmark behind each figure.
 struct Efficiency {
   std::array<double, kOpClassCount> compute{0.75, 0.6, 0.6, 0.5};  ///< of dense peak, by OpClass
-  double hbm = 0.85;     ///< of HBM bandwidth, for streaming kernels
+  double hbm = 0.85;  ///< of HBM bandwidth, for streaming kernels
+  /// Of HBM bandwidth, for a GEMM bound by reading its operands (weight streaming in decode and
+  /// small batches); 0 = as `hbm`.
+  double gemm_hbm = 0.0;
   double nvlink = 0.82;  ///< protocol efficiency on scale-up links (NCCL ring: ~370 of 450 GB/s)
   double nic = 0.85;     ///< protocol efficiency on scale-out links
   /// NVLink SHARP (NVLS) all-reduce: achieved fraction of NVLink line rate for the in-switch

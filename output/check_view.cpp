@@ -50,17 +50,27 @@ std::string cluster_line(const topo::ClusterSpec& c) {
          kind + " " + std::to_string(c.fabric.tiers) + "-tier fabric";
 }
 
+/// " (layernorm, mla_up_proj)": what selective recomputation covers.
+std::string selective_modules(const work::JobSpec& j) {
+  if (j.recompute != work::Recompute::selective) return "";
+  std::string out;
+  for (std::string_view n : work::names(j.recompute_modules))
+    out += (out.empty() ? "" : ", ") + std::string(n);
+  return " (" + out + ")";
+}
+
 std::string workload_line(const work::JobSpec& j) {
   const work::WorkloadSpec& w = j.workload;
   std::string out(work::name(w.kind));
   if (w.kind == work::WorkloadKind::train)
     out += ", seq " + std::to_string(w.seq_len) + ", global batch " + std::to_string(w.global_batch) +
            ", micro-batch " + std::to_string(w.micro_batch) + ", recompute " +
-           std::string(work::name(j.recompute));
+           std::string(work::name(j.recompute)) + selective_modules(j);
   else if (w.kind == work::WorkloadKind::prefill)
     out += ", seq " + std::to_string(w.seq_len) + ", batch " + std::to_string(w.batch);
   else
     out += ", context " + std::to_string(w.context_len) + ", batch " + std::to_string(w.batch);
+  if (w.cuda_graphs) out += ", CUDA graphs";
   return out;
 }
 

@@ -151,19 +151,6 @@ json cluster_json(const topo::ClusterSpec& c) {
               {"fabric", fabric}};
 }
 
-namespace {
-/// The modules selective recomputation regenerates (empty unless recompute is selective).
-json recompute_modules_json(const work::JobSpec& job) {
-  json list = json::array();
-  if (job.recompute != work::Recompute::selective) return list;
-  const auto& m = job.recompute_modules;
-  for (const auto& [on, name] : {std::pair{m.core_attn, "core_attn"}, std::pair{m.layernorm, "layernorm"},
-                                 std::pair{m.mla_up_proj, "mla_up_proj"}, std::pair{m.moe_act, "moe_act"}})
-    if (on) list.push_back(name);
-  return list;
-}
-}  // namespace
-
 json job_json(const work::JobSpec& job) {
   const auto& w = job.workload;
   const auto& p = job.precision;
@@ -179,7 +166,9 @@ json job_json(const work::JobSpec& job) {
         {"context_len", w.context_len},
         {"cuda_graphs", w.cuda_graphs},
         {"recompute", work::name(job.recompute)},
-        {"recompute_modules", recompute_modules_json(job)}}},
+        {"recompute_modules", job.recompute == work::Recompute::selective
+                                  ? work::names(job.recompute_modules)
+                                  : std::vector<std::string_view>{}}}},
       {"parallel", parallel_json(job.parallel)},
       {"precision",
        {{"compute", topo::name(p.compute)},

@@ -20,6 +20,15 @@ std::string_view name(WorkloadKind k) {
   return "unknown";
 }
 
+std::vector<std::string_view> names(const RecomputeModules& m) {
+  std::vector<std::string_view> out;
+  if (m.core_attn) out.emplace_back("core_attn");
+  if (m.layernorm) out.emplace_back("layernorm");
+  if (m.mla_up_proj) out.emplace_back("mla_up_proj");
+  if (m.moe_act) out.emplace_back("moe_act");
+  return out;
+}
+
 std::string_view name(Recompute r) {
   switch (r) {
     case Recompute::none: return "none";

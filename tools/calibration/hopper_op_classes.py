@@ -7,7 +7,7 @@ after warm-ups, on random data:
   large_gemm   bf16 matrix products of training shapes (smallest dimension >= 4096)
   small_gemm   skinny products (smallest dimension 256-2048) and MoE expert shapes (grouped as bmm)
   attention    FlashAttention (torch SDPA, causal) forward and forward+backward, head dim 128
-  hbm          device-to-device copy, an RMSNorm-like and a SwiGLU element-wise pass, decode GEMV
+  hbm          device-to-device copy, RMSNorm and SwiGLU (eager and torch.compile-fused), fused AdamW, decode GEMV
   launch       back-to-back tiny kernels: per-kernel time launched from Python (eager) and replayed
                from a CUDA graph
 
@@ -119,6 +119,30 @@ def hbm_cases(peak):
     return out
 
 
+def fused_cases(peak):
+    """Element-wise passes as training frameworks run them: fused by torch.compile (Triton), and the
+    fused AdamW step; bytes counted once per tensor read or written."""
+    rows, h = 1 << 17, 8192
+    x, r, w = rand(rows, h), rand(rows, h), rand(h)
+
+    def add_norm(x, r, w):  # residual add + RMSNorm: read x and r, write the sum and the norm
+        s = x + r
+        return s, torch.nn.functional.rms_norm(s, (h,), w)
+
+    g, u = rand(rows, h), rand(rows, h)
+    add_norm_c = torch.compile(add_norm)
+    swiglu_c = torch.compile(lambda g, u: torch.nn.functional.silu(g) * u)
+    out = [bandwidth("compiled_add_rms_norm", lambda: add_norm_c(x, r, w), 8 * rows * h, peak),
+           bandwidth("compiled_swiglu", lambda: swiglu_c(g, u), 6 * rows * h, peak)]
+    # AdamW, fused, fp32 parameters, gradients and moments: read p, g, m, v; write p, m, v.
+    n = 1 << 28
+    params = [torch.nn.Parameter(torch.randn(n, device="cuda"))]
+    params[0].grad = torch.randn(n, device="cuda")
+    opt = torch.optim.AdamW(params, lr=1e-4, fused=True)
+    out.append(bandwidth("fused_adamw_fp32", opt.step, 28 * n, peak))
+    return out
+
+
 def launch_cases():
     """Per-kernel time of 1,000 back-to-back tiny kernels, eager and from a CUDA graph."""
     t = rand(256)
@@ -158,7 +182,7 @@ def main():
     result["attention"] = [attention(1, 64, 4096, 128, bwd, backend) for backend in ("flash", "cudnn")
                            for bwd in (False, True)]
     result["attention"] += [attention(2, 32, 8192, 128, True, "cudnn"), attention(1, 64, 4096, 192, True, "cudnn", 128)]
-    result["hbm"] = hbm_cases(peak_hbm)
+    result["hbm"] = hbm_cases(peak_hbm) + fused_cases(peak_hbm)
     result["launch"] = launch_cases()
     out = os.environ.get("OUT", ".")
     with open(os.path.join(out, "hopper_op_classes.json"), "w") as f:

@@ -8,6 +8,29 @@ namespace stepsim::test {
 /// A 4-layer GPT-like model: h = 1024, 16 heads of 64, FFN 4096 (GELU), vocab 32,000, untied, RMSNorm.
 /// Parameters: attention 4h^2 x 4 = 16,777,216; FFN 2 x h x 4h x 4 = 33,554,432; norms 9 x 1024 = 9,216;
 /// embedding = head = 32,768,000; total 115,876,864.
+/// DeepSeek-V3's dimensions (config.json): 61 layers, h 7168, 128 heads with MLA (q_lora 1536,
+/// kv_lora 512, nope 128, rope 64, v 128), 256 experts of 2048 + 1 shared, top-8, 3 dense layers,
+/// and `mtp_layers` multi-token-prediction modules (the published model has one).
+inline work::ModelSpec deepseek_v3(int mtp_layers = 1) {
+  work::ModelSpec m;
+  m.id = "deepseek-v3";
+  m.layers = 61;
+  m.hidden = 7168;
+  m.heads = 128;
+  m.kv_heads = 128;
+  m.ffn = 18432;
+  m.vocab = 129280;
+  m.attention = work::AttentionKind::mla;
+  m.mla = work::MlaDims{1536, 512, 128, 64, 128};
+  m.experts = 256;
+  m.top_k = 8;
+  m.shared_experts = 1;
+  m.expert_ffn = 2048;
+  m.dense_layers = 3;
+  m.mtp_layers = mtp_layers;
+  return m;
+}
+
 inline work::ModelSpec tiny_gpt() {
   work::ModelSpec m;
   m.id = "tiny-gpt";

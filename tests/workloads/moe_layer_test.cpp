@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "tests/workloads/counting_sink.hpp"
+#include "tests/workloads/fixtures.hpp"
 #include "workloads/layer_ops.hpp"
 #include "workloads/moe_layer.hpp"
 #include "workloads/params.hpp"
@@ -8,34 +9,13 @@
 
 using namespace stepsim;
 using namespace stepsim::work;
-using test::CountingSink;
+using work::test::CountingSink;
 
 namespace {
 
-/// DeepSeek-V3's dimensions (config.json): 61 layers, h 7168, 128 heads with MLA (q_lora 1536,
-/// kv_lora 512, nope 128, rope 64, v 128), 256 experts of 2048 + 1 shared, top-8, 3 dense layers.
-ModelSpec deepseek_v3() {
-  ModelSpec m;
-  m.id = "deepseek-v3";
-  m.layers = 61;
-  m.hidden = 7168;
-  m.heads = 128;
-  m.kv_heads = 128;
-  m.ffn = 18432;
-  m.vocab = 129280;
-  m.attention = AttentionKind::mla;
-  m.mla = MlaDims{1536, 512, 128, 64, 128};
-  m.experts = 256;
-  m.top_k = 8;
-  m.shared_experts = 1;
-  m.expert_ffn = 2048;
-  m.dense_layers = 3;
-  return m;
-}
-
 JobSpec job(int tp, int ep, WorkloadKind kind = WorkloadKind::train) {
   JobSpec j;
-  j.model = deepseek_v3();
+  j.model = stepsim::test::deepseek_v3(0);
   j.workload.kind = kind;
   j.workload.seq_len = 4096;
   j.workload.context_len = 1023;
@@ -62,7 +42,7 @@ LayerRouting balanced(int ep, double tokens) {
 TEST_CASE("MLA attention holds the weights params.cpp counts") {
   // tp 1: the whole attention block plus its input norm (RMSNorm: h weights).
   const DenseLayer layer(layer_dims(job(1, 1), 1));
-  CHECK(layer.attention_params_per_rank() == Approx(attention_params(deepseek_v3()) + 7168));
+  CHECK(layer.attention_params_per_rank() == Approx(attention_params(stepsim::test::deepseek_v3(0)) + 7168));
   // tp 2 splits the up projections and the output projection; the down projections and norms are
   // duplicated: q_up 1536 x 128 x 192 and kv_up 512 x 128 x 256 and proj 128 x 128 x 7168 halve.
   const DenseLayer split(layer_dims(job(2, 1), 1));
@@ -71,7 +51,7 @@ TEST_CASE("MLA attention holds the weights params.cpp counts") {
 }
 
 TEST_CASE("an MoE layer's weights: dense part over TP, experts over EP") {
-  const ModelSpec m = deepseek_v3();
+  const ModelSpec m = stepsim::test::deepseek_v3(0);
   const ParamBreakdown p = count_params(m);
   const double moe_layers = m.layers - m.dense_layers;
   const LayerDims d = layer_dims(job(1, 8), 1);

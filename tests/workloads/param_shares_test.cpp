@@ -55,22 +55,8 @@ TEST_CASE("MoE shares: routed experts apart, top_k of them active") {
 }
 
 TEST_CASE("Shares add up to count_params for every catalog-shaped model") {
-  // DeepSeek-V3-like: MLA, 256 routed experts (top 8), 1 shared, 3 dense layers, 1 MTP module.
-  ModelSpec m;
-  m.layers = 61;
-  m.hidden = 7168;
-  m.heads = 128;
-  m.kv_heads = 128;
-  m.ffn = 18432;
-  m.vocab = 129280;
-  m.attention = AttentionKind::mla;
-  m.mla = {1536, 512, 128, 64, 128};
-  m.experts = 256;
-  m.top_k = 8;
-  m.shared_experts = 1;
-  m.expert_ffn = 2048;
-  m.dense_layers = 3;
-  m.mtp_layers = 1;
+  // DeepSeek-V3: MLA, 256 routed experts (top 8), 1 shared, 3 dense layers, 1 MTP module.
+  const ModelSpec m = test::deepseek_v3();
   const ParamShares s = param_shares(m);
   const ParamBreakdown b = count_params(m);
   CHECK(s.total() == Approx(b.total));

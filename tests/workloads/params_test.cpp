@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "tests/workloads/fixtures.hpp"
 #include "workloads/params.hpp"
 
 using stepsim::work::Activation;
@@ -118,22 +119,7 @@ TEST_CASE("Mixtral 8x7B: total counts every expert, active only the top-2") {
 }
 
 TEST_CASE("DeepSeek-V3: MLA, dense leading layers, shared experts and the MTP module") {
-  ModelSpec m;
-  m.layers = 61;
-  m.hidden = 7168;
-  m.heads = 128;
-  m.kv_heads = 128;
-  m.head_dim = 56;
-  m.ffn = 18432;
-  m.vocab = 129280;
-  m.attention = AttentionKind::mla;
-  m.mla = {1536, 512, 128, 64, 128};
-  m.experts = 256;
-  m.top_k = 8;
-  m.shared_experts = 1;
-  m.expert_ffn = 2048;
-  m.dense_layers = 3;
-  m.mtp_layers = 1;
+  const ModelSpec m = stepsim::test::deepseek_v3();
   // MLA per layer: W_DQ 7168 x 1536 = 11,010,048 + q norm 1,536 + W_UQ 1536 x 128 x 192 = 37,748,736
   //   -> 48,760,320; W_DKV 7168 x (512 + 64) = 4,128,768 + kv norm 512 + W_UKV 512 x 128 x 256 =
   //   16,777,216 -> 20,906,496; W_O 128 x 128 x 7168 = 117,440,512. Sum 187,107,328.

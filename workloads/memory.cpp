@@ -40,6 +40,19 @@ LayerActivations layer_activations(const JobSpec& job, const StepShape& s) {
   return a;
 }
 
+/// Selective recomputation's other modules (Megatron-Core recompute_modules): the two norm outputs
+/// ("layernorm"), MLA's Q, K and V ("mla_up_proj") and each routed copy's activation output ("moe_act").
+void drop_recomputed(const JobSpec& job, LayerActivations& a) {
+  const RecomputeModules& rc = job.recompute_modules;
+  const ModelSpec& m = job.model;
+  const LayerWidths w = layer_widths(m);
+  const double act = job.precision.activation_bytes;
+  if (rc.layernorm) a.replicated -= 2.0 * act * w.hidden;
+  if (rc.mla_up_proj && m.attention == AttentionKind::mla) a.sharded -= act * (w.q + w.k + w.v);
+  const double moe_share = m.layers > 0 ? double(m.moe_layers()) / m.layers : 0.0;
+  if (rc.moe_act) a.sharded -= moe_share * act * w.top_k * job.moe.imbalance * w.expert;
+}
+
 /// Bytes one layer keeps for one micro-batch on one GPU under `mode`.
 double layer_bytes(const JobSpec& job, const StepShape& s, Recompute mode) {
   const ParallelSpec& par = job.parallel;
@@ -48,10 +61,13 @@ double layer_bytes(const JobSpec& job, const StepShape& s, Recompute mode) {
   const double rep_split = par.sequence_parallel ? t : 1.0;
   if (mode == Recompute::full)  // only the layer's input survives: 2sbh (/t with SP)
     return tokens * job.precision.activation_bytes * job.model.hidden / rep_split;
-  const LayerActivations a = layer_activations(job, s);
+  LayerActivations a = layer_activations(job, s);
+  const bool selective = mode == Recompute::selective;
+  if (selective) drop_recomputed(job, a);
   const double kept = a.replicated / rep_split + a.sharded / t;
-  // Selective recomputation drops the attention scores; fused attention never stores them.
-  const bool scores = mode == Recompute::none && job.workload.attention_impl == AttentionImpl::unfused;
+  // Selective recomputation of the attention core drops the scores; fused attention never stores them.
+  const bool scores = !(selective && job.recompute_modules.core_attn) &&
+                      job.workload.attention_impl == AttentionImpl::unfused;
   return tokens * (scores ? kept + a.scores / t : kept);
 }
 

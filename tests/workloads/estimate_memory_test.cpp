@@ -34,6 +34,24 @@ TEST_CASE("The generalised activation formula is Korthikanti's 34 + 5as/h for GP
   CHECK(layer_activation_bytes(j, s) == 34.0 * 4'194'304.0 / 2);
 }
 
+TEST_CASE("Selective recompute modules shrink the estimate's activations as the simulation's do") {
+  JobSpec j = test::tiny_training();  // GPT shape, tp 2 with SP below: Korthikanti's 34 sbh / t
+  j.parallel.tp = 2;
+  j.parallel.dp = 4;
+  j.parallel.sequence_parallel = true;
+  j.recompute = Recompute::selective;
+  const StepShape s = step_shape(j);
+  const double sbh = 4'194'304.0;  // s b h = 2048 x 2 x 1024
+  CHECK(layer_activation_bytes(j, s) == 34.0 * sbh / 2);
+  // "layernorm" drops both norm outputs: 2 x 2 bytes x sbh / t.
+  j.recompute_modules.layernorm = true;
+  CHECK(layer_activation_bytes(j, s) == 30.0 * sbh / 2);
+  // Without the attention core in the list, unfused attention keeps its scores again (5as/h = 160).
+  j.workload.attention_impl = AttentionImpl::unfused;
+  j.recompute_modules.core_attn = false;
+  CHECK(layer_activation_bytes(j, s) == (30.0 + 160.0) * sbh / 2);
+}
+
 TEST_CASE("Memory of tiny_training by ZeRO stage") {
   JobSpec j = test::tiny_training();
   j.workload.attention_impl = AttentionImpl::unfused;  // Korthikanti's no-recompute case

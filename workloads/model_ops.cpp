@@ -5,7 +5,9 @@ namespace stepsim::work {
 using Handle = OpSink::Handle;
 
 namespace {
-double norm_tokens(const LayerDims& d) { return d.sp ? d.tokens / d.tp : d.tokens; }
+double norm_tokens(const LayerDims& d) {
+  return d.sp ? d.tokens / d.tp : d.tokens;
+}
 
 Handle tp_collective(OpSink& sink, const LayerDims& d, std::string_view name, CollectiveKind kind,
                      double bytes, Handle dep) {
@@ -31,9 +33,9 @@ Handle Embedding::forward(OpSink& sink) const {
 Handle Embedding::backward(OpSink& sink, Handle grad) const {
   const double E = d_.act_bytes, T = d_.tokens;
   // With SP the gradient is gathered back to full sequences before the scatter-add.
-  Handle h = d_.sp ? tp_collective(sink, d_, "tp.ag_grad_embed", CollectiveKind::all_gather,
-                                   T * d_.h * E, grad)
-                   : grad;
+  Handle h = d_.sp
+                 ? tp_collective(sink, d_, "tp.ag_grad_embed", CollectiveKind::all_gather, T * d_.h * E, grad)
+                 : grad;
   // Scatter-add into the table rows: read dY, read and write the gradient rows.
   return sink.kernel("embed.bwd", elementwise(d_, T * d_.h * (E + 2 * d_.grad_bytes), T * d_.h), h);
 }
@@ -45,7 +47,8 @@ double Embedding::params_per_rank() const {
 }
 
 Handle LmHead::forward(OpSink& sink, Handle input) const {
-  const double E = d_.act_bytes, T = d_.tokens, Tn = norm_tokens(d_), v = model_.vocab / static_cast<double>(d_.tp);
+  const double E = d_.act_bytes, T = d_.tokens, Tn = norm_tokens(d_),
+               v = model_.vocab / static_cast<double>(d_.tp);
   Handle h = sink.kernel("final_norm", elementwise(d_, 2 * Tn * d_.h * E, 8 * Tn * d_.h), input);
   if (d_.sp) h = tp_collective(sink, d_, "tp.ag_final", CollectiveKind::all_gather, T * d_.h * E, h);
   h = sink.kernel("logits", gemm(d_, T, v, d_.h), h);
@@ -58,7 +61,8 @@ Handle LmHead::forward(OpSink& sink, Handle input) const {
 }
 
 Handle LmHead::backward(OpSink& sink, Handle loss) const {
-  const double E = d_.act_bytes, T = d_.tokens, Tn = norm_tokens(d_), v = model_.vocab / static_cast<double>(d_.tp);
+  const double E = d_.act_bytes, T = d_.tokens, Tn = norm_tokens(d_),
+               v = model_.vocab / static_cast<double>(d_.tp);
   // d(logits) = softmax - onehot: read the fp32 softmax, write the gradient.
   Handle h = sink.kernel("loss.bwd", elementwise(d_, T * v * (4 + E), T * v), loss);
   h = sink.kernel("logits.dgrad", gemm(d_, T, d_.h, v), h);
@@ -77,11 +81,50 @@ double LmHead::stored_activation_bytes() const {
   return d_.tokens * model_.vocab / static_cast<double>(d_.tp) * 4.0;
 }
 
+Handle MtpGlue::forward(OpSink& sink, const Embedding& embed, Handle input) const {
+  const double E = d_.act_bytes, T = d_.tokens, Tn = norm_tokens(d_), h = d_.h;
+  const Handle e = embed.forward(sink);
+  // RMSNorm of each half: read and write Tn x h twice.
+  Handle n = sink.kernel_after("mtp.norms", elementwise(d_, 4 * Tn * h * E, 16 * Tn * h),
+                               std::array<Handle, 2>{input, e});
+  // The projection is tensor-parallel like a layer's: gather the 2h-wide input (SP), multiply,
+  // reduce(-scatter) the output.
+  if (d_.sp)
+    n = sink.comm("tp.ag_mtp", CommOp{ParallelDim::tp, CollectiveKind::all_gather, 2 * T * h * E, 0}, n);
+  n = sink.kernel("mtp.proj", weight_gemm(d_, T, h, 2 * h / d_.tp), n);
+  return tp_reduce(sink, d_, "tp.reduce_mtp", n);
+}
+
+Handle MtpGlue::backward(OpSink& sink, const Embedding& embed, Handle grad) const {
+  const double E = d_.act_bytes, T = d_.tokens, Tn = norm_tokens(d_), h = d_.h;
+  Handle g = sp_gather(sink, d_, "tp.ag_grad_mtp", grad);
+  g = sink.kernel("mtp.proj.dgrad", gemm(d_, T, 2 * h / d_.tp, h), g);
+  emit_wgrad(sink, d_, "mtp.proj.wgrad", T, h, 2 * h / d_.tp);
+  if (d_.sp)
+    g = sink.comm("tp.rs_grad_mtp", CommOp{ParallelDim::tp, CollectiveKind::reduce_scatter, 2 * T * h * E, 0},
+                  g);
+  else if (d_.tp > 1)
+    g = sink.comm("tp.reduce_grad_mtp", CommOp{ParallelDim::tp, CollectiveKind::all_reduce, 2 * T * h * E, 0},
+                  g);
+  g = sink.kernel("mtp.norms.bwd", elementwise(d_, 6 * Tn * h * E, 20 * Tn * h), g);
+  embed.backward(sink, g);  // the lookup's gradient: scatter-add into the embedding copy
+  return g;
+}
+
+double MtpGlue::params_per_rank() const {
+  return 2 * d_.h + 2 * d_.h * d_.h / d_.tp;
+}
+
+double MtpGlue::stored_activation_bytes() const {
+  // Both norm inputs and the (gathered, per TP rank) projection input.
+  return d_.act_bytes * (2 * norm_tokens(d_) * d_.h + 2 * d_.tokens * d_.h / d_.tp);
+}
+
 Handle emit_optimizer(OpSink& sink, const LayerDims& d, const PrecisionSpec& p, const OptimizerShard& s,
                       std::span<const Handle> after) {
   // Gradient norm for clipping: read every local gradient once.
-  Handle h = sink.kernel_after("grad_norm",
-                               elementwise(d, s.optimizer_params * p.grad_bytes, 2 * s.optimizer_params), after);
+  Handle h = sink.kernel_after(
+      "grad_norm", elementwise(d, s.optimizer_params * p.grad_bytes, 2 * s.optimizer_params), after);
   // Adam: read the gradient, read and write the fp32 master weights and both moments, write the
   // working-precision weights. About 12 FLOPs per parameter.
   const double bytes = s.optimizer_params * (p.grad_bytes + 2 * p.optimizer_bytes + p.param_bytes);

@@ -37,6 +37,26 @@ class LmHead {
   const ModelSpec& model_;
 };
 
+/// The glue of one DeepSeek-V3 multi-token-prediction module (MTP, arXiv 2412.19437 section 2.2):
+/// the next token's embedding and the previous depth's output are each normalised, concatenated and
+/// projected from 2h to h; a transformer layer and the shared output head follow (emitted by the
+/// caller). Megatron-Core keeps a copy of the embedding on the last pipeline stage for it.
+class MtpGlue {
+ public:
+  explicit MtpGlue(const LayerDims& dims) : d_(dims) {}
+  /// Lookup, norms and projection; `embed` emits the lookup. Returns the projection's output.
+  OpSink::Handle forward(OpSink& sink, const Embedding& embed, OpSink::Handle input) const;
+  /// Returns the gradient of the previous depth's output.
+  OpSink::Handle backward(OpSink& sink, const Embedding& embed, OpSink::Handle grad) const;
+  /// Two norms and the 2h x h projection, split over TP (the embedding is counted apart).
+  double params_per_rank() const;
+  /// The normalised halves and the projection input, per micro-batch.
+  double stored_activation_bytes() const;
+
+ private:
+  LayerDims d_;
+};
+
 /// What the optimizer step touches on one rank.
 struct OptimizerShard {
   double params = 0.0;            ///< parameters this rank holds (working copy)

@@ -105,6 +105,7 @@ class RankSink : public OpSink {
   /// Ops emitted next carry no pass prefix ("dp.grad_allreduce bucket 4").
   void set_plain_context(Pass pass);
   int sim_rank() const { return sim_rank_; }
+  int microbatch() const { return microbatch_; }
   int global_rank() const { return rank_; }
 
  protected:

@@ -61,6 +61,16 @@ class TrainStepBuilder {
   void forward(RankSink& sink, int sim_rank, const PipeStep& step);
   void backward(RankSink& sink, int sim_rank, const PipeStep& step);
   void gradients_and_optimizer(RankSink& sink, int sim_rank);
+  /// The last virtual stage after its layers: the loss, then each multi-token-prediction module
+  /// (glue, layer, the shared head's second loss). Returns the activation bytes they keep.
+  double heads_forward(RankSink& sink, int sim_rank, int microbatch, Handle h);
+  /// Their backward: the MTP modules' losses back through their layers, the main loss, summed into
+  /// the gradient of the last layer's output. Returns that gradient; adds the bytes freed.
+  Handle heads_backward(RankSink& sink, int sim_rank, int microbatch, double& freed);
+  /// One layer's backward (with its recomputation under full recompute): records its gradient
+  /// source under `key` and the activation bytes it frees.
+  Handle layer_backward(RankSink& sink, int sim_rank, int l, int key, Handle g, Handle& previous_start,
+                        double& freed);
   void connect_pipeline();
   /// Receiving end of a boundary: with TP but no SP, Megatron sends 1/tp of the activation per
   /// rank and all-gathers it over NVLink on arrival (the scatter/gather optimisation).
@@ -93,16 +103,20 @@ class TrainStepBuilder {
   LayerStack layers_;
   Embedding embed_;
   LmHead head_;
+  MtpGlue mtp_;
+  int mtp_depth_ = 0;  ///< multi-token-prediction modules on the last stage (training)
   int pp_, v_, m_;
   std::vector<std::vector<PipeStep>> schedule_;
   std::vector<MemoryEvent> memory_;
-  std::map<BoundaryKey, Entry> entries_;          // consumer's first op per boundary
-  std::vector<std::vector<StepSpan>> steps_;      // per sim rank, per schedule step
-  int step_index_ = 0;                            // schedule step being built
-  std::vector<std::vector<PendingSend>> sends_;   // per sim rank, in schedule order
-  std::vector<std::map<int, Handle>> loss_;       // per sim rank: micro-batch -> loss op
-  std::vector<std::map<int, GradSource>> grads_;  // per sim rank: layer (-1 embed, L head)
-  std::vector<Handle> last_op_;                   // per sim rank
+  std::map<BoundaryKey, Entry> entries_;                      // consumer's first op per boundary
+  std::vector<std::vector<StepSpan>> steps_;                  // per sim rank, per schedule step
+  int step_index_ = 0;                                        // schedule step being built
+  std::vector<std::vector<PendingSend>> sends_;               // per sim rank, in schedule order
+  std::vector<std::map<int, Handle>> loss_;                   // per sim rank: micro-batch -> loss op
+  std::vector<std::map<int, std::vector<Handle>>> mtp_loss_;  // per sim rank: micro-batch -> MTP losses
+  // per sim rank: layer (-1 embed, L head, L + 1 + d MTP module d, L + 1 + D the MTP embedding copy)
+  std::vector<std::map<int, GradSource>> grads_;
+  std::vector<Handle> last_op_;  // per sim rank
   bool zero3_ = false;
 };
 
@@ -113,6 +127,8 @@ TrainStepBuilder::TrainStepBuilder(const JobSpec& job, CommPlanner& planner, Ran
       layers_(job, dims_, a_.layout(), mode),
       embed_(dims_, job.model),
       head_(dims_, job.model),
+      mtp_(dims_),
+      mtp_depth_(job.model.mtp_layers),
       pp_(job.parallel.pp),
       v_(job.parallel.virtual_stages) {
   const auto& w = job.workload;
@@ -134,6 +150,7 @@ TrainStepBuilder::TrainStepBuilder(const JobSpec& job, CommPlanner& planner, Ran
   sends_.resize(n);
   steps_.resize(n);
   loss_.resize(n);
+  mtp_loss_.resize(n);
   grads_.resize(n);
   last_op_.resize(n);
 }
@@ -236,9 +253,7 @@ void TrainStepBuilder::forward(RankSink& sink, int sim_rank, const PipeStep& ste
     kept += layers_.stored_activation_bytes(l, rank, job_.recompute);
   }
   if (vs == vstages() - 1) {
-    sink.set_context(Pass::forward, -1, step.microbatch);
-    loss_[static_cast<std::size_t>(sim_rank)][step.microbatch] = head_.forward(sink, h);
-    kept += head_.stored_activation_bytes();
+    kept += heads_forward(sink, sim_rank, step.microbatch, h);
   } else {
     sends_[static_cast<std::size_t>(sim_rank)].push_back(
         {{pipeline_of(sink.global_rank()), vs, step.microbatch, Kind::forward}, h, step_index_});
@@ -254,38 +269,17 @@ void TrainStepBuilder::backward(RankSink& sink, int sim_rank, const PipeStep& st
   double freed = 0.0;
   sink.set_context(Pass::backward, -1, step.microbatch);
   if (vs == vstages() - 1) {
-    g = head_.backward(sink, loss_[static_cast<std::size_t>(sim_rank)][step.microbatch]);
-    grads_[static_cast<std::size_t>(sim_rank)][job_.model.layers] = {g, head_.params_per_rank(), 0.0, false};
-    freed += head_.stored_activation_bytes();
+    g = heads_backward(sink, sim_rank, step.microbatch, freed);
   } else {
     g = receive_gather(sink);
     entries_[{pipeline_of(sink.global_rank()), vs + 1, step.microbatch, Kind::backward}] = {
         g.valid() ? g.id : first, step_index_};
   }
   const auto [begin, end] = layers_of(vs);
-  const int rank = sink.global_rank();
   Handle previous_start;
   for (int l = end - 1; l >= begin; --l) {
     sink.set_context(Pass::backward, l, step.microbatch);
-    const Handle weights = gather_layer(sink, sim_rank, l, previous_start);
-    const sim::OpId layer_first = next_id();
-    previous_start = Handle{layer_first};
-    if (job_.recompute == Recompute::full) {
-      sink.set_context(Pass::recompute, l, step.microbatch);
-      layers_.forward(sink, l, rank, weights);
-    }
-    sink.set_context(Pass::backward, l, step.microbatch);
-    g = layers_.backward(sink, l, rank, {g, weights}, job_.recompute);
-    release_layer(sink, sim_rank, l, weights, g, Pass::backward);
-    grads_[static_cast<std::size_t>(sim_rank)][l] = {g, layers_.dense_params(l), layers_.expert_params(l),
-                                                     true};
-    if (job_.recompute == Recompute::full) {
-      // The recomputed layer's activations live from its recomputation to the end of its backward.
-      const double transient = layers_.stored_activation_bytes(l, rank, Recompute::none);
-      memory(layer_first, MemoryEvent::At::start, sim_rank, transient);
-      memory(g.id, MemoryEvent::At::end, sim_rank, -transient);
-    }
-    freed += layers_.stored_activation_bytes(l, rank, job_.recompute);
+    g = layer_backward(sink, sim_rank, l, l, g, previous_start, freed);
   }
   if (vs == 0) {
     sink.set_context(Pass::backward, -1, step.microbatch);
@@ -297,6 +291,87 @@ void TrainStepBuilder::backward(RankSink& sink, int sim_rank, const PipeStep& st
   }
   memory(g.id, MemoryEvent::At::end, sim_rank, -freed);
   last_op_[static_cast<std::size_t>(sim_rank)] = g;
+}
+
+Handle TrainStepBuilder::layer_backward(RankSink& sink, int sim_rank, int l, int key, Handle g,
+                                        Handle& previous_start, double& freed) {
+  const int rank = sink.global_rank();
+  const int microbatch = sink.microbatch();
+  const Handle weights = gather_layer(sink, sim_rank, l, previous_start);
+  const sim::OpId layer_first = next_id();
+  previous_start = Handle{layer_first};
+  if (job_.recompute == Recompute::full) {
+    sink.set_context(Pass::recompute, l, microbatch);
+    layers_.forward(sink, l, rank, weights);
+  }
+  sink.set_context(Pass::backward, l, microbatch);
+  g = layers_.backward(sink, l, rank, {g, weights}, job_.recompute);
+  release_layer(sink, sim_rank, l, weights, g, Pass::backward);
+  grads_[static_cast<std::size_t>(sim_rank)][key] = {g, layers_.dense_params(l), layers_.expert_params(l),
+                                                     true};
+  if (job_.recompute == Recompute::full) {
+    // The recomputed layer's activations live from its recomputation to the end of its backward.
+    const double transient = layers_.stored_activation_bytes(l, rank, Recompute::none);
+    memory(layer_first, MemoryEvent::At::start, sim_rank, transient);
+    memory(g.id, MemoryEvent::At::end, sim_rank, -transient);
+  }
+  freed += layers_.stored_activation_bytes(l, rank, job_.recompute);
+  return g;
+}
+
+double TrainStepBuilder::heads_forward(RankSink& sink, int sim_rank, int microbatch, Handle h) {
+  const auto r = static_cast<std::size_t>(sim_rank);
+  sink.set_context(Pass::forward, -1, microbatch);
+  loss_[r][microbatch] = head_.forward(sink, h);
+  double kept = head_.stored_activation_bytes();
+  auto& losses = mtp_loss_[r][microbatch];
+  for (int d = 0; d < mtp_depth_; ++d) {
+    // Module d reads the previous depth's output (the main model's for d = 0) and the embedding of
+    // the token d + 1 ahead; its layer has index L + d in routing and names.
+    const int l = job_.model.layers + d;
+    sink.set_context(Pass::forward, l, microbatch);
+    h = mtp_.forward(sink, embed_, h);
+    const Handle weights = gather_layer(sink, sim_rank, l, Handle{});
+    h = layers_.forward(sink, l, sink.global_rank(), {h, weights});
+    release_layer(sink, sim_rank, l, weights, h, Pass::forward);
+    sink.set_context(Pass::forward, l, microbatch);
+    losses.push_back(head_.forward(sink, h));
+    kept += mtp_.stored_activation_bytes() +
+            layers_.stored_activation_bytes(l, sink.global_rank(), job_.recompute) +
+            head_.stored_activation_bytes();
+  }
+  return kept;
+}
+
+Handle TrainStepBuilder::heads_backward(RankSink& sink, int sim_rank, int microbatch, double& freed) {
+  const auto r = static_cast<std::size_t>(sim_rank);
+  const int L = job_.model.layers;
+  Handle from_mtp, previous_start;
+  const auto& losses = mtp_loss_[r][microbatch];
+  for (int d = mtp_depth_ - 1; d >= 0; --d) {
+    const int l = L + d;
+    sink.set_context(Pass::backward, l, microbatch);
+    Handle g = head_.backward(sink, losses[static_cast<std::size_t>(d)]);
+    if (from_mtp.valid())  // a deeper module's gradient joins this module's output gradient
+      g = sink.kernel_after("mtp.add_grad", elementwise(dims_, 3 * dims_.tokens * dims_.h * dims_.act_bytes),
+                            std::array<Handle, 2>{g, from_mtp});
+    g = layer_backward(sink, sim_rank, l, L + 1 + d, g, previous_start, freed);
+    grads_[r][L + 1 + d].params += mtp_.params_per_rank();
+    sink.set_context(Pass::backward, l, microbatch);
+    from_mtp = mtp_.backward(sink, embed_, g);
+    freed += mtp_.stored_activation_bytes() + head_.stored_activation_bytes();
+  }
+  // The embedding copy the MTP modules look up (tied to stage 0's in Megatron-Core; the all-reduce
+  // that keeps the two equal is not modelled, as for tied embeddings).
+  if (mtp_depth_ > 0) grads_[r][L + 1 + mtp_depth_] = {from_mtp, embed_.params_per_rank(), 0.0, false};
+  sink.set_context(Pass::backward, -1, microbatch);
+  Handle g = head_.backward(sink, loss_[r][microbatch]);
+  grads_[r][L] = {g, head_.params_per_rank(), 0.0, false};
+  freed += head_.stored_activation_bytes();
+  if (from_mtp.valid())
+    g = sink.kernel_after("mtp.add_grad", elementwise(dims_, 3 * dims_.tokens * dims_.h * dims_.act_bytes),
+                          std::array<Handle, 2>{g, from_mtp});
+  return g;
 }
 
 void TrainStepBuilder::reduce_buckets(RankSink& sink, int sim_rank, std::vector<GradSource> sources,

@@ -212,3 +212,55 @@ TEST_CASE("a balanced router's all-to-all takes the analytic time on a uniform f
   // The router's matrix and the plain all-to-all are the same transfer.
   CHECK(request(1.0, true) == Approx(request(1.0, false)).epsilon(1e-12));
 }
+
+TEST_CASE("MTP: one more MoE layer, its glue and a second loss on the last stage only") {
+  FixedCostPlanner p0([](const CommRequest&) { return Time::zero(); });
+  FixedCostPlanner p1([](const CommRequest&) { return Time::zero(); });
+  JobSpec job = moe_job();
+  const StepPlan without = build_train_step(job, p0);
+  job.model.mtp_layers = 1;
+  const StepPlan with = build_train_step(job, p1);
+  // FLOPs of rank `rank`'s ops in layer `layer` (any layer: -2) whose label contains one of `names`
+  // (all ops: none given).
+  const auto flops_of = [](const StepPlan& plan, int rank, int layer, std::vector<std::string> names = {}) {
+    double f = 0.0;
+    for (sim::OpId op = 0; op < plan.graph.op_count(); ++op) {
+      if (plan.info[op].rank != rank || (layer != -2 && plan.info[op].layer != layer)) continue;
+      const std::string label = op_label(plan, op);
+      bool match = names.empty();
+      for (const auto& n : names) match |= label.find(n) != std::string::npos;
+      if (match) f += plan.graph.info(op).flops;
+    }
+    return f;
+  };
+  // Stage 0 (rank 0) is unchanged.
+  CHECK(flops_of(with, 0, -2) == Approx(flops_of(without, 0, -2)));
+  // The glue's projection [1024 x 2048] x [2048 x 1024]: forward, dgrad and wgrad, 4 micro-batches.
+  CHECK(flops_of(with, 1, 4, {"mtp.proj"}) == Approx(4 * 3 * 2.0 * 1024 * 2048 * 1024));
+  // The MTP layer (index 4) does what the last model layer (index 3, also routed) does; its context
+  // also holds the glue, the embedding lookup and the head's second pass.
+  const std::vector<std::string> glue_and_head{"mtp.", "embed", "final_norm", "logits", "loss"};
+  CHECK(flops_of(with, 1, 4) - flops_of(with, 1, 4, glue_and_head) == Approx(flops_of(with, 1, 3)));
+  CHECK(flops_of(with, 1, -2, {"logits"}) == Approx(2 * flops_of(without, 1, -2, {"logits"})));
+  // Weights on the last stage grow by the layer, the glue (two norms, 2h x h) and an embedding copy,
+  // 2 bytes each; the layer holds attention 4h^2, two norms 2h, a router 8h and 8 / ep 4 = 2 experts
+  // of 3 x h x 2048.
+  const double h = 1024.0;
+  const double layer = 4 * h * h + 2 * h + 8 * h + 2 * 3 * h * 2048;
+  const double glue = 2 * h + 2 * h * h, embedding = 32000 * h;
+  CHECK(with.static_memory[1].weights - without.static_memory[1].weights ==
+        Approx(2 * (layer + glue + embedding)));
+  CHECK(with.static_memory[0].weights == Approx(without.static_memory[0].weights));
+}
+
+TEST_CASE("MTP: representative and full simulation agree, and the step is no faster") {
+  JobSpec job = moe_job();
+  const Simulation plain = simulate(job);
+  job.model.mtp_layers = 1;
+  SimulateOptions all;
+  all.ranks = RankMode::all;
+  const Simulation rep = simulate(job);
+  const Simulation full = simulate(job, all);
+  CHECK(rep.report.step_time_s == Approx(full.report.step_time_s).epsilon(0.01));
+  CHECK(rep.report.step_time_s > plain.report.step_time_s);
+}

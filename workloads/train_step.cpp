@@ -1,124 +1,14 @@
 #include "workloads/train_step.hpp"
 
 #include <algorithm>
-#include <map>
-#include <numeric>
 #include <string>
 #include <tuple>
 
 #include "sim/error.hpp"
-#include "workloads/layer_stack.hpp"
-#include "workloads/model_ops.hpp"
-#include "workloads/pipeline_schedule.hpp"
+#include "workloads/train_step_builder.hpp"
 
 namespace stepsim::work {
-namespace {
-
-using Handle = OpSink::Handle;
-using Kind = PipeStep::Kind;
-
-/// Where an activation (or its gradient) crosses a pipeline boundary.
-struct BoundaryKey {
-  int pipeline;  ///< global rank of the pipeline's stage-0 member
-  int vstage;    ///< virtual stage that produced it
-  int microbatch;
-  Kind kind;
-  auto operator<=>(const BoundaryKey&) const = default;
-};
-
-struct PendingSend {
-  BoundaryKey key;
-  Handle producer;
-  int step = 0;  ///< the sender's schedule step that produced it
-};
-
-/// Where a boundary's data enters its consumer.
-struct Entry {
-  sim::OpId op = 0;
-  int step = 0;  ///< the consumer's schedule step
-};
-
-/// The op that opens one schedule step of a rank.
-struct StepSpan {
-  sim::OpId first = 0;
-};
-
-/// What one layer contributes to the gradient buckets: its final weight-gradient op and size.
-struct GradSource {
-  Handle ready;
-  double params = 0.0;         ///< reduced over the data-parallel (x CP) group
-  double expert_params = 0.0;  ///< routed experts: reduced over the expert-data-parallel group
-  bool layer = false;          ///< a transformer layer (ZeRO-3 shards and reduces these per micro-batch)
-};
-
-class TrainStepBuilder {
- public:
-  TrainStepBuilder(const JobSpec& job, CommPlanner& planner, RankMode mode);
-  StepPlan build();
-
- private:
-  void build_rank(int sim_rank);
-  void forward(RankSink& sink, int sim_rank, const PipeStep& step);
-  void backward(RankSink& sink, int sim_rank, const PipeStep& step);
-  void gradients_and_optimizer(RankSink& sink, int sim_rank);
-  /// The last virtual stage after its layers: the loss, then each multi-token-prediction module
-  /// (glue, layer, the shared head's second loss). Returns the activation bytes they keep.
-  double heads_forward(RankSink& sink, int sim_rank, int microbatch, Handle h);
-  /// Their backward: the MTP modules' losses back through their layers, the main loss, summed into
-  /// the gradient of the last layer's output. Returns that gradient; adds the bytes freed.
-  Handle heads_backward(RankSink& sink, int sim_rank, int microbatch, double& freed);
-  /// One layer's backward (with its recomputation under full recompute): records its gradient
-  /// source under `key` and the activation bytes it frees.
-  Handle layer_backward(RankSink& sink, int sim_rank, int l, int key, Handle g, Handle& previous_start,
-                        double& freed);
-  void connect_pipeline();
-  /// Receiving end of a boundary: with TP but no SP, Megatron sends 1/tp of the activation per
-  /// rank and all-gathers it over NVLink on arrival (the scatter/gather optimisation).
-  /// Returns the gather op, or an invalid handle when none is needed.
-  Handle receive_gather(RankSink& sink);
-  int pipeline_of(int rank) const;
-  int vstages() const { return pp_ * v_; }
-  std::pair<int, int> layers_of(int vstage) const;
-  double boundary_bytes() const;
-  sim::OpId next_id() { return static_cast<sim::OpId>(a_.graph().op_count()); }
-  /// ZeRO-3: all-gathers layer `l`'s weights before it runs, at most one layer ahead (issued once
-  /// `prefetch_after` starts); returns an invalid handle without ZeRO-3.
-  Handle gather_layer(RankSink& sink, int sim_rank, int l, Handle prefetch_after);
-  /// ZeRO-3: frees the gathered weights after `last` and reduce-scatters the layer's gradients.
-  void release_layer(RankSink& sink, int sim_rank, int l, Handle gather, Handle last, Pass pass);
-  /// Gradient buckets of one kind (dense over dp x cp, or experts over expert-dp), in the order the
-  /// gradients become final; returns the reductions and the parameters of each bucket.
-  void reduce_buckets(RankSink& sink, int sim_rank, std::vector<GradSource> sources, CommScope scope,
-                      std::vector<Handle>& reduced, std::vector<std::pair<double, CommScope>>& buckets);
-  /// ZeRO-3 shards these over their group: the layer's dense weights over dp x cp, its experts over
-  /// the expert-data-parallel group.
-  double layer_weight_bytes(int l) const;
-  /// Weights, gradients and optimizer state of simulated rank `r`, sharded as ZeRO says.
-  StaticMemory static_memory(std::size_t r) const;
-  void memory(sim::OpId op, MemoryEvent::At at, int sim_rank, double bytes);
-
-  const JobSpec& job_;
-  StepAssembler a_;
-  LayerDims dims_;
-  LayerStack layers_;
-  Embedding embed_;
-  LmHead head_;
-  MtpGlue mtp_;
-  int mtp_depth_ = 0;  ///< multi-token-prediction modules on the last stage (training)
-  int pp_, v_, m_;
-  std::vector<std::vector<PipeStep>> schedule_;
-  std::vector<MemoryEvent> memory_;
-  std::map<BoundaryKey, Entry> entries_;                      // consumer's first op per boundary
-  std::vector<std::vector<StepSpan>> steps_;                  // per sim rank, per schedule step
-  int step_index_ = 0;                                        // schedule step being built
-  std::vector<std::vector<PendingSend>> sends_;               // per sim rank, in schedule order
-  std::vector<std::map<int, Handle>> loss_;                   // per sim rank: micro-batch -> loss op
-  std::vector<std::map<int, std::vector<Handle>>> mtp_loss_;  // per sim rank: micro-batch -> MTP losses
-  // per sim rank: layer (-1 embed, L head, L + 1 + d MTP module d, L + 1 + D the MTP embedding copy)
-  std::vector<std::map<int, GradSource>> grads_;
-  std::vector<Handle> last_op_;  // per sim rank
-  bool zero3_ = false;
-};
+namespace detail {
 
 TrainStepBuilder::TrainStepBuilder(const JobSpec& job, CommPlanner& planner, RankMode mode)
     : job_(job),
@@ -188,40 +78,6 @@ Handle TrainStepBuilder::receive_gather(RankSink& sink) {
       "pp.gather",
       CommOp{ParallelDim::tp, CollectiveKind::all_gather, dims_.tokens * dims_.h * dims_.act_bytes, 0},
       Handle{});
-}
-
-double TrainStepBuilder::layer_weight_bytes(int l) const {
-  return (layers_.dense_params(l) + layers_.expert_params(l)) * job_.precision.param_bytes;
-}
-
-Handle TrainStepBuilder::gather_layer(RankSink& sink, int sim_rank, int l, Handle prefetch_after) {
-  if (!zero3_) return Handle{};
-  const double dense = layers_.dense_params(l) * job_.precision.param_bytes;
-  const double experts = layers_.expert_params(l) * job_.precision.param_bytes;
-  Handle g = sink.comm("dp.param_gather", CommOp{ParallelDim::dp, CollectiveKind::all_gather, dense, 0},
-                       prefetch_after);
-  // Both run on the data-parallel channel, so the second's end is the layer's readiness.
-  if (experts > 0.0 && job_.parallel.expert_dp() > 1)
-    g = sink.comm("expert_dp.param_gather",
-                  CommOp{ParallelDim::dp, CollectiveKind::all_gather, experts, 0, CommScope::expert},
-                  prefetch_after);
-  memory(g.id, MemoryEvent::At::start, sim_rank, dense + experts);
-  return g;
-}
-
-void TrainStepBuilder::release_layer(RankSink& sink, int sim_rank, int l, Handle gather, Handle last,
-                                     Pass pass) {
-  if (!gather.valid()) return;
-  memory(last.id, MemoryEvent::At::end, sim_rank, -layer_weight_bytes(l));
-  if (pass != Pass::backward) return;
-  const double g = job_.precision.grad_bytes;
-  sink.comm("dp.grad_reduce_scatter",
-            CommOp{ParallelDim::dp, CollectiveKind::reduce_scatter, layers_.dense_params(l) * g, 0}, last);
-  if (layers_.expert_params(l) > 0.0 && job_.parallel.expert_dp() > 1)
-    sink.comm("expert_dp.grad_reduce_scatter",
-              CommOp{ParallelDim::dp, CollectiveKind::reduce_scatter, layers_.expert_params(l) * g, 0,
-                     CommScope::expert},
-              last);
 }
 
 void TrainStepBuilder::forward(RankSink& sink, int sim_rank, const PipeStep& step) {
@@ -374,72 +230,6 @@ Handle TrainStepBuilder::heads_backward(RankSink& sink, int sim_rank, int microb
   return g;
 }
 
-void TrainStepBuilder::reduce_buckets(RankSink& sink, int sim_rank, std::vector<GradSource> sources,
-                                      CommScope scope, std::vector<Handle>& reduced,
-                                      std::vector<std::pair<double, CommScope>>& buckets) {
-  const auto& par = job_.parallel;
-  const auto& prec = job_.precision;
-  const int replicas = scope == CommScope::expert ? par.expert_dp() : par.dp * par.cp;
-  const double total = std::accumulate(sources.begin(), sources.end(), 0.0,
-                                       [](double a, const GradSource& g) { return a + g.params; });
-  if (replicas <= 1 || total <= 0.0) return;
-  // Buckets fill in the order gradients become final, as PyTorch DDP and Megatron fill them.
-  std::sort(sources.begin(), sources.end(),
-            [](const GradSource& x, const GradSource& y) { return x.ready.id < y.ready.id; });
-  const bool zero = par.zero_stage >= 1;
-  const std::string prefix = scope == CommScope::expert ? "expert_dp." : "dp.";
-  const double bucket_target = par.dp_bucket_bytes / prec.grad_bytes;
-  double in_bucket = 0.0;
-  for (std::size_t i = 0; i < sources.size(); ++i) {
-    in_bucket += sources[i].params;
-    if (in_bucket < bucket_target && i + 1 < sources.size()) continue;
-    if (in_bucket <= 0.0) continue;
-    const Handle ready = par.dp_overlap ? sources[i].ready : last_op_[static_cast<std::size_t>(sim_rank)];
-    const std::string name = prefix + (zero ? "grad_reduce_scatter" : "grad_allreduce") + " bucket " +
-                             std::to_string(buckets.size());
-    const CollectiveKind kind = zero ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce;
-    reduced.push_back(
-        sink.comm(name, CommOp{ParallelDim::dp, kind, in_bucket * prec.grad_bytes, 0, scope}, ready));
-    buckets.emplace_back(in_bucket, scope);
-    in_bucket = 0.0;
-  }
-}
-
-void TrainStepBuilder::gradients_and_optimizer(RankSink& sink, int sim_rank) {
-  const auto& par = job_.parallel;
-  const auto& prec = job_.precision;
-  std::vector<GradSource> dense, experts;
-  double dense_params = 0.0, expert_params = 0.0;
-  for (const auto& [layer, src] : grads_[static_cast<std::size_t>(sim_rank)]) {
-    dense_params += src.params;
-    expert_params += src.expert_params;
-    // ZeRO-3 reduced the layers' gradients after each micro-batch; only the embedding and the head,
-    // kept whole, still need a reduction here.
-    if (zero3_ && src.layer) continue;
-    dense.push_back(src);
-    if (src.expert_params > 0.0) experts.push_back({src.ready, src.expert_params, 0.0, src.layer});
-  }
-  sink.set_plain_context(Pass::optimizer);
-  std::vector<Handle> reduced;
-  std::vector<std::pair<double, CommScope>> buckets;
-  reduce_buckets(sink, sim_rank, dense, CommScope::dense, reduced, buckets);
-  reduce_buckets(sink, sim_rank, experts, CommScope::expert, reduced, buckets);
-  if (reduced.empty()) reduced.push_back(last_op_[static_cast<std::size_t>(sim_rank)]);
-  const bool zero = par.zero_stage >= 1;
-  const double shard = zero ? dense_params / (par.dp * par.cp) + expert_params / par.expert_dp()
-                            : dense_params + expert_params;
-  const OptimizerShard optimizer{dense_params + expert_params, shard};
-  const Handle updated = emit_optimizer(sink, dims_, prec, optimizer, reduced);
-  if (!zero) return;
-  for (std::size_t b = 0; b < buckets.size(); ++b) {
-    const bool expert = buckets[b].second == CommScope::expert;
-    sink.comm(std::string(expert ? "expert_dp" : "dp") + ".param_allgather bucket " + std::to_string(b),
-              CommOp{ParallelDim::dp, CollectiveKind::all_gather, buckets[b].first * prec.param_bytes, 0,
-                     buckets[b].second},
-              updated);
-  }
-}
-
 void TrainStepBuilder::build_rank(int sim_rank) {
   RankSink sink(a_, sim_rank);
   const int stage = a_.ranks()[static_cast<std::size_t>(sim_rank)].stage;
@@ -503,31 +293,6 @@ void TrainStepBuilder::connect_pipeline() {
   }
 }
 
-StaticMemory TrainStepBuilder::static_memory(std::size_t r) const {
-  const auto& par = job_.parallel;
-  const auto& prec = job_.precision;
-  const double replicas = double(par.dp) * par.cp, expert_replicas = par.expert_dp();
-  double dense = 0.0, experts = 0.0, layer_dense = 0.0;
-  for (const auto& [layer, src] : grads_[r]) {
-    dense += src.params;
-    experts += src.expert_params;
-    layer_dense += src.layer ? src.params : 0.0;
-  }
-  const auto sharded = [&](int from_stage, double bytes) {
-    const bool on = par.zero_stage >= from_stage;
-    return bytes * (dense / (on ? replicas : 1.0) + experts / (on ? expert_replicas : 1.0));
-  };
-  StaticMemory m;
-  // ZeRO-3 shards the transformer layers' weights (experts over their own group); the embedding and
-  // head stay whole.
-  m.weights =
-      zero3_ ? (dense - layer_dense + layer_dense / replicas + experts / expert_replicas) * prec.param_bytes
-             : (dense + experts) * prec.param_bytes;
-  m.gradients = sharded(2, prec.grad_bytes);
-  m.optimizer = sharded(1, prec.optimizer_bytes);
-  return m;
-}
-
 StepPlan TrainStepBuilder::build() {
   for (int r = 0; r < static_cast<int>(a_.ranks().size()); ++r) build_rank(r);
   connect_pipeline();
@@ -539,10 +304,10 @@ StepPlan TrainStepBuilder::build() {
   return plan;
 }
 
-}  // namespace
+}  // namespace detail
 
 StepPlan build_train_step(const JobSpec& job, CommPlanner& planner, const TrainStepOptions& options) {
-  return TrainStepBuilder(job, planner, options.ranks).build();
+  return detail::TrainStepBuilder(job, planner, options.ranks).build();
 }
 
 }  // namespace stepsim::work

@@ -1,0 +1,136 @@
+// The training step's weights and gradients: ZeRO-3 gathers and releases, gradient buckets over the
+// data-parallel and expert-data-parallel groups, the optimizer, and each rank's static memory.
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+#include "workloads/train_step_builder.hpp"
+
+namespace stepsim::work::detail {
+
+double TrainStepBuilder::layer_weight_bytes(int l) const {
+  return (layers_.dense_params(l) + layers_.expert_params(l)) * job_.precision.param_bytes;
+}
+
+Handle TrainStepBuilder::gather_layer(RankSink& sink, int sim_rank, int l, Handle prefetch_after) {
+  if (!zero3_) return Handle{};
+  const double dense = layers_.dense_params(l) * job_.precision.param_bytes;
+  const double experts = layers_.expert_params(l) * job_.precision.param_bytes;
+  Handle g = sink.comm("dp.param_gather", CommOp{ParallelDim::dp, CollectiveKind::all_gather, dense, 0},
+                       prefetch_after);
+  // Both run on the data-parallel channel, so the second's end is the layer's readiness.
+  if (experts > 0.0 && job_.parallel.expert_dp() > 1)
+    g = sink.comm("expert_dp.param_gather",
+                  CommOp{ParallelDim::dp, CollectiveKind::all_gather, experts, 0, CommScope::expert},
+                  prefetch_after);
+  memory(g.id, MemoryEvent::At::start, sim_rank, dense + experts);
+  return g;
+}
+
+void TrainStepBuilder::release_layer(RankSink& sink, int sim_rank, int l, Handle gather, Handle last,
+                                     Pass pass) {
+  if (!gather.valid()) return;
+  memory(last.id, MemoryEvent::At::end, sim_rank, -layer_weight_bytes(l));
+  if (pass != Pass::backward) return;
+  const double g = job_.precision.grad_bytes;
+  sink.comm("dp.grad_reduce_scatter",
+            CommOp{ParallelDim::dp, CollectiveKind::reduce_scatter, layers_.dense_params(l) * g, 0}, last);
+  if (layers_.expert_params(l) > 0.0 && job_.parallel.expert_dp() > 1)
+    sink.comm("expert_dp.grad_reduce_scatter",
+              CommOp{ParallelDim::dp, CollectiveKind::reduce_scatter, layers_.expert_params(l) * g, 0,
+                     CommScope::expert},
+              last);
+}
+
+void TrainStepBuilder::reduce_buckets(RankSink& sink, int sim_rank, std::vector<GradSource> sources,
+                                      CommScope scope, std::vector<Handle>& reduced,
+                                      std::vector<std::pair<double, CommScope>>& buckets) {
+  const auto& par = job_.parallel;
+  const auto& prec = job_.precision;
+  const int replicas = scope == CommScope::expert ? par.expert_dp() : par.dp * par.cp;
+  const double total = std::accumulate(sources.begin(), sources.end(), 0.0,
+                                       [](double a, const GradSource& g) { return a + g.params; });
+  if (replicas <= 1 || total <= 0.0) return;
+  // Buckets fill in the order gradients become final, as PyTorch DDP and Megatron fill them.
+  std::sort(sources.begin(), sources.end(),
+            [](const GradSource& x, const GradSource& y) { return x.ready.id < y.ready.id; });
+  const bool zero = par.zero_stage >= 1;
+  const std::string prefix = scope == CommScope::expert ? "expert_dp." : "dp.";
+  const double bucket_target = par.dp_bucket_bytes / prec.grad_bytes;
+  double in_bucket = 0.0;
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    in_bucket += sources[i].params;
+    if (in_bucket < bucket_target && i + 1 < sources.size()) continue;
+    if (in_bucket <= 0.0) continue;
+    const Handle ready = par.dp_overlap ? sources[i].ready : last_op_[static_cast<std::size_t>(sim_rank)];
+    const std::string name = prefix + (zero ? "grad_reduce_scatter" : "grad_allreduce") + " bucket " +
+                             std::to_string(buckets.size());
+    const CollectiveKind kind = zero ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce;
+    reduced.push_back(
+        sink.comm(name, CommOp{ParallelDim::dp, kind, in_bucket * prec.grad_bytes, 0, scope}, ready));
+    buckets.emplace_back(in_bucket, scope);
+    in_bucket = 0.0;
+  }
+}
+
+void TrainStepBuilder::gradients_and_optimizer(RankSink& sink, int sim_rank) {
+  const auto& par = job_.parallel;
+  const auto& prec = job_.precision;
+  std::vector<GradSource> dense, experts;
+  double dense_params = 0.0, expert_params = 0.0;
+  for (const auto& [layer, src] : grads_[static_cast<std::size_t>(sim_rank)]) {
+    dense_params += src.params;
+    expert_params += src.expert_params;
+    // ZeRO-3 reduced the layers' gradients after each micro-batch; only the embedding and the head,
+    // kept whole, still need a reduction here.
+    if (zero3_ && src.layer) continue;
+    dense.push_back(src);
+    if (src.expert_params > 0.0) experts.push_back({src.ready, src.expert_params, 0.0, src.layer});
+  }
+  sink.set_plain_context(Pass::optimizer);
+  std::vector<Handle> reduced;
+  std::vector<std::pair<double, CommScope>> buckets;
+  reduce_buckets(sink, sim_rank, dense, CommScope::dense, reduced, buckets);
+  reduce_buckets(sink, sim_rank, experts, CommScope::expert, reduced, buckets);
+  if (reduced.empty()) reduced.push_back(last_op_[static_cast<std::size_t>(sim_rank)]);
+  const bool zero = par.zero_stage >= 1;
+  const double shard = zero ? dense_params / (par.dp * par.cp) + expert_params / par.expert_dp()
+                            : dense_params + expert_params;
+  const OptimizerShard optimizer{dense_params + expert_params, shard};
+  const Handle updated = emit_optimizer(sink, dims_, prec, optimizer, reduced);
+  if (!zero) return;
+  for (std::size_t b = 0; b < buckets.size(); ++b) {
+    const bool expert = buckets[b].second == CommScope::expert;
+    sink.comm(std::string(expert ? "expert_dp" : "dp") + ".param_allgather bucket " + std::to_string(b),
+              CommOp{ParallelDim::dp, CollectiveKind::all_gather, buckets[b].first * prec.param_bytes, 0,
+                     buckets[b].second},
+              updated);
+  }
+}
+
+StaticMemory TrainStepBuilder::static_memory(std::size_t r) const {
+  const auto& par = job_.parallel;
+  const auto& prec = job_.precision;
+  const double replicas = double(par.dp) * par.cp, expert_replicas = par.expert_dp();
+  double dense = 0.0, experts = 0.0, layer_dense = 0.0;
+  for (const auto& [layer, src] : grads_[r]) {
+    dense += src.params;
+    experts += src.expert_params;
+    layer_dense += src.layer ? src.params : 0.0;
+  }
+  const auto sharded = [&](int from_stage, double bytes) {
+    const bool on = par.zero_stage >= from_stage;
+    return bytes * (dense / (on ? replicas : 1.0) + experts / (on ? expert_replicas : 1.0));
+  };
+  StaticMemory m;
+  // ZeRO-3 shards the transformer layers' weights (experts over their own group); the embedding and
+  // head stay whole.
+  m.weights =
+      zero3_ ? (dense - layer_dense + layer_dense / replicas + experts / expert_replicas) * prec.param_bytes
+             : (dense + experts) * prec.param_bytes;
+  m.gradients = sharded(2, prec.grad_bytes);
+  m.optimizer = sharded(1, prec.optimizer_bytes);
+  return m;
+}
+
+}  // namespace stepsim::work::detail

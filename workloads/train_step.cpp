@@ -199,6 +199,14 @@ double TrainStepBuilder::heads_forward(RankSink& sink, int sim_rank, int microba
   return kept;
 }
 
+Handle TrainStepBuilder::join_mtp_grad(RankSink& sink, Handle g, Handle from_mtp) {
+  if (!from_mtp.valid()) return g;
+  // Read both gradients and write their sum, on the rank's (sequence-parallel) share of the tokens.
+  const double tokens = dims_.sp ? dims_.tokens / dims_.tp : dims_.tokens;
+  return sink.kernel_after("mtp.add_grad", elementwise(dims_, 3 * tokens * dims_.h * dims_.act_bytes),
+                           std::array<Handle, 2>{g, from_mtp});
+}
+
 Handle TrainStepBuilder::heads_backward(RankSink& sink, int sim_rank, int microbatch, double& freed) {
   const auto r = static_cast<std::size_t>(sim_rank);
   const int L = job_.model.layers;
@@ -208,9 +216,7 @@ Handle TrainStepBuilder::heads_backward(RankSink& sink, int sim_rank, int microb
     const int l = L + d;
     sink.set_context(Pass::backward, l, microbatch);
     Handle g = head_.backward(sink, losses[static_cast<std::size_t>(d)]);
-    if (from_mtp.valid())  // a deeper module's gradient joins this module's output gradient
-      g = sink.kernel_after("mtp.add_grad", elementwise(dims_, 3 * dims_.tokens * dims_.h * dims_.act_bytes),
-                            std::array<Handle, 2>{g, from_mtp});
+    g = join_mtp_grad(sink, g, from_mtp);  // a deeper module's gradient joins this module's output's
     g = layer_backward(sink, sim_rank, l, L + 1 + d, g, previous_start, freed);
     grads_[r][L + 1 + d].params += mtp_.params_per_rank();
     sink.set_context(Pass::backward, l, microbatch);
@@ -224,10 +230,7 @@ Handle TrainStepBuilder::heads_backward(RankSink& sink, int sim_rank, int microb
   Handle g = head_.backward(sink, loss_[r][microbatch]);
   grads_[r][L] = {g, head_.params_per_rank(), 0.0, false};
   freed += head_.stored_activation_bytes();
-  if (from_mtp.valid())
-    g = sink.kernel_after("mtp.add_grad", elementwise(dims_, 3 * dims_.tokens * dims_.h * dims_.act_bytes),
-                          std::array<Handle, 2>{g, from_mtp});
-  return g;
+  return join_mtp_grad(sink, g, from_mtp);
 }
 
 void TrainStepBuilder::build_rank(int sim_rank) {

@@ -66,6 +66,8 @@ class TrainStepBuilder {
   /// Their backward: the MTP modules' losses back through their layers, the main loss, summed into
   /// the gradient of the last layer's output. Returns that gradient; adds the bytes freed.
   Handle heads_backward(RankSink& sink, int sim_rank, int microbatch, double& freed);
+  /// `g` plus the gradient an MTP module sends back (none: `g` as is).
+  Handle join_mtp_grad(RankSink& sink, Handle g, Handle from_mtp);
   /// One layer's backward (with its recomputation under full recompute): records its gradient
   /// source under `key` and the activation bytes it frees.
   Handle layer_backward(RankSink& sink, int sim_rank, int l, int key, Handle g, Handle& previous_start,

@@ -32,6 +32,12 @@ std::string format_bytes(double b) {
   return buf;
 }
 
+std::string format_gib(double b) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2f GiB", b / 1073741824.0);
+  return buf;
+}
+
 std::string format_number(double value, int decimals) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, std::fabs(value));

@@ -78,6 +78,7 @@ H5::CompType rank_type() {
   STEPSIM_MEMBER(RankRowH5, exposed_pp_s, f64());
   STEPSIM_MEMBER(RankRowH5, exposed_dp_s, f64());
   STEPSIM_MEMBER(RankRowH5, bubble_s, f64());
+  STEPSIM_MEMBER(RankRowH5, host_bound_s, f64());
   STEPSIM_MEMBER(RankRowH5, static_bytes, f64());
   STEPSIM_MEMBER(RankRowH5, activation_bytes, f64());
   STEPSIM_MEMBER(RankRowH5, peak_bytes, f64());

@@ -21,7 +21,7 @@ struct RankRowH5 {  // /ranks
   std::uint16_t sim_rank;
   std::int32_t gpu, node, stage;
   double compute_s, memory_bound_s, exposed_tp_s, exposed_cp_s, exposed_ep_s, exposed_pp_s, exposed_dp_s,
-      bubble_s;
+      bubble_s, host_bound_s;
   double static_bytes, activation_bytes, peak_bytes, peak_time_s;
 };
 inline constexpr std::size_t kStreamChars = 24;  ///< "pp.send_next", "comm.dp", ...

@@ -25,8 +25,15 @@ std::string_view fabric_name(topo::FabricKind k) {
 
 json efficiency_json(const topo::Efficiency& e) {
   json j;
-  for (std::size_t c = 0; c < topo::kOpClassCount; ++c)
-    j[std::string(topo::name(static_cast<topo::OpClass>(c)))] = e.compute[c];
+  const auto curve = [](const topo::GemmCurve& g) {
+    return json{{"peak", g.peak}, {"mn_half", g.mn_half}, {"k_half", g.k_half}};
+  };
+  j["gemm_bf16"] = curve(e.gemm16);
+  j["gemm_fp8"] = curve(e.gemm8);
+  j["attention"] = e.attention;
+  j["elementwise"] = e.elementwise;
+  j["fp8_split_accumulation"] = e.fp8_split_accumulation;
+  j["fp8_blockwise"] = e.fp8_blockwise;
   j["hbm"] = e.hbm;
   j["nvlink"] = e.nvlink;
   j["nic"] = e.nic;
@@ -88,8 +95,11 @@ json gpu_json(const topo::GpuSpec& g) {
               {"price_per_hour", g.price_per_hour},
               {"price_note", g.price_note},
               {"comm_sm_fraction", g.comm_sm_fraction},
-              {"kernel_launch_s", g.kernel_launch_s},
-              {"graph_launch_s", g.graph_launch_s},
+              {"kernel_gap_s", g.kernel_gap_s},
+              {"host_launch_s", g.host_launch_s},
+              {"sustained_clock", g.sustained_clock},
+              {"hbm_reserved_bytes", g.hbm_reserved_bytes},
+              {"hbm_fragmentation", g.hbm_fragmentation},
               {"efficiency", efficiency_json(g.eff)}};
 }
 

@@ -30,6 +30,7 @@ std::vector<Part> parts_of(const work::Breakdown& b) {
                  b.exposed_comm_s[static_cast<std::size_t>(d)]});
   }
   p.push_back({"bubble / waiting", "seg-bubble", kBubble, b.bubble_s});
+  if (b.host_bound_s > 0.0) p.push_back({"host-bound", "seg-host", "#b07aa1", b.host_bound_s});
   return p;
 }
 
@@ -159,7 +160,7 @@ constexpr const char* kMemNames[] = {"weights", "gradients", "optimizer state", 
 void memory_bar(svg::Canvas& c, const work::Simulation& s, std::size_t i, double y, double h, double scale) {
   const auto& st = s.plan.static_memory[i];
   const auto& m = s.report.ranks[i].memory;
-  const double parts[] = {st.weights, st.gradients, st.optimizer, m.activation_bytes};
+  const double parts[] = {st.weights + st.low_precision_weights, st.gradients, st.optimizer, m.activation_bytes};
   double x = kLabelW;
   for (std::size_t p = 0; p < 4; ++p) {
     const double w = parts[p] * scale;

@@ -80,7 +80,7 @@ void draw_ceilings(svg::Canvas& c, const LogAxes& a, const work::JobSpec& job) {
   const topo::GpuSpec& gpu = job.cluster.gpu;
   const double peak = gpu.peak_flops(job.precision.compute), bw = gpu.hbm_bw_Bps, ridge = peak / bw;
   ceiling(c, a, peak, bw, "#222", 2.0, {});
-  ceiling(c, a, peak * gpu.eff.compute[0], bw * gpu.eff.hbm, "#888", 1.2, "6,4");
+  ceiling(c, a, peak * gpu.eff.headline(topo::OpClass::gemm), bw * gpu.eff.hbm, "#888", 1.2, "6,4");
   // The ceiling's name sits above the slope's end, left of the ridge, where the kernels never are.
   const double rx = a.x(a.clamp_x(ridge));
   c.text(rx - 8, a.y(peak) - 8,

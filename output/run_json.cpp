@@ -23,6 +23,7 @@ Json breakdown_json(const work::Breakdown& b) {
               {"memory_bound_s", b.memory_bound_s},
               {"exposed_comm_s", per_dim(b.exposed_comm_s)},
               {"bubble_s", b.bubble_s},
+              {"host_bound_s", b.host_bound_s},
               {"total_s", b.total()}};
 }
 
@@ -63,7 +64,9 @@ Json memory_json(const work::Simulation& s) {
               {"gradients_bytes", st.gradients},
               {"optimizer_bytes", st.optimizer},
               {"activations_bytes", peak.memory.activation_bytes},
-              {"kv_cache_bytes", st.kv_cache}};
+              {"kv_cache_bytes", st.kv_cache},
+              {"low_precision_weights_bytes", st.low_precision_weights},
+              {"device_capacity_bytes", s.device_bytes}};
 }
 
 /// Inference only: latency, per-replica rate and how much KV cache fits.

@@ -27,6 +27,8 @@ void breakdown_rows(TextTable& t, const work::Breakdown& b, double step) {
                pct(b.exposed_comm_s[d], step)});
   }
   t.add_row({"pipeline bubble / waiting", format_seconds(b.bubble_s), pct(b.bubble_s, step)});
+  if (b.host_bound_s > 0.0)
+    t.add_row({"host-bound (kernel launches)", format_seconds(b.host_bound_s), pct(b.host_bound_s, step)});
 }
 
 std::string critical_line(const work::StepReport& r) {
@@ -126,10 +128,13 @@ std::string memory_table(const work::Simulation& s) {
   mem.add_row({"weights", format_bytes(st.weights)});
   mem.add_row({"gradients", format_bytes(st.gradients)});
   mem.add_row({"optimizer state", format_bytes(st.optimizer)});
+  if (st.low_precision_weights > 0.0) mem.add_row({"FP8 weight copies", format_bytes(st.low_precision_weights)});
   mem.add_row({"activations at peak", format_bytes(peak.memory.activation_bytes)});
-  mem.add_row(
-      {"peak / capacity", format_bytes(peak.memory.peak_bytes) + " / " + format_bytes(s.capacity_bytes)});
-  return mem.render() + (s.fits
+  mem.add_row({"peak / usable", format_bytes(peak.memory.peak_bytes) + " / " + format_bytes(s.capacity_bytes)});
+  const std::string usable = "  usable: " + format_gib(s.device_bytes) + " of device memory less " +
+                             format_gib(s.device_bytes - s.capacity_bytes) +
+                             " (CUDA context, workspaces, NCCL buffers, fragmentation)\n";
+  return mem.render() + usable + (s.fits
                              ? "  fits\n"
                              : "  DOES NOT FIT: " + format_bytes(peak.memory.peak_bytes - s.capacity_bytes) +
                                    " over capacity\n");

@@ -53,6 +53,12 @@ inline constexpr std::array<Choice<topo::Precision>, 5> kPrecision{{{"fp32", top
                                                                     {"fp16", topo::Precision::fp16},
                                                                     {"fp8", topo::Precision::fp8},
                                                                     {"fp4", topo::Precision::fp4}}};
+inline constexpr std::array<Choice<work::LowPrecisionRecipe>, 5> kRecipe{
+    {{"delayed", work::LowPrecisionRecipe::delayed},
+     {"tensorwise", work::LowPrecisionRecipe::tensorwise},
+     {"blockwise", work::LowPrecisionRecipe::blockwise},
+     {"mxfp8", work::LowPrecisionRecipe::mxfp8},
+     {"nvfp4", work::LowPrecisionRecipe::nvfp4}}};
 inline constexpr std::array<Choice<topo::FabricKind>, 3> kFabricKind{
     {{"rail-optimized", topo::FabricKind::rail_optimized},
      {"fat-tree", topo::FabricKind::fat_tree},

@@ -21,6 +21,37 @@ bool given(const Scenario& s, std::string_view key) {
   return s.locations.contains(key);
 }
 
+/// The low-precision recipe: Transformer Engine's default where unset (MXFP8 on Blackwell, whose
+/// FP4 tensor cores mark it here, delayed scaling before it; NVFP4 for FP4), and the combinations
+/// that exist.
+void resolve_recipe(Scenario& s) {
+  work::PrecisionSpec& p = s.job.precision;
+  using R = work::LowPrecisionRecipe;
+  const bool blackwell = s.job.cluster.gpu.fp4_flops_per_s > 0.0;
+  const bool set = given(s, "precision.recipe");
+  if (!p.low_precision_linears()) {
+    if (set) fail(s, "precision.recipe", "is a recipe for FP8 or FP4 linear layers", "set compute = \"fp8\"");
+    if (p.fp8_params) fail(s, "precision.fp8_params", "needs FP8 linear layers", "set compute = \"fp8\"");
+    if (p.fp8_attention && !(s.job.cluster.gpu.fp8_flops_per_s > 0.0))
+      fail(s, "precision.fp8_attention", "GPU `" + s.job.cluster.gpu.id + "` has no FP8 tensor cores");
+    return;
+  }
+  if (p.compute == topo::Precision::fp4) {
+    if (!set) p.recipe = R::nvfp4;
+    if (p.recipe != R::nvfp4)
+      fail(s, "precision.recipe", "FP4 linear layers run the nvfp4 recipe", "set recipe = \"nvfp4\"");
+    return;
+  }
+  if (!set) p.recipe = blackwell ? R::mxfp8 : R::delayed;
+  if (p.recipe == R::nvfp4) fail(s, "precision.recipe", "nvfp4 is an FP4 recipe", "set compute = \"fp4\"");
+  if (p.recipe == R::mxfp8 && !blackwell)
+    fail(s, "precision.recipe",
+         "MXFP8 needs Blackwell tensor cores; GPU `" + s.job.cluster.gpu.id + "` has none",
+         "use delayed, tensorwise or blockwise");
+  // FP8 parameters replace the 16-bit working weights (Megatron's --fp8-param-gather).
+  if (p.fp8_params && !given(s, "precision.params")) p.param_bytes = 1.0;
+}
+
 void resolve_precision(Scenario& s) {
   work::PrecisionSpec& p = s.job.precision;
   const double natural = p.compute == topo::Precision::fp32 ? 4.0 : 2.0;  // fp8/fp4 math keeps bf16 copies
@@ -300,21 +331,11 @@ void check_custom_fabric(const Scenario& s) {
            "every GPU needs at least one [[fabric.link]]");
 }
 
-/// CUDA graphs replace each kernel's launch overhead with the (smaller) graph replay overhead.
-void resolve_launch_overhead(Scenario& s) {
-  if (!s.job.workload.cuda_graphs) return;
-  topo::GpuSpec& g = s.job.cluster.gpu;
-  if (!(g.graph_launch_s > 0.0))
-    fail(s, "workload.cuda_graphs", "GPU `" + g.id + "` has no graph_launch_us in its catalog entry",
-         "set [hardware.gpu] graph_launch_us (microseconds per kernel replayed from a CUDA graph)");
-  g.kernel_launch_s = g.graph_launch_s;
-}
-
 }  // namespace
 
 void resolve_and_check(Scenario& s) {
-  resolve_launch_overhead(s);
   resolve_precision(s);
+  resolve_recipe(s);
   resolve_nvlink_domain(s);
   resolve_schedule(s);
   resolve_dp(s);

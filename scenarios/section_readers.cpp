@@ -141,6 +141,9 @@ void read_parallelism_section(TableReader r, Scenario& s) {
 void read_precision_section(TableReader r, Scenario& s) {
   work::PrecisionSpec& p = s.job.precision;
   r.read("compute", p.compute, choices::kPrecision);
+  r.read("recipe", p.recipe, choices::kRecipe);
+  r.read("fp8_attention", p.fp8_attention);
+  r.read("fp8_params", p.fp8_params);
   read_bytes(r, "params", p.param_bytes);
   read_bytes(r, "grads", p.grad_bytes);
   read_optimizer(r, p.optimizer_bytes);

@@ -1,6 +1,9 @@
 #include "scenarios/spec_readers.hpp"
 
+#include <algorithm>
+
 #include "scenarios/choices.hpp"
+#include "scenarios/suggest.hpp"
 #include "sim/units.hpp"
 
 namespace stepsim::scen {
@@ -78,13 +81,31 @@ void check_attention(work::ModelSpec& m, const TableReader& r) {
 
 }  // namespace
 
+namespace {
+/// `gemm_bf16 = { peak = 0.8, mn_half = 240, k_half = 600 }`: any of the three, over what is set.
+void read_gemm_curve(TableReader& r, std::string_view key, topo::GemmCurve& c) {
+  auto t = r.table(key);
+  if (!t) return;
+  t->read("peak", c.peak, RealRange{0.01, 1.0, false, "the large-GEMM limit, a fraction of dense peak"});
+  t->read("mn_half", c.mn_half, kNonNegative);
+  t->read("k_half", c.k_half, kNonNegative);
+  t->finish();
+}
+}  // namespace
+
 void read_efficiency(TableReader& r, topo::Efficiency& eff) {
-  using topo::OpClass;
-  auto& c = eff.compute;
-  r.read("large_gemm", c[static_cast<std::size_t>(OpClass::large_gemm)], kFraction);
-  r.read("small_gemm", c[static_cast<std::size_t>(OpClass::small_gemm)], kFraction);
-  r.read("attention", c[static_cast<std::size_t>(OpClass::attention)], kFraction);
-  r.read("elementwise", c[static_cast<std::size_t>(OpClass::elementwise)], kFraction);
+  for (const char* retired : {"large_gemm", "small_gemm"})
+    if (r.has(retired))
+      r.fail(retired, "GEMM efficiency is a curve over M, N and K now",
+             "set gemm_bf16 = { peak = 0.8, mn_half = 240, k_half = 600 } (and gemm_fp8) in this table; "
+             "docs/scenarios.md explains the three figures");
+  read_gemm_curve(r, "gemm_bf16", eff.gemm16);
+  read_gemm_curve(r, "gemm_fp8", eff.gemm8);
+  r.read("fp8_split_accumulation", eff.fp8_split_accumulation, kFraction);
+  r.read("fp8_blockwise", eff.fp8_blockwise,
+         RealRange{0.1, 2.0, false, "block-scaled over per-tensor FP8 GEMM speed, e.g. 1.0"});
+  r.read("attention", eff.attention, kFraction);
+  r.read("elementwise", eff.elementwise, kFraction);
   r.read("hbm", eff.hbm, kFraction);
   r.read("gemm_hbm", eff.gemm_hbm, kFraction);
   r.read("nvlink", eff.nvlink, kFraction);
@@ -99,13 +120,93 @@ void read_efficiency(TableReader& r, topo::Efficiency& eff) {
   r.finish();
 }
 
+namespace {
+
+/// The figures of a GPU entry that carry a source ("efficiency.x" for the efficiency table's).
+constexpr std::string_view kFigureKeys[] = {
+    "bf16_tflops", "fp8_tflops", "fp4_tflops", "fp32_tflops", "hbm_gib", "hbm_gb",
+    "hbm_reserved_gib", "hbm_fragmentation", "hbm_tb_s", "nvlink_gb_s", "nvlink_domain", "pcie_gb_s",
+    "nic_gbps", "price_per_hour", "comm_sm_fraction", "kernel_gap_us", "host_launch_us",
+    "nvls_latency_us", "sustained_clock", "efficiency"};
+constexpr std::string_view kEfficiencyKeys[] = {
+    "gemm_bf16", "gemm_fp8", "fp8_split_accumulation", "fp8_blockwise", "attention", "elementwise",
+    "hbm", "gemm_hbm", "nvlink", "nic", "nvls", "estimate", "estimate_compute", "estimate_memory",
+    "estimate_network"};
+
+void set_source(topo::GpuSpec& g, topo::FigureSource src) {
+  for (auto& s : g.sources)
+    if (s.key == src.key) {
+      s = std::move(src);
+      return;
+    }
+  g.sources.push_back(std::move(src));
+}
+
+/// `[gpu.<id>.source]`: `key = "kind: text"` per figure. A figure this table sets without a source
+/// is recorded as the user's, with its place, so an override never inherits the figure it replaced.
+void read_sources(TableReader& r, topo::GpuSpec& g) {
+  std::vector<std::string> given;
+  if (auto src = r.table("source")) {
+    std::vector<std::string> valid;
+    for (auto k : kFigureKeys)
+      if (k != "efficiency") valid.emplace_back(k);
+    for (auto k : kEfficiencyKeys) valid.push_back("efficiency." + std::string(k));
+    for (const auto& [k, v] : src->raw()) {
+      const std::string key(k.str());
+      if (std::find(valid.begin(), valid.end(), key) == valid.end())
+        src->fail(key, "is not a figure of a GPU entry", did_you_mean(key, valid));
+      std::string text;
+      src->read(key, text);
+      const auto colon = text.find(':');
+      const std::string kind = colon == std::string::npos ? "" : text.substr(0, colon);
+      topo::FigureSource fs{key, topo::SourceKind::assumed, ""};
+      bool known = false;
+      for (auto kk : {topo::SourceKind::datasheet, topo::SourceKind::measured, topo::SourceKind::derived,
+                      topo::SourceKind::assumed})
+        if (kind == topo::name(kk)) {
+          fs.kind = kk;
+          known = true;
+        }
+      if (!known)
+        src->fail(key, "a source starts with its kind: datasheet, measured, derived or assumed",
+                  "e.g. \"measured: tools/calibration/h200-2026-11-29-run3.json\" or \"assumed: guess\"");
+      const auto start = text.find_first_not_of(' ', colon + 1);
+      fs.text = start == std::string::npos ? "" : text.substr(start);
+      set_source(g, std::move(fs));
+      given.push_back(key);
+    }
+    src->finish();
+  }
+  const auto mark_user = [&](const TableReader& t, std::string_view key, const std::string& full) {
+    if (!t.has(key) || std::find(given.begin(), given.end(), full) != given.end()) return;
+    const SourceLocation at = t.where(key);
+    set_source(g, {full, topo::SourceKind::user, at.file + ":" + std::to_string(at.line)});
+  };
+  for (auto k : kFigureKeys)
+    if (k != "efficiency") mark_user(r, k, std::string(k));
+  if (r.has("efficiency")) {
+    const TableReader eff(*r.raw()["efficiency"].as_table(), r.path("efficiency"), r.context());
+    for (auto k : kEfficiencyKeys) mark_user(eff, k, "efficiency." + std::string(k));
+  }
+}
+
+}  // namespace
+
 void read_gpu_fields(TableReader& r, topo::GpuSpec& g) {
   r.read("name", g.name);
   r.read("bf16_tflops", g.bf16_flops_per_s, kPositive, kTera);
   r.read("fp8_tflops", g.fp8_flops_per_s, kNonNegative, kTera);
   r.read("fp4_tflops", g.fp4_flops_per_s, kNonNegative, kTera);
   r.read("fp32_tflops", g.fp32_flops_per_s, kNonNegative, kTera);
+  if (r.has("hbm_gb") && r.has("hbm_gib"))
+    r.fail("hbm_gb", "and hbm_gib both set the memory capacity", "keep one: an \"80 GB\" H100 has 80 GiB");
   r.read("hbm_gb", g.hbm_capacity_bytes, kPositive, kGB);
+  r.read("hbm_gib", g.hbm_capacity_bytes, kPositive, units::kGiB);
+  r.read("hbm_reserved_gib", g.hbm_reserved_bytes, kNonNegative, units::kGiB);
+  r.read("hbm_fragmentation", g.hbm_fragmentation,
+         RealRange{0.0, 0.5, false, "share of free memory the allocator loses, e.g. 0.05"});
+  r.read("sustained_clock", g.sustained_clock,
+         RealRange{0.3, 1.2, false, "sustained over benchmark SM clock, e.g. 0.92"});
   r.read("hbm_tb_s", g.hbm_bw_Bps, kPositive, units::kTB);
   r.read("nvlink_gb_s", g.nvlink_bw_Bps, kNonNegative, kGB);
   r.read("nvlink_domain", g.nvlink_domain, kPositiveInt);
@@ -116,17 +217,24 @@ void read_gpu_fields(TableReader& r, topo::GpuSpec& g) {
   r.read("price_note", g.price_note);
   r.read("comm_sm_fraction", g.comm_sm_fraction,
          RealRange{0.0, 0.9, false, "share of SMs used by communication"});
-  double launch_us = 0.0;
-  if (r.read("kernel_launch_us", launch_us, kNonNegative)) g.kernel_launch_s = launch_us * 1e-6;
-  if (r.read("graph_launch_us", launch_us, kNonNegative)) g.graph_launch_s = launch_us * 1e-6;
+  for (const char* retired : {"kernel_launch_us", "graph_launch_us"})
+    if (r.has(retired))
+      r.fail(retired, "launch costs are split into the GPU's and the host's now",
+             "set kernel_gap_us (GPU side, per kernel: 1.24 measured on the H200) and host_launch_us "
+             "(eager PyTorch, per kernel: 7.7 measured); CUDA graphs drop the host's");
+  r.read("kernel_gap_us", g.kernel_gap_s, kNonNegative, 1e-6);
+  r.read("host_launch_us", g.host_launch_s, kNonNegative, 1e-6);
   double nvls_us = 0.0;
   if (r.read("nvls_latency_us", nvls_us, kNonNegative)) g.nvls_latency_s = nvls_us * 1e-6;
   if (auto eff = r.table("efficiency")) read_efficiency(*eff, g.eff);
+  read_sources(r, g);
 }
 
 void validate_gpu(const topo::GpuSpec& g, const TableReader& r) {
   if (!(g.bf16_flops_per_s > 0.0)) missing(r, "bf16_tflops", "dense BF16 TFLOP/s");
-  if (!(g.hbm_capacity_bytes > 0.0)) missing(r, "hbm_gb", "memory capacity in GB");
+  if (!(g.hbm_capacity_bytes > 0.0)) missing(r, "hbm_gib", "memory capacity in GiB (or hbm_gb in 1e9 bytes)");
+  if (g.usable_hbm_bytes() <= 0.0)
+    r.fail("hbm_reserved_gib", "reserves all of the device memory", "set it below hbm_gib");
   if (!(g.hbm_bw_Bps > 0.0)) missing(r, "hbm_tb_s", "memory bandwidth in TB/s");
   if (g.nvlink_domain > 1 && !(g.nvlink_bw_Bps > 0.0))
     r.fail("nvlink_domain", "is " + std::to_string(g.nvlink_domain) + " but nvlink_gb_s is 0",

@@ -1,14 +1,12 @@
 #pragma once
 // How long one kernel takes on one GPU: a roofline with per-op-class efficiencies.
 //
-//   t = max(flops / (peak(precision) x eff_compute(class)), bytes / (hbm_bw x eff_hbm)) + launch
+//   t = max(flops / (peak(precision) x sustained_clock x eff), bytes / (hbm_bw x eff_hbm)) + launch
 //
-// where element-wise kernels use the GPU's vector (FP32) peak rather than its tensor-core peak, and
-// GEMMs use the GPU's `gemm_hbm` bandwidth efficiency (weight streaming) where the catalog sets one.
-// Efficiencies come from the GPU catalog, one set per GPU, never per case. A GEMM's class is not a
-// binary choice: its efficiency blends from the catalog's small-GEMM figure to its large-GEMM figure
-// as the GEMM's smallest dimension grows (see gemm_efficiency), because tile quantisation and wave
-// tails fade smoothly with size.
+// where element-wise kernels use the GPU's vector (FP32) peak rather than its tensor-core peak, GEMMs
+// take their efficiency from the GPU's GemmCurve for their precision at their M, N and K, and use
+// the GPU's `gemm_hbm` bandwidth efficiency (weight streaming) where the catalog sets one.
+// Efficiencies come from the GPU catalog, one set per GPU, never per case.
 
 #include "sim/units.hpp"
 #include "topology/gpu.hpp"
@@ -16,14 +14,28 @@
 
 namespace stepsim::topo {
 
+/// How a low-precision GEMM accumulates (Transformer Engine: fast in the forward, split, i.e.
+/// periodically promoted to FP32, in the data and weight gradients).
+enum class Accumulation : std::uint8_t { fast, split };
+/// How FP8 GEMM operands are scaled.
+enum class FP8Scaling : std::uint8_t { tensor, block };
+
 /// The work of one kernel.
 struct KernelWork {
   OpClass op_class = OpClass::elementwise;
   Precision precision = Precision::bf16;
   double flops = 0.0;
   double hbm_bytes = 0.0;
-  /// GEMMs only: the smallest of M, N and K (0 = use the class's figure as is).
-  double gemm_min_dim = 0.0;
+  /// GEMMs only: the product's [m x k] x [k x n] shape (0 = a huge dimension).
+  double gemm_m = 0.0;
+  double gemm_n = 0.0;
+  double gemm_k = 0.0;
+  /// FP8 GEMMs: the precise (split) accumulator of Hopper's data and weight gradients.
+  Accumulation accumulation = Accumulation::fast;
+  /// How FP8 operands are scaled: one factor per tensor, or per block (DeepSeek-V3's tiles).
+  FP8Scaling scaling = FP8Scaling::tensor;
+  /// Kernel launches this work stands for (multi-tensor optimizer kernels launch several).
+  double launches = 1.0;
 };
 
 struct KernelTime {
@@ -31,17 +43,8 @@ struct KernelTime {
   Resource bound = Resource::compute;  ///< compute or hbm, whichever term is larger
 };
 
-/// Smallest GEMM dimension at and above which a GEMM runs at the large-GEMM efficiency, and at and
-/// below which it runs at the small-GEMM efficiency; in between, efficiency is interpolated in log2.
-/// From the H200 micro-benchmark (tools/calibration/hopper_op_classes.py, docs/simulation.md): bf16
-/// [m x 8192] x [8192 x 8192] reaches, of the 8192^3 rate, 0.60-0.64 at m = 256, 0.71-0.76 at 512,
-/// 0.84-0.87 at 1024, 0.92-0.94 at 2048 and 0.94-0.95 at 3072-4096; log2 interpolation between 256
-/// and 4096 follows those points within 0.03.
-inline constexpr double kLargeGemmDim = 4096.0;
-inline constexpr double kSmallGemmDim = 256.0;
-
-/// Achieved fraction of peak for a GEMM whose smallest dimension is `min_dim`.
-double gemm_efficiency(const GpuSpec& gpu, double min_dim);
+/// Achieved fraction of peak for a GEMM of `work`'s shape and precision on `gpu`.
+double gemm_efficiency(const GpuSpec& gpu, const KernelWork& work);
 
 /// The roofline time of one kernel on `gpu`.
 KernelTime kernel_time(const GpuSpec& gpu, const KernelWork& work);

@@ -1,5 +1,7 @@
 #include "topology/gpu.hpp"
 
+#include <algorithm>
+
 #include "sim/error.hpp"
 
 namespace stepsim::topo {
@@ -19,6 +21,24 @@ double GpuSpec::peak_flops(Precision p) const {
   return peak;
 }
 
+double GemmCurve::at(double m, double n, double k) const {
+  // A dimension below one tile still occupies a whole one (Hopper's smallest WGMMA is 64 rows; a
+  // GEMV computes 64-row tiles of which it keeps one): the curve does not keep falling below it,
+  // and the roofline's memory term prices such GEMMs.
+  const auto inv = [](double x) { return x > 0.0 ? 1.0 / std::max(x, GemmCurve::kMinTile) : 0.0; };
+  return peak / (1.0 + mn_half * (inv(m) + inv(n)) + k_half * inv(k));
+}
+
+double Efficiency::headline(OpClass c) const {
+  switch (c) {
+    case OpClass::gemm: return gemm16.at(8192, 8192, 8192);
+    case OpClass::attention: return attention;
+    case OpClass::elementwise: return elementwise;
+    case OpClass::count: break;
+  }
+  return 0.0;
+}
+
 std::string_view name(Precision p) {
   switch (p) {
     case Precision::fp32: return "fp32";
@@ -30,10 +50,20 @@ std::string_view name(Precision p) {
   return "unknown";
 }
 
+std::string_view name(SourceKind k) {
+  switch (k) {
+    case SourceKind::datasheet: return "datasheet";
+    case SourceKind::measured: return "measured";
+    case SourceKind::derived: return "derived";
+    case SourceKind::assumed: return "assumed";
+    case SourceKind::user: return "user";
+  }
+  return "unknown";
+}
+
 std::string_view name(OpClass c) {
   switch (c) {
-    case OpClass::large_gemm: return "large_gemm";
-    case OpClass::small_gemm: return "small_gemm";
+    case OpClass::gemm: return "gemm";
     case OpClass::attention: return "attention";
     case OpClass::elementwise: return "elementwise";
     case OpClass::count: break;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace stepsim::topo {
 
@@ -25,18 +26,38 @@ constexpr double bytes_per_element(Precision p) {
 
 /// Operation classes with their own achievable fraction of peak.
 enum class OpClass : std::uint8_t {
-  large_gemm,   ///< GEMMs whose every dimension is large (>= ~1024): near the tensor-core ceiling
-  small_gemm,   ///< skinny or small GEMMs (expert GEMMs, decode): tile quantisation and wave tails
-  attention,    ///< fused attention kernels (FlashAttention)
-  elementwise,  ///< norms, activations, residuals, optimizer: bandwidth-bound
+  gemm,         ///< tensor-core matrix products; efficiency follows the GPU's GemmCurve over M, N, K
+  attention,    ///< fused attention kernels (FlashAttention, cuDNN)
+  elementwise,  ///< norms, activations, residuals, casts, optimizer: bandwidth-bound
   count
 };
 inline constexpr std::size_t kOpClassCount = static_cast<std::size_t>(OpClass::count);
 
+/// A GEMM's achieved fraction of dense peak over its shape, for one precision class:
+///
+///   eff(M, N, K) = peak / (1 + mn_half x (1/M + 1/N) + k_half / K)
+///
+/// The 1/M and 1/N terms are costs per element of an input operand (streaming the other operand
+/// once per output tile row or column), the 1/K term a cost per output element (pipeline fill and
+/// the epilogue); `mn_half` is the M at which a GEMM with huge N and K runs at half of `peak`.
+/// Fitted per GPU and precision by tools/calibration/fit_gemm.py (docs/simulation.md).
+struct GemmCurve {
+  double peak = 0.8;      ///< the limit for large M, N and K
+  double mn_half = 240;   ///< elements
+  double k_half = 600;    ///< elements
+  /// Dimensions below this count as this: a tile is computed whole however little of it is used.
+  static constexpr double kMinTile = 64.0;
+  /// The fraction of peak for an [m x k] x [k x n] product (dimensions of 0 count as huge).
+  double at(double m, double n, double k) const;
+};
+
 /// Achievable fractions of peak, set once per GPU (never per case); the catalog states the
 /// reasoning or micro-benchmark behind each figure.
 struct Efficiency {
-  std::array<double, kOpClassCount> compute{0.75, 0.6, 0.6, 0.5};  ///< of dense peak, by OpClass
+  GemmCurve gemm16;           ///< BF16/FP16 GEMMs
+  GemmCurve gemm8;            ///< FP8 GEMMs (and FP4 ones until measured)
+  double attention = 0.6;     ///< fused attention, of the dense peak in its precision
+  double elementwise = 0.5;   ///< element-wise arithmetic, of the FP32 vector peak
   double hbm = 0.85;  ///< of HBM bandwidth, for streaming kernels
   /// Of HBM bandwidth, for a GEMM bound by reading its operands (weight streaming in decode and
   /// small batches); 0 = as `hbm`.
@@ -50,6 +71,33 @@ struct Efficiency {
   double estimate_compute = 0.75;
   double estimate_memory = 0.75;
   double estimate_network = 0.75;
+  /// Hopper FP8: the data- and weight-gradient GEMMs run with a split (promoted, precise)
+  /// accumulator (Transformer Engine's default), at this fraction of the forward's fast-accumulation
+  /// curve. 1 where the tensor cores accumulate FP8 in FP32 anyway (Blackwell).
+  double fp8_split_accumulation = 1.0;
+  /// Block-scaled FP8 GEMMs (1x128 / 128x128 scales, DeepSeek-V3's recipe) over the fast curve.
+  double fp8_blockwise = 1.0;
+
+  /// The GEMM curve that math in `p` runs on.
+  const GemmCurve& gemm(Precision p) const {
+    return p == Precision::fp8 || p == Precision::fp4 ? gemm8 : gemm16;
+  }
+  /// A class's headline figure: attention and element-wise as set; GEMMs at 8192^3 in BF16.
+  double headline(OpClass c) const;
+};
+
+/// Where a catalog figure comes from (`stepsim catalog gpus --provenance`).
+enum class SourceKind : std::uint8_t {
+  datasheet,  ///< the vendor's published specification
+  measured,   ///< a micro-benchmark or a public measurement (the file or source is named)
+  derived,    ///< a stated rule applied to stated inputs
+  assumed,    ///< an assumption with its source, or a guess that says it is one
+  user,       ///< set by a user's catalog or scenario without a stated source
+};
+struct FigureSource {
+  std::string key;   ///< the catalog key, e.g. "hbm_tb_s" or "efficiency.gemm_bf16"
+  SourceKind kind = SourceKind::assumed;
+  std::string text;  ///< the source, the rule or the file
 };
 
 struct GpuSpec {
@@ -59,7 +107,12 @@ struct GpuSpec {
   double fp8_flops_per_s = 0.0;   ///< dense FP8; 0 = unsupported
   double fp4_flops_per_s = 0.0;   ///< dense FP4; 0 = unsupported
   double fp32_flops_per_s = 0.0;  ///< non-tensor FP32; 0 = unknown
+  /// Device memory as the datasheet means it (80 GB parts have 80 GiB; see the catalog).
   double hbm_capacity_bytes = 0.0;
+  /// Held before any tensor: the CUDA context, cuBLAS/cuDNN workspaces and NCCL buffers.
+  double hbm_reserved_bytes = 0.0;
+  /// Share of the rest lost to the caching allocator's fragmentation.
+  double hbm_fragmentation = 0.0;
   double hbm_bw_Bps = 0.0;
   double nvlink_bw_Bps = 0.0;   ///< scale-up bandwidth per GPU per direction; 0 = no NVLink
   int nvlink_domain = 1;        ///< GPUs in one scale-up domain (8 for HGX, 72 for NVL72, 1 = none)
@@ -68,18 +121,31 @@ struct GpuSpec {
   double price_per_hour = 0.0;  ///< USD per GPU-hour, representative (see price_note)
   std::string price_note;       ///< where the price comes from ("article, mid-2026 on-demand")
   Efficiency eff;
+  std::vector<FigureSource> sources;  ///< per figure, in catalog order
   double comm_sm_fraction = 0.0;  ///< share of compute lost while communication kernels run
-  double kernel_launch_s = 0.0;   ///< fixed overhead added to every kernel
-  double graph_launch_s = 0.0;    ///< the same for a kernel replayed from a CUDA graph (0: unknown)
+  /// SM clock held over a long step at the power limit over the clock the efficiencies were
+  /// measured at (short micro-benchmarks): scales every compute rate, not HBM or links.
+  double sustained_clock = 1.0;
+  /// GPU-side cost of each kernel when the host is ahead of it: launch latency and the gap to the
+  /// previous kernel on the stream (what a kernel replayed from a CUDA graph costs).
+  double kernel_gap_s = 0.0;
+  /// Host CPU time to launch one kernel from eager PyTorch; the GPU waits for it when the host falls
+  /// behind (small kernels). CUDA graphs replay without it.
+  double host_launch_s = 0.0;
   /// Fixed cost of one NVLS collective (multicast setup and switch synchronisation), seconds.
   double nvls_latency_s = 0.0;
 
-  /// Dense peak FLOP/s for math in `p`; throws UserError if the GPU lacks that precision.
+  /// Dense peak FLOP/s for math in `p` (the datasheet's); throws UserError if the GPU lacks it.
   double peak_flops(Precision p) const;
+  /// What a tensor can use: capacity less the reserve, less fragmentation of the rest.
+  double usable_hbm_bytes() const {
+    return (hbm_capacity_bytes - hbm_reserved_bytes) * (1.0 - hbm_fragmentation);
+  }
 };
 
 /// Lower-case name of a precision ("bf16").
 std::string_view name(Precision p);
 std::string_view name(OpClass c);
+std::string_view name(SourceKind k);
 
 }  // namespace stepsim::topo

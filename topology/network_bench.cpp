@@ -21,7 +21,7 @@ ClusterSpec cluster_1024() {
   c.gpu.nvlink_bw_Bps = 450e9;
   c.gpu.nvlink_domain = 8;
   c.gpu.nic_bw_Bps = units::gbps_to_Bps(400);
-  c.gpu.kernel_launch_s = 4e-6;
+  c.gpu.kernel_gap_s = 4e-6;
   c.nodes = 128;
   c.gpus_per_node = 8;
   c.nvlink_domain = 8;

@@ -19,6 +19,7 @@ enum class Resource : std::uint8_t {
   nic,                                 ///< the GPU's network interface (first hop of scale-out)
   fabric,                              ///< switch-to-switch links of the scale-out fabric
   latency,                             ///< fixed per-message / per-step latency (alpha terms)
+  host,                                ///< the host CPU launching kernels or waiting on the GPU
   count
 };
 
@@ -37,6 +38,7 @@ constexpr std::string_view name(Resource r) {
     case Resource::nic: return "nic";
     case Resource::fabric: return "fabric";
     case Resource::latency: return "latency";
+    case Resource::host: return "host";
     case Resource::count: break;
   }
   return "unknown";

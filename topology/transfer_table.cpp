@@ -131,7 +131,7 @@ std::pair<std::uint32_t, double> TransferTableBuilder::choose(AlgoContext& ctx, 
 void TransferTableBuilder::emit(const Plan& plan, double bytes) {
   for (std::size_t i = 0; i < plan.phases.size(); ++i) {
     const PlanPhase& ph = plan.phases[i];
-    const double launch = i == 0 ? table_.topology().spec().gpu.kernel_launch_s : 0.0;
+    const double launch = i == 0 ? table_.topology().spec().gpu.kernel_gap_s : 0.0;
     const auto flows_begin = static_cast<std::uint32_t>(table_.flows_.size());
     for (const PlanVariable& v : ph.vars)
       table_.flows_.push_back(TransferFlow{v.pattern, v.bytes_per_byte * bytes});
@@ -166,7 +166,7 @@ double TransferTableBuilder::fill_s(const PlanPhase& phase, double bytes) const 
 }
 
 double TransferTableBuilder::plan_time_s(const Plan& plan, double bytes) const {
-  double t = table_.topology().spec().gpu.kernel_launch_s;
+  double t = table_.topology().spec().gpu.kernel_gap_s;
   for (const PlanPhase& ph : plan.phases) {
     double slowest = 0.0;
     for (const PlanVariable& v : ph.vars)

@@ -30,6 +30,11 @@ std::vector<Difference> explain_differences(const Simulation& s) {
                  "compute idles " + percent(b.bubble_s, step) +
                      " of the step waiting on other stages; the estimate charges (p-1)/(v m) = " +
                      percent(s.estimate.pipeline_bubble, 1.0) + " of compute time"});
+  if (b.host_bound_s > 0.0)
+    out.push_back({"host-bound launches", b.host_bound_s,
+                   "compute idles " + percent(b.host_bound_s, step) +
+                       " of the step waiting for the host to launch kernels (eager PyTorch); the estimate has "
+                       "no host"});
   for (std::size_t d = 0; d < kDimCount; ++d) {
     const double exposed = b.exposed_comm_s[d];
     const double busy = s.report.mean_overlap.busy_s[d];

@@ -79,7 +79,7 @@ Handle InferenceStepBuilder::sample(RankSink& sink, Handle h) const {
   // Only each sequence's last position becomes logits (prefill) or its one position (decode).
   const double B = dims_.b, E = dims_.act_bytes, v = job_.model.vocab / static_cast<double>(dims_.tp);
   h = sink.kernel("final_norm", elementwise(dims_, 2 * B * dims_.h * E, 8 * B * dims_.h), h);
-  h = sink.kernel("logits", weight_gemm(dims_, B, v, dims_.h), h);
+  h = sink.kernel("logits", weight_gemm(dims_.high_precision(), B, v, dims_.h), h);
   if (dims_.tp > 1)
     h = sink.comm("tp.gather_logits",
                   CommOp{ParallelDim::tp, CollectiveKind::all_gather, B * job_.model.vocab * E, 0}, h);
@@ -163,7 +163,7 @@ KvCapacity InferenceStepBuilder::kv_capacity(const std::vector<StaticMemory>& me
     const auto [begin, end] = layers_of(a_.ranks()[r].stage);
     KvCapacity k;
     k.bytes_per_token = kv_per_token_layer() * (end - begin);
-    k.free_bytes = std::max(0.0, job_.cluster.gpu.hbm_capacity_bytes - memory[r].weights);
+    k.free_bytes = std::max(0.0, job_.cluster.gpu.usable_hbm_bytes() - memory[r].weights);
     const double tokens = k.bytes_per_token > 0.0 ? k.free_bytes / k.bytes_per_token : fewest;
     k.max_batch = static_cast<long long>(std::floor(tokens / context));
     k.max_context = static_cast<long long>(std::floor(tokens / dims_.b));

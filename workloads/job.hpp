@@ -89,13 +89,36 @@ struct ParallelSpec {
   }
 };
 
+/// How low-precision (FP8, FP4) linear GEMMs are scaled: Megatron-Core's --fp8-recipe, i.e.
+/// Transformer Engine's recipe classes. Each costs different quantisation kernels (docs/model.md).
+enum class LowPrecisionRecipe : std::uint8_t {
+  delayed,     ///< per-tensor scales from an amax history (TE DelayedScaling; Hopper's default)
+  tensorwise,  ///< per-tensor current scaling: an amax pass before each cast (Float8CurrentScaling)
+  blockwise,   ///< 1x128 activation and 128x128 weight tiles, as DeepSeek-V3 (Float8BlockScaling)
+  mxfp8,       ///< 32-element blocks with E8M0 scales, native on Blackwell (MXFP8BlockScaling)
+  nvfp4,       ///< FP4 with 16-element blocks and FP8 scales (Blackwell; NVFP4BlockScaling)
+};
+
 struct PrecisionSpec {
-  topo::Precision compute = topo::Precision::bf16;  ///< GEMM math
+  /// Linear-layer GEMMs (projections, MLPs, experts). fp8/fp4 runs them as Transformer Engine
+  /// does: everything else (attention, embedding, LM head, router, norms, loss) stays 16-bit.
+  topo::Precision compute = topo::Precision::bf16;
+  LowPrecisionRecipe recipe = LowPrecisionRecipe::delayed;  ///< when compute is fp8 or fp4
+  bool fp8_attention = false;  ///< FP8 dot-product attention (TE's fp8_dpa)
+  /// Weights kept in FP8 only and gathered in FP8 (--fp8-param-gather): no 16-bit working copy.
+  bool fp8_params = false;
   double param_bytes = 2.0;                         ///< bytes per stored weight (working copy)
   double grad_bytes = 2.0;                          ///< bytes per gradient element (also what DP reduces)
   double optimizer_bytes = 12.0;                    ///< per parameter: fp32 master + Adam m and v
   double activation_bytes = 2.0;                    ///< bytes per activation element
   double kv_bytes = 2.0;                            ///< bytes per KV-cache element (inference)
+
+  /// Whether the linear layers run below 16 bits (and so quantise their operands).
+  bool low_precision_linears() const {
+    return compute == topo::Precision::fp8 || compute == topo::Precision::fp4;
+  }
+  /// The precision of everything that is not a linear-layer GEMM.
+  topo::Precision other() const { return low_precision_linears() ? topo::Precision::bf16 : compute; }
 };
 
 /// Mixture-of-experts routing knobs (used when the model has experts).

@@ -53,7 +53,7 @@ KvReport size_kv(const ModelSpec& m, const KvQuery& q) {
   if (q.target_tokens_per_s) r.decode_bandwidth_Bps = *q.target_tokens_per_s * r.decode_bytes_per_token;
   if (!q.gpu) return r;
   const topo::GpuSpec& g = *q.gpu;
-  const double capacity = q.gpus * g.hbm_capacity_bytes;
+  const double capacity = q.gpus * g.usable_hbm_bytes();
   r.capacity_bytes = capacity;
   r.fits = r.total_bytes <= capacity;
   r.max_tokens_per_s = q.gpus * g.hbm_bw_Bps * g.eff.estimate_memory / r.decode_bytes_per_token;

@@ -11,11 +11,6 @@ using Handle = OpSink::Handle;
 
 namespace {
 
-/// dgrad of Y[m x n] = X[m x k] W[k x n]: dX[m x k] = dY[m x n] W^T[n x k].
-topo::KernelWork dgrad(const LayerDims& d, double m, double n, double k) {
-  return gemm(d, m, k, n);
-}
-
 double qk_head(const LayerDims& d) {
   return d.q_dim / d.heads;
 }
@@ -28,7 +23,7 @@ double v_head(const LayerDims& d) {
 topo::KernelWork flash_work(const LayerDims& d, double factor) {
   topo::KernelWork w;
   w.op_class = topo::OpClass::attention;
-  w.precision = d.precision;
+  w.precision = d.fp8_attention ? topo::Precision::fp8 : d.precision;
   const double causal = d.causal ? 0.5 : 1.0;
   w.flops = factor * 2.0 * d.b * d.s_local * d.s * (qk_head(d) + v_head(d)) * (d.heads / d.tp) * causal;
   return w;
@@ -45,12 +40,12 @@ Handle DenseLayer::attention_forward(OpSink& sink, OpSink::Deps input) const {
   const double E = d_.act_bytes, Tn = norm_tokens(), T = d_.tokens, t = d_.tp;
   // Norm: read x, write y (8 FLOPs per element covers mean, variance, scale).
   Handle h = sink.kernel_after("ln1", elementwise(d_, 2 * Tn * d_.h * E, 8 * Tn * d_.h), input.span());
-  h = sp_gather(sink, d_, "tp.ag_ln1", h);
+  h = sp_gather_linear_input(sink, d_, "tp.ag_ln1", h);
   h = projections_forward(sink, h);
   if (d_.phase != WorkloadKind::train) h = write_kv_cache(sink, h);
   h = d_.phase == WorkloadKind::decode ? decode_core(sink, h)
                                        : attention_core_forward(sink, h, CoreScope::whole);
-  h = sink.kernel("proj", weight_gemm(d_, T, d_.h, d_.o_dim / t), h);
+  h = linear_forward(sink, d_, "proj", T, d_.h, d_.o_dim / t, h);
   h = tp_reduce(sink, d_, "tp.reduce_attn", h);
   // Bias + dropout + residual add: read branch and residual, write sum (+ 1-byte mask).
   const double bda = 3 * Tn * d_.h * E + (d_.dropout ? Tn * d_.h : 0.0);
@@ -59,8 +54,8 @@ Handle DenseLayer::attention_forward(OpSink& sink, OpSink::Deps input) const {
 
 Handle DenseLayer::projections_forward(OpSink& sink, Handle input) const {
   if (d_.mla) return mla_projections_forward(sink, input);
-  return sink.kernel("qkv", weight_gemm(d_, d_.tokens, (d_.q_dim + d_.kv_dim + d_.v_dim) / d_.tp, d_.h),
-                     input);
+  return linear_forward(sink, d_, "qkv", d_.tokens, (d_.q_dim + d_.kv_dim + d_.v_dim) / d_.tp, d_.h, input,
+                        QuantOperand::norm_output);
 }
 
 Handle DenseLayer::mla_projections_forward(OpSink& sink, Handle input) const {
@@ -71,19 +66,20 @@ Handle DenseLayer::mla_projections_forward(OpSink& sink, Handle input) const {
   Handle h = input;
   if (m.q_lora_rank > 0) {
     const double r = m.q_lora_rank;
-    h = sink.kernel("q_down", weight_gemm(d_, T, r, d_.h), h);
+    h = linear_forward(sink, d_, "q_down", T, r, d_.h, h);
     h = sink.kernel("q_norm", elementwise(d_, 2 * T * r * E, 8 * T * r), h);
-    h = sink.kernel("q_up", weight_gemm(d_, T, d_.q_dim / t, r), h);
+    h = linear_forward(sink, d_, "q_up", T, d_.q_dim / t, r, h, QuantOperand::norm_output);
   } else {
-    h = sink.kernel("q_proj", weight_gemm(d_, T, d_.q_dim / t, d_.h), h);
+    h = linear_forward(sink, d_, "q_proj", T, d_.q_dim / t, d_.h, h);
   }
   const double r = m.kv_lora_rank;
-  h = sink.kernel("kv_down", weight_gemm(d_, T, mla_latent(d_), d_.h), h);
+  h = linear_forward(sink, d_, "kv_down", T, mla_latent(d_), d_.h, h);
   h = sink.kernel("kv_norm", elementwise(d_, 2 * T * r * E, 8 * T * r), h);
   // Decode absorbs the up projections into the query and the output (decode_core): the cache and
   // the keys stay latent. Training and prefill expand keys and values for every head.
   if (d_.phase == WorkloadKind::decode) return h;
-  return sink.kernel("kv_up", weight_gemm(d_, T, hl * (m.qk_nope_head_dim + m.v_head_dim), r), h);
+  return linear_forward(sink, d_, "kv_up", T, hl * (m.qk_nope_head_dim + m.v_head_dim), r, h,
+                        QuantOperand::norm_output);
 }
 
 Handle DenseLayer::write_kv_cache(OpSink& sink, Handle qkv) const {
@@ -159,7 +155,7 @@ Handle DenseLayer::attention_backward(OpSink& sink, Handle grad, Recompute recom
   Handle h =
       sink.kernel("bda1.bwd", elementwise(d_, 2 * Tn * d_.h * E + (d_.dropout ? Tn * d_.h : 0.0)), grad);
   h = sp_gather(sink, d_, "tp.ag_grad_attn", h);
-  h = sink.kernel("proj.dgrad", dgrad(d_, T, d_.h, d_.o_dim / t), h);
+  h = linear_dgrad(sink, d_, "proj.dgrad", T, d_.h, d_.o_dim / t, h);
   emit_wgrad(sink, d_, "proj.wgrad", T, d_.h, d_.o_dim / t);
   const RecomputeModules rc = selective_modules(d_, recompute);
   if (d_.mla && rc.mla_up_proj) h = mla_up_recompute(sink, h);
@@ -186,7 +182,7 @@ Handle DenseLayer::attention_backward(OpSink& sink, Handle grad, Recompute recom
   if (rc.layernorm) h = sink.kernel("ln1.recompute", elementwise(d_, 2 * Tn * d_.h * E, 8 * Tn * d_.h), h);
   const Handle reduced = tp_reduce(sink, d_, "tp.reduce_grad_attn", h);
   // The input projections' weight gradients need the (gathered, with SP) norm output.
-  const Handle gathered = sp_gather(sink, d_, "tp.ag_ln1_wgrad", h);
+  const Handle gathered = sp_gather_linear_input(sink, d_, "tp.ag_ln1_wgrad", h);
   const Handle after = d_.sp ? gathered : Handle{};
   if (!d_.mla) {
     emit_wgrad(sink, d_, "qkv.wgrad", T, (d_.q_dim + d_.kv_dim + d_.v_dim) / t, d_.h, after);
@@ -200,35 +196,35 @@ Handle DenseLayer::attention_backward(OpSink& sink, Handle grad, Recompute recom
 
 Handle DenseLayer::projections_backward(OpSink& sink, Handle grad) const {
   if (d_.mla) return mla_projections_backward(sink, grad);
-  return sink.kernel("qkv.dgrad", dgrad(d_, d_.tokens, (d_.q_dim + d_.kv_dim + d_.v_dim) / d_.tp, d_.h),
-                     grad);
+  return linear_dgrad(sink, d_, "qkv.dgrad", d_.tokens, (d_.q_dim + d_.kv_dim + d_.v_dim) / d_.tp, d_.h,
+                      grad);
 }
 
 Handle DenseLayer::mla_projections_backward(OpSink& sink, Handle grad) const {
   const MlaDims& m = d_.mla_dims;
   const double E = d_.act_bytes, T = d_.tokens, t = d_.tp, hl = d_.heads / t;
   const double r = m.kv_lora_rank, up = hl * (m.qk_nope_head_dim + m.v_head_dim);
-  Handle h = sink.kernel("kv_up.dgrad", dgrad(d_, T, up, r), grad);
+  Handle h = linear_dgrad(sink, d_, "kv_up.dgrad", T, up, r, grad);
   emit_wgrad(sink, d_, "kv_up.wgrad", T, up, r);
   h = sink.kernel("kv_norm.bwd", elementwise(d_, 3 * T * r * E, 10 * T * r), h);
-  h = sink.kernel("kv_down.dgrad", dgrad(d_, T, mla_latent(d_), d_.h), h);
-  if (m.q_lora_rank <= 0) return sink.kernel("q_proj.dgrad", dgrad(d_, T, d_.q_dim / t, d_.h), h);
+  h = linear_dgrad(sink, d_, "kv_down.dgrad", T, mla_latent(d_), d_.h, h);
+  if (m.q_lora_rank <= 0) return linear_dgrad(sink, d_, "q_proj.dgrad", T, d_.q_dim / t, d_.h, h);
   const double q = m.q_lora_rank;
-  h = sink.kernel("q_up.dgrad", dgrad(d_, T, d_.q_dim / t, q), h);
+  h = linear_dgrad(sink, d_, "q_up.dgrad", T, d_.q_dim / t, q, h);
   emit_wgrad(sink, d_, "q_up.wgrad", T, d_.q_dim / t, q);
   h = sink.kernel("q_norm.bwd", elementwise(d_, 3 * T * q * E, 10 * T * q), h);
   // Accumulates into the input gradient the kv path started.
-  return sink.kernel("q_down.dgrad", dgrad(d_, T, q, d_.h), h);
+  return linear_dgrad(sink, d_, "q_down.dgrad", T, q, d_.h, h);
 }
 
 Handle DenseLayer::mla_up_recompute(OpSink& sink, Handle ready) const {
   const MlaDims& m = d_.mla_dims;
   const double T = d_.tokens, t = d_.tp, hl = d_.heads / t;
-  Handle h = m.q_lora_rank > 0
-                 ? sink.kernel("q_up.recompute", weight_gemm(d_, T, d_.q_dim / t, m.q_lora_rank), ready)
-                 : sink.kernel("q_proj.recompute", weight_gemm(d_, T, d_.q_dim / t, d_.h), ready);
-  return sink.kernel("kv_up.recompute",
-                     weight_gemm(d_, T, hl * (m.qk_nope_head_dim + m.v_head_dim), m.kv_lora_rank), h);
+  Handle h = m.q_lora_rank > 0 ? linear_forward(sink, d_, "q_up.recompute", T, d_.q_dim / t, m.q_lora_rank,
+                                                ready, QuantOperand::norm_output)
+                               : linear_forward(sink, d_, "q_proj.recompute", T, d_.q_dim / t, d_.h, ready);
+  return linear_forward(sink, d_, "kv_up.recompute", T, hl * (m.qk_nope_head_dim + m.v_head_dim),
+                        m.kv_lora_rank, h, QuantOperand::norm_output);
 }
 
 double DenseLayer::attention_stored_bytes(Recompute recompute) const {

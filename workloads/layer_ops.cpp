@@ -57,7 +57,10 @@ LayerDims layer_dims(const JobSpec& job, double micro_batch) {
   d.param_bytes = job.precision.param_bytes;
   d.grad_bytes = job.precision.grad_bytes;
   d.kv_bytes = job.precision.kv_bytes;
-  d.precision = job.precision.compute;
+  d.precision = job.precision.other();
+  d.linear = job.precision.compute;
+  d.recipe = job.precision.recipe;
+  d.fp8_attention = job.precision.fp8_attention;
   d.activation = m.activation;
   d.norm = m.norm;
   d.attention = job.workload.attention_impl;
@@ -68,20 +71,93 @@ LayerDims layer_dims(const JobSpec& job, double micro_batch) {
   return d;
 }
 
-topo::KernelWork gemm(const LayerDims& d, double m, double n, double k, double count) {
+namespace {
+topo::KernelWork gemm_in(const LayerDims& d, topo::Precision p, double m, double n, double k, double count) {
   topo::KernelWork w;
-  w.op_class = topo::OpClass::large_gemm;
-  w.precision = d.precision;
+  w.op_class = topo::OpClass::gemm;
+  w.precision = p;
   w.flops = 2.0 * m * n * k * count;
-  w.hbm_bytes = d.act_bytes * count * (m * k + k * n + m * n);
-  w.gemm_min_dim = std::min({m, n, k});
+  // FP8/FP4 operands are read in their own width; the product is written in the activations'.
+  const bool low = p == topo::Precision::fp8 || p == topo::Precision::fp4;
+  const double in = low ? topo::bytes_per_element(p) : d.act_bytes;
+  w.hbm_bytes = count * (in * (m * k + k * n) + d.act_bytes * m * n);
+  w.gemm_m = m;
+  w.gemm_n = n;
+  w.gemm_k = k;
+  if (d.recipe == LowPrecisionRecipe::blockwise) w.scaling = topo::FP8Scaling::block;
+  return w;
+}
+}  // namespace
+
+topo::KernelWork gemm(const LayerDims& d, double m, double n, double k, double count) {
+  return gemm_in(d, d.precision, m, n, k, count);
+}
+
+topo::KernelWork linear_gemm(const LayerDims& d, double m, double n, double k, double count) {
+  return gemm_in(d, d.linear, m, n, k, count);
+}
+
+topo::KernelWork linear_grad_gemm(const LayerDims& d, double m, double n, double k, double count) {
+  topo::KernelWork w = gemm_in(d, d.linear, m, n, k, count);
+  w.accumulation = topo::Accumulation::split;
   return w;
 }
 
 topo::KernelWork weight_gemm(const LayerDims& d, double m, double n, double k, double count) {
-  topo::KernelWork w = gemm(d, m, n, k, count);
-  w.hbm_bytes += (d.param_bytes - d.act_bytes) * count * k * n;
+  topo::KernelWork w = linear_gemm(d, m, n, k, count);
+  if (!d.low_precision_linears()) w.hbm_bytes += (d.param_bytes - d.act_bytes) * count * k * n;
   return w;
+}
+
+topo::KernelWork quantize_work(const LayerDims& d, double elements, QuantOperand operand) {
+  topo::KernelWork w;
+  w.op_class = topo::OpClass::elementwise;
+  w.precision = d.precision;
+  if (!d.low_precision_linears() || elements <= 0.0) return w;
+  const double E = d.act_bytes, q = topo::bytes_per_element(d.linear);
+  // Training needs the operand twice: row-wise for this GEMM and column-wise (transposed) for the
+  // backward's other GEMM, since Hopper's FP8 tensor cores take only the TN layout and block
+  // scales run along one axis. Inference needs one copy.
+  const bool both = d.phase == WorkloadKind::train;
+  const double copies = both ? 2.0 : 1.0;
+  double scale_bytes = 0.0;  // per element: block recipes write one scale per block and copy
+  double amax_pass = 0.0;    // per element: current scaling reads the tensor once for its amax
+  bool fused_norm = false;   // the norm wrote the row-wise FP8 copy itself
+  switch (d.recipe) {
+    case LowPrecisionRecipe::delayed: fused_norm = true; break;
+    case LowPrecisionRecipe::tensorwise: amax_pass = E; break;
+    case LowPrecisionRecipe::blockwise: scale_bytes = 4.0 / 128.0; break;  // fp32 per 1x128 tile
+    case LowPrecisionRecipe::mxfp8: scale_bytes = 1.0 / 32.0; break;       // E8M0 per 32
+    case LowPrecisionRecipe::nvfp4: scale_bytes = 1.0 / 16.0; break;       // E4M3 per 16
+  }
+  double bytes = amax_pass + E + copies * (q + scale_bytes);
+  if (operand == QuantOperand::norm_output && fused_norm) {
+    if (!both) return w;  // the norm's FP8 output is all the GEMM needs
+    bytes = 2.0 * q;      // transpose the norm's FP8 output: read it, write the transposed copy
+  }
+  w.hbm_bytes = elements * bytes;
+  w.flops = 2.0 * elements;  // scale and convert (plus the amax compare)
+  return w;
+}
+
+Handle emit_quantize(OpSink& sink, const LayerDims& d, std::string_view name, double elements,
+                     QuantOperand operand, Handle dep) {
+  const topo::KernelWork w = quantize_work(d, elements, operand);
+  if (!(w.hbm_bytes > 0.0)) return dep;
+  return sink.kernel(std::string(name) + ".quantize", w, dep);
+}
+
+Handle linear_forward(OpSink& sink, const LayerDims& d, std::string_view name, double m, double n, double k,
+                      Handle dep, QuantOperand input) {
+  const Handle q = emit_quantize(sink, d, name, m * k, input, dep);
+  return sink.kernel(name, weight_gemm(d, m, n, k), q);
+}
+
+Handle linear_dgrad(OpSink& sink, const LayerDims& d, std::string_view name, double m, double n, double k,
+                    Handle dep) {
+  const std::string_view base = name.substr(0, name.rfind(".dgrad"));
+  const Handle q = emit_quantize(sink, d, std::string(base) + ".grad", m * n, QuantOperand::grad_output, dep);
+  return sink.kernel(name, linear_grad_gemm(d, m, k, n), q);
 }
 
 topo::KernelWork elementwise(const LayerDims& d, double bytes, double flops) {
@@ -95,34 +171,36 @@ topo::KernelWork elementwise(const LayerDims& d, double bytes, double flops) {
 
 namespace {
 
-/// dgrad of Y[m x n] = X[m x k] W[k x n]: dX[m x k] = dY[m x n] W^T[n x k].
-topo::KernelWork dgrad(const LayerDims& d, double m, double n, double k) {
-  return gemm(d, m, k, n);
-}
-
 double mlp_up_width(const LayerDims& d) {
   return (d.activation == Activation::swiglu ? 2.0 : 1.0) * d.ffn / d.tp;
 }
 
-Handle tp_comm(OpSink& sink, const LayerDims& d, std::string_view name, CollectiveKind kind, Handle dep) {
+Handle tp_comm(OpSink& sink, const LayerDims& d, std::string_view name, CollectiveKind kind, Handle dep,
+               double element_bytes) {
   if (d.tp <= 1) return dep;
-  return sink.comm(name, CommOp{ParallelDim::tp, kind, d.tokens * d.h * d.act_bytes, 0}, dep);
+  return sink.comm(name, CommOp{ParallelDim::tp, kind, d.tokens * d.h * element_bytes, 0}, dep);
 }
 
 }  // namespace
 
 Handle tp_reduce(OpSink& sink, const LayerDims& d, std::string_view name, Handle dep) {
-  return tp_comm(sink, d, name, d.sp ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce, dep);
+  return tp_comm(sink, d, name, d.sp ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce, dep,
+                 d.act_bytes);
 }
 
 Handle sp_gather(OpSink& sink, const LayerDims& d, std::string_view name, Handle dep) {
-  return d.sp ? tp_comm(sink, d, name, CollectiveKind::all_gather, dep) : dep;
+  return d.sp ? tp_comm(sink, d, name, CollectiveKind::all_gather, dep, d.act_bytes) : dep;
+}
+
+Handle sp_gather_linear_input(OpSink& sink, const LayerDims& d, std::string_view name, Handle dep) {
+  const double bytes = d.low_precision_linears() ? topo::bytes_per_element(d.linear) : d.act_bytes;
+  return d.sp ? tp_comm(sink, d, name, CollectiveKind::all_gather, dep, bytes) : dep;
 }
 
 Handle emit_wgrad(OpSink& sink, const LayerDims& d, std::string_view name, double m, double n, double k,
                   Handle dep, double count) {
   // dW[k x n] += X^T[k x m] dY[m x n].
-  topo::KernelWork w = gemm(d, k, n, m, count);
+  topo::KernelWork w = linear_grad_gemm(d, k, n, m, count);
   if (d.grad_accumulation == GradAccumulation::fused) {
     // Accumulating in the GEMM epilogue reads and writes the gradient buffer instead of writing dW.
     w.hbm_bytes += count * k * n * (2.0 * d.grad_bytes - d.act_bytes);
@@ -143,12 +221,12 @@ Handle DenseLayer::forward(OpSink& sink, OpSink::Deps input) const {
 Handle DenseLayer::mlp_forward(OpSink& sink, Handle input) const {
   const double E = d_.act_bytes, Tn = norm_tokens(), T = d_.tokens, t = d_.tp, f = d_.ffn / t;
   Handle h = sink.kernel("ln2", elementwise(d_, 2 * Tn * d_.h * E, 8 * Tn * d_.h), input);
-  h = sp_gather(sink, d_, "tp.ag_ln2", h);
-  h = sink.kernel("mlp_up", weight_gemm(d_, T, mlp_up_width(d_), d_.h), h);
+  h = sp_gather_linear_input(sink, d_, "tp.ag_ln2", h);
+  h = linear_forward(sink, d_, "mlp_up", T, mlp_up_width(d_), d_.h, h, QuantOperand::norm_output);
   // GeLU: read x, write y. SwiGLU: read gate and up, write their product.
   const double act = (d_.activation == Activation::swiglu ? 3.0 : 2.0) * T * f * E;
   h = sink.kernel("act", elementwise(d_, act, 8 * T * f), h);
-  h = sink.kernel("mlp_down", weight_gemm(d_, T, d_.h, f), h);
+  h = linear_forward(sink, d_, "mlp_down", T, d_.h, f, h);
   h = tp_reduce(sink, d_, "tp.reduce_mlp", h);
   const double bda = 3 * Tn * d_.h * E + (d_.dropout ? Tn * d_.h : 0.0);
   return sink.kernel("bda2", elementwise(d_, bda, 3 * Tn * d_.h), h);
@@ -166,16 +244,16 @@ Handle DenseLayer::mlp_backward(OpSink& sink, OpSink::Deps grad, RecomputeModule
   Handle h = sink.kernel_after(
       "bda2.bwd", elementwise(d_, 2 * Tn * d_.h * E + (d_.dropout ? Tn * d_.h : 0.0)), grad.span());
   h = sp_gather(sink, d_, "tp.ag_grad_mlp", h);
-  h = sink.kernel("mlp_down.dgrad", dgrad(d_, T, d_.h, f), h);
+  h = linear_dgrad(sink, d_, "mlp_down.dgrad", T, d_.h, f, h);
   emit_wgrad(sink, d_, "mlp_down.wgrad", T, d_.h, f);
   // GeLU backward reads x and dy, writes dx; SwiGLU reads gate, up, dy and writes both gradients.
   const double act = (d_.activation == Activation::swiglu ? 5.0 : 3.0) * T * f * E;
   h = sink.kernel("act.bwd", elementwise(d_, act, 8 * T * f), h);
-  h = sink.kernel("mlp_up.dgrad", dgrad(d_, T, up, d_.h), h);
+  h = linear_dgrad(sink, d_, "mlp_up.dgrad", T, up, d_.h, h);
   if (rc.layernorm) h = sink.kernel("ln2.recompute", elementwise(d_, 2 * Tn * d_.h * E, 8 * Tn * d_.h), h);
   const Handle reduced = tp_reduce(sink, d_, "tp.reduce_grad_mlp", h);
   // The weight gradient overlaps the input-gradient reduction; with SP it needs the gathered input.
-  const Handle gathered = sp_gather(sink, d_, "tp.ag_ln2_wgrad", h);
+  const Handle gathered = sp_gather_linear_input(sink, d_, "tp.ag_ln2_wgrad", h);
   emit_wgrad(sink, d_, "mlp_up.wgrad", T, up, d_.h, d_.sp ? gathered : Handle{});
   // Norm backward reads x, dy and the residual gradient, writes their sum.
   return sink.kernel("ln2.bwd", elementwise(d_, 4 * Tn * d_.h * E, 10 * Tn * d_.h), reduced);

@@ -40,7 +40,12 @@ struct LayerDims {
   double grad_bytes = 2;   ///< bytes per gradient element (wgrad accumulation buffer)
   double kv_bytes = 2;     ///< bytes per KV-cache element (inference)
   WorkloadKind phase = WorkloadKind::train;
+  /// Math of everything but the linear layers: attention, embedding, LM head, router (16-bit).
   topo::Precision precision = topo::Precision::bf16;
+  /// Math of the linear layers' forward, data-gradient and weight-gradient GEMMs.
+  topo::Precision linear = topo::Precision::bf16;
+  LowPrecisionRecipe recipe = LowPrecisionRecipe::delayed;  ///< how FP8/FP4 linears are scaled
+  bool fp8_attention = false;
   Activation activation = Activation::swiglu;
   NormKind norm = NormKind::rmsnorm;
   AttentionImpl attention = AttentionImpl::flash;
@@ -54,6 +59,15 @@ struct LayerDims {
   /// KV-cache elements one token adds per layer on one TP rank: K and V of the rank's KV heads (at
   /// least one), or MLA's latent and shared RoPE key (replicated on every rank).
   double kv_cache_width() const;
+  /// Whether the linear layers quantise their operands (FP8 or FP4).
+  bool low_precision_linears() const { return linear == topo::Precision::fp8 || linear == topo::Precision::fp4; }
+  /// The same dimensions with the linear layers in 16 bits: the LM head and the router, which
+  /// Megatron-Core builds outside Transformer Engine's FP8 region.
+  LayerDims high_precision() const {
+    LayerDims c = *this;
+    c.linear = precision;
+    return c;
+  }
 };
 
 /// The modules a layer recomputes in a step whose recomputation is `r` (none unless selective).
@@ -120,15 +134,44 @@ class DenseLayer {
   LayerDims d_;
 };
 
-/// A GEMM of an [m x k] by [k x n] product, `count` times (batched), as kernel work; every operand in
-/// the activations' precision.
+/// A GEMM of an [m x k] by [k x n] product, `count` times (batched), as kernel work, in the
+/// 16-bit precision of non-linear math (attention cores, the LM head, the router).
 topo::KernelWork gemm(const LayerDims& d, double m, double n, double k, double count = 1.0);
-/// A forward projection X[m x k] W[k x n]: as gemm(), with W read in the weights' precision.
+/// A linear layer's GEMM (forward, dgrad or wgrad) in the linear precision: FP8/FP4 operands are
+/// read in their own bytes, the output is written in the activations' precision.
+topo::KernelWork linear_gemm(const LayerDims& d, double m, double n, double k, double count = 1.0);
+/// The same for a data- or weight-gradient GEMM: FP8 ones accumulate in split (precise) mode.
+topo::KernelWork linear_grad_gemm(const LayerDims& d, double m, double n, double k, double count = 1.0);
+/// A forward projection X[m x k] W[k x n]: as linear_gemm(), with a 16-bit W read in the weights'
+/// precision.
 topo::KernelWork weight_gemm(const LayerDims& d, double m, double n, double k, double count = 1.0);
 /// Emits the weight-gradient work of Y[m x n] = X[m x k] W[k x n] after `dep`: one GEMM that
 /// accumulates into the gradient buffer, or (separate accumulation) a GEMM and an add kernel.
 OpSink::Handle emit_wgrad(OpSink& sink, const LayerDims& d, std::string_view name, double m, double n,
                           double k, OpSink::Handle dep = {}, double count = 1.0);
+
+/// What a low-precision linear GEMM's operand is quantised from.
+enum class QuantOperand : std::uint8_t {
+  input,        ///< a forward input in 16 bits: a cast (training: cast + transpose for the wgrad)
+  norm_output,  ///< the output of a norm fused with the linear (TE LayerNormLinear): the norm
+                ///< writes FP8 itself, only the transpose is left (delayed scaling)
+  grad_output,  ///< the output gradient before dgrad and wgrad: cast + transpose
+};
+/// The quantisation kernel of `elements` values of one operand under the dims' recipe; no work
+/// (zero bytes) when the linears run in 16 bits or nothing is left to do. docs/model.md derives
+/// the bytes per recipe.
+topo::KernelWork quantize_work(const LayerDims& d, double elements, QuantOperand operand);
+/// Emits quantize_work as `<name>.quantize` after `dep` when there is work; returns the op the
+/// GEMM must wait for (`dep` itself when nothing was emitted).
+OpSink::Handle emit_quantize(OpSink& sink, const LayerDims& d, std::string_view name, double elements,
+                             QuantOperand operand, OpSink::Handle dep);
+/// A linear layer's forward Y[m x n] = X[m x k] W[k x n] after quantising X: the common case.
+OpSink::Handle linear_forward(OpSink& sink, const LayerDims& d, std::string_view name, double m, double n,
+                              double k, OpSink::Handle dep, QuantOperand input = QuantOperand::input);
+/// That linear's data gradient dX[m x k] = dY[m x n] W^T after quantising dY (which its weight
+/// gradient reuses).
+OpSink::Handle linear_dgrad(OpSink& sink, const LayerDims& d, std::string_view name, double m, double n,
+                            double k, OpSink::Handle dep);
 /// A bandwidth-bound element-wise kernel moving `bytes` with `flops` of arithmetic.
 topo::KernelWork elementwise(const LayerDims& d, double bytes, double flops = 0.0);
 /// The reduction after a row-parallel GEMM (forward) or column-parallel dgrad (backward) of
@@ -136,5 +179,9 @@ topo::KernelWork elementwise(const LayerDims& d, double bytes, double flops = 0.
 OpSink::Handle tp_reduce(OpSink& sink, const LayerDims& d, std::string_view name, OpSink::Handle dep);
 /// With sequence parallelism, the sharded tokens are gathered before a column-parallel GEMM.
 OpSink::Handle sp_gather(OpSink& sink, const LayerDims& d, std::string_view name, OpSink::Handle dep);
+/// The same for a norm's output that feeds a linear layer: Transformer Engine gathers it already
+/// quantised when the linears run in FP8, so the bytes are the FP8 copy's.
+OpSink::Handle sp_gather_linear_input(OpSink& sink, const LayerDims& d, std::string_view name,
+                                      OpSink::Handle dep);
 
 }  // namespace stepsim::work

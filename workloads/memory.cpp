@@ -148,7 +148,7 @@ MemoryEstimate memory_per_gpu(const JobSpec& job, const ParamShares& params, con
     mem.stage = i;
     if (i == 0 || mem.total_bytes() > worst.total_bytes()) worst = mem;
   }
-  worst.capacity_bytes = job.cluster.gpu.hbm_capacity_bytes;
+  worst.capacity_bytes = job.cluster.gpu.usable_hbm_bytes();
   return worst;
 }
 

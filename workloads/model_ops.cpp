@@ -66,7 +66,8 @@ Handle LmHead::backward(OpSink& sink, Handle loss) const {
   // d(logits) = softmax - onehot: read the fp32 softmax, write the gradient.
   Handle h = sink.kernel("loss.bwd", elementwise(d_, T * v * (4 + E), T * v), loss);
   h = sink.kernel("logits.dgrad", gemm(d_, T, d_.h, v), h);
-  emit_wgrad(sink, d_, "logits.wgrad", T, v, d_.h);
+  // Megatron-Core's output layer is outside Transformer Engine's FP8 region: 16-bit like the logits.
+  emit_wgrad(sink, d_.high_precision(), "logits.wgrad", T, v, d_.h);
   h = tp_collective(sink, d_, "tp.reduce_grad_logits",
                     d_.sp ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce, T * d_.h * E, h);
   return sink.kernel("final_norm.bwd", elementwise(d_, 3 * Tn * d_.h * E, 10 * Tn * d_.h), h);
@@ -91,14 +92,14 @@ Handle MtpGlue::forward(OpSink& sink, const Embedding& embed, Handle input) cons
   // reduce(-scatter) the output.
   if (d_.sp)
     n = sink.comm("tp.ag_mtp", CommOp{ParallelDim::tp, CollectiveKind::all_gather, 2 * T * h * E, 0}, n);
-  n = sink.kernel("mtp.proj", weight_gemm(d_, T, h, 2 * h / d_.tp), n);
+  n = linear_forward(sink, d_, "mtp.proj", T, h, 2 * h / d_.tp, n);
   return tp_reduce(sink, d_, "tp.reduce_mtp", n);
 }
 
 Handle MtpGlue::backward(OpSink& sink, const Embedding& embed, Handle grad) const {
   const double E = d_.act_bytes, T = d_.tokens, Tn = norm_tokens(d_), h = d_.h;
   Handle g = sp_gather(sink, d_, "tp.ag_grad_mtp", grad);
-  g = sink.kernel("mtp.proj.dgrad", gemm(d_, T, 2 * h / d_.tp, h), g);
+  g = linear_dgrad(sink, d_, "mtp.proj.dgrad", T, h, 2 * h / d_.tp, g);
   emit_wgrad(sink, d_, "mtp.proj.wgrad", T, h, 2 * h / d_.tp);
   if (d_.sp)
     g = sink.comm("tp.rs_grad_mtp", CommOp{ParallelDim::tp, CollectiveKind::reduce_scatter, 2 * T * h * E, 0},
@@ -120,6 +121,14 @@ double MtpGlue::stored_activation_bytes() const {
   return d_.act_bytes * (2 * norm_tokens(d_) * d_.h + 2 * d_.tokens * d_.h / d_.tp);
 }
 
+double low_precision_weight_bytes(const PrecisionSpec& p) {
+  if (!p.low_precision_linears()) return 0.0;
+  const double q = topo::bytes_per_element(p.compute);
+  // Row-wise and column-wise copies. With FP8 parameters the row-wise copy is the weight itself
+  // (its 16-bit working copy is gone: see param_bytes), so only the transposed one is extra.
+  return p.fp8_params ? q : 2.0 * q;
+}
+
 Handle emit_optimizer(OpSink& sink, const LayerDims& d, const PrecisionSpec& p, const OptimizerShard& s,
                       std::span<const Handle> after) {
   // Gradient norm for clipping: read every local gradient once.
@@ -128,7 +137,13 @@ Handle emit_optimizer(OpSink& sink, const LayerDims& d, const PrecisionSpec& p, 
   // Adam: read the gradient, read and write the fp32 master weights and both moments, write the
   // working-precision weights. About 12 FLOPs per parameter.
   const double bytes = s.optimizer_params * (p.grad_bytes + 2 * p.optimizer_bytes + p.param_bytes);
-  return sink.kernel("adam", elementwise(d, bytes, 12 * s.optimizer_params), h);
+  h = sink.kernel("adam", elementwise(d, bytes, 12 * s.optimizer_params), h);
+  if (!p.low_precision_linears() || s.linear_params <= 0.0) return h;
+  // Transformer Engine casts each linear weight to FP8 (and its transpose) on the first
+  // micro-batch of a step and caches it (is_first_microbatch): read the weight, write both copies.
+  // With FP8 parameters the optimizer writes the FP8 weight itself; the transpose remains.
+  const double cast = s.linear_params * (p.param_bytes + low_precision_weight_bytes(p));
+  return sink.kernel("fp8.weight_cast", elementwise(d, cast, 2 * s.linear_params), h);
 }
 
 }  // namespace stepsim::work

@@ -61,9 +61,15 @@ class MtpGlue {
 struct OptimizerShard {
   double params = 0.0;            ///< parameters this rank holds (working copy)
   double optimizer_params = 0.0;  ///< parameters whose optimizer state this rank updates (ZeRO shards it)
+  double linear_params = 0.0;     ///< of `params`, the transformer layers' (FP8 casts them each step)
 };
 
-/// Gradient-norm and the Adam update as bandwidth-bound kernels. The DP reduction and the ZeRO
+/// Bytes per parameter of the FP8 weight copies Transformer Engine keeps beside the working
+/// weights of linear layers (row-wise and transposed; 0 when the linears run in 16 bits).
+double low_precision_weight_bytes(const PrecisionSpec& precision);
+
+/// Gradient-norm and the Adam update as bandwidth-bound kernels; with FP8 linears, the cast of the
+/// updated weights into their FP8 copies. The DP reduction and the ZeRO
 /// parameter all-gather are the step builder's, because they overlap with other work.
 OpSink::Handle emit_optimizer(OpSink& sink, const LayerDims& dims, const PrecisionSpec& precision,
                               const OptimizerShard& shard, std::span<const OpSink::Handle> after);

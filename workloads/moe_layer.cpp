@@ -13,7 +13,7 @@ namespace {
 
 /// dgrad of Y[m x n] = X[m x k] W[k x n]: dX[m x k] = dY[m x n] W^T[n x k].
 topo::KernelWork dgrad(const LayerDims& d, double m, double n, double k, double count = 1.0) {
-  return gemm(d, m, k, n, count);
+  return linear_grad_gemm(d, m, k, n, count);
 }
 
 double gate(const LayerDims& d) {
@@ -30,7 +30,7 @@ double act_backward(const LayerDims& d) {
 /// Weight gradient of Y[m x n] = X[m x k] W[k x n], accumulated in the GEMM epilogue (experts are
 /// Megatron-Core grouped GEMMs with fused accumulation).
 topo::KernelWork wgrad_work(const LayerDims& d, double m, double n, double k, double count) {
-  topo::KernelWork w = gemm(d, k, n, m, count);
+  topo::KernelWork w = linear_grad_gemm(d, k, n, m, count);
   w.hbm_bytes += count * k * n * (2.0 * d.grad_bytes - d.act_bytes);
   return w;
 }
@@ -145,8 +145,16 @@ Handle MoeLayer::experts_forward(OpSink& sink, Handle ready, const ExpertLoadPai
     return elementwise(d_, act_forward(d_) * l.copies * f * E, 8 * l.copies * f);
   };
   const auto down = [&](const Load& l) { return weight_gemm(d_, l.per_expert(), h, f, l.touched); };
-  Handle e = expert_kernel(sink, "experts_up", up(load.actual), up(load.balanced), ready);
+  // FP8 grouped GEMMs quantise the dispatched tokens and the activation's output first.
+  const auto q_in = [&](const Load& l) { return quantize_work(d_, l.copies * h, QuantOperand::input); };
+  const auto q_mid = [&](const Load& l) { return quantize_work(d_, l.copies * f, QuantOperand::input); };
+  Handle e = ready;
+  if (d_.low_precision_linears())
+    e = expert_kernel(sink, "experts_up.quantize", q_in(load.actual), q_in(load.balanced), e);
+  e = expert_kernel(sink, "experts_up", up(load.actual), up(load.balanced), e);
   e = expert_kernel(sink, "experts_act", act(load.actual), act(load.balanced), e);
+  if (d_.low_precision_linears())
+    e = expert_kernel(sink, "experts_down.quantize", q_mid(load.actual), q_mid(load.balanced), e);
   return expert_kernel(sink, "experts_down", down(load.actual), down(load.balanced), e);
 }
 
@@ -180,8 +188,9 @@ Handle MoeLayer::ffn_backward(OpSink& sink, OpSink::Deps grad, const MoeRank& ra
   Handle p = sink.kernel("permute.bwd", elementwise(d_, (sent + Tm) * h * E, sent * h), e);
   // Selective "layernorm": the router's and shared experts' weight gradients need the norm output.
   if (rc.layernorm) p = sink.kernel("ln2.recompute", elementwise(d_, 2 * Tn * h * E, 8 * Tn * h), p);
-  p = sink.kernel("router.dgrad", dgrad(d_, Tm, X, h), p);
-  emit_wgrad(sink, d_, "router.wgrad", Tm, X, h);
+  // The router stays outside the FP8 region (Megatron-Core's TopKRouter is a plain 16-bit GEMM).
+  p = sink.kernel("router.dgrad", gemm(d_, Tm, h, X), p);
+  emit_wgrad(sink, d_.high_precision(), "router.wgrad", Tm, X, h);
   return sink.kernel_after("ln2.bwd", elementwise(d_, 4 * Tn * h * E, 10 * Tn * h),
                            std::array<Handle, 2>{p, shared});
 }
@@ -201,12 +210,18 @@ Handle MoeLayer::experts_backward(OpSink& sink, Handle ready, const ExpertLoadPa
   const auto act_again = [&](const Load& l) {
     return elementwise(d_, act_forward(d_) * l.copies * f * E, 8 * l.copies * f);
   };
+  const auto q_dh = [&](const Load& l) { return quantize_work(d_, l.copies * h, QuantOperand::grad_output); };
+  const auto q_du = [&](const Load& l) { return quantize_work(d_, l.copies * u, QuantOperand::grad_output); };
   if (recompute_act)
     ready =
         expert_kernel(sink, "experts_act.recompute", act_again(load.actual), act_again(load.balanced), ready);
+  if (d_.low_precision_linears())
+    ready = expert_kernel(sink, "experts_down.grad.quantize", q_dh(load.actual), q_dh(load.balanced), ready);
   Handle e = expert_kernel(sink, "experts_down.dgrad", down_d(load.actual), down_d(load.balanced), ready);
   expert_kernel(sink, "experts_down.wgrad", down_w(load.actual), down_w(load.balanced), Handle{});
   e = expert_kernel(sink, "experts_act.bwd", act(load.actual), act(load.balanced), e);
+  if (d_.low_precision_linears())
+    e = expert_kernel(sink, "experts_up.grad.quantize", q_du(load.actual), q_du(load.balanced), e);
   e = expert_kernel(sink, "experts_up.dgrad", up_d(load.actual), up_d(load.balanced), e);
   expert_kernel(sink, "experts_up.wgrad", up_w(load.actual), up_w(load.balanced), Handle{});
   return e;
@@ -216,9 +231,9 @@ Handle MoeLayer::shared_forward(OpSink& sink, Handle input) const {
   if (m_.shared_experts <= 0) return Handle{};
   const double E = d_.act_bytes, T = d_.tokens, t = d_.tp, fs = m_.shared_experts * m_.expert_ffn / t;
   Handle s = sp_gather(sink, d_, "tp.ag_shared", input);
-  s = sink.kernel("shared_up", weight_gemm(d_, T, gate(d_) * fs, d_.h), s);
+  s = linear_forward(sink, d_, "shared_up", T, gate(d_) * fs, d_.h, s);
   s = sink.kernel("shared_act", elementwise(d_, act_forward(d_) * T * fs * E, 8 * T * fs), s);
-  s = sink.kernel("shared_down", weight_gemm(d_, T, d_.h, fs), s);
+  s = linear_forward(sink, d_, "shared_down", T, d_.h, fs, s);
   return tp_reduce(sink, d_, "tp.reduce_shared", s);
 }
 
@@ -226,10 +241,10 @@ Handle MoeLayer::shared_backward(OpSink& sink, Handle grad) const {
   if (m_.shared_experts <= 0) return Handle{};
   const double E = d_.act_bytes, T = d_.tokens, t = d_.tp, fs = m_.shared_experts * m_.expert_ffn / t;
   Handle s = sp_gather(sink, d_, "tp.ag_grad_shared", grad);
-  s = sink.kernel("shared_down.dgrad", dgrad(d_, T, d_.h, fs), s);
+  s = linear_dgrad(sink, d_, "shared_down.dgrad", T, d_.h, fs, s);
   emit_wgrad(sink, d_, "shared_down.wgrad", T, d_.h, fs);
   s = sink.kernel("shared_act.bwd", elementwise(d_, act_backward(d_) * T * fs * E, 8 * T * fs), s);
-  s = sink.kernel("shared_up.dgrad", dgrad(d_, T, gate(d_) * fs, d_.h), s);
+  s = linear_dgrad(sink, d_, "shared_up.dgrad", T, gate(d_) * fs, d_.h, s);
   const Handle reduced = tp_reduce(sink, d_, "tp.reduce_grad_shared", s);
   const Handle gathered = sp_gather(sink, d_, "tp.ag_shared_wgrad", s);
   emit_wgrad(sink, d_, "shared_up.wgrad", T, gate(d_) * fs, d_.h, d_.sp ? gathered : Handle{});

@@ -98,6 +98,9 @@ class OpSink {
   /// balanced MoE routing, so that reports can price the imbalance. Sinks may ignore it.
   void balanced_kernel(Handle op, const topo::KernelWork& balanced) { on_balanced_kernel(op, balanced); }
   void balanced_comm(Handle op, const CommOp& balanced) { on_balanced_comm(op, balanced); }
+  /// The host waits for `op` before it launches anything else (a `.item()` on the gradient norm,
+  /// a dropless MoE layer's token counts). Sinks without a host timeline ignore it.
+  void host_sync(Handle op, std::string_view name) { on_host_sync(op, name); }
 
  protected:
   virtual Handle emit_kernel(std::string_view name, const topo::KernelWork& work,
@@ -105,6 +108,7 @@ class OpSink {
   virtual Handle emit_comm(std::string_view name, const CommOp& op, std::span<const Handle> deps) = 0;
   virtual void on_balanced_kernel(Handle, const topo::KernelWork&) {}
   virtual void on_balanced_comm(Handle, const CommOp&) {}
+  virtual void on_host_sync(Handle, std::string_view) {}
 };
 
 }  // namespace stepsim::work

@@ -39,7 +39,11 @@ std::string op_label(const StepPlan& plan, sim::OpId op) {
 }
 
 StepAssembler::StepAssembler(const JobSpec& job, CommPlanner& planner, RankMode mode)
-    : job_(job), planner_(planner), mode_(mode), layout_(job.parallel) {
+    : job_(job),
+      planner_(planner),
+      mode_(mode),
+      host_timeline_(!job.workload.cuda_graphs && job.cluster.gpu.host_launch_s > 0.0),
+      layout_(job.parallel) {
   sim_index_.assign(static_cast<std::size_t>(layout_.world()), -1);
   std::vector<int> simulated;
   if (mode == RankMode::all) {
@@ -66,9 +70,24 @@ StepAssembler::StepAssembler(const JobSpec& job, CommPlanner& planner, RankMode 
       s.expert_tp = graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "comm.expert_tp"));
       s.expert_dp = graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "comm.expert_dp"));
     }
+    // The host's launches are delay ops on a stream of their own: communication never slows them,
+    // and traces show them beside the GPU's streams.
+    if (host_timeline_) s.host = graph_.add_stream(p, sim::StreamRole::compute, stream_label(r, "host"));
     streams_.push_back(s);
     ranks_.push_back(SimRank{r, layout_.coords(r).pp, p, s.compute});
   }
+}
+
+sim::OpId StepAssembler::add_host_op(int sim_rank, Time duration, std::string_view label, const OpInfo& info) {
+  sim::Op op;
+  op.kind = sim::OpKind::delay;
+  op.bound = topo::tag(topo::Resource::host);
+  op.work = duration;
+  op.label = graph_.intern(label);
+  OpInfo i = info;
+  i.is_host = true;
+  const sim::StreamId stream = streams(sim_rank).host;
+  return add(op, std::span<const sim::StreamId>(&stream, 1), i);
 }
 
 int StepAssembler::sim_index(int rank) const {
@@ -151,8 +170,23 @@ void RankSink::add_deps(sim::OpId op, std::span<const Handle> deps) {
     if (h.valid()) a_.graph().add_dependency(h.id, op);
 }
 
+sim::OpId RankSink::launch(double launches) {
+  if (!a_.host_timeline()) return sim::StepGraph::kNoOp;
+  return a_.add_host_op(sim_rank_, from_seconds(launches * a_.job().cluster.gpu.host_launch_s), "host.launch",
+                        base_info());
+}
+
+void RankSink::on_host_sync(Handle op, std::string_view name) {
+  if (!a_.host_timeline() || !op.valid()) return;
+  // Waking up on the GPU's event costs about one launch; then launching resumes.
+  const sim::OpId h =
+      a_.add_host_op(sim_rank_, from_seconds(a_.job().cluster.gpu.host_launch_s), name, base_info());
+  a_.graph().add_dependency(op.id, h);
+}
+
 OpSink::Handle RankSink::emit_kernel(std::string_view name, const topo::KernelWork& work,
                                      std::span<const Handle> deps) {
+  const sim::OpId host = launch(work.launches);
   const topo::KernelTime t = topo::kernel_time(a_.job().cluster.gpu, work);
   sim::Op op;
   op.kind = sim::OpKind::compute;
@@ -165,6 +199,7 @@ OpSink::Handle RankSink::emit_kernel(std::string_view name, const topo::KernelWo
   info.op_class = work.op_class;
   const sim::StreamId stream = a_.streams(sim_rank_).compute;
   const sim::OpId id = a_.add(op, std::span<const sim::StreamId>(&stream, 1), info);
+  if (host != sim::StepGraph::kNoOp) a_.graph().add_dependency(host, id);
   add_deps(id, deps);
   return Handle{id};
 }
@@ -209,6 +244,7 @@ sim::OpId RankSink::transfer(std::string_view name, const CommOp& c,
 
 OpSink::Handle RankSink::emit_comm(std::string_view name, const CommOp& c, std::span<const Handle> deps) {
   const auto& groups = a_.groups(c.dim, rank_, c.scope);
+  const sim::OpId host = launch(1.0);  // the NCCL kernel's launch
   sim::OpId id;
   if (a_.mode() == RankMode::all) {
     const int channel = static_cast<int>(c.dim) * 2 + static_cast<int>(c.scope);
@@ -224,6 +260,7 @@ OpSink::Handle RankSink::emit_comm(std::string_view name, const CommOp& c, std::
   } else {
     id = transfer(name, c, groups);
   }
+  if (host != sim::StepGraph::kNoOp) a_.graph().add_dependency(host, id);
   add_deps(id, deps);
   return Handle{id};
 }

@@ -37,6 +37,8 @@ struct RankStreams {
   /// MoE jobs: Megatron-Core's expert-TP and expert-DP communicators get their own channels, so that
   /// each channel carries one group's collectives in program order (as NCCL communicators do).
   sim::StreamId expert_tp = 0, expert_dp = 0;
+  /// Eager launches: the host CPU's stream of kernel launches (delay ops), when modelled.
+  sim::StreamId host = 0;
   /// The channel of a collective along `d` in `scope`.
   sim::StreamId channel(ParallelDim d, CommScope scope) const {
     if (scope == CommScope::expert && d == ParallelDim::tp) return expert_tp;
@@ -63,6 +65,11 @@ class StepAssembler {
   std::vector<SimRank>& ranks() { return ranks_; }
   const RankStreams& streams(int sim_rank) const { return streams_[static_cast<std::size_t>(sim_rank)]; }
   CommPlanner& planner() { return planner_; }
+  /// Whether kernels are launched by a host timeline (eager PyTorch: no CUDA graphs and a GPU
+  /// with a host launch cost); each GPU op then waits for its launch on the rank's host stream.
+  bool host_timeline() const { return host_timeline_; }
+  /// Adds a host op of `duration` on `sim_rank`'s host stream; returns its id.
+  sim::OpId add_host_op(int sim_rank, Time duration, std::string_view label, const OpInfo& info);
 
   /// Adds an op with its info; returns its id.
   sim::OpId add(const sim::Op& op, std::span<const sim::StreamId> streams, const OpInfo& info);
@@ -85,6 +92,7 @@ class StepAssembler {
   const JobSpec& job_;
   CommPlanner& planner_;
   RankMode mode_;
+  bool host_timeline_ = false;
   RankLayout layout_;
   sim::StepGraphBuilder graph_;
   std::vector<OpInfo> info_;
@@ -114,11 +122,14 @@ class RankSink : public OpSink {
   Handle emit_comm(std::string_view name, const CommOp& op, std::span<const Handle> deps) override;
   void on_balanced_kernel(Handle op, const topo::KernelWork& balanced) override;
   void on_balanced_comm(Handle op, const CommOp& balanced) override;
+  void on_host_sync(Handle op, std::string_view name) override;
 
  private:
   sim::LabelId label(std::string_view name);
   OpInfo base_info() const;
   void add_deps(sim::OpId op, std::span<const Handle> deps);
+  /// The host launch of the next GPU op (`launches` kernels), or kNoOp without a host timeline.
+  sim::OpId launch(double launches);
   sim::OpId transfer(std::string_view name, const CommOp& op, const std::vector<std::vector<int>>& groups);
   std::uint32_t payload(const CommOp& op, const std::vector<std::vector<int>>& groups);
 

@@ -77,7 +77,7 @@ Simulation simulate(const JobSpec& job, std::shared_ptr<const topo::Topology> to
   sim::CriticalPath critical = sim::critical_path(plan.graph, run, network.get());
   StepReport report = analyse_step(plan, run, critical);
   Simulation s{std::move(topology), planner.table(), std::move(plan), std::move(run), std::move(critical),
-               std::move(report), {}, {}, {}, {}, 0.0, true};
+               std::move(report), {}, {}, {}, {}, 0.0, 0.0, true};
   s.estimate = estimate_stepsim(job);
   s.metrics = metrics_of(job, s);
   if (s.transfers) s.metrics.imbalance_s = imbalance_seconds(s.plan, *s.transfers);
@@ -87,7 +87,8 @@ Simulation simulate(const JobSpec& job, std::shared_ptr<const topo::Topology> to
     s.link_bytes.assign(bytes.begin(), bytes.end());
     s.link_timeline = flow.take_timeline();
   }
-  s.capacity_bytes = job.cluster.gpu.hbm_capacity_bytes;
+  s.capacity_bytes = job.cluster.gpu.usable_hbm_bytes();
+  s.device_bytes = job.cluster.gpu.hbm_capacity_bytes;
   s.fits = s.report.ranks[s.report.peak_rank].memory.peak_bytes <= s.capacity_bytes;
   return s;
 }

@@ -16,6 +16,7 @@ namespace stepsim::work {
 struct OpInfo {
   Pass pass = Pass::forward;
   bool is_comm = false;
+  bool is_host = false;  ///< a host-side launch or synchronisation (eager PyTorch), not a GPU op
   ParallelDim comm_dim = ParallelDim::tp;  ///< comm ops: the group that communicates
   topo::OpClass op_class = topo::OpClass::elementwise;
   std::int16_t layer = -1;       ///< global layer index; -1 for embedding/head/optimizer/DP
@@ -62,7 +63,8 @@ struct StaticMemory {
   double gradients = 0.0;
   double optimizer = 0.0;
   double kv_cache = 0.0;  ///< inference: the KV cache of every sequence in the batch
-  double total() const { return weights + gradients + optimizer + kv_cache; }
+  double low_precision_weights = 0.0;  ///< FP8 copies of the linear layers' weights
+  double total() const { return weights + gradients + optimizer + kv_cache + low_precision_weights; }
 };
 
 /// Inference: how much KV cache fits beside the weights on the most loaded GPU.

@@ -73,6 +73,10 @@ class RankAnalyser {
   /// Charges the compute stream's idle [from, to) before kernel `k` to what it waited on.
   void explain_wait(sim::OpId k, Time from, Time to, Breakdown& b) {
     sim::OpId x = gating(plan_.graph, preds_, run_, k);
+    if (x != sim::StepGraph::kNoOp && plan_.info[x].is_host) {
+      b.host_bound_s += to_seconds(to - from);  // the host had not launched the kernel yet
+      return;
+    }
     // Follow the chain of communication that gated the kernel, charging each op's running time
     // inside the window to its group; whatever came before the chain began is the bubble.
     while (to > from && x != sim::StepGraph::kNoOp) {
@@ -140,7 +144,7 @@ MemoryPeak memory_of(const StepPlan& plan, const sim::RunResult& run, std::uint1
 }  // namespace
 
 double Breakdown::total() const {
-  return compute_s + memory_bound_s + bubble_s + std::accumulate(exposed_comm_s.begin(), exposed_comm_s.end(), 0.0);
+  return compute_s + memory_bound_s + bubble_s + host_bound_s + std::accumulate(exposed_comm_s.begin(), exposed_comm_s.end(), 0.0);
 }
 
 StepReport analyse_step(const StepPlan& plan, const sim::RunResult& run, const sim::CriticalPath& path) {
@@ -171,6 +175,7 @@ StepReport analyse_step(const StepPlan& plan, const sim::RunResult& run, const s
     r.mean.compute_s += rr.breakdown.compute_s / n;
     r.mean.memory_bound_s += rr.breakdown.memory_bound_s / n;
     r.mean.bubble_s += rr.breakdown.bubble_s / n;
+    r.mean.host_bound_s += rr.breakdown.host_bound_s / n;
     for (std::size_t d = 0; d < kDimCount; ++d) {
       r.mean.exposed_comm_s[d] += rr.breakdown.exposed_comm_s[d] / n;
       r.mean_overlap.busy_s[d] += rr.overlap.busy_s[d] / n;

@@ -20,6 +20,7 @@ struct Breakdown {
   double memory_bound_s = 0.0;  ///< kernels bound by HBM bandwidth
   std::array<double, kDimCount> exposed_comm_s{};  ///< compute idle while a comm op of the group ran
   double bubble_s = 0.0;        ///< compute idle waiting on other ranks' compute (pipeline fill/drain)
+  double host_bound_s = 0.0;    ///< compute idle waiting for the host to launch the next kernel
   double total() const;
 };
 

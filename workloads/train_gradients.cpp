@@ -77,10 +77,11 @@ void TrainStepBuilder::gradients_and_optimizer(RankSink& sink, int sim_rank) {
   const auto& par = job_.parallel;
   const auto& prec = job_.precision;
   std::vector<GradSource> dense, experts;
-  double dense_params = 0.0, expert_params = 0.0;
+  double dense_params = 0.0, expert_params = 0.0, linear_params = 0.0;
   for (const auto& [layer, src] : grads_[static_cast<std::size_t>(sim_rank)]) {
     dense_params += src.params;
     expert_params += src.expert_params;
+    if (src.layer) linear_params += src.params + src.expert_params;
     // ZeRO-3 reduced the layers' gradients after each micro-batch; only the embedding and the head,
     // kept whole, still need a reduction here.
     if (zero3_ && src.layer) continue;
@@ -96,7 +97,7 @@ void TrainStepBuilder::gradients_and_optimizer(RankSink& sink, int sim_rank) {
   const bool zero = par.zero_stage >= 1;
   const double shard = zero ? dense_params / (par.dp * par.cp) + expert_params / par.expert_dp()
                             : dense_params + expert_params;
-  const OptimizerShard optimizer{dense_params + expert_params, shard};
+  const OptimizerShard optimizer{dense_params + expert_params, shard, linear_params};
   const Handle updated = emit_optimizer(sink, dims_, prec, optimizer, reduced);
   if (!zero) return;
   for (std::size_t b = 0; b < buckets.size(); ++b) {
@@ -129,6 +130,8 @@ StaticMemory TrainStepBuilder::static_memory(std::size_t r) const {
       zero3_ ? (dense - layer_dense + layer_dense / replicas + experts / expert_replicas) * prec.param_bytes
              : (dense + experts) * prec.param_bytes;
   m.gradients = sharded(2, prec.grad_bytes);
+  // FP8 copies of the layers' weights (ZeRO-3 gathers layers per use and keeps none).
+  if (!zero3_) m.low_precision_weights = (layer_dense + experts) * low_precision_weight_bytes(prec);
   m.optimizer = sharded(1, prec.optimizer_bytes);
   return m;
 }

@@ -44,7 +44,7 @@ TEST_CASE("report: headline figures and every chart", "[report]") {
     CHECK(h.find(std::string("<svg id=\"") + id + "\"") != std::string::npos);
   CHECK(h.find("id=\"cost-table\"") != std::string::npos);
   // The roofline places each op class that ran: this step has GEMMs, attention and element-wise.
-  CHECK(std::regex_search(h, std::regex("<circle[^>]*class=\"op-class\"><title>large_gemm")));
+  CHECK(std::regex_search(h, std::regex("<circle[^>]*class=\"op-class\"><title>gemm")));
   CHECK(std::regex_search(h, std::regex("<circle[^>]*class=\"op-class\"><title>elementwise")));
   // The catalog's GPUs all appear in the cost comparison.
   for (const auto& g : test::builtin_catalog().gpus())

@@ -45,8 +45,10 @@ TEST_CASE("catalog figures are converted to base units") {
   CHECK(h100.hbm_bw_Bps == Approx(3.35e12));       // 3.35 TB/s
   CHECK(h100.nvlink_bw_Bps == Approx(450e9));      // 450 GB/s per direction
   CHECK(h100.nic_bw_Bps == Approx(50e9));          // 400 Gb/s / 8 = 50 GB/s
-  CHECK(h100.kernel_launch_s == Approx(4e-6));
-  CHECK(h100.eff.compute[0] == Approx(0.79));  // large_gemm
+  CHECK(h100.kernel_gap_s == Approx(1.24e-6));
+  CHECK(h100.host_launch_s == Approx(7.7e-6));
+  CHECK(h100.eff.gemm16.peak == Approx(0.828));
+  CHECK(h100.hbm_capacity_bytes == Approx(79.65 * 1073741824.0));  // 79.65 GiB
   CHECK(h100.eff.estimate_network == Approx(0.75));
   CHECK(builtin().find_gpu("h800")->comm_sm_fraction == Approx(0.15));  // 20 of 132 SMs
   CHECK(builtin().find_gpu("gb200")->nvlink_domain == 72);
@@ -102,7 +104,7 @@ vocab = 1000
   const auto& h100 = *c.find_gpu("h100-sxm");
   CHECK(h100.price_per_hour == 2.5);
   CHECK(h100.eff.hbm == Approx(0.8));
-  CHECK(h100.eff.compute[0] == Approx(0.79));      // untouched
+  CHECK(h100.eff.gemm16.peak == Approx(0.828));    // untouched
   CHECK(h100.bf16_flops_per_s == Approx(989e12));  // untouched
   CHECK(h100.nic_bw_Bps == Approx(100e9));         // 800 Gb/s
   CHECK(c.gpus().size() == 9);
@@ -125,7 +127,7 @@ TEST_CASE("user catalog files from disk apply in order") {
 
 TEST_CASE("catalog file errors name the file, line, key and a hint") {
   CHECK_THAT(error_of(builtin(), "[gpu.new]\nbf16_tflops = 10\n"),
-             Catch::Contains("user.toml:1:1: gpu.new: missing `hbm_gb`"));
+             Catch::Contains("user.toml:1:1: gpu.new: missing `hbm_gib`"));
   CHECK_THAT(error_of(builtin(), "[gpu.h100-sxm]\nhbm_gbs = 10\n"),
              Catch::Contains("user.toml:2:1: gpu.h100-sxm.hbm_gbs: unknown key") &&
                  Catch::Contains("did you mean `hbm_gb`?"));

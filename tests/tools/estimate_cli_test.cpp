@@ -99,7 +99,8 @@ TEST_CASE("The same seed scenarios under the stepsim formulas") {
   // rebuilt 290,816 B x 2,000 = 581,632,000, logits 4 x 2,000 x (8,192 + 128,256) = 1,091,584,000.
   CHECK(h100["memory"]["fits"] == false);
   CHECK(h100["memory"]["bytes_per_gpu"].get<double>() == 1'133'153'959'936.0);
-  CHECK(h100["memory"]["capacity_bytes"].get<double>() == 80e9);
+  // Usable memory: (79.65 GiB - 1.35 GiB reserved) x (1 - 0.05 fragmentation) = 74.385 GiB.
+  CHECK(h100["memory"]["capacity_bytes"].get<double>() == Approx((79.65 - 1.35) * 0.95 * 1073741824.0));
   // 200,000 / 1,191.53 = 167.85 -> 168 replicas of one GPU (compute-bound at every size up to it).
   CHECK(h100["gpus_needed"] == 168);
   CHECK(h100["cluster_cost_per_hour"].get<double>() == Approx(168 * 3.93));
@@ -154,8 +155,9 @@ TEST_CASE("stepsim kv: reference.md's examples and a fit on 8 H200") {
                                 .out);
   CHECK(j["bytes_per_token"].get<double>() == 327'680.0);  // GQA
   CHECK(j["fits"] == true);
-  // Free: 8 x 141e9 - 2 x 70,553,706,496 = 986,892,587,008 B; per sequence 8,192 x 327,680 x 1.2.
-  CHECK(j["max_batch"] == 306);  // floor(986,892,587,008 / 3,221,225,472) = floor(306.37)
+  // Usable per H200: (140.4 - 1.35 reserved) GiB x 0.95 = 141,838,610,595.84 B; free: 8 x that -
+  // 2 x 70,553,706,496 = 993,601,471,774.72 B; per sequence 8,192 x 327,680 x 1.2 = 3,221,225,472 B.
+  CHECK(j["max_batch"] == 308);  // floor(993,601,471,774.72 / 3,221,225,472) = floor(308.45)
   auto r = run_stepsim("kv --model llama-3.1-70 --context 10");
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("did you mean `llama-3.1-70b`?"));

@@ -46,18 +46,20 @@ TEST_CASE("stepsim run --format json keeps its contract") {
                           "memory", "estimate"})
     CHECK(j.contains(key));
   for (const char* key : {"peak_bytes", "capacity_bytes", "fits"}) CHECK(j["memory"].contains(key));
-  // The breakdown partitions the step: compute + memory-bound + exposed comm + bubble = step.
+  // The breakdown partitions the step: compute + memory-bound + exposed comm + bubble + host-bound = step.
   const auto& b = j["breakdown"];
   double exposed = 0;
   for (const auto& [group, s] : b["exposed_comm_s"].items()) exposed += s.get<double>();
   const double sum = b["compute_s"].get<double>() + b["memory_bound_s"].get<double>() + exposed +
-                     b["bubble_s"].get<double>();
+                     b["bubble_s"].get<double>() + b["host_bound_s"].get<double>();
   CHECK(sum == Approx(j["step_time_s"].get<double>()).epsilon(1e-9));
   // tokens/s per GPU = 16 sequences x 2,048 tokens / step / 16 GPUs.
   CHECK(j["tokens_per_s_per_gpu"].get<double>() == Approx(16 * 2048 / j["step_time_s"].get<double>() / 16));
   CHECK(j["mfu"].get<double>() > 0.0);
   CHECK(j["mfu"].get<double>() < 1.0);
-  CHECK(j["memory"]["capacity_bytes"].get<double>() == Approx(80e9));
+  // Usable: (79.65 GiB - 1.35 GiB reserved) x (1 - 0.05 fragmentation), of 79.65 GiB on the device.
+  CHECK(j["memory"]["capacity_bytes"].get<double>() == Approx((79.65 - 1.35) * 0.95 * 1073741824.0));
+  CHECK(j["memory"]["device_capacity_bytes"].get<double>() == Approx(79.65 * 1073741824.0));
 }
 
 TEST_CASE("stepsim run prints the same bytes twice") {

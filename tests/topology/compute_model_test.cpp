@@ -12,33 +12,80 @@ namespace {
 GpuSpec gpu() {
   GpuSpec g;
   g.bf16_flops_per_s = 1000e12;
+  g.fp8_flops_per_s = 2000e12;
   g.fp32_flops_per_s = 60e12;
   g.hbm_bw_Bps = 4e12;
-  g.eff.compute[static_cast<std::size_t>(OpClass::large_gemm)] = 0.8;
-  g.eff.compute[static_cast<std::size_t>(OpClass::small_gemm)] = 0.5;
+  g.eff.gemm16 = GemmCurve{0.8, 0.0, 0.0};  // flat: the roofline tests below need no shape terms
   g.eff.hbm = 0.9;
-  g.kernel_launch_s = 4e-6;
+  g.kernel_gap_s = 4e-6;
   return g;
 }
 KernelWork gemm(double m, double n, double k) {
   KernelWork w;
-  w.op_class = OpClass::large_gemm;
+  w.op_class = OpClass::gemm;
   w.flops = 2 * m * n * k;
   w.hbm_bytes = 2 * (m * k + k * n + m * n);
-  w.gemm_min_dim = std::min({m, n, k});
+  w.gemm_m = m;
+  w.gemm_n = n;
+  w.gemm_k = k;
   return w;
 }
 }  // namespace
 
-TEST_CASE("GEMM efficiency runs from small_gemm at 256 to large_gemm at 4,096, linear in log2") {
-  const GpuSpec g = gpu();
-  CHECK(gemm_efficiency(g, 64) == Approx(0.5));
-  CHECK(gemm_efficiency(g, 256) == Approx(0.5));
-  // 1,024 is two of the four doublings from 256 to 4,096: 0.5 + 0.3 x 2/4.
-  CHECK(gemm_efficiency(g, 1024) == Approx(0.65));
-  CHECK(gemm_efficiency(g, 4096) == Approx(0.8));
-  CHECK(gemm_efficiency(g, 16384) == Approx(0.8));
-  for (double d = 256; d < 4096; d *= 1.5) CHECK(gemm_efficiency(g, d) <= gemm_efficiency(g, d * 1.5));
+TEST_CASE("the GEMM curve: peak / (1 + mn_half (1/M + 1/N) + k_half / K)") {
+  const GemmCurve c{0.8, 200.0, 500.0};
+  // 8192^3: 0.8 / (1 + 200 x 2/8192 + 500/8192) = 0.8 / 1.10986 = 0.72081.
+  CHECK(c.at(8192, 8192, 8192) == Approx(0.8 / (1 + 400.0 / 8192 + 500.0 / 8192)));
+  // M = 200 with huge N and K is at half the peak, by the definition of mn_half.
+  CHECK(c.at(200, 0, 0) == Approx(0.4));
+  CHECK(c.at(0, 0, 500) == Approx(0.4));
+  // An m = 128 GEMM no longer clamps at a small-GEMM floor: 0.8 / (1 + 200/128 + 200/8192 + 500/8192).
+  CHECK(c.at(128, 8192, 8192) == Approx(0.8 / (1 + 200.0 / 128 + 200.0 / 8192 + 500.0 / 8192)));
+  CHECK(c.at(64, 8192, 8192) < c.at(128, 8192, 8192));
+  // Below one 64-wide tile the curve stops falling: a GEMV computes whole tiles (its time is the
+  // roofline's memory term).
+  CHECK(c.at(1, 8192, 8192) == Approx(c.at(64, 8192, 8192)));
+  CHECK(c.at(8192, 8192, 16) == Approx(c.at(8192, 8192, 64)));
+  // Monotone in every dimension, symmetric in M and N.
+  for (double d = 64; d < 65536; d *= 2) {  // from one tile up
+    CHECK(c.at(d, 4096, 4096) < c.at(2 * d, 4096, 4096));
+    CHECK(c.at(4096, 4096, d) < c.at(4096, 4096, 2 * d));
+    CHECK(c.at(d, 4096, 1024) == Approx(c.at(4096, d, 1024)));
+  }
+}
+
+TEST_CASE("FP8 GEMMs use their own curve, scaled for split accumulation and block scaling") {
+  GpuSpec g = gpu();
+  g.eff.gemm8 = GemmCurve{0.9, 0.0, 0.0};
+  g.eff.fp8_split_accumulation = 0.88;
+  g.eff.fp8_blockwise = 1.01;
+  KernelWork w = gemm(8192, 8192, 8192);
+  CHECK(gemm_efficiency(g, w) == Approx(0.8));
+  w.precision = Precision::fp8;
+  CHECK(gemm_efficiency(g, w) == Approx(0.9));
+  w.accumulation = Accumulation::split;
+  CHECK(gemm_efficiency(g, w) == Approx(0.9 * 0.88));
+  w.scaling = FP8Scaling::block;  // block-scaled kernels promote in every GEMM: no split penalty
+  CHECK(gemm_efficiency(g, w) == Approx(0.9 * 1.01));
+  // 2 x 8192^3 FLOPs at 0.909 x 2,000 TFLOP/s, + 4 us.
+  CHECK(to_seconds(kernel_time(g, w).duration) == Approx(2 * std::pow(8192.0, 3) / (2000e12 * 0.909) + 4e-6));
+}
+
+TEST_CASE("a sustained clock below the benchmark's slows compute, not HBM") {
+  GpuSpec g = gpu();
+  g.sustained_clock = 0.9;
+  CHECK(to_seconds(kernel_time(g, gemm(8192, 8192, 8192)).duration) ==
+        Approx(2 * std::pow(8192.0, 3) / (800e12 * 0.9) + 4e-6));
+  KernelWork copy;
+  copy.hbm_bytes = 1e9;
+  CHECK(to_seconds(kernel_time(g, copy).duration) == Approx(1e9 / (4e12 * 0.9) + 4e-6));
+}
+
+TEST_CASE("a kernel standing for several launches pays the GPU-side gap for each") {
+  KernelWork copy;
+  copy.hbm_bytes = 1e9;
+  copy.launches = 10;
+  CHECK(to_seconds(kernel_time(gpu(), copy).duration) == Approx(1e9 / (4e12 * 0.9) + 10 * 4e-6));
 }
 
 TEST_CASE("a large GEMM is compute-bound: FLOPs over the efficient peak, plus the launch") {

@@ -20,7 +20,7 @@ inline GpuSpec h100() {
   g.eff.nic = 0.85;
   g.eff.nvls = 0.689;
   g.nvls_latency_s = 126.6e-6;
-  g.kernel_launch_s = 4e-6;
+  g.kernel_gap_s = 4e-6;
   return g;
 }
 

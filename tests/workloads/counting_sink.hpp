@@ -25,7 +25,7 @@ class CountingSink : public OpSink {
       if (!o.is_comm && o.work.op_class == c) f += o.work.flops;
     return f;
   }
-  double gemm_flops() const { return flops(topo::OpClass::large_gemm) + flops(topo::OpClass::small_gemm); }
+  double gemm_flops() const { return flops(topo::OpClass::gemm); }
   double bytes() const {
     double b = 0;
     for (const auto& o : ops)

@@ -42,7 +42,7 @@ JobSpec inference(WorkloadKind kind, int batch) {
   g.nvlink_bw_Bps = 400e9;
   g.nvlink_domain = 8;
   g.nic_bw_Bps = 50e9;
-  g.kernel_launch_s = 0.0;
+  g.kernel_gap_s = 0.0;
   j.cluster.nodes = 1;
   j.cluster.gpus_per_node = 1;
   j.cluster.nvlink_domain = 1;

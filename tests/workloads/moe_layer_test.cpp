@@ -82,9 +82,11 @@ TEST_CASE("an MoE layer's expert GEMMs do k experts' work per routed token") {
   REQUIRE(a2a.size() == 2);
   for (const auto* c : a2a) CHECK(c->comm.bytes == Approx(234'881'024.0));
   // 32 local experts see 64 x 2,048 x 8 / 256 = 4,096 tokens each: [4096 x 7168] x [7168 x 4096]
-  // up projections, whose smallest dimension 4,096 is a large GEMM; the down projection's is 2,048.
-  CHECK(sink.find("experts_up")->work.gemm_min_dim == Approx(4096));
-  CHECK(sink.find("experts_down")->work.gemm_min_dim == Approx(2048));
+  // up projections (n = 2 x 2,048 with SwiGLU's gate), and [4096 x 2048] x [2048 x 7168] down ones.
+  const auto& up = sink.find("experts_up")->work;
+  CHECK((up.gemm_m == 4096 && up.gemm_n == 4096 && up.gemm_k == 7168));
+  const auto& down = sink.find("experts_down")->work;
+  CHECK((down.gemm_m == 4096 && down.gemm_n == 7168 && down.gemm_k == 2048));
 }
 
 TEST_CASE("MLA decode reads the latent cache: 576 elements per token per layer") {

@@ -35,7 +35,7 @@ JobSpec two_node_job(int tp, int pp, int dp, int zero) {
   g.nvlink_bw_Bps = 450e9;
   g.nic_bw_Bps = 50e9;
   g.comm_sm_fraction = 0.15;
-  g.kernel_launch_s = 4e-6;
+  g.kernel_gap_s = 4e-6;
   j.cluster.nodes = 2;
   j.cluster.gpus_per_node = 8;
   j.cluster.nvlink_domain = 8;
@@ -81,7 +81,8 @@ TEST_CASE("the simulated step is never faster than the closed-form bound at full
     job.workload.global_batch = dp * job.workload.micro_batch * pick({1, 4});
     job.recompute = pick({0, 1}) ? Recompute::full : Recompute::none;
     auto& e = job.cluster.gpu.eff;
-    e.compute = {1.0, 1.0, 1.0, 1.0};
+    e.gemm16 = topo::GemmCurve{1.0, 0.0, 0.0};
+    e.attention = e.elementwise = 1.0;
     e.hbm = e.nvlink = e.nic = 1.0;
     e.estimate_compute = e.estimate_memory = e.estimate_network = 1.0;
     CAPTURE(trial, tp, pp, dp, job.workload.micro_batch, job.workload.global_batch);

@@ -95,6 +95,8 @@ TEST_CASE("the 1F1B bubble emerges from the schedule: (p - 1) / (m + p - 1) of t
     JobSpec job = small_job(1, 4, 1, m);
     job.model.vocab = 1;
     job.cluster.gpu.hbm_bw_Bps = 1e30;
+    // A flat GEMM curve, so that the one-column logits GEMM costs its FLOPs and no more.
+    job.cluster.gpu.eff.gemm16 = topo::GemmCurve{0.8, 0.0, 0.0};
     auto planner = free_comm();
     const auto s = simulate(job, planner);
     const double p = 4;

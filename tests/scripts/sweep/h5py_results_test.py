@@ -45,7 +45,7 @@ for record, row in zip(table, rows):
     statuses.add(record["status"].decode())
     if record["status"] == b"ok":
         # The breakdown partitions the mean rank's step.
-        parts = sum(record[c] for c in ("compute_s", "memory_bound_s", "bubble_s", "exposed_tp_s", "exposed_cp_s",
+        parts = sum(record[c] for c in ("compute_s", "memory_bound_s", "bubble_s", "host_bound_s", "exposed_tp_s", "exposed_cp_s",
                                          "exposed_ep_s", "exposed_pp_s", "exposed_dp_s"))
         assert math.isclose(parts, record["step_time_s"], rel_tol=1e-6), (parts, record["step_time_s"])
         assert record["fits"] == 1 and record["memory_peak_bytes"] <= record["memory_capacity_bytes"]

@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""Fits stepsim's GEMM efficiency curve to every recorded and published GEMM measurement.
+
+The curve (topology/gpu.hpp GemmCurve) is
+
+    eff(M, N, K) = peak / (1 + mn_half * (1/M + 1/N) + k_half / K)
+
+so 1/eff = a0 + a1 (1/M + 1/N) + a2 / K is linear in (a0, a1, a2): an ordinary least-squares fit on
+relative errors (each row divided by the measured 1/eff) gives them, and peak = 1/a0,
+mn_half = a1/a0, k_half = a2/a0. M and N share a coefficient: cuBLAS picks its tile orientation,
+so neither output dimension is special.
+
+Inputs (this folder): h200-*.json (tools/calibration/hopper_op_classes.py runs: bf16 GEMMs on one
+H200) and public-gemm.json (published tables with their sources). Fits:
+
+  hopper bf16      every GEMM of every H200 run (large, skinny and grouped expert shapes)
+  hopper fp8       forward GEMMs (fast accumulation): the tilelang FP8 K sweep, mn_half held at the bf16
+                   fit's, because an FP8 GEMM runs twice the FLOPs per second on operands of half the
+                   bytes, so the operand-streaming cost per FLOP (the 1/M, 1/N terms) does not change;
+                   dgrad and wgrad (split accumulation): the same curve scaled so that MAMF's FP8 / BF16
+                   best shapes on H100 keep their ratio (one harness, random data, one power limit)
+  blockwise ratio  DeepGEMM's block-scaled FP8 kernels over the tensor-scaled curve (median, M >= 4096)
+  other GPUs       only a best-shape MAMF figure each: the Hopper shape terms, and the Hopper peak
+                   scaled by the GPU's MAMF efficiency over H100's (a brute-force search's best shape
+                   beats any smooth curve by a bias that the ratio cancels)
+
+Prints the fitted figures (the catalog's gemm_bf16 / gemm_fp8) and per-shape residual tables in
+Markdown (docs/simulation.md section 6 carries them). Needs only the standard library.
+Usage: python3 tools/calibration/fit_gemm.py
+"""
+import glob
+import json
+import os
+import statistics
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def solve3(a, b):
+    """Solves the 3x3 system a x = b (Gaussian elimination with partial pivoting)."""
+    m = [row[:] + [v] for row, v in zip(a, b)]
+    for c in range(3):
+        p = max(range(c, 3), key=lambda r: abs(m[r][c]))
+        m[c], m[p] = m[p], m[c]
+        for r in range(3):
+            if r != c:
+                f = m[r][c] / m[c][c]
+                m[r] = [x - f * y for x, y in zip(m[r], m[c])]
+    return [m[i][3] / m[i][i] for i in range(3)]
+
+
+def features(s):
+    return [1.0, 1.0 / s["m"] + 1.0 / s["n"], 1.0 / s["k"]]
+
+
+def fit(shapes, fixed_a1_ratio=None):
+    """Least squares on relative error of 1/eff. fixed_a1_ratio: hold mn_half (= a1/a0) at a value."""
+    rows, rhs = [], []
+    for s in shapes:
+        y = 1.0 / s["eff"]
+        x = features(s)
+        if fixed_a1_ratio is not None:  # 1/eff = a0 (1 + r u) + a2 v: two unknowns
+            x = [1.0 + fixed_a1_ratio * x[1], 0.0, x[2]]
+        rows.append([v / y for v in x])
+        rhs.append(1.0)
+    ata = [[sum(r[i] * r[j] for r in rows) for j in range(3)] for i in range(3)]
+    atb = [sum(r[i] * v for r, v in zip(rows, rhs)) for i in range(3)]
+    if fixed_a1_ratio is not None:
+        ata[1] = [0.0, 1.0, 0.0]
+        atb[1] = 0.0
+    a0, a1, a2 = solve3(ata, atb)
+    if fixed_a1_ratio is not None:
+        a1 = fixed_a1_ratio * a0
+    return {"peak": 1.0 / a0, "mn_half": a1 / a0, "k_half": a2 / a0}
+
+
+def curve(c, s):
+    return c["peak"] / (1.0 + c["mn_half"] * (1.0 / s["m"] + 1.0 / s["n"]) + c["k_half"] / s["k"])
+
+
+def h200_shapes():
+    out = []
+    for path in sorted(glob.glob(os.path.join(HERE, "h200-*.json"))):
+        run = json.load(open(path))
+        label = os.path.basename(path).replace(".json", "")
+        for group in ("large_gemm", "small_gemm", "expert_gemm"):
+            for g in run.get(group, []):
+                out.append({"m": g["m"], "n": g["n"], "k": g["k"], "count": g.get("count", 1),
+                            "eff": g["efficiency"], "set": label})
+    return out
+
+
+def public_sets():
+    return json.load(open(os.path.join(HERE, "public-gemm.json")))["sets"]
+
+
+def with_eff(s, peak):
+    r = dict(s)
+    r["eff"] = s["tflops"] / s.get("peak_tflops", peak)
+    return r
+
+
+def residual_table(title, c, shapes):
+    lines = [f"**{title}** (curve: peak {c['peak']:.3f}, mn_half {c['mn_half']:.0f}, k_half {c['k_half']:.0f})",
+             "", "| set | M | N | K | count | measured | curve | curve / measured - 1 |", "|---|---|---|---|---|---|---|---|"]
+    errs = []
+    for s in shapes:
+        p = curve(c, s)
+        e = p / s["eff"] - 1.0
+        errs.append(abs(e))
+        lines.append(f"| {s['set']} | {s['m']} | {s['n']} | {s['k']} | {s.get('count', 1)} | {s['eff']:.3f} | "
+                     f"{p:.3f} | {100 * e:+.1f}% |")
+    lines.append("")
+    lines.append(f"{len(shapes)} shapes: mean |residual| {100 * statistics.mean(errs):.1f}%, "
+                 f"max {100 * max(errs):.1f}%")
+    return "\n".join(lines), errs
+
+
+def main():
+    sets = {s["id"]: s for s in public_sets()}
+    bf16 = h200_shapes()
+    c16 = fit(bf16)
+    t16, _ = residual_table("Hopper BF16: the H200 runs", c16, bf16)
+    print(t16, "\n")
+
+    # FP8 on Hopper runs two kinds of GEMM (Transformer Engine module/base.py: _2X_ACC_FPROP = False,
+    # _2X_ACC_DGRAD = _2X_ACC_WGRAD = True): the forward with fast accumulation in the tensor cores,
+    # the data and weight gradients with a split (promoted, precise) accumulator, which is slower.
+    # Fast: the tilelang K sweep (a plain WGMMA kernel), mn_half held at bf16's. Split: the same shape
+    # terms, peak from MAMF's FP8 and BF16 best shapes on one H100 (torch._scaled_mm, whose default
+    # use_fast_accum=False is the precise path; one harness, random data, one power limit), so the
+    # FP8/BF16 ratio is that pair's.
+    sweep = [dict(with_eff(x, 1979), set="tilelang-h800-fp8") for x in sets["tilelang-h800-fp8"]["shapes"]]
+    c8 = fit(sweep, fixed_a1_ratio=c16["mn_half"])
+    t8, _ = residual_table("Hopper FP8, tensor scaling, fast accumulation (forward GEMMs)", c8, sweep)
+    print(t8, "\n")
+    mamf16 = [dict(with_eff(x, 989), set="mamf-hopper-bf16") for x in sets["mamf-hopper-bf16"]["shapes"]][0]
+    mamf8 = [dict(with_eff(x, 1979), set="mamf-hopper-fp8") for x in sets["mamf-hopper-fp8"]["shapes"]]
+    h100_8 = [x for x in mamf8 if x.get("gpu") == "h100-sxm"][0]
+    unit8 = dict(c8, peak=1.0)
+    split_peak = h100_8["eff"] / mamf16["eff"] * curve(c16, mamf16) / curve(unit8, h100_8)
+    split = split_peak / c8["peak"]
+    ts, _ = residual_table(f"Hopper FP8, split accumulation (dgrad, wgrad): the fast curve x {split:.3f}, "
+                           "against MAMF's best shapes (which beat a smooth curve: the BF16 pair shows by how much)",
+                           dict(c8, peak=split_peak), mamf8 + [mamf16])
+    print(ts.replace(f"| mamf-hopper-bf16 | 2048 | 2048 | 13312 | 1 | {mamf16['eff']:.3f} |",
+                     f"| mamf-hopper-bf16 (bf16 curve: {curve(c16, mamf16):.3f}) | 2048 | 2048 | 13312 | 1 | "
+                     f"{mamf16['eff']:.3f} |"), "\n")
+
+    block = [dict(with_eff(x, 1979), set="deepgemm") for x in sets["deepgemm-h800-fp8-block"]["shapes"]]
+    big = [x for x in block if x["m"] >= 4096]
+    ratio = statistics.median(x["eff"] / curve(c8, x) for x in big)
+    tb, _ = residual_table(f"DeepGEMM block-scaled FP8 (CUDA-core promotion in every GEMM) against the fast curve "
+                           f"x {ratio:.3f} (ratio: median over M >= 4096)", dict(c8, peak=c8["peak"] * ratio), block)
+    print(tb, "\n")
+
+    print("Other GPUs: the Hopper curve's shape terms, and peak = Hopper peak x (the GPU's MAMF best-shape")
+    print("efficiency / H100's in the same precision).\n")
+    print("| GPU | precision | MAMF best shape | MAMF eff | H100 MAMF eff | peak (catalog) |")
+    print("|---|---|---|---|---|---|")
+    ref = {"bf16": (mamf16["eff"], c16["peak"]), "fp8": (h100_8["eff"], split_peak)}
+    for a in sets["mamf-other-gpus"]["shapes"]:
+        eff = a["tflops"] / a["peak_tflops"]
+        h100_eff, hopper_peak = ref[a["precision"]]
+        print(f"| {a['gpu']} | {a['precision']} | {a['m']}x{a['n']}x{a['k']} | {eff:.3f} | {h100_eff:.3f} | "
+              f"{hopper_peak * eff / h100_eff:.3f} |")
+    print()
+    print("catalog (Hopper):")
+    print(f"  gemm_bf16 = {{ peak = {c16['peak']:.3f}, mn_half = {c16['mn_half']:.0f}, k_half = {c16['k_half']:.0f} }}")
+    print(f"  gemm_fp8 = {{ peak = {c8['peak']:.3f}, mn_half = {c8['mn_half']:.0f}, k_half = {c8['k_half']:.0f} }}")
+    print(f"  fp8_split_accumulation = {split:.3f}")
+    print(f"  fp8_blockwise = {ratio:.3f}")
+    print("Blackwell's FP8 peaks above come from MAMF's precise path; its tensor cores accumulate FP8 in FP32")
+    print("either way, so fp8_split_accumulation = 1 there.")
+
+
+if __name__ == "__main__":
+    main()

@@ -72,7 +72,80 @@ std::string model_table(const scen::Catalog& catalog) {
          "\nParameters are computed from the dimensions (MTP modules excluded, as model cards quote them).\n";
 }
 
+/// The catalog's spelling of a figure's value, in the catalog's units.
+std::string figure_value(const topo::GpuSpec& g, const std::string& key) {
+  const auto curve = [](const topo::GemmCurve& c) {
+    return "peak " + fixed(c.peak, 3) + ", mn_half " + fixed(c.mn_half, 0) + ", k_half " + fixed(c.k_half, 0);
+  };
+  const topo::Efficiency& e = g.eff;
+  const std::pair<const char*, std::string> values[] = {
+      {"bf16_tflops", fixed(g.bf16_flops_per_s / units::kTera, 1)},
+      {"fp8_tflops", fixed(g.fp8_flops_per_s / units::kTera, 1)},
+      {"fp4_tflops", fixed(g.fp4_flops_per_s / units::kTera, 1)},
+      {"fp32_tflops", fixed(g.fp32_flops_per_s / units::kTera, 1)},
+      {"hbm_gib", fixed(g.hbm_capacity_bytes / units::kGiB, 2)},
+      {"hbm_gb", fixed(g.hbm_capacity_bytes / units::kGB, 2)},
+      {"hbm_reserved_gib", fixed(g.hbm_reserved_bytes / units::kGiB, 2)},
+      {"hbm_fragmentation", fixed(g.hbm_fragmentation, 3)},
+      {"hbm_tb_s", fixed(g.hbm_bw_Bps / units::kTB, 3)},
+      {"nvlink_gb_s", fixed(g.nvlink_bw_Bps / units::kGB, 0)},
+      {"nvlink_domain", std::to_string(g.nvlink_domain)},
+      {"pcie_gb_s", fixed(g.pcie_bw_Bps / units::kGB, 0)},
+      {"nic_gbps", fixed(g.nic_bw_Bps * units::kBitsPerByte / 1e9, 0)},
+      {"price_per_hour", fixed(g.price_per_hour, 2)},
+      {"comm_sm_fraction", fixed(g.comm_sm_fraction, 3)},
+      {"kernel_gap_us", fixed(g.kernel_gap_s * 1e6, 2)},
+      {"host_launch_us", fixed(g.host_launch_s * 1e6, 2)},
+      {"nvls_latency_us", fixed(g.nvls_latency_s * 1e6, 1)},
+      {"sustained_clock", fixed(g.sustained_clock, 3)},
+      {"efficiency.gemm_bf16", curve(e.gemm16)},
+      {"efficiency.gemm_fp8", curve(e.gemm8)},
+      {"efficiency.fp8_split_accumulation", fixed(e.fp8_split_accumulation, 3)},
+      {"efficiency.fp8_blockwise", fixed(e.fp8_blockwise, 3)},
+      {"efficiency.attention", fixed(e.attention, 3)},
+      {"efficiency.elementwise", fixed(e.elementwise, 3)},
+      {"efficiency.hbm", fixed(e.hbm, 3)},
+      {"efficiency.gemm_hbm", fixed(e.gemm_hbm, 3)},
+      {"efficiency.nvlink", fixed(e.nvlink, 3)},
+      {"efficiency.nic", fixed(e.nic, 3)},
+      {"efficiency.nvls", fixed(e.nvls, 3)},
+      {"efficiency.estimate", fixed(e.estimate_compute, 3)},
+      {"efficiency.estimate_compute", fixed(e.estimate_compute, 3)},
+      {"efficiency.estimate_memory", fixed(e.estimate_memory, 3)},
+      {"efficiency.estimate_network", fixed(e.estimate_network, 3)},
+  };
+  for (const auto& [k, v] : values)
+    if (key == k) return v;
+  return "?";
+}
+
 }  // namespace
+
+std::string render_gpu_provenance(const scen::Catalog& catalog, RenderFormat format) {
+  if (format == RenderFormat::json) {
+    nlohmann::json gpus = nlohmann::json::array();
+    for (const auto& g : catalog.gpus()) {
+      nlohmann::json sources = nlohmann::json::array();
+      for (const auto& s : g.sources)
+        sources.push_back({{"key", s.key},
+                           {"value", figure_value(g, s.key)},
+                           {"kind", std::string(topo::name(s.kind))},
+                           {"source", s.text}});
+      gpus.push_back({{"id", g.id}, {"sources", sources}});
+    }
+    return nlohmann::json{{"gpus", gpus}}.dump(2) + "\n";
+  }
+  std::string out;
+  for (const auto& g : catalog.gpus()) {
+    out += g.id + " (" + g.name + ")\n";
+    TextTable t({"figure", "value", "kind", "source"}, {Align::left, Align::right, Align::left, Align::left});
+    for (const auto& s : g.sources) t.add_row({s.key, figure_value(g, s.key), std::string(topo::name(s.kind)), s.text});
+    out += t.render() + "\n";
+  }
+  return out + "kinds: datasheet (vendor specification), measured (a benchmark file or a public measurement), "
+               "derived (a stated rule), assumed (a stated source, or a guess), user (set by a catalog or "
+               "scenario file without a source).\n";
+}
 
 std::string render_gpu_catalog(const scen::Catalog& catalog, RenderFormat format) {
   if (format == RenderFormat::table) return gpu_table(catalog);

@@ -16,9 +16,12 @@ int cmd_catalog(Args args) {
   std::string what = "all";
   std::string format = "table";
   std::vector<std::string> extra;
+  bool provenance = false;
   po::options_description opts("stepsim catalog [gpus|models] [options]\n\nLists the GPU and model presets");
   opts.add_options()("help,h", "show this help")("format", po::value(&format)->default_value("table"),
                                                  "table or json")(
+      "provenance", po::bool_switch(&provenance),
+      "gpus: every figure with its value and source (datasheet, measured, derived, assumed)")(
       "catalog", po::value(&extra)->composing(),
       "extra catalog file overriding or extending the built-in one (repeatable)");
   if (!parse_command_line(args, opts, "what", what)) return 0;
@@ -27,6 +30,13 @@ int cmd_catalog(Args args) {
                     what == "gpu" || what == "model" ? "did you mean `" + what + "s`?" : "");
   const auto fmt = out::parse_render_format(format);
   const scen::Catalog catalog = load_catalog(extra);
+  if (provenance) {
+    if (what != "gpus")
+      throw UserError(SourceLocation{}, "--provenance", "lists the sources of GPU figures",
+                      "run `stepsim catalog gpus --provenance`");
+    std::cout << out::render_gpu_provenance(catalog, fmt);
+    return 0;
+  }
   if (fmt == out::RenderFormat::json && what == "all")
     throw UserError(SourceLocation{}, "--format", "json needs one list",
                     "run `stepsim catalog gpus --format json`");

@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cmath>
 
 #include "scenarios/catalog.hpp"
@@ -145,4 +146,46 @@ TEST_CASE("catalog file errors name the file, line, key and a hint") {
       Catch::Contains("user.toml:7:9: model.m.top_k: is a mixture-of-experts key"));
   CHECK_THAT(error_of(builtin(), "[gpu.h100-sxm]\nnvlink_domain = 8\nnvlink_gb_s = 0\n"),
              Catch::Contains("nvlink_domain: is 8 but nvlink_gb_s is 0"));
+}
+
+TEST_CASE("every figure of every built-in GPU says where it comes from") {
+  const char* required[] = {"bf16_tflops", "hbm_gib", "hbm_reserved_gib", "hbm_fragmentation", "hbm_tb_s",
+                            "kernel_gap_us", "host_launch_us", "sustained_clock", "efficiency.gemm_bf16",
+                            "efficiency.attention", "efficiency.hbm", "efficiency.nvlink", "efficiency.nic"};
+  for (const auto& g : builtin().gpus()) {
+    CAPTURE(g.id);
+    for (const auto& s : g.sources) {
+      CAPTURE(s.key);
+      // A built-in figure set without a source would be recorded as the user's.
+      CHECK(s.kind != stepsim::topo::SourceKind::user);
+      CHECK(!s.text.empty());
+    }
+    for (const char* key : required) {
+      CAPTURE(key);
+      CHECK(std::any_of(g.sources.begin(), g.sources.end(), [&](const auto& s) { return s.key == key; }));
+    }
+    if (g.fp8_flops_per_s > 0.0)
+      CHECK(std::any_of(g.sources.begin(), g.sources.end(),
+                        [](const auto& s) { return s.key == "efficiency.gemm_fp8"; }));
+  }
+}
+
+TEST_CASE("a user's figure replaces the built-in source with its own place, or with the source it gives") {
+  const auto c = builtin().with_text("[gpu.h100-sxm]\nhbm_tb_s = 3.0\n[gpu.h100-sxm.efficiency]\nhbm = 0.7\n"
+                                     "[gpu.h100-sxm.source]\n\"efficiency.hbm\" = \"measured: our STREAM run\"\n",
+                                     "user.toml");
+  const auto& g = *c.find_gpu("h100-sxm");
+  const auto of = [&](const std::string& key) {
+    return *std::find_if(g.sources.begin(), g.sources.end(), [&](const auto& s) { return s.key == key; });
+  };
+  CHECK(of("hbm_tb_s").kind == stepsim::topo::SourceKind::user);
+  CHECK(of("hbm_tb_s").text == "user.toml:2");
+  CHECK(of("efficiency.hbm").kind == stepsim::topo::SourceKind::measured);
+  CHECK(of("efficiency.hbm").text == "our STREAM run");
+  CHECK(of("bf16_tflops").kind == stepsim::topo::SourceKind::datasheet);  // untouched
+  CHECK_THAT(error_of(builtin(), "[gpu.h100-sxm.source]\nhbm_tb_s = \"from a friend\"\n"),
+             Catch::Contains("user.toml:2:12: gpu.h100-sxm.source.hbm_tb_s:") &&
+                 Catch::Contains("datasheet, measured, derived or assumed"));
+  CHECK_THAT(error_of(builtin(), "[gpu.h100-sxm.source]\nhbm_tbs = \"assumed: guess\"\n"),
+             Catch::Contains("is not a figure of a GPU entry") && Catch::Contains("hbm_tb_s"));
 }

@@ -21,6 +21,22 @@ TEST_CASE("stepsim catalog gpus --format json lists peaks and cost screens") {
   CHECK(h100["aliases"].size() == 3);
 }
 
+TEST_CASE("stepsim catalog gpus --provenance prints each figure's value, kind and source") {
+  const auto r = run_stepsim("catalog gpus --provenance");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("h100-sxm (NVIDIA H100 SXM5 80GB)") &&
+                        Catch::Contains("peak 0.828, mn_half 180, k_half 475  measured") &&
+                        Catch::Contains("tools/calibration/fit_gemm.py"));
+  const auto j = nlohmann::json::parse(run_stepsim("catalog gpus --provenance --format json").out);
+  REQUIRE(j["gpus"].size() == 8);
+  for (const auto& g : j["gpus"])
+    for (const auto& s : g["sources"]) {
+      CHECK(s["kind"] != "user");
+      CHECK(!s["source"].get<std::string>().empty());
+    }
+  CHECK(run_stepsim("catalog models --provenance").exit_code == 2);
+}
+
 TEST_CASE("stepsim catalog models shows computed and published counts") {
   const auto r = run_stepsim("catalog models");
   REQUIRE(r.exit_code == 0);

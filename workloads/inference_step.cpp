@@ -135,7 +135,7 @@ void InferenceStepBuilder::connect_pipeline() {
     const sim::OpId id = a_.add_pipeline_send(req, static_cast<int>(s), to, Pass::forward, 0,
                                               "pp.send_act stage" + std::to_string(c.pp));
     a_.graph().add_dependency(last_[s].id, id);
-    a_.graph().add_dependency(id, first_[static_cast<std::size_t>(to)]);
+    a_.graph().add_dependency(id, a_.gpu_op(first_[static_cast<std::size_t>(to)]));
   }
 }
 

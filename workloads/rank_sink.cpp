@@ -97,6 +97,7 @@ int StepAssembler::sim_index(int rank) const {
 sim::OpId StepAssembler::add(const sim::Op& op, std::span<const sim::StreamId> streams, const OpInfo& info) {
   const sim::OpId id = graph_.add_op(op, streams);
   info_.push_back(info);
+  host_sync_.push_back(false);
   return id;
 }
 
@@ -181,6 +182,7 @@ void RankSink::on_host_sync(Handle op, std::string_view name) {
   // Waking up on the GPU's event costs about one launch; then launching resumes.
   const sim::OpId h =
       a_.add_host_op(sim_rank_, from_seconds(a_.job().cluster.gpu.host_launch_s), name, base_info());
+  a_.mark_host_sync(h);
   a_.graph().add_dependency(op.id, h);
 }
 

@@ -68,6 +68,13 @@ class StepAssembler {
   /// Whether kernels are launched by a host timeline (eager PyTorch: no CUDA graphs and a GPU
   /// with a host launch cost); each GPU op then waits for its launch on the rank's host stream.
   bool host_timeline() const { return host_timeline_; }
+  /// The GPU op that `op` stands for: the op it launches if `op` is a host launch (launches come
+  /// right before their GPU op), else `op`. Builders remember "the next op" before emitting; this
+  /// turns that into the GPU's op once it exists.
+  sim::OpId gpu_op(sim::OpId op) const {
+    return op < info_.size() && info_[op].is_host && !host_sync_[op] ? op + 1 : op;
+  }
+  void mark_host_sync(sim::OpId op) { host_sync_[op] = true; }
   /// Adds a host op of `duration` on `sim_rank`'s host stream; returns its id.
   sim::OpId add_host_op(int sim_rank, Time duration, std::string_view label, const OpInfo& info);
 
@@ -96,6 +103,7 @@ class StepAssembler {
   RankLayout layout_;
   sim::StepGraphBuilder graph_;
   std::vector<OpInfo> info_;
+  std::vector<bool> host_sync_;  ///< per op: a host synchronisation (no GPU op follows it)
   std::vector<SimRank> ranks_;
   std::vector<RankStreams> streams_;
   std::vector<int> sim_index_;                                                      ///< per global rank

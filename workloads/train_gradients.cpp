@@ -14,6 +14,7 @@ double TrainStepBuilder::layer_weight_bytes(int l) const {
 
 Handle TrainStepBuilder::gather_layer(RankSink& sink, int sim_rank, int l, Handle prefetch_after) {
   if (!zero3_) return Handle{};
+  if (prefetch_after.valid()) prefetch_after = Handle{a_.gpu_op(prefetch_after.id)};  // the layer's kernel
   const double dense = layers_.dense_params(l) * job_.precision.param_bytes;
   const double experts = layers_.expert_params(l) * job_.precision.param_bytes;
   Handle g = sink.comm("dp.param_gather", CommOp{ParallelDim::dp, CollectiveKind::all_gather, dense, 0},

@@ -69,7 +69,8 @@ double TrainStepBuilder::boundary_bytes() const {
 }
 
 void TrainStepBuilder::memory(sim::OpId op, MemoryEvent::At at, int sim_rank, double bytes) {
-  memory_.push_back(MemoryEvent{op, at, static_cast<std::uint16_t>(sim_rank), bytes});
+  // Memory follows the GPU: an allocation remembered as "the next op" is the kernel's, not its launch's.
+  memory_.push_back(MemoryEvent{a_.gpu_op(op), at, static_cast<std::uint16_t>(sim_rank), bytes});
 }
 
 Handle TrainStepBuilder::receive_gather(RankSink& sink) {
@@ -284,7 +285,7 @@ void TrainStepBuilder::connect_pipeline() {
           a_.add_pipeline_send(req, static_cast<int>(s), dst_sim, fwd ? Pass::forward : Pass::backward,
                                send.key.microbatch, fwd ? "pp.send_act" : "pp.send_grad");
       a_.graph().add_dependency(send.producer.id, id);
-      a_.graph().add_dependency(id, entry->second.op);
+      a_.graph().add_dependency(id, a_.gpu_op(entry->second.op));
       if (job_.parallel.pp_p2p == P2pMode::blocking) {
         // The sender's next step waits for the exchange (Megatron's batch_isend_irecv followed by a
         // synchronize). Receives are taken as posted in advance, as Megatron's paired calls post them.

@@ -1,5 +1,8 @@
 #include "workloads/model_ops.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 namespace stepsim::work {
 
 using Handle = OpSink::Handle;
@@ -131,13 +134,23 @@ double low_precision_weight_bytes(const PrecisionSpec& p) {
 
 Handle emit_optimizer(OpSink& sink, const LayerDims& d, const PrecisionSpec& p, const OptimizerShard& s,
                       std::span<const Handle> after) {
+  // Multi-tensor kernels (Transformer Engine's FusedAdam, apex's l2norm) launch once per 320 chunks
+  // of 65,536 elements: about 21 M parameters per launch.
+  constexpr double kElementsPerLaunch = 320.0 * 65536.0;
+  const double launches = std::max(1.0, std::ceil(s.optimizer_params / kElementsPerLaunch));
   // Gradient norm for clipping: read every local gradient once.
-  Handle h = sink.kernel_after(
-      "grad_norm", elementwise(d, s.optimizer_params * p.grad_bytes, 2 * s.optimizer_params), after);
+  topo::KernelWork norm = elementwise(d, s.optimizer_params * p.grad_bytes, 2 * s.optimizer_params);
+  norm.launches = launches;
+  Handle h = sink.kernel_after("grad_norm", norm, after);
+  // Megatron reads the norm on the host (`.item()` in clip_grad_norm) before launching the clip
+  // and the update: the host waits for the GPU here.
+  sink.host_sync(h, "host.sync grad_norm");
   // Adam: read the gradient, read and write the fp32 master weights and both moments, write the
   // working-precision weights. About 12 FLOPs per parameter.
   const double bytes = s.optimizer_params * (p.grad_bytes + 2 * p.optimizer_bytes + p.param_bytes);
-  h = sink.kernel("adam", elementwise(d, bytes, 12 * s.optimizer_params), h);
+  topo::KernelWork adam = elementwise(d, bytes, 12 * s.optimizer_params);
+  adam.launches = launches;
+  h = sink.kernel("adam", adam, h);
   if (!p.low_precision_linears() || s.linear_params <= 0.0) return h;
   // Transformer Engine casts each linear weight to FP8 (and its transpose) on the first
   // micro-batch of a step and caches it (is_first_microbatch): read the weight, write both copies.

@@ -90,3 +90,41 @@ TEST_CASE("the simulated step is never faster than the closed-form bound at full
     CHECK(s.metrics.step_time_s >= s.estimate.step_time_s * (1 - 1e-9));
   }
 }
+
+TEST_CASE("a step of tiny kernels is host-bound: the launches set the pace") {
+  // One GPU, compute and HBM made free: every kernel costs only its GPU-side gap g = 1 us per
+  // launch, and every launch costs the host h = 10 us. The host issues launches back to back; each
+  // kernel starts when its launch ends and is done long before the next launch ends. The exceptions
+  // are the multi-tensor optimizer kernels (one launch per 21 M parameters: n launches cost the host
+  // n h and the GPU n g): the host's sync after the gradient norm waits for that kernel to finish,
+  // and Adam is the last kernel. So the step is (sum of host ops) + grad_norm's GPU time + Adam's.
+  JobSpec job = two_node_job(1, 1, 1, 0);
+  job.cluster.nodes = 1;
+  job.cluster.gpus_per_node = 1;
+  job.workload.global_batch = 2;
+  auto& g = job.cluster.gpu;
+  g.bf16_flops_per_s = g.fp32_flops_per_s = g.hbm_bw_Bps = 1e30;
+  g.kernel_gap_s = 1e-6;
+  g.host_launch_s = 10e-6;
+  const Simulation s = simulate(job);
+  double host_s = 0.0, gpu_s = 0.0, optimizer_s = 0.0;
+  int syncs = 0;
+  for (sim::OpId op = 0; op < s.plan.info.size(); ++op) {
+    const double work = to_seconds(s.plan.graph.op(op).work);
+    const std::string label(s.plan.graph.label(op));
+    if (s.plan.info[op].is_host) {
+      host_s += work;
+      syncs += label.find("sync") != std::string::npos;
+    } else {
+      gpu_s += work;
+      if (label == "grad_norm" || label == "adam") optimizer_s += work;
+    }
+  }
+  REQUIRE(syncs == 1);
+  // About 0.67 B parameters: 32 launches each for the gradient norm and Adam (32 us of GPU time each).
+  CHECK(optimizer_s == Approx(2 * 32e-6).epsilon(1e-6));
+  CHECK(s.metrics.step_time_s == Approx(host_s + optimizer_s).epsilon(1e-9));
+  // The breakdown: the kernels' own time, and all the rest waiting for launches.
+  CHECK(s.report.mean.compute_s + s.report.mean.memory_bound_s == Approx(gpu_s).epsilon(1e-9));
+  CHECK(s.report.mean.host_bound_s == Approx(s.metrics.step_time_s - gpu_s).epsilon(1e-6));
+}

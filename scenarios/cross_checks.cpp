@@ -110,6 +110,12 @@ void resolve_nvlink_domain(Scenario& s) {
 
 void resolve_schedule(Scenario& s) {
   work::ParallelSpec& p = s.job.parallel;
+  if (p.overlap_param_gather && (p.zero_stage < 1 || p.zero_stage > 2))
+    fail(s, "parallelism.overlap_param_gather",
+         "overlaps the distributed optimizer's weight all-gather, which ZeRO-" + to_string(p.zero_stage) +
+             " does not have",
+         p.zero_stage == 0 ? "set zero_stage = 1 (Megatron's distributed optimizer)"
+                           : "ZeRO-3 gathers each layer before use already");
   if (p.virtual_stages > 1 && p.pp < 2)
     fail(s, "parallelism.virtual_stages",
          "is " + to_string(p.virtual_stages) + " but pp = " + to_string(p.pp),

@@ -134,6 +134,7 @@ void read_parallelism_section(TableReader r, Scenario& s) {
   if (r.read("order", order)) p.order = read_order(r, order);
   r.read("dp_bucket_mb", p.dp_bucket_bytes, kPositive, units::kMB);
   r.read("dp_overlap", p.dp_overlap);
+  r.read("overlap_param_gather", p.overlap_param_gather);
   r.read("pp_p2p", p.pp_p2p, choices::kP2pMode);
   r.finish();
 }

@@ -74,6 +74,10 @@ struct ParallelSpec {
   /// Reduce DP gradients in buckets while the last micro-batch's backward runs (PyTorch DDP, Megatron
   /// --overlap-grad-reduce); false reduces them after the backward pass (Megatron-LM 2021-2022).
   bool dp_overlap = true;
+  /// ZeRO-1/2: the all-gather of the updated weights runs under the next step's forward, each layer's
+  /// first forward waiting for its own weights (Megatron --overlap-param-gather); false gathers them
+  /// after the optimizer, exposed.
+  bool overlap_param_gather = false;
   P2pMode pp_p2p = P2pMode::overlapped;
   int world() const { return dp * tp * pp * cp; }
   /// Ranks of one pipeline stage that hold the same experts and reduce their gradients together:

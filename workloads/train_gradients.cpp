@@ -100,13 +100,41 @@ void TrainStepBuilder::gradients_and_optimizer(RankSink& sink, int sim_rank) {
                             : dense_params + expert_params;
   const OptimizerShard optimizer{dense_params + expert_params, shard, linear_params};
   const Handle updated = emit_optimizer(sink, dims_, prec, optimizer, reduced);
-  if (!zero) return;
+  // Overlapped, the gathers ran at the start of the step (issue_param_gathers): in a steady state
+  // this step's updated weights are gathered under the next step's forward.
+  if (!zero || par.overlap_param_gather) return;
   for (std::size_t b = 0; b < buckets.size(); ++b) {
     const bool expert = buckets[b].second == CommScope::expert;
     sink.comm(std::string(expert ? "expert_dp" : "dp") + ".param_allgather bucket " + std::to_string(b),
               CommOp{ParallelDim::dp, CollectiveKind::all_gather, buckets[b].first * prec.param_bytes, 0,
                      buckets[b].second},
               updated);
+  }
+}
+
+void TrainStepBuilder::issue_param_gathers(RankSink& sink, int sim_rank) {
+  const auto& prec = job_.precision;
+  const int stage = a_.ranks()[static_cast<std::size_t>(sim_rank)].stage;
+  auto& pending = param_gathers_[static_cast<std::size_t>(sim_rank)];
+  for (int chunk = 0; chunk < v_; ++chunk) {
+    const int vs = chunk * pp_ + stage;
+    const auto [begin, end] = layers_of(vs);
+    for (int l = begin; l < end; ++l) {
+      double dense = layers_.dense_params(l);
+      if (vs == 0 && l == begin) dense += embed_.params_per_rank();
+      if (vs == vstages() - 1 && l == end - 1) dense += head_.params_per_rank();
+      sink.set_context(Pass::optimizer, l, -1);
+      Handle g = sink.comm("dp.param_allgather",
+                           CommOp{ParallelDim::dp, CollectiveKind::all_gather, dense * prec.param_bytes, 0},
+                           Handle{});
+      const double experts = layers_.expert_params(l);
+      if (experts > 0.0 && job_.parallel.expert_dp() > 1)
+        g = sink.comm("expert_dp.param_allgather",
+                      CommOp{ParallelDim::dp, CollectiveKind::all_gather, experts * prec.param_bytes, 0,
+                             CommScope::expert},
+                      Handle{});
+      pending[l] = g;
+    }
   }
 }
 

@@ -43,6 +43,7 @@ TrainStepBuilder::TrainStepBuilder(const JobSpec& job, CommPlanner& planner, Ran
   mtp_loss_.resize(n);
   grads_.resize(n);
   last_op_.resize(n);
+  param_gathers_.resize(n);
 }
 
 int TrainStepBuilder::pipeline_of(int rank) const {
@@ -103,7 +104,12 @@ void TrainStepBuilder::forward(RankSink& sink, int sim_rank, const PipeStep& ste
   double kept = 0.0;
   for (int l = begin; l < end; ++l) {
     sink.set_context(Pass::forward, l, step.microbatch);
-    const Handle weights = gather_layer(sink, sim_rank, l, previous_start);
+    Handle weights = gather_layer(sink, sim_rank, l, previous_start);
+    auto& pending = param_gathers_[static_cast<std::size_t>(sim_rank)];
+    if (const auto it = pending.find(l); it != pending.end()) {  // the layer's first forward this step
+      weights = it->second;
+      pending.erase(it);
+    }
     previous_start = Handle{next_id()};
     h = layers_.forward(sink, l, rank, {h, weights});
     release_layer(sink, sim_rank, l, weights, h, Pass::forward);
@@ -239,6 +245,7 @@ void TrainStepBuilder::build_rank(int sim_rank) {
   const int stage = a_.ranks()[static_cast<std::size_t>(sim_rank)].stage;
   auto& spans = steps_[static_cast<std::size_t>(sim_rank)];
   step_index_ = 0;
+  if (job_.parallel.overlap_param_gather) issue_param_gathers(sink, sim_rank);
   for (const PipeStep& step : schedule_[static_cast<std::size_t>(stage)]) {
     const sim::OpId first = next_id();
     if (step.kind == Kind::forward)

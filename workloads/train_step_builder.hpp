@@ -85,6 +85,10 @@ class TrainStepBuilder {
   /// ZeRO-3: all-gathers layer `l`'s weights before it runs, at most one layer ahead (issued once
   /// `prefetch_after` starts); returns an invalid handle without ZeRO-3.
   Handle gather_layer(RankSink& sink, int sim_rank, int l, Handle prefetch_after);
+  /// overlap_param_gather: the previous step's weight all-gathers, issued at the start of this one
+  /// per layer in forward order (the embedding with the first, the LM head with the last); each
+  /// layer's first forward waits for its own.
+  void issue_param_gathers(RankSink& sink, int sim_rank);
   /// ZeRO-3: frees the gathered weights after `last` and reduce-scatters the layer's gradients.
   void release_layer(RankSink& sink, int sim_rank, int l, Handle gather, Handle last, Pass pass);
   /// Gradient buckets of one kind (dense over dp x cp, or experts over expert-dp), in the order the
@@ -108,6 +112,7 @@ class TrainStepBuilder {
   int mtp_depth_ = 0;  ///< multi-token-prediction modules on the last stage (training)
   int pp_, v_, m_;
   std::vector<std::vector<PipeStep>> schedule_;
+  std::vector<std::map<int, Handle>> param_gathers_;  ///< per simulated rank: layer -> its weights' gather
   std::vector<MemoryEvent> memory_;
   std::map<BoundaryKey, Entry> entries_;                      // consumer's first op per boundary
   std::vector<std::vector<StepSpan>> steps_;                  // per sim rank, per schedule step

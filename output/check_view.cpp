@@ -95,7 +95,11 @@ std::string layout_line(const scen::Scenario& s) {
 }
 
 std::string precision_line(const work::PrecisionSpec& p) {
-  return "compute " + std::string(topo::name(p.compute)) + "; bytes per weight " + num(p.param_bytes) +
+  std::string linears = "linear GEMMs " + std::string(topo::name(p.compute));
+  if (p.low_precision_linears())
+    linears += " (recipe " + std::string(work::name(p.recipe)) + (p.fp8_params ? ", FP8 params" : "") +
+               "; attention " + (p.fp8_attention ? "fp8" : "bf16") + ", the rest bf16)";
+  return linears + "; bytes per weight " + num(p.param_bytes) +
          ", gradient " + num(p.grad_bytes) + ", optimizer state " + num(p.optimizer_bytes) + ", activation " +
          num(p.activation_bytes) + ", KV " + num(p.kv_bytes);
 }

@@ -54,6 +54,17 @@ std::string_view name(P2pMode m) {
   return m == P2pMode::blocking ? "blocking" : "overlapped";
 }
 
+std::string_view name(LowPrecisionRecipe r) {
+  switch (r) {
+    case LowPrecisionRecipe::delayed: return "delayed";
+    case LowPrecisionRecipe::tensorwise: return "tensorwise";
+    case LowPrecisionRecipe::blockwise: return "blockwise";
+    case LowPrecisionRecipe::mxfp8: return "mxfp8";
+    case LowPrecisionRecipe::nvfp4: return "nvfp4";
+  }
+  return "?";
+}
+
 std::string_view name(PipelineSchedule s) {
   switch (s) {
     case PipelineSchedule::gpipe: return "gpipe";

@@ -14,6 +14,7 @@ std::string_view name(WorkloadKind k);
 std::string_view name(Recompute r);
 std::string_view name(AttentionImpl k);
 std::string_view name(P2pMode m);
+std::string_view name(LowPrecisionRecipe r);
 std::string_view name(GradAccumulation g);
 std::string_view name(PipelineSchedule s);
 std::string_view name(ParallelDim d);

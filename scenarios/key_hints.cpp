@@ -107,6 +107,7 @@ constexpr KeyHome kHomes[] = {
     {"measured_step_s", "validation"},
     {"metric", "validation"},
     {"source", "validation"},
+    {"not_simulated", "validation"},
     {"description", "meta"},
     {"group", "meta"},
 };

@@ -29,6 +29,9 @@ struct ValidationData {
   double value = 0.0;            ///< that figure's value
   std::string source;            ///< paper, table and configuration source
   std::string note;              ///< how measured_step_s was derived, caveats
+  /// Why stepsim does not simulate this case yet ("" = it does): `stepsim validate` lists the case
+  /// with this reason and leaves it out of every error figure.
+  std::string not_simulated;
 };
 
 /// [target]: what to size the cluster for.
@@ -59,6 +62,11 @@ struct LoadOptions {
   /// TOML ("parallelism.tp=4", "hardware.gpu=\"h200\""); a value that is not valid TOML is taken
   /// as a string (hardware.gpu=h200). Sweeps and the CLI's --set use these.
   std::vector<std::string> set;
+  /// false: read and type-check every key (unknown keys and bad values are still errors) but skip
+  /// the cross-field resolution and checks, so a configuration stepsim refuses still loads. The
+  /// job is then incomplete (dp, schedule, precision defaults unresolved): only meta and
+  /// validation may be used. `stepsim validate` checks its not-simulated cases' files this way.
+  bool check_configuration = true;
 };
 
 /// Reads, validates and resolves a scenario file against `catalog` (plus the files its

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "scenarios/scenario.hpp"
+#include "scenarios/toml_reader.hpp"
 #include "sim/error.hpp"
 #include "workloads/explain.hpp"
 #include "workloads/simulate.hpp"
@@ -16,7 +17,8 @@ namespace stepsim::scen {
 namespace {
 
 std::vector<std::filesystem::path> scenario_files(const std::filesystem::path& dir) {
-  if (!std::filesystem::is_directory(dir)) throw UserError(dir.string() + ": not a directory of validation scenarios");
+  if (!std::filesystem::is_directory(dir))
+    throw UserError(dir.string() + ": not a directory of validation scenarios");
   std::vector<std::filesystem::path> files;
   for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
     if (e.is_regular_file() && e.path().extension() == ".toml") files.push_back(e.path());
@@ -24,15 +26,44 @@ std::vector<std::filesystem::path> scenario_files(const std::filesystem::path& d
   return files;
 }
 
-/// Loads and simulates one file; an empty id means the file has no [validation] block.
-ValidationCase run_case(const std::filesystem::path& file, const Catalog& catalog) {
-  const Scenario s = load_scenario(file, catalog);
+/// True if the parsed file has a `not_simulated` key in [validation], whatever its type.
+bool marks_not_simulated(const toml::table& doc) {
+  const toml::table* v = doc["validation"].as_table();
+  return v != nullptr && v->contains("not_simulated");
+}
+
+/// The case's identity and measurement from a loaded scenario.
+ValidationCase case_of(const Scenario& s, const std::filesystem::path& file) {
   ValidationCase c;
-  if (!s.validation) return c;
   c.id = s.meta.id.empty() ? file.stem().string() : s.meta.id;
   c.group = s.meta.group.empty() ? "ungrouped" : s.meta.group;
   c.file = file.filename().string();
   c.measured_step_s = s.validation->measured_step_s;
+  c.not_simulated = s.validation->not_simulated;
+  return c;
+}
+
+/// A case marked not simulated: its file is read in full but without the cross-field checks (so
+/// syntax and key errors still raise), then loaded as usual to record a refusal, if any.
+ValidationCase not_simulated_case(const std::filesystem::path& file, const Catalog& catalog) {
+  LoadOptions read_only;
+  read_only.check_configuration = false;
+  ValidationCase c = case_of(load_scenario(file, catalog, read_only), file);
+  try {
+    (void)load_scenario(file, catalog);
+  } catch (const UserError& e) {
+    c.load_error = e.what();
+  }
+  return c;
+}
+
+/// Loads and simulates one file; an empty id means the file has no [validation] block.
+ValidationCase run_case(const std::filesystem::path& file, const Catalog& catalog) {
+  std::string text;
+  if (marks_not_simulated(parse_toml_file(file, text))) return not_simulated_case(file, catalog);
+  const Scenario s = load_scenario(file, catalog);
+  if (!s.validation) return {};
+  ValidationCase c = case_of(s, file);
   const work::Simulation sim = work::simulate(s.job);
   c.predicted_step_s = sim.metrics.step_time_s;
   c.error = (c.predicted_step_s - c.measured_step_s) / c.measured_step_s;
@@ -41,14 +72,23 @@ ValidationCase run_case(const std::filesystem::path& file, const Catalog& catalo
   return c;
 }
 
-void summarise(GroupSummary& g, double error) {
+void summarise(GroupSummary& g, const ValidationCase& c) {
+  if (!c.simulated()) {
+    g.not_simulated += 1;
+    return;
+  }
   g.cases += 1;
-  g.mape += (std::abs(error) - g.mape) / g.cases;
-  g.mean_error += (error - g.mean_error) / g.cases;
-  g.max_abs_error = std::max(g.max_abs_error, std::abs(error));
+  g.mape += (std::abs(c.error) - g.mape) / g.cases;
+  g.mean_error += (c.error - g.mean_error) / g.cases;
+  g.max_abs_error = std::max(g.max_abs_error, std::abs(c.error));
 }
 
 }  // namespace
+
+std::string not_simulated_reason(std::string_view toml_text, const std::string& file) {
+  const toml::table doc = parse_toml(toml_text, file);
+  return std::string(doc["validation"]["not_simulated"].value_or(std::string_view{}));
+}
 
 ValidationReport run_validation(const std::filesystem::path& dir, const Catalog& catalog, int jobs) {
   const auto files = scenario_files(dir);
@@ -78,8 +118,8 @@ ValidationReport run_validation(const std::filesystem::path& dir, const Catalog&
     return a.group != b.group ? a.group < b.group : a.id < b.id;
   });
   for (const auto& c : r.cases) {
-    summarise(r.groups[c.group], c.error);
-    summarise(r.overall, c.error);
+    summarise(r.groups[c.group], c);
+    summarise(r.overall, c);
   }
   return r;
 }

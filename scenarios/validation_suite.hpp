@@ -1,43 +1,58 @@
 #pragma once
 // Published measurements as a test suite: every scenario with a [validation] block in a folder is
-// simulated and compared with what was measured.
+// simulated and compared with what was measured. Cases marked `not_simulated` are listed with their
+// reason and left out of every error figure.
 
 #include <filesystem>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "scenarios/catalog.hpp"
 
 namespace stepsim::scen {
 
+/// One validation scenario's outcome.
 struct ValidationCase {
   std::string id;
   std::string group;
   std::string file;
   double measured_step_s = 0.0;
-  double predicted_step_s = 0.0;
-  double error = 0.0;  ///< (predicted - measured) / measured
+  double predicted_step_s = 0.0;  ///< 0 when not simulated
+  double error = 0.0;             ///< (predicted - measured) / measured; 0 when not simulated
   std::string bottleneck;
   double estimate_step_s = 0.0;  ///< the closed-form estimate, for comparison
+  std::string not_simulated;     ///< validation.not_simulated: why it is not simulated ("" = simulated)
+  std::string load_error;        ///< a not-simulated case whose configuration stepsim refuses: the error
+
+  bool simulated() const { return not_simulated.empty(); }
 };
 
+/// Error figures over a group's simulated cases.
 struct GroupSummary {
-  int cases = 0;
-  double mape = 0.0;       ///< mean |error|
+  int cases = 0;          ///< simulated cases: those the figures below average
+  int not_simulated = 0;  ///< cases listed but not simulated (in no figure)
+  double mape = 0.0;      ///< mean |error|
   double max_abs_error = 0.0;
   double mean_error = 0.0;  ///< signed: the bias
 };
 
 struct ValidationReport {
-  std::vector<ValidationCase> cases;        ///< ordered by group, then id
+  std::vector<ValidationCase> cases;           ///< ordered by group, then id
   std::map<std::string, GroupSummary> groups;  ///< by group name (ordered)
   GroupSummary overall;
 };
 
 /// Simulates every `*.toml` under `dir` that has a [validation] block, on `jobs` threads (results
 /// do not depend on it). Scenarios without [validation] are skipped; any that fails to load or run
-/// is an error naming the file.
+/// is an error naming the file. A case with `validation.not_simulated` is not simulated: its file
+/// must still read (syntax, unknown keys and bad values are errors as for any case), and if stepsim
+/// refuses its configuration the error is recorded in the case instead of raised.
 ValidationReport run_validation(const std::filesystem::path& dir, const Catalog& catalog, int jobs);
+
+/// validation.not_simulated of a scenario file's text when it is a string, else "". `file` names
+/// the text in a syntax error (a UserError).
+std::string not_simulated_reason(std::string_view toml_text, const std::string& file);
 
 }  // namespace stepsim::scen

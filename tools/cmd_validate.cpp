@@ -1,5 +1,6 @@
 // `stepsim validate [DIR] [--format table|json] [--jobs N]`: simulates the published measurements
-// (the shipped validation scenarios by default) and reports the error per case and MAPE per group.
+// (the shipped validation scenarios by default) and reports the error per case and MAPE per group;
+// cases marked not simulated are listed with their reason and counted apart.
 #include <boost/program_options.hpp>
 #include <iostream>
 #include <thread>
@@ -20,7 +21,9 @@ int cmd_validate(Args args) {
   po::options_description visible(
       "stepsim validate [DIR] [options]\n\n"
       "Simulates every scenario with a [validation] block in DIR (default: the shipped\n"
-      "scenarios/validation) and compares the step time with the published measurement");
+      "scenarios/validation) and compares the step time with the published measurement.\n"
+      "Cases with validation.not_simulated are listed with that reason (and the error if\n"
+      "stepsim refuses their configuration) and left out of every error figure");
   visible.add_options()("help,h", "show this help")("format", po::value(&format)->default_value("table"),
                                                     "table or json")("jobs,j", po::value(&jobs),
                                                                      "threads (default: all cores)")(

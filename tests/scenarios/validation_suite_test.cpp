@@ -1,0 +1,122 @@
+// `stepsim validate`'s suite: simulated cases against their measurement, and cases marked
+// `not_simulated`, which are listed with their reason and left out of every error figure.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+
+#include "scenarios/catalog.hpp"
+#include "scenarios/validation_suite.hpp"
+#include "sim/error.hpp"
+#include "tests/support/temp_files.hpp"
+
+using stepsim::UserError;
+using stepsim::scen::Catalog;
+using stepsim::scen::run_validation;
+using stepsim::scen::ValidationCase;
+using stepsim::scen::ValidationReport;
+using stepsim::test::TempDir;
+namespace fs = std::filesystem;
+
+namespace {
+
+const Catalog& builtin() {
+  static const Catalog c = Catalog::load_dir(fs::path(STEPSIM_DATA_BUILD_DIR) / "catalog");
+  return c;
+}
+
+/// A four-layer training job on one 8-GPU node (simulates in a moment) in group "g", with
+/// `parallelism` as its [parallelism] lines and `validation` added to [validation].
+std::string small_case(const std::string& id, const std::string& parallelism, const std::string& validation) {
+  return "[meta]\nid = \"" + id + "\"\ngroup = \"g\"\n" +
+         "[model]\npreset = \"llama-3.1-8b\"\nlayers = 4\n"
+         "[hardware]\ngpu = \"h100-sxm\"\nnodes = 1\ngpus_per_node = 8\n"
+         "[workload]\nkind = \"train\"\nseq_len = 1024\nglobal_batch = 8\nmicro_batch = 1\n"
+         "[parallelism]\n" +
+         parallelism + "[validation]\nmeasured_step_s = 0.5\nsource = \"test fixture\"\n" + validation;
+}
+
+constexpr const char* kTp8 = "tp = 8\n";
+// stepsim refuses uneven end stages with interleaving.
+constexpr const char* kRefused = "tp = 2\npp = 2\nvirtual_stages = 2\nfirst_stage_layers = 1\n";
+
+const ValidationCase& find(const ValidationReport& r, const std::string& id) {
+  for (const auto& c : r.cases)
+    if (c.id == id) return c;
+  FAIL("no case " << id);
+  return r.cases.front();
+}
+
+}  // namespace
+
+TEST_CASE("a not-simulated case is listed with its reason and left out of the group's figures") {
+  TempDir dir;
+  dir.write("a.toml", small_case("a", kTp8, ""));
+  dir.write("b.toml", small_case("b", kTp8, "not_simulated = \"the measured quantity is a whole batch\"\n"));
+  const ValidationReport r = run_validation(dir.path(), builtin(), 2);
+  REQUIRE(r.cases.size() == 2);
+  const ValidationCase& a = find(r, "a");
+  const ValidationCase& b = find(r, "b");
+  CHECK(a.simulated());
+  CHECK(a.predicted_step_s > 0.0);
+  CHECK_FALSE(b.simulated());
+  CHECK(b.not_simulated == "the measured quantity is a whole batch");
+  CHECK(b.load_error.empty());
+  CHECK(b.predicted_step_s == 0.0);
+  CHECK(b.measured_step_s == 0.5);
+  CHECK(b.group == "g");
+  const auto& g = r.groups.at("g");
+  CHECK(g.cases == 1);
+  CHECK(g.not_simulated == 1);
+  CHECK(g.mape == Approx(std::abs(a.error)));
+  CHECK(g.mean_error == Approx(a.error));
+  CHECK(g.max_abs_error == Approx(std::abs(a.error)));
+  CHECK(r.overall.cases == 1);
+  CHECK(r.overall.not_simulated == 1);
+}
+
+TEST_CASE(
+    "a refused configuration marked not simulated is listed with the refusal and does not stop the run") {
+  TempDir dir;
+  dir.write("a.toml", small_case("a", kTp8, ""));
+  dir.write("refused.toml", small_case("refused", kRefused, "not_simulated = \"uneven stages with VP\"\n"));
+  const ValidationReport r = run_validation(dir.path(), builtin(), 1);
+  REQUIRE(r.cases.size() == 2);
+  const ValidationCase& c = find(r, "refused");
+  CHECK(c.not_simulated == "uneven stages with VP");
+  CHECK(c.load_error.find("parallelism.first_stage_layers") != std::string::npos);
+  CHECK(c.load_error.find("cannot be combined with virtual_stages = 2") != std::string::npos);
+  CHECK(r.groups.at("g").cases == 1);
+  CHECK(r.groups.at("g").not_simulated == 1);
+  CHECK(find(r, "a").simulated());
+}
+
+TEST_CASE("a refused configuration not marked not simulated still fails the run") {
+  TempDir dir;
+  dir.write("a.toml", small_case("a", kTp8, ""));
+  dir.write("refused.toml", small_case("refused", kRefused, ""));
+  CHECK_THROWS_WITH(
+      run_validation(dir.path(), builtin(), 2),
+      Catch::Contains("refused.toml") && Catch::Contains("cannot be combined with virtual_stages"));
+}
+
+TEST_CASE("a not-simulated case's file must still read: unknown keys and bad values are errors") {
+  TempDir dir;
+  dir.write("typo.toml", small_case("typo", "tp = 8\ntpp = 2\n", "not_simulated = \"reason\"\n"));
+  CHECK_THROWS_WITH(run_validation(dir.path(), builtin(), 1),
+                    Catch::Contains("typo.toml") && Catch::Contains("parallelism.tpp"));
+  TempDir empty_reason;
+  empty_reason.write("e.toml", small_case("e", kTp8, "not_simulated = \"\"\n"));
+  CHECK_THROWS_WITH(run_validation(empty_reason.path(), builtin(), 1),
+                    Catch::Contains("validation.not_simulated"));
+  TempDir not_a_string;
+  not_a_string.write("n.toml", small_case("n", kTp8, "not_simulated = true\n"));
+  CHECK_THROWS_AS(run_validation(not_a_string.path(), builtin(), 1), UserError);
+}
+
+TEST_CASE("not_simulated_reason reads the key from a file's text") {
+  CHECK(stepsim::scen::not_simulated_reason("[validation]\nnot_simulated = \"why\"\n", "x.toml") == "why");
+  CHECK(stepsim::scen::not_simulated_reason("[validation]\nmeasured_step_s = 1\n", "x.toml").empty());
+  CHECK(stepsim::scen::not_simulated_reason("[meta]\nid = \"x\"\n", "x.toml").empty());
+  CHECK_THROWS_AS(stepsim::scen::not_simulated_reason("[validation\n", "x.toml"), UserError);
+}

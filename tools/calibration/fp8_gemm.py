@@ -11,9 +11,10 @@ Usage: python3 tools/calibration/fp8_gemm.py
 """
 import json
 import os
-import statistics
 
 import torch
+
+from hopper_op_classes import timed  # CUDA-event median after warm-ups, as the op-class runs use
 
 PEAK_FP8 = {"NVIDIA H200": 1979e12, "NVIDIA H100 80GB HBM3": 1979e12, "NVIDIA B200": 4500e12}
 
@@ -21,21 +22,6 @@ SHAPES = [(8192, 8192, 8192), (4096, 28672, 8192), (4096, 8192, 28672), (4096, 7
           (8192, 8192, 1024), (8192, 8192, 2048), (8192, 8192, 4096), (8192, 8192, 16384)] + \
          [(m, 8192, 8192) for m in (64, 128, 256, 512, 1024, 2048, 4096)] + \
          [(m, 4096, 7168) for m in (128, 256, 512, 1024, 2048)] + [(m, 7168, 2048) for m in (128, 512, 2048)]
-
-
-def timed(fn, warmup=5, reps=30):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b) / 1e3)
-    return statistics.median(times)
 
 
 def gemm(m, n, k, fast, peak):

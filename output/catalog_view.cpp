@@ -139,12 +139,14 @@ std::string render_gpu_provenance(const scen::Catalog& catalog, RenderFormat for
   for (const auto& g : catalog.gpus()) {
     out += g.id + " (" + g.name + ")\n";
     TextTable t({"figure", "value", "kind", "source"}, {Align::left, Align::right, Align::left, Align::left});
-    for (const auto& s : g.sources) t.add_row({s.key, figure_value(g, s.key), std::string(topo::name(s.kind)), s.text});
+    for (const auto& s : g.sources)
+      t.add_row({s.key, figure_value(g, s.key), std::string(topo::name(s.kind)), s.text});
     out += t.render() + "\n";
   }
-  return out + "kinds: datasheet (vendor specification), measured (a benchmark file or a public measurement), "
-               "derived (a stated rule), assumed (a stated source, or a guess), user (set by a catalog or "
-               "scenario file without a source).\n";
+  return out +
+         "kinds: datasheet (vendor specification), measured (a benchmark file or a public measurement), "
+         "derived (a stated rule), assumed (a stated source, or a guess), user (set by a catalog or "
+         "scenario file without a source).\n";
 }
 
 std::string render_gpu_catalog(const scen::Catalog& catalog, RenderFormat format) {

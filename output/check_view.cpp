@@ -99,9 +99,9 @@ std::string precision_line(const work::PrecisionSpec& p) {
   if (p.low_precision_linears())
     linears += " (recipe " + std::string(work::name(p.recipe)) + (p.fp8_params ? ", FP8 params" : "") +
                "; attention " + (p.fp8_attention ? "fp8" : "bf16") + ", the rest bf16)";
-  return linears + "; bytes per weight " + num(p.param_bytes) +
-         ", gradient " + num(p.grad_bytes) + ", optimizer state " + num(p.optimizer_bytes) + ", activation " +
-         num(p.activation_bytes) + ", KV " + num(p.kv_bytes);
+  return linears + "; bytes per weight " + num(p.param_bytes) + ", gradient " + num(p.grad_bytes) +
+         ", optimizer state " + num(p.optimizer_bytes) + ", activation " + num(p.activation_bytes) + ", KV " +
+         num(p.kv_bytes);
 }
 
 std::string table(const scen::Scenario& s) {

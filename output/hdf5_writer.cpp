@@ -58,9 +58,8 @@ void write_ranks(H5::H5File& f, const work::Simulation& s) {
     const auto node = static_cast<std::int32_t>(s.topology->host_of(static_cast<topo::GpuId>(r.rank)));
     table.append({static_cast<std::uint16_t>(i), r.rank, node, r.stage, r.breakdown.compute_s,
                   r.breakdown.memory_bound_s, b[0], b[1], b[2], b[3], b[4], r.breakdown.bubble_s,
-                  r.breakdown.host_bound_s,
-                  r.memory.static_bytes, r.memory.activation_bytes, r.memory.peak_bytes,
-                  r.memory.peak_time_s});
+                  r.breakdown.host_bound_s, r.memory.static_bytes, r.memory.activation_bytes,
+                  r.memory.peak_bytes, r.memory.peak_time_s});
   }
   table.flush();
 }

@@ -160,7 +160,8 @@ constexpr const char* kMemNames[] = {"weights", "gradients", "optimizer state", 
 void memory_bar(svg::Canvas& c, const work::Simulation& s, std::size_t i, double y, double h, double scale) {
   const auto& st = s.plan.static_memory[i];
   const auto& m = s.report.ranks[i].memory;
-  const double parts[] = {st.weights + st.low_precision_weights, st.gradients, st.optimizer, m.activation_bytes};
+  const double parts[] = {st.weights + st.low_precision_weights, st.gradients, st.optimizer,
+                          m.activation_bytes};
   double x = kLabelW;
   for (std::size_t p = 0; p < 4; ++p) {
     const double w = parts[p] * scale;

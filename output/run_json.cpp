@@ -32,7 +32,8 @@ Json overlap_json(const work::CommOverlap& o) {
   for (auto d : kDims) {
     const auto i = static_cast<std::size_t>(d);
     const double hidden = o.busy_s[i] > 0 ? (o.busy_s[i] - o.exposed_s[i]) / o.busy_s[i] : 1.0;
-    j[std::string(work::name(d))] = {{"busy_s", o.busy_s[i]}, {"exposed_s", o.exposed_s[i]}, {"hidden_fraction", hidden}};
+    j[std::string(work::name(d))] = {
+        {"busy_s", o.busy_s[i]}, {"exposed_s", o.exposed_s[i]}, {"hidden_fraction", hidden}};
   }
   return j;
 }
@@ -77,11 +78,12 @@ Json inference_json(const work::JobSpec& job, const work::Simulation& s) {
               {"time_to_first_token_s", prefill ? Json(s.metrics.latency_s) : Json(nullptr)},
               {"per_token_latency_s", prefill ? Json(nullptr) : Json(s.metrics.latency_s)},
               {"tokens_per_s_per_replica", s.metrics.tokens_per_s_per_replica},
-              {"kv_cache", {{"bytes_per_gpu", s.plan.static_memory[s.report.peak_rank].kv_cache},
-                            {"bytes_per_token_per_gpu", kv.bytes_per_token},
-                            {"free_bytes_per_gpu", kv.free_bytes},
-                            {"max_batch", kv.max_batch},
-                            {"max_context", kv.max_context}}}};
+              {"kv_cache",
+               {{"bytes_per_gpu", s.plan.static_memory[s.report.peak_rank].kv_cache},
+                {"bytes_per_token_per_gpu", kv.bytes_per_token},
+                {"free_bytes_per_gpu", kv.free_bytes},
+                {"max_batch", kv.max_batch},
+                {"max_context", kv.max_context}}}};
 }
 
 /// MoE only: how routing turned out and what its imbalance costs the busiest rank.
@@ -114,7 +116,8 @@ Json estimate_json(const work::Estimate& e) {
 
 }  // namespace
 
-nlohmann::ordered_json run_json(const work::JobSpec& job, const work::Simulation& s, const RunLabels& labels) {
+nlohmann::ordered_json run_json(const work::JobSpec& job, const work::Simulation& s,
+                                const RunLabels& labels) {
   const auto& m = s.metrics;
   Json j;
   j["scenario"] = labels.scenario;
@@ -146,9 +149,10 @@ nlohmann::ordered_json run_json(const work::JobSpec& job, const work::Simulation
   j["differences"] = std::move(diffs);
   const double price = job.cluster.gpu.price_per_hour;
   const double cluster_per_hour = price * s.plan.world;
-  j["cost"] = {{"per_gpu_hour", price},
-               {"cluster_per_hour", cluster_per_hour},
-               {"per_million_tokens", m.tokens_per_s > 0 ? cluster_per_hour / 3600.0 / m.tokens_per_s * 1e6 : 0.0}};
+  j["cost"] = {
+      {"per_gpu_hour", price},
+      {"cluster_per_hour", cluster_per_hour},
+      {"per_million_tokens", m.tokens_per_s > 0 ? cluster_per_hour / 3600.0 / m.tokens_per_s * 1e6 : 0.0}};
   j["ranks"] = ranks_json(s);
   j["engine"] = {{"ops", s.plan.graph.op_count()},
                  {"events", s.run.stats.events},

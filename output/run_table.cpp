@@ -128,16 +128,18 @@ std::string memory_table(const work::Simulation& s) {
   mem.add_row({"weights", format_bytes(st.weights)});
   mem.add_row({"gradients", format_bytes(st.gradients)});
   mem.add_row({"optimizer state", format_bytes(st.optimizer)});
-  if (st.low_precision_weights > 0.0) mem.add_row({"FP8 weight copies", format_bytes(st.low_precision_weights)});
+  if (st.low_precision_weights > 0.0)
+    mem.add_row({"FP8 weight copies", format_bytes(st.low_precision_weights)});
   mem.add_row({"activations at peak", format_bytes(peak.memory.activation_bytes)});
-  mem.add_row({"peak / usable", format_bytes(peak.memory.peak_bytes) + " / " + format_bytes(s.capacity_bytes)});
+  mem.add_row(
+      {"peak / usable", format_bytes(peak.memory.peak_bytes) + " / " + format_bytes(s.capacity_bytes)});
   const std::string usable = "  usable: " + format_gib(s.device_bytes) + " of device memory less " +
                              format_gib(s.device_bytes - s.capacity_bytes) +
                              " (CUDA context, workspaces, NCCL buffers, fragmentation)\n";
-  return mem.render() + usable + (s.fits
-                             ? "  fits\n"
-                             : "  DOES NOT FIT: " + format_bytes(peak.memory.peak_bytes - s.capacity_bytes) +
-                                   " over capacity\n");
+  return mem.render() + usable +
+         (s.fits ? "  fits\n"
+                 : "  DOES NOT FIT: " + format_bytes(peak.memory.peak_bytes - s.capacity_bytes) +
+                       " over capacity\n");
 }
 
 /// Why the simulation and the closed-form estimate differ, largest effect first.

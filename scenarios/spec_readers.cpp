@@ -124,14 +124,25 @@ namespace {
 
 /// The figures of a GPU entry that carry a source ("efficiency.x" for the efficiency table's).
 constexpr std::string_view kFigureKeys[] = {
-    "bf16_tflops", "fp8_tflops", "fp4_tflops", "fp32_tflops", "hbm_gib", "hbm_gb",
-    "hbm_reserved_gib", "hbm_fragmentation", "hbm_tb_s", "nvlink_gb_s", "nvlink_domain", "pcie_gb_s",
-    "nic_gbps", "price_per_hour", "comm_sm_fraction", "kernel_gap_us", "host_launch_us",
-    "nvls_latency_us", "sustained_clock", "efficiency"};
-constexpr std::string_view kEfficiencyKeys[] = {
-    "gemm_bf16", "gemm_fp8", "fp8_split_accumulation", "fp8_blockwise", "attention", "elementwise",
-    "hbm", "gemm_hbm", "nvlink", "nic", "nvls", "estimate", "estimate_compute", "estimate_memory",
-    "estimate_network"};
+    "bf16_tflops",   "fp8_tflops",       "fp4_tflops",        "fp32_tflops",     "hbm_gib",
+    "hbm_gb",        "hbm_reserved_gib", "hbm_fragmentation", "hbm_tb_s",        "nvlink_gb_s",
+    "nvlink_domain", "pcie_gb_s",        "nic_gbps",          "price_per_hour",  "comm_sm_fraction",
+    "kernel_gap_us", "host_launch_us",   "nvls_latency_us",   "sustained_clock", "efficiency"};
+constexpr std::string_view kEfficiencyKeys[] = {"gemm_bf16",
+                                                "gemm_fp8",
+                                                "fp8_split_accumulation",
+                                                "fp8_blockwise",
+                                                "attention",
+                                                "elementwise",
+                                                "hbm",
+                                                "gemm_hbm",
+                                                "nvlink",
+                                                "nic",
+                                                "nvls",
+                                                "estimate",
+                                                "estimate_compute",
+                                                "estimate_memory",
+                                                "estimate_network"};
 
 void set_source(topo::GpuSpec& g, topo::FigureSource src) {
   for (auto& s : g.sources)

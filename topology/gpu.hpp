@@ -42,9 +42,9 @@ inline constexpr std::size_t kOpClassCount = static_cast<std::size_t>(OpClass::c
 /// the epilogue); `mn_half` is the M at which a GEMM with huge N and K runs at half of `peak`.
 /// Fitted per GPU and precision by tools/calibration/fit_gemm.py (docs/simulation.md).
 struct GemmCurve {
-  double peak = 0.8;      ///< the limit for large M, N and K
-  double mn_half = 240;   ///< elements
-  double k_half = 600;    ///< elements
+  double peak = 0.8;     ///< the limit for large M, N and K
+  double mn_half = 240;  ///< elements
+  double k_half = 600;   ///< elements
   /// Dimensions below this count as this: a tile is computed whole however little of it is used.
   static constexpr double kMinTile = 64.0;
   /// The fraction of peak for an [m x k] x [k x n] product (dimensions of 0 count as huge).
@@ -54,11 +54,11 @@ struct GemmCurve {
 /// Achievable fractions of peak, set once per GPU (never per case); the catalog states the
 /// reasoning or micro-benchmark behind each figure.
 struct Efficiency {
-  GemmCurve gemm16;           ///< BF16/FP16 GEMMs
-  GemmCurve gemm8;            ///< FP8 GEMMs (and FP4 ones until measured)
-  double attention = 0.6;     ///< fused attention, of the dense peak in its precision
-  double elementwise = 0.5;   ///< element-wise arithmetic, of the FP32 vector peak
-  double hbm = 0.85;  ///< of HBM bandwidth, for streaming kernels
+  GemmCurve gemm16;          ///< BF16/FP16 GEMMs
+  GemmCurve gemm8;           ///< FP8 GEMMs (and FP4 ones until measured)
+  double attention = 0.6;    ///< fused attention, of the dense peak in its precision
+  double elementwise = 0.5;  ///< element-wise arithmetic, of the FP32 vector peak
+  double hbm = 0.85;         ///< of HBM bandwidth, for streaming kernels
   /// Of HBM bandwidth, for a GEMM bound by reading its operands (weight streaming in decode and
   /// small batches); 0 = as `hbm`.
   double gemm_hbm = 0.0;
@@ -95,7 +95,7 @@ enum class SourceKind : std::uint8_t {
   user,       ///< set by a user's catalog or scenario without a stated source
 };
 struct FigureSource {
-  std::string key;   ///< the catalog key, e.g. "hbm_tb_s" or "efficiency.gemm_bf16"
+  std::string key;  ///< the catalog key, e.g. "hbm_tb_s" or "efficiency.gemm_bf16"
   SourceKind kind = SourceKind::assumed;
   std::string text;  ///< the source, the rule or the file
 };
@@ -122,7 +122,7 @@ struct GpuSpec {
   std::string price_note;       ///< where the price comes from ("article, mid-2026 on-demand")
   Efficiency eff;
   std::vector<FigureSource> sources;  ///< per figure, in catalog order
-  double comm_sm_fraction = 0.0;  ///< share of compute lost while communication kernels run
+  double comm_sm_fraction = 0.0;      ///< share of compute lost while communication kernels run
   /// SM clock held over a long step at the power limit over the clock the efficiencies were
   /// measured at (short micro-benchmarks): scales every compute rate, not HBM or links.
   double sustained_clock = 1.0;

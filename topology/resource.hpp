@@ -23,8 +23,12 @@ enum class Resource : std::uint8_t {
   count
 };
 
-constexpr sim::BoundTag tag(Resource r) { return static_cast<sim::BoundTag>(r); }
-constexpr Resource resource_of(sim::BoundTag t) { return static_cast<Resource>(t); }
+constexpr sim::BoundTag tag(Resource r) {
+  return static_cast<sim::BoundTag>(r);
+}
+constexpr Resource resource_of(sim::BoundTag t) {
+  return static_cast<Resource>(t);
+}
 
 /// Stable lower-case name ("compute", "hbm", "nvlink", ...), used in JSON and traces.
 constexpr std::string_view name(Resource r) {

@@ -31,18 +31,20 @@ std::vector<Difference> explain_differences(const Simulation& s) {
                      " of the step waiting on other stages; the estimate charges (p-1)/(v m) = " +
                      percent(s.estimate.pipeline_bubble, 1.0) + " of compute time"});
   if (b.host_bound_s > 0.0)
-    out.push_back({"host-bound launches", b.host_bound_s,
-                   "compute idles " + percent(b.host_bound_s, step) +
-                       " of the step waiting for the host to launch kernels (eager PyTorch); the estimate has "
-                       "no host"});
+    out.push_back(
+        {"host-bound launches", b.host_bound_s,
+         "compute idles " + percent(b.host_bound_s, step) +
+             " of the step waiting for the host to launch kernels (eager PyTorch); the estimate has "
+             "no host"});
   for (std::size_t d = 0; d < kDimCount; ++d) {
     const double exposed = b.exposed_comm_s[d];
     const double busy = s.report.mean_overlap.busy_s[d];
     const std::string group(name(static_cast<ParallelDim>(d)));
-    out.push_back({"exposed " + group + " communication", exposed,
-                   group + " communication runs " + fixed(busy, 4) + " s per rank and " +
-                       percent(busy - exposed, busy) +
-                       " of it hides under compute; the estimate assumes it all overlaps (its rate is a min())"});
+    out.push_back(
+        {"exposed " + group + " communication", exposed,
+         group + " communication runs " + fixed(busy, 4) + " s per rank and " +
+             percent(busy - exposed, busy) +
+             " of it hides under compute; the estimate assumes it all overlaps (its rate is a min())"});
   }
   out.push_back({"memory-bound kernels", b.memory_bound_s,
                  "kernels limited by HBM bandwidth take " + percent(b.memory_bound_s, step) +
@@ -51,24 +53,29 @@ std::vector<Difference> explain_differences(const Simulation& s) {
   // single factor. Positive seconds: the simulation's kernels are slower than the estimate's.
   const double flops_per_gpu = s.plan.world > 0 ? s.metrics.hardware_flops_per_step / s.plan.world : 0.0;
   if (b.compute_s > 0.0 && flops_per_gpu > 0.0) {
-    const auto est = std::find_if(s.estimate.rates.begin(), s.estimate.rates.end(),
-                                  [](const ResourceRate& r) { return r.resource == topo::Resource::compute; });
+    const auto est =
+        std::find_if(s.estimate.rates.begin(), s.estimate.rates.end(),
+                     [](const ResourceRate& r) { return r.resource == topo::Resource::compute; });
     if (est != s.estimate.rates.end() && est->usable_per_s > 0.0) {
       const double at_estimate = flops_per_gpu / est->usable_per_s;
       const double extra = b.compute_s + b.memory_bound_s - at_estimate;
-      out.push_back({"kernel efficiency", extra,
-                     "kernels take " + fixed(b.compute_s + b.memory_bound_s, 3) + " s per rank against " +
-                         fixed(at_estimate, 3) + " s at the estimate's flat efficiency " +
-                         "(per-op-class efficiencies, GEMM shapes, launch overheads, SM share lost to communication)"});
+      out.push_back(
+          {"kernel efficiency", extra,
+           "kernels take " + fixed(b.compute_s + b.memory_bound_s, 3) + " s per rank against " +
+               fixed(at_estimate, 3) + " s at the estimate's flat efficiency " +
+               "(per-op-class efficiencies, GEMM shapes, launch overheads, SM share lost to communication)"});
     }
   }
   if (s.metrics.imbalance_s > 0.0)
-    out.push_back({"MoE routing imbalance", s.metrics.imbalance_s,
-                   "the busiest expert rank's kernels and all-to-alls take this much longer than under balanced "
-                   "routing (expert load max/mean " + fixed(s.plan.routing.expert_imbalance, 2) +
-                       "); the estimate scales the routed work of the busiest GPU by the imbalance"});
-  std::stable_sort(out.begin(), out.end(),
-                   [](const Difference& x, const Difference& y) { return std::abs(x.seconds) > std::abs(y.seconds); });
+    out.push_back(
+        {"MoE routing imbalance", s.metrics.imbalance_s,
+         "the busiest expert rank's kernels and all-to-alls take this much longer than under balanced "
+         "routing (expert load max/mean " +
+             fixed(s.plan.routing.expert_imbalance, 2) +
+             "); the estimate scales the routed work of the busiest GPU by the imbalance"});
+  std::stable_sort(out.begin(), out.end(), [](const Difference& x, const Difference& y) {
+    return std::abs(x.seconds) > std::abs(y.seconds);
+  });
   std::erase_if(out, [&](const Difference& d) { return std::abs(d.seconds) < 0.01 * step; });
   return out;
 }

@@ -108,14 +108,14 @@ struct PrecisionSpec {
   /// does: everything else (attention, embedding, LM head, router, norms, loss) stays 16-bit.
   topo::Precision compute = topo::Precision::bf16;
   LowPrecisionRecipe recipe = LowPrecisionRecipe::delayed;  ///< when compute is fp8 or fp4
-  bool fp8_attention = false;  ///< FP8 dot-product attention (TE's fp8_dpa)
+  bool fp8_attention = false;                               ///< FP8 dot-product attention (TE's fp8_dpa)
   /// Weights kept in FP8 only and gathered in FP8 (--fp8-param-gather): no 16-bit working copy.
   bool fp8_params = false;
-  double param_bytes = 2.0;                         ///< bytes per stored weight (working copy)
-  double grad_bytes = 2.0;                          ///< bytes per gradient element (also what DP reduces)
-  double optimizer_bytes = 12.0;                    ///< per parameter: fp32 master + Adam m and v
-  double activation_bytes = 2.0;                    ///< bytes per activation element
-  double kv_bytes = 2.0;                            ///< bytes per KV-cache element (inference)
+  double param_bytes = 2.0;       ///< bytes per stored weight (working copy)
+  double grad_bytes = 2.0;        ///< bytes per gradient element (also what DP reduces)
+  double optimizer_bytes = 12.0;  ///< per parameter: fp32 master + Adam m and v
+  double activation_bytes = 2.0;  ///< bytes per activation element
+  double kv_bytes = 2.0;          ///< bytes per KV-cache element (inference)
 
   /// Whether the linear layers run below 16 bits (and so quantise their operands).
   bool low_precision_linears() const {

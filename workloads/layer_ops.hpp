@@ -60,7 +60,9 @@ struct LayerDims {
   /// least one), or MLA's latent and shared RoPE key (replicated on every rank).
   double kv_cache_width() const;
   /// Whether the linear layers quantise their operands (FP8 or FP4).
-  bool low_precision_linears() const { return linear == topo::Precision::fp8 || linear == topo::Precision::fp4; }
+  bool low_precision_linears() const {
+    return linear == topo::Precision::fp8 || linear == topo::Precision::fp4;
+  }
   /// The same dimensions with the linear layers in 16 bits: the LM head and the router, which
   /// Megatron-Core builds outside Transformer Engine's FP8 region.
   LayerDims high_precision() const {

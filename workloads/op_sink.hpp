@@ -23,7 +23,7 @@ enum class CollectiveKind : std::uint8_t {
   all_to_all,      ///< bytes = what each rank sends in total
   send_recv,       ///< point-to-point: each group is {sender, receiver}; bytes = what is sent
   broadcast,
-  ring_exchange,   ///< every member sends `bytes` to its successor in the group (ring attention)
+  ring_exchange,  ///< every member sends `bytes` to its successor in the group (ring attention)
 };
 
 /// Which training pass an op belongs to (for names, traces and the breakdown).

@@ -78,7 +78,8 @@ StepAssembler::StepAssembler(const JobSpec& job, CommPlanner& planner, RankMode 
   }
 }
 
-sim::OpId StepAssembler::add_host_op(int sim_rank, Time duration, std::string_view label, const OpInfo& info) {
+sim::OpId StepAssembler::add_host_op(int sim_rank, Time duration, std::string_view label,
+                                     const OpInfo& info) {
   sim::Op op;
   op.kind = sim::OpKind::delay;
   op.bound = topo::tag(topo::Resource::host);

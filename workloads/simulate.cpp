@@ -1,8 +1,8 @@
 #include "workloads/simulate.hpp"
 
+#include <algorithm>
 #include "sim/engine.hpp"
 #include "sim/error.hpp"
-#include <algorithm>
 
 #include "workloads/inference_step.hpp"
 #include "workloads/names.hpp"
@@ -67,8 +67,9 @@ Simulation simulate(const JobSpec& job, const SimulateOptions& options) {
 Simulation simulate(const JobSpec& job, std::shared_ptr<const topo::Topology> topology,
                     const SimulateOptions& options) {
   TopologyPlanner planner(topology, options.comm, topo::FlowNetworkOptions{options.links});
-  StepPlan plan = job.workload.kind == WorkloadKind::train ? build_train_step(job, planner, {options.ranks})
-                                                           : build_inference_step(job, planner, {options.ranks});
+  StepPlan plan = job.workload.kind == WorkloadKind::train
+                      ? build_train_step(job, planner, {options.ranks})
+                      : build_inference_step(job, planner, {options.ranks});
   if (options.links == topo::LinkAccounting::timeline) planner.watch_links(links_of(*topology, plan));
   auto network = planner.make_network();
   sim::Engine engine(plan.graph, network.get());
@@ -76,8 +77,19 @@ Simulation simulate(const JobSpec& job, std::shared_ptr<const topo::Topology> to
   sim::RunResult run = engine.run();
   sim::CriticalPath critical = sim::critical_path(plan.graph, run, network.get());
   StepReport report = analyse_step(plan, run, critical);
-  Simulation s{std::move(topology), planner.table(), std::move(plan), std::move(run), std::move(critical),
-               std::move(report), {}, {}, {}, {}, 0.0, 0.0, true};
+  Simulation s{std::move(topology),
+               planner.table(),
+               std::move(plan),
+               std::move(run),
+               std::move(critical),
+               std::move(report),
+               {},
+               {},
+               {},
+               {},
+               0.0,
+               0.0,
+               true};
   s.estimate = estimate_stepsim(job);
   s.metrics = metrics_of(job, s);
   if (s.transfers) s.metrics.imbalance_s = imbalance_seconds(s.plan, *s.transfers);

@@ -29,14 +29,14 @@ struct SimulateOptions {
 /// Throughput and efficiency of the simulated step.
 struct StepMetrics {
   double step_time_s = 0.0;
-  double tokens_per_step = 0.0;       ///< across the job
-  double tokens_per_s = 0.0;          ///< across the job
+  double tokens_per_step = 0.0;  ///< across the job
+  double tokens_per_s = 0.0;     ///< across the job
   double tokens_per_s_per_gpu = 0.0;
-  double model_flops_per_step = 0.0;  ///< useful FLOPs (estimate's model FLOPs per token x tokens)
+  double model_flops_per_step = 0.0;     ///< useful FLOPs (estimate's model FLOPs per token x tokens)
   double hardware_flops_per_step = 0.0;  ///< executed, recompute included
-  double mfu = 0.0;                   ///< model FLOPs / (step x GPUs x dense peak)
-  double hfu = 0.0;                   ///< hardware FLOPs / (step x GPUs x dense peak)
-  double model_tflops_per_gpu = 0.0;  ///< model FLOPs per GPU per second / 1e12
+  double mfu = 0.0;                      ///< model FLOPs / (step x GPUs x dense peak)
+  double hfu = 0.0;                      ///< hardware FLOPs / (step x GPUs x dense peak)
+  double model_tflops_per_gpu = 0.0;     ///< model FLOPs per GPU per second / 1e12
   /// Inference: time to first token (prefill) or per-token latency (decode), the step time; 0 in
   /// training.
   double latency_s = 0.0;
@@ -59,9 +59,9 @@ struct Simulation {
   /// Link loads over the step, when options.links is timeline; the watched links are those of
   /// the simulated ranks' GPUs.
   topo::LinkTimeline link_timeline;
-  double capacity_bytes = 0.0;     ///< HBM per GPU that tensors can use (GpuSpec::usable_hbm_bytes)
-  double device_bytes = 0.0;       ///< HBM per GPU as the device has it, before the reserve
-  bool fits = true;                ///< the busiest rank's memory peak fits in HBM
+  double capacity_bytes = 0.0;  ///< HBM per GPU that tensors can use (GpuSpec::usable_hbm_bytes)
+  double device_bytes = 0.0;    ///< HBM per GPU as the device has it, before the reserve
+  bool fits = true;             ///< the busiest rank's memory peak fits in HBM
 };
 
 /// Simulates one step of `job`: a training step, or an inference step (prefill or decode).

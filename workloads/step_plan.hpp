@@ -62,7 +62,7 @@ struct StaticMemory {
   double weights = 0.0;
   double gradients = 0.0;
   double optimizer = 0.0;
-  double kv_cache = 0.0;  ///< inference: the KV cache of every sequence in the batch
+  double kv_cache = 0.0;               ///< inference: the KV cache of every sequence in the batch
   double low_precision_weights = 0.0;  ///< FP8 copies of the linear layers' weights
   double total() const { return weights + gradients + optimizer + kv_cache + low_precision_weights; }
 };
@@ -77,17 +77,17 @@ struct KvCapacity {
 
 struct StepPlan {
   sim::StepGraph graph;
-  std::vector<OpInfo> info;            ///< per op
-  std::vector<SimRank> ranks;          ///< simulated ranks
+  std::vector<OpInfo> info;                 ///< per op
+  std::vector<SimRank> ranks;               ///< simulated ranks
   std::vector<StaticMemory> static_memory;  ///< per simulated rank
   std::vector<MemoryEvent> memory_events;   ///< in op order
-  int world = 1;                       ///< GPUs in the job
-  int microbatches = 1;                ///< per pipeline per step
-  double tokens_per_step = 0.0;        ///< across the whole job
-  double hardware_flops_per_step = 0.0;  ///< executed FLOPs (incl. recompute) across the job
+  int world = 1;                            ///< GPUs in the job
+  int microbatches = 1;                     ///< per pipeline per step
+  double tokens_per_step = 0.0;             ///< across the whole job
+  double hardware_flops_per_step = 0.0;     ///< executed FLOPs (incl. recompute) across the job
   std::vector<BalancedOp> balanced;         ///< MoE ops whose cost depends on routing imbalance, by op id
   RoutingSummary routing;
-  KvCapacity kv;                       ///< inference only
+  KvCapacity kv;  ///< inference only
 };
 
 }  // namespace stepsim::work

@@ -6,7 +6,9 @@
 namespace stepsim::work {
 namespace {
 
-constexpr std::size_t idx(ParallelDim d) { return static_cast<std::size_t>(d); }
+constexpr std::size_t idx(ParallelDim d) {
+  return static_cast<std::size_t>(d);
+}
 
 /// The predecessor whose end gated `op`'s start: the latest-ending explicit dependency or stream
 /// predecessor (lowest id on ties); kNone if the op had none.
@@ -144,7 +146,8 @@ MemoryPeak memory_of(const StepPlan& plan, const sim::RunResult& run, std::uint1
 }  // namespace
 
 double Breakdown::total() const {
-  return compute_s + memory_bound_s + bubble_s + host_bound_s + std::accumulate(exposed_comm_s.begin(), exposed_comm_s.end(), 0.0);
+  return compute_s + memory_bound_s + bubble_s + host_bound_s +
+         std::accumulate(exposed_comm_s.begin(), exposed_comm_s.end(), 0.0);
 }
 
 StepReport analyse_step(const StepPlan& plan, const sim::RunResult& run, const sim::CriticalPath& path) {
@@ -155,7 +158,8 @@ StepReport analyse_step(const StepPlan& plan, const sim::RunResult& run, const s
   // A collective belongs to every simulated rank whose streams it occupies (all of a group's
   // members in full mode), not only to the rank that created it.
   std::vector<int> rank_of_processor(plan.graph.processor_count(), -1);
-  for (std::size_t r = 0; r < plan.ranks.size(); ++r) rank_of_processor[plan.ranks[r].processor] = static_cast<int>(r);
+  for (std::size_t r = 0; r < plan.ranks.size(); ++r)
+    rank_of_processor[plan.ranks[r].processor] = static_cast<int>(r);
   std::vector<std::vector<sim::OpId>> comm_ops(plan.ranks.size());
   for (sim::OpId op = 0; op < plan.info.size(); ++op) {
     if (!plan.info[op].is_comm) continue;

@@ -16,11 +16,11 @@ inline constexpr std::size_t kDimCount = 5;  ///< ParallelDim values
 
 /// One rank's step time, partitioned: every second of [0, step] is in exactly one field.
 struct Breakdown {
-  double compute_s = 0.0;       ///< kernels bound by tensor/ALU throughput
-  double memory_bound_s = 0.0;  ///< kernels bound by HBM bandwidth
+  double compute_s = 0.0;                          ///< kernels bound by tensor/ALU throughput
+  double memory_bound_s = 0.0;                     ///< kernels bound by HBM bandwidth
   std::array<double, kDimCount> exposed_comm_s{};  ///< compute idle while a comm op of the group ran
-  double bubble_s = 0.0;        ///< compute idle waiting on other ranks' compute (pipeline fill/drain)
-  double host_bound_s = 0.0;    ///< compute idle waiting for the host to launch the next kernel
+  double bubble_s = 0.0;      ///< compute idle waiting on other ranks' compute (pipeline fill/drain)
+  double host_bound_s = 0.0;  ///< compute idle waiting for the host to launch the next kernel
   double total() const;
 };
 
@@ -31,9 +31,9 @@ struct CommOverlap {
 };
 
 struct MemoryPeak {
-  double static_bytes = 0.0;       ///< weights + gradients + optimizer state
-  double activation_bytes = 0.0;   ///< activations (and recompute transients) at the peak
-  double peak_bytes = 0.0;         ///< static + activations at the peak
+  double static_bytes = 0.0;      ///< weights + gradients + optimizer state
+  double activation_bytes = 0.0;  ///< activations (and recompute transients) at the peak
+  double peak_bytes = 0.0;        ///< static + activations at the peak
   double peak_time_s = 0.0;
   std::vector<std::pair<double, double>> timeline;  ///< (time s, bytes in use) at each change
 };
@@ -52,7 +52,7 @@ struct StepReport {
   Breakdown mean;                 ///< average over simulated ranks (also sums to the step time)
   CommOverlap mean_overlap;
   std::array<double, static_cast<std::size_t>(topo::Resource::count)> critical_s{};  ///< by Resource
-  std::size_t peak_rank = 0;      ///< the simulated rank with the highest memory peak
+  std::size_t peak_rank = 0;  ///< the simulated rank with the highest memory peak
 };
 
 /// Analyses a finished run of `plan`.

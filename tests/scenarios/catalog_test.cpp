@@ -1,5 +1,5 @@
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 
 #include "scenarios/catalog.hpp"
@@ -149,9 +149,11 @@ TEST_CASE("catalog file errors name the file, line, key and a hint") {
 }
 
 TEST_CASE("every figure of every built-in GPU says where it comes from") {
-  const char* required[] = {"bf16_tflops", "hbm_gib", "hbm_reserved_gib", "hbm_fragmentation", "hbm_tb_s",
-                            "kernel_gap_us", "host_launch_us", "sustained_clock", "efficiency.gemm_bf16",
-                            "efficiency.attention", "efficiency.hbm", "efficiency.nvlink", "efficiency.nic"};
+  const char* required[] = {"bf16_tflops",          "hbm_gib",         "hbm_reserved_gib",
+                            "hbm_fragmentation",    "hbm_tb_s",        "kernel_gap_us",
+                            "host_launch_us",       "sustained_clock", "efficiency.gemm_bf16",
+                            "efficiency.attention", "efficiency.hbm",  "efficiency.nvlink",
+                            "efficiency.nic"};
   for (const auto& g : builtin().gpus()) {
     CAPTURE(g.id);
     for (const auto& s : g.sources) {
@@ -171,9 +173,10 @@ TEST_CASE("every figure of every built-in GPU says where it comes from") {
 }
 
 TEST_CASE("a user's figure replaces the built-in source with its own place, or with the source it gives") {
-  const auto c = builtin().with_text("[gpu.h100-sxm]\nhbm_tb_s = 3.0\n[gpu.h100-sxm.efficiency]\nhbm = 0.7\n"
-                                     "[gpu.h100-sxm.source]\n\"efficiency.hbm\" = \"measured: our STREAM run\"\n",
-                                     "user.toml");
+  const auto c = builtin().with_text(
+      "[gpu.h100-sxm]\nhbm_tb_s = 3.0\n[gpu.h100-sxm.efficiency]\nhbm = 0.7\n"
+      "[gpu.h100-sxm.source]\n\"efficiency.hbm\" = \"measured: our STREAM run\"\n",
+      "user.toml");
   const auto& g = *c.find_gpu("h100-sxm");
   const auto of = [&](const std::string& key) {
     return *std::find_if(g.sources.begin(), g.sources.end(), [&](const auto& s) { return s.key == key; });

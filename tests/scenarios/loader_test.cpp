@@ -3,9 +3,9 @@
 #include "scenarios/scenario.hpp"
 #include "scenarios/toml_reader.hpp"
 #include "scenarios/validation_suite.hpp"
-#include "workloads/simulate.hpp"
 #include "sim/error.hpp"
 #include "tests/support/temp_files.hpp"
+#include "workloads/simulate.hpp"
 
 using stepsim::UserError;
 using stepsim::scen::Catalog;
@@ -226,9 +226,10 @@ TEST_CASE("the MoE and decode validation cases load in their published groups") 
     double measured_step_s;
     work::WorkloadKind kind;
   };
-  for (const Case& c : {Case{"dgxc-deepseek-v3-h100-512", "public-h100-moe", 48.948, work::WorkloadKind::train},
-                        Case{"gptfast-llama2-7b-a100-bs1", "public-decode", 0.00953, work::WorkloadKind::decode},
-                        Case{"gptfast-llama2-70b-a100-tp8-bs1", "public-decode", 0.016, work::WorkloadKind::decode}}) {
+  for (const Case& c :
+       {Case{"dgxc-deepseek-v3-h100-512", "public-h100-moe", 48.948, work::WorkloadKind::train},
+        Case{"gptfast-llama2-7b-a100-bs1", "public-decode", 0.00953, work::WorkloadKind::decode},
+        Case{"gptfast-llama2-70b-a100-tp8-bs1", "public-decode", 0.016, work::WorkloadKind::decode}}) {
     INFO(c.id);
     const auto s = load_scenario(kSource / "scenarios/validation" / (std::string(c.id) + ".toml"), builtin());
     CHECK(s.meta.id == c.id);

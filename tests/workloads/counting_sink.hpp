@@ -45,7 +45,8 @@ class CountingSink : public OpSink {
   }
 
  protected:
-  Handle emit_kernel(std::string_view name, const topo::KernelWork& w, std::span<const Handle> deps) override {
+  Handle emit_kernel(std::string_view name, const topo::KernelWork& w,
+                     std::span<const Handle> deps) override {
     Recorded r{std::string(name), false, w, {}, {}};
     for (auto d : deps) r.deps.push_back(d.id);
     ops.push_back(std::move(r));

@@ -65,9 +65,9 @@ TEST_CASE("the FP8 recipe of one Llama layer: linear GEMMs in FP8, attention and
   // The quantisation kernels, one per GEMM operand that is not FP8 yet: forward inputs of proj and
   // mlp_down (cast + transpose), the transposes of the norms' FP8 outputs before qkv and mlp_up, and
   // the four output gradients before the dgrads.
-  for (const char* q : {"qkv.quantize", "proj.quantize", "mlp_up.quantize", "mlp_down.quantize",
-                        "qkv.grad.quantize", "proj.grad.quantize", "mlp_up.grad.quantize",
-                        "mlp_down.grad.quantize"}) {
+  for (const char* q :
+       {"qkv.quantize", "proj.quantize", "mlp_up.quantize", "mlp_down.quantize", "qkv.grad.quantize",
+        "proj.grad.quantize", "mlp_up.grad.quantize", "mlp_down.grad.quantize"}) {
     CAPTURE(q);
     REQUIRE(k.count(q));
     CHECK(k.at(q)->work.op_class == topo::OpClass::elementwise);

@@ -139,9 +139,8 @@ TEST_CASE("the first 1F1B stage keeps p micro-batches of activations: Korthikant
 
 TEST_CASE("communication that takes time shows up as exposed communication of its group") {
   // Every TP collective costs 100 us; a single stage of TP 2 waits for each one.
-  auto planner = FixedCostPlanner([](const CommRequest& r) {
-    return r.dim == ParallelDim::tp ? from_us(100) : Time::zero();
-  });
+  auto planner = FixedCostPlanner(
+      [](const CommRequest& r) { return r.dim == ParallelDim::tp ? from_us(100) : Time::zero(); });
   const auto s = simulate(small_job(2, 1, 1, 2), planner);
   const auto tp = static_cast<std::size_t>(ParallelDim::tp);
   CHECK(s.report.mean.exposed_comm_s[tp] > 0.0);
@@ -181,8 +180,7 @@ TEST_CASE("ZeRO-3 gathers each layer's weights before its forward and its backwa
     if (s.plan.info[op].rank != 0) continue;
     const auto label = s.plan.graph.label(op);
     if (label.find("dp.param_gather") != std::string_view::npos) gathered += s.plan.graph.op(op).bytes;
-    if (label.find("dp.grad_reduce_scatter") != std::string_view::npos &&
-        s.plan.info[op].layer >= 0)
+    if (label.find("dp.grad_reduce_scatter") != std::string_view::npos && s.plan.info[op].layer >= 0)
       scattered += s.plan.graph.op(op).bytes;
   }
   // Stage 0 holds L / pp = 4 layers; each of m = 3 micro-batches gathers every layer twice

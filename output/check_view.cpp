@@ -46,6 +46,7 @@ std::string cluster_line(const topo::ClusterSpec& c) {
                                                                    : "rail-optimized";
   return std::to_string(c.nodes) + " nodes x " + std::to_string(c.gpus_per_node) + " = " +
          std::to_string(c.total_gpus()) + " GPUs, NVLink domain " + std::to_string(c.nvlink_domain) +
+         (c.rack_gpus > 0 ? " of each " + std::to_string(c.rack_gpus) + "-GPU rack" : "") +
          (c.nvls ? " (NVLS)" : "") + ", NIC " + num(c.nic_bw_Bps() * units::kBitsPerByte / 1e9) + " Gb/s, " +
          kind + " " + std::to_string(c.fabric.tiers) + "-tier fabric";
 }

@@ -74,7 +74,15 @@ json parallel_json(const work::ParallelSpec& p) {
               {"zero_stage", p.zero_stage},
               {"schedule", work::name(p.schedule)},
               {"order", order},
-              {"dp_bucket_bytes", p.dp_bucket_bytes}};
+              {"dp_bucket_bytes", p.dp_bucket_bytes},
+              {"dp_overlap", p.dp_overlap},
+              {"overlap_param_gather", p.overlap_param_gather},
+              {"tp_comm_overlap", work::name(p.tp_comm_overlap)},
+              {"tp_overlap_rs_splits", p.tp_overlap_rs_splits},
+              {"first_stage_layers", p.first_stage_layers},
+              {"last_stage_layers", p.last_stage_layers},
+              {"account_for_embedding_in_pipeline_split", p.embedding_in_split},
+              {"account_for_loss_in_pipeline_split", p.loss_in_split}};
 }
 
 }  // namespace
@@ -156,6 +164,7 @@ json cluster_json(const topo::ClusterSpec& c) {
               {"gpus_per_node", c.gpus_per_node},
               {"total_gpus", c.total_gpus()},
               {"nvlink_domain", c.nvlink_domain},
+              {"rack_gpus", c.rack_gpus},
               {"nvls", c.nvls},
               {"nvlink_latency_s", c.nvlink_latency_s},
               {"fabric", fabric}};

@@ -76,6 +76,8 @@ std::string parallel_layout(const work::JobSpec& j) {
   s += " DP" + std::to_string(p.dp);
   if (p.zero_stage > 0) s += " ZeRO-" + std::to_string(p.zero_stage);
   if (p.sequence_parallel) s += " SP";
+  if (p.tp_comm_overlap == work::TpCommOverlap::userbuffers && p.tp > 1) s += " TP-overlap";
+  if (p.tp_comm_overlap == work::TpCommOverlap::async_tp && p.tp > 1) s += " AsyncTP";
   return s;
 }
 
@@ -88,7 +90,14 @@ void headline(std::ostringstream& o, const work::JobSpec& job, const work::Simul
   o << "stepsim run: " << labels.scenario << "\n"
     << "  " << labels.model << " on " << s.plan.world << " x " << labels.gpu << ", " << parallel_layout(job)
     << ", " << s.plan.microbatches << " micro-batches per step (" << s.plan.ranks.size()
-    << " ranks simulated)\n\n";
+    << " ranks simulated)\n";
+  const auto& c = job.cluster;
+  if (c.rack_gpus > 0) {
+    const int domains = (s.plan.world + c.nvlink_domain - 1) / c.nvlink_domain;
+    o << "  NVLink: the job uses " << c.nvlink_domain << " GPUs of each " << c.rack_gpus << "-GPU domain ("
+      << domains << (domains == 1 ? " domain)\n" : " domains)\n");
+  }
+  o << "\n";
   const auto line = [&o](const char* label, const std::string& value) {
     char buf[24];
     std::snprintf(buf, sizeof buf, "%-12s", label);

@@ -39,6 +39,10 @@ inline constexpr std::array<Choice<work::GradAccumulation>, 2> kGradAccumulation
     {{"fused", work::GradAccumulation::fused}, {"separate", work::GradAccumulation::separate}}};
 inline constexpr std::array<Choice<work::P2pMode>, 2> kP2pMode{
     {{"overlapped", work::P2pMode::overlapped}, {"blocking", work::P2pMode::blocking}}};
+inline constexpr std::array<Choice<work::TpCommOverlap>, 3> kTpCommOverlap{
+    {{"off", work::TpCommOverlap::off},
+     {"userbuffers", work::TpCommOverlap::userbuffers},
+     {"async_tp", work::TpCommOverlap::async_tp}}};
 inline constexpr std::array<Choice<work::PipelineSchedule>, 3> kSchedule{
     {{"gpipe", work::PipelineSchedule::gpipe},
      {"1f1b", work::PipelineSchedule::one_f_one_b},

@@ -80,32 +80,59 @@ int largest(int cap, Pred pred) {
   return 1;
 }
 
+/// The job's share of each physical NVLink domain when it does not fill them: the largest multiple
+/// of gpus_per_node, at most the domain, that tiles the job (128 GPUs on NVL72 racks: 64 of each).
+int domain_share(int domain, int gpn, int total) {
+  return largest(std::min(domain, total), [&](int d) { return d % gpn == 0 && total % d == 0; });
+}
+
+/// hardware.nvlink_domain is the physical scale-up domain (an NVL72 rack); the job uses
+/// gpus_per_domain of each (given, or the largest share that tiles it). Inside the job the
+/// scale-up domain is its share: the NVSwitch is non-blocking, so GPUs of another job in the same
+/// rack take none of this job's NVLink bandwidth. ClusterSpec keeps the share as nvlink_domain
+/// (what the topology builds) and the rack as rack_gpus.
 void resolve_nvlink_domain(Scenario& s) {
   topo::ClusterSpec& c = s.job.cluster;
   const int gpn = c.gpus_per_node;
   const int total = c.total_gpus();
-  if (c.nvlink_domain == 0) {
-    const int cat = c.gpu.nvlink_bw_Bps > 0.0 ? c.gpu.nvlink_domain : 1;
-    if (cat <= gpn)
-      c.nvlink_domain = largest(cat, [&](int d) { return gpn % d == 0; });
-    else  // multi-node domains (NVL72): the largest whole number of nodes that tiles the cluster
-      c.nvlink_domain = largest(std::min(cat, total), [&](int d) { return d % gpn == 0 && total % d == 0; });
-    return;
+  const int share = c.rack_gpus;  // as read: gpus_per_domain (0 = not given)
+  c.rack_gpus = 0;
+  const bool stated = c.nvlink_domain > 0;
+  int d = c.nvlink_domain;
+  if (!stated) {
+    d = c.gpu.nvlink_bw_Bps > 0.0 ? c.gpu.nvlink_domain : 1;  // the catalog's domain
+    if (d <= gpn)
+      d = largest(d, [&](int x) { return gpn % x == 0; });
+    else
+      d = largest(d, [&](int x) { return x % gpn == 0; });  // whole nodes of a multi-node domain
   }
-  const int d = c.nvlink_domain;
   if (gpn % d != 0 && d % gpn != 0)
     fail(s, "hardware.nvlink_domain",
          "is " + to_string(d) + ", neither a divisor nor a multiple of gpus_per_node = " + to_string(gpn),
          "a scale-up domain is part of a node, one node, or several whole nodes");
-  if (total % d != 0)
-    fail(s, "hardware.nvlink_domain",
-         "is " + to_string(d) + " but the cluster's " + to_string(c.nodes) + " nodes x " + to_string(gpn) +
-             " = " + to_string(total) + " GPUs do not split into whole domains of " + to_string(d),
-         "choose a node count that fills whole domains");
   if (d > 1 && !(c.gpu.nvlink_bw_Bps > 0.0))
     fail(s, "hardware.nvlink_domain",
          "is " + to_string(d) + " but GPU `" + c.gpu.id + "` has no NVLink bandwidth",
          "set nvlink_gb_s in [hardware.gpu], or nvlink_domain = 1");
+  if (d <= gpn) {  // domains inside a node
+    if (share > 0)
+      fail(s, "hardware.gpus_per_domain", "applies to scale-up domains of several nodes (NVL72 racks)",
+           "remove it; this domain is " + to_string(d) + " GPUs of one node");
+    c.nvlink_domain = d;
+    return;
+  }
+  if (share > 0) {
+    if (share > d || share % gpn != 0 || total % share != 0)
+      fail(s, "hardware.gpus_per_domain",
+           "is " + to_string(share) + ", but the job's GPUs in each NVLink domain of " + to_string(d) +
+               " must be whole nodes of " + to_string(gpn) + ", at most the domain, and tile its " +
+               to_string(total) + " GPUs",
+           "e.g. gpus_per_domain = " + to_string(domain_share(d, gpn, total)));
+    c.nvlink_domain = share;
+  } else {
+    c.nvlink_domain = total % d == 0 ? d : domain_share(d, gpn, total);
+  }
+  if (c.nvlink_domain < d) c.rack_gpus = d;
 }
 
 void resolve_schedule(Scenario& s) {
@@ -116,6 +143,13 @@ void resolve_schedule(Scenario& s) {
              " does not have",
          p.zero_stage == 0 ? "set zero_stage = 1 (Megatron's distributed optimizer)"
                            : "ZeRO-3 gathers each layer before use already");
+  // Megatron-Core asserts it: the overlapped TP collectives are the all-gather and reduce-scatter of
+  // sequence parallelism (with TP 1 there is nothing to overlap and NeMo drops the flag).
+  if (p.tp_comm_overlap != work::TpCommOverlap::off && p.tp > 1 && !p.sequence_parallel &&
+      s.job.workload.kind == work::WorkloadKind::train)
+    fail(s, "parallelism.tp_comm_overlap",
+         "overlaps sequence parallelism's all-gathers and reduce-scatters, but sequence_parallel is off",
+         "set sequence_parallel = true, or tp_comm_overlap = false");
   if (p.virtual_stages > 1 && p.pp < 2)
     fail(s, "parallelism.virtual_stages",
          "is " + to_string(p.virtual_stages) + " but pp = " + to_string(p.pp),
@@ -162,28 +196,64 @@ void resolve_dp(Scenario& s) {
        hint);
 }
 
-/// first_stage_layers / last_stage_layers: the ends take their counts, the other stages split
-/// the remaining layers evenly.
+/// first_stage_layers / last_stage_layers: the ends take their counts, the other stages split the
+/// remaining layers evenly; or the embedding and loss count as layers of an even split. Each
+/// stage's share then splits evenly over its virtual_stages chunks (Megatron-Core's
+/// get_num_layers_to_build), and every chunk keeps at least one transformer layer.
 void check_uneven_stages(const Scenario& s) {
   const work::ParallelSpec& p = s.job.parallel;
   const int layers = s.job.model.layers;
-  const std::string_view key =
-      p.first_stage_layers > 0 ? "parallelism.first_stage_layers" : "parallelism.last_stage_layers";
+  const bool ends = p.first_stage_layers > 0 || p.last_stage_layers > 0;
+  const std::string_view key = p.first_stage_layers > 0  ? "parallelism.first_stage_layers"
+                               : p.last_stage_layers > 0 ? "parallelism.last_stage_layers"
+                               : p.embedding_in_split ? "parallelism.account_for_embedding_in_pipeline_split"
+                                                      : "parallelism.account_for_loss_in_pipeline_split";
   if (p.pp < 2) fail(s, key, "needs pipeline parallelism (pp > 1), but pp = " + to_string(p.pp));
-  if (p.virtual_stages > 1)
-    fail(s, key, "cannot be combined with virtual_stages = " + to_string(p.virtual_stages),
-         "uneven end stages are supported with virtual_stages = 1");
-  const int rest = layers - p.first_stage_layers - p.last_stage_layers;
-  const int others = p.pp - (p.first_stage_layers > 0 ? 1 : 0) - (p.last_stage_layers > 0 ? 1 : 0);
-  const std::string arithmetic = "layers - first_stage_layers - last_stage_layers = " + to_string(layers) +
-                                 " - " + to_string(p.first_stage_layers) + " - " +
-                                 to_string(p.last_stage_layers) + " = " + to_string(rest);
-  if (others == 0 ? rest != 0 : (rest < others || rest % others != 0))
-    fail(
-        s, key,
-        arithmetic + (others == 0 ? ", but no other stage is left to hold them"
-                                  : ", which the other " + to_string(others) + " stages cannot share evenly"),
-        "choose end-stage sizes that leave a whole number of layers per stage");
+  if (ends && (p.embedding_in_split || p.loss_in_split))
+    fail(s, key, "cannot be combined with account_for_embedding/loss_in_pipeline_split",
+         "Megatron-Core accepts one of the two: uneven end stages, or the embedding and loss counted as "
+         "layers");
+  const int v = p.virtual_stages;
+  if (ends) {
+    const int rest = layers - p.first_stage_layers - p.last_stage_layers;
+    const int others = p.pp - (p.first_stage_layers > 0 ? 1 : 0) - (p.last_stage_layers > 0 ? 1 : 0);
+    const std::string arithmetic = "layers - first_stage_layers - last_stage_layers = " + to_string(layers) +
+                                   " - " + to_string(p.first_stage_layers) + " - " +
+                                   to_string(p.last_stage_layers) + " = " + to_string(rest);
+    if (others == 0 ? rest != 0 : (rest < others || rest % others != 0))
+      fail(s, key,
+           arithmetic + (others == 0
+                             ? ", but no other stage is left to hold them"
+                             : ", which the other " + to_string(others) + " stages cannot share evenly"),
+           "choose end-stage sizes that leave a whole number of layers per stage");
+    for (int stage = 0; stage < p.pp; ++stage) {
+      const int n = p.stage_slots(stage, layers);
+      if (n % v != 0)
+        fail(s, key,
+             "stage " + to_string(stage) + " holds " + to_string(n) +
+                 " layers, which its virtual_stages = " + to_string(v) + " model chunks cannot share evenly",
+             "choose stage sizes divisible by virtual_stages");
+    }
+    return;
+  }
+  const int units = layers + (p.embedding_in_split ? 1 : 0) + (p.loss_in_split ? 1 : 0);
+  const std::string arithmetic = "layers" + std::string(p.embedding_in_split ? " + embedding" : "") +
+                                 (p.loss_in_split ? " + loss" : "") + " = " + to_string(units);
+  if (units % (p.pp * v) != 0)
+    fail(s, key,
+         arithmetic + " does not divide over pp x virtual_stages = " + to_string(p.pp) + " x " +
+             to_string(v) + " = " + to_string(p.pp * v) + " model chunks",
+         "Megatron-Core splits layers, embedding and loss evenly over the chunks; choose pp and "
+         "virtual_stages dividing " +
+             to_string(units));
+  if (units / (p.pp * v) < 2 && p.embedding_in_split)
+    fail(s, key,
+         arithmetic + " over " + to_string(p.pp * v) + " chunks leaves the first chunk no transformer layer",
+         "use fewer model chunks");
+  if (units / (p.pp * v) < 2 && p.loss_in_split)
+    fail(s, key,
+         arithmetic + " over " + to_string(p.pp * v) + " chunks leaves the last chunk no transformer layer",
+         "use fewer model chunks");
 }
 
 void check_model_split(const Scenario& s) {
@@ -197,7 +267,7 @@ void check_model_split(const Scenario& s) {
     fail(s, "parallelism.tp",
          "kv_heads = " + to_string(m.kv_heads) + " is not divisible by tp = " + to_string(p.tp),
          "each tensor-parallel rank needs whole KV-head groups; choose tp dividing " + to_string(m.kv_heads));
-  if (p.first_stage_layers > 0 || p.last_stage_layers > 0) {
+  if (p.uneven_split()) {
     check_uneven_stages(s);
     return;
   }
@@ -207,7 +277,7 @@ void check_model_split(const Scenario& s) {
          "layers = " + to_string(m.layers) + " is not divisible by pp x virtual_stages = " + to_string(p.pp) +
              " x " + to_string(p.virtual_stages) + " = " + to_string(chunks),
          "every pipeline chunk must hold the same number of layers, or set first_stage_layers / "
-         "last_stage_layers");
+         "last_stage_layers, or account_for_embedding/loss_in_pipeline_split");
 }
 
 void check_moe_layout(const Scenario& s) {

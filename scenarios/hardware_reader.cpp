@@ -98,6 +98,7 @@ void read_hardware_section(TableReader r, const Catalog& catalog, Scenario& s) {
   read_size(r, c);
   c.nvlink_domain = 0;  // 0 = not given; resolve_and_check derives it from the GPU and the cluster
   r.read("nvlink_domain", c.nvlink_domain, kPositiveInt);
+  r.read("gpus_per_domain", c.rack_gpus, kPositiveInt);  // the job's share; resolve_nvlink_domain swaps them
   r.read("nvls", c.nvls);
   double latency_us = 0.0;
   if (r.read("nvlink_latency_us", latency_us, kNonNegative)) c.nvlink_latency_s = latency_us * 1e-6;

@@ -127,6 +127,8 @@ void read_parallelism_section(TableReader r, Scenario& s) {
   r.read("virtual_stages", p.virtual_stages, kPositiveInt);
   r.read("first_stage_layers", p.first_stage_layers, kPositiveInt);
   r.read("last_stage_layers", p.last_stage_layers, kPositiveInt);
+  r.read("account_for_embedding_in_pipeline_split", p.embedding_in_split);
+  r.read("account_for_loss_in_pipeline_split", p.loss_in_split);
   r.read("sequence_parallel", p.sequence_parallel);
   r.read("zero_stage", p.zero_stage, IntRange{0, 3});
   r.read("schedule", p.schedule, choices::kSchedule);
@@ -135,6 +137,13 @@ void read_parallelism_section(TableReader r, Scenario& s) {
   r.read("dp_bucket_mb", p.dp_bucket_bytes, kPositive, units::kMB);
   r.read("dp_overlap", p.dp_overlap);
   r.read("overlap_param_gather", p.overlap_param_gather);
+  // Megatron's --tp-comm-overlap is a switch: true means Transformer Engine's userbuffers.
+  if (const toml::node* n = r.node("tp_comm_overlap"); n != nullptr && n->is_boolean())
+    p.tp_comm_overlap =
+        n->value<bool>().value_or(false) ? work::TpCommOverlap::userbuffers : work::TpCommOverlap::off;
+  else
+    r.read("tp_comm_overlap", p.tp_comm_overlap, choices::kTpCommOverlap);
+  r.read("tp_overlap_rs_splits", p.tp_overlap_rs_splits, IntRange{1, 64});
   r.read("pp_p2p", p.pp_p2p, choices::kP2pMode);
   r.finish();
 }

@@ -52,6 +52,7 @@ enum class OpKind : std::uint8_t {
 enum class StreamRole : std::uint8_t {
   compute,  ///< compute ops of a processor run here
   comm,     ///< communication channel: transfers placed here slow the processor's compute ops
+  copy,     ///< copy-engine channel: transfers here take no SMs, so compute keeps its speed
 };
 
 /// One operation, as the builder describes it. The streams it occupies are given to add_op.

@@ -19,19 +19,19 @@ enum class FabricKind : std::uint8_t {
 struct CustomLink {
   std::string a;
   std::string b;
-  double bw_Bps = 0.0;       ///< per direction
+  double bw_Bps = 0.0;  ///< per direction
   double latency_s = 0.0;
 };
 
 struct FabricSpec {
   FabricKind kind = FabricKind::rail_optimized;
-  int tiers = 2;             ///< 2 = leaf/spine, 3 = leaf/spine/core
-  double nic_bw_Bps = 0.0;   ///< per GPU per direction; 0 = the GPU's catalog default
+  int tiers = 2;            ///< 2 = leaf/spine, 3 = leaf/spine/core
+  double nic_bw_Bps = 0.0;  ///< per GPU per direction; 0 = the GPU's catalog default
   /// Downlink:uplink bandwidth ratio at each switch tier (leaf, spine, core); 1 = non-blocking.
   std::array<double, 3> oversubscription{1.0, 1.0, 1.0};
-  int hosts_per_leaf = 32;   ///< NICs attached to one leaf switch (per rail for rail-optimised)
-  int leaves_per_pod = 16;   ///< for 3 tiers: leaves joined by one pod's spines
-  double hop_latency_s = 0.5e-6;   ///< per switch hop, scale-out
+  int hosts_per_leaf = 32;        ///< NICs attached to one leaf switch (per rail for rail-optimised)
+  int leaves_per_pod = 16;        ///< for 3 tiers: leaves joined by one pod's spines
+  double hop_latency_s = 0.5e-6;  ///< per switch hop, scale-out
   /// Per message through the sending and receiving NICs together (RDMA post, PCIe, NIC pipelines).
   double nic_latency_s = 2e-6;
   std::vector<std::string> custom_switches;  ///< custom only
@@ -45,11 +45,16 @@ struct ClusterSpec {
   /// GPUs in one NVLink/NVSwitch domain; a multiple of gpus_per_node (72 for GB200 NVL72 with 4 per
   /// node) or equal to it. 1 means no scale-up links.
   int nvlink_domain = 8;
-  bool nvls = false;          ///< NVSwitch in-network reduction (NVLink SHARP) available
+  /// GPUs of the physical scale-up domain (an NVL72 rack) when the job uses only nvlink_domain of
+  /// them (64 of 72: racks shared with another job or spares); 0 = the job fills its domains.
+  int rack_gpus = 0;
+  bool nvls = false;               ///< NVSwitch in-network reduction (NVLink SHARP) available
   double nvlink_latency_s = 1e-6;  ///< per NVLink transfer step
   FabricSpec fabric;
 
   int total_gpus() const { return nodes * gpus_per_node; }
+  /// The physical scale-up domain's GPUs (the rack's, or the job's domain when it fills them).
+  int physical_domain() const { return rack_gpus > 0 ? rack_gpus : nvlink_domain; }
   /// Scale-out bandwidth per GPU per direction actually in use.
   double nic_bw_Bps() const { return fabric.nic_bw_Bps > 0.0 ? fabric.nic_bw_Bps : gpu.nic_bw_Bps; }
 };

@@ -29,6 +29,16 @@ enum class P2pMode : std::uint8_t {
                ///< for the transfer to finish
 };
 enum class PipelineSchedule : std::uint8_t { gpipe, one_f_one_b, interleaved };
+/// How a sequence-parallel layer's TP all-gathers and reduce-scatters meet the GEMMs they feed
+/// (docs/model.md, "TP communication overlap"). Every mode overlaps the backward's all-gather of
+/// the weight-gradient input with the data-gradient GEMM and the data gradient's reduce-scatter
+/// with the weight-gradient GEMM, as Megatron-Core's and Transformer Engine's linears do.
+enum class TpCommOverlap : std::uint8_t {
+  off,          ///< the forward's gathers and reductions and the backward's gradient gather exposed
+  userbuffers,  ///< Transformer Engine userbuffers (Megatron --tp-comm-overlap): tp-step ring
+                ///< exchange under AG+GEMM on copy engines, GEMM+RS pipelined in chunks on SMs
+  async_tp,     ///< PyTorch AsyncTP (torchtitan): AG+GEMM and GEMM+RS as tp copy-engine steps
+};
 /// Parallel dimensions, used to order rank placement (innermost first).
 enum class ParallelDim : std::uint8_t { tp, cp, ep, pp, dp };
 
@@ -63,8 +73,14 @@ struct ParallelSpec {
   /// Layers on the first / last pipeline stage when they differ from an even split (Megatron's
   /// --decoder-first/last-pipeline-num-layers; Llama 3 405B puts 7 of 126 layers on each end so the
   /// embedding and the output head balance). 0 = even split; the other stages share the rest evenly.
+  /// With virtual stages each stage's layers split evenly over its chunks.
   int first_stage_layers = 0;
   int last_stage_layers = 0;
+  /// Megatron-Core's --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split:
+  /// the embedding (loss) counts as one layer of the split, so the first (last) model chunk builds
+  /// one transformer layer fewer. Not combined with first/last_stage_layers (Megatron asserts it).
+  bool embedding_in_split = false;
+  bool loss_in_split = false;
   bool sequence_parallel = false;
   int zero_stage = 0;  ///< 0 none, 1 optimizer states, 2 + gradients, 3 + parameters (FSDP)
   PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
@@ -78,18 +94,45 @@ struct ParallelSpec {
   /// first forward waiting for its own weights (Megatron --overlap-param-gather); false gathers them
   /// after the optimizer, exposed.
   bool overlap_param_gather = false;
+  TpCommOverlap tp_comm_overlap = TpCommOverlap::off;
+  /// Userbuffers' pipelined GEMM+RS: chunks per GEMM (TE's num_splits, default 4).
+  int tp_overlap_rs_splits = 4;
   P2pMode pp_p2p = P2pMode::overlapped;
   int world() const { return dp * tp * pp * cp; }
   /// Ranks of one pipeline stage that hold the same experts and reduce their gradients together:
   /// tp x cp x dp / (ep x expert_tp). Requires ep x expert_tp to divide tp x cp x dp.
   int expert_dp() const { return tp * cp * dp / (ep * expert_tp); }
-  /// Transformer layers held by pipeline stage `stage` (0-based) of a model with `layers` layers,
-  /// honouring first/last_stage_layers. Scenarios guarantee the split is whole.
+  /// Transformer layers of model chunk `vstage` = chunk x pp + stage (0-based) of a model with
+  /// `layers` layers, as Megatron-Core's get_num_layers_to_build splits them: uneven end stages or
+  /// the embedding and loss counted as layers, then each stage's share split evenly over its
+  /// virtual_stages chunks. Scenarios guarantee the split is whole.
+  int chunk_layers(int vstage, int layers) const {
+    const int per_stage = stage_slots(vstage % pp, layers);
+    int n = per_stage / virtual_stages;
+    if (embedding_in_split && vstage == 0) --n;
+    if (loss_in_split && vstage == pp * virtual_stages - 1) --n;
+    return n;
+  }
+  /// Layer slots of pipeline stage `stage` before its split over model chunks: its layers, plus the
+  /// embedding or loss where they count as layers.
+  int stage_slots(int stage, int layers) const {
+    if (first_stage_layers > 0 || last_stage_layers > 0) {
+      if (stage == 0 && first_stage_layers > 0) return first_stage_layers;
+      if (stage == pp - 1 && pp > 1 && last_stage_layers > 0) return last_stage_layers;
+      const int fixed = (first_stage_layers > 0 ? 1 : 0) + (pp > 1 && last_stage_layers > 0 ? 1 : 0);
+      return (layers - first_stage_layers - (pp > 1 ? last_stage_layers : 0)) / (pp - fixed);
+    }
+    return (layers + (embedding_in_split ? 1 : 0) + (loss_in_split ? 1 : 0)) / pp;
+  }
+  /// Transformer layers held by pipeline stage `stage` (all its chunks).
   int stage_layers(int stage, int layers) const {
-    if (stage == 0 && first_stage_layers > 0) return first_stage_layers;
-    if (stage == pp - 1 && pp > 1 && last_stage_layers > 0) return last_stage_layers;
-    const int fixed = (first_stage_layers > 0 ? 1 : 0) + (pp > 1 && last_stage_layers > 0 ? 1 : 0);
-    return (layers - first_stage_layers - (pp > 1 ? last_stage_layers : 0)) / (pp - fixed);
+    int n = 0;
+    for (int c = 0; c < virtual_stages; ++c) n += chunk_layers(c * pp + stage, layers);
+    return n;
+  }
+  /// Whether chunks differ in size (uneven ends, or the embedding/loss counted as layers).
+  bool uneven_split() const {
+    return first_stage_layers > 0 || last_stage_layers > 0 || embedding_in_split || loss_in_split;
   }
 };
 

@@ -40,22 +40,22 @@ Handle DenseLayer::attention_forward(OpSink& sink, OpSink::Deps input) const {
   const double E = d_.act_bytes, Tn = norm_tokens(), T = d_.tokens, t = d_.tp;
   // Norm: read x, write y (8 FLOPs per element covers mean, variance, scale).
   Handle h = sink.kernel_after("ln1", elementwise(d_, 2 * Tn * d_.h * E, 8 * Tn * d_.h), input.span());
-  h = sp_gather_linear_input(sink, d_, "tp.ag_ln1", h);
   h = projections_forward(sink, h);
   if (d_.phase != WorkloadKind::train) h = write_kv_cache(sink, h);
   h = d_.phase == WorkloadKind::decode ? decode_core(sink, h)
                                        : attention_core_forward(sink, h, CoreScope::whole);
-  h = linear_forward(sink, d_, "proj", T, d_.h, d_.o_dim / t, h);
-  h = tp_reduce(sink, d_, "tp.reduce_attn", h);
+  h = reduced_linear_forward(sink, d_, "proj", "tp.reduce_attn", T, d_.h, d_.o_dim / t, h);
   // Bias + dropout + residual add: read branch and residual, write sum (+ 1-byte mask).
   const double bda = 3 * Tn * d_.h * E + (d_.dropout ? Tn * d_.h : 0.0);
   return sink.kernel("bda1", elementwise(d_, bda, 3 * Tn * d_.h), h);
 }
 
 Handle DenseLayer::projections_forward(OpSink& sink, Handle input) const {
-  if (d_.mla) return mla_projections_forward(sink, input);
-  return linear_forward(sink, d_, "qkv", d_.tokens, (d_.q_dim + d_.kv_dim + d_.v_dim) / d_.tp, d_.h, input,
-                        QuantOperand::norm_output);
+  // MLA's several input projections share one gathered norm output.
+  if (d_.mla) return mla_projections_forward(sink, sp_gather_linear_input(sink, d_, "tp.ag_ln1", input));
+  return gathered_linear_forward(sink, d_, "tp.ag_ln1", "qkv", d_.tokens,
+                                 (d_.q_dim + d_.kv_dim + d_.v_dim) / d_.tp, d_.h, input,
+                                 QuantOperand::norm_output);
 }
 
 Handle DenseLayer::mla_projections_forward(OpSink& sink, Handle input) const {
@@ -154,8 +154,7 @@ Handle DenseLayer::attention_backward(OpSink& sink, Handle grad, Recompute recom
   const double E = d_.act_bytes, Tn = norm_tokens(), T = d_.tokens, t = d_.tp, hl = d_.heads / t;
   Handle h =
       sink.kernel("bda1.bwd", elementwise(d_, 2 * Tn * d_.h * E + (d_.dropout ? Tn * d_.h : 0.0)), grad);
-  h = sp_gather(sink, d_, "tp.ag_grad_attn", h);
-  h = linear_dgrad(sink, d_, "proj.dgrad", T, d_.h, d_.o_dim / t, h);
+  h = gathered_linear_dgrad(sink, d_, "tp.ag_grad_attn", "proj.dgrad", T, d_.h, d_.o_dim / t, h);
   emit_wgrad(sink, d_, "proj.wgrad", T, d_.h, d_.o_dim / t);
   const RecomputeModules rc = selective_modules(d_, recompute);
   if (d_.mla && rc.mla_up_proj) h = mla_up_recompute(sink, h);
@@ -177,12 +176,14 @@ Handle DenseLayer::attention_backward(OpSink& sink, Handle grad, Recompute recom
     // dQ = dS K and dK = dS^T Q.
     h = sink.kernel("attn_scores.bwd", gemm(d_, s, qk_head(d_), s, 2 * d_.b * hl), h);
   }
+  // The input projections' weight gradients need the (gathered, with SP) norm output; the gather
+  // is issued before the dgrad GEMMs and hides under them (as in the MLP), unless selective
+  // "layernorm" recompute must first regenerate the norm output.
+  Handle gathered = rc.layernorm ? Handle{} : sp_gather_linear_input(sink, d_, "tp.ag_ln1_wgrad", h);
   h = projections_backward(sink, h);
-  // Selective "layernorm": the input projections' weight gradients need the norm output again.
   if (rc.layernorm) h = sink.kernel("ln1.recompute", elementwise(d_, 2 * Tn * d_.h * E, 8 * Tn * d_.h), h);
+  if (rc.layernorm) gathered = sp_gather_linear_input(sink, d_, "tp.ag_ln1_wgrad", h);
   const Handle reduced = tp_reduce(sink, d_, "tp.reduce_grad_attn", h);
-  // The input projections' weight gradients need the (gathered, with SP) norm output.
-  const Handle gathered = sp_gather_linear_input(sink, d_, "tp.ag_ln1_wgrad", h);
   const Handle after = d_.sp ? gathered : Handle{};
   if (!d_.mla) {
     emit_wgrad(sink, d_, "qkv.wgrad", T, (d_.q_dim + d_.kv_dim + d_.v_dim) / t, d_.h, after);

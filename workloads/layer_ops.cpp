@@ -68,6 +68,8 @@ LayerDims layer_dims(const JobSpec& job, double micro_batch) {
   d.linear_bias = m.linear_bias;
   d.grad_accumulation = job.workload.grad_accumulation;
   d.recompute = job.recompute_modules;
+  d.tp_overlap = d.sp ? job.parallel.tp_comm_overlap : TpCommOverlap::off;
+  d.rs_splits = job.parallel.tp_overlap_rs_splits;
   return d;
 }
 
@@ -197,6 +199,104 @@ Handle sp_gather_linear_input(OpSink& sink, const LayerDims& d, std::string_view
   return d.sp ? tp_comm(sink, d, name, CollectiveKind::all_gather, dep, bytes) : dep;
 }
 
+Handle gathered_gemm(OpSink& sink, const LayerDims& d, std::string_view gather_name, std::string_view name,
+                     double m, double gathered_bytes, const RowGemm& rows, Handle dep) {
+  if (!d.sp) return sink.kernel(name, rows(m), dep);
+  if (d.tp_overlap == TpCommOverlap::off) {
+    const Handle g =
+        sink.comm(gather_name, CommOp{ParallelDim::tp, CollectiveKind::all_gather, gathered_bytes, 0}, dep);
+    return sink.kernel(name, rows(m), g);
+  }
+  // Transformer Engine's ring_exchange method (CommOverlapP2P, num_splits = tp) and AsyncTP's
+  // fused_all_gather_matmul: step i multiplies the chunk it holds while the copy engines send that
+  // chunk on to the next rank, whose step i + 1 needs it.
+  CommOp step{ParallelDim::tp, CollectiveKind::ring_exchange, gathered_bytes / d.tp, 1};
+  step.copy_engine = true;
+  Handle have = dep, out;
+  for (int i = 0; i < d.tp; ++i) {
+    const Handle next = i + 1 < d.tp ? sink.comm(gather_name, step, have) : Handle{};
+    out = sink.kernel(name, rows(m / d.tp), have);
+    have = next;
+  }
+  return out;
+}
+
+Handle reduced_gemm(OpSink& sink, const LayerDims& d, std::string_view name, std::string_view reduce_name,
+                    double m, double out_bytes, const RowGemm& rows, Handle dep) {
+  if (d.tp <= 1) return sink.kernel(name, rows(m), dep);
+  const CollectiveKind kind = d.sp ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce;
+  if (d.tp_overlap == TpCommOverlap::off) {
+    const Handle g = sink.kernel(name, rows(m), dep);
+    return sink.comm(reduce_name, CommOp{ParallelDim::tp, kind, out_bytes, 0}, g);
+  }
+  if (d.tp_overlap == TpCommOverlap::userbuffers) {
+    // TE's pipeline method (CommOverlap::split_overlap_rs): the GEMM in rs_splits chunks along M,
+    // each chunk's rows reduce-scattered by a userbuffers kernel on its own SMs (16 by default, the
+    // processor's comm slowdown) while the next chunk computes; the last reduction is exposed.
+    const int parts = d.rs_splits;
+    Handle r;
+    for (int i = 0; i < parts; ++i) {
+      const Handle g = sink.kernel(name, rows(m / parts), i == 0 ? dep : Handle{});
+      r = sink.comm(reduce_name, CommOp{ParallelDim::tp, kind, out_bytes / parts, 0}, g);
+    }
+    return r;
+  }
+  // AsyncTP's fused_matmul_reduce_scatter: step i computes the rows another rank owns and the copy
+  // engines send that partial there; each rank then sums the tp partials of its own rows.
+  CommOp step{ParallelDim::tp, CollectiveKind::ring_exchange, out_bytes / d.tp, 1};
+  step.copy_engine = true;
+  Handle g, sent;
+  for (int i = 0; i < d.tp; ++i) {
+    g = sink.kernel(name, rows(m / d.tp), i == 0 ? dep : Handle{});
+    if (i + 1 < d.tp) sent = sink.comm(reduce_name, step, g);
+  }
+  const double shard = out_bytes / d.tp;  // this rank's rows, in bytes
+  const topo::KernelWork sum = elementwise(d, shard * (d.tp + 1), (d.tp - 1) * shard / d.act_bytes);
+  const std::array<Handle, 2> both{g, sent};
+  return sink.kernel_after(std::string(reduce_name) + ".sum", sum, both);
+}
+
+Handle gathered_linear_forward(OpSink& sink, const LayerDims& d, std::string_view gather_name,
+                               std::string_view name, double m, double n, double k, Handle dep,
+                               QuantOperand input) {
+  const double elem = d.low_precision_linears() ? topo::bytes_per_element(d.linear) : d.act_bytes;
+  // Transformer Engine gathers the FP8 copy; with a fused norm the norm wrote it, so the
+  // remaining transpose (training) waits for the gathered tensor, as before the GEMM.
+  if (!d.sp) return linear_forward(sink, d, name, m, n, k, dep, input);
+  if (d.tp_overlap == TpCommOverlap::off) {
+    const Handle g =
+        sink.comm(gather_name, CommOp{ParallelDim::tp, CollectiveKind::all_gather, m * k * elem, 0}, dep);
+    return linear_forward(sink, d, name, m, n, k, g, input);
+  }
+  const Handle q = emit_quantize(sink, d, name, m * k, input, dep);
+  return gathered_gemm(
+      sink, d, gather_name, name, m, m * k * elem, [&](double rows) { return weight_gemm(d, rows, n, k); },
+      q);
+}
+
+Handle reduced_linear_forward(OpSink& sink, const LayerDims& d, std::string_view name,
+                              std::string_view reduce_name, double m, double n, double k, Handle dep) {
+  const Handle q = emit_quantize(sink, d, name, m * k, QuantOperand::input, dep);
+  return reduced_gemm(
+      sink, d, name, reduce_name, m, m * n * d.act_bytes,
+      [&](double rows) { return weight_gemm(d, rows, n, k); }, q);
+}
+
+Handle gathered_linear_dgrad(OpSink& sink, const LayerDims& d, std::string_view gather_name,
+                             std::string_view name, double m, double n, double k, Handle dep) {
+  if (!d.sp || d.tp_overlap == TpCommOverlap::off) {
+    const Handle g = sp_gather(sink, d, gather_name, dep);
+    return linear_dgrad(sink, d, name, m, n, k, g);
+  }
+  const std::string_view base = name.substr(0, name.rfind(".dgrad"));
+  const Handle q = emit_quantize(sink, d, std::string(base) + ".grad", m * n, QuantOperand::grad_output, dep);
+  // Userbuffers gathers the quantised gradient (fp8_buf); 16-bit otherwise.
+  const double elem = d.low_precision_linears() ? topo::bytes_per_element(d.linear) : d.act_bytes;
+  return gathered_gemm(
+      sink, d, gather_name, name, m, m * n * elem,
+      [&](double rows) { return linear_grad_gemm(d, rows, k, n); }, q);
+}
+
 Handle emit_wgrad(OpSink& sink, const LayerDims& d, std::string_view name, double m, double n, double k,
                   Handle dep, double count) {
   // dW[k x n] += X^T[k x m] dY[m x n].
@@ -221,13 +321,12 @@ Handle DenseLayer::forward(OpSink& sink, OpSink::Deps input) const {
 Handle DenseLayer::mlp_forward(OpSink& sink, Handle input) const {
   const double E = d_.act_bytes, Tn = norm_tokens(), T = d_.tokens, t = d_.tp, f = d_.ffn / t;
   Handle h = sink.kernel("ln2", elementwise(d_, 2 * Tn * d_.h * E, 8 * Tn * d_.h), input);
-  h = sp_gather_linear_input(sink, d_, "tp.ag_ln2", h);
-  h = linear_forward(sink, d_, "mlp_up", T, mlp_up_width(d_), d_.h, h, QuantOperand::norm_output);
+  h = gathered_linear_forward(sink, d_, "tp.ag_ln2", "mlp_up", T, mlp_up_width(d_), d_.h, h,
+                              QuantOperand::norm_output);
   // GeLU: read x, write y. SwiGLU: read gate and up, write their product.
   const double act = (d_.activation == Activation::swiglu ? 3.0 : 2.0) * T * f * E;
   h = sink.kernel("act", elementwise(d_, act, 8 * T * f), h);
-  h = linear_forward(sink, d_, "mlp_down", T, d_.h, f, h);
-  h = tp_reduce(sink, d_, "tp.reduce_mlp", h);
+  h = reduced_linear_forward(sink, d_, "mlp_down", "tp.reduce_mlp", T, d_.h, f, h);
   const double bda = 3 * Tn * d_.h * E + (d_.dropout ? Tn * d_.h : 0.0);
   return sink.kernel("bda2", elementwise(d_, bda, 3 * Tn * d_.h), h);
 }
@@ -243,17 +342,19 @@ Handle DenseLayer::mlp_backward(OpSink& sink, OpSink::Deps grad, RecomputeModule
   // Dropout backward: read dy and mask, write dx.
   Handle h = sink.kernel_after(
       "bda2.bwd", elementwise(d_, 2 * Tn * d_.h * E + (d_.dropout ? Tn * d_.h : 0.0)), grad.span());
-  h = sp_gather(sink, d_, "tp.ag_grad_mlp", h);
-  h = linear_dgrad(sink, d_, "mlp_down.dgrad", T, d_.h, f, h);
+  h = gathered_linear_dgrad(sink, d_, "tp.ag_grad_mlp", "mlp_down.dgrad", T, d_.h, f, h);
   emit_wgrad(sink, d_, "mlp_down.wgrad", T, d_.h, f);
   // GeLU backward reads x and dy, writes dx; SwiGLU reads gate, up, dy and writes both gradients.
   const double act = (d_.activation == Activation::swiglu ? 5.0 : 3.0) * T * f * E;
   h = sink.kernel("act.bwd", elementwise(d_, act, 8 * T * f), h);
+  // With SP the weight gradient needs the gathered norm output: Megatron-Core and Transformer
+  // Engine issue that all-gather before the dgrad GEMM, which hides it, and reduce-scatter the
+  // input gradient under the weight-gradient GEMM. Recomputing the norm first delays the gather.
+  Handle gathered = rc.layernorm ? Handle{} : sp_gather_linear_input(sink, d_, "tp.ag_ln2_wgrad", h);
   h = linear_dgrad(sink, d_, "mlp_up.dgrad", T, up, d_.h, h);
   if (rc.layernorm) h = sink.kernel("ln2.recompute", elementwise(d_, 2 * Tn * d_.h * E, 8 * Tn * d_.h), h);
+  if (rc.layernorm) gathered = sp_gather_linear_input(sink, d_, "tp.ag_ln2_wgrad", h);
   const Handle reduced = tp_reduce(sink, d_, "tp.reduce_grad_mlp", h);
-  // The weight gradient overlaps the input-gradient reduction; with SP it needs the gathered input.
-  const Handle gathered = sp_gather_linear_input(sink, d_, "tp.ag_ln2_wgrad", h);
   emit_wgrad(sink, d_, "mlp_up.wgrad", T, up, d_.h, d_.sp ? gathered : Handle{});
   // Norm backward reads x, dy and the residual gradient, writes their sum.
   return sink.kernel("ln2.bwd", elementwise(d_, 4 * Tn * d_.h * E, 10 * Tn * d_.h), reduced);

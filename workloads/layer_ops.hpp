@@ -7,6 +7,7 @@
 // hand counts. The same emitters serve training, prefill (a forward that writes the KV cache) and
 // decode (one query token per sequence attending to its cache): LayerDims::phase says which.
 
+#include <functional>
 #include <string_view>
 
 #include "workloads/job.hpp"
@@ -55,6 +56,9 @@ struct LayerDims {
   GradAccumulation grad_accumulation = GradAccumulation::fused;
   /// What selective recomputation regenerates, when the step recomputes selectively.
   RecomputeModules recompute;
+  /// How the sequence-parallel gathers and reductions meet their GEMMs (off without SP).
+  TpCommOverlap tp_overlap = TpCommOverlap::off;
+  int rs_splits = 4;  ///< userbuffers' pipelined GEMM+RS chunks
 
   /// KV-cache elements one token adds per layer on one TP rank: K and V of the rank's KV heads (at
   /// least one), or MLA's latent and shared RoPE key (replicated on every rank).
@@ -174,6 +178,35 @@ OpSink::Handle linear_forward(OpSink& sink, const LayerDims& d, std::string_view
 /// gradient reuses).
 OpSink::Handle linear_dgrad(OpSink& sink, const LayerDims& d, std::string_view name, double m, double n,
                             double k, OpSink::Handle dep);
+/// A linear's forward whose input is sequence-parallel: the TP all-gather of X[m x k] (quantised
+/// first when the linears are FP8) and the GEMM, overlapped as `d.tp_overlap` says.
+OpSink::Handle gathered_linear_forward(OpSink& sink, const LayerDims& d, std::string_view gather_name,
+                                       std::string_view name, double m, double n, double k,
+                                       OpSink::Handle dep, QuantOperand input = QuantOperand::input);
+/// A row-parallel linear's forward and the TP reduction of its [m x n] output (reduce-scatter with
+/// SP, else all-reduce), overlapped as `d.tp_overlap` says.
+OpSink::Handle reduced_linear_forward(OpSink& sink, const LayerDims& d, std::string_view name,
+                                      std::string_view reduce_name, double m, double n, double k,
+                                      OpSink::Handle dep);
+/// A row-parallel linear's data gradient whose output gradient dY[m x n] is sequence-parallel: its
+/// TP all-gather and the dgrad GEMM, overlapped as `d.tp_overlap` says.
+OpSink::Handle gathered_linear_dgrad(OpSink& sink, const LayerDims& d, std::string_view gather_name,
+                                     std::string_view name, double m, double n, double k, OpSink::Handle dep);
+/// The kernel work of a GEMM over `rows` rows of its M (token) dimension.
+using RowGemm = std::function<topo::KernelWork(double rows)>;
+/// The TP all-gather of an operand (`gathered_bytes` per rank once gathered) and the GEMM over its
+/// `m` gathered rows. Off: gather, then GEMM. Userbuffers and AsyncTP: tp steps, each a GEMM on
+/// the m / tp rows at hand while the copy engines pass them on to the next rank (tp - 1 exchanges).
+OpSink::Handle gathered_gemm(OpSink& sink, const LayerDims& d, std::string_view gather_name,
+                             std::string_view name, double m, double gathered_bytes, const RowGemm& rows,
+                             OpSink::Handle dep);
+/// The GEMM over `m` rows and the TP reduction of its output (`out_bytes` per rank). Off: GEMM,
+/// then the collective. Userbuffers: rs_splits chunks, each reduce-scattered (on SMs) while the
+/// next computes. AsyncTP: tp chunks, each another rank's rows, sent there by the copy engines, and
+/// a final sum of the tp partials.
+OpSink::Handle reduced_gemm(OpSink& sink, const LayerDims& d, std::string_view name,
+                            std::string_view reduce_name, double m, double out_bytes, const RowGemm& rows,
+                            OpSink::Handle dep);
 /// A bandwidth-bound element-wise kernel moving `bytes` with `flops` of arithmetic.
 topo::KernelWork elementwise(const LayerDims& d, double bytes, double flops = 0.0);
 /// The reduction after a row-parallel GEMM (forward) or column-parallel dgrad (backward) of

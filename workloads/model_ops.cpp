@@ -95,14 +95,12 @@ Handle MtpGlue::forward(OpSink& sink, const Embedding& embed, Handle input) cons
   // reduce(-scatter) the output.
   if (d_.sp)
     n = sink.comm("tp.ag_mtp", CommOp{ParallelDim::tp, CollectiveKind::all_gather, 2 * T * h * E, 0}, n);
-  n = linear_forward(sink, d_, "mtp.proj", T, h, 2 * h / d_.tp, n);
-  return tp_reduce(sink, d_, "tp.reduce_mtp", n);
+  return reduced_linear_forward(sink, d_, "mtp.proj", "tp.reduce_mtp", T, h, 2 * h / d_.tp, n);
 }
 
 Handle MtpGlue::backward(OpSink& sink, const Embedding& embed, Handle grad) const {
   const double E = d_.act_bytes, T = d_.tokens, Tn = norm_tokens(d_), h = d_.h;
-  Handle g = sp_gather(sink, d_, "tp.ag_grad_mtp", grad);
-  g = linear_dgrad(sink, d_, "mtp.proj.dgrad", T, h, 2 * h / d_.tp, g);
+  Handle g = gathered_linear_dgrad(sink, d_, "tp.ag_grad_mtp", "mtp.proj.dgrad", T, h, 2 * h / d_.tp, grad);
   emit_wgrad(sink, d_, "mtp.proj.wgrad", T, h, 2 * h / d_.tp);
   if (d_.sp)
     g = sink.comm("tp.rs_grad_mtp", CommOp{ParallelDim::tp, CollectiveKind::reduce_scatter, 2 * T * h * E, 0},

@@ -65,6 +65,15 @@ std::string_view name(LowPrecisionRecipe r) {
   return "?";
 }
 
+std::string_view name(TpCommOverlap m) {
+  switch (m) {
+    case TpCommOverlap::off: return "off";
+    case TpCommOverlap::userbuffers: return "userbuffers";
+    case TpCommOverlap::async_tp: return "async_tp";
+  }
+  return "?";
+}
+
 std::string_view name(PipelineSchedule s) {
   switch (s) {
     case PipelineSchedule::gpipe: return "gpipe";

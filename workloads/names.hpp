@@ -17,6 +17,7 @@ std::string_view name(P2pMode m);
 std::string_view name(LowPrecisionRecipe r);
 std::string_view name(GradAccumulation g);
 std::string_view name(PipelineSchedule s);
+std::string_view name(TpCommOverlap m);
 std::string_view name(ParallelDim d);
 /// The Megatron-Core names of the modules `m` recomputes, in a fixed order.
 std::vector<std::string_view> names(const RecomputeModules& m);

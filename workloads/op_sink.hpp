@@ -47,6 +47,9 @@ struct CommOp {
   std::span<const double> pair_bytes{};
   /// Identifies pair_bytes' contents for caching: equal ids promise equal matrices (-1: none).
   int pattern = -1;
+  /// Moved by the GPUs' copy engines (userbuffers' and AsyncTP's peer-to-peer steps) on a channel
+  /// of their own: it takes no SMs from the kernels it overlaps.
+  bool copy_engine = false;
 };
 
 class OpSink {

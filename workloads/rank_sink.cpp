@@ -72,6 +72,9 @@ StepAssembler::StepAssembler(const JobSpec& job, CommPlanner& planner, RankMode 
     }
     // The host's launches are delay ops on a stream of their own: communication never slows them,
     // and traces show them beside the GPU's streams.
+    s.tp_copy = s.comm[idx(ParallelDim::tp)];
+    if (job.parallel.tp_comm_overlap != TpCommOverlap::off && job.parallel.tp > 1)
+      s.tp_copy = graph_.add_stream(p, sim::StreamRole::copy, stream_label(r, "copy.tp"));
     if (host_timeline_) s.host = graph_.add_stream(p, sim::StreamRole::compute, stream_label(r, "host"));
     streams_.push_back(s);
     ranks_.push_back(SimRank{r, layout_.coords(r).pp, p, s.compute});
@@ -240,7 +243,9 @@ sim::OpId RankSink::transfer(std::string_view name, const CommOp& c,
   std::vector<sim::StreamId> streams;
   for (int member : groups.front()) {
     const int s = a_.sim_index(member);
-    if (s >= 0) streams.push_back(a_.streams(s).channel(c.dim, c.scope));
+    if (s < 0) continue;
+    const RankStreams& rs = a_.streams(s);
+    streams.push_back(c.copy_engine && c.dim == ParallelDim::tp ? rs.tp_copy : rs.channel(c.dim, c.scope));
   }
   return a_.add(op, streams, info);
 }
@@ -250,7 +255,8 @@ OpSink::Handle RankSink::emit_comm(std::string_view name, const CommOp& c, std::
   const sim::OpId host = launch(1.0);  // the NCCL kernel's launch
   sim::OpId id;
   if (a_.mode() == RankMode::all) {
-    const int channel = static_cast<int>(c.dim) * 2 + static_cast<int>(c.scope);
+    // Copy-engine steps have a sequence of their own (a fifth channel after dim x scope's four).
+    const int channel = c.copy_engine ? 10 : static_cast<int>(c.dim) * 2 + static_cast<int>(c.scope);
     const int seq = comm_seq_[static_cast<std::size_t>(channel)]++;
     const auto key = std::make_tuple(channel, groups.front().front(), seq);
     auto it = a_.shared_collectives().find(key);

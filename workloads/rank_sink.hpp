@@ -39,6 +39,8 @@ struct RankStreams {
   sim::StreamId expert_tp = 0, expert_dp = 0;
   /// Eager launches: the host CPU's stream of kernel launches (delay ops), when modelled.
   sim::StreamId host = 0;
+  /// TP-communication overlap: the copy engines' peer-to-peer channel (userbuffers, AsyncTP).
+  sim::StreamId tp_copy = 0;
   /// The channel of a collective along `d` in `scope`.
   sim::StreamId channel(ParallelDim d, CommScope scope) const {
     if (scope == CommScope::expert && d == ParallelDim::tp) return expert_tp;
@@ -149,7 +151,8 @@ class RankSink : public OpSink {
   int layer_ = -1;
   int microbatch_ = -1;
   std::string label_scratch_;
-  std::array<int, 10> comm_seq_{};  ///< collectives emitted so far per dimension and scope (full mode)
+  std::array<int, 11>
+      comm_seq_{};  ///< collectives emitted so far per dimension and scope, and copy-engine steps (full mode)
   std::map<std::tuple<int, int, long long, int>, std::uint32_t>
       payload_cache_;  // (dim+scope, kind, bytes, pattern)
 };

@@ -27,8 +27,7 @@ TrainStepBuilder::TrainStepBuilder(const JobSpec& job, CommPlanner& planner, Ran
     throw UserError("workload.global_batch = " + std::to_string(w.global_batch) +
                     " must be a multiple of micro_batch x dp = " + std::to_string(per_step));
   m_ = w.global_batch / per_step;
-  const bool uneven = job.parallel.first_stage_layers > 0 || job.parallel.last_stage_layers > 0;
-  if ((v_ > 1 || !uneven) && job.model.layers % vstages() != 0)
+  if (!job.parallel.uneven_split() && job.model.layers % vstages() != 0)
     throw UserError("model.layers = " + std::to_string(job.model.layers) + " must divide evenly over pp x " +
                     "virtual_stages = " + std::to_string(vstages()));
   if (job.parallel.cp > 1 && job.workload.attention_impl != AttentionImpl::flash)
@@ -53,15 +52,12 @@ int TrainStepBuilder::pipeline_of(int rank) const {
 }
 
 std::pair<int, int> TrainStepBuilder::layers_of(int vstage) const {
+  // Model chunks in order hold consecutive layers (uneven ends: Llama 3 405B's 7 + 14 x 8 + 7, or
+  // the embedding and loss counted as layers: 1 + 2 x 62 + 1 over PP 8 x VP 8).
   const auto& par = job_.parallel;
-  if (v_ > 1) {
-    const int per = job_.model.layers / vstages();
-    return {vstage * per, (vstage + 1) * per};
-  }
-  // Without interleaving, the first and last stages may hold fewer layers (Llama 3 405B: 7 + 14 x 8 + 7).
   int begin = 0;
-  for (int s = 0; s < vstage; ++s) begin += par.stage_layers(s, job_.model.layers);
-  return {begin, begin + par.stage_layers(vstage, job_.model.layers)};
+  for (int s = 0; s < vstage; ++s) begin += par.chunk_layers(s, job_.model.layers);
+  return {begin, begin + par.chunk_layers(vstage, job_.model.layers)};
 }
 
 double TrainStepBuilder::boundary_bytes() const {

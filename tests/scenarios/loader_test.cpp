@@ -151,7 +151,7 @@ context = 1024
   CHECK(s.job.workload.context_len == 1024);
 }
 
-TEST_CASE("GB200 defaults to the largest whole-rack NVLink domain the cluster fills") {
+TEST_CASE("GB200 defaults to whole NVL72 racks when the cluster fills them") {
   const auto s = load_scenario_string(R"(
 [model]
 preset = "llama-3.1-70b"
@@ -169,6 +169,47 @@ tp = 8
                                       "gb.toml", builtin());
   CHECK(s.job.cluster.nvlink_domain == 72);  // 144 GPUs = two NVL72 racks
   CHECK(s.job.parallel.dp == 18);            // 144 / 8
+}
+
+namespace {
+std::string gb200_job(int nodes, const std::string& hardware_extra) {
+  return R"(
+[model]
+preset = "llama-3.1-70b"
+[hardware]
+gpu = "gb200"
+gpus_per_node = 4
+nodes = )" +
+         std::to_string(nodes) + "\n" + hardware_extra + R"(
+[workload]
+kind = "train"
+seq_len = 8192
+global_batch = 1152
+[parallelism]
+tp = 4
+)";
+}
+}  // namespace
+
+TEST_CASE("a job that does not fill whole NVL72 racks uses its share of each") {
+  // 128 GPUs on 72-GPU racks: the largest whole-tray share tiling 128 is 64 (2 racks of 16 trays).
+  const auto s = load_scenario_string(gb200_job(32, "nvlink_domain = 72"), "gb.toml", builtin());
+  CHECK(s.job.cluster.nvlink_domain == 64);
+  CHECK(s.job.cluster.rack_gpus == 72);
+  CHECK(s.job.cluster.physical_domain() == 72);
+  // Stated: 32 of each rack (4 racks), simulated as domains of 32.
+  const auto t =
+      load_scenario_string(gb200_job(32, "nvlink_domain = 72\ngpus_per_domain = 32"), "gb.toml", builtin());
+  CHECK(t.job.cluster.nvlink_domain == 32);
+  CHECK(t.job.cluster.rack_gpus == 72);
+  // A share that does not tile the job is refused with the share that would.
+  CHECK_THROWS_WITH(
+      load_scenario_string(gb200_job(32, "nvlink_domain = 72\ngpus_per_domain = 60"), "gb.toml", builtin()),
+      Catch::Contains("hardware.gpus_per_domain") && Catch::Contains("e.g. gpus_per_domain = 64"));
+  // 288 GPUs fill four racks: no share.
+  const auto u = load_scenario_string(gb200_job(72, "nvlink_domain = 72"), "gb.toml", builtin());
+  CHECK(u.job.cluster.nvlink_domain == 72);
+  CHECK(u.job.cluster.rack_gpus == 0);
 }
 
 TEST_CASE("the bundled examples load with the intended layouts") {

@@ -37,7 +37,7 @@ std::string small_case(const std::string& id, const std::string& parallelism, co
 }
 
 constexpr const char* kTp8 = "tp = 8\n";
-// stepsim refuses uneven end stages with interleaving.
+// A first stage of 1 layer cannot split over 2 model chunks.
 constexpr const char* kRefused = "tp = 2\npp = 2\nvirtual_stages = 2\nfirst_stage_layers = 1\n";
 
 const ValidationCase& find(const ValidationReport& r, const std::string& id) {
@@ -85,7 +85,8 @@ TEST_CASE(
   const ValidationCase& c = find(r, "refused");
   CHECK(c.not_simulated == "uneven stages with VP");
   CHECK(c.load_error.find("parallelism.first_stage_layers") != std::string::npos);
-  CHECK(c.load_error.find("cannot be combined with virtual_stages = 2") != std::string::npos);
+  CHECK(c.load_error.find("stage 0 holds 1 layers, which its virtual_stages = 2 model chunks") !=
+        std::string::npos);
   CHECK(r.groups.at("g").cases == 1);
   CHECK(r.groups.at("g").not_simulated == 1);
   CHECK(find(r, "a").simulated());
@@ -95,9 +96,8 @@ TEST_CASE("a refused configuration not marked not simulated still fails the run"
   TempDir dir;
   dir.write("a.toml", small_case("a", kTp8, ""));
   dir.write("refused.toml", small_case("refused", kRefused, ""));
-  CHECK_THROWS_WITH(
-      run_validation(dir.path(), builtin(), 2),
-      Catch::Contains("refused.toml") && Catch::Contains("cannot be combined with virtual_stages"));
+  CHECK_THROWS_WITH(run_validation(dir.path(), builtin(), 2),
+                    Catch::Contains("refused.toml") && Catch::Contains("model chunks cannot share evenly"));
 }
 
 TEST_CASE("a not-simulated case's file must still read: unknown keys and bad values are errors") {

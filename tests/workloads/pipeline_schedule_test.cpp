@@ -71,3 +71,40 @@ TEST_CASE("interleaving rejects micro-batch counts that are not a multiple of pp
   CHECK_THROWS_AS(pipeline_schedule(PipelineSchedule::interleaved, 4, 6, 2), UserError);
   CHECK_THROWS_AS(pipeline_schedule(PipelineSchedule::one_f_one_b, 4, 8, 2), UserError);
 }
+
+TEST_CASE("Megatron-Core's split of 126 layers over PP 8 x VP 8 with the embedding and loss as layers") {
+  // Llama 3.1 405B as NVIDIA runs it on GB200: 126 layers + embedding + loss = 128 slots, 16 per
+  // stage, 2 per model chunk; the first chunk (stage 0, chunk 0) and the last (stage 7, chunk 7)
+  // give one slot to the embedding and the loss: 1 + 62 x 2 + 1 = 126 transformer layers.
+  ParallelSpec p;
+  p.pp = 8;
+  p.virtual_stages = 8;
+  p.embedding_in_split = true;
+  p.loss_in_split = true;
+  int total = 0;
+  for (int vs = 0; vs < 64; ++vs) {
+    const int expected = vs == 0 || vs == 63 ? 1 : 2;
+    CHECK(p.chunk_layers(vs, 126) == expected);
+    total += p.chunk_layers(vs, 126);
+  }
+  CHECK(total == 126);
+  // Stages 0 and 7 hold 15 layers (8 chunks, one of 1), the others 16.
+  CHECK(p.stage_layers(0, 126) == 15);
+  CHECK(p.stage_layers(7, 126) == 15);
+  CHECK(p.stage_layers(3, 126) == 16);
+}
+
+TEST_CASE("uneven end stages split over their model chunks") {
+  // 80 layers, PP 4 x VP 2, first and last stages 16: the middle two share 48 (24 each); each
+  // stage's share halves over its chunks: chunk vs = c x pp + stage.
+  ParallelSpec p;
+  p.pp = 4;
+  p.virtual_stages = 2;
+  p.first_stage_layers = 16;
+  p.last_stage_layers = 16;
+  CHECK(p.chunk_layers(0, 80) == 8);   // stage 0, chunk 0
+  CHECK(p.chunk_layers(4, 80) == 8);   // stage 0, chunk 1
+  CHECK(p.chunk_layers(1, 80) == 12);  // stage 1
+  CHECK(p.chunk_layers(7, 80) == 8);   // stage 3, chunk 1
+  CHECK(p.stage_layers(2, 80) == 24);
+}

@@ -133,6 +133,8 @@ json model_json(const work::ModelSpec& m) {
          {"shared_experts", m.shared_experts},
          {"expert_ffn", m.expert_ffn},
          {"dense_layers", m.dense_layers},
+         {"moe_layer_freq", m.moe_layer_freq},
+         {"moe_layer_pattern", m.moe_layer_pattern},
          {"mtp_layers", m.mtp_layers},
          {"params", params_json(work::count_params(m))},
          {"published_params", m.published_params},

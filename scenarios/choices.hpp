@@ -39,6 +39,13 @@ inline constexpr std::array<Choice<work::GradAccumulation>, 2> kGradAccumulation
     {{"fused", work::GradAccumulation::fused}, {"separate", work::GradAccumulation::separate}}};
 inline constexpr std::array<Choice<work::P2pMode>, 2> kP2pMode{
     {{"overlapped", work::P2pMode::overlapped}, {"blocking", work::P2pMode::blocking}}};
+/// PyTorch FSDP's ShardingStrategy names (NO_SHARD is zero_stage = 0 with DDP).
+enum class FsdpStrategy : std::uint8_t { full_shard, shard_grad_op, hybrid_shard, hybrid_shard_zero2 };
+inline constexpr std::array<Choice<FsdpStrategy>, 4> kFsdpStrategy{
+    {{"full_shard", FsdpStrategy::full_shard},
+     {"shard_grad_op", FsdpStrategy::shard_grad_op},
+     {"hybrid_shard", FsdpStrategy::hybrid_shard},
+     {"hybrid_shard_zero2", FsdpStrategy::hybrid_shard_zero2}}};
 inline constexpr std::array<Choice<work::TpCommOverlap>, 3> kTpCommOverlap{
     {{"off", work::TpCommOverlap::off},
      {"userbuffers", work::TpCommOverlap::userbuffers},

@@ -1,11 +1,13 @@
 // Values derived from several tables, and the checks that span tables. Messages show the
 // arithmetic so the user sees why a layout does not fit.
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "scenarios/scenario_sections.hpp"
 #include "scenarios/suggest.hpp"
 #include "workloads/names.hpp"
+#include "workloads/params.hpp"
 
 namespace stepsim::scen::detail {
 namespace {
@@ -133,6 +135,50 @@ void resolve_nvlink_domain(Scenario& s) {
     c.nvlink_domain = total % d == 0 ? d : domain_share(d, gpn, total);
   }
   if (c.nvlink_domain < d) c.rack_gpus = d;
+}
+
+/// ZeRO-3 / FSDP options: only with zero_stage = 3; HSDP's shard group (FSDP1's HYBRID_SHARD
+/// shards inside a node by default); DeepSpeed's prefetch bucket and live-parameter limit as whole
+/// layers of prefetch (its per-rank layer size counted with the model's parameters).
+void resolve_sharding(Scenario& s) {
+  work::ParallelSpec& p = s.job.parallel;
+  const char* keys[] = {"parallelism.reshard_after_forward", "parallelism.shard_group",
+                        "parallelism.prefetch_layers", "parallelism.prefetch_bucket_mparams",
+                        "parallelism.max_live_mparams"};
+  if (p.zero_stage != 3) {
+    for (const char* k : keys)
+      if (given(s, k))
+        fail(s, k, "applies to sharded weights (ZeRO-3 / FSDP), but zero_stage = " + to_string(p.zero_stage),
+             "set zero_stage = 3 or fsdp = \"full_shard\", or remove it");
+    return;
+  }
+  const int group = p.dp * p.cp;
+  if (s.fsdp_hybrid && p.shard_group == 0) {
+    const int per_node = p.tp < s.job.cluster.gpus_per_node ? s.job.cluster.gpus_per_node / p.tp : 1;
+    if (group % per_node != 0 || per_node < 1)
+      fail(s, "parallelism.fsdp",
+           "hybrid sharding shards inside a node by default, but a node's " + to_string(per_node) +
+               " data-parallel ranks do not divide dp x cp = " + to_string(group),
+           "set shard_group to a divisor of " + to_string(group));
+    p.shard_group = per_node;
+  }
+  if (p.shard_group > 0 && group % p.shard_group != 0)
+    fail(s, "parallelism.shard_group",
+         "is " + to_string(p.shard_group) + ", which does not divide the dp x cp = " + to_string(group) +
+             " ranks holding the same weights",
+         "choose a divisor of " + to_string(group) + " (the ranks of one node, e.g.)");
+  if (p.shard_group >= group) p.shard_group = 0;  // one group of all: plain FULL_SHARD
+  if (s.prefetch_bucket_params > 0.0 || s.max_live_params > 0.0) {
+    if (given(s, "parallelism.prefetch_layers"))
+      fail(s, "parallelism.prefetch_layers",
+           "cannot be combined with prefetch_bucket_mparams / max_live_mparams",
+           "give the prefetch in layers, or DeepSpeed's limits, not both");
+    const work::ParamBreakdown b = work::count_params(s.job.model);
+    const double layer = (b.total - b.embedding - b.lm_head - b.position - b.mtp) / s.job.model.layers / p.tp;
+    double depth = s.prefetch_bucket_params > 0.0 ? std::floor(s.prefetch_bucket_params / layer) : 1.0;
+    if (s.max_live_params > 0.0) depth = std::min(depth, std::floor(s.max_live_params / layer) - 1.0);
+    p.prefetch_layers = static_cast<int>(std::clamp(depth, 0.0, 16.0));
+  }
 }
 
 void resolve_schedule(Scenario& s) {
@@ -415,6 +461,7 @@ void resolve_and_check(Scenario& s) {
   resolve_nvlink_domain(s);
   resolve_schedule(s);
   resolve_dp(s);
+  resolve_sharding(s);
   check_model_split(s);
   check_moe_layout(s);
   check_workload_keys(s);

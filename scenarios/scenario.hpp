@@ -44,13 +44,17 @@ struct Scenario {
   ScenarioMeta meta;
   std::optional<ValidationData> validation;
   Target target;
-  std::string model_preset;    ///< catalog id the model started from ("" if given inline)
-  std::string gpu_preset;      ///< catalog id of the GPU
-  bool dp_derived = false;     ///< dp was omitted and computed as GPUs / (tp x pp x cp)
-  std::string source_text;     ///< the scenario file as read
-  std::filesystem::path path;  ///< the file; empty when loaded from a string
-  std::string display_name;    ///< how messages name the input: the path, or the name given
-  KeyLocations locations;      ///< dotted key -> file:line:column
+  std::string model_preset;  ///< catalog id the model started from ("" if given inline)
+  std::string gpu_preset;    ///< catalog id of the GPU
+  bool dp_derived = false;   ///< dp was omitted and computed as GPUs / (tp x pp x cp)
+  // ZeRO-3 inputs resolved into ParallelSpec after all tables are read (cross_checks.cpp).
+  bool fsdp_hybrid = false;           ///< parallelism.fsdp = "hybrid_shard*": shard inside a node
+  double prefetch_bucket_params = 0;  ///< DeepSpeed stage3_prefetch_bucket_size (parameters; 0 = not given)
+  double max_live_params = 0;         ///< DeepSpeed stage3_max_live_parameters (0 = not given)
+  std::string source_text;            ///< the scenario file as read
+  std::filesystem::path path;         ///< the file; empty when loaded from a string
+  std::string display_name;           ///< how messages name the input: the path, or the name given
+  KeyLocations locations;             ///< dotted key -> file:line:column
 
   /// Where `dotted_key` ("parallelism.tp") was written, else its table, else the file: for
   /// errors that later layers raise about this scenario.

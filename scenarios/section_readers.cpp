@@ -116,6 +116,28 @@ void read_workload_section(TableReader r, Scenario& s) {
   r.finish();
 }
 
+/// ZeRO-3 / FSDP flavours: PyTorch FSDP's sharding strategy, FSDP2's reshard_after_forward, HSDP's
+/// shard group, the prefetch depth, and DeepSpeed ZeRO-3's prefetch bucket and live-parameter limit
+/// (converted to whole layers of prefetch in resolve_sharding).
+void read_sharding(TableReader& r, Scenario& s) {
+  work::ParallelSpec& p = s.job.parallel;
+  choices::FsdpStrategy fsdp{};
+  if (r.read("fsdp", fsdp, choices::kFsdpStrategy)) {
+    if (r.has("zero_stage") && p.zero_stage != 3)
+      r.fail("fsdp", "shards the weights (ZeRO-3), but zero_stage = " + std::to_string(p.zero_stage),
+             "remove zero_stage, or set it to 3");
+    p.zero_stage = 3;
+    using F = choices::FsdpStrategy;
+    p.reshard_after_forward = fsdp == F::full_shard || fsdp == F::hybrid_shard;
+    s.fsdp_hybrid = fsdp == F::hybrid_shard || fsdp == F::hybrid_shard_zero2;
+  }
+  r.read("reshard_after_forward", p.reshard_after_forward);
+  r.read("shard_group", p.shard_group, kPositiveInt);
+  r.read("prefetch_layers", p.prefetch_layers, IntRange{0, 16});
+  r.read("prefetch_bucket_mparams", s.prefetch_bucket_params, kPositive, 1e6);
+  r.read("max_live_mparams", s.max_live_params, kPositive, 1e6);
+}
+
 void read_parallelism_section(TableReader r, Scenario& s) {
   work::ParallelSpec& p = s.job.parallel;
   r.read("dp", p.dp, kPositiveInt);
@@ -144,6 +166,7 @@ void read_parallelism_section(TableReader r, Scenario& s) {
   else
     r.read("tp_comm_overlap", p.tp_comm_overlap, choices::kTpCommOverlap);
   r.read("tp_overlap_rs_splits", p.tp_overlap_rs_splits, IntRange{1, 64});
+  read_sharding(r, s);
   r.read("pp_p2p", p.pp_p2p, choices::kP2pMode);
   r.finish();
 }

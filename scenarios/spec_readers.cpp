@@ -27,12 +27,32 @@ void read_mla(TableReader& r, work::MlaDims& mla) {
   r.finish();
 }
 
+/// moe_layer_freq: an integer (every N-th layer is MoE) or Megatron's list of 0/1 per layer.
+void read_moe_layer_freq(TableReader& r, work::ModelSpec& m) {
+  const toml::node* n = r.node("moe_layer_freq");
+  if (n == nullptr) return;
+  if (const auto* a = n->as_array()) {
+    m.moe_layer_pattern.clear();
+    for (const toml::node& e : *a) {
+      const auto v = e.value<std::int64_t>();
+      if (!v || (*v != 0 && *v != 1))
+        r.fail_at(e, "moe_layer_freq", "every element must be 0 (dense) or 1 (MoE)",
+                  "Megatron's list form: one 0 or 1 per layer, e.g. [0, 1, 0, 1]");
+      m.moe_layer_pattern.push_back(static_cast<int>(*v));
+    }
+    return;
+  }
+  r.read("moe_layer_freq", m.moe_layer_freq, kPositiveInt);
+}
+
 void check_moe(const work::ModelSpec& m, const TableReader& r) {
   if (!m.is_moe()) {
-    for (auto [key, value] : {std::pair<std::string_view, int>{"top_k", m.top_k},
-                              {"shared_experts", m.shared_experts},
-                              {"expert_ffn", m.expert_ffn},
-                              {"dense_layers", m.dense_layers}})
+    for (auto [key, value] :
+         {std::pair<std::string_view, int>{"top_k", m.top_k},
+          {"shared_experts", m.shared_experts},
+          {"expert_ffn", m.expert_ffn},
+          {"dense_layers", m.dense_layers},
+          {"moe_layer_freq", m.moe_layer_freq > 1 || !m.moe_layer_pattern.empty() ? 1 : 0}})
       if (value > 0)
         r.fail(key, "is a mixture-of-experts key, but the model has no experts",
                "set experts = N (routed experts per layer), or remove " + std::string(key));
@@ -49,6 +69,14 @@ void check_moe(const work::ModelSpec& m, const TableReader& r) {
         "dense_layers",
         "must be less than layers (" + std::to_string(m.layers) + "), got " + std::to_string(m.dense_layers),
         "dense_layers counts the leading dense-FFN layers");
+  if (!m.moe_layer_pattern.empty() && static_cast<int>(m.moe_layer_pattern.size()) != m.layers)
+    r.fail("moe_layer_freq",
+           "lists " + std::to_string(m.moe_layer_pattern.size()) + " layers, but the model has " +
+               std::to_string(m.layers),
+           "give one 0 or 1 per layer, or an integer N for MoE in every N-th layer");
+  if (m.moe_layers() == 0)
+    r.fail(m.moe_layer_pattern.empty() && m.moe_layer_freq == 1 ? "dense_layers" : "moe_layer_freq",
+           "leaves no MoE layer", "an MoE model needs at least one layer with experts");
 }
 
 void check_attention(work::ModelSpec& m, const TableReader& r) {
@@ -280,6 +308,7 @@ void read_model_fields(TableReader& r, work::ModelSpec& m, FieldSet set) {
   r.read("shared_experts", m.shared_experts, kNonNegativeInt);
   r.read("expert_ffn", m.expert_ffn, kNonNegativeInt);
   r.read("dense_layers", m.dense_layers, kNonNegativeInt);
+  read_moe_layer_freq(r, m);
   r.read("mtp_layers", m.mtp_layers, kNonNegativeInt);
   if (set == FieldSet::catalog) {
     r.read("published_params", m.published_params, kNonNegative);
@@ -293,7 +322,7 @@ void finalize_model(work::ModelSpec& m, const TableReader& r) {
   if (m.hidden < 1) missing(r, "hidden", "model width d_model");
   if (m.heads < 1) missing(r, "heads", "attention heads");
   if (m.vocab < 1) missing(r, "vocab", "vocabulary size");
-  if (m.ffn < 1 && (!m.is_moe() || m.dense_layers > 0)) missing(r, "ffn", "FFN width of dense layers");
+  if (m.ffn < 1 && (!m.is_moe() || m.moe_layers() < m.layers)) missing(r, "ffn", "FFN width of dense layers");
   if (m.position == work::PositionEmbedding::learned && m.max_positions < 1)
     missing(r, "max_positions", "rows of the learned position table");
   check_attention(m, r);

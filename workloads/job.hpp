@@ -83,6 +83,16 @@ struct ParallelSpec {
   bool loss_in_split = false;
   bool sequence_parallel = false;
   int zero_stage = 0;  ///< 0 none, 1 optimizer states, 2 + gradients, 3 + parameters (FSDP)
+  /// ZeRO-3 / FSDP: free each layer's gathered weights after its forward and gather them again for
+  /// its backward (FULL_SHARD, FSDP2's default); false keeps them from the forward to the end of the
+  /// backward (SHARD_GRAD_OP, reshard_after_forward = False).
+  bool reshard_after_forward = true;
+  /// ZeRO-3 / FSDP hybrid sharding (HSDP): the weights are sharded over groups of this many of the
+  /// dp x cp ranks and replicated across the groups; 0 = one group of all of them.
+  int shard_group = 0;
+  /// ZeRO-3 / FSDP: layers whose weight all-gathers may run ahead of the layer computing (FSDP's
+  /// forward/backward prefetch: 1; 0 gathers each layer only when the previous one is done).
+  int prefetch_layers = 1;
   PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
   /// Placement order, innermost (fastest-varying rank index) first: Megatron's tp, cp, ep, pp, dp.
   std::vector<ParallelDim> order{ParallelDim::tp, ParallelDim::cp, ParallelDim::pp, ParallelDim::dp};
@@ -99,6 +109,10 @@ struct ParallelSpec {
   int tp_overlap_rs_splits = 4;
   P2pMode pp_p2p = P2pMode::overlapped;
   int world() const { return dp * tp * pp * cp; }
+  /// Ranks that shard one copy of the dense weights' ZeRO state: dp x cp, or the HSDP shard group.
+  int dense_shard_ranks() const { return zero_stage >= 3 && shard_group > 0 ? shard_group : dp * cp; }
+  /// Copies of each shard (HSDP replicas; 1 otherwise).
+  int shard_replicas() const { return dp * cp / dense_shard_ranks(); }
   /// Ranks of one pipeline stage that hold the same experts and reduce their gradients together:
   /// tp x cp x dp / (ep x expert_tp). Requires ep x expert_tp to divide tp x cp x dp.
   int expert_dp() const { return tp * cp * dp / (ep * expert_tp); }

@@ -25,7 +25,7 @@ class LayerStack {
   /// builders cannot run (tensor parallelism in training without sequence parallelism).
   LayerStack(const JobSpec& job, const LayerDims& dims, const RankLayout& layout, RankMode mode);
 
-  bool is_moe(int layer) const { return moe_.has_value() && layer >= job_.model.dense_layers; }
+  bool is_moe(int layer) const { return moe_.has_value() && job_.model.is_moe_layer(layer); }
   /// Forward (or recompute) of `layer` on global rank `rank`; returns the output op.
   OpSink::Handle forward(OpSink& sink, int layer, int rank, OpSink::Deps input);
   OpSink::Handle backward(OpSink& sink, int layer, int rank, OpSink::Deps grad, Recompute recompute);

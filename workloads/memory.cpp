@@ -92,7 +92,7 @@ double micro_batches_in_flight(const JobSpec& job, const StepShape& s, int i) {
 void add_states(const JobSpec& job, const GpuParams& gp, MemoryEstimate& mem) {
   const ParallelSpec& par = job.parallel;
   const PrecisionSpec& prec = job.precision;
-  const double dense_group = double(par.dp) * par.cp;
+  const double dense_group = par.zero_stage >= 3 ? par.dense_shard_ranks() : double(par.dp) * par.cp;
   const double expert_group = par.expert_dp();
   auto sharded = [&](int from_stage, double bytes_per_param) {
     const bool on = par.zero_stage >= from_stage;

@@ -32,7 +32,10 @@ enum class Pass : std::uint8_t { forward, backward, recompute, optimizer };
 /// Which communicator of a dimension a collective uses: the dense layout's, or Megatron-Core's
 /// expert layout (tp: expert tensor parallel; dp: ranks holding the same experts; ep is always
 /// the expert-parallel group).
-enum class CommScope : std::uint8_t { dense, expert };
+/// shard / replica: hybrid sharded data parallelism's groups of the dp x cp ranks (the ranks
+/// sharding one copy of the weights, and the ranks holding the same shard).
+enum class CommScope : std::uint8_t { dense, expert, shard, replica };
+inline constexpr int kCommScopes = 4;
 
 /// A communication op as the layer sees it: a collective over one parallel dimension's group.
 struct CommOp {

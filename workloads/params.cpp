@@ -98,7 +98,7 @@ double mlp_params(const ModelSpec& m, int ffn) {
 ParamBreakdown count_params(const ModelSpec& m) {
   ParamBreakdown b;
   const double h = d(m.hidden);
-  const int dense_layers = m.is_moe() ? m.dense_layers : m.layers;
+  const int dense_layers = m.layers - m.moe_layers();  // leading and interleaved dense-FFN layers
   const int moe_layers = m.moe_layers();
   b.embedding = d(m.vocab) * h;
   b.position = m.position == PositionEmbedding::learned ? d(m.max_positions) * h : 0.0;

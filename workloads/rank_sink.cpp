@@ -1,5 +1,6 @@
 #include "workloads/rank_sink.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -109,8 +110,19 @@ namespace {
 /// The communicator of `rank` along `d`. Data-parallel traffic (gradients, ZeRO shards) spans the
 /// context-parallel ranks too, since they hold the same weights; expert weights reduce over the
 /// ranks holding the same experts, and expert tensor parallelism has its own groups.
-std::vector<int> group_of(const RankLayout& layout, int rank, ParallelDim d, CommScope scope) {
+std::vector<int> group_of(const RankLayout& layout, int rank, ParallelDim d, CommScope scope, int shard) {
   if (scope == CommScope::expert && d == ParallelDim::dp) return layout.expert_dp_group(rank);
+  if (scope == CommScope::shard || scope == CommScope::replica) {
+    // HSDP: consecutive blocks of `shard` ranks of the (sorted) dp x cp group shard the weights;
+    // the ranks at the same position of every block hold the same shard.
+    const std::vector<int> all = layout.grad_group(rank);
+    const auto pos = static_cast<std::size_t>(std::find(all.begin(), all.end(), rank) - all.begin());
+    const auto s = static_cast<std::size_t>(shard);
+    std::vector<int> out;
+    for (std::size_t i = 0; i < all.size(); ++i)
+      if (scope == CommScope::shard ? i / s == pos / s : i % s == pos % s) out.push_back(all[i]);
+    return out;
+  }
   if (scope == CommScope::expert && d == ParallelDim::tp) return layout.expert_tp_group(rank);
   return d == ParallelDim::dp ? layout.grad_group(rank) : layout.group(rank, d);
 }
@@ -123,11 +135,12 @@ const std::vector<std::vector<int>>& StepAssembler::groups(ParallelDim d, int ra
   auto [it, inserted] = group_cache_.try_emplace({static_cast<int>(d), static_cast<int>(scope), key});
   if (!inserted) return it->second;
   auto& out = it->second;
-  out.push_back(group_of(layout_, rank, d, scope));
+  const int shard = job_.parallel.dense_shard_ranks();
+  out.push_back(group_of(layout_, rank, d, scope, shard));
   if (mode_ == RankMode::representative) {
     for (int r = 0; r < layout_.world(); ++r) {
       if (layout_.coords(r).pp != key || r == out.front().front()) continue;
-      auto g = group_of(layout_, r, d, scope);
+      auto g = group_of(layout_, r, d, scope, shard);
       if (g.front() == r) out.push_back(std::move(g));
     }
   }
@@ -211,7 +224,7 @@ OpSink::Handle RankSink::emit_kernel(std::string_view name, const topo::KernelWo
 }
 
 std::uint32_t RankSink::payload(const CommOp& c, const std::vector<std::vector<int>>& groups) {
-  const auto key = std::make_tuple(static_cast<int>(c.dim) * 2 + static_cast<int>(c.scope),
+  const auto key = std::make_tuple(static_cast<int>(c.dim) * kCommScopes + static_cast<int>(c.scope),
                                    static_cast<int>(c.kind) * 64 + c.peer_offset + 32, std::llround(c.bytes),
                                    c.pair_bytes.empty() ? -1 : c.pattern);
   auto [it, inserted] = payload_cache_.try_emplace(key, 0u);
@@ -255,8 +268,9 @@ OpSink::Handle RankSink::emit_comm(std::string_view name, const CommOp& c, std::
   const sim::OpId host = launch(1.0);  // the NCCL kernel's launch
   sim::OpId id;
   if (a_.mode() == RankMode::all) {
-    // Copy-engine steps have a sequence of their own (a fifth channel after dim x scope's four).
-    const int channel = c.copy_engine ? 10 : static_cast<int>(c.dim) * 2 + static_cast<int>(c.scope);
+    // Copy-engine steps have a sequence of their own, after every dimension x scope's.
+    const int channel =
+        c.copy_engine ? 5 * kCommScopes : static_cast<int>(c.dim) * kCommScopes + static_cast<int>(c.scope);
     const int seq = comm_seq_[static_cast<std::size_t>(channel)]++;
     const auto key = std::make_tuple(channel, groups.front().front(), seq);
     auto it = a_.shared_collectives().find(key);

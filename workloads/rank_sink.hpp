@@ -151,8 +151,8 @@ class RankSink : public OpSink {
   int layer_ = -1;
   int microbatch_ = -1;
   std::string label_scratch_;
-  std::array<int, 11>
-      comm_seq_{};  ///< collectives emitted so far per dimension and scope, and copy-engine steps (full mode)
+  /// Collectives emitted so far per dimension and scope, and copy-engine steps (full mode).
+  std::array<int, 5 * kCommScopes + 1> comm_seq_{};
   std::map<std::tuple<int, int, long long, int>, std::uint32_t>
       payload_cache_;  // (dim+scope, kind, bytes, pattern)
 };

@@ -12,35 +12,80 @@ double TrainStepBuilder::layer_weight_bytes(int l) const {
   return (layers_.dense_params(l) + layers_.expert_params(l)) * job_.precision.param_bytes;
 }
 
-Handle TrainStepBuilder::gather_layer(RankSink& sink, int sim_rank, int l, Handle prefetch_after) {
+Handle TrainStepBuilder::prefetch_point(const std::vector<Handle>& starts, Handle input) const {
+  const int depth = job_.parallel.prefetch_layers;
+  if (depth == 0) return input;
+  if (static_cast<int>(starts.size()) < depth) return Handle{};
+  return starts[starts.size() - static_cast<std::size_t>(depth)];
+}
+
+Handle TrainStepBuilder::gather_layer(RankSink& sink, int sim_rank, int l, Handle prefetch_after, Pass pass) {
   if (!zero3_) return Handle{};
+  auto& kept = kept_weights_[static_cast<std::size_t>(sim_rank)];
+  if (pass == Pass::backward && !job_.parallel.reshard_after_forward) {
+    // SHARD_GRAD_OP: the forward's gathered weights are still here.
+    if (const auto it = kept.find({l, sink.microbatch()}); it != kept.end()) {
+      const Handle g = it->second;
+      kept.erase(it);
+      return g;
+    }
+  }
   if (prefetch_after.valid()) prefetch_after = Handle{a_.gpu_op(prefetch_after.id)};  // the layer's kernel
   const double dense = layers_.dense_params(l) * job_.precision.param_bytes;
   const double experts = layers_.expert_params(l) * job_.precision.param_bytes;
-  Handle g = sink.comm("dp.param_gather", CommOp{ParallelDim::dp, CollectiveKind::all_gather, dense, 0},
-                       prefetch_after);
+  const CommScope scope = job_.parallel.shard_group > 0 ? CommScope::shard : CommScope::dense;
+  Handle g = sink.comm("dp.param_gather",
+                       CommOp{ParallelDim::dp, CollectiveKind::all_gather, dense, 0, scope}, prefetch_after);
   // Both run on the data-parallel channel, so the second's end is the layer's readiness.
   if (experts > 0.0 && job_.parallel.expert_dp() > 1)
     g = sink.comm("expert_dp.param_gather",
                   CommOp{ParallelDim::dp, CollectiveKind::all_gather, experts, 0, CommScope::expert},
                   prefetch_after);
   memory(g.id, MemoryEvent::At::start, sim_rank, dense + experts);
+  if (pass == Pass::forward && !job_.parallel.reshard_after_forward) kept[{l, sink.microbatch()}] = g;
   return g;
 }
 
 void TrainStepBuilder::release_layer(RankSink& sink, int sim_rank, int l, Handle gather, Handle last,
                                      Pass pass) {
   if (!gather.valid()) return;
+  // SHARD_GRAD_OP keeps the weights until the layer's backward is done.
+  if (pass == Pass::forward && !job_.parallel.reshard_after_forward) return;
   memory(last.id, MemoryEvent::At::end, sim_rank, -layer_weight_bytes(l));
   if (pass != Pass::backward) return;
+  if (!job_.parallel.dp_overlap) {
+    pending_grads_[static_cast<std::size_t>(sim_rank)].push_back(l);
+    return;
+  }
+  reduce_layer_grads(sink, l, last);
+}
+
+void TrainStepBuilder::reduce_layer_grads(RankSink& sink, int l, Handle last) {
+  const auto& par = job_.parallel;
   const double g = job_.precision.grad_bytes;
-  sink.comm("dp.grad_reduce_scatter",
-            CommOp{ParallelDim::dp, CollectiveKind::reduce_scatter, layers_.dense_params(l) * g, 0}, last);
-  if (layers_.expert_params(l) > 0.0 && job_.parallel.expert_dp() > 1)
+  const double dense = layers_.dense_params(l) * g;
+  const bool hybrid = par.shard_group > 0;
+  const Handle rs = sink.comm("dp.grad_reduce_scatter",
+                              CommOp{ParallelDim::dp, CollectiveKind::reduce_scatter, dense, 0,
+                                     hybrid ? CommScope::shard : CommScope::dense},
+                              last);
+  // HSDP: each shard's gradient is then all-reduced across the groups holding the same shard.
+  if (hybrid && par.shard_replicas() > 1)
+    sink.comm(
+        "dp.grad_replica_allreduce",
+        CommOp{ParallelDim::dp, CollectiveKind::all_reduce, dense / par.shard_group, 0, CommScope::replica},
+        rs);
+  if (layers_.expert_params(l) > 0.0 && par.expert_dp() > 1)
     sink.comm("expert_dp.grad_reduce_scatter",
               CommOp{ParallelDim::dp, CollectiveKind::reduce_scatter, layers_.expert_params(l) * g, 0,
                      CommScope::expert},
               last);
+}
+
+void TrainStepBuilder::flush_grad_reductions(RankSink& sink, int sim_rank, Handle after) {
+  auto& pending = pending_grads_[static_cast<std::size_t>(sim_rank)];
+  for (int l : pending) reduce_layer_grads(sink, l, after);
+  pending.clear();
 }
 
 void TrainStepBuilder::reduce_buckets(RankSink& sink, int sim_rank, std::vector<GradSource> sources,
@@ -96,7 +141,7 @@ void TrainStepBuilder::gradients_and_optimizer(RankSink& sink, int sim_rank) {
   reduce_buckets(sink, sim_rank, experts, CommScope::expert, reduced, buckets);
   if (reduced.empty()) reduced.push_back(last_op_[static_cast<std::size_t>(sim_rank)]);
   const bool zero = par.zero_stage >= 1;
-  const double shard = zero ? dense_params / (par.dp * par.cp) + expert_params / par.expert_dp()
+  const double shard = zero ? dense_params / par.dense_shard_ranks() + expert_params / par.expert_dp()
                             : dense_params + expert_params;
   const OptimizerShard optimizer{dense_params + expert_params, shard, linear_params};
   const Handle updated = emit_optimizer(sink, dims_, prec, optimizer, reduced);
@@ -141,7 +186,9 @@ void TrainStepBuilder::issue_param_gathers(RankSink& sink, int sim_rank) {
 StaticMemory TrainStepBuilder::static_memory(std::size_t r) const {
   const auto& par = job_.parallel;
   const auto& prec = job_.precision;
-  const double replicas = double(par.dp) * par.cp, expert_replicas = par.expert_dp();
+  // ZeRO shards over dp x cp (HSDP under ZeRO-3: over the shard group); experts over expert-dp.
+  const double replicas = zero3_ ? par.dense_shard_ranks() : double(par.dp) * par.cp;
+  const double expert_replicas = par.expert_dp();
   double dense = 0.0, experts = 0.0, layer_dense = 0.0;
   for (const auto& [layer, src] : grads_[r]) {
     dense += src.params;

@@ -43,6 +43,8 @@ TrainStepBuilder::TrainStepBuilder(const JobSpec& job, CommPlanner& planner, Ran
   grads_.resize(n);
   last_op_.resize(n);
   param_gathers_.resize(n);
+  kept_weights_.resize(n);
+  pending_grads_.resize(n);
 }
 
 int TrainStepBuilder::pipeline_of(int rank) const {
@@ -96,17 +98,17 @@ void TrainStepBuilder::forward(RankSink& sink, int sim_rank, const PipeStep& ste
   }
   const auto [begin, end] = layers_of(vs);
   const int rank = sink.global_rank();
-  Handle previous_start;
+  std::vector<Handle> starts;  // first op of each layer emitted so far (ZeRO-3 prefetch points)
   double kept = 0.0;
   for (int l = begin; l < end; ++l) {
     sink.set_context(Pass::forward, l, step.microbatch);
-    Handle weights = gather_layer(sink, sim_rank, l, previous_start);
+    Handle weights = gather_layer(sink, sim_rank, l, prefetch_point(starts, h), Pass::forward);
     auto& pending = param_gathers_[static_cast<std::size_t>(sim_rank)];
     if (const auto it = pending.find(l); it != pending.end()) {  // the layer's first forward this step
       weights = it->second;
       pending.erase(it);
     }
-    previous_start = Handle{next_id()};
+    starts.push_back(Handle{next_id()});
     h = layers_.forward(sink, l, rank, {h, weights});
     release_layer(sink, sim_rank, l, weights, h, Pass::forward);
     kept += layers_.stored_activation_bytes(l, rank, job_.recompute);
@@ -135,11 +137,12 @@ void TrainStepBuilder::backward(RankSink& sink, int sim_rank, const PipeStep& st
         g.valid() ? g.id : first, step_index_};
   }
   const auto [begin, end] = layers_of(vs);
-  Handle previous_start;
+  std::vector<Handle> starts;
   for (int l = end - 1; l >= begin; --l) {
     sink.set_context(Pass::backward, l, step.microbatch);
-    g = layer_backward(sink, sim_rank, l, l, g, previous_start, freed);
+    g = layer_backward(sink, sim_rank, l, l, g, starts, freed);
   }
+  flush_grad_reductions(sink, sim_rank, g);
   if (vs == 0) {
     sink.set_context(Pass::backward, -1, step.microbatch);
     g = embed_.backward(sink, g);
@@ -153,12 +156,12 @@ void TrainStepBuilder::backward(RankSink& sink, int sim_rank, const PipeStep& st
 }
 
 Handle TrainStepBuilder::layer_backward(RankSink& sink, int sim_rank, int l, int key, Handle g,
-                                        Handle& previous_start, double& freed) {
+                                        std::vector<Handle>& starts, double& freed) {
   const int rank = sink.global_rank();
   const int microbatch = sink.microbatch();
-  const Handle weights = gather_layer(sink, sim_rank, l, previous_start);
+  const Handle weights = gather_layer(sink, sim_rank, l, prefetch_point(starts, g), Pass::backward);
   const sim::OpId layer_first = next_id();
-  previous_start = Handle{layer_first};
+  starts.push_back(Handle{layer_first});
   if (job_.recompute == Recompute::full) {
     sink.set_context(Pass::recompute, l, microbatch);
     layers_.forward(sink, l, rank, weights);
@@ -190,7 +193,7 @@ double TrainStepBuilder::heads_forward(RankSink& sink, int sim_rank, int microba
     const int l = job_.model.layers + d;
     sink.set_context(Pass::forward, l, microbatch);
     h = mtp_.forward(sink, embed_, h);
-    const Handle weights = gather_layer(sink, sim_rank, l, Handle{});
+    const Handle weights = gather_layer(sink, sim_rank, l, Handle{}, Pass::forward);
     h = layers_.forward(sink, l, sink.global_rank(), {h, weights});
     release_layer(sink, sim_rank, l, weights, h, Pass::forward);
     sink.set_context(Pass::forward, l, microbatch);
@@ -213,14 +216,15 @@ Handle TrainStepBuilder::join_mtp_grad(RankSink& sink, Handle g, Handle from_mtp
 Handle TrainStepBuilder::heads_backward(RankSink& sink, int sim_rank, int microbatch, double& freed) {
   const auto r = static_cast<std::size_t>(sim_rank);
   const int L = job_.model.layers;
-  Handle from_mtp, previous_start;
+  Handle from_mtp;
+  std::vector<Handle> starts;
   const auto& losses = mtp_loss_[r][microbatch];
   for (int d = mtp_depth_ - 1; d >= 0; --d) {
     const int l = L + d;
     sink.set_context(Pass::backward, l, microbatch);
     Handle g = head_.backward(sink, losses[static_cast<std::size_t>(d)]);
     g = join_mtp_grad(sink, g, from_mtp);  // a deeper module's gradient joins this module's output's
-    g = layer_backward(sink, sim_rank, l, L + 1 + d, g, previous_start, freed);
+    g = layer_backward(sink, sim_rank, l, L + 1 + d, g, starts, freed);
     grads_[r][L + 1 + d].params += mtp_.params_per_rank();
     sink.set_context(Pass::backward, l, microbatch);
     from_mtp = mtp_.backward(sink, embed_, g);

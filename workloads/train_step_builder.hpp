@@ -70,7 +70,7 @@ class TrainStepBuilder {
   Handle join_mtp_grad(RankSink& sink, Handle g, Handle from_mtp);
   /// One layer's backward (with its recomputation under full recompute): records its gradient
   /// source under `key` and the activation bytes it frees.
-  Handle layer_backward(RankSink& sink, int sim_rank, int l, int key, Handle g, Handle& previous_start,
+  Handle layer_backward(RankSink& sink, int sim_rank, int l, int key, Handle g, std::vector<Handle>& starts,
                         double& freed);
   void connect_pipeline();
   /// Receiving end of a boundary: with TP but no SP, Megatron sends 1/tp of the activation per
@@ -82,9 +82,19 @@ class TrainStepBuilder {
   std::pair<int, int> layers_of(int vstage) const;
   double boundary_bytes() const;
   sim::OpId next_id() { return static_cast<sim::OpId>(a_.graph().op_count()); }
-  /// ZeRO-3: all-gathers layer `l`'s weights before it runs, at most one layer ahead (issued once
-  /// `prefetch_after` starts); returns an invalid handle without ZeRO-3.
-  Handle gather_layer(RankSink& sink, int sim_rank, int l, Handle prefetch_after);
+  /// ZeRO-3: all-gathers layer `l`'s weights before it runs (issued once `prefetch_after` starts,
+  /// over the HSDP shard group when there is one); returns an invalid handle without ZeRO-3. In the
+  /// backward without reshard_after_forward it returns the forward's gather instead.
+  Handle gather_layer(RankSink& sink, int sim_rank, int l, Handle prefetch_after, Pass pass);
+  /// Where layer prefetch_layers ahead's gather may start: the first op of the layer that many
+  /// before it in `starts` (the layers emitted so far), nothing (at once) when there are fewer, or
+  /// `input` (the previous layer's end) when prefetch_layers = 0.
+  Handle prefetch_point(const std::vector<Handle>& starts, Handle input) const;
+  /// dp_overlap = false under ZeRO-3: the micro-batch's gradient reductions, after its backward.
+  void flush_grad_reductions(RankSink& sink, int sim_rank, Handle after);
+  /// ZeRO-3 gradient reduction of layer `l` after `last`: reduce-scatter over the shard group, then
+  /// (HSDP) all-reduce of the shard over its replicas.
+  void reduce_layer_grads(RankSink& sink, int l, Handle last);
   /// overlap_param_gather: the previous step's weight all-gathers, issued at the start of this one
   /// per layer in forward order (the embedding with the first, the LM head with the last); each
   /// layer's first forward waits for its own.
@@ -124,6 +134,10 @@ class TrainStepBuilder {
   std::vector<std::map<int, GradSource>> grads_;
   std::vector<Handle> last_op_;  // per sim rank
   bool zero3_ = false;
+  /// Without reshard_after_forward: per sim rank, (layer, micro-batch) -> the forward's gather.
+  std::vector<std::map<std::pair<int, int>, Handle>> kept_weights_;
+  /// dp_overlap = false under ZeRO-3: per sim rank, layers whose gradients await reduction.
+  std::vector<std::vector<int>> pending_grads_;
 };
 
 }  // namespace stepsim::work::detail

@@ -212,6 +212,40 @@ TEST_CASE("a job that does not fill whole NVL72 racks uses its share of each") {
   CHECK(u.job.cluster.rack_gpus == 0);
 }
 
+TEST_CASE("FSDP strategies, HSDP's default shard group and DeepSpeed's prefetch limits") {
+  const std::string base = R"(
+[model]
+preset = "llama-3.1-8b"
+[hardware]
+gpu = "h100-sxm"
+nodes = 4
+[workload]
+kind = "train"
+seq_len = 4096
+global_batch = 64
+[parallelism]
+tp = 2
+)";
+  // HYBRID_SHARD shards inside a node: 8 GPUs / tp 2 = 4 of the 16 data-parallel ranks.
+  const auto h = load_scenario_string(base + "fsdp = \"hybrid_shard\"\n", "f.toml", builtin());
+  CHECK(h.job.parallel.zero_stage == 3);
+  CHECK(h.job.parallel.reshard_after_forward);
+  CHECK(h.job.parallel.shard_group == 4);
+  CHECK(h.job.parallel.shard_replicas() == 4);
+  const auto g = load_scenario_string(base + "fsdp = \"shard_grad_op\"\n", "f.toml", builtin());
+  CHECK_FALSE(g.job.parallel.reshard_after_forward);
+  CHECK(g.job.parallel.shard_group == 0);
+  // DeepSpeed: a Llama 3.1 8B layer is 218,112,000 parameters (4096 x (4096 + 2 x 1024 + 4096) +
+  // 3 x 4096 x 14336 + 2 x 4096), 109,056,000 per TP rank. A 250 M bucket prefetches 2 layers; a
+  // live limit of 250 M allows 2 gathered, so 1 ahead.
+  const auto d =
+      load_scenario_string(base + "zero_stage = 3\nprefetch_bucket_mparams = 250\n", "f.toml", builtin());
+  CHECK(d.job.parallel.prefetch_layers == 2);
+  const auto l = load_scenario_string(
+      base + "zero_stage = 3\nprefetch_bucket_mparams = 250\nmax_live_mparams = 250\n", "f.toml", builtin());
+  CHECK(l.job.parallel.prefetch_layers == 1);
+}
+
 TEST_CASE("the bundled examples load with the intended layouts") {
   const auto a = load_scenario(kSource / "scenarios/examples/llama3.1-70b-512xh100.toml", builtin());
   CHECK(a.job.cluster.total_gpus() == 512);

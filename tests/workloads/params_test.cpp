@@ -138,3 +138,35 @@ TEST_CASE("DeepSeek-V3: MLA, dense leading layers, shared experts and the MTP mo
   //           = 667,422,588,928 + 1,750,450,176 + 1,853,358,080 + 7,168 = 671,026,404,352 ("671B")
   CHECK(b.main_total() == 671026404352.0);
 }
+
+TEST_CASE("MoE layers interleaved with dense ones (moe_layer_freq) count each kind once") {
+  // Mixtral's dimensions with a dense FFN of 14336 in every second layer: 16 dense and 16 MoE
+  // layers. The counts depend on how many of each there are, not on their order, so the pattern
+  // [0, 1] x 16, the integer form 2 (layers 0, 2, ... MoE) and 16 leading dense layers agree.
+  ModelSpec m = llama2_7b();
+  m.kv_heads = 8;
+  m.ffn = 14336;
+  m.vocab = 32000;
+  m.experts = 8;
+  m.top_k = 2;
+  m.expert_ffn = 14336;
+  for (int i = 0; i < 32; ++i) m.moe_layer_pattern.push_back(i % 2);
+  CHECK(m.moe_layers() == 16);
+  CHECK_FALSE(m.is_moe_layer(0));
+  CHECK(m.is_moe_layer(1));
+  const auto b = count_params(m);
+  // one expert (and one dense MLP) 3 x 4096 x 14336 = 176,160,768; router 32,768
+  CHECK(b.routed_experts == 16.0 * 8.0 * 176160768.0);
+  CHECK(b.dense_mlp == 16.0 * 176160768.0);
+  CHECK(b.routers == 16.0 * 32768.0);
+  ModelSpec every_second = m;
+  every_second.moe_layer_pattern.clear();
+  every_second.moe_layer_freq = 2;
+  CHECK(every_second.is_moe_layer(0));
+  CHECK_FALSE(every_second.is_moe_layer(1));
+  CHECK(count_params(every_second).total == b.total);
+  ModelSpec leading = every_second;
+  leading.moe_layer_freq = 1;
+  leading.dense_layers = 16;
+  CHECK(count_params(leading).total == b.total);
+}

@@ -191,3 +191,107 @@ TEST_CASE("ZeRO-3 gathers each layer's weights before its forward and its backwa
   // Weights at rest: the four layers sharded over dp = 4, plus the whole 32000 x 1024 embedding.
   CHECK(s.plan.static_memory[0].weights == Approx((4 * p / 4 + 32000.0 * 1024) * job.precision.param_bytes));
 }
+
+namespace {
+struct ShardTraffic {
+  double gathered = 0.0, scattered = 0.0, replica_reduced = 0.0;
+};
+ShardTraffic shard_traffic(const Simulated& s) {
+  ShardTraffic t;
+  for (sim::OpId op = 0; op < s.plan.graph.op_count(); ++op) {
+    if (s.plan.info[op].rank != 0 || s.plan.info[op].layer < 0) continue;
+    const auto label = s.plan.graph.label(op);
+    const double bytes = s.plan.graph.op(op).bytes;
+    if (label.find("dp.param_gather") != std::string_view::npos) t.gathered += bytes;
+    if (label.find("dp.grad_reduce_scatter") != std::string_view::npos) t.scattered += bytes;
+    if (label.find("dp.grad_replica_allreduce") != std::string_view::npos) t.replica_reduced += bytes;
+  }
+  return t;
+}
+}  // namespace
+
+TEST_CASE("FSDP FULL_SHARD, SHARD_GRAD_OP and HSDP: gather and reduce volumes per step and memory") {
+  // One stage of 8 layers, dp = 8, m = 2 micro-batches; P = one layer's parameters.
+  JobSpec job = small_job(1, 1, 8, 2);
+  job.parallel.zero_stage = 3;
+  const double p = DenseLayer(layer_dims(job, job.workload.micro_batch)).params_per_rank();
+  const double pb = job.precision.param_bytes, gb = job.precision.grad_bytes;
+  auto planner = free_comm();
+  const auto full = simulate(job, planner);
+  const ShardTraffic f = shard_traffic(full);
+  // FULL_SHARD: every layer gathered before its forward and again before its backward, per
+  // micro-batch: 8 x 2 x 2 x P x pb; its gradients reduce-scattered once per micro-batch.
+  CHECK(f.gathered == Approx(8 * 2 * 2 * p * pb));
+  CHECK(f.scattered == Approx(8 * 2 * p * gb));
+  CHECK(f.replica_reduced == 0.0);
+
+  // SHARD_GRAD_OP (reshard_after_forward = false): the backward reuses the forward's gather, so
+  // half the gathers; the same reductions.
+  JobSpec sgo_job = job;
+  sgo_job.parallel.reshard_after_forward = false;
+  auto planner2 = free_comm();
+  const auto sgo = simulate(sgo_job, planner2);
+  const ShardTraffic g = shard_traffic(sgo);
+  CHECK(g.gathered == Approx(8 * 2 * p * pb));
+  CHECK(g.scattered == Approx(8 * 2 * p * gb));
+  // Memory: SHARD_GRAD_OP holds all 8 gathered layers when the forward ends (the activations at
+  // the two peaks are the same micro-batch's).
+  const double gap = sgo.report.ranks[0].memory.peak_bytes - full.report.ranks[0].memory.peak_bytes;
+  // FULL_SHARD's peak (the end of the forward) holds three: the last layer's, the next layer's
+  // prefetched gather, and the backward's first gather, which nothing holds back: gap >= 5 P.
+  CHECK(gap >= 5 * p * pb * (1 - 1e-9));
+  CHECK(gap <= 8 * p * pb * (1 + 1e-9));
+
+  // HSDP: shard over groups of 4 of the 8 replicas. The gathers and reduce-scatters move the same
+  // bytes per rank over groups of 4; each shard (P / 4) is then all-reduced over its 2 replicas.
+  JobSpec hsdp_job = job;
+  hsdp_job.parallel.shard_group = 4;
+  auto planner3 = free_comm();
+  const auto hsdp = simulate(hsdp_job, planner3);
+  const ShardTraffic h = shard_traffic(hsdp);
+  CHECK(h.gathered == Approx(f.gathered));
+  CHECK(h.scattered == Approx(f.scattered));
+  CHECK(h.replica_reduced == Approx(8 * 2 * p / 4 * gb));
+  for (const CommRequest& r : planner3.requests) {
+    if (r.dim != ParallelDim::dp || r.kind == CollectiveKind::all_reduce) continue;
+    if (r.kind == CollectiveKind::all_gather || r.kind == CollectiveKind::reduce_scatter)
+      CHECK((r.groups.front().size() == 4 || r.groups.front().size() == 8));  // 8: embedding/head buckets
+  }
+  // Weights at rest: the layers sharded over 4 instead of 8 (the embedding stays whole).
+  // The embedding, LM head and final norm stay whole in both, so the difference is 8 P / 4 - 8 P / 8.
+  CHECK(hsdp.plan.static_memory[0].weights - full.plan.static_memory[0].weights ==
+        Approx((8 * p / 4 - 8 * p / 8) * pb));
+}
+
+TEST_CASE("ZeRO-3 without dp_overlap reduces a micro-batch's gradients after its backward") {
+  // dp_overlap (the default) reduce-scatters each layer's gradients as soon as its backward is
+  // done, under the remaining layers' backward; without it the reductions wait for the whole
+  // micro-batch's backward. With free communication each reduction starts when it may.
+  JobSpec job = small_job(1, 1, 4, 1);
+  job.parallel.zero_stage = 3;
+  const auto starts_before_backward_ends = [](const Simulated& s) {
+    Time last_layer_end{};
+    for (sim::OpId op = 0; op < s.plan.graph.op_count(); ++op)
+      if (s.plan.info[op].pass == Pass::backward && s.plan.info[op].layer >= 0 && !s.plan.info[op].is_comm)
+        last_layer_end = std::max(last_layer_end, s.run.ops[op].end);
+    int early = 0, total = 0;
+    for (sim::OpId op = 0; op < s.plan.graph.op_count(); ++op) {
+      if (s.plan.graph.label(op).find("dp.grad_reduce_scatter") == std::string_view::npos) continue;
+      if (s.plan.info[op].layer < 0 || s.plan.info[op].rank != 0) continue;
+      ++total;
+      if (s.run.ops[op].start < last_layer_end) ++early;
+    }
+    return std::make_pair(early, total);
+  };
+  auto planner = free_comm();
+  const auto overlapped = simulate(job, planner);
+  const auto [early, total] = starts_before_backward_ends(overlapped);
+  CHECK(total == 8);
+  CHECK(early == 7);  // all but the first layer's, which is the backward's last
+  job.parallel.dp_overlap = false;
+  auto planner2 = free_comm();
+  const auto deferred = simulate(job, planner2);
+  const auto [early2, total2] = starts_before_backward_ends(deferred);
+  CHECK(total2 == 8);
+  CHECK(early2 == 0);
+}

@@ -15,15 +15,7 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 std::string compact(const work::Layout& l) {
-  std::string s = "TP" + std::to_string(l.tp) + " PP" + std::to_string(l.pp);
-  if (l.virtual_stages > 1) s += "x" + std::to_string(l.virtual_stages);
-  if (l.cp > 1) s += " CP" + std::to_string(l.cp);
-  if (l.ep > 1) s += " EP" + std::to_string(l.ep);
-  s += " DP" + std::to_string(l.dp) + " mb" + std::to_string(l.micro_batch) + " Z" +
-       std::to_string(l.zero_stage);
-  if (l.recompute != work::Recompute::none)
-    s += l.recompute == work::Recompute::full ? " rc-full" : " rc-sel";
-  return s;
+  return l.compact();
 }
 
 std::string pct(double v) {
@@ -85,25 +77,32 @@ std::string versus(const SearchCandidate& best, const SearchCandidate& next) {
          pct(worst->mine) + ".";
 }
 
-Json candidate_json(const SearchCandidate& c, std::size_t rank) {
-  const auto& l = c.layout;
+Json layout_json(const work::Layout& l) {
+  Json j{{"tp", l.tp}, {"pp", l.pp}, {"virtual_stages", l.virtual_stages},
+         {"cp", l.cp}, {"ep", l.ep}, {"dp", l.dp}};
+  if (l.first_stage_layers > 0) j["first_stage_layers"] = l.first_stage_layers;
+  if (l.last_stage_layers > 0) j["last_stage_layers"] = l.last_stage_layers;
+  for (const work::KnobInfo& k : work::knobs()) {
+    const int v = l.knob(k.knob);
+    if (k.choices.empty())
+      j[std::string(k.name)] = v;
+    else
+      j[std::string(k.name)] = std::string(k.choices[static_cast<std::size_t>(v)]);
+  }
+  return j;
+}
+
+Json candidate_json(const SearchResult& r, const SearchCandidate& c, std::size_t rank) {
   Json exposed_by = Json::object();
   for (std::size_t d = 0; d < work::kDimCount; ++d)
     exposed_by[std::string(work::name(static_cast<work::ParallelDim>(d)))] = c.sim.mean.exposed_comm_s[d];
   const double usd = c.sim.usd_per_million_tokens;
+  const SearchConfig& cfg = r.configs[c.config];
   return Json{{"rank", rank},
-              {"layout",
-               {{"tp", l.tp},
-                {"pp", l.pp},
-                {"virtual_stages", l.virtual_stages},
-                {"cp", l.cp},
-                {"ep", l.ep},
-                {"dp", l.dp},
-                {"micro_batch", l.micro_batch},
-                {"zero_stage", l.zero_stage},
-                {"recompute", std::string(work::name(l.recompute))}}},
-              {"nodes", c.nodes},
-              {"gpus", c.gpus},
+              {"gpu", cfg.gpu},
+              {"gpus", cfg.gpus},
+              {"nodes", cfg.nodes},
+              {"layout", layout_json(c.layout)},
               {"step_time_s", c.sim.step_time_s},
               {"tokens_per_s", c.sim.tokens_per_s},
               {"tokens_per_s_per_gpu", c.sim.tokens_per_s_per_gpu},
@@ -115,8 +114,40 @@ Json candidate_json(const SearchCandidate& c, std::size_t rank) {
               {"exposed_comm_s", std::move(exposed_by)},
               {"bubble_s", c.sim.mean.bubble_s},
               {"memory_peak_bytes", c.sim.memory_peak_bytes},
-              {"est_tokens_per_s", c.est_tokens_per_s},
-              {"est_bound", c.est_bound}};
+              {"bound_step_s", c.bound_step_s},
+              {"bound_memory_bytes", c.bound_memory_bytes}};
+}
+
+Json counts_json(const SearchConfig& c) {
+  return Json{{"enumerated", c.enumerated},
+              {"invalid", c.invalid},
+              {"merged", c.merged},
+              {"space", c.space},
+              {"did_not_fit", c.did_not_fit},
+              {"pruned", c.pruned},
+              {"simulated", c.simulated},
+              {"fit", c.fit},
+              {"out_of_memory", c.out_of_memory},
+              {"rejected", c.rejected}};
+}
+
+/// "3,780 layouts, 1,260 merged (same program), 12 invalid: space 2,508, 1,500 do not fit; of the 1,008
+/// that may, 938 pruned by the bound, 70 simulated (68 fit, 2 out of memory)".
+std::string counts_text(const SearchConfig& c) {
+  const auto n = [](std::size_t v) { return format_number(static_cast<double>(v), 0); };
+  std::string s = n(c.enumerated) + " layouts";
+  if (c.merged > 0) s += ", " + n(c.merged) + " merged (same program)";
+  if (c.invalid > 0) s += ", " + n(c.invalid) + " invalid";
+  s += ": space " + n(c.space) + ", " + n(c.did_not_fit) + " do not fit; of the " +
+       n(c.space - c.did_not_fit) + " that may, " + n(c.pruned) + " pruned by the bound, " + n(c.simulated) +
+       " simulated (" + n(c.fit) + " fit";
+  if (c.out_of_memory > 0) s += ", " + n(c.out_of_memory) + " out of memory";
+  if (c.rejected > 0) s += ", " + n(c.rejected) + " rejected";
+  return s + ")";
+}
+
+std::string rank_text(SearchRank r) {
+  return r == SearchRank::tokens_per_s ? "tokens/s" : "$ per million tokens";
 }
 
 }  // namespace
@@ -125,8 +156,8 @@ std::string search_explanation(const SearchResult& r) {
   if (r.ranked.empty()) return "No layout fits: every candidate was invalid or out of memory.\n";
   const SearchCandidate& w = r.ranked.front();
   const work::Breakdown& b = w.sim.mean;
-  std::string s =
-      "Best: " + w.layout.text() + (w.nodes > 0 ? " on " + std::to_string(w.gpus) + " GPUs" : "") + ".\n";
+  std::string s = "Best: " + w.layout.text() + " on " + std::to_string(r.configs[w.config].gpus) + " " +
+                  r.configs[w.config].gpu + ".\n";
   s += "  " + format_number(w.sim.tokens_per_s_per_gpu, 0) + " tokens/s per GPU, MFU " + pct(w.sim.mfu) +
        ", " + money(w.sim.usd_per_million_tokens) + " per million tokens; step " +
        format_seconds(w.sim.step_time_s) + ".\n";
@@ -139,30 +170,34 @@ std::string search_explanation(const SearchResult& r) {
 }
 
 std::string search_table(const SearchResult& r, std::size_t top) {
-  std::string s = "Layout search: " + r.model + " on " + r.gpu + " (" + r.scenario + "), ranked by " +
-                  (r.rank == SearchRank::throughput ? "tokens/s" : "$ per million tokens") + "\n";
-  s += "  " + std::to_string(r.enumerated) + " layouts; " + std::to_string(r.estimate_failed) +
-       " rejected by the estimate, " + std::to_string(r.memory_pruned) +
-       " estimated not to fit; simulated the best " + std::to_string(r.simulated + r.invalid) +
-       " by estimate: " + std::to_string(r.ranked.size()) + " fit, " + std::to_string(r.out_of_memory) +
-       " out of memory, " + std::to_string(r.invalid) + " invalid\n\n";
-  TextTable t({"#", "layout", "GPUs", "step", "tok/s/GPU", "MFU", "$/Mtok", "mem peak", "bottleneck",
-               "exposed comm", "bubble", "est tok/s/GPU"},
-              {Align::right, Align::left});
+  std::string s = "Layout search: " + r.model + " (" + r.scenario + "), ranked by " + rank_text(r.rank) +
+                  "; a layout is skipped only when its step lower bound cannot beat the best simulated one " +
+                  (r.prune == PruneScope::global ? "overall" : "of its GPU and count") + "\n";
+  for (const SearchConfig& c : r.configs)
+    s += "  " + c.gpu + " x " + std::to_string(c.gpus) + ": " + counts_text(c) + "\n";
+  if (r.configs.size() > 1) s += "  all: " + counts_text(r.total) + "\n";
+  if (r.headroom_bytes > 0.0) s += "  fitting leaves " + format_bytes(r.headroom_bytes) + " of HBM free\n";
+  for (const auto& [text, n] : r.merges) s += "  merged: " + text + " (" + std::to_string(n) + ")\n";
+  for (const std::string& a : r.adaptations) s += "  adapted: " + a + "\n";
+  s += "\n";
+  TextTable t({"#", "gpu", "GPUs", "layout", "step", "tok/s/GPU", "MFU", "$/Mtok", "mem peak", "bottleneck",
+               "exposed comm", "bubble", "bound"},
+              {Align::right, Align::left, Align::right, Align::left});
   for (std::size_t i = 0; i < r.ranked.size() && i < top; ++i) {
     const SearchCandidate& c = r.ranked[i];
-    t.add_row({std::to_string(i + 1), compact(c.layout), std::to_string(c.gpus),
+    const SearchConfig& cfg = r.configs[c.config];
+    t.add_row({std::to_string(i + 1), cfg.gpu, std::to_string(cfg.gpus), compact(c.layout),
                format_seconds(c.sim.step_time_s), format_number(c.sim.tokens_per_s_per_gpu, 0),
                pct(c.sim.mfu), money(c.sim.usd_per_million_tokens), format_bytes(c.sim.memory_peak_bytes),
                c.sim.bottleneck, format_seconds(exposed(c.sim.mean)), format_seconds(c.sim.mean.bubble_s),
-               format_number(c.est_tokens_per_s / c.gpus, 0)});
+               format_seconds(c.bound_step_s)});
   }
   s += t.render() + "\n" + search_explanation(r);
-  if (r.unsimulated_contenders > 0)
-    s += std::to_string(r.unsimulated_contenders) +
-         " layouts left unsimulated have an estimate better than the best simulated layout; --simulate " +
-         std::to_string(2 * (r.simulated + r.invalid)) + " would test more of them.\n";
-  if (!r.first_problem.empty()) s += "First invalid layout: " + r.first_problem + "\n";
+  s += std::string("The first row") +
+       (r.prune == PruneScope::global || r.configs.size() == 1 ? " is" : " of each GPU and count is") +
+       " the best of the whole space; the other rows are the best of the layouts simulated.\n";
+  if (!r.first_invalid.empty()) s += "First invalid layout: " + r.first_invalid + "\n";
+  if (!r.first_problem.empty()) s += "First rejected layout: " + r.first_problem + "\n";
   return s;
 }
 
@@ -170,18 +205,21 @@ std::string search_json(const SearchResult& r, std::size_t top) {
   Json j;
   j["scenario"] = r.scenario;
   j["model"] = r.model;
-  j["gpu"] = r.gpu;
-  j["rank_by"] = r.rank == SearchRank::throughput ? "tokens_per_s" : "usd_per_million_tokens";
-  j["counts"] = {{"enumerated", r.enumerated},
-                 {"estimate_failed", r.estimate_failed},
-                 {"memory_pruned", r.memory_pruned},
-                 {"simulated", r.simulated},
-                 {"invalid", r.invalid},
-                 {"out_of_memory", r.out_of_memory},
-                 {"unsimulated_contenders", r.unsimulated_contenders}};
+  j["rank_by"] = r.rank == SearchRank::tokens_per_s ? "tokens_per_s" : "usd_per_million_tokens";
+  j["prune"] = r.prune == PruneScope::global ? "global" : "per_config";
+  j["headroom_bytes"] = r.headroom_bytes;
+  Json configs = Json::array();
+  for (const SearchConfig& c : r.configs)
+    configs.push_back({{"gpu", c.gpu}, {"gpus", c.gpus}, {"nodes", c.nodes}, {"counts", counts_json(c)}});
+  j["configs"] = std::move(configs);
+  j["counts"] = counts_json(r.total);
+  Json merges = Json::array();
+  for (const auto& [text, n] : r.merges) merges.push_back({{"what", text}, {"layouts", n}});
+  j["merged"] = std::move(merges);
+  j["adapted"] = r.adaptations;
   Json rows = Json::array();
   for (std::size_t i = 0; i < r.ranked.size() && i < top; ++i)
-    rows.push_back(candidate_json(r.ranked[i], i + 1));
+    rows.push_back(candidate_json(r, r.ranked[i], i + 1));
   j["layouts"] = std::move(rows);
   j["why"] = search_explanation(r);
   return j.dump(2) + "\n";

@@ -66,6 +66,10 @@ struct LoadOptions {
   /// TOML ("parallelism.tp=4", "hardware.gpu=\"h200\""); a value that is not valid TOML is taken
   /// as a string (hardware.gpu=h200). Sweeps and the CLI's --set use these.
   std::vector<std::string> set;
+  /// Dotted keys removed from the parsed file before `set` is applied ("parallelism.dp"), as if
+  /// they had not been written; a key the file does not have is ignored. The layout search drops
+  /// base keys that conflict with a layout this way.
+  std::vector<std::string> unset;
   /// false: read and type-check every key (unknown keys and bad values are still errors) but skip
   /// the cross-field resolution and checks, so a configuration stepsim refuses still loads. The
   /// job is then incomplete (dp, schedule, precision defaults unresolved): only meta and

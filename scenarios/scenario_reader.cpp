@@ -49,6 +49,18 @@ void apply_set(toml::table& doc, const std::string& assignment, KeyLocations& lo
   locations.add(key, SourceLocation{"--set " + key + "=" + value, 0, 0});
 }
 
+/// Removes `key` ("parallelism.dp") from the parsed document, if it is there.
+void apply_unset(toml::table& doc, std::string_view key) {
+  toml::table* t = &doc;
+  for (auto dot = key.find('.'); dot != std::string_view::npos; dot = key.find('.')) {
+    toml::node* next = t->get(key.substr(0, dot));
+    t = next != nullptr ? next->as_table() : nullptr;
+    if (t == nullptr) return;
+    key.remove_prefix(dot + 1);
+  }
+  t->erase(key);
+}
+
 void require(const TableReader& root, std::string_view table, std::string_view example) {
   if (!root.has(table))
     root.fail("", "missing the [" + std::string(table) + "] table", "add it, e.g. " + std::string(example));
@@ -102,6 +114,7 @@ std::optional<Catalog> local_catalog(TableReader& root, const Catalog& base,
 
 Scenario read_document(Scenario s, toml::table& doc, const Catalog& base, const LoadOptions& options,
                        const std::filesystem::path& base_dir) {
+  for (const auto& k : options.unset) apply_unset(doc, k);
   for (const auto& a : options.set) apply_set(doc, a, s.locations);
   const ReadContext ctx{s.display_name, &s.locations, &detail::elsewhere_hint};
   TableReader root(doc, "", ctx);

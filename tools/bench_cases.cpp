@@ -13,6 +13,7 @@ BenchResult bench_run_gpt3_1024();
 BenchResult bench_run_llama405b_16k();
 BenchResult bench_sweep_64();
 BenchResult bench_sweep_1024();
+BenchResult bench_search_gpt3_1024();
 
 namespace {
 constexpr BenchCase kBenchCases[] = {
@@ -32,6 +33,8 @@ constexpr BenchCase kBenchCases[] = {
      bench_run_llama405b_16k},
     {"sweep_64", "sweep of 132 Llama 3.1 8B training points on 64 H100, 2 threads, end to end", bench_sweep_64},
     {"sweep_1024", "sweep of 8 Llama 3.1 70B training points on 1,024 H100, 2 threads, end to end", bench_sweep_1024},
+    {"search_gpt3_175b_1024", "stepsim search: GPT-3 175B on 1,024 A100, default layout space, 2 threads",
+     bench_search_gpt3_1024},
 };
 }  // namespace
 

@@ -1,10 +1,15 @@
-// `stepsim search SCENARIO [--rank throughput|cost] [--nodes LIST] [--simulate K] [--top N]
-//  [--jobs N] [--max-tp N] [--format table|json]`: the best parallel layout for a training job.
+// `stepsim search SCENARIO [--gpu LIST] [--gpus LIST] [--rank tokens_per_s|cost] [--prune per-config|global]
+//  [--headroom-gb X] [--top N] [--jobs N] [--max-tp N] [--max-pp N] [--max-cp N] [--micro-batches LIST]
+//  [--zero LIST] [--recompute LIST] [--format table|json]`: the best parallel layout for a training job.
+#include <unistd.h>
+
 #include <boost/program_options.hpp>
+#include <cstdio>
 #include <iostream>
 #include <sstream>
 #include <thread>
 
+#include "output/format.hpp"
 #include "output/render_format.hpp"
 #include "output/search_view.hpp"
 #include "scenarios/catalog.hpp"
@@ -15,78 +20,126 @@
 namespace stepsim::cli {
 namespace {
 
-/// "1,2,4" as integers in [lo, hi].
-std::vector<int> int_list(const std::string& text, const char* option, int lo = 1, int hi = 1 << 20) {
-  std::vector<int> out;
+std::vector<std::string> words(const std::string& text) {
+  std::vector<std::string> out;
   std::stringstream ss(text);
-  for (std::string part; std::getline(ss, part, ',');) {
+  for (std::string part; std::getline(ss, part, ',');) out.push_back(part);
+  return out;
+}
+
+/// "512,1024" as integers of at least 1.
+std::vector<int> count_list(const std::string& text, const char* option) {
+  std::vector<int> out;
+  for (const std::string& w : words(text)) {
     std::size_t used = 0;
     int v = 0;
     try {
-      v = std::stoi(part, &used);
+      v = std::stoi(w, &used);
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used != part.size() || v < lo || v > hi)
-      throw UserError(std::string(option) + ": expected integers from " + std::to_string(lo) + " to " +
-                      std::to_string(hi) + " separated by commas, got `" + text + "`");
+    if (used != w.size() || w.empty() || v < 1)
+      throw UserError(std::string(option) + ": expected GPU counts of at least 1 separated by commas, got `" +
+                      text + "`");
     out.push_back(v);
   }
   return out;
 }
 
-std::vector<work::Recompute> recompute_list(const std::string& text) {
-  std::vector<work::Recompute> out;
-  std::stringstream ss(text);
-  for (std::string part; std::getline(ss, part, ',');) {
-    if (part == "none")
-      out.push_back(work::Recompute::none);
-    else if (part == "selective")
-      out.push_back(work::Recompute::selective);
-    else if (part == "full")
-      out.push_back(work::Recompute::full);
-    else
-      throw UserError("--recompute: expected none, selective and/or full, got `" + part + "`");
+double headroom_bytes(const std::string& text) {
+  std::size_t used = 0;
+  double gb = -1.0;
+  try {
+    gb = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
   }
-  return out;
+  if (used != text.size() || !(gb >= 0.0))
+    throw UserError("--headroom-gb: expected a size in GB (1e9 bytes) of at least 0, got `" + text + "`");
+  return gb * 1e9;
+}
+
+out::SearchRank rank_of(const std::string& s) {
+  if (s == "tokens_per_s" || s == "throughput") return out::SearchRank::tokens_per_s;
+  if (s == "cost") return out::SearchRank::cost;
+  throw UserError("--rank: expected tokens_per_s or cost, got `" + s + "`");
+}
+
+out::PruneScope prune_of(const std::string& s) {
+  if (s == "per-config") return out::PruneScope::per_config;
+  if (s == "global") return out::PruneScope::global;
+  throw UserError("--prune: expected per-config or global, got `" + s + "`");
+}
+
+/// One progress line, redrawn in place on a terminal.
+void draw_progress(const out::SearchProgress& p) {
+  const auto n = [](std::size_t v) { return out::format_number(static_cast<double>(v), 0); };
+  std::string line = "  bounded " + n(p.bounded) + "/" + n(p.layouts);
+  if (p.candidates > 0 || p.simulated > 0)
+    line += ", simulated " + n(p.simulated) + " and skipped " + n(p.skipped) + " of " + n(p.candidates) +
+            " that may fit";
+  if (p.best_tokens_per_s_per_gpu > 0.0)
+    line += ", best " + out::format_number(p.best_tokens_per_s_per_gpu, 0) + " tok/s/GPU";
+  const int secs = static_cast<int>(p.elapsed_s);
+  char clock[32];
+  std::snprintf(clock, sizeof clock, ", %d:%02d", secs / 60, secs % 60);
+  std::cerr << "\r" << line << clock << "\033[K" << std::flush;
 }
 
 struct SearchArgs {
-  std::string scenario, format = "table", rank = "throughput", nodes, micro = "1,2,4,8", zero = "0,1,2,3";
-  std::string recompute = "none,selective,full";
+  std::string scenario, format = "table", rank = "tokens_per_s", prune = "per-config", gpu, gpus,
+                        headroom = "0";
+  std::array<std::string, work::kKnobCount> knobs;
   std::vector<std::string> catalogs;
   out::SearchOptions o;
   std::size_t top = 10;
   bool help = false;
 };
 
+std::string joined(const work::KnobInfo& k) {
+  std::string s;
+  for (int v : k.defaults)
+    s += (s.empty() ? "" : ",") + (k.choices.empty() ? std::to_string(v) : std::string(k.choices[v]));
+  return s;
+}
+
 SearchArgs parse(Args args) {
   namespace po = boost::program_options;
   SearchArgs a;
-  auto& [scenario, format, rank, nodes, micro, zero, recompute, catalogs, o, top, help] = a;
   po::options_description visible(
       "stepsim search SCENARIO [options]\n\n"
-      "Finds the best parallel layout for the scenario's model, GPUs, fabric and global batch: enumerates\n"
-      "TP, PP (and interleaved stages), CP, EP, DP, micro-batch, ZeRO stage and recomputation, drops what "
-      "the\n"
-      "closed-form estimate says cannot fit, simulates the most promising layouts and ranks them");
-  visible.add_options()("help,h", "show this help")("rank", po::value(&rank)->default_value("throughput"),
-                                                    "throughput (tokens/s) or cost ($ per million tokens)")(
-      "nodes", po::value(&nodes), "cluster sizes to compare, e.g. 16,32,64 (default: the scenario's)")(
-      "simulate", po::value(&o.simulate)->default_value(32),
-      "layouts to simulate (the best by the estimate)")("top", po::value(&top)->default_value(10),
-                                                        "layouts to show")(
-      "jobs,j", po::value(&o.jobs)->default_value(0), "threads (0: one per CPU)")(
-      "max-tp", po::value(&o.space.max_tp)->default_value(0), "largest TP (0: the NVLink domain)")(
-      "max-pp", po::value(&o.space.max_pp)->default_value(64), "largest PP")(
-      "max-cp", po::value(&o.space.max_cp)->default_value(8), "largest CP")(
-      "micro-batches", po::value(&micro)->default_value("1,2,4,8"), "micro-batch sizes to try")(
-      "zero", po::value(&zero)->default_value("0,1,2,3"), "ZeRO stages to try")(
-      "recompute", po::value(&recompute)->default_value("none,selective,full"), "recomputation modes to try")(
-      "format", po::value(&format)->default_value("table"), "table or json")(
-      "catalog", po::value(&catalogs)->composing(), "extra catalog file (repeatable)")(
-      "set", po::value(&o.set)->composing(), "override a scenario key, e.g. --set workload.global_batch=512");
-  help = !parse_command_line(args, visible, "scenario", scenario);
+      "Finds the best parallel layout for the scenario's model, fabric and global batch, on its GPUs or on\n"
+      "each --gpu type and --gpus count: enumerates TP, PP (and interleaved stages), CP, EP, DP, "
+      "micro-batch,\n"
+      "ZeRO stage and recomputation, merges layouts that run the same program, bounds every step from its\n"
+      "kernels, and simulates in order of the bound until no remaining layout can beat the best one found");
+  auto add = visible.add_options();
+  add("help,h", "show this help");
+  add("gpu", po::value(&a.gpu),
+      "GPU types to compare, catalog ids, e.g. h100-sxm,h200,b200 (default: the scenario's)");
+  add("gpus", po::value(&a.gpus), "total GPU counts to compare, e.g. 512,1024 (default: the scenario's)");
+  add("rank", po::value(&a.rank)->default_value("tokens_per_s"),
+      "tokens_per_s or cost ($ per million tokens)");
+  add("prune", po::value(&a.prune)->default_value("per-config"),
+      "per-config: prove each GPU and count's best; global: only the overall best (fewer simulations)");
+  add("headroom-gb", po::value(&a.headroom)->default_value("0"),
+      "GB (1e9 bytes) of HBM a layout must leave free to count as fitting");
+  add("top", po::value(&a.top)->default_value(10), "layouts to show");
+  add("jobs,j", po::value(&a.o.jobs)->default_value(0), "threads (0: one per CPU)");
+  add("max-tp", po::value(&a.o.space.max_tp)->default_value(0), "largest TP (0: the NVLink domain)");
+  add("max-pp", po::value(&a.o.space.max_pp)->default_value(64), "largest PP");
+  add("max-cp", po::value(&a.o.space.max_cp)->default_value(8), "largest CP");
+  for (const work::KnobInfo& k : work::knobs()) {
+    const std::size_t i = static_cast<std::size_t>(k.knob);
+    const std::string option(k.option);
+    add(option.c_str(), po::value(&a.knobs[i])->default_value(joined(k)),
+        (std::string(k.key.substr(k.key.find('.') + 1)) + " values to try").c_str());
+  }
+  add("format", po::value(&a.format)->default_value("table"), "table or json");
+  add("catalog", po::value(&a.catalogs)->composing(), "extra catalog file (repeatable)");
+  add("set", po::value(&a.o.set)->composing(),
+      "override a scenario key, e.g. --set workload.global_batch=512");
+  a.help = !parse_command_line(args, visible, "scenario", a.scenario);
   return a;
 }
 
@@ -95,20 +148,28 @@ SearchArgs parse(Args args) {
 int cmd_search(Args args) {
   SearchArgs a = parse(args);
   if (a.help) return 0;
-  auto& [scenario, format, rank, nodes, micro, zero, recompute, catalogs, o, top, help] = a;
-  if (scenario.empty()) throw UserError("missing the scenario file (usage: stepsim search SCENARIO)");
-  if (rank != "throughput" && rank != "cost")
-    throw UserError("--rank: expected throughput or cost, got `" + rank + "`");
-  o.rank = rank == "cost" ? out::SearchRank::cost : out::SearchRank::throughput;
-  if (!nodes.empty()) o.nodes = int_list(nodes, "--nodes");
-  o.space.micro_batches = int_list(micro, "--micro-batches");
-  o.space.zero_stages = int_list(zero, "--zero", 0, 3);
-  o.space.recomputes = recompute_list(recompute);
+  out::SearchOptions& o = a.o;
+  if (a.scenario.empty()) throw UserError("missing the scenario file (usage: stepsim search SCENARIO)");
+  o.rank = rank_of(a.rank);
+  o.prune = prune_of(a.prune);
+  o.headroom_bytes = headroom_bytes(a.headroom);
+  if (!a.gpu.empty()) o.gpu_types = words(a.gpu);
+  if (!a.gpus.empty()) o.gpu_counts = count_list(a.gpus, "--gpus");
+  for (const work::KnobInfo& k : work::knobs()) {
+    std::vector<int>& values = o.space.values(k.knob);
+    const std::string option = "--" + std::string(k.option);
+    for (const std::string& w : words(a.knobs[static_cast<std::size_t>(k.knob)]))
+      values.push_back(k.parse(w, option));
+    if (values.empty()) throw UserError(option + ": expected at least one value");
+  }
   if (o.jobs == 0) o.jobs = std::max(1u, std::thread::hardware_concurrency());
-  const out::RenderFormat f = out::parse_render_format(format);
-  const scen::Catalog catalog = load_catalog(catalogs);
-  const out::SearchResult r = out::search_layouts(scenario, catalog, o);
-  std::cout << (f == out::RenderFormat::json ? out::search_json(r, top) : out::search_table(r, top));
+  const out::RenderFormat f = out::parse_render_format(a.format);
+  const scen::Catalog catalog = load_catalog(a.catalogs);
+  const bool terminal = ::isatty(STDERR_FILENO) != 0;
+  if (terminal) o.progress = draw_progress;
+  const out::SearchResult r = out::search_layouts(a.scenario, catalog, o);
+  if (terminal) std::cerr << "\n";
+  std::cout << (f == out::RenderFormat::json ? out::search_json(r, a.top) : out::search_table(r, a.top));
   return 0;
 }
 

@@ -50,15 +50,19 @@ bool within_domains(const topo::Topology& t, const topo::CollectiveRequest& r) {
 }
 }  // namespace
 
-std::uint32_t TopologyPlanner::plan(const CommRequest& request) {
-  if (!builder_) throw std::logic_error("TopologyPlanner::plan after make_network");
+topo::CollectiveRequest planned_collective(const topo::Topology& topology, const CommRequest& request) {
   topo::CollectiveRequest c = to_collective(request);
-  if (c.groups.size() > 1 && within_domains(*topology_, c)) {
+  if (c.groups.size() > 1 && within_domains(topology, c)) {
     // Ring exchanges expand to one pair per member: keep the simulated group's pairs.
     const std::size_t own = request.kind == CollectiveKind::ring_exchange ? request.groups.front().size() : 1;
     c.groups.resize(own);
   }
-  return builder_->add(c);
+  return c;
+}
+
+std::uint32_t TopologyPlanner::plan(const CommRequest& request) {
+  if (!builder_) throw std::logic_error("TopologyPlanner::plan after make_network");
+  return builder_->add(planned_collective(*topology_, request));
 }
 
 std::unique_ptr<sim::Network> TopologyPlanner::make_network() {

@@ -31,5 +31,8 @@ class TopologyPlanner final : public CommPlanner {
 
 /// The topology request for a workload request (ring exchanges become one send per member).
 topo::CollectiveRequest to_collective(const CommRequest& request);
+/// What TopologyPlanner::plan adds to its transfer table for `request`: to_collective, without the
+/// images of groups that stay inside one scale-up domain.
+topo::CollectiveRequest planned_collective(const topo::Topology& topology, const CommRequest& request);
 
 }  // namespace stepsim::work

@@ -123,11 +123,12 @@ void TrainStepBuilder::gradients_and_optimizer(RankSink& sink, int sim_rank) {
   const auto& par = job_.parallel;
   const auto& prec = job_.precision;
   std::vector<GradSource> dense, experts;
-  double dense_params = 0.0, expert_params = 0.0, linear_params = 0.0;
+  RankParams params;
   for (const auto& [layer, src] : grads_[static_cast<std::size_t>(sim_rank)]) {
-    dense_params += src.params;
-    expert_params += src.expert_params;
-    if (src.layer) linear_params += src.params + src.expert_params;
+    params.dense += src.params;
+    params.experts += src.expert_params;
+    if (src.layer) params.layer_dense += src.params;
+    if (src.layer) params.linear += src.params + src.expert_params;
     // ZeRO-3 reduced the layers' gradients after each micro-batch; only the embedding and the head,
     // kept whole, still need a reduction here.
     if (zero3_ && src.layer) continue;
@@ -141,10 +142,7 @@ void TrainStepBuilder::gradients_and_optimizer(RankSink& sink, int sim_rank) {
   reduce_buckets(sink, sim_rank, experts, CommScope::expert, reduced, buckets);
   if (reduced.empty()) reduced.push_back(last_op_[static_cast<std::size_t>(sim_rank)]);
   const bool zero = par.zero_stage >= 1;
-  const double shard = zero ? dense_params / par.dense_shard_ranks() + expert_params / par.expert_dp()
-                            : dense_params + expert_params;
-  const OptimizerShard optimizer{dense_params + expert_params, shard, linear_params};
-  const Handle updated = emit_optimizer(sink, dims_, prec, optimizer, reduced);
+  const Handle updated = emit_optimizer(sink, dims_, prec, train_optimizer_shard(job_, params), reduced);
   // Overlapped, the gathers ran at the start of the step (issue_param_gathers): in a steady state
   // this step's updated weights are gathered under the next step's forward.
   if (!zero || par.overlap_param_gather) return;
@@ -184,32 +182,49 @@ void TrainStepBuilder::issue_param_gathers(RankSink& sink, int sim_rank) {
 }
 
 StaticMemory TrainStepBuilder::static_memory(std::size_t r) const {
-  const auto& par = job_.parallel;
-  const auto& prec = job_.precision;
-  // ZeRO shards over dp x cp (HSDP under ZeRO-3: over the shard group); experts over expert-dp.
-  const double replicas = zero3_ ? par.dense_shard_ranks() : double(par.dp) * par.cp;
-  const double expert_replicas = par.expert_dp();
-  double dense = 0.0, experts = 0.0, layer_dense = 0.0;
+  RankParams p;
   for (const auto& [layer, src] : grads_[r]) {
-    dense += src.params;
-    experts += src.expert_params;
-    layer_dense += src.layer ? src.params : 0.0;
+    p.dense += src.params;
+    p.experts += src.expert_params;
+    p.layer_dense += src.layer ? src.params : 0.0;
+    p.linear += src.layer ? src.params + src.expert_params : 0.0;
   }
+  return train_static_memory(job_, p);
+}
+
+}  // namespace stepsim::work::detail
+
+namespace stepsim::work {
+
+OptimizerShard train_optimizer_shard(const JobSpec& job, const RankParams& p) {
+  const auto& par = job.parallel;
+  const double shard =
+      par.zero_stage >= 1 ? p.dense / par.dense_shard_ranks() + p.experts / par.expert_dp() : p.dense + p.experts;
+  return OptimizerShard{p.dense + p.experts, shard, p.linear};
+}
+
+StaticMemory train_static_memory(const JobSpec& job, const RankParams& p) {
+  const auto& par = job.parallel;
+  const auto& prec = job.precision;
+  const bool zero3 = par.zero_stage >= 3 && par.dp * par.cp > 1;
+  // ZeRO shards over dp x cp (HSDP under ZeRO-3: over the shard group); experts over expert-dp.
+  const double replicas = zero3 ? par.dense_shard_ranks() : double(par.dp) * par.cp;
+  const double expert_replicas = par.expert_dp();
   const auto sharded = [&](int from_stage, double bytes) {
     const bool on = par.zero_stage >= from_stage;
-    return bytes * (dense / (on ? replicas : 1.0) + experts / (on ? expert_replicas : 1.0));
+    return bytes * (p.dense / (on ? replicas : 1.0) + p.experts / (on ? expert_replicas : 1.0));
   };
   StaticMemory m;
   // ZeRO-3 shards the transformer layers' weights (experts over their own group); the embedding and
   // head stay whole.
-  m.weights =
-      zero3_ ? (dense - layer_dense + layer_dense / replicas + experts / expert_replicas) * prec.param_bytes
-             : (dense + experts) * prec.param_bytes;
+  m.weights = zero3 ? (p.dense - p.layer_dense + p.layer_dense / replicas + p.experts / expert_replicas) *
+                          prec.param_bytes
+                    : (p.dense + p.experts) * prec.param_bytes;
   m.gradients = sharded(2, prec.grad_bytes);
   // FP8 copies of the layers' weights (ZeRO-3 gathers layers per use and keeps none).
-  if (!zero3_) m.low_precision_weights = (layer_dense + experts) * low_precision_weight_bytes(prec);
+  if (!zero3) m.low_precision_weights = (p.layer_dense + p.experts) * low_precision_weight_bytes(prec);
   m.optimizer = sharded(1, prec.optimizer_bytes);
   return m;
 }
 
-}  // namespace stepsim::work::detail
+}  // namespace stepsim::work

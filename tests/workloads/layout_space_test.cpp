@@ -13,11 +13,13 @@ using work::LayoutSpaceOptions;
 
 namespace {
 
+using work::Knob;
+
 LayoutSpaceOptions grid_only() {
   LayoutSpaceOptions o;
-  o.micro_batches = {1};
-  o.zero_stages = {0};
-  o.recomputes = {work::Recompute::none};
+  o.values(Knob::micro_batch) = {1};
+  o.values(Knob::zero_stage) = {0};
+  o.values(Knob::recompute) = {static_cast<int>(work::Recompute::none)};
   return o;
 }
 
@@ -55,12 +57,14 @@ TEST_CASE("Layouts of a 4-layer, 16-head model on 8 GPUs") {
 
 TEST_CASE("Micro-batches must divide the batch per data-parallel rank") {
   LayoutSpaceOptions o = grid_only();
-  o.micro_batches = {1, 16};
-  // Batch 64: micro-batch 16 needs 16 x dp <= 64, so dp <= 4; only tp 1 pp 1 (dp 8) loses it: 12 + 11.
-  CHECK(work::enumerate_layouts(test::tiny_training(), o).size() == 23);
-  o.zero_stages = {0, 1, 3};
-  o.recomputes = {work::Recompute::none, work::Recompute::full};
-  CHECK(work::enumerate_layouts(test::tiny_training(), o).size() == 23 * 3 * 2);
+  o.values(Knob::micro_batch) = {1, 16};
+  // Batch 64: micro-batch 16 needs 16 x dp <= 64, so dp <= 4, which tp 1 pp 1 (dp 8) loses; and
+  // interleaving needs a multiple of pp micro-batches per pipeline, which tp 1 pp 2 v 2 (dp 4:
+  // 64 / (16 x 4) = 1 micro-batch) loses: 12 + 10.
+  CHECK(work::enumerate_layouts(test::tiny_training(), o).size() == 22);
+  o.values(Knob::zero_stage) = {0, 1, 3};
+  o.values(Knob::recompute) = {0, 2};
+  CHECK(work::enumerate_layouts(test::tiny_training(), o).size() == 22 * 3 * 2);
 }
 
 TEST_CASE("Expert parallelism is carved out of the data-parallel ranks") {
@@ -81,9 +85,9 @@ TEST_CASE("A layout applied to a job") {
   l.pp = 2;
   l.virtual_stages = 2;
   l.dp = 2;
-  l.micro_batch = 4;
-  l.zero_stage = 1;
-  l.recompute = work::Recompute::selective;
+  l.knob(Knob::micro_batch) = 4;
+  l.knob(Knob::zero_stage) = 1;
+  l.knob(Knob::recompute) = static_cast<int>(work::Recompute::selective);
   const work::JobSpec j = work::with_layout(test::tiny_training(), l);
   CHECK(j.parallel.world() == 8);
   CHECK(j.parallel.schedule == work::PipelineSchedule::interleaved);
@@ -91,7 +95,66 @@ TEST_CASE("A layout applied to a job") {
   CHECK(j.workload.micro_batch == 4);
   CHECK(j.recompute == work::Recompute::selective);
   CHECK(l.text() == "tp 2, pp 2 (v 2), dp 2, mb 4, zero 1, selective recompute");
-  const auto set = work::layout_overrides(l);
+  const auto set = work::layout_overrides(test::tiny_training(), l).set;
   CHECK(std::find(set.begin(), set.end(), "parallelism.schedule=\"interleaved\"") != set.end());
   CHECK(std::find(set.begin(), set.end(), "workload.recompute=\"selective\"") != set.end());
+}
+
+TEST_CASE("A base with uneven end stages keeps them at its own pp, without interleaving") {
+  work::JobSpec base = test::tiny_training();  // 6 layers on 3 stages as 1 + 4 + 1, on 6 GPUs
+  base.model.layers = 6;
+  base.cluster.gpus_per_node = 6;
+  base.cluster.nvlink_domain = 6;
+  base.parallel.pp = 3;
+  base.parallel.first_stage_layers = 1;
+  base.parallel.last_stage_layers = 1;
+  bool uneven = false, even_pp3 = false;
+  for (const Layout& l : work::enumerate_layouts(base, grid_only())) {
+    CAPTURE(l.text());
+    if (l.first_stage_layers > 0) {
+      uneven = true;
+      CHECK(l.pp == 3);
+      CHECK(l.last_stage_layers == 1);
+      CHECK(l.virtual_stages == 1);
+      CHECK(work::with_layout(base, l).parallel.first_stage_layers == 1);
+    } else {
+      even_pp3 = even_pp3 || l.pp == 3;  // 6 layers also split evenly over 3 stages
+      // Every other layout drops the base's keys when it is loaded.
+      const auto unset = work::layout_overrides(base, l).unset;
+      CHECK(std::find(unset.begin(), unset.end(), "parallelism.first_stage_layers") != unset.end());
+      CHECK(work::with_layout(base, l).parallel.first_stage_layers == 0);
+    }
+  }
+  CHECK(uneven);
+  CHECK(even_pp3);
+  const auto notes = work::layout_adaptations(base);
+  REQUIRE(notes.size() == 1);
+  CHECK_THAT(notes[0], Catch::Contains("first_stage_layers = 1") && Catch::Contains("pp 3"));
+}
+
+TEST_CASE("ZeRO stages with a single data-parallel replica all run ZeRO-0's step") {
+  Layout l;
+  l.tp = 8;
+  l.dp = 1;
+  l.knob(Knob::zero_stage) = 2;
+  const work::JobSpec job = work::with_layout(test::tiny_training(), l);
+  CHECK(work::canonical_layout(job, l).zero_stage() == 0);  // nothing to shard over one replica
+  l.tp = 4;
+  l.dp = 2;
+  const work::JobSpec two = work::with_layout(test::tiny_training(), l);
+  CHECK(work::canonical_layout(two, l).zero_stage() == 2);
+}
+
+TEST_CASE("Knob values parse as the command line writes them") {
+  const work::KnobInfo& rc = work::knob_info(Knob::recompute);
+  CHECK(rc.parse("selective", "--recompute") == 1);
+  CHECK_THROWS_WITH(rc.parse("some", "--recompute"),
+                    Catch::Contains("--recompute: expected none, selective, full"));
+  const work::KnobInfo& zero = work::knob_info(Knob::zero_stage);
+  CHECK(zero.parse("3", "--zero") == 3);
+  CHECK_THROWS_WITH(zero.parse("4", "--zero"), Catch::Contains("--zero: expected integers from 0 to 3"));
+  CHECK(zero.label(1) == "Z1");
+  CHECK(zero.toml(1) == "1");
+  CHECK(rc.toml(2) == "\"full\"");
+  CHECK(work::knob_info(Knob::micro_batch).text(4) == "mb 4");
 }

@@ -61,7 +61,9 @@ scen::LoadOptions plain_layout(scen::LoadOptions load, int tp, int pp) {
                         "parallelism.virtual_stages=1", "parallelism.schedule=\"1f1b\"",
                         "parallelism.overlap_param_gather=false", "parallelism.sequence_parallel=false"})
     load.set.emplace_back(s);
-  for (const char* u : {"parallelism.first_stage_layers", "parallelism.last_stage_layers"})
+  for (const char* u : {"parallelism.first_stage_layers", "parallelism.last_stage_layers",
+                        "parallelism.account_for_embedding_in_pipeline_split",
+                        "parallelism.account_for_loss_in_pipeline_split"})
     load.unset.emplace_back(u);
   return load;
 }

@@ -17,6 +17,11 @@ int canonical_zero(const JobSpec& job, int stage) {
   return one_replica ? 0 : stage;
 }
 
+/// TP-communication overlap needs TP with sequence parallelism: off wherever tp = 1.
+int canonical_tp_overlap(const JobSpec& job, int mode) {
+  return job.parallel.tp > 1 && job.parallel.sequence_parallel ? mode : 0;
+}
+
 /// The batch splits into micro-batches of `mb` per replica; interleaving needs their count per
 /// pipeline to be a multiple of pp (pipeline_schedule.hpp).
 bool micro_batch_fits(const JobSpec& job, int mb) {
@@ -63,6 +68,16 @@ const std::array<KnobInfo, kKnobCount>& knob_table() {
        .apply = [](JobSpec& j, int v) { j.recompute = static_cast<Recompute>(v); },
        .labels = {"", "rc-sel", "rc-full"},
        .texts = {"no recompute", "selective recompute", "full recompute"}},
+      {.knob = Knob::tp_comm_overlap,
+       .name = "tp_comm_overlap",
+       .option = "tp-overlap",
+       .key = "parallelism.tp_comm_overlap",
+       .choices = {"off", "userbuffers", "async_tp"},
+       .defaults = {0, 1},
+       .apply = [](JobSpec& j, int v) { j.parallel.tp_comm_overlap = static_cast<TpCommOverlap>(v); },
+       .canonical = canonical_tp_overlap,
+       .labels = {"", "ub", "async-tp"},
+       .texts = {"no TP overlap", "TP overlap (userbuffers)", "AsyncTP"}},
   }};
   return table;
 }
@@ -267,6 +282,9 @@ JobSpec with_layout(JobSpec job, const Layout& l) {
   p.expert_tp = 1;
   p.first_stage_layers = l.first_stage_layers;
   p.last_stage_layers = l.last_stage_layers;
+  // Layouts split the layers evenly (or keep the base's end stages): no embedding/loss slots.
+  p.embedding_in_split = false;
+  p.loss_in_split = false;
   p.sequence_parallel = l.tp > 1;
   p.schedule = l.virtual_stages > 1 ? PipelineSchedule::interleaved : PipelineSchedule::one_f_one_b;
   for (const KnobInfo& k : knobs()) k.apply(job, l.knob(k.knob));
@@ -291,6 +309,8 @@ LayoutOverrides layout_overrides(const JobSpec& base, const Layout& l) {
   if (l.last_stage_layers > 0) o.set.push_back(i("parallelism.last_stage_layers", l.last_stage_layers));
   if (l.first_stage_layers == 0) o.unset.push_back("parallelism.first_stage_layers");
   if (l.last_stage_layers == 0) o.unset.push_back("parallelism.last_stage_layers");
+  o.unset.push_back("parallelism.account_for_embedding_in_pipeline_split");
+  o.unset.push_back("parallelism.account_for_loss_in_pipeline_split");
   if (drops_param_gather_overlap(base, l)) o.set.push_back("parallelism.overlap_param_gather=false");
   return o;
 }
@@ -303,6 +323,10 @@ std::vector<std::string> layout_adaptations(const JobSpec& base) {
         "the base's uneven end stages (first_stage_layers = " + std::to_string(p.first_stage_layers) +
         ", last_stage_layers = " + std::to_string(p.last_stage_layers) + ") are kept for layouts with pp " +
         std::to_string(p.pp) + " and no interleaving; every other layout splits the layers evenly");
+  if (p.embedding_in_split || p.loss_in_split)
+    out.push_back(
+        "the base counts the embedding/loss as pipeline layers (account_for_*_in_pipeline_split); the "
+        "layouts searched split the transformer layers evenly without them");
   if (p.overlap_param_gather)
     out.push_back(
         "overlap_param_gather is turned off for ZeRO stages 0 and 3 (it overlaps ZeRO-1/2's gather)");

@@ -123,13 +123,10 @@ class Bounder {
 };
 
 std::pair<int, int> Bounder::layers_of(int vs) const {
-  if (v_ > 1) {
-    const int per = job_.model.layers / vstages();
-    return {vs * per, (vs + 1) * per};
-  }
+  // As TrainStepBuilder::layers_of: consecutive layers per model chunk, ParallelSpec::chunk_layers.
   int begin = 0;
-  for (int s = 0; s < vs; ++s) begin += job_.parallel.stage_layers(s, job_.model.layers);
-  return {begin, begin + job_.parallel.stage_layers(vs, job_.model.layers)};
+  for (int s = 0; s < vs; ++s) begin += job_.parallel.chunk_layers(s, job_.model.layers);
+  return {begin, begin + job_.parallel.chunk_layers(vs, job_.model.layers)};
 }
 
 const Segment& Bounder::layer_forward(int l, int rank) {
@@ -323,18 +320,28 @@ std::vector<Bounder::GradSource> Bounder::gradient_sources(int stage, const std:
 }
 
 std::array<std::int64_t, 2> Bounder::zero3_per_microbatch(int stage, const std::vector<GradSource>& sources) {
-  // Each layer's weights gathered for its forward and again for its backward, and its gradients
-  // reduce-scattered after the backward (gather_layer, release_layer).
+  // Each layer's weights gathered for its forward and again for its backward (once with
+  // reshard_after_forward = false), and its gradients reduce-scattered after the backward
+  // (gather_layer, release_layer), inside the HSDP shard group when there is one, whose shards
+  // are then all-reduced over their replicas (reduce_layer_grads).
   const auto& prec = job_.precision;
+  const auto& par = job_.parallel;
   const int rank = rank_of(stage);
+  const std::int64_t gathers = par.reshard_after_forward ? 2 : 1;
+  const bool hybrid = par.shard_group > 0;
+  const CommScope scope = hybrid ? CommScope::shard : CommScope::dense;
   std::array<std::int64_t, 2> t{0, 0};
   for (const GradSource& src : sources) {
     if (src.layer < 0) continue;
     const double dense = layers_.dense_params(src.layer), experts = layers_.expert_params(src.layer);
-    t[0] += 2 * dp_bound(rank, CollectiveKind::all_gather, dense * prec.param_bytes, CommScope::dense) +
-            dp_bound(rank, CollectiveKind::reduce_scatter, dense * prec.grad_bytes, CommScope::dense);
+    t[0] += gathers * dp_bound(rank, CollectiveKind::all_gather, dense * prec.param_bytes, scope) +
+            dp_bound(rank, CollectiveKind::reduce_scatter, dense * prec.grad_bytes, scope);
+    if (hybrid && par.shard_replicas() > 1)
+      t[0] += dp_bound(rank, CollectiveKind::all_reduce, dense * prec.grad_bytes / par.shard_group,
+                       CommScope::replica);
     if (experts > 0.0 && job_.parallel.expert_dp() > 1)
-      t[1] += 2 * dp_bound(rank, CollectiveKind::all_gather, experts * prec.param_bytes, CommScope::expert) +
+      t[1] += gathers *
+                  dp_bound(rank, CollectiveKind::all_gather, experts * prec.param_bytes, CommScope::expert) +
               dp_bound(rank, CollectiveKind::reduce_scatter, experts * prec.grad_bytes, CommScope::expert);
   }
   return t;
@@ -423,8 +430,7 @@ int Bounder::check_and_count_microbatches() const {
   if (per_step <= 0 || w.global_batch % per_step != 0)
     throw UserError("workload.global_batch = " + std::to_string(w.global_batch) +
                     " must be a multiple of micro_batch x dp = " + std::to_string(per_step));
-  const bool uneven = par.first_stage_layers > 0 || par.last_stage_layers > 0;
-  if ((v_ > 1 || !uneven) && job_.model.layers % vstages() != 0)
+  if (!par.uneven_split() && job_.model.layers % vstages() != 0)
     throw UserError("model.layers = " + std::to_string(job_.model.layers) + " must divide evenly over pp x " +
                     "virtual_stages = " + std::to_string(vstages()));
   if (par.cp > 1 && w.attention_impl != AttentionImpl::flash)

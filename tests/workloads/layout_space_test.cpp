@@ -20,6 +20,7 @@ LayoutSpaceOptions grid_only() {
   o.values(Knob::micro_batch) = {1};
   o.values(Knob::zero_stage) = {0};
   o.values(Knob::recompute) = {static_cast<int>(work::Recompute::none)};
+  o.values(Knob::tp_comm_overlap) = {0};
   return o;
 }
 
@@ -94,7 +95,17 @@ TEST_CASE("A layout applied to a job") {
   CHECK(j.parallel.sequence_parallel);
   CHECK(j.workload.micro_batch == 4);
   CHECK(j.recompute == work::Recompute::selective);
-  CHECK(l.text() == "tp 2, pp 2 (v 2), dp 2, mb 4, zero 1, selective recompute");
+  CHECK(l.text() == "tp 2, pp 2 (v 2), dp 2, mb 4, zero 1, selective recompute, no TP overlap");
+  Layout ub = l;
+  ub.knob(Knob::tp_comm_overlap) = static_cast<int>(work::TpCommOverlap::userbuffers);
+  CHECK(work::with_layout(test::tiny_training(), ub).parallel.tp_comm_overlap ==
+        work::TpCommOverlap::userbuffers);
+  // Without TP there is nothing to overlap: the canonical layout turns it off (one row, not two).
+  Layout no_tp = ub;
+  no_tp.tp = 1;
+  no_tp.dp = 4;
+  CHECK(work::canonical_layout(work::with_layout(test::tiny_training(), no_tp), no_tp)
+            .knob(Knob::tp_comm_overlap) == 0);
   const auto set = work::layout_overrides(test::tiny_training(), l).set;
   CHECK(std::find(set.begin(), set.end(), "parallelism.schedule=\"interleaved\"") != set.end());
   CHECK(std::find(set.begin(), set.end(), "workload.recompute=\"selective\"") != set.end());

@@ -23,27 +23,31 @@ Plan balanced(AlgoContext& ctx) {
   return Plan{CollectiveAlgorithm::pairwise, {std::move(phase)}};
 }
 
-// Imbalanced (MoE routing): rank i's sends progress together in proportion to their bytes, but
-// ranks are separate variables, so a heavy sender finishes last while the others share the
-// links it no longer needs. Variable i carries row i's total; bytes_per_byte is relative to the
-// mean row, which the transfer table uses as the request's size.
+// Imbalanced (MoE routing): every pair's transfer progresses in proportion to its bytes, as one
+// coupled variable, like the balanced case: the all-to-all ends when its busiest link (the hot
+// rank's NIC or NVLink port, usually) has carried its load. Flow j of sender i has weight
+// m_ij / mean, relative to the mean row, which the transfer table uses as the request's size.
+// One variable keeps the solver's work per all-to-all independent of the EP size: a variable per
+// sender made every sender's finish an event that re-solved the whole network (minutes per step
+// at EP64). What it leaves out is lightly loaded senders releasing their links early to other
+// traffic, which only the hot rank's links would have limited anyway.
 Plan from_matrix(AlgoContext& ctx) {
   const auto& m = ctx.request.pair_bytes;
   const std::size_t p = ctx.request.groups[0].size();
+  double off_diagonal = 0.0;
+  for (std::size_t i = 0; i < p; ++i)
+    for (std::size_t j = 0; j < p; ++j) off_diagonal += j == i ? 0.0 : m[i * p + j];
   const double mean = std::accumulate(m.begin(), m.end(), 0.0) / static_cast<double>(p);
   PlanPhase phase;
+  if (!(off_diagonal > 0.0)) return Plan{CollectiveAlgorithm::pairwise, {std::move(phase)}};
   double latency = 0.0;
-  for (std::size_t i = 0; i < p; ++i) {
-    double row = 0.0;
-    for (std::size_t j = 0; j < p; ++j) row += j == i ? 0.0 : m[i * p + j];
-    if (!(row > 0.0)) continue;
-    for (const auto& group : ctx.request.groups)
+  for (const auto& group : ctx.request.groups)
+    for (std::size_t i = 0; i < p; ++i)
       for (std::size_t j = 0; j < p; ++j)
-        if (j != i)
-          latency = std::max(latency, ctx.builder.add_flow(group[i], group[j], 0, m[i * p + j] / row));
-    phase.vars.push_back(PlanVariable{ctx.pool.add(ctx.builder.take()), row / mean});
-  }
+        if (j != i && m[i * p + j] > 0.0)
+          latency = std::max(latency, ctx.builder.add_flow(group[i], group[j], 0, m[i * p + j] / mean));
   phase.latency_s = (static_cast<double>(p) - 1.0) * latency;
+  phase.vars.push_back(PlanVariable{ctx.pool.add(ctx.builder.take()), 1.0});
   return Plan{CollectiveAlgorithm::pairwise, {std::move(phase)}};
 }
 

@@ -102,6 +102,7 @@ std::string figure_value(const topo::GpuSpec& g, const std::string& key) {
       {"efficiency.gemm_fp8", curve(e.gemm8)},
       {"efficiency.fp8_split_accumulation", fixed(e.fp8_split_accumulation, 3)},
       {"efficiency.fp8_blockwise", fixed(e.fp8_blockwise, 3)},
+      {"efficiency.fp8_blockwise_wgrad", fixed(e.fp8_blockwise_wgrad, 3)},
       {"efficiency.attention", fixed(e.attention, 3)},
       {"efficiency.elementwise", fixed(e.elementwise, 3)},
       {"efficiency.hbm", fixed(e.hbm, 3)},

@@ -34,6 +34,7 @@ json efficiency_json(const topo::Efficiency& e) {
   j["elementwise"] = e.elementwise;
   j["fp8_split_accumulation"] = e.fp8_split_accumulation;
   j["fp8_blockwise"] = e.fp8_blockwise;
+  j["fp8_blockwise_wgrad"] = e.fp8_blockwise_wgrad;
   j["hbm"] = e.hbm;
   j["nvlink"] = e.nvlink;
   j["nic"] = e.nic;

@@ -132,6 +132,8 @@ void read_efficiency(TableReader& r, topo::Efficiency& eff) {
   r.read("fp8_split_accumulation", eff.fp8_split_accumulation, kFraction);
   r.read("fp8_blockwise", eff.fp8_blockwise,
          RealRange{0.1, 2.0, false, "block-scaled over per-tensor FP8 GEMM speed, e.g. 1.0"});
+  r.read("fp8_blockwise_wgrad", eff.fp8_blockwise_wgrad,
+         RealRange{0.1, 2.0, false, "block-scaled weight-gradient over block-scaled GEMM speed, e.g. 0.6"});
   r.read("attention", eff.attention, kFraction);
   r.read("elementwise", eff.elementwise, kFraction);
   r.read("hbm", eff.hbm, kFraction);
@@ -160,6 +162,7 @@ constexpr std::string_view kEfficiencyKeys[] = {"gemm_bf16",
                                                 "gemm_fp8",
                                                 "fp8_split_accumulation",
                                                 "fp8_blockwise",
+                                                "fp8_blockwise_wgrad",
                                                 "attention",
                                                 "elementwise",
                                                 "hbm",

@@ -9,7 +9,8 @@ double gemm_efficiency(const GpuSpec& gpu, const KernelWork& w) {
   double eff = gpu.eff.gemm(w.precision).at(w.gemm_m, w.gemm_n, w.gemm_k);
   if (w.precision != Precision::fp8 && w.precision != Precision::fp4) return eff;
   // Block-scaled kernels promote to FP32 in every GEMM (DeepGEMM), so they pay no split penalty.
-  if (w.scaling == FP8Scaling::block) return eff * gpu.eff.fp8_blockwise;
+  if (w.scaling == FP8Scaling::block)
+    return eff * gpu.eff.fp8_blockwise * (w.weight_grad ? gpu.eff.fp8_blockwise_wgrad : 1.0);
   return w.accumulation == Accumulation::split ? eff * gpu.eff.fp8_split_accumulation : eff;
 }
 

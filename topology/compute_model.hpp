@@ -34,6 +34,8 @@ struct KernelWork {
   Accumulation accumulation = Accumulation::fast;
   /// How FP8 operands are scaled: one factor per tensor, or per block (DeepSeek-V3's tiles).
   FP8Scaling scaling = FP8Scaling::tensor;
+  /// A weight-gradient GEMM (dW = X^T dY, the token dimension is its K).
+  bool weight_grad = false;
   /// Kernel launches this work stands for (multi-tensor optimizer kernels launch several).
   double launches = 1.0;
 };

@@ -77,6 +77,9 @@ struct Efficiency {
   double fp8_split_accumulation = 1.0;
   /// Block-scaled FP8 GEMMs (1x128 / 128x128 scales, DeepSeek-V3's recipe) over the fast curve.
   double fp8_blockwise = 1.0;
+  /// Block-scaled FP8 weight-gradient GEMMs (both operands scaled per 1x128 along the token
+  /// dimension, accumulated into the FP32 main gradient) over the block-scaled curve.
+  double fp8_blockwise_wgrad = 1.0;
 
   /// The GEMM curve that math in `p` runs on.
   const GemmCurve& gemm(Precision p) const {

@@ -301,6 +301,7 @@ Handle emit_wgrad(OpSink& sink, const LayerDims& d, std::string_view name, doubl
                   Handle dep, double count) {
   // dW[k x n] += X^T[k x m] dY[m x n].
   topo::KernelWork w = linear_grad_gemm(d, k, n, m, count);
+  w.weight_grad = true;
   if (d.grad_accumulation == GradAccumulation::fused) {
     // Accumulating in the GEMM epilogue reads and writes the gradient buffer instead of writing dW.
     w.hbm_bytes += count * k * n * (2.0 * d.grad_bytes - d.act_bytes);

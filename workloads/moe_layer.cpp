@@ -31,6 +31,7 @@ double act_backward(const LayerDims& d) {
 /// Megatron-Core grouped GEMMs with fused accumulation).
 topo::KernelWork wgrad_work(const LayerDims& d, double m, double n, double k, double count) {
   topo::KernelWork w = linear_grad_gemm(d, k, n, m, count);
+  w.weight_grad = true;
   w.hbm_bytes += count * k * n * (2.0 * d.grad_bytes - d.act_bytes);
   return w;
 }

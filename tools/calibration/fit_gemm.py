@@ -19,7 +19,9 @@ H200) and public-gemm.json (published tables with their sources). Fits:
                    bytes, so the operand-streaming cost per FLOP (the 1/M, 1/N terms) does not change;
                    dgrad and wgrad (split accumulation): the same curve scaled so that MAMF's FP8 / BF16
                    best shapes on H100 keep their ratio (one harness, random data, one power limit)
-  blockwise ratio  DeepGEMM's block-scaled FP8 kernels over the tensor-scaled curve (median, M >= 4096)
+  blockwise ratio  DeepGEMM's block-scaled FP8 kernels over the tensor-scaled curve (median, M >= 4096),
+                   printed for comparison: the catalog's fp8_blockwise comes from the GEMMs of a real
+                   training step (DeepSeek's profile, fit_profile.py)
   other GPUs       only a best-shape MAMF figure each: the Hopper shape terms, and the Hopper peak
                    scaled by the GPU's MAMF efficiency over H100's (a brute-force search's best shape
                    beats any smooth curve by a bias that the ratio cancels)
@@ -169,7 +171,8 @@ def main():
     print(f"  gemm_bf16 = {{ peak = {c16['peak']:.3f}, mn_half = {c16['mn_half']:.0f}, k_half = {c16['k_half']:.0f} }}")
     print(f"  gemm_fp8 = {{ peak = {c8['peak']:.3f}, mn_half = {c8['mn_half']:.0f}, k_half = {c8['k_half']:.0f} }}")
     print(f"  fp8_split_accumulation = {split:.3f}")
-    print(f"  fp8_blockwise = {ratio:.3f}")
+    print(f"  fp8_blockwise (DeepGEMM micro-benchmarks) = {ratio:.3f}; the catalog takes the in-training figure "
+          "of DeepSeek's profile instead (fit_profile.py)")
     print("Blackwell's FP8 peaks above come from MAMF's precise path; its tensor cores accumulate FP8 in FP32")
     print("either way, so fp8_split_accumulation = 1 there.")
 

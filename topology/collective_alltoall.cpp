@@ -41,12 +41,18 @@ Plan from_matrix(AlgoContext& ctx) {
   PlanPhase phase;
   if (!(off_diagonal > 0.0)) return Plan{CollectiveAlgorithm::pairwise, {std::move(phase)}};
   double latency = 0.0;
+  std::size_t rounds = 0;  // a rank exchanges with the peers it sends to, not with all p-1
   for (const auto& group : ctx.request.groups)
-    for (std::size_t i = 0; i < p; ++i)
+    for (std::size_t i = 0; i < p; ++i) {
+      std::size_t peers = 0;
       for (std::size_t j = 0; j < p; ++j)
-        if (j != i && m[i * p + j] > 0.0)
+        if (j != i && m[i * p + j] > 0.0) {
           latency = std::max(latency, ctx.builder.add_flow(group[i], group[j], 0, m[i * p + j] / mean));
-  phase.latency_s = (static_cast<double>(p) - 1.0) * latency;
+          ++peers;
+        }
+      rounds = std::max(rounds, peers);
+    }
+  phase.latency_s = static_cast<double>(rounds) * latency;
   phase.vars.push_back(PlanVariable{ctx.pool.add(ctx.builder.take()), 1.0});
   return Plan{CollectiveAlgorithm::pairwise, {std::move(phase)}};
 }

@@ -16,7 +16,9 @@
 // Node-limited routing (DeepSeek-V3: each token reaches at most M nodes). A token's copies for a
 // remote node cross the fabric once, to the GPU with the same in-node index (its rail peer), which
 // forwards them over NVLink to the GPUs holding the experts; copies for the source's own node go
-// directly. Without a limit every copy goes straight to its expert's GPU (Megatron's all-to-all).
+// directly. Each GPU gets a token once however many of its experts the token picked (DeepEP's
+// dispatch), also when the EP group is one node. Without a limit every copy goes straight to its
+// expert's GPU (Megatron's all-to-all).
 
 #include <cstdint>
 #include <vector>
@@ -56,7 +58,7 @@ struct LayerRouting {
   std::vector<double> combine;
   std::vector<double> dispatch_bytes;  ///< dispatch x RoutingInputs::vector_bytes
   std::vector<double> combine_bytes;
-  double mean_sent_bytes = 0.0;  ///< what a rank sends in the dispatch, averaged over the ranks
+  double mean_sent_bytes = 0.0;   ///< what a rank sends in the dispatch, averaged over the ranks
   std::vector<ExpertLoad> ranks;  ///< by EP index
   double dropped_fraction = 0.0;  ///< of all token copies
   double expert_imbalance = 1.0;  ///< max / mean expected expert load, after drops

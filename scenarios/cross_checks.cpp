@@ -196,6 +196,26 @@ void resolve_schedule(Scenario& s) {
     fail(s, "parallelism.tp_comm_overlap",
          "overlaps sequence parallelism's all-gathers and reduce-scatters, but sequence_parallel is off",
          "set sequence_parallel = true, or tp_comm_overlap = false");
+  // Megatron-Core's combined 1F1B refuses these (moe_a2a_overlap.html): there must be all-to-alls to
+  // hide, full recomputation re-runs the forward inside the backward, and the shared-expert overlap
+  // uses the streams the pair needs.
+  if (s.job.moe.fp8_dispatch && !s.job.precision.low_precision_linears())
+    fail(s, "moe.fp8_dispatch", "sends the experts' FP8 inputs, but the linear layers are not FP8",
+         "set precision.compute = \"fp8\", or fp8_dispatch = false");
+  if (p.ep_overlap) {
+    if (!s.job.model.is_moe() || p.ep < 2)
+      fail(s, "parallelism.ep_overlap", "overlaps expert-parallel all-to-alls, but this job has none",
+           "it needs an MoE model with parallelism.ep > 1; set ep_overlap = false");
+    if (s.job.workload.kind != work::WorkloadKind::train)
+      fail(s, "parallelism.ep_overlap", "pairs a forward with a backward, which only training has",
+           "set ep_overlap = false");
+    if (s.job.recompute == work::Recompute::full)
+      fail(s, "parallelism.ep_overlap", "cannot run with full recomputation (Megatron-Core refuses it)",
+           "use workload.recompute = \"selective\", or ep_overlap = false");
+    if (s.job.moe.shared_expert_overlap)
+      fail(s, "parallelism.ep_overlap", "and moe.shared_expert_overlap cannot both be on (Megatron-Core)",
+           "set moe.shared_expert_overlap = false: the pair overlaps the shared experts too");
+  }
   if (p.virtual_stages > 1 && p.pp < 2)
     fail(s, "parallelism.virtual_stages",
          "is " + to_string(p.virtual_stages) + " but pp = " + to_string(p.pp),

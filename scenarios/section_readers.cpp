@@ -166,6 +166,7 @@ void read_parallelism_section(TableReader r, Scenario& s) {
   else
     r.read("tp_comm_overlap", p.tp_comm_overlap, choices::kTpCommOverlap);
   r.read("tp_overlap_rs_splits", p.tp_overlap_rs_splits, IntRange{1, 64});
+  r.read("ep_overlap", p.ep_overlap);
   read_sharding(r, s);
   r.read("pp_p2p", p.pp_p2p, choices::kP2pMode);
   r.finish();
@@ -193,6 +194,7 @@ void read_moe_section(TableReader r, Scenario& s) {
   int seed = 1;
   if (r.read("seed", seed, kNonNegativeInt)) m.seed = static_cast<std::uint64_t>(seed);
   r.read("shared_expert_overlap", m.shared_expert_overlap);
+  r.read("fp8_dispatch", m.fp8_dispatch);
   r.finish();
 }
 

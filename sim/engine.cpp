@@ -33,8 +33,10 @@ void Engine::initialise() {
     state_[id] = {graph_.dependency_in_degree(id), static_cast<std::uint32_t>(graph_.streams_of(id).size()),
                   0, 0};
   processors_.resize(graph_.processor_count());
-  for (ProcessorId p = 0; p < processors_.size(); ++p)
+  for (ProcessorId p = 0; p < processors_.size(); ++p) {
     processors_[p].keep = 1.0 - graph_.processor(p).comm_slowdown;
+    processors_[p].share = graph_.processor(p).share_compute;
+  }
   for (StreamId s = 0; s < graph_.stream_count(); ++s)
     if (graph_.first_on(s) != StepGraph::kNoOp) --state_[graph_.first_on(s)].heads;
   queue_.reserve(graph_.stream_count() + 16);
@@ -129,21 +131,26 @@ void Engine::finish(OpId id) {
 
 void Engine::start_compute(OpId id, const OpExec& op) {
   ProcessorState& p = processors_[op.aux];
-  if (p.keep == 1.0) return schedule(id, op.work);  // no interference: nothing to track
+  if (p.keep == 1.0 && !p.share) return schedule(id, op.work);  // no interference: nothing to track
+  const bool sharing = p.share && !p.running.empty();           // the others slow down from now
+  if (sharing) settle(p, p.rate());                             // their progress so far, at the old rate
   p.running.push_back({id, static_cast<double>(op.work.count()), now_});
   state_[id].tracked = 1;
-  schedule(id,
-           p.active_transfers > 0 ? ceil_to_time(static_cast<double>(op.work.count()) / p.keep) : op.work);
+  if (sharing) return reschedule(p);
+  const double rate = p.rate();
+  schedule(id, rate == 1.0 ? op.work : ceil_to_time(static_cast<double>(op.work.count()) / rate));
 }
 
 void Engine::untrack_compute(OpId id) {
   state_[id].tracked = 0;
   ProcessorState& p = processors_[graph_.processor_of(id)];
+  const double old_rate = p.rate();
   const auto it =
       std::find_if(p.running.begin(), p.running.end(), [id](const auto& r) { return r.op == id; });
   // Erase in place (not swap-with-last) so re-timing order, and with it event order, stays the
   // order in which the ops started.
   p.running.erase(it);
+  if (p.share && !p.running.empty()) retime(p, old_rate);  // the others speed up
 }
 
 void Engine::start_transfer(OpId id, const OpExec& op) {
@@ -176,19 +183,29 @@ void Engine::change_comm_activity(OpId transfer, int delta) {
     if (stream.role != StreamRole::comm) continue;
     ProcessorState& p = processors_[stream.processor];
     const bool was_active = p.active_transfers > 0;
+    const double old_rate = p.rate();
     p.active_transfers = static_cast<std::uint32_t>(static_cast<int>(p.active_transfers) + delta);
-    if (was_active != (p.active_transfers > 0) && !p.running.empty()) retime(p, was_active);
+    if (was_active != (p.active_transfers > 0) && !p.running.empty()) retime(p, old_rate);
   }
 }
 
-void Engine::retime(ProcessorState& p, bool was_active) {
-  const double old_rate = was_active ? p.keep : 1.0;
-  const double new_rate = was_active ? 1.0 : p.keep;
+void Engine::retime(ProcessorState& p, double old_rate) {
+  settle(p, old_rate);
+  reschedule(p);
+}
+
+void Engine::settle(ProcessorState& p, double old_rate) {
   for (RunningCompute& r : p.running) {
     r.remaining_ps = std::max(0.0, r.remaining_ps - static_cast<double>((now_ - r.since).count()) * old_rate);
     r.since = now_;
+  }
+}
+
+void Engine::reschedule(ProcessorState& p) {
+  const double rate = p.rate();
+  for (RunningCompute& r : p.running) {
     ++state_[r.op].generation;
-    schedule(r.op, ceil_to_time(r.remaining_ps / new_rate));
+    schedule(r.op, ceil_to_time(r.remaining_ps / rate));
     ++stats_.retimings;
   }
 }

@@ -56,7 +56,13 @@ class Engine {
   struct ProcessorState {
     std::uint32_t active_transfers = 0;   ///< transfer ops occupying this processor's comm streams
     double keep = 1.0;                    ///< compute speed while communication runs: 1 - comm_slowdown
-    std::vector<RunningCompute> running;  ///< only tracked when keep < 1
+    bool share = false;                   ///< Processor::share_compute
+    std::vector<RunningCompute> running;  ///< only tracked when keep < 1 or share
+    /// The speed each running compute op progresses at now.
+    double rate() const {
+      const double r = active_transfers > 0 ? keep : 1.0;
+      return share && running.size() > 1 ? r / static_cast<double>(running.size()) : r;
+    }
   };
   static constexpr std::uint32_t kFinished = 0xffffffffu;
 
@@ -69,7 +75,13 @@ class Engine {
   void start_transfer(OpId id, const OpExec& op);
   void finish_transfer(OpId id);
   void change_comm_activity(OpId transfer, int delta);
-  void retime(ProcessorState& p, bool was_active);
+  /// Re-times the running compute ops of `p`, which progressed at `old_rate` since they were
+  /// last timed and progress at p.rate() from now.
+  void retime(ProcessorState& p, double old_rate);
+  /// Brings the remaining work of `p`'s running compute ops to now, at `old_rate`.
+  void settle(ProcessorState& p, double old_rate);
+  /// Schedules the end of each of `p`'s running compute ops at p.rate().
+  void reschedule(ProcessorState& p);
   void schedule(OpId id, Time duration) {
     queue_.push(now_ + duration, EventKind::op_end, id, state_[id].generation);
   }

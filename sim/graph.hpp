@@ -88,6 +88,10 @@ struct Processor {
   /// Fraction of compute throughput lost while at least one transfer runs on one of this processor's
   /// comm streams (SMs taken by communication kernels). 0 = no interference; must be in [0, 1).
   double comm_slowdown = 0.0;
+  /// Compute ops of this processor's several compute streams share it: n running at once each
+  /// progress at 1/n of its speed (two micro-batches' kernels sharing the SMs). false: compute
+  /// streams are independent (one compute stream per processor, or streams that model no SMs).
+  bool share_compute = false;
 };
 
 struct Stream {

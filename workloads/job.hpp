@@ -107,6 +107,11 @@ struct ParallelSpec {
   TpCommOverlap tp_comm_overlap = TpCommOverlap::off;
   /// Userbuffers' pipelined GEMM+RS: chunks per GEMM (TE's num_splits, default 4).
   int tp_overlap_rs_splits = 4;
+  /// Expert-parallel all-to-all overlap across micro-batches (Megatron-Core's combined 1F1B,
+  /// --overlap-moe-expert-parallel-comm; DeepSeek-V3's overlapped forward-backward chunk pairs): each
+  /// steady-state backward runs with the next forward (of another micro-batch) as one pair, the two
+  /// sharing the GPU, so each one's all-to-alls hide under the other's compute.
+  bool ep_overlap = false;
   P2pMode pp_p2p = P2pMode::overlapped;
   int world() const { return dp * tp * pp * cp; }
   /// Ranks that shard one copy of the dense weights' ZeRO state: dp x cp, or the HSDP shard group.
@@ -191,6 +196,10 @@ struct MoeSpec {
   /// Shared experts run while the dispatch all-to-all is in flight (Megatron-Core's
   /// --moe-shared-expert-overlap, DeepSeek-V3); false runs them before it, Megatron-Core's default.
   bool shared_expert_overlap = false;
+  /// Tokens travel to the experts in FP8 (1 x 128 blocks, one fp32 scale each): the forward's
+  /// dispatch and the gradients the backward sends to the experts (DeepSeek-V3 report section 3.3.2,
+  /// DeepEP); the combines stay in 16-bit. The tokens are quantised before they leave.
+  bool fp8_dispatch = false;
 };
 
 /// The notebook's own closed-form inputs, used when `formulas = notebook` (seed parity).

@@ -55,6 +55,7 @@ MoeDims moe_dims(const JobSpec& job) {
   m.ep = job.parallel.ep;
   m.expert_tp = job.parallel.expert_tp;
   m.shared_overlap = job.moe.shared_expert_overlap;
+  m.fp8_dispatch = job.moe.fp8_dispatch;
   return m;
 }
 
@@ -74,7 +75,7 @@ CommOp MoeLayer::all_to_all(const MoeRank& r, bool combine) const {
   const LayerRouting& l = *r.routing;
   CommOp c{ParallelDim::ep, CollectiveKind::all_to_all, 0.0, 0, CommScope::dense, {}, -1};
   // Bytes per rank: what it sends in total (a plain all-to-all), or the mean row of the matrix.
-  c.bytes = l.mean_sent_bytes;
+  c.bytes = combine ? l.mean_combine_bytes : l.mean_sent_bytes;
   if (!l.uniform) {
     c.pair_bytes =
         combine ? std::span<const double>(l.combine_bytes) : std::span<const double>(l.dispatch_bytes);
@@ -83,11 +84,11 @@ CommOp MoeLayer::all_to_all(const MoeRank& r, bool combine) const {
   return c;
 }
 
-CommOp MoeLayer::balanced_all_to_all(const MoeRank& r) const {
+CommOp MoeLayer::balanced_all_to_all(const MoeRank& r, bool combine) const {
   MoeRank b = r;
   b.routing = r.balanced;
   b.pattern = r.balanced_pattern;
-  return all_to_all(b, false);
+  return all_to_all(b, combine);
 }
 
 Handle MoeLayer::forward(OpSink& sink, OpSink::Deps input, const MoeRank& rank) const {
@@ -112,8 +113,10 @@ Handle MoeLayer::ffn_forward(OpSink& sink, Handle input, const MoeRank& rank) co
   g = sink.kernel("router_topk", elementwise(d_, 8 * Tm * X + 4 * Tm * m_.top_k, 10 * Tm * X), g);
   // Permute: gather each routed copy into expert order (read the tokens, write the copies).
   g = sink.kernel("permute", elementwise(d_, (Tm + sent) * h * E), g);
+  // FP8 dispatch: the tokens are quantised before they leave.
+  if (fp8_dispatch()) g = sink.kernel("dispatch.quantize", quantize_work(d_, Tm * h, QuantOperand::input), g);
   Handle e = sink.comm("ep.dispatch", all_to_all(rank, false), g);
-  sink.balanced_comm(e, balanced_all_to_all(rank));
+  sink.balanced_comm(e, balanced_all_to_all(rank, false));
   if (m_.shared_overlap) shared = shared_forward(sink, x);  // runs while the dispatch is in flight
   const ExpertLoadPair load = loads(rank);
   const double n = load.actual.copies;
@@ -126,7 +129,7 @@ Handle MoeLayer::ffn_forward(OpSink& sink, Handle input, const MoeRank& rank) co
                   CommOp{ParallelDim::tp, CollectiveKind::reduce_scatter, n * h * E, 0, CommScope::expert},
                   e);
   const Handle back = sink.comm("ep.combine", all_to_all(rank, true), e);
-  sink.balanced_comm(back, balanced_all_to_all(rank));
+  sink.balanced_comm(back, balanced_all_to_all(rank, true));
   // Unpermute: read the returned copies and their probabilities, write the weighted sum per token.
   Handle u =
       sink.kernel("unpermute", elementwise(d_, (sent + Tm) * h * E + 4 * Tm * m_.top_k, 2 * sent * h), back);
@@ -150,6 +153,9 @@ Handle MoeLayer::experts_forward(OpSink& sink, Handle ready, const ExpertLoadPai
   const auto q_in = [&](const Load& l) { return quantize_work(d_, l.copies * h, QuantOperand::input); };
   const auto q_mid = [&](const Load& l) { return quantize_work(d_, l.copies * f, QuantOperand::input); };
   Handle e = ready;
+  // With FP8 dispatch the tokens arrive quantised row-wise, but the weight gradient needs them
+  // column-wise: DeepSeek casts them back and quantises them again (the profile's cast_back and
+  // per_channel_cast_and_transpose kernels), so the experts' quantisation stays.
   if (d_.low_precision_linears())
     e = expert_kernel(sink, "experts_up.quantize", q_in(load.actual), q_in(load.balanced), e);
   e = expert_kernel(sink, "experts_up", up(load.actual), up(load.balanced), e);
@@ -170,8 +176,11 @@ Handle MoeLayer::ffn_backward(OpSink& sink, OpSink::Deps grad, const MoeRank& ra
   Handle e = sink.kernel_after("unpermute.bwd",
                                elementwise(d_, (Tm + 2 * sent) * h * E + 4 * Tm * m_.top_k, 2 * sent * h),
                                std::array<Handle, 2>{g, shared});
+  // FP8 dispatch: the gradients travel to the experts quantised (report section 3.3.2).
+  if (fp8_dispatch())
+    e = sink.kernel("combine.bwd.quantize", quantize_work(d_, Tm * h, QuantOperand::grad_output), e);
   e = sink.comm("ep.combine.bwd", all_to_all(rank, false), e);
-  sink.balanced_comm(e, balanced_all_to_all(rank));
+  sink.balanced_comm(e, balanced_all_to_all(rank, false));
   if (m_.shared_overlap) shared = shared_backward(sink, g);  // runs while the gradients travel
   const ExpertLoadPair load = loads(rank);
   const double n = load.actual.copies;
@@ -184,7 +193,7 @@ Handle MoeLayer::ffn_backward(OpSink& sink, OpSink::Deps grad, const MoeRank& ra
                   CommOp{ParallelDim::tp, CollectiveKind::reduce_scatter, n * h * E, 0, CommScope::expert},
                   e);
   e = sink.comm("ep.dispatch.bwd", all_to_all(rank, true), e);
-  sink.balanced_comm(e, balanced_all_to_all(rank));
+  sink.balanced_comm(e, balanced_all_to_all(rank, true));
   // Sum each token's copies back, then the router's input gradient and weight gradient.
   Handle p = sink.kernel("permute.bwd", elementwise(d_, (sent + Tm) * h * E, sent * h), e);
   // Selective "layernorm": the router's and shared experts' weight gradients need the norm output.
@@ -263,8 +272,11 @@ double MoeLayer::stored_activation_bytes(Recompute recompute, const MoeRank& ran
   // experts' inputs, inner activations (the up projection's output, and the activation's unless
   // "moe_act") and the returned copies the unpermute weighs; the shared experts' inner activations.
   const double inner = act_forward(d_) - (rc.moe_act ? 1.0 : 0.0);
-  double bytes =
-      (rc.layernorm ? 1 : 2) * E * Tn * h + 4 * Tm * m_.experts + E * n * (h + inner * f) + E * sent * h;
+  // FP8 dispatch: the experts keep the FP8 tokens they received (and their scales) for the weight
+  // gradient, as DeepSeek-V3 caches them (report section 3.3.2).
+  const double in_bytes = fp8_dispatch() ? 1.0 + 4.0 / 128.0 : E;
+  double bytes = (rc.layernorm ? 1 : 2) * E * Tn * h + 4 * Tm * m_.experts +
+                 n * (in_bytes * h + E * inner * f) + E * sent * h;
   if (m_.shared_experts > 0)
     bytes += act_forward(d_) * E * d_.tokens * m_.shared_experts * m_.expert_ffn / d_.tp;
   return attention + bytes;

@@ -26,6 +26,7 @@ struct MoeDims {
   int ep = 1;
   int expert_tp = 1;
   bool shared_overlap = false;  ///< shared experts run during the dispatch (MoeSpec::shared_expert_overlap)
+  bool fp8_dispatch = false;    ///< MoeSpec::fp8_dispatch
 };
 
 MoeDims moe_dims(const JobSpec& job);
@@ -78,11 +79,12 @@ class MoeLayer {
   /// The dispatch (or, transposed, the combine) all-to-all of `rank`'s layer.
   CommOp all_to_all(const MoeRank& rank, bool combine) const;
   /// The same collective under perfectly balanced routing (for the imbalance cost).
-  CommOp balanced_all_to_all(const MoeRank& rank) const;
+  CommOp balanced_all_to_all(const MoeRank& rank, bool combine) const;
   OpSink::Handle shared_forward(OpSink& sink, OpSink::Handle input) const;
   OpSink::Handle shared_backward(OpSink& sink, OpSink::Handle grad) const;
   double up_width() const;  ///< one expert's up-projection output per expert-TP rank
   double norm_tokens() const { return d_.sp ? d_.tokens / d_.tp : d_.tokens; }
+  bool fp8_dispatch() const { return m_.fp8_dispatch && d_.low_precision_linears(); }
 
   DenseLayer attention_;
   LayerDims d_;

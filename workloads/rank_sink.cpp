@@ -52,7 +52,7 @@ StepAssembler::StepAssembler(const JobSpec& job, CommPlanner& planner, RankMode 
   } else {
     for (int s = 0; s < job.parallel.pp; ++s) simulated.push_back(layout_.rank({0, 0, s, 0}));
   }
-  const sim::Processor proc{job.cluster.gpu.comm_sm_fraction};
+  const sim::Processor proc{job.cluster.gpu.comm_sm_fraction, job.parallel.ep_overlap};
   for (int r : simulated) {
     sim_index_[static_cast<std::size_t>(r)] = static_cast<int>(ranks_.size());
     const sim::ProcessorId p = graph_.add_processor(proc);
@@ -79,6 +79,22 @@ StepAssembler::StepAssembler(const JobSpec& job, CommPlanner& planner, RankMode 
     if (host_timeline_) s.host = graph_.add_stream(p, sim::StreamRole::compute, stream_label(r, "host"));
     streams_.push_back(s);
     ranks_.push_back(SimRank{r, layout_.coords(r).pp, p, s.compute});
+    if (job.parallel.ep_overlap) {
+      // The pair's backward: its own compute stream (sharing the SMs) and the channels its
+      // collectives take, so that the two micro-batches' all-to-alls do not queue behind each other.
+      RankStreams b = s;
+      b.compute = graph_.add_stream(p, sim::StreamRole::compute, stream_label(r, "compute.pair"));
+      for (ParallelDim d : {ParallelDim::tp, ParallelDim::cp, ParallelDim::ep})
+        b.comm[idx(d)] = graph_.add_stream(p, sim::StreamRole::comm,
+                                           stream_label(r, "comm." + std::string(name(d)) + ".pair"));
+      b.expert_tp = graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "comm.expert_tp.pair"));
+      if (s.tp_copy != s.comm[idx(ParallelDim::tp)])
+        b.tp_copy = graph_.add_stream(p, sim::StreamRole::copy, stream_label(r, "copy.tp.pair"));
+      else
+        b.tp_copy = b.comm[idx(ParallelDim::tp)];
+      pair_streams_.push_back(b);
+      ranks_.back().compute_pair = b.compute;
+    }
   }
 }
 
@@ -216,10 +232,22 @@ OpSink::Handle RankSink::emit_kernel(std::string_view name, const topo::KernelWo
   op.label = label(name);
   OpInfo info = base_info();
   info.op_class = work.op_class;
-  const sim::StreamId stream = a_.streams(sim_rank_).compute;
+  const sim::StreamId stream = a_.streams(sim_rank_, lane_).compute;
   const sim::OpId id = a_.add(op, std::span<const sim::StreamId>(&stream, 1), info);
   if (host != sim::StepGraph::kNoOp) a_.graph().add_dependency(host, id);
   add_deps(id, deps);
+  last_[static_cast<std::size_t>(lane_)] = Handle{id};
+  return Handle{id};
+}
+
+OpSink::Handle RankSink::barrier(Handle after) {
+  sim::Op op;
+  op.kind = sim::OpKind::delay;
+  op.label = label("pair.join");
+  const sim::StreamId stream = a_.streams(sim_rank_, lane_).compute;
+  const sim::OpId id = a_.add(op, std::span<const sim::StreamId>(&stream, 1), base_info());
+  if (after.valid()) a_.graph().add_dependency(after.id, id);
+  last_[static_cast<std::size_t>(lane_)] = Handle{id};
   return Handle{id};
 }
 
@@ -257,7 +285,7 @@ sim::OpId RankSink::transfer(std::string_view name, const CommOp& c,
   for (int member : groups.front()) {
     const int s = a_.sim_index(member);
     if (s < 0) continue;
-    const RankStreams& rs = a_.streams(s);
+    const RankStreams& rs = a_.streams(s, lane_);
     streams.push_back(c.copy_engine && c.dim == ParallelDim::tp ? rs.tp_copy : rs.channel(c.dim, c.scope));
   }
   return a_.add(op, streams, info);

@@ -66,6 +66,11 @@ class StepAssembler {
   std::vector<OpInfo>& info() { return info_; }
   std::vector<SimRank>& ranks() { return ranks_; }
   const RankStreams& streams(int sim_rank) const { return streams_[static_cast<std::size_t>(sim_rank)]; }
+  /// The streams of `lane`: 0, or 1 for the backward of an overlapped forward-backward pair (its own
+  /// compute stream and TP/CP/EP channels; the DP, pipeline and host streams are shared).
+  const RankStreams& streams(int sim_rank, int lane) const {
+    return lane == 0 ? streams(sim_rank) : pair_streams_[static_cast<std::size_t>(sim_rank)];
+  }
   CommPlanner& planner() { return planner_; }
   /// Whether kernels are launched by a host timeline (eager PyTorch: no CUDA graphs and a GPU
   /// with a host launch cost); each GPU op then waits for its launch on the rank's host stream.
@@ -108,7 +113,8 @@ class StepAssembler {
   std::vector<bool> host_sync_;  ///< per op: a host synchronisation (no GPU op follows it)
   std::vector<SimRank> ranks_;
   std::vector<RankStreams> streams_;
-  std::vector<int> sim_index_;                                                      ///< per global rank
+  std::vector<RankStreams> pair_streams_;  ///< lane 1 (ep_overlap), else empty
+  std::vector<int> sim_index_;             ///< per global rank
   std::map<std::tuple<int, int, int>, std::vector<std::vector<int>>> group_cache_;  // (dim, scope, key rank)
   std::map<sim::OpId, BalancedOp> balanced_;
   std::map<std::tuple<int, int, int>, sim::OpId> shared_;  // (dim, leader, seq)
@@ -123,6 +129,13 @@ class RankSink : public OpSink {
   /// Ops emitted next carry no pass prefix ("dp.grad_allreduce bucket 4").
   void set_plain_context(Pass pass);
   int sim_rank() const { return sim_rank_; }
+  /// Ops emitted next go to `lane`'s streams (StepAssembler::streams).
+  void set_lane(int lane) { lane_ = lane; }
+  /// A zero-length op on the current lane's compute stream after `after`: what follows on the lane
+  /// waits for it.
+  Handle barrier(Handle after);
+  /// The last op emitted on `lane`'s compute stream (invalid before the first).
+  Handle last_on_lane(int lane) const { return last_[static_cast<std::size_t>(lane)]; }
   int microbatch() const { return microbatch_; }
   int global_rank() const { return rank_; }
 
@@ -150,6 +163,8 @@ class RankSink : public OpSink {
   bool plain_ = false;
   int layer_ = -1;
   int microbatch_ = -1;
+  int lane_ = 0;
+  std::array<Handle, 2> last_{};
   std::string label_scratch_;
   /// Collectives emitted so far per dimension and scope, and copy-engine steps (full mode).
   std::array<int, 5 * kCommScopes + 1> comm_seq_{};

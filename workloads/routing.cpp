@@ -160,9 +160,11 @@ void summarise(const RoutingInputs& in, const std::vector<double>& share, LayerR
     for (std::size_t j = 0; j < ep; ++j) r.combine[j * ep + i] = r.dispatch[i * ep + j];
   r.dispatch_bytes = r.dispatch;
   r.combine_bytes = r.combine;
-  for (double& b : r.dispatch_bytes) b *= in.vector_bytes;
+  const double dispatched = in.dispatch_vector_bytes > 0.0 ? in.dispatch_vector_bytes : in.vector_bytes;
+  for (double& b : r.dispatch_bytes) b *= dispatched;
   for (double& b : r.combine_bytes) b *= in.vector_bytes;
   r.mean_sent_bytes = std::accumulate(r.dispatch_bytes.begin(), r.dispatch_bytes.end(), 0.0) / r.ep;
+  r.mean_combine_bytes = std::accumulate(r.combine_bytes.begin(), r.combine_bytes.end(), 0.0) / r.ep;
   const double first = r.dispatch.empty() ? 0.0 : r.dispatch[0];
   r.uniform = std::all_of(r.dispatch.begin(), r.dispatch.end(),
                           [&](double x) { return std::abs(x - first) <= 1e-12 * std::max(1.0, first); });

@@ -33,7 +33,9 @@ struct RoutingInputs {
   double tokens_per_rank = 0;  ///< tokens each EP rank routes per micro-batch (T)
   std::vector<int> node_of;    ///< node of each EP rank (EP index order); its size is ep
   double vector_bytes = 0.0;   ///< bytes of one token's hidden vector (fills the byte matrices)
-  MoeSpec moe;                 ///< imbalance, capacity factor, node limit, seed
+  /// Bytes of one dispatched vector (FP8 dispatch: less than vector_bytes); 0 = vector_bytes.
+  double dispatch_vector_bytes = 0.0;
+  MoeSpec moe;  ///< imbalance, capacity factor, node limit, seed
 };
 
 /// Which EP rank carries the heaviest load.
@@ -58,11 +60,12 @@ struct LayerRouting {
   std::vector<double> combine;
   std::vector<double> dispatch_bytes;  ///< dispatch x RoutingInputs::vector_bytes
   std::vector<double> combine_bytes;
-  double mean_sent_bytes = 0.0;   ///< what a rank sends in the dispatch, averaged over the ranks
-  std::vector<ExpertLoad> ranks;  ///< by EP index
-  double dropped_fraction = 0.0;  ///< of all token copies
-  double expert_imbalance = 1.0;  ///< max / mean expected expert load, after drops
-  double rank_imbalance = 1.0;    ///< max / mean copies per rank
+  double mean_sent_bytes = 0.0;     ///< what a rank sends in the dispatch, averaged over the ranks
+  double mean_combine_bytes = 0.0;  ///< the same for the combine
+  std::vector<ExpertLoad> ranks;    ///< by EP index
+  double dropped_fraction = 0.0;    ///< of all token copies
+  double expert_imbalance = 1.0;    ///< max / mean expected expert load, after drops
+  double rank_imbalance = 1.0;      ///< max / mean copies per rank
   /// True when every pair carries the same bytes: a plain all-to-all describes the dispatch.
   bool uniform = true;
 

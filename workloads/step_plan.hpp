@@ -55,6 +55,9 @@ struct SimRank {
   int stage = 0;  ///< pipeline rank
   sim::ProcessorId processor = 0;
   sim::StreamId compute = 0;
+  /// The second compute stream of overlapped forward-backward pairs (ep_overlap), else kNoStream.
+  sim::StreamId compute_pair = kNoStream;
+  static constexpr sim::StreamId kNoStream = 0xffffffffu;
 };
 
 /// Memory that lives for the whole step on one rank, by kind.

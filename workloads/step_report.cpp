@@ -39,11 +39,23 @@ class RankAnalyser {
   Breakdown breakdown() {
     Breakdown b;
     const auto& g = plan_.graph;
+    const SimRank& r = plan_.ranks[rank_];
+    // The GPU's kernels in start order; with overlapped pairs, those of both compute streams.
+    std::vector<sim::OpId> kernels;
+    for (sim::OpId k : g.ops_on(r.compute)) kernels.push_back(k);
+    if (r.compute_pair != SimRank::kNoStream) {
+      for (sim::OpId k : g.ops_on(r.compute_pair)) kernels.push_back(k);
+      std::stable_sort(kernels.begin(), kernels.end(), [&](sim::OpId x, sim::OpId y) {
+        return run_.ops[x].start != run_.ops[y].start ? run_.ops[x].start < run_.ops[y].start : x < y;
+      });
+    }
+    // Busy time is the union of the kernels' intervals, each instant charged once.
     Time cursor{};
-    for (sim::OpId k : g.ops_on(plan_.ranks[rank_].compute)) {
+    for (sim::OpId k : kernels) {
       const auto& rec = run_.ops[k];
       if (rec.start > cursor) explain_wait(k, cursor, rec.start, b);
-      const double d = to_seconds(rec.end - rec.start);
+      if (rec.end <= cursor) continue;
+      const double d = to_seconds(rec.end - std::max(rec.start, cursor));
       (topo::resource_of(rec.bound) == topo::Resource::hbm ? b.memory_bound_s : b.compute_s) += d;
       cursor = rec.end;
     }

@@ -246,8 +246,22 @@ void TrainStepBuilder::build_rank(int sim_rank) {
   auto& spans = steps_[static_cast<std::size_t>(sim_rank)];
   step_index_ = 0;
   if (job_.parallel.overlap_param_gather) issue_param_gathers(sink, sim_rank);
-  for (const PipeStep& step : schedule_[static_cast<std::size_t>(stage)]) {
+  const auto& order = schedule_[static_cast<std::size_t>(stage)];
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const PipeStep& step = order[i];
     const sim::OpId first = next_id();
+    // Steady state: a backward and the forward after it (of a later micro-batch, independent of it
+    // on every stage, the last one included) become one pair.
+    if (job_.parallel.ep_overlap && step.kind == Kind::backward && i + 1 < order.size() &&
+        order[i + 1].kind == Kind::forward) {
+      spans.push_back({first});
+      ++step_index_;  // both halves count as the second step: blocking sends wait before the next
+      overlapped_pair(sink, sim_rank, order[i + 1], step);
+      spans.push_back({first});
+      ++step_index_;
+      ++i;
+      continue;
+    }
     if (step.kind == Kind::forward)
       forward(sink, sim_rank, step);
     else
@@ -256,6 +270,28 @@ void TrainStepBuilder::build_rank(int sim_rank) {
     ++step_index_;
   }
   gradients_and_optimizer(sink, sim_rank);
+}
+
+void TrainStepBuilder::overlapped_pair(RankSink& sink, int sim_rank, const PipeStep& fwd,
+                                       const PipeStep& bwd) {
+  // Combined 1F1B (Megatron-Core) / DeepSeek-V3's overlapped chunk pair: a backward and the next
+  // forward, of different micro-batches, issued together on two compute streams that share the
+  // GPU. Whenever one waits for its all-to-all the other has the whole GPU; the pair ends when
+  // both have, and the next step waits for it.
+  // The pair starts after what came before it on either stream.
+  const Handle start = sink.barrier(sink.last_on_lane(1));
+  sink.set_lane(1);
+  sink.barrier(start);
+  sink.set_lane(0);
+  forward(sink, sim_rank, fwd);
+  sink.set_lane(1);
+  backward(sink, sim_rank, bwd);
+  const Handle b = sink.last_on_lane(1);
+  sink.set_lane(0);
+  const Handle joined = sink.barrier(b);
+  sink.set_lane(1);
+  sink.barrier(joined);
+  sink.set_lane(0);
 }
 
 void TrainStepBuilder::connect_pipeline() {

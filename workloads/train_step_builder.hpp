@@ -59,6 +59,8 @@ class TrainStepBuilder {
   void build_rank(int sim_rank);
   void forward(RankSink& sink, int sim_rank, const PipeStep& step);
   void backward(RankSink& sink, int sim_rank, const PipeStep& step);
+  /// A steady-state forward and the backward after it as one overlapped pair (ep_overlap).
+  void overlapped_pair(RankSink& sink, int sim_rank, const PipeStep& fwd, const PipeStep& bwd);
   void gradients_and_optimizer(RankSink& sink, int sim_rank);
   /// The last virtual stage after its layers: the loss, then each multi-token-prediction module
   /// (glue, layer, the shared head's second loss). Returns the activation bytes they keep.

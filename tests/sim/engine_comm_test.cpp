@@ -108,3 +108,39 @@ TEST_CASE("only comm activity on the op's own processor, by transfers, switches 
   // full speed, [0,10) us, although gpu0's comm was busy.
   CHECK(r.ops[c1].end == us(10));
 }
+
+TEST_CASE("compute streams that share their processor split its speed among their running ops") {
+  StepGraphBuilder b;
+  const ProcessorId p = b.add_processor({0.0, true});
+  const StreamId a = b.add_stream(p, StreamRole::compute, "gpu0.compute");
+  const StreamId c = b.add_stream(p, StreamRole::compute, "gpu0.compute.lane1");
+  const OpId a1 = b.add_op(compute(us(10)), a);
+  const OpId a2 = b.add_op(compute(us(4)), a);
+  const OpId c1 = b.add_op(compute(us(30)), c);
+  const StepGraph graph = std::move(b).build();
+  const RunResult r = Engine(graph, nullptr).run();
+  // a1 and c1 start together at 1/2 each: a1's 10 us of work end at 20 us, when c1 has done 10 of
+  // its 30. a2 (4 us) then shares with c1: a2 ends at 28 us (c1 has done 14), and c1 alone does its
+  // last 16 us by 44 us: the processor did 10 + 4 + 30 = 44 us of work at full speed in all.
+  CHECK(r.ops[a1].end == us(20));
+  CHECK(r.ops[a2].end == us(28));
+  CHECK(r.ops[c1].end == us(44));
+}
+
+TEST_CASE("shared compute streams slow down together while communication runs") {
+  StepGraphBuilder b;
+  const ProcessorId p = b.add_processor({0.5, true});
+  const StreamId a = b.add_stream(p, StreamRole::compute, "gpu0.compute");
+  const StreamId c = b.add_stream(p, StreamRole::compute, "gpu0.compute.lane1");
+  const StreamId comm = b.add_stream(p, StreamRole::comm, "gpu0.comm");
+  const OpId a1 = b.add_op(compute(us(10)), a);
+  const OpId c1 = b.add_op(compute(us(10)), c);
+  b.add_op(transfer(0), comm);
+  const StepGraph graph = std::move(b).build();
+  FakeNetwork net({{Time::zero(), us(8)}});
+  const RunResult r = Engine(graph, &net).run();
+  // [0, 8) us: two ops at 0.5 / 2 = 0.25 each, 2 us of work apiece; then 8 us left each at 1/2:
+  // both end at 8 + 16 = 24 us.
+  CHECK(r.ops[a1].end == us(24));
+  CHECK(r.ops[c1].end == us(24));
+}

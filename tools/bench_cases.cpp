@@ -11,6 +11,7 @@ BenchResult bench_network_all_to_all();
 BenchResult bench_network_ring();
 BenchResult bench_run_gpt3_1024();
 BenchResult bench_run_llama405b_16k();
+BenchResult bench_moe_imbalance();
 BenchResult bench_sweep_64();
 BenchResult bench_sweep_1024();
 BenchResult bench_search_gpt3_1024();
@@ -29,10 +30,16 @@ constexpr BenchCase kBenchCases[] = {
     {"network_ring", "ring all-reduce of 1 GiB over 1,024 GPUs, rail-optimised fat-tree", bench_network_ring},
     {"run_gpt3_175b_1024", "stepsim run: GPT-3 175B on 1,024 A100 (TP8 PP8 DP16, GBS 1536, MBS 1)",
      bench_run_gpt3_1024},
-    {"run_llama405b_16384", "stepsim run: Llama-3.1-405B on 16,384 H100 (TP8 PP16 DP128, rail-optimised 400 Gb/s)",
+    {"run_llama405b_16384",
+     "stepsim run: Llama-3.1-405B on 16,384 H100 (TP8 PP16 DP128, rail-optimised 400 Gb/s)",
      bench_run_llama405b_16k},
-    {"sweep_64", "sweep of 132 Llama 3.1 8B training points on 64 H100, 2 threads, end to end", bench_sweep_64},
-    {"sweep_1024", "sweep of 8 Llama 3.1 70B training points on 1,024 H100, 2 threads, end to end", bench_sweep_1024},
+    {"moe_imbalance",
+     "stepsim run of every bundled MoE scenario with moe.imbalance = 1.3; reports the slowest",
+     bench_moe_imbalance},
+    {"sweep_64", "sweep of 132 Llama 3.1 8B training points on 64 H100, 2 threads, end to end",
+     bench_sweep_64},
+    {"sweep_1024", "sweep of 8 Llama 3.1 70B training points on 1,024 H100, 2 threads, end to end",
+     bench_sweep_1024},
     {"search_gpt3_175b_1024", "stepsim search: GPT-3 175B on 1,024 A100, default layout space, 2 threads",
      bench_search_gpt3_1024},
 };

@@ -56,6 +56,7 @@ MoeDims moe_dims(const JobSpec& job) {
   m.expert_tp = job.parallel.expert_tp;
   m.shared_overlap = job.moe.shared_expert_overlap;
   m.fp8_dispatch = job.moe.fp8_dispatch;
+  m.dropless = job.moe.capacity_factor <= 0.0;
   return m;
 }
 
@@ -111,6 +112,15 @@ Handle MoeLayer::ffn_forward(OpSink& sink, Handle input, const MoeRank& rank) co
   // Router: fp32 logits, then the score function and top-k selection over them.
   Handle g = sink.kernel_after("router", gemm(d_, Tm, X, h), std::array<Handle, 2>{x, shared});
   g = sink.kernel("router_topk", elementwise(d_, 8 * Tm * X + 4 * Tm * m_.top_k, 10 * Tm * X), g);
+  if (m_.dropless) {
+    // Dropless routing: how many tokens each rank receives is known only once every rank has
+    // routed. Megatron-Core's all-to-all dispatcher gathers the per-expert counts over the EP group
+    // and copies them to the host (its cuda_sync_point), as DeepEP's notify_dispatch makes the host
+    // wait for the received counts: the host stops launching until the GPU gets here.
+    const CommOp counts{ParallelDim::ep, CollectiveKind::all_gather, 8.0 * X, 0, CommScope::dense, {}, -1};
+    g = sink.comm("ep.token_counts", counts, g);
+    sink.host_sync(g, "host.sync tokens_per_expert");
+  }
   // Permute: gather each routed copy into expert order (read the tokens, write the copies).
   g = sink.kernel("permute", elementwise(d_, (Tm + sent) * h * E), g);
   // FP8 dispatch: the tokens are quantised before they leave.

@@ -277,18 +277,16 @@ void TrainStepBuilder::overlapped_pair(RankSink& sink, int sim_rank, const PipeS
   // Combined 1F1B (Megatron-Core) / DeepSeek-V3's overlapped chunk pair: a backward and the next
   // forward, of different micro-batches, issued together on two compute streams that share the
   // GPU. Whenever one waits for its all-to-all the other has the whole GPU; the pair ends when
-  // both have, and the next step waits for it.
-  // The pair starts after what came before it on either stream.
-  const Handle start = sink.barrier(sink.last_on_lane(1));
+  // both have, and the next step waits for it. The backward is launched first: the forward's host
+  // synchronisations (dropless routing) then hold back only the forward's own launches, as the
+  // hand-interleaved launches of the real schedules arrange.
+  const Handle start = sink.barrier(sink.last_on_lane(1));  // after what came before, on either stream
   sink.set_lane(1);
   sink.barrier(start);
+  backward(sink, sim_rank, bwd);
   sink.set_lane(0);
   forward(sink, sim_rank, fwd);
-  sink.set_lane(1);
-  backward(sink, sim_rank, bwd);
-  const Handle b = sink.last_on_lane(1);
-  sink.set_lane(0);
-  const Handle joined = sink.barrier(b);
+  const Handle joined = sink.barrier(sink.last_on_lane(1));
   sink.set_lane(1);
   sink.barrier(joined);
   sink.set_lane(0);

@@ -76,9 +76,15 @@ TEST_CASE("The step bound is never above the simulated step, nor its memory boun
   uneven.workload.global_batch = 48;
   JobSpec mtp = tiny_moe();  // a multi-token-prediction module on the last stage
   mtp.model.mtp_layers = 1;
-  const std::vector<std::pair<const char*, JobSpec>> jobs{
-      {"one node", test::tiny_training()}, {"two nodes", two_nodes}, {"eager launches", eager},
-      {"uneven stages", uneven},           {"MoE", tiny_moe()},      {"MoE with MTP", mtp}};
+  JobSpec paired = tiny_moe();  // overlapped backward-forward pairs: two compute streams
+  paired.parallel.ep_overlap = true;
+  const std::vector<std::pair<const char*, JobSpec>> jobs{{"one node", test::tiny_training()},
+                                                          {"two nodes", two_nodes},
+                                                          {"eager launches", eager},
+                                                          {"uneven stages", uneven},
+                                                          {"MoE", tiny_moe()},
+                                                          {"MoE with MTP", mtp},
+                                                          {"MoE with overlapped pairs", paired}};
   for (const auto& [name, base] : jobs) {
     auto topology = std::make_shared<const topo::Topology>(base.cluster);
     work::TopologyCommBound comm(topology);

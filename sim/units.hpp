@@ -21,9 +21,7 @@ using Time = std::chrono::duration<std::int64_t, std::pico>;
 inline constexpr Time kTimeNever = Time::max();
 
 /// Seconds as a double, for reporting. Exact up to 2^53 ps (about 2.5 hours).
-constexpr double to_seconds(Time t) {
-  return static_cast<double>(t.count()) * 1e-12;
-}
+constexpr double to_seconds(Time t) { return static_cast<double>(t.count()) * 1e-12; }
 
 /// Converts a non-negative duration in seconds to Time, rounding up to the next picosecond so that
 /// any positive duration advances the clock. Negative or NaN input is a programming error and gives 0.
@@ -35,13 +33,9 @@ inline Time from_seconds(double seconds) {
 }
 
 /// Time from nanoseconds (rounded up).
-inline Time from_ns(double ns) {
-  return from_seconds(ns * 1e-9);
-}
+inline Time from_ns(double ns) { return from_seconds(ns * 1e-9); }
 /// Time from microseconds (rounded up).
-inline Time from_us(double us) {
-  return from_seconds(us * 1e-6);
-}
+inline Time from_us(double us) { return from_seconds(us * 1e-6); }
 
 namespace units {
 inline constexpr double kKB = 1e3;  ///< decimal kilobyte
@@ -52,13 +46,9 @@ inline constexpr double kGiB = 1073741824.0;  ///< binary, only where labelled
 inline constexpr double kTera = 1e12;         ///< TFLOP/s -> FLOP/s
 inline constexpr double kBitsPerByte = 8.0;
 /// Gb/s (decimal gigabits per second) to bytes per second.
-constexpr double gbps_to_Bps(double gbps) {
-  return gbps * 1e9 / kBitsPerByte;
-}
+constexpr double gbps_to_Bps(double gbps) { return gbps * 1e9 / kBitsPerByte; }
 /// GB/s (decimal gigabytes per second) to bytes per second.
-constexpr double GBps_to_Bps(double GBps) {
-  return GBps * kGB;
-}
+constexpr double GBps_to_Bps(double GBps) { return GBps * kGB; }
 }  // namespace units
 
 }  // namespace stepsim

@@ -34,12 +34,8 @@ Plan balanced(AlgoContext& ctx) {
 Plan from_matrix(AlgoContext& ctx) {
   const auto& m = ctx.request.pair_bytes;
   const std::size_t p = ctx.request.groups[0].size();
-  double off_diagonal = 0.0;
-  for (std::size_t i = 0; i < p; ++i)
-    for (std::size_t j = 0; j < p; ++j) off_diagonal += j == i ? 0.0 : m[i * p + j];
   const double mean = std::accumulate(m.begin(), m.end(), 0.0) / static_cast<double>(p);
   PlanPhase phase;
-  if (!(off_diagonal > 0.0)) return Plan{CollectiveAlgorithm::pairwise, {std::move(phase)}};
   double latency = 0.0;
   std::size_t rounds = 0;  // a rank exchanges with the peers it sends to, not with all p-1
   for (const auto& group : ctx.request.groups)
@@ -52,6 +48,7 @@ Plan from_matrix(AlgoContext& ctx) {
         }
       rounds = std::max(rounds, peers);
     }
+  if (rounds == 0) return Plan{CollectiveAlgorithm::pairwise, {std::move(phase)}};  // all kept locally
   phase.latency_s = static_cast<double>(rounds) * latency;
   phase.vars.push_back(PlanVariable{ctx.pool.add(ctx.builder.take()), 1.0});
   return Plan{CollectiveAlgorithm::pairwise, {std::move(phase)}};

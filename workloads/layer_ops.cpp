@@ -128,7 +128,7 @@ topo::KernelWork quantize_work(const LayerDims& d, double elements, QuantOperand
   switch (d.recipe) {
     case LowPrecisionRecipe::delayed: fused_norm = true; break;
     case LowPrecisionRecipe::tensorwise: amax_pass = E; break;
-    case LowPrecisionRecipe::blockwise: scale_bytes = 4.0 / 128.0; break;  // fp32 per 1x128 tile
+    case LowPrecisionRecipe::blockwise: scale_bytes = kFp8BlockScaleBytes; break;  // fp32 per 1x128 tile
     case LowPrecisionRecipe::mxfp8: scale_bytes = 1.0 / 32.0; break;       // E8M0 per 32
     case LowPrecisionRecipe::nvfp4: scale_bytes = 1.0 / 16.0; break;       // E4M3 per 16
   }

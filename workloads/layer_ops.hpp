@@ -147,6 +147,11 @@ topo::KernelWork gemm(const LayerDims& d, double m, double n, double k, double c
 /// read in their own bytes, the output is written in the activations' precision.
 topo::KernelWork linear_gemm(const LayerDims& d, double m, double n, double k, double count = 1.0);
 /// The same for a data- or weight-gradient GEMM: FP8 ones accumulate in split (precise) mode.
+/// Bytes per element of a block-scaled FP8 tensor: one byte and an fp32 scale per 1 x 128 tile
+/// (DeepSeek-V3's activations; DeepEP's 7,168 + 56 x 4 bytes per dispatched token).
+inline constexpr double kFp8BlockScaleBytes = 4.0 / 128.0;
+inline constexpr double kFp8BlockBytes = 1.0 + kFp8BlockScaleBytes;
+
 topo::KernelWork linear_grad_gemm(const LayerDims& d, double m, double n, double k, double count = 1.0);
 /// A forward projection X[m x k] W[k x n]: as linear_gemm(), with a 16-bit W read in the weights'
 /// precision.

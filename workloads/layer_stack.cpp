@@ -22,8 +22,7 @@ RoutingInputs LayerStack::routing_inputs(int rank, double imbalance) const {
   in.top_k = job_.model.top_k;
   in.tokens_per_rank = moe_->routed_tokens();
   in.vector_bytes = job_.model.hidden * job_.precision.activation_bytes;
-  // FP8 dispatch: one byte per element and an fp32 scale per 128 (DeepEP's 7,168 + 56 x 4 bytes).
-  if (job_.moe.fp8_dispatch) in.dispatch_vector_bytes = job_.model.hidden * (1.0 + 4.0 / 128.0);
+  if (job_.moe.fp8_dispatch) in.dispatch_vector_bytes = job_.model.hidden * kFp8BlockBytes;
   in.moe = job_.moe;
   in.moe.imbalance = imbalance;
   const int per_node = job_.cluster.gpus_per_node > 0 ? job_.cluster.gpus_per_node : 1;

@@ -284,7 +284,7 @@ double MoeLayer::stored_activation_bytes(Recompute recompute, const MoeRank& ran
   const double inner = act_forward(d_) - (rc.moe_act ? 1.0 : 0.0);
   // FP8 dispatch: the experts keep the FP8 tokens they received (and their scales) for the weight
   // gradient, as DeepSeek-V3 caches them (report section 3.3.2).
-  const double in_bytes = fp8_dispatch() ? 1.0 + 4.0 / 128.0 : E;
+  const double in_bytes = fp8_dispatch() ? kFp8BlockBytes : E;
   double bytes = (rc.layernorm ? 1 : 2) * E * Tn * h + 4 * Tm * m_.experts +
                  n * (in_bytes * h + E * inner * f) + E * sent * h;
   if (m_.shared_experts > 0)

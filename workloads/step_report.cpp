@@ -41,10 +41,10 @@ class RankAnalyser {
     const auto& g = plan_.graph;
     const SimRank& r = plan_.ranks[rank_];
     // The GPU's kernels in start order; with overlapped pairs, those of both compute streams.
-    std::vector<sim::OpId> kernels;
-    for (sim::OpId k : g.ops_on(r.compute)) kernels.push_back(k);
+    std::vector<sim::OpId> kernels = g.ops_on(r.compute);
     if (r.compute_pair != SimRank::kNoStream) {
-      for (sim::OpId k : g.ops_on(r.compute_pair)) kernels.push_back(k);
+      const std::vector<sim::OpId> pair = g.ops_on(r.compute_pair);
+      kernels.insert(kernels.end(), pair.begin(), pair.end());
       std::stable_sort(kernels.begin(), kernels.end(), [&](sim::OpId x, sim::OpId y) {
         return run_.ops[x].start != run_.ops[y].start ? run_.ops[x].start < run_.ops[y].start : x < y;
       });

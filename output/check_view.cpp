@@ -69,6 +69,9 @@ std::string workload_line(const work::JobSpec& j) {
            std::string(work::name(j.recompute)) + selective_modules(j);
   else if (w.kind == work::WorkloadKind::prefill)
     out += ", seq " + std::to_string(w.seq_len) + ", batch " + std::to_string(w.batch);
+  else if (w.kind == work::WorkloadKind::generate)
+    out += ", " + std::to_string(w.seq_len) + " in / " + std::to_string(w.output_len) + " out, batch " +
+           std::to_string(w.batch);
   else
     out += ", context " + std::to_string(w.context_len) + ", batch " + std::to_string(w.batch);
   if (w.cuda_graphs) out += ", CUDA graphs";

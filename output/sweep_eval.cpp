@@ -169,6 +169,11 @@ Row PointEvaluator::evaluate(std::uint64_t index, std::span<const std::uint32_t>
   };
   try {
     const scen::Scenario s = scenarios_.load(values);
+    if (s.job.workload.kind == work::WorkloadKind::generate ||
+        s.job.workload.kind == work::WorkloadKind::serve)
+      throw UserError(s.where("workload.kind"), "workload.kind",
+                      "sweeps evaluate one step per point, not a whole generation or a serving run",
+                      "sweep kind = \"decode\" or \"prefill\" steps, or run each generation with `stepsim run`");
     if (sweep_.mode == scen::SweepMode::estimate) {
       const work::Estimate e = work::estimate(s.job);
       fill(row, schema_, PointOutcome{s, nullptr, e});

@@ -26,10 +26,14 @@ inline constexpr std::array<Choice<PositionEmbedding>, 2> kPosition{
 inline constexpr std::array<Choice<AttentionKind>, 2> kAttention{
     {{"standard", AttentionKind::standard}, {"mla", AttentionKind::mla}}};
 
-inline constexpr std::array<Choice<work::WorkloadKind>, 3> kWorkloadKind{
+inline constexpr std::array<Choice<work::WorkloadKind>, 5> kWorkloadKind{
     {{"train", work::WorkloadKind::train},
      {"prefill", work::WorkloadKind::prefill},
-     {"decode", work::WorkloadKind::decode}}};
+     {"decode", work::WorkloadKind::decode},
+     {"generate", work::WorkloadKind::generate},
+     {"serve", work::WorkloadKind::serve}}};
+inline constexpr std::array<Choice<work::DecodeAttention>, 2> kDecodeAttention{
+    {{"grouped", work::DecodeAttention::grouped}, {"per_query_head", work::DecodeAttention::per_query_head}}};
 inline constexpr std::array<Choice<work::Recompute>, 3> kRecompute{{{"none", work::Recompute::none},
                                                                     {"selective", work::Recompute::selective},
                                                                     {"full", work::Recompute::full}}};

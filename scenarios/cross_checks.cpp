@@ -383,9 +383,17 @@ void check_workload_keys(const Scenario& s) {
       {"workload.micro_batch", kind == K::train, "prefill and decode use `batch`"},
       {"workload.recompute", kind == K::train, "recomputation applies to training"},
       {"workload.recompute_modules", kind == K::train, "recomputation applies to training"},
-      {"workload.batch", kind != K::train, "training uses global_batch and micro_batch"},
+      {"workload.batch", kind != K::train && kind != K::serve,
+       kind == K::serve ? "serving takes its requests and max_batch from [serving]"
+                        : "training uses global_batch and micro_batch"},
       {"workload.context", kind == K::decode, "context is the KV-cache length of decode"},
-      {"workload.seq_len", kind != K::decode, "decode uses `context` (tokens already cached)"},
+      {"workload.seq_len", kind == K::train || kind == K::prefill,
+       kind == K::generate ? "generate uses `input_len` (each prompt's tokens)"
+                           : "decode uses `context` (tokens already cached)"},
+      {"workload.input_len", kind == K::generate, "input_len is a generation's prompt length; use seq_len"},
+      {"workload.output_len", kind == K::generate, "output_len belongs to kind = \"generate\""},
+      {"workload.decode_attention", kind == K::decode || kind == K::generate || kind == K::serve,
+       "decode_attention is the decode attention kernel's cache access"},
   };
   for (const Rule& r : rules)
     if (!r.allowed && given(s, r.key))
@@ -406,7 +414,34 @@ void check_workload_keys(const Scenario& s) {
   if (kind == K::train && !given(s, "workload.global_batch"))
     fail(s, "workload", "kind = \"train\" needs `global_batch` (sequences per optimizer step)",
          "e.g. global_batch = 1024");
-  if (kind != K::decode && !given(s, "workload.seq_len"))
+  if (s.job.model.parallel_block) {
+    if (kind == K::train)
+      fail(s, "model.parallel_block", "parallel attention and MLP blocks are simulated for inference only",
+           "use kind = \"prefill\", \"decode\", \"generate\" or \"serve\", or parallel_block = false");
+    if (s.job.model.is_moe() || s.job.model.attention == work::AttentionKind::mla)
+      fail(s, "model.parallel_block", "applies to dense models with standard attention (GPT-J, Falcon)",
+           "set parallel_block = false");
+  }
+  if (kind == K::serve && !s.serve)
+    fail(s, "workload", "kind = \"serve\" needs a [serving] table (the requests and the engine's limits)",
+         "e.g. [serving] rate_per_s = 10, input_len = 2048, output_len = 256, max_batch = 128");
+  if (kind != K::serve && s.serve)
+    fail(s, "serving", "describes a serving run, but workload.kind = \"" + kind_name + "\"",
+         "set workload.kind = \"serve\", or remove [serving]");
+  if (kind == K::serve && s.job.parallel.cp > 1)
+    fail(s, "parallelism.cp", "serving's decode steps do not run with context parallelism", "set cp = 1");
+  if (kind == K::generate) {
+    for (const char* key : {"input_len", "output_len"})
+      if (!given(s, std::string("workload.") + key))
+        fail(s, "workload",
+             std::string("kind = \"generate\" needs `") + key +
+                 "` (each prompt's tokens, and the tokens each sequence generates)",
+             "e.g. input_len = 2048 and output_len = 128");
+    if (s.job.parallel.cp > 1)
+      fail(s, "parallelism.cp", "a generation's decode steps do not run with context parallelism",
+           "set cp = 1");
+  }
+  if ((kind == K::train || kind == K::prefill) && !given(s, "workload.seq_len"))
     fail(s, "workload", "kind = \"" + kind_name + "\" needs `seq_len` (tokens per sequence)",
          "e.g. seq_len = 4096");
   if (kind == K::decode && !given(s, "workload.context"))
@@ -423,16 +458,28 @@ void check_workload_split(const Scenario& s) {
          "global_batch = " + to_string(w.global_batch) + " is not divisible by micro_batch x dp = " +
              to_string(w.micro_batch) + " x " + to_string(p.dp) + " = " + to_string(w.micro_batch * p.dp),
          "every data-parallel rank runs a whole number of micro-batches");
-  const int tokens = w.kind == work::WorkloadKind::decode ? w.context_len + 1 : w.seq_len;
-  const std::string_view key = w.kind == work::WorkloadKind::decode ? "workload.context" : "workload.seq_len";
-  if (w.kind != work::WorkloadKind::decode && w.seq_len % p.cp != 0)
+  // The longest sequence the step sees: a generation's last decode step attends to its prompt and
+  // every token but the last it generates.
+  int tokens = w.kind == work::WorkloadKind::decode     ? w.context_len + 1
+               : w.kind == work::WorkloadKind::generate ? w.seq_len + w.output_len - 1
+                                                        : w.seq_len;
+  std::string_view key = w.kind == work::WorkloadKind::decode     ? "workload.context"
+                         : w.kind == work::WorkloadKind::generate ? "workload.output_len"
+                                                                  : "workload.seq_len";
+  if (w.kind == work::WorkloadKind::serve) {
+    tokens = 0;
+    for (const work::Request& r : s.serve->requests) tokens = std::max(tokens, r.input_len + r.output_len - 1);
+    key = "serving";
+  }
+  const bool prompts = w.kind == work::WorkloadKind::train || w.kind == work::WorkloadKind::prefill;
+  if (prompts && w.seq_len % p.cp != 0)
     fail(s, key, "seq_len = " + to_string(w.seq_len) + " is not divisible by cp = " + to_string(p.cp),
          "context parallelism splits each sequence evenly");
   if (p.cp > 1 && w.attention_impl != work::AttentionImpl::flash)
     fail(s, "workload.attention_impl",
          "context parallelism (cp = " + to_string(p.cp) + ") needs attention_impl = \"flash\"",
          "ring attention exchanges key/value blocks between fused attention kernels");
-  if (w.kind != work::WorkloadKind::decode && p.sequence_parallel && w.seq_len % p.tp != 0)
+  if (prompts && p.sequence_parallel && w.seq_len % p.tp != 0)
     fail(s, key, "seq_len = " + to_string(w.seq_len) + " is not divisible by tp = " + to_string(p.tp),
          "sequence parallelism splits each sequence across the tensor-parallel ranks");
   if (m.position == work::PositionEmbedding::learned && tokens > m.max_positions)

@@ -29,6 +29,7 @@ constexpr KeyHome kHomes[] = {
     {"linear_bias", "model"},
     {"tied_embeddings", "model"},
     {"dropout", "model"},
+    {"parallel_block", "model"},
     {"attention", "model"},
     {"experts", "model"},
     {"top_k", "model"},

@@ -11,6 +11,7 @@
 #include "scenarios/catalog.hpp"
 #include "scenarios/key_locations.hpp"
 #include "workloads/job.hpp"
+#include "workloads/serve.hpp"
 
 namespace stepsim::scen {
 
@@ -44,6 +45,7 @@ struct Scenario {
   ScenarioMeta meta;
   std::optional<ValidationData> validation;
   Target target;
+  std::optional<work::ServeSpec> serve;  ///< [serving], for workload.kind = "serve"
   std::string model_preset;  ///< catalog id the model started from ("" if given inline)
   std::string gpu_preset;    ///< catalog id of the GPU
   bool dp_derived = false;   ///< dp was omitted and computed as GPUs / (tp x pp x cp)

@@ -3,6 +3,7 @@
 // hint for keys written in the wrong table. Each reader applies the keys present, calls finish()
 // (unknown keys), and leaves checks that span tables to check_scenario().
 
+#include <filesystem>
 #include <string>
 #include <string_view>
 
@@ -20,6 +21,8 @@ void read_parallelism_section(TableReader r, Scenario& s);
 void read_precision_section(TableReader r, Scenario& s);
 void read_moe_section(TableReader r, Scenario& s);
 void read_estimate_section(TableReader r, Scenario& s);
+/// [serving]: the requests (drawn or read from a trace file relative to `base_dir`) and the engine.
+void read_serving_section(TableReader r, Scenario& s, const std::filesystem::path& base_dir);
 
 /// "`tp` belongs in [parallelism]" or "stepsim calls this `layers`" for a key unknown in
 /// `table_path`, or "" when it has nothing to say.

@@ -107,12 +107,15 @@ void read_workload_section(TableReader r, Scenario& s) {
   r.read("micro_batch", w.micro_batch, kPositiveInt);
   r.read("batch", w.batch, kPositiveInt);
   r.read("context", w.context_len, kPositiveInt);
+  r.read("input_len", w.seq_len, kPositiveInt);
+  r.read("output_len", w.output_len, kPositiveInt);
   r.read("recompute", s.job.recompute, choices::kRecompute);
   std::vector<std::string> modules;
   if (r.read("recompute_modules", modules)) s.job.recompute_modules = read_recompute_modules(r, modules);
   r.read("attention_impl", w.attention_impl, choices::kAttentionImpl);
   r.read("grad_accumulation", w.grad_accumulation, choices::kGradAccumulation);
   r.read("cuda_graphs", w.cuda_graphs);
+  r.read("decode_attention", w.decode_attention, choices::kDecodeAttention);
   r.finish();
 }
 

@@ -304,6 +304,7 @@ void read_model_fields(TableReader& r, work::ModelSpec& m, FieldSet set) {
   r.read("linear_bias", m.linear_bias);
   r.read("tied_embeddings", m.tied_embeddings);
   r.read("dropout", m.dropout);
+  r.read("parallel_block", m.parallel_block);
   r.read("attention", m.attention, choices::kAttention);
   if (auto mla = r.table("mla")) read_mla(*mla, m.mla);
   r.read("experts", m.experts, kNonNegativeInt);

@@ -10,7 +10,9 @@
 #include "scenarios/scenario.hpp"
 #include "scenarios/toml_reader.hpp"
 #include "sim/error.hpp"
+#include "workloads/estimate.hpp"
 #include "workloads/explain.hpp"
+#include "workloads/generation.hpp"
 #include "workloads/simulate.hpp"
 
 namespace stepsim::scen {
@@ -64,11 +66,28 @@ ValidationCase run_case(const std::filesystem::path& file, const Catalog& catalo
   const Scenario s = load_scenario(file, catalog);
   if (!s.validation) return {};
   ValidationCase c = case_of(s, file);
-  const work::Simulation sim = work::simulate(s.job);
-  c.predicted_step_s = sim.metrics.step_time_s;
+  if (s.job.workload.kind == work::WorkloadKind::serve)
+    throw UserError(s.where("workload.kind"), "workload.kind",
+                    "validation compares one step or one static batch; a serving run has no single step time",
+                    "write the measured case as kind = \"generate\" or \"decode\"");
+  if (s.job.workload.kind == work::WorkloadKind::generate) {
+    // A static batch is measured as its whole latency per output token (the prefill's share in it).
+    const work::Generation g = work::simulate_generation(s.job);
+    c.predicted_step_s = g.total_s / s.job.workload.output_len;
+    c.bottleneck = std::string(topo::name(work::critical_bottleneck(g.last_decode ? g.last_decode->report : g.prefill.report)));
+    // The closed form is affine in the context: its decode step at the mean context stands for all.
+    const int n = s.job.workload.output_len;
+    const double decode = n > 1 ? work::estimate_stepsim(work::decode_job(s.job, s.job.workload.seq_len + (n - 2) / 2))
+                                      .step_time_s
+                                : 0.0;
+    c.estimate_step_s = (g.prefill.estimate.step_time_s + (n - 1) * decode) / n;
+  } else {
+    const work::Simulation sim = work::simulate(s.job);
+    c.predicted_step_s = sim.metrics.step_time_s;
+    c.bottleneck = std::string(topo::name(work::critical_bottleneck(sim.report)));
+    c.estimate_step_s = sim.estimate.step_time_s;
+  }
   c.error = (c.predicted_step_s - c.measured_step_s) / c.measured_step_s;
-  c.bottleneck = std::string(topo::name(work::critical_bottleneck(sim.report)));
-  c.estimate_step_s = sim.estimate.step_time_s;
   return c;
 }
 

@@ -67,6 +67,12 @@ int cmd_compare(Args args) {
   const scen::Catalog catalog = load_catalog(a.catalogs);
   std::vector<scen::Scenario> scenarios;
   for (const auto& f : a.scenarios) scenarios.push_back(scen::load_scenario(f, catalog, a.load));
+  for (const auto& s : scenarios)
+    if (s.job.workload.kind == work::WorkloadKind::generate ||
+        s.job.workload.kind == work::WorkloadKind::serve)
+      throw UserError(s.where("workload.kind"), "workload.kind",
+                      "compare sets one step against another, not whole generations or serving runs",
+                      "compare kind = \"decode\" or \"prefill\" steps; run each generation with `stepsim run`");
   work::SimulateOptions options;
   options.ranks = parse_rank_mode(a.ranks);
   std::vector<work::Simulation> sims;

@@ -4,7 +4,9 @@
 #include <boost/program_options.hpp>
 #include <iostream>
 
+#include "output/generation_view.hpp"
 #include "output/render_format.hpp"
+#include "output/serving_view.hpp"
 #include "output/run_outputs.hpp"
 #include "output/run_view.hpp"
 #include "scenarios/catalog.hpp"
@@ -26,6 +28,7 @@ struct RunArgs {
   std::vector<std::string> catalogs;
   scen::LoadOptions load;
   out::RunOutputs outputs;
+  double slo_ttft_ms = 0.0, slo_tpot_ms = 0.0, slo_percentile = 99.0;
   bool help = false;
 };
 
@@ -47,9 +50,55 @@ RunArgs parse(Args args) {
       "GPU ranks the trace and HDF5 ops cover, e.g. 0-15 or 0,8,16-31 (default: the first 64 simulated ranks "
       "in the trace, all in HDF5)")("hdf5", po::value(&a.outputs.hdf5_path),
                                     "write the summary, per-op timings, link utilisation and memory to HDF5")(
-      "report", po::value(&a.outputs.report_path), "write a self-contained HTML report");
+      "report", po::value(&a.outputs.report_path), "write a self-contained HTML report")(
+      "slo-ttft-ms", po::value(&a.slo_ttft_ms), "serving: find the highest rate whose TTFT percentile meets this")(
+      "slo-tpot-ms", po::value(&a.slo_tpot_ms), "serving: ... and whose time per output token meets this")(
+      "slo-percentile", po::value(&a.slo_percentile)->default_value(99.0), "serving: the percentile the SLO bounds");
   a.help = !parse_command_line(args, visible, "scenario", a.scenario);
   return a;
+}
+
+/// A whole static batch: its own report; the per-step files describe one step, so they are refused.
+int run_generation(const RunArgs& a, const scen::Scenario& s, const work::SimulateOptions& options,
+                   const out::RunLabels& labels, out::RenderFormat format) {
+  if (a.outputs.any())
+    throw UserError(s.where("workload.kind"), "workload.kind",
+                    "--trace, --hdf5 and --report describe one step, and kind = \"generate\" is a whole batch",
+                    "run its prefill (kind = \"prefill\") or one decode step (kind = \"decode\", context = N) "
+                    "with those options");
+  work::GenerationOptions g;
+  g.simulate = options;
+  const work::Generation gen = work::simulate_generation(s.job, g);
+  std::cout << (format == out::RenderFormat::json ? out::generation_json_text(s.job, gen, labels)
+                                                  : out::generation_table(s.job, gen, labels));
+  return 0;
+}
+
+/// The SLO the options ask for, if any.
+std::optional<work::ServingSlo> slo_of(const RunArgs& a) {
+  if (a.slo_ttft_ms < 0 || a.slo_tpot_ms < 0)
+    throw UserError("--slo-ttft-ms and --slo-tpot-ms: expected a positive number of milliseconds");
+  if (!(a.slo_percentile > 0 && a.slo_percentile <= 100))
+    throw UserError("--slo-percentile: expected a percentile in (0, 100], e.g. 99");
+  if (a.slo_ttft_ms == 0 && a.slo_tpot_ms == 0) return std::nullopt;
+  work::ServingSlo slo;
+  if (a.slo_ttft_ms > 0) slo.ttft_s = a.slo_ttft_ms * 1e-3;
+  if (a.slo_tpot_ms > 0) slo.tpot_s = a.slo_tpot_ms * 1e-3;
+  slo.percentile = a.slo_percentile;
+  return slo;
+}
+
+/// Continuous-batching serving; like a generation it is many steps, so the per-step files are refused.
+int run_serving(const RunArgs& a, const scen::Scenario& s, const work::SimulateOptions& options,
+                const out::RunLabels& labels, out::RenderFormat format) {
+  if (a.outputs.any())
+    throw UserError(s.where("workload.kind"), "workload.kind",
+                    "--trace, --hdf5 and --report describe one step, and kind = \"serve\" is many",
+                    "run one decode or prefill step (kind = \"decode\" / \"prefill\") with those options");
+  const work::Serving served = work::simulate_serve(s.job, *s.serve, slo_of(a), options);
+  std::cout << (format == out::RenderFormat::json ? out::serving_json_text(s.job, served, labels)
+                                                  : out::serving_table(s.job, served, labels));
+  return 0;
 }
 
 }  // namespace
@@ -64,8 +113,13 @@ int cmd_run(Args args) {
   work::SimulateOptions options;
   options.ranks = parse_rank_mode(a.ranks);
   options.links = out::link_accounting_for(a.outputs);
-  const work::Simulation sim = work::simulate(s.job, options);
   const out::RunLabels labels{scenario_label(s), s.job.cluster.gpu.id, s.job.model.id};
+  const bool serving = s.job.workload.kind == work::WorkloadKind::serve;
+  if (!serving && (a.slo_ttft_ms != 0 || a.slo_tpot_ms != 0))
+    throw UserError("--slo-ttft-ms and --slo-tpot-ms apply to serving scenarios (workload.kind = \"serve\")");
+  if (serving) return run_serving(a, s, options, labels, format);
+  if (s.job.workload.kind == work::WorkloadKind::generate) return run_generation(a, s, options, labels, format);
+  const work::Simulation sim = work::simulate(s.job, options);
   std::cout << (format == out::RenderFormat::json ? out::run_json_text(s.job, sim, labels)
                                                   : out::run_table(s.job, sim, labels));
   for (const auto& line : out::write_run_outputs(a.outputs, s, a.load, sim, labels, catalog, STEPSIM_VERSION))

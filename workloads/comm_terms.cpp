@@ -92,7 +92,9 @@ void add_tensor_parallel(TermList& out, const JobSpec& job, const StepShape& s) 
   // each mirrored in backward; a MoE layer's FFN reduces only when it has TP-sharded shared experts.
   const double dense_per_stage = s.layers_per_stage - s.moe_layers_per_stage;
   const double moe_ffn = m.shared_experts > 0 ? 1.0 : 0.0;
-  const double per_pass = s.layers_per_stage + dense_per_stage + s.moe_layers_per_stage * moe_ffn;
+  // A parallel (GPT-J / Falcon) block reduces its two branches' sum once.
+  const double per_pass = m.parallel_block ? s.layers_per_stage
+                                           : s.layers_per_stage + dense_per_stage + s.moe_layers_per_stage * moe_ffn;
   const double calls = s.micro_batches * comm_passes(job, s) * per_pass;
   const double bytes = s.tokens_per_micro_batch / par.cp * m.hidden * job.precision.activation_bytes;
   if (par.sequence_parallel) {

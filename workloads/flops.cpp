@@ -70,6 +70,15 @@ StepShape step_shape(const JobSpec& job) {
       s.tokens_per_step = double(par.dp) * w.batch * w.seq_len;
       s.attended_keys = w.seq_len / 2.0;
       break;
+    case WorkloadKind::serve:
+      throw UserError("workload.kind = \"serve\": the closed-form estimate covers one step; estimate a decode "
+                      "step (kind = \"decode\") at the batch and context you expect, or simulate the serving "
+                      "run with `stepsim run`");
+    case WorkloadKind::generate:
+      throw UserError(
+          "workload.kind = \"generate\": the closed-form estimate covers one step, not a whole generation; "
+          "estimate its prefill (kind = \"prefill\") or a decode step (kind = \"decode\"), or simulate it "
+          "with `stepsim run`");
     case WorkloadKind::decode:
       require_positive(w.batch, "workload.batch");
       require_positive(w.context_len, "workload.context");

@@ -14,7 +14,11 @@
 
 namespace stepsim::work {
 
-enum class WorkloadKind : std::uint8_t { train, prefill, decode };
+/// generate: a static batch served start to finish (one prefill, then output_len - 1 decode steps);
+/// the step builders see only its prefill and decode steps (workloads/generation.hpp).
+/// serve: requests served by continuous batching (workloads/serve.hpp), priced by decode and
+/// prefill steps.
+enum class WorkloadKind : std::uint8_t { train, prefill, decode, generate, serve };
 enum class AttentionImpl : std::uint8_t { flash, unfused };
 /// How weight gradients of successive micro-batches are summed.
 enum class GradAccumulation : std::uint8_t {
@@ -39,16 +43,24 @@ enum class TpCommOverlap : std::uint8_t {
                 ///< exchange under AG+GEMM on copy engines, GEMM+RS pipelined in chunks on SMs
   async_tp,     ///< PyTorch AsyncTP (torchtitan): AG+GEMM and GEMM+RS as tp copy-engine steps
 };
+/// How the decode attention kernel reads a grouped-query cache (docs/model.md, "Decode attention").
+enum class DecodeAttention : std::uint8_t {
+  grouped,         ///< each KV head's keys and values are read once for all the query heads sharing
+                   ///< them (XQA, FlashInfer, FlashAttention's pack-GQA, FlashDecoding)
+  per_query_head,  ///< one thread block per (query head, sequence) reads its group's keys and values
+                   ///< itself (TensorRT-LLM's decoderMaskedMultiheadAttention, FasterTransformer)
+};
 /// Parallel dimensions, used to order rank placement (innermost first).
 enum class ParallelDim : std::uint8_t { tp, cp, ep, pp, dp };
 
 struct WorkloadSpec {
   WorkloadKind kind = WorkloadKind::train;
-  int seq_len = 2048;    ///< train/prefill: tokens per sequence
+  int seq_len = 2048;    ///< train/prefill: tokens per sequence; generate: each prompt's tokens
   int global_batch = 0;  ///< train: sequences per optimizer step
   int micro_batch = 1;   ///< train: sequences per micro-batch per DP rank
-  int batch = 1;         ///< prefill/decode: concurrent sequences per model replica
+  int batch = 1;         ///< prefill/decode/generate: concurrent sequences per model replica
   int context_len = 0;   ///< decode: tokens already in each sequence's KV cache
+  int output_len = 0;    ///< generate: tokens each sequence generates (the prefill yields the first)
   /// How attention is computed: fused IO-aware kernels (FlashAttention: causal blocks skipped, scores
   /// never in HBM) or the unfused GEMM + softmax + dropout path of Megatron-LM before 2022.
   AttentionImpl attention_impl = AttentionImpl::flash;
@@ -58,6 +70,8 @@ struct WorkloadSpec {
   /// Kernels are replayed from CUDA graphs (torch.compile "reduce-overhead", TensorRT-LLM, vLLM
   /// decode): each pays the GPU's graph_launch overhead instead of kernel_launch.
   bool cuda_graphs = false;
+  /// decode/generate: how the attention kernel reads the cache of a grouped-query model.
+  DecodeAttention decode_attention = DecodeAttention::grouped;
 };
 
 struct ParallelSpec {

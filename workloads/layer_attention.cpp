@@ -94,9 +94,11 @@ Handle DenseLayer::decode_core(OpSink& sink, Handle qkv) const {
   w.op_class = topo::OpClass::attention;
   w.precision = d_.precision;
   if (!d_.mla) {
-    // One query per sequence against its whole cache: every cached key and value is read once.
+    // One query per sequence against its whole cache: every cached key and value is read once,
+    // or once per query head of its group by a per-query-head kernel.
     w.flops = 2.0 * keys * (qk_head(d_) + v_head(d_)) * hl;
-    w.hbm_bytes = E * T * (d_.q_dim + d_.o_dim) / d_.tp + d_.kv_bytes * keys * d_.kv_cache_width();
+    w.hbm_bytes = E * T * (d_.q_dim + d_.o_dim) / d_.tp +
+                  d_.kv_bytes * keys * d_.kv_cache_width() * d_.decode_kv_reads;
     return sink.kernel("attn", w, qkv);
   }
   // MLA with absorbed projections (DeepSeek-V2 section 2.1.2): q_nope W_UK^T puts each head's query

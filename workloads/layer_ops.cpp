@@ -28,6 +28,15 @@ void set_attention_widths(const ModelSpec& m, LayerDims& d) {
 }
 }  // namespace
 
+double decode_kv_reads(const JobSpec& job) {
+  const ModelSpec& m = job.model;
+  if (job.workload.decode_attention != DecodeAttention::per_query_head || m.attention == AttentionKind::mla)
+    return 1.0;
+  // A rank's heads / tp query heads share its max(1, kv_heads / tp) KV heads.
+  const double tp = job.parallel.tp;
+  return std::max(1.0, (m.heads / tp) / std::max(1.0, m.kv_heads / tp));
+}
+
 double LayerDims::kv_cache_width() const {
   if (mla) return double(mla_dims.kv_lora_rank) + mla_dims.qk_rope_head_dim;
   const double head_dim = kv_dim / kv_heads;
@@ -57,6 +66,7 @@ LayerDims layer_dims(const JobSpec& job, double micro_batch) {
   d.param_bytes = job.precision.param_bytes;
   d.grad_bytes = job.precision.grad_bytes;
   d.kv_bytes = job.precision.kv_bytes;
+  d.decode_kv_reads = decode_kv_reads(job);
   d.precision = job.precision.other();
   d.linear = job.precision.compute;
   d.recipe = job.precision.recipe;
@@ -66,6 +76,7 @@ LayerDims layer_dims(const JobSpec& job, double micro_batch) {
   d.attention = job.workload.attention_impl;
   d.dropout = m.dropout && d.phase == WorkloadKind::train;
   d.linear_bias = m.linear_bias;
+  d.parallel_block = m.parallel_block;
   d.grad_accumulation = job.workload.grad_accumulation;
   d.recompute = job.recompute_modules;
   d.tp_overlap = d.sp ? job.parallel.tp_comm_overlap : TpCommOverlap::off;
@@ -315,8 +326,27 @@ Handle emit_wgrad(OpSink& sink, const LayerDims& d, std::string_view name, doubl
 }
 
 Handle DenseLayer::forward(OpSink& sink, OpSink::Deps input) const {
+  if (d_.parallel_block) return parallel_forward(sink, input);
   const Handle attn = attention_forward(sink, input);
   return mlp_forward(sink, attn);
+}
+
+Handle DenseLayer::parallel_forward(OpSink& sink, OpSink::Deps input) const {
+  // GPT-J / Falcon: x + AllReduce(Attn(LN(x)) + MLP(LN(x))). Each branch's row-parallel output GEMM
+  // leaves a partial sum; one all-reduce of their sum replaces the two of a sequential block.
+  const double E = d_.act_bytes, T = d_.tokens, t = d_.tp, f = d_.ffn / t;
+  const Handle ln = sink.kernel_after("ln1", elementwise(d_, 2 * T * d_.h * E, 8 * T * d_.h), input.span());
+  Handle a = write_kv_cache(sink, projections_forward(sink, ln));
+  a = d_.phase == WorkloadKind::decode ? decode_core(sink, a) : attention_core_forward(sink, a, CoreScope::whole);
+  a = linear_forward(sink, d_, "proj", T, d_.h, d_.o_dim / t, a);
+  Handle m = linear_forward(sink, d_, "mlp_up", T, mlp_up_width(d_), d_.h, ln, QuantOperand::norm_output);
+  const double act = (d_.activation == Activation::swiglu ? 3.0 : 2.0) * T * f * E;
+  m = sink.kernel("act", elementwise(d_, act, 8 * T * f), m);
+  m = linear_forward(sink, d_, "mlp_down", T, d_.h, f, m);
+  const Handle both[] = {a, m};
+  Handle h = sink.kernel_after("branch_sum", elementwise(d_, 3 * T * d_.h * E, T * d_.h), both);
+  h = tp_reduce(sink, d_, "tp.reduce_block", h);
+  return sink.kernel("residual", elementwise(d_, 3 * T * d_.h * E, T * d_.h), h);
 }
 
 Handle DenseLayer::mlp_forward(OpSink& sink, Handle input) const {

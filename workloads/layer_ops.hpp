@@ -40,6 +40,9 @@ struct LayerDims {
   double param_bytes = 2;  ///< bytes per weight
   double grad_bytes = 2;   ///< bytes per gradient element (wgrad accumulation buffer)
   double kv_bytes = 2;     ///< bytes per KV-cache element (inference)
+  /// Decode: times each cached key and value is read per step (per-query-head kernels read a
+  /// grouped cache once per query head of the group; 1 for grouped kernels and MLA).
+  double decode_kv_reads = 1;
   WorkloadKind phase = WorkloadKind::train;
   /// Math of everything but the linear layers: attention, embedding, LM head, router (16-bit).
   topo::Precision precision = topo::Precision::bf16;
@@ -52,6 +55,7 @@ struct LayerDims {
   AttentionImpl attention = AttentionImpl::flash;
   bool dropout = false;
   bool linear_bias = false;
+  bool parallel_block = false;  ///< attention and MLP on one norm, one TP reduction (ModelSpec)
   bool causal = true;
   GradAccumulation grad_accumulation = GradAccumulation::fused;
   /// What selective recomputation regenerates, when the step recomputes selectively.
@@ -84,6 +88,9 @@ inline RecomputeModules selective_modules(const LayerDims& d, Recompute r) {
 /// Dimensions of a layer of `job` for micro-batches of `micro_batch` sequences (training and
 /// prefill: seq_len tokens each; decode: one new token attending to context + 1 keys).
 LayerDims layer_dims(const JobSpec& job, double micro_batch);
+/// Decode: how many times the attention kernel reads each cached key and value per step
+/// (LayerDims::decode_kv_reads): query heads per KV head on a rank for per-query-head kernels.
+double decode_kv_reads(const JobSpec& job);
 
 /// Emits the kernels and TP/CP communication of one dense transformer layer. Its attention and MLP
 /// halves are public so that the MoE layer reuses the attention block.
@@ -103,6 +110,8 @@ class DenseLayer {
   OpSink::Handle attention_backward(OpSink& sink, OpSink::Handle grad, Recompute recompute) const;
   /// The dense MLP half: norm, up projection, activation, down projection, residual.
   OpSink::Handle mlp_forward(OpSink& sink, OpSink::Handle input) const;
+  /// GPT-J / Falcon block (LayerDims::parallel_block): both branches on one norm, one reduction.
+  OpSink::Handle parallel_forward(OpSink& sink, OpSink::Deps input) const;
   OpSink::Handle mlp_backward(OpSink& sink, OpSink::Deps grad, RecomputeModules rc) const;
 
   /// Activation bytes this layer keeps from forward to backward for one micro-batch

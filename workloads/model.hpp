@@ -43,6 +43,9 @@ struct ModelSpec {
   bool linear_bias = false;  ///< biases on QKV/output/MLP projections (GPT-2/3, Megatron GPT)
   bool tied_embeddings = false;
   bool dropout = false;  ///< attention and hidden dropout in training (GPT-3/Megatron GPT: yes; Llama: no)
+  /// Attention and MLP side by side on one shared input norm, their outputs summed before one TP
+  /// all-reduce (GPT-J, GPT-NeoX's gpt_j_residual, Falcon's parallel_attn); simulated in inference.
+  bool parallel_block = false;
   AttentionKind attention = AttentionKind::standard;
   MlaDims mla;
   // Mixture of experts (experts == 0 means dense).

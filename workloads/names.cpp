@@ -16,6 +16,8 @@ std::string_view name(WorkloadKind k) {
     case WorkloadKind::train: return "train";
     case WorkloadKind::prefill: return "prefill";
     case WorkloadKind::decode: return "decode";
+    case WorkloadKind::generate: return "generate";
+    case WorkloadKind::serve: return "serve";
   }
   return "unknown";
 }

@@ -1,6 +1,7 @@
 #include "workloads/simulate.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 #include "sim/engine.hpp"
 #include "sim/error.hpp"
 
@@ -66,6 +67,8 @@ Simulation simulate(const JobSpec& job, const SimulateOptions& options) {
 
 Simulation simulate(const JobSpec& job, std::shared_ptr<const topo::Topology> topology,
                     const SimulateOptions& options) {
+  if (job.workload.kind == WorkloadKind::generate || job.workload.kind == WorkloadKind::serve)
+    throw std::logic_error("simulate() on a generation or serving job: use simulate_generation/simulate_serve");
   TopologyPlanner planner(topology, options.comm, topo::FlowNetworkOptions{options.links});
   StepPlan plan = job.workload.kind == WorkloadKind::train
                       ? build_train_step(job, planner, {options.ranks})

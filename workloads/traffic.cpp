@@ -3,6 +3,7 @@
 
 #include "workloads/estimate_parts.hpp"
 #include "workloads/kv.hpp"
+#include "workloads/layer_ops.hpp"
 
 namespace stepsim::work {
 
@@ -163,7 +164,8 @@ HbmPerToken hbm_per_token(const JobSpec& job, const ParamShares& params, const S
   b.weights = params_on_gpu(job, params).total() * prec.param_bytes / s.tokens_per_gpu;
   b.activations = activation_io_per_token(job, layer_widths(job.model)) * prec.activation_bytes;
   if (s.kind == WorkloadKind::decode)
-    b.kv_cache = (s.attended_keys + 1.0) * kv_per_token;  // read the context, write the new token
+    // Read the context (per-query-head kernels once per query head of a group), write the new token.
+    b.kv_cache = (s.attended_keys * decode_kv_reads(job) + 1.0) * kv_per_token;
   else
     b.kv_cache = kv_per_token;  // prefill writes each token's K and V once
   return b;

@@ -54,7 +54,21 @@ void resolve_recipe(Scenario& s) {
   if (p.fp8_params && !given(s, "precision.params")) p.param_bytes = 1.0;
 }
 
+void check_weight_quant(const Scenario& s) {
+  const work::PrecisionSpec& p = s.job.precision;
+  if (p.weight_quant == work::WeightQuant::none) return;
+  if (s.job.workload.kind == work::WorkloadKind::train)
+    fail(s, "precision.params", "int8/int4 weights are weight-only quantisation for inference",
+         "use kind = \"prefill\", \"decode\", \"generate\" or \"serve\", or params = \"bf16\"");
+  if (p.compute != topo::Precision::bf16 && p.compute != topo::Precision::fp16)
+    fail(s, "precision.params",
+         "weight-only int8/int4 GEMMs run 16-bit math (w8a16, w4a16), but compute = \"" +
+             std::string(topo::name(p.compute)) + "\"",
+         "set compute = \"bf16\"; W4A8 and W8A8 are not modelled");
+}
+
 void resolve_precision(Scenario& s) {
+  check_weight_quant(s);
   work::PrecisionSpec& p = s.job.precision;
   const double natural = p.compute == topo::Precision::fp32 ? 4.0 : 2.0;  // fp8/fp4 math keeps bf16 copies
   if (!given(s, "precision.params")) p.param_bytes = natural;

@@ -16,6 +16,22 @@ void read_bytes(TableReader& r, std::string_view key, double& bytes) {
   if (r.read(key, p, choices::kPrecision)) bytes = topo::bytes_per_element(p);
 }
 
+/// `params` is a float precision, or int8 / int4 for weight-only quantisation (w8a16, w4a16): int8
+/// keeps a 16-bit scale per output channel (negligible), int4 one per group of 128 weights,
+/// 0.5 + 2 / 128 = 0.515625 bytes per weight.
+void read_params(TableReader& r, work::PrecisionSpec& p) {
+  static constexpr std::array<Choice<work::WeightQuant>, 2> kInt{
+      {{"int8", work::WeightQuant::int8}, {"int4", work::WeightQuant::int4}}};
+  const toml::node* n = r.node("params");
+  if (n == nullptr) return;
+  if (const auto* v = n->as_string(); v && (v->get() == "int8" || v->get() == "int4")) {
+    r.read("params", p.weight_quant, kInt);
+    p.param_bytes = p.weight_quant == work::WeightQuant::int8 ? 1.0 : 0.5 + 2.0 / 128.0;
+    return;
+  }
+  read_bytes(r, "params", p.param_bytes);
+}
+
 /// `optimizer` is a name (adam, ...) or a number of bytes per parameter.
 void read_optimizer(TableReader& r, double& bytes) {
   const toml::node* n = r.node("optimizer");
@@ -181,7 +197,7 @@ void read_precision_section(TableReader r, Scenario& s) {
   r.read("recipe", p.recipe, choices::kRecipe);
   r.read("fp8_attention", p.fp8_attention);
   r.read("fp8_params", p.fp8_params);
-  read_bytes(r, "params", p.param_bytes);
+  read_params(r, p);
   read_bytes(r, "grads", p.grad_bytes);
   read_optimizer(r, p.optimizer_bytes);
   read_bytes(r, "activations", p.activation_bytes);

@@ -12,6 +12,7 @@ BenchResult bench_network_ring();
 BenchResult bench_run_gpt3_1024();
 BenchResult bench_run_llama405b_16k();
 BenchResult bench_moe_imbalance();
+BenchResult bench_serve_10k();
 BenchResult bench_sweep_64();
 BenchResult bench_sweep_1024();
 BenchResult bench_search_gpt3_1024();
@@ -36,6 +37,9 @@ constexpr BenchCase kBenchCases[] = {
     {"moe_imbalance",
      "stepsim run of every bundled MoE scenario with moe.imbalance = 1.3; reports the slowest",
      bench_moe_imbalance},
+    {"serve_10k",
+     "stepsim run of the bundled serving example with 10,000 requests: step grid, then the scheduler",
+     bench_serve_10k},
     {"sweep_64", "sweep of 132 Llama 3.1 8B training points on 64 H100, 2 threads, end to end",
      bench_sweep_64},
     {"sweep_1024", "sweep of 8 Llama 3.1 70B training points on 1,024 H100, 2 threads, end to end",

@@ -24,7 +24,11 @@ BenchResult bench_estimate() {
       if (e.path().extension() != ".toml") continue;
       // Validation cases stepsim does not simulate may be configurations it refuses.
       if (!scen::not_simulated_reason(scen::read_text_file(e.path()), e.path().string()).empty()) continue;
-      jobs.push_back(scen::load_scenario(e.path(), catalog).job);
+      work::JobSpec j = scen::load_scenario(e.path(), catalog).job;
+      // Whole generations and serving runs are many steps: the closed form prices one.
+      if (j.workload.kind == work::WorkloadKind::generate || j.workload.kind == work::WorkloadKind::serve)
+        continue;
+      jobs.push_back(std::move(j));
     }
   std::size_t sized = 0;
   for (auto& j : jobs)

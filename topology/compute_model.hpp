@@ -38,6 +38,10 @@ struct KernelWork {
   bool weight_grad = false;
   /// Kernel launches this work stands for (multi-tensor optimizer kernels launch several).
   double launches = 1.0;
+  /// Vector-unit (CUDA-core) operations beside the tensor-core math that feed it, such as a
+  /// weight-only GEMM dequantising its int8/int4 weights in the main loop; they add to the compute
+  /// term (the tensor cores wait for the converted tiles).
+  double vector_ops = 0.0;
 };
 
 struct KernelTime {

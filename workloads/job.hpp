@@ -179,6 +179,14 @@ enum class LowPrecisionRecipe : std::uint8_t {
   nvfp4,       ///< FP4 with 16-element blocks and FP8 scales (Blackwell; NVFP4BlockScaling)
 };
 
+/// Weight-only quantisation of the linear layers' weights, with 16-bit activations and math (w8a16,
+/// w4a16: TensorRT-LLM's int8/int4 weight-only, AWQ, GPTQ); inference only.
+enum class WeightQuant : std::uint8_t {
+  none,
+  int8,  ///< one byte per weight, one 16-bit scale per output channel
+  int4,  ///< half a byte per weight, one 16-bit scale per group of 128 weights (AWQ/GPTQ)
+};
+
 struct PrecisionSpec {
   /// Linear-layer GEMMs (projections, MLPs, experts). fp8/fp4 runs them as Transformer Engine
   /// does: everything else (attention, embedding, LM head, router, norms, loss) stays 16-bit.
@@ -188,6 +196,7 @@ struct PrecisionSpec {
   /// Weights kept in FP8 only and gathered in FP8 (--fp8-param-gather): no 16-bit working copy.
   bool fp8_params = false;
   double param_bytes = 2.0;       ///< bytes per stored weight (working copy)
+  WeightQuant weight_quant = WeightQuant::none;  ///< params = "int8" / "int4": weight-only GEMMs
   double grad_bytes = 2.0;        ///< bytes per gradient element (also what DP reduces)
   double optimizer_bytes = 12.0;  ///< per parameter: fp32 master + Adam m and v
   double activation_bytes = 2.0;  ///< bytes per activation element

@@ -67,6 +67,7 @@ LayerDims layer_dims(const JobSpec& job, double micro_batch) {
   d.grad_bytes = job.precision.grad_bytes;
   d.kv_bytes = job.precision.kv_bytes;
   d.decode_kv_reads = decode_kv_reads(job);
+  d.weight_quant = job.precision.weight_quant;
   d.precision = job.precision.other();
   d.linear = job.precision.compute;
   d.recipe = job.precision.recipe;
@@ -119,7 +120,17 @@ topo::KernelWork linear_grad_gemm(const LayerDims& d, double m, double n, double
 topo::KernelWork weight_gemm(const LayerDims& d, double m, double n, double k, double count) {
   topo::KernelWork w = linear_gemm(d, m, n, k, count);
   if (!d.low_precision_linears()) w.hbm_bytes += (d.param_bytes - d.act_bytes) * count * k * n;
+  if (d.weight_quant != WeightQuant::none) w.vector_ops = dequant_ops(d.weight_quant, m, n, k, count);
   return w;
+}
+
+double dequant_ops(WeightQuant q, double m, double n, double k, double count) {
+  // Mixed-input GEMMs (TensorRT-LLM's fpA_intB, Marlin) convert each weight tile to 16 bits in the
+  // main loop, once per block of kDequantTileRows output rows: int8 costs a convert and a scale
+  // multiply per weight, int4 an unpack, a convert and a scale multiply (assumed instruction counts).
+  constexpr double kDequantTileRows = 64.0;
+  const double ops = q == WeightQuant::int4 ? 3.0 : 2.0;
+  return ops * count * k * n * std::ceil(m / kDequantTileRows);
 }
 
 topo::KernelWork quantize_work(const LayerDims& d, double elements, QuantOperand operand) {

@@ -43,6 +43,7 @@ struct LayerDims {
   /// Decode: times each cached key and value is read per step (per-query-head kernels read a
   /// grouped cache once per query head of the group; 1 for grouped kernels and MLA).
   double decode_kv_reads = 1;
+  WeightQuant weight_quant = WeightQuant::none;  ///< weight-only int8/int4 linear weights
   WorkloadKind phase = WorkloadKind::train;
   /// Math of everything but the linear layers: attention, embedding, LM head, router (16-bit).
   topo::Precision precision = topo::Precision::bf16;
@@ -73,9 +74,11 @@ struct LayerDims {
   }
   /// The same dimensions with the linear layers in 16 bits: the LM head and the router, which
   /// Megatron-Core builds outside Transformer Engine's FP8 region.
+  /// Weight-only quantisation leaves them 16-bit too (TensorRT-LLM and AWQ keep the LM head).
   LayerDims high_precision() const {
     LayerDims c = *this;
     c.linear = precision;
+    if (c.weight_quant != WeightQuant::none) c.param_bytes = c.act_bytes, c.weight_quant = WeightQuant::none;
     return c;
   }
 };
@@ -88,6 +91,9 @@ inline RecomputeModules selective_modules(const LayerDims& d, Recompute r) {
 /// Dimensions of a layer of `job` for micro-batches of `micro_batch` sequences (training and
 /// prefill: seq_len tokens each; decode: one new token attending to context + 1 keys).
 LayerDims layer_dims(const JobSpec& job, double micro_batch);
+/// CUDA-core operations a weight-only GEMM [m x k] x [k x n] (`count` of them) spends converting its
+/// `q`-quantised weights to 16 bits (KernelWork::vector_ops).
+double dequant_ops(WeightQuant q, double m, double n, double k, double count = 1.0);
 /// Decode: how many times the attention kernel reads each cached key and value per step
 /// (LayerDims::decode_kv_reads): query heads per KV head on a rank for per-query-head kernels.
 double decode_kv_reads(const JobSpec& job);

@@ -83,6 +83,19 @@ inline work::JobSpec tiny_training() {
   return j;
 }
 
+/// tiny_gpt inference of `kind` on one round GPU, batch 8 (prompts of 512 tokens, or 1,000 cached).
+inline work::JobSpec tiny_inference(work::WorkloadKind kind) {
+  work::JobSpec j = tiny_training();
+  j.cluster.gpus_per_node = 1;
+  j.cluster.nvlink_domain = 1;
+  j.parallel = {};
+  j.workload.kind = kind;
+  j.workload.batch = 8;
+  j.workload.seq_len = 512;
+  j.workload.context_len = 1000;
+  return j;
+}
+
 /// Llama-3.1-70B dimensions (80 layers, h 8192, 64 heads, 8 KV heads of 128, SwiGLU 28,672, vocab 128,256).
 inline work::ModelSpec llama_70b() {
   work::ModelSpec m;

@@ -12,13 +12,7 @@ namespace {
 
 /// tiny_gpt on one round GPU: a static batch of 8 prompts of 512 tokens, generating `out` tokens.
 JobSpec generation(int out) {
-  JobSpec j = test::tiny_training();
-  j.cluster.gpus_per_node = 1;
-  j.cluster.nvlink_domain = 1;
-  j.parallel = {};
-  j.workload.kind = WorkloadKind::generate;
-  j.workload.batch = 8;
-  j.workload.seq_len = 512;
+  JobSpec j = test::tiny_inference(WorkloadKind::generate);
   j.workload.output_len = out;
   return j;
 }

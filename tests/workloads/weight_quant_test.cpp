@@ -14,13 +14,7 @@ namespace {
 
 /// tiny_gpt decode on one round GPU: batch 8 with 1,000 cached tokens, int4 weight-only.
 JobSpec int4_decode() {
-  JobSpec j = test::tiny_training();
-  j.cluster.gpus_per_node = 1;
-  j.cluster.nvlink_domain = 1;
-  j.parallel = {};
-  j.workload.kind = WorkloadKind::decode;
-  j.workload.batch = 8;
-  j.workload.context_len = 1000;
+  JobSpec j = test::tiny_inference(WorkloadKind::decode);
   j.precision.weight_quant = WeightQuant::int4;
   j.precision.param_bytes = 0.5 + 2.0 / 128;  // what the scenario reader sets for params = "int4"
   return j;

@@ -1,5 +1,7 @@
 #include "output/check_view.hpp"
 
+#include <algorithm>
+#include <climits>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -60,7 +62,26 @@ std::string selective_modules(const work::JobSpec& j) {
   return " (" + out + ")";
 }
 
-std::string workload_line(const work::JobSpec& j) {
+/// ", 2000 requests (Poisson 6/s, 512-4096 in, 128-1024 out), max batch 128, 8192 tokens per iteration".
+std::string serving_words(const work::ServeSpec& s) {
+  long long in_lo = LLONG_MAX, in_hi = 0, out_lo = LLONG_MAX, out_hi = 0;
+  for (const work::Request& r : s.requests) {
+    in_lo = std::min<long long>(in_lo, r.input_len), in_hi = std::max<long long>(in_hi, r.input_len);
+    out_lo = std::min<long long>(out_lo, r.output_len), out_hi = std::max<long long>(out_hi, r.output_len);
+  }
+  const auto range = [](long long lo, long long hi) {
+    return lo == hi ? std::to_string(lo) : std::to_string(lo) + "-" + std::to_string(hi);
+  };
+  const std::string source =
+      s.poisson ? "Poisson " + format_number(s.poisson->rate_per_s, 2) + "/s" : std::string("trace");
+  return ", " + std::to_string(s.requests.size()) + " requests (" + source + "; lengths " +
+         range(in_lo, in_hi) + " in, " + range(out_lo, out_hi) + " out), max batch " +
+         std::to_string(s.config.max_batch) + ", " + std::to_string(s.config.max_num_tokens) +
+         " tokens per iteration";
+}
+
+std::string workload_line(const scen::Scenario& s) {
+  const work::JobSpec& j = s.job;
   const work::WorkloadSpec& w = j.workload;
   std::string out(work::name(w.kind));
   if (w.kind == work::WorkloadKind::train)
@@ -69,6 +90,8 @@ std::string workload_line(const work::JobSpec& j) {
            std::string(work::name(j.recompute)) + selective_modules(j);
   else if (w.kind == work::WorkloadKind::prefill)
     out += ", seq " + std::to_string(w.seq_len) + ", batch " + std::to_string(w.batch);
+  else if (w.kind == work::WorkloadKind::serve && s.serve)
+    out += serving_words(*s.serve);
   else if (w.kind == work::WorkloadKind::generate)
     out += ", " + std::to_string(w.seq_len) + " in / " + std::to_string(w.output_len) + " out, batch " +
            std::to_string(w.batch);
@@ -120,7 +143,7 @@ std::string table(const scen::Scenario& s) {
   row("model", model_line(s));
   row("gpu", gpu_line(s.job.cluster.gpu));
   row("cluster", cluster_line(s.job.cluster));
-  row("workload", workload_line(s.job));
+  row("workload", workload_line(s));
   row("layout", layout_line(s));
   row("precision", precision_line(s.job.precision));
   if (s.target.tokens_per_s) row("target", format_number(*s.target.tokens_per_s, 0) + " tokens/s");

@@ -146,3 +146,54 @@ imbalance = 2.0
   CHECK(j["moe"]["imbalance_s"].get<double>() > 0.0);
   CHECK(j["breakdown"]["exposed_comm_s"].contains("ep"));
 }
+
+TEST_CASE("stepsim run reports a whole static batch and a serving run and refuses per-step files for them") {
+  TempDir dir;
+  const std::string head = R"(
+[model]
+preset = "llama-3.1-8b"
+[hardware]
+gpu = "h100-sxm"
+gpus = 1
+)";
+  const auto gen = dir.write("gen.toml", head + R"([workload]
+kind = "generate"
+batch = 8
+input_len = 256
+output_len = 64
+)");
+  auto r = run_stepsim("run '" + gen.string() + "' --format json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  auto j = nlohmann::json::parse(r.out);
+  // Whole batch = first token + 63 decode steps; TPOT = the decode steps / 63; 8 x 64 tokens out.
+  const double total = j["total_s"].get<double>(), ttft = j["time_to_first_token_s"].get<double>();
+  CHECK(total == Approx(ttft + j["decode_s"].get<double>()));
+  CHECK(j["time_per_output_token_s"].get<double>() == Approx(j["decode_s"].get<double>() / 63));
+  CHECK(j["output_tokens_per_s_per_gpu"].get<double>() == Approx(8 * 64 / total));
+  CHECK(j["fits"] == true);
+  CHECK(j["prefill"]["kind"] == "prefill");
+  CHECK(j["last_decode"]["kind"] == "decode");
+  CHECK(run_stepsim("run '" + gen.string() + "' --trace " + (dir.path() / "t.json").string()).exit_code == 2);
+
+  const auto srv = dir.write("srv.toml", head + R"([workload]
+kind = "serve"
+[serving]
+rate_per_s = 5
+requests = 200
+input_len = [100, 400]
+output_len = [20, 80]
+max_batch = 16
+)");
+  r = run_stepsim("run '" + srv.string() + "' --format json --slo-ttft-ms 500");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  j = nlohmann::json::parse(r.out);
+  CHECK(j["requests"] == 200);
+  CHECK(j["ttft"]["p99_s"].get<double>() >= j["ttft"]["p50_s"].get<double>());
+  CHECK(j["slo"]["percentile"] == 99.0);
+  CHECK(j["engine"]["kv_capacity_tokens"].get<long long>() > 480);
+  CHECK(run_stepsim("run '" + srv.string() + "' --hdf5 " + (dir.path() / "r.h5").string()).exit_code == 2);
+  // The SLO options belong to serving runs.
+  CHECK(run_stepsim("run '" + gen.string() + "' --slo-tpot-ms 10").exit_code == 2);
+}

@@ -442,6 +442,11 @@ void check_workload_keys(const Scenario& s) {
   if (kind != K::serve && s.serve)
     fail(s, "serving", "describes a serving run, but workload.kind = \"" + kind_name + "\"",
          "set workload.kind = \"serve\", or remove [serving]");
+  if (s.serve && s.serve->config.max_num_tokens < s.serve->config.max_batch)
+    fail(s, given(s, "serving.max_num_tokens") ? "serving.max_num_tokens" : "serving.max_batch",
+         "max_num_tokens = " + to_string(s.serve->config.max_num_tokens) + " is below max_batch = " +
+             to_string(s.serve->config.max_batch),
+         "an iteration must fit one decode token for every request in the batch (vLLM's own rule)");
   if (kind == K::serve && s.job.parallel.cp > 1)
     fail(s, "parallelism.cp", "serving's decode steps do not run with context parallelism", "set cp = 1");
   if (kind == K::generate) {

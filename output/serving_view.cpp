@@ -76,6 +76,13 @@ nlohmann::ordered_json serving_json(const work::JobSpec& job, const work::Servin
   j["tpot"] = stats_json(m.tpot);
   j["latency"] = stats_json(m.latency);
   j["queueing"] = stats_json(m.queueing);
+  if (s.config.disaggregation) {
+    j["disaggregation"] = {{"prefill_replicas", s.config.disaggregation->prefill_replicas},
+                           {"decode_replicas", s.config.disaggregation->decode_replicas},
+                           {"kv_transfer", stats_json(m.kv_transfer)},
+                           {"decode_queueing", stats_json(m.decode_queueing)},
+                           {"mean_transferring", m.mean_transferring}};
+  }
   j["mean_in_system"] = m.mean_in_system;
   j["mean_running"] = m.mean_running;
   j["iterations"] = m.iterations;
@@ -133,6 +140,12 @@ std::string serving_table(const work::JobSpec& job, const work::Serving& s, cons
     << format_bytes(s.kv_bytes_per_token) << " per token per GPU beside " << format_bytes(s.weights_bytes)
     << " of weights in " << format_bytes(s.capacity_bytes) << "); at most " << m.peak_kv_reserved_tokens
     << " reserved\n";
+  if (s.config.disaggregation)
+    o << "disaggregated: " << s.config.disaggregation->prefill_replicas << " prefill and "
+      << s.config.disaggregation->decode_replicas << " decode replica(s); KV transfer mean "
+      << format_seconds(m.kv_transfer.mean_s) << ", decode queueing mean "
+      << format_seconds(m.decode_queueing.mean_s) << " (p99 " << format_seconds(m.decode_queueing.p99_s)
+      << ")\n";
   o << "step model  " << s.simulated_steps
     << " decode and prefill steps simulated, interpolated per iteration\n";
   if (s.slo) o << "\n" << slo_line(s);

@@ -444,9 +444,14 @@ void check_workload_keys(const Scenario& s) {
          "set workload.kind = \"serve\", or remove [serving]");
   if (s.serve && s.serve->config.max_num_tokens < s.serve->config.max_batch)
     fail(s, given(s, "serving.max_num_tokens") ? "serving.max_num_tokens" : "serving.max_batch",
-         "max_num_tokens = " + to_string(s.serve->config.max_num_tokens) + " is below max_batch = " +
-             to_string(s.serve->config.max_batch),
+         "max_num_tokens = " + to_string(s.serve->config.max_num_tokens) +
+             " is below max_batch = " + to_string(s.serve->config.max_batch),
          "an iteration must fit one decode token for every request in the batch (vLLM's own rule)");
+  if (s.serve && s.serve->prefill_replicas >= s.job.parallel.dp)
+    fail(s, "serving.prefill_replicas",
+         "leaves no decode replica: " + to_string(s.serve->prefill_replicas) +
+             " of dp = " + to_string(s.job.parallel.dp) + " replicas would prefill",
+         "use at most dp - 1 prefill replicas, or more GPUs");
   if (kind == K::serve && s.job.parallel.cp > 1)
     fail(s, "parallelism.cp", "serving's decode steps do not run with context parallelism", "set cp = 1");
   if (kind == K::generate) {
@@ -487,7 +492,8 @@ void check_workload_split(const Scenario& s) {
                                                                   : "workload.seq_len";
   if (w.kind == work::WorkloadKind::serve) {
     tokens = 0;
-    for (const work::Request& r : s.serve->requests) tokens = std::max(tokens, r.input_len + r.output_len - 1);
+    for (const work::Request& r : s.serve->requests)
+      tokens = std::max(tokens, r.input_len + r.output_len - 1);
     key = "serving";
   }
   const bool prompts = w.kind == work::WorkloadKind::train || w.kind == work::WorkloadKind::prefill;

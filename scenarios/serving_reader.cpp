@@ -54,6 +54,7 @@ void read_serving_section(TableReader r, Scenario& s, const std::filesystem::pat
   r.read("chunked_prefill", spec.config.chunked_prefill);
   r.read("routing", spec.config.routing, kRouting);
   r.read("kv_memory_fraction", spec.kv_memory_fraction, kFraction);
+  r.read("prefill_replicas", spec.prefill_replicas, IntRange{1, 1 << 20});
   if (arrival == Arrival::poisson) {
     if (has_trace)
       r.fail("trace", "is read with arrival = \"trace\"", "set arrival = \"trace\", or remove trace");

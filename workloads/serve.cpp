@@ -57,6 +57,30 @@ double activation_bytes(const Simulation& s) {
   return std::max(0.0, peak.memory.peak_bytes - s.plan.static_memory[s.report.peak_rank].total());
 }
 
+/// Assumed fixed cost of starting one KV transfer (connection setup, descriptors, completion).
+constexpr double kv_transfer_latency_s = 20e-6;
+
+/// spec.prefill_replicas of the dp replicas prefill, the rest decode; KV moves as simulate_serve says.
+Disaggregation disaggregation(const JobSpec& job, const ServeSpec& spec, const ServeCostModel& cost) {
+  if (spec.prefill_replicas < 0 || spec.prefill_replicas >= job.parallel.dp)
+    throw UserError(SourceLocation{}, "serving.prefill_replicas",
+                    "must lie in [1, dp - 1] for disaggregated serving (at least one decode replica); got " +
+                        std::to_string(spec.prefill_replicas) +
+                        " with dp = " + std::to_string(job.parallel.dp));
+  const double bytes_per_s = job.cluster.gpu.nic_bw_Bps * job.cluster.gpu.eff.nic;
+  if (!(bytes_per_s > 0.0))
+    throw UserError(
+        "serving: disaggregated serving moves KV caches over the NICs, but this GPU has no NIC "
+        "bandwidth (nic_bw_Bps)");
+  Disaggregation d;
+  d.prefill_replicas = spec.prefill_replicas;
+  d.decode_replicas = job.parallel.dp - spec.prefill_replicas;
+  d.decode_routing = spec.config.routing;  // the same policy among decode replicas
+  const double per_token_s = cost.kv_bytes_per_token() / bytes_per_s;
+  d.kv_transfer = [per_token_s](int input_len) { return input_len * per_token_s + kv_transfer_latency_s; };
+  return d;
+}
+
 }  // namespace
 
 ServeCostModel::ServeCostModel(const JobSpec& job, const ServeSpec& spec, const SimulateOptions& options) {
@@ -148,6 +172,7 @@ Serving simulate_serve(const JobSpec& job, const ServeSpec& spec, const std::opt
   out.config = spec.config;
   out.config.kv_capacity_tokens = cost.kv_capacity_tokens();
   out.config.replicas = job.parallel.dp;
+  if (spec.prefill_replicas != 0) out.config.disaggregation = disaggregation(job, spec, cost);
   const IterationCost price = [&cost](const IterationShape& s) { return cost(s); };
   out.result = simulate_serving(spec.requests, out.config, price);
   out.simulated_steps = cost.simulated_steps();

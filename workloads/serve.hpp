@@ -26,6 +26,10 @@ struct ServeSpec {
   /// Fraction of the memory left beside the weights and the largest step's activations that the KV
   /// cache may take (TensorRT-LLM's kv_cache_free_gpu_mem_fraction, 0.9 by default).
   double kv_memory_fraction = 0.9;
+  /// 0: every dp replica runs prefill and decode (colocated). Otherwise this many of the job's dp
+  /// replicas run prefill only and the rest decode only, each request's KV cache moving between them
+  /// over the GPUs' NICs (see simulate_serve). Must be below dp.
+  int prefill_replicas = 0;
 };
 
 /// Step times on a grid of decode and prefill shapes, interpolated for any iteration.
@@ -67,6 +71,13 @@ struct Serving {
 
 /// Serves `spec`'s requests on job.parallel.dp replicas of `job`'s model; with `slo`, also finds the
 /// highest Poisson rate that meets it (the request lengths and count as drawn).
+///
+/// With spec.prefill_replicas > 0 the replicas are disaggregated (both kinds priced by the same cost
+/// model). A request's KV transfer takes input_len x kv_bytes_per_token / (nic_bw_Bps x eff.nic) + 20 us:
+/// each of a replica's tp x pp GPUs holds its own shard of the cache (kv_bytes_per_token is one GPU's)
+/// and sends it over its own NIC to its peer, in parallel (as NIXL / UCX do in Dynamo); the 20 us per
+/// transfer is an assumed setup latency. Transfers do not contend with each other or with the replicas'
+/// own traffic. Throws UserError when prefill_replicas >= dp (no decode replica left) or is negative.
 Serving simulate_serve(const JobSpec& job, const ServeSpec& spec, const std::optional<ServingSlo>& slo = {},
                        const SimulateOptions& options = {});
 

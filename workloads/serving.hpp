@@ -64,16 +64,6 @@ std::vector<Request> parse_request_trace(std::string_view csv_text, std::string_
 /// arrival instant, the lowest index on ties.
 enum class Routing { round_robin, least_loaded };
 
-/// One engine (model replica) and how many identical ones serve the request stream.
-struct ServingConfig {
-  int max_batch = 64;         ///< running requests (batch slots), as max_batch_size / max_num_seqs
-  int max_num_tokens = 8192;  ///< tokens one iteration may process: decodes + prompt tokens
-  long long kv_capacity_tokens = 1'000'000;  ///< KV-cache tokens one engine can reserve
-  bool chunked_prefill = true;               ///< split prompts over iterations to fill the budget
-  int replicas = 1;
-  Routing routing = Routing::round_robin;
-};
-
 /// The work of one engine iteration, for the cost model.
 struct IterationShape {
   int decode_seqs = 0;                 ///< requests generating one token each
@@ -89,6 +79,37 @@ struct IterationShape {
 /// model bug, not a user error).
 using IterationCost = std::function<double(const IterationShape&)>;
 
+/// Seconds to move one request's prompt KV cache (`input_len` tokens) from a prefill engine to a decode
+/// engine; must be finite and >= 0 (std::logic_error otherwise, as for IterationCost).
+using KvTransferCost = std::function<double(int input_len)>;
+
+/// Prefill/decode disaggregation (DistServe, Splitwise, NVIDIA Dynamo, TensorRT-LLM disaggregated
+/// serving): prefill engines run prompts only and hand each request, with its first token, to a decode
+/// engine that generates the rest. Both kinds use ServingConfig's engine limits (max_batch,
+/// max_num_tokens, kv_capacity_tokens, chunked_prefill); `replicas` is not used in this mode.
+struct Disaggregation {
+  int prefill_replicas = 1;
+  int decode_replicas = 1;
+  /// Among decode engines, decided when the request's KV transfer starts (least_loaded: fewest routed,
+  /// unfinished requests there, counting those still in transfer). Prefill engines use `routing`.
+  Routing decode_routing = Routing::round_robin;
+  KvTransferCost kv_transfer;  ///< required
+  /// Prices decode-engine iterations; empty: the same IterationCost as the prefill engines.
+  IterationCost decode_cost;
+};
+
+/// One engine (model replica) and how many identical ones serve the request stream.
+struct ServingConfig {
+  int max_batch = 64;         ///< running requests (batch slots), as max_batch_size / max_num_seqs
+  int max_num_tokens = 8192;  ///< tokens one iteration may process: decodes + prompt tokens
+  long long kv_capacity_tokens = 1'000'000;  ///< KV-cache tokens one engine can reserve
+  bool chunked_prefill = true;               ///< split prompts over iterations to fill the budget
+  int replicas = 1;
+  Routing routing = Routing::round_robin;
+  /// Set: disaggregated prefill and decode engines (see Disaggregation); unset: colocated engines.
+  std::optional<Disaggregation> disaggregation;
+};
+
 // ---- Results --------------------------------------------------------------------------------------
 
 /// One request's timeline; all times absolute seconds on the arrival clock.
@@ -99,12 +120,18 @@ struct RequestRecord {
   double finish_s = 0.0;       ///< end of the iteration that produced its last token
   int input_len = 0;
   int output_len = 0;
-  int replica = 0;
+  int replica = 0;  ///< the engine that admitted it (disaggregated: the prefill engine)
+  /// Disaggregated only (otherwise 0, 0 and -1): seconds its KV transfer took, when a decode engine
+  /// admitted it and which. Requests with output_len == 1 finish at their prefill and keep these unset.
+  double kv_transfer_s = 0.0;
+  double decode_admitted_s = 0.0;
+  int decode_replica = -1;
 
   double ttft_s() const { return first_token_s - arrival_s; }
   double latency_s() const { return finish_s - arrival_s; }
   double queueing_s() const { return admitted_s - arrival_s; }
-  /// Time per output token after the first; none when output_len == 1.
+  /// Time per output token after the first; none when output_len == 1. Disaggregated, the span from the
+  /// first token to the finish includes the KV transfer and the decode engine's queue, as a client sees it.
   std::optional<double> tpot_s() const {
     if (output_len < 2) return std::nullopt;
     return (finish_s - first_token_s) / (output_len - 1);
@@ -138,11 +165,17 @@ struct ServingSummary {
   MetricStats ttft;
   MetricStats tpot;  ///< over requests with output_len > 1
   MetricStats latency;
-  MetricStats queueing;
+  MetricStats queueing;  ///< arrival to admission (disaggregated: on the prefill engine)
+  /// Disaggregated only, over requests with output_len > 1 (all zero otherwise): the KV transfer, and the
+  /// wait from its end to the decode engine's admission.
+  MetricStats kv_transfer;
+  MetricStats decode_queueing;
   /// Time averages over the duration, summed over replicas (divide by replicas for one engine):
   /// requests arrived and unfinished, and requests holding a batch slot (prefilling or decoding).
+  /// Disaggregated, summed over prefill and decode engines; in system includes KV transfers.
   double mean_in_system = 0.0;
   double mean_running = 0.0;
+  double mean_transferring = 0.0;         ///< requests in KV transfer (disaggregated only)
   long long iterations = 0;               ///< over all replicas
   long long peak_kv_reserved_tokens = 0;  ///< the most any one engine had reserved at once
 };
@@ -168,6 +201,17 @@ struct ServingResult {
 /// no requests, lengths < 1, negative, non-finite or decreasing arrivals, and, before simulating, on a
 /// request that can never run: input + output > kv_capacity_tokens, or input > max_num_tokens without
 /// chunking.
+///
+/// With config.disaggregation: requests are routed (config.routing) to prefill engines, which admit them
+/// FCFS reserving KV for the prompt only and run prefill-only iterations (decode_seqs = 0). The iteration
+/// that finishes a prompt produces the first token (first_token_s) and frees its slot and reservation at
+/// its end. A request with more to generate then starts its KV transfer, kv_transfer(input_len) seconds;
+/// transfers are independent delays (they overlap freely, no link contention is modelled). Its decode
+/// engine is chosen when the transfer starts (decode_routing); when the transfer ends the request joins
+/// that engine's FCFS queue, ordered by transfer end, and is admitted under max_batch and the
+/// whole-sequence reservation (input + output) with its prompt cached; decode engines run decode-only
+/// iterations (prefill_tokens = 0). Handoffs that end at the same instant are routed in request order.
+/// Throws UserError also on prefill_replicas or decode_replicas < 1 and on a missing kv_transfer.
 ServingResult simulate_serving(const std::vector<Request>& requests, const ServingConfig& config,
                                const IterationCost& cost);
 

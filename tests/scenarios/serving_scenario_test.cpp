@@ -79,6 +79,8 @@ TEST_CASE("serving and generation inputs that cannot work are user errors") {
   CHECK_THAT(error_of(serve_toml("rate_per_s = 1\ninput_len = [300, 100]\n")),
              Catch::Contains("1 <= MIN <= MAX"));
   CHECK_THAT(error_of(serve_toml("arrival = \"trace\"\n")), Catch::Contains("needs `trace`"));
+  CHECK_THAT(error_of(serve_toml("rate_per_s = 1\nprefill_replicas = 1\n")),
+             Catch::Contains("leaves no decode replica"));
   CHECK_THAT(error_of(serve_toml("rate_per_s = 1\nmax_batch = 64\nmax_num_tokens = 32\n")),
              Catch::Contains("serving.max_num_tokens: max_num_tokens = 32 is below max_batch = 64"));
   CHECK_THAT(error_of(serve_toml("rate_per_s = 1\n", "batch = 4\n")), Catch::Contains("[serving]"));

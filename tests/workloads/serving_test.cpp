@@ -494,3 +494,188 @@ TEST_CASE("Serving: the SLO search finds the highest rate whose p99 TTFT meets t
     CHECK(all.rate_per_s == 10.0);
   }
 }
+
+// ---- Prefill/decode disaggregation ----------------------------------------------------------------
+
+namespace {
+
+/// `base` with `prefill` prefill engines, `decode` decode engines and a KV transfer of `per_token_s`
+/// seconds per prompt token.
+ServingConfig disaggregated(ServingConfig base, int prefill, int decode, double per_token_s) {
+  Disaggregation d;
+  d.prefill_replicas = prefill;
+  d.decode_replicas = decode;
+  d.kv_transfer = [per_token_s](int input_len) { return per_token_s * input_len; };
+  base.disaggregation = d;
+  return base;
+}
+
+}  // namespace
+
+TEST_CASE("Serving disaggregated: one request prefills, transfers its KV, then decodes") {
+  // Prefill iterations cost 0.05 s, decode iterations 0.02 s; the transfer 1e-4 s per prompt token.
+  std::vector<IterationShape> shapes;
+  const IterationCost cost =
+      recording(shapes, [](const IterationShape& s) { return s.prefill_tokens > 0 ? 0.05 : 0.02; });
+  const ServingResult r =
+      simulate_serving({{1.0, 100, 5}}, disaggregated(engine(8, 512, 10'000, true), 1, 1, 1e-4), cost);
+  const RequestRecord& rec = r.records.at(0);
+  CHECK(rec.admitted_s == 1.0);                         // the idle prefill engine starts at the arrival
+  CHECK(rec.ttft_s() == Approx(0.05));                  // the first token comes from the prefill iteration
+  CHECK(rec.kv_transfer_s == Approx(0.01));             // 100 tokens x 1e-4 s
+  CHECK(rec.decode_admitted_s == Approx(1.05 + 0.01));  // first token + transfer; decode engine idle
+  CHECK(rec.finish_s == Approx(1.06 + 4 * 0.02));       // (5 - 1) decode iterations: 1.14 s
+  CHECK(rec.tpot_s().value() == Approx((1.14 - 1.05) / 4));  // 0.0225 s: the transfer is in TPOT
+  CHECK(rec.replica == 0);
+  CHECK(rec.decode_replica == 0);
+  REQUIRE(shapes.size() == 5);  // 1 prefill + 4 decodes
+  CHECK(shapes[0].prefill_tokens == 100);
+  CHECK(shapes[0].decode_seqs == 0);
+  CHECK(shapes[1].decode_seqs == 1);
+  CHECK(shapes[1].decode_context_tokens == 100);  // the prompt is cached; the first token is the input
+  CHECK(shapes[4].decode_context_tokens == 103);
+  const ServingSummary& s = r.summary;
+  CHECK(s.iterations == 5);
+  CHECK(s.kv_transfer.mean_s == Approx(0.01));
+  CHECK(s.decode_queueing.max_s == Approx(0.0).margin(1e-12));
+  CHECK(s.peak_kv_reserved_tokens == 105);  // the decode engine's input + output; the prefill held 100
+  // In system 0.14 s of a 0.14 s run; transferring 0.01 s of it.
+  CHECK(s.mean_in_system == Approx(1.0));
+  CHECK(s.mean_transferring == Approx(0.01 / 0.14));
+}
+
+TEST_CASE("Serving disaggregated: prefill engines never decode and decode engines never see prompts") {
+  PoissonWorkload w;
+  w.rate_per_s = 30.0;
+  w.requests = 2'000;
+  w.input = {16, 700};
+  w.output = {1, 200};
+  w.seed = 11;
+  const std::vector<Request> requests = poisson_requests(w);
+  std::vector<IterationShape> prefill_shapes, decode_shapes;
+  ServingConfig c = disaggregated(engine(32, 1024, 40'000, true), 2, 3, 2e-6);
+  c.routing = Routing::least_loaded;
+  c.disaggregation->decode_routing = Routing::least_loaded;
+  c.disaggregation->decode_cost = recording(decode_shapes, linear_cost(0.006, 0.0, 2e-4));
+  const ServingResult r =
+      simulate_serving(requests, c, recording(prefill_shapes, linear_cost(0.004, 3e-5, 0.0)));
+  long long prompt_tokens = 0, decode_tokens = 0, prefill_tokens_seen = 0, decode_seqs_seen = 0;
+  for (const Request& q : requests) prompt_tokens += q.input_len, decode_tokens += q.output_len - 1;
+  for (const IterationShape& s : prefill_shapes) {
+    CHECK(s.decode_seqs == 0);
+    CHECK(s.prefill_tokens > 0);
+    prefill_tokens_seen += s.prefill_tokens;
+  }
+  for (const IterationShape& s : decode_shapes) {
+    CHECK(s.prefill_tokens == 0);
+    CHECK(s.prefill_seqs == 0);
+    CHECK(s.decode_seqs > 0);
+    decode_seqs_seen += s.decode_seqs;
+  }
+  // Every prompt token is prefilled once, and every output token but the first is decoded once.
+  CHECK(prefill_tokens_seen == prompt_tokens);
+  CHECK(decode_seqs_seen == decode_tokens);
+  CHECK(r.summary.iterations == static_cast<long long>(prefill_shapes.size() + decode_shapes.size()));
+  for (const RequestRecord& rec : r.records) {
+    if (rec.output_len == 1) {  // done at its prefill: never handed off
+      CHECK(rec.decode_replica == -1);
+      CHECK(rec.finish_s == rec.first_token_s);
+      continue;
+    }
+    CHECK(rec.kv_transfer_s == Approx(2e-6 * rec.input_len));
+    CHECK(rec.decode_admitted_s >= rec.first_token_s + rec.kv_transfer_s);
+    CHECK(rec.finish_s > rec.decode_admitted_s);
+  }
+}
+
+TEST_CASE("Serving disaggregated: Little's law holds with transfers and two queues") {
+  PoissonWorkload w;
+  w.rate_per_s = 40.0;
+  w.requests = 5'000;
+  w.input = {64, 512};
+  w.output = {1, 256};
+  w.seed = 5;
+  const ServingResult r =
+      simulate_serving(poisson_requests(w), disaggregated(engine(64, 4096, 30'000, true), 1, 2, 1e-4),
+                       linear_cost(0.005, 2e-5, 1e-5));
+  const ServingSummary& s = r.summary;
+  // Over the whole run the integral of the in-system count (engine slots, both queues, transfers) equals
+  // the sum of latencies: L = lambda W exactly, up to rounding.
+  CHECK(s.mean_in_system == Approx(s.requests_per_s * s.latency.mean_s).epsilon(1e-9));
+  // The same for the pieces, from the records: transfers, and the two queues (prefill queueing plus the
+  // wait between transfer end and decode admission), each summed over all requests / duration.
+  double transfer = 0.0, queues = 0.0;
+  for (const RequestRecord& rec : r.records) {
+    transfer += rec.kv_transfer_s;
+    queues += rec.queueing_s();
+    if (rec.decode_replica >= 0) queues += rec.decode_admitted_s - rec.first_token_s - rec.kv_transfer_s;
+  }
+  CHECK(s.mean_transferring == Approx(transfer / s.duration_s).epsilon(1e-9));
+  CHECK(s.mean_in_system - s.mean_running - s.mean_transferring ==
+        Approx(queues / s.duration_s).epsilon(1e-9));
+  CHECK(s.mean_transferring > 0.0);
+  CHECK(s.kv_transfer.count == s.decode_queueing.count);
+  CHECK(s.kv_transfer.count < s.requests);  // output_len 1 requests are not transferred
+}
+
+TEST_CASE("Serving disaggregated: a decode engine admits in transfer-end order, not handoff order") {
+  // KV capacity 1010: the prefill engine reserves prompts only (1000 + 10 fits), so A and B prefill
+  // together in one 0.1 s iteration (1010 tokens of a 2048 budget) and both hand off at 0.1. The decode
+  // engine reserves input + output (1003 + 13 = 1016 > 1010), so it holds one at a time. Transfers of
+  // 1e-4 s per token: A 0.1 s, ready at 0.2; B 0.001 s, ready at 0.101. B, ready first, is admitted at
+  // 0.101 and decodes twice (0.02 s each) to 0.141; A starts at its ready time 0.2 and ends at 0.24.
+  // Queued in handoff (request) order instead, A would go first at 0.2 and B wait until 0.24.
+  const IterationCost cost = [](const IterationShape& s) { return s.prefill_tokens > 0 ? 0.1 : 0.02; };
+  const ServingResult r = simulate_serving({{0.0, 1000, 3}, {0.0, 10, 3}},
+                                           disaggregated(engine(2, 2048, 1010, true), 1, 1, 1e-4), cost);
+  const RequestRecord &a = r.records[0], &b = r.records[1];
+  CHECK(a.first_token_s == Approx(0.1));
+  CHECK(b.first_token_s == Approx(0.1));
+  CHECK(b.decode_admitted_s == Approx(0.101));
+  CHECK(b.finish_s == Approx(0.141));
+  CHECK(a.decode_admitted_s == Approx(0.2));
+  CHECK(a.finish_s == Approx(0.24));
+  CHECK(r.summary.decode_queueing.max_s == Approx(0.0).margin(1e-12));  // neither waited after its transfer
+}
+
+TEST_CASE("Serving disaggregated: decode engines are routed round-robin or to the least loaded") {
+  // Three requests 1 s apart, each 0.05 s of prefill, 0.01 s transfer (100 tokens x 1e-4) and 9 decodes
+  // of 0.02 s. Round robin over 2 decode engines: 0, 1, 0. Least loaded: every earlier request has
+  // finished (0.24 s after arrival) when the next hands off, so all tie at 0 and go to engine 0.
+  const IterationCost cost = [](const IterationShape& s) { return s.prefill_tokens > 0 ? 0.05 : 0.02; };
+  const std::vector<Request> requests = {{0.0, 100, 10}, {1.0, 100, 10}, {2.0, 100, 10}};
+  ServingConfig c = disaggregated(engine(8, 512, 10'000, true), 1, 2, 1e-4);
+  const ServingResult rr = simulate_serving(requests, c, cost);
+  CHECK(rr.records[0].decode_replica == 0);
+  CHECK(rr.records[1].decode_replica == 1);
+  CHECK(rr.records[2].decode_replica == 0);
+  c.disaggregation->decode_routing = Routing::least_loaded;
+  const ServingResult ll = simulate_serving(requests, c, cost);
+  for (const RequestRecord& rec : ll.records) CHECK(rec.decode_replica == 0);
+  // Arriving together instead, the second finds the first still in transfer on engine 0 (routed, not
+  // finished) and goes to engine 1; the third ties 1-1 and takes engine 0.
+  const ServingResult busy = simulate_serving({{0.0, 100, 10}, {0.0, 100, 10}, {0.0, 100, 10}}, c, cost);
+  CHECK(busy.records[0].decode_replica == 0);
+  CHECK(busy.records[1].decode_replica == 1);
+  CHECK(busy.records[2].decode_replica == 0);
+}
+
+TEST_CASE("Serving disaggregated: impossible configurations and requests are user errors") {
+  const IterationCost cost = fixed_cost(0.01);
+  const ServingConfig base = engine(4, 1024, 1000, true);
+  CHECK_THROWS_WITH(simulate_serving({{0.0, 10, 5}}, disaggregated(base, 1, 0, 1e-4), cost),
+                    Catch::StartsWith("serving.decode_replicas: must be at least 1"));
+  CHECK_THROWS_WITH(simulate_serving({{0.0, 10, 5}}, disaggregated(base, 0, 2, 1e-4), cost),
+                    Catch::StartsWith("serving.prefill_replicas: must be at least 1"));
+  ServingConfig no_transfer = disaggregated(base, 1, 1, 1e-4);
+  no_transfer.disaggregation->kv_transfer = nullptr;
+  CHECK_THROWS_AS(simulate_serving({{0.0, 10, 5}}, no_transfer, cost), UserError);
+  // 900 + 200 tokens fit no decode engine of 1000 KV tokens, though the 900-token prompt fits a prefill one.
+  CHECK_THROWS_WITH(simulate_serving({{0.0, 10, 5}, {0.0, 900, 200}}, disaggregated(base, 1, 1, 1e-4), cost),
+                    Catch::Contains("request 1 needs 1100 KV tokens"));
+  ServingConfig whole = disaggregated(engine(4, 256, 10'000, false), 1, 1, 1e-4);
+  CHECK_THROWS_WITH(simulate_serving({{0.0, 1000, 5}}, whole, cost), Catch::Contains("1000-token prompt"));
+  // A negative transfer time is a cost-model bug.
+  ServingConfig negative = disaggregated(base, 1, 1, -1e-4);
+  CHECK_THROWS_AS(simulate_serving({{0.0, 10, 5}}, negative, cost), std::logic_error);
+}

@@ -9,13 +9,20 @@
 namespace stepsim::work {
 namespace {
 
-/// Linear interpolation of the points (xs, ys) at x, extended linearly past both ends.
-double interpolate(const std::vector<double>& xs, const std::vector<double>& ys, double x) {
-  if (xs.size() == 1) return ys.front();
+/// Linear interpolation at x between the points at xs, extended linearly past both ends; the value at
+/// point i is at(i), asked only of the two points around x (a grid row is interpolated only when used).
+template <class At>
+double interpolate_by(const std::vector<double>& xs, double x, const At& at) {
+  if (xs.size() == 1) return at(0);
   std::size_t i = 1;
   while (i + 1 < xs.size() && xs[i] < x) ++i;
   const double f = (x - xs[i - 1]) / (xs[i] - xs[i - 1]);
-  return ys[i - 1] + f * (ys[i] - ys[i - 1]);
+  const double lo = at(i - 1);
+  return lo + f * (at(i) - lo);
+}
+
+double interpolate(const std::vector<double>& xs, const std::vector<double>& ys, double x) {
+  return interpolate_by(xs, x, [&ys](std::size_t i) { return ys[i]; });
 }
 
 /// 1, 2, 4, ... below `top`, then `top`.
@@ -95,10 +102,11 @@ ServeCostModel::ServeCostModel(const JobSpec& job, const ServeSpec& spec, const 
   const double lo = std::max(1, lim.min_input), hi = std::max(lim.max_context, lim.min_input + 1);
   contexts_ = {lo, std::round((lo + hi) / 2), hi};
   double workspace = 0.0;
-  for (double b : batches_)
+  for (double b : batches_) {
+    decode_.emplace_back();
     for (double c : contexts_) {
       const Simulation s = run(WorkloadKind::decode, int(b), int(c));
-      decode_.push_back(s.metrics.step_time_s);
+      decode_.back().push_back(s.metrics.step_time_s);
       workspace = std::max(workspace, activation_bytes(s));
       if (b == batches_.back() && c == contexts_.back()) {
         kv_bytes_per_token_ = s.plan.kv.bytes_per_token;
@@ -106,17 +114,19 @@ ServeCostModel::ServeCostModel(const JobSpec& job, const ServeSpec& spec, const 
         capacity_bytes_ = s.capacity_bytes;
       }
     }
+  }
   // Prefill: at each token count, one prompt of that length and prompts of the shortest length.
   const double budget = spec.config.max_num_tokens, shortest = std::min(32.0, budget);
   for (double t : doubling(shortest, budget)) {
-    std::vector<std::pair<double, double>> row;  // (prompt length, seconds)
+    PrefillRow row;
     for (double len : {shortest, t}) {
-      if (!row.empty() && len == row.front().first) continue;
+      if (!row.prompt_lens.empty() && len == row.prompt_lens.front()) continue;
       const Simulation s = run(WorkloadKind::prefill, int(std::round(t / len)), int(len));
-      row.emplace_back(len, s.metrics.step_time_s);
+      row.prompt_lens.push_back(len);
+      row.step_s.push_back(s.metrics.step_time_s);
       workspace = std::max(workspace, activation_bytes(s));
     }
-    prompt_lens_.push_back(t);
+    prefill_tokens_.push_back(t);
     prefill_.push_back(std::move(row));
   }
   const double free = capacity_bytes_ - weights_bytes_ - workspace;
@@ -131,26 +141,17 @@ ServeCostModel::ServeCostModel(const JobSpec& job, const ServeSpec& spec, const 
 }
 
 double ServeCostModel::decode_s(double batch, double context) const {
-  std::vector<double> at_batch;
-  for (std::size_t b = 0; b < batches_.size(); ++b) {
-    const std::vector<double> row(decode_.begin() + long(b * contexts_.size()),
-                                  decode_.begin() + long((b + 1) * contexts_.size()));
-    at_batch.push_back(interpolate(contexts_, row, context));
-  }
-  return interpolate(batches_, at_batch, batch);
+  return interpolate_by(batches_, batch,
+                        [&](std::size_t b) { return interpolate(contexts_, decode_[b], context); });
 }
 
 double ServeCostModel::prefill_s(double tokens, double prompt_len) const {
   // At each simulated token count the cost is affine in the prompt length (attention's keys per
   // query grow with it, the GEMMs do not); between token counts it is linear in the tokens. Below the
   // smallest count the step is bound by reading the weights, so it costs what that one costs.
-  std::vector<double> at_tokens;
-  for (const auto& row : prefill_) {
-    std::vector<double> lens, secs;
-    for (const auto& [len, s] : row) lens.push_back(len), secs.push_back(s);
-    at_tokens.push_back(interpolate(lens, secs, prompt_len));
-  }
-  return interpolate(prompt_lens_, at_tokens, std::max(tokens, prompt_lens_.front()));
+  return interpolate_by(prefill_tokens_, std::max(tokens, prefill_tokens_.front()), [&](std::size_t t) {
+    return interpolate(prefill_[t].prompt_lens, prefill_[t].step_s, prompt_len);
+  });
 }
 
 double ServeCostModel::operator()(const IterationShape& s) const {

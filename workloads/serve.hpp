@@ -41,8 +41,8 @@ class ServeCostModel {
   double operator()(const IterationShape& shape) const;
   /// A decode step of `batch` sequences whose caches hold `context` tokens each, on average.
   double decode_s(double batch, double context) const;
-  /// A prefill of `tokens` prompt tokens in `prompts` prompts (chunks).
-  double prefill_s(double tokens, double prompts) const;
+  /// A prefill of `tokens` prompt tokens in prompts of `prompt_len` tokens each (on average).
+  double prefill_s(double tokens, double prompt_len) const;
   long long kv_capacity_tokens() const { return kv_capacity_tokens_; }
   double kv_bytes_per_token() const { return kv_bytes_per_token_; }
   int simulated_steps() const { return simulated_; }
@@ -50,10 +50,14 @@ class ServeCostModel {
   double capacity_bytes() const { return capacity_bytes_; }
 
  private:
-  std::vector<double> batches_, contexts_;                       ///< decode grid
-  std::vector<double> decode_;                                   ///< [batch][context], seconds
-  std::vector<double> prompt_lens_;                              ///< prefill grid: tokens per prompt
-  std::vector<std::vector<std::pair<double, double>>> prefill_;  ///< per prompt length: (tokens, s)
+  /// Prefill steps at one token count: prompt lengths and their step times.
+  struct PrefillRow {
+    std::vector<double> prompt_lens, step_s;
+  };
+  std::vector<double> batches_, contexts_;   ///< decode grid
+  std::vector<std::vector<double>> decode_;  ///< [batch][context], seconds
+  std::vector<double> prefill_tokens_;       ///< prefill grid: tokens per step
+  std::vector<PrefillRow> prefill_;          ///< per token count
   long long kv_capacity_tokens_ = 0;
   double kv_bytes_per_token_ = 0.0, weights_bytes_ = 0.0, capacity_bytes_ = 0.0;
   int simulated_ = 0;

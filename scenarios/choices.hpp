@@ -6,6 +6,7 @@
 
 #include "scenarios/toml_reader.hpp"
 #include "topology/cluster.hpp"
+#include "topology/collectives.hpp"
 #include "topology/gpu.hpp"
 #include "workloads/job.hpp"
 #include "workloads/model.hpp"
@@ -74,6 +75,24 @@ inline constexpr std::array<Choice<work::LowPrecisionRecipe>, 5> kRecipe{
      {"blockwise", work::LowPrecisionRecipe::blockwise},
      {"mxfp8", work::LowPrecisionRecipe::mxfp8},
      {"nvfp4", work::LowPrecisionRecipe::nvfp4}}};
+inline constexpr std::array<Choice<topo::GpuArch>, 5> kGpuArch{{{"other", topo::GpuArch::other},
+                                                                {"volta", topo::GpuArch::volta},
+                                                                {"ampere", topo::GpuArch::ampere},
+                                                                {"hopper", topo::GpuArch::hopper},
+                                                                {"blackwell", topo::GpuArch::blackwell}}};
+inline constexpr std::array<Choice<topo::CollectiveAlgorithm>, 7> kForcedAlgorithm{
+    {{"auto", topo::CollectiveAlgorithm::automatic},
+     {"ring", topo::CollectiveAlgorithm::ring},
+     {"tree", topo::CollectiveAlgorithm::tree},
+     {"nvls", topo::CollectiveAlgorithm::nvls},
+     {"nvls-tree", topo::CollectiveAlgorithm::nvls_tree},
+     {"collnet-direct", topo::CollectiveAlgorithm::collnet_direct},
+     {"hierarchical", topo::CollectiveAlgorithm::hierarchical}}};
+inline constexpr std::array<Choice<topo::CollectiveProtocol>, 4> kProtocol{
+    {{"auto", topo::CollectiveProtocol::automatic},
+     {"simple", topo::CollectiveProtocol::simple},
+     {"ll128", topo::CollectiveProtocol::ll128},
+     {"ll", topo::CollectiveProtocol::ll}}};
 inline constexpr std::array<Choice<topo::FabricKind>, 3> kFabricKind{
     {{"rail-optimized", topo::FabricKind::rail_optimized},
      {"fat-tree", topo::FabricKind::fat_tree},

@@ -126,6 +126,7 @@ void read_fabric_section(TableReader r, Scenario& s) {
       for (std::size_t i = 0; i < per_tier.size(); ++i) f.oversubscription[i] = per_tier[i];
     }
   }
+  r.read("sharp", f.sharp);
   r.read("hosts_per_leaf", f.hosts_per_leaf, kPositiveInt);
   r.read("leaves_per_pod", f.leaves_per_pod, kPositiveInt);
   double hop_us = 0.0;

@@ -21,6 +21,8 @@ void read_parallelism_section(TableReader r, Scenario& s);
 void read_precision_section(TableReader r, Scenario& s);
 void read_moe_section(TableReader r, Scenario& s);
 void read_estimate_section(TableReader r, Scenario& s);
+/// [collective]: the algorithm and protocol every collective is forced to (NCCL_ALGO, NCCL_PROTO).
+void read_collective_section(TableReader r, Scenario& s);
 /// [serving]: the requests (drawn or read from a trace file relative to `base_dir`) and the engine.
 void read_serving_section(TableReader r, Scenario& s, const std::filesystem::path& base_dir);
 

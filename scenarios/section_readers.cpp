@@ -217,6 +217,12 @@ void read_moe_section(TableReader r, Scenario& s) {
   r.finish();
 }
 
+void read_collective_section(TableReader r, Scenario& s) {
+  r.read("algorithm", s.job.collective.algorithm, choices::kForcedAlgorithm);
+  r.read("protocol", s.job.collective.protocol, choices::kProtocol);
+  r.finish();
+}
+
 void read_estimate_section(TableReader r, Scenario& s) {
   work::EstimateOptions& e = s.job.estimate;
   r.read("formulas", e.formulas, choices::kFormulas);

@@ -236,6 +236,7 @@ void read_sources(TableReader& r, topo::GpuSpec& g) {
 
 void read_gpu_fields(TableReader& r, topo::GpuSpec& g) {
   r.read("name", g.name);
+  r.read("architecture", g.arch, choices::kGpuArch);
   r.read("bf16_tflops", g.bf16_flops_per_s, kPositive, kTera);
   r.read("fp8_tflops", g.fp8_flops_per_s, kNonNegative, kTera);
   r.read("fp4_tflops", g.fp4_flops_per_s, kNonNegative, kTera);

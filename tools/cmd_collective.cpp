@@ -14,6 +14,7 @@
 #include "scenarios/suggest.hpp"
 #include "sim/error.hpp"
 #include "tools/cli_common.hpp"
+#include "tools/collective_compare.hpp"
 #include "tools/commands.hpp"
 #include "topology/collective_sweep.hpp"
 #include "topology/nccl_reference.hpp"
@@ -41,8 +42,11 @@ struct Options {
   std::string bytes;
   int ranks = 0;
   std::string algorithm = "auto";
+  std::string protocol = "auto";
+  bool sharp = false;
   int channels = 0;
   bool compare = false;
+  std::string compare_file;
   std::string format = "table";
 };
 
@@ -100,8 +104,29 @@ topo::ClusterSpec make_cluster(const Options& o) {
     c.fabric.oversubscription[i] = ratios[i];
   c.fabric.hosts_per_leaf = o.hosts_per_leaf;
   c.fabric.leaves_per_pod = o.leaves_per_pod;
+  c.fabric.sharp = o.sharp;
   if (o.nic_gbps > 0.0) c.fabric.nic_bw_Bps = units::gbps_to_Bps(o.nic_gbps);
   return c;
+}
+
+topo::CollectiveAlgorithm parse_algorithm(const std::string& text) {
+  const auto alg = topo::parse_collective_algorithm(text);
+  if (!alg) {
+    const auto names = topo::algorithm_names();
+    throw UserError({}, "--algorithm", "unknown `" + text + "`; expected " + scen::join_names(names),
+                    scen::did_you_mean(text, names));
+  }
+  return *alg;
+}
+
+topo::CollectiveProtocol parse_protocol(const std::string& text) {
+  const auto p = topo::parse_collective_protocol(text);
+  if (!p) {
+    const auto names = topo::protocol_names();
+    throw UserError({}, "--protocol", "unknown `" + text + "`; expected " + scen::join_names(names),
+                    scen::did_you_mean(text, names));
+  }
+  return *p;
 }
 
 topo::SweepRequest make_sweep(const Options& o, const topo::Topology& topo) {
@@ -110,12 +135,9 @@ topo::SweepRequest make_sweep(const Options& o, const topo::Topology& topo) {
   if (!op)
     one_of("--op", o.op,
            {"all-reduce", "reduce-scatter", "all-gather", "all-to-all", "broadcast", "send-recv"});
-  const auto alg = topo::parse_collective_algorithm(o.algorithm);
-  if (!alg)
-    one_of("--algorithm", o.algorithm,
-           {"auto", "ring", "tree", "nvls", "hierarchical", "pairwise", "direct"});
   r.op = *op;
-  r.algorithm = *alg;
+  r.algorithm = parse_algorithm(o.algorithm);
+  r.protocol = parse_protocol(o.protocol);
   const auto total = static_cast<int>(topo.gpu_count());
   int ranks = o.ranks > 0 ? o.ranks : total;
   if (ranks > total)
@@ -149,6 +171,7 @@ void print_json(const std::vector<topo::CollectiveSample>& samples, bool compare
                              {"algbw_GBps", s.algbw_GBps},
                              {"busbw_GBps", s.busbw_GBps},
                              {"algorithm", topo::name(s.algorithm)},
+                             {"protocol", topo::name(s.protocol)},
                              {"bound", topo::name(s.bound)}};
     if (const auto* ref = compare ? reference_at(s.bytes) : nullptr) {
       j["measured_time_s"] = ref->time_s;
@@ -160,12 +183,12 @@ void print_json(const std::vector<topo::CollectiveSample>& samples, bool compare
 }
 
 void print_table(const std::vector<topo::CollectiveSample>& samples, bool compare) {
-  std::printf("%14s %12s %11s %11s  %-12s %-8s%s\n", "bytes", "time_us", "algbw_GB/s", "busbw_GB/s",
-              "algorithm", "bound", compare ? "  measured_us   error" : "");
+  std::printf("%14s %12s %11s %11s  %-14s %-8s %-8s%s\n", "bytes", "time_us", "algbw_GB/s", "busbw_GB/s",
+              "algorithm", "protocol", "bound", compare ? "  measured_us   error" : "");
   for (const auto& s : samples) {
-    std::printf("%14.0f %12.2f %11.2f %11.2f  %-12s %-8s", s.bytes, s.time_s * 1e6, s.algbw_GBps,
+    std::printf("%14.0f %12.2f %11.2f %11.2f  %-14s %-8s %-8s", s.bytes, s.time_s * 1e6, s.algbw_GBps,
                 s.busbw_GBps, std::string(topo::name(s.algorithm)).c_str(),
-                std::string(topo::name(s.bound)).c_str());
+                std::string(topo::name(s.protocol)).c_str(), std::string(topo::name(s.bound)).c_str());
     if (const auto* ref = compare ? reference_at(s.bytes) : nullptr)
       std::printf("  %11.2f %+6.1f%%", ref->time_s * 1e6, (s.time_s / ref->time_s - 1.0) * 100.0);
     std::printf("\n");
@@ -195,9 +218,14 @@ po::options_description describe(Options& o) {
       ("bytes", po::value(&o.bytes), "comma-separated sizes in bytes (default: the nccl-tests reference sizes)")
       ("ranks", po::value(&o.ranks), "ranks taking part: GPUs 0..N-1 (default all)")
       ("algorithm", po::value(&o.algorithm)->default_value(o.algorithm),
-       "auto | ring | tree | nvls | hierarchical | pairwise | direct")
+       "auto | ring | tree | nvls | nvls-tree | collnet-direct | hierarchical | pairwise | direct")
+      ("protocol", po::value(&o.protocol)->default_value(o.protocol), "NCCL protocol: auto | simple | ll128 | ll")
+      ("sharp", po::bool_switch(&o.sharp), "the fabric's switches reduce in the network (InfiniBand SHARP)")
       ("channels", po::value(&o.channels), "parallel channels (default: 2 per GPU of a host)")
       ("compare-nccl-h100", po::bool_switch(&o.compare), "add the error against nccl-tests on 8 x H100")
+      ("compare", po::value(&o.compare_file),
+       "simulate every row of a measurements CSV (the columns of scenarios/validation/collectives-multinode.csv) "
+       "and print the error per row")
       ("format", po::value(&o.format)->default_value(o.format), "table | json");
   return desc;
 }
@@ -217,6 +245,10 @@ int cmd_collective(Args args) {
   po::notify(vm);
   if (o.format != "table" && o.format != "json")
     throw UserError("--format: expected table or json, got `" + o.format + "`");
+  if (!o.compare_file.empty()) {
+    compare_measurements(o.compare_file, load_catalog(o.catalogs), o.format == "json");
+    return 0;
+  }
   auto topo = std::make_shared<const topo::Topology>(make_cluster(o));
   const auto samples = topo::sweep_collective(topo, make_sweep(o, *topo));
   if (o.format == "json")

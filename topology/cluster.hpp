@@ -34,6 +34,8 @@ struct FabricSpec {
   double hop_latency_s = 0.5e-6;  ///< per switch hop, scale-out
   /// Per message through the sending and receiving NICs together (RDMA post, PCIe, NIC pipelines).
   double nic_latency_s = 2e-6;
+  /// The switches reduce in the network (InfiniBand SHARP): NCCL's CollNet algorithms can run.
+  bool sharp = false;
   std::vector<std::string> custom_switches;  ///< custom only
   std::vector<CustomLink> custom_links;      ///< custom only
 };

@@ -68,6 +68,32 @@ GroupLayout layout_of(const Topology& topo, std::span<const GpuId> ranks) {
   return out;
 }
 
+std::vector<std::vector<GpuId>> by_domain(const Topology& topo, const GroupLayout& layout) {
+  std::map<std::uint32_t, std::vector<GpuId>> domains;  // ordered: deterministic
+  for (const auto& host : layout.hosts)
+    for (GpuId g : host) domains[topo.domain_of(g)].push_back(g);
+  std::vector<std::vector<GpuId>> out;
+  for (auto& [d, members] : domains) {
+    std::sort(members.begin(), members.end());
+    out.push_back(std::move(members));
+  }
+  return out;
+}
+
+int domains_spanned(const Topology& topo, std::span<const GpuId> ranks) {
+  std::vector<std::uint32_t> d;
+  for (GpuId g : ranks) d.push_back(topo.domain_of(g));
+  std::sort(d.begin(), d.end());
+  return static_cast<int>(std::unique(d.begin(), d.end()) - d.begin());
+}
+
+bool domains_uniform(const Topology& topo, const GroupLayout& layout) {
+  const auto domains = by_domain(topo, layout);
+  for (const auto& d : domains)
+    if (d.size() != domains.front().size()) return false;
+  return true;
+}
+
 std::vector<GpuId> ring_order(const GroupLayout& layout, std::uint32_t channel) {
   std::vector<GpuId> order;
   order.reserve(layout.ranks);

@@ -90,6 +90,18 @@ struct GroupLayout {
 };
 GroupLayout layout_of(const Topology& topo, std::span<const GpuId> ranks);
 
+/// NVLS heads of a domain of m ranks: NCCL's NVLS graph takes at most NCCL_MAX_NVLS_ARITY = 32
+/// GPUs (with their NICs) as heads, each owning S/heads of a reduction across domains.
+inline std::size_t nvls_heads(std::size_t m) {
+  return m < 32 ? m : 32;
+}
+/// How many scale-up domains `ranks` span (NCCL's nodes: an NVL72 rack is one).
+int domains_spanned(const Topology& topo, std::span<const GpuId> ranks);
+/// The ranks of `layout` grouped by scale-up domain (domains in increasing order, ranks sorted).
+std::vector<std::vector<GpuId>> by_domain(const Topology& topo, const GroupLayout& layout);
+/// True when every domain of `layout` holds the same number of its ranks.
+bool domains_uniform(const Topology& topo, const GroupLayout& layout);
+
 /// Everything an algorithm needs; `layouts[i]` describes request.groups[i].
 struct AlgoContext {
   const Topology& topo;
@@ -112,8 +124,19 @@ Plan build_chain_broadcast(AlgoContext& ctx);
 Plan build_tree_all_reduce(AlgoContext& ctx);
 Plan build_nvls_all_reduce(AlgoContext& ctx);
 Plan build_hierarchical_all_reduce(AlgoContext& ctx);
+Plan build_nvls_tree_all_reduce(AlgoContext& ctx);
+Plan build_nvls_all_gather(AlgoContext& ctx);
+Plan build_collnet_all_reduce(AlgoContext& ctx);
+Plan build_nvls_sharp_all_reduce(AlgoContext& ctx);
+Plan build_collnet_all_gather(AlgoContext& ctx);
 Plan build_pairwise_all_to_all(AlgoContext& ctx);
 Plan build_direct_send_recv(AlgoContext& ctx);
+
+/// Parent of member `rank` (0 .. n-1) in NCCL's double binary tree `t` (0 or 1), or -1 for the
+/// root (src/graph/trees.cc ncclGetDtree): tree 0 is a binary tree rooted at 0 whose interior
+/// members are the even ranks; tree 1 mirrors it (n even) or shifts it by one (n odd), so the
+/// interior members of one tree are leaves of the other.
+int double_tree_parent(int rank, int n, std::uint32_t t);
 
 /// Rings of one channel: disjoint rank lists of equal size, each in ring order.
 using RingSet = std::vector<std::vector<GpuId>>;

@@ -41,6 +41,7 @@ std::vector<CollectiveSample> sweep_collective(std::shared_ptr<const Topology> t
     r.groups = request.groups;
     r.bytes = bytes;
     r.algorithm = request.algorithm;
+    r.protocol = request.protocol;
     r.root = request.root;
     ids.push_back(tb.add(r));
   }
@@ -56,6 +57,7 @@ std::vector<CollectiveSample> sweep_collective(std::shared_ptr<const Topology> t
     s.algbw_GBps = t > 0.0 ? s.bytes / t / 1e9 : 0.0;
     s.busbw_GBps = s.algbw_GBps * bus_bandwidth_factor(request.op, p);
     s.algorithm = table->info(ids[i]).algorithm;
+    s.protocol = table->info(ids[i]).protocol;
     s.bound = resource_of(rec.bound);
     out.push_back(s);
   }

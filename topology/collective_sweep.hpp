@@ -18,6 +18,7 @@ struct CollectiveSample {
   double algbw_GBps = 0.0;  ///< bytes / time (nccl-tests' algorithm bandwidth), decimal GB/s
   double busbw_GBps = 0.0;  ///< algbw x bus_bandwidth_factor(op, ranks)
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
+  CollectiveProtocol protocol = CollectiveProtocol::simple;
   Resource bound = Resource::none;  ///< the resource with the largest share of the time
 };
 
@@ -26,6 +27,7 @@ struct SweepRequest {
   std::vector<std::vector<GpuId>> groups;  ///< groups[0] is measured, the others load the fabric
   std::vector<double> sizes_bytes;
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::automatic;
+  CollectiveProtocol protocol = CollectiveProtocol::automatic;
   std::uint32_t root = 0;
   CommConfig config;
 };

@@ -1,5 +1,5 @@
 // NCCL's double binary tree all-reduce: a chain inside each host, two complementary binary trees
-// across hosts, reduce up and broadcast down pipelined in chunks.
+// across hosts (NCCL's own, src/graph/trees.cc), reduce up and broadcast down pipelined in chunks.
 #include <algorithm>
 #include <cmath>
 
@@ -9,11 +9,29 @@ namespace stepsim::topo {
 
 namespace {
 
-// Host at heap position `pos` of tree `t`: tree 0 numbers hosts in order, tree 1 in reverse, so
-// the interior hosts of one tree (positions < n/2) are leaves of the other.
-std::size_t host_at(std::size_t pos, std::size_t n, std::uint32_t t) {
-  return t == 0 ? pos : n - 1 - pos;
+// ncclGetBtree's parent: the lowest set bit b of rank; parent (rank ^ b) | (b << 1), or rank ^ b
+// when that is out of range.
+int btree_parent(int rank, int n) {
+  if (rank == 0) return -1;
+  int bit = 1;
+  while (bit < n && !(bit & rank)) bit <<= 1;
+  const int up = (rank ^ bit) | (bit << 1);
+  return up >= n ? (rank ^ bit) : up;
 }
+
+}  // namespace
+
+int double_tree_parent(int rank, int n, std::uint32_t t) {
+  if (t == 0) return btree_parent(rank, n);
+  if (n % 2 == 1) {  // shift by one
+    const int u = btree_parent((rank - 1 + n) % n, n);
+    return u < 0 ? -1 : (u + 1) % n;
+  }
+  const int u = btree_parent(n - 1 - rank, n);  // mirror
+  return u < 0 ? -1 : n - 1 - u;
+}
+
+namespace {
 
 struct TreeLatency {
   double intra = 0.0;  // largest chain-edge latency
@@ -39,8 +57,10 @@ void add_channel(AlgoContext& ctx, const GroupLayout& layout, std::uint32_t c, T
     }
   }
   const std::uint32_t t = c % 2;
-  for (std::size_t pos = 1; pos < n; ++pos) {
-    const GpuId child = rep[host_at(pos, n, t)], parent = rep[host_at((pos - 1) / 2, n, t)];
+  for (std::size_t h = 0; h < n; ++h) {
+    const int up = double_tree_parent(static_cast<int>(h), static_cast<int>(n), t);
+    if (up < 0) continue;
+    const GpuId child = rep[h], parent = rep[static_cast<std::size_t>(up)];
     lat.inter = std::max(lat.inter, ctx.builder.add_flow(child, parent, c, w));
     ctx.builder.add_flow(parent, child, c, w);
   }

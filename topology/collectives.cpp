@@ -18,14 +18,23 @@ constexpr std::array<std::pair<CollectiveOp, std::string_view>, 6> kOpNames{{
     {CollectiveOp::send_recv, "send-recv"},
 }};
 
-constexpr std::array<std::pair<CollectiveAlgorithm, std::string_view>, 7> kAlgorithmNames{{
+constexpr std::array<std::pair<CollectiveAlgorithm, std::string_view>, 9> kAlgorithmNames{{
     {CollectiveAlgorithm::automatic, "auto"},
     {CollectiveAlgorithm::ring, "ring"},
     {CollectiveAlgorithm::tree, "tree"},
     {CollectiveAlgorithm::nvls, "nvls"},
+    {CollectiveAlgorithm::nvls_tree, "nvls-tree"},
+    {CollectiveAlgorithm::collnet_direct, "collnet-direct"},
     {CollectiveAlgorithm::hierarchical, "hierarchical"},
     {CollectiveAlgorithm::pairwise, "pairwise"},
     {CollectiveAlgorithm::direct, "direct"},
+}};
+
+constexpr std::array<std::pair<CollectiveProtocol, std::string_view>, 4> kProtocolNames{{
+    {CollectiveProtocol::automatic, "auto"},
+    {CollectiveProtocol::simple, "simple"},
+    {CollectiveProtocol::ll128, "ll128"},
+    {CollectiveProtocol::ll, "ll"},
 }};
 
 const GroupLayout& first(const AlgoContext& ctx) {
@@ -44,6 +53,26 @@ bool nvls_domain(const AlgoContext& ctx) {
     if (!l.one_domain) return false;
   return true;
 }
+// NVLS inside every domain and more than one domain, each holding the same number of ranks.
+bool nvls_tree_shape(const AlgoContext& ctx) {
+  if (!ctx.topo.nvls()) return false;
+  for (const GroupLayout& l : ctx.layouts)
+    if (l.one_domain || !domains_uniform(ctx.topo, l)) return false;
+  return true;
+}
+// NCCL runs NVLS across nodes only with CollNet: every domain holding the same number of ranks
+// and a fabric whose switches reduce.
+bool nvls_sharp_shape(const AlgoContext& ctx) {
+  return ctx.topo.spec().fabric.sharp && nvls_tree_shape(ctx);
+}
+// NCCL runs CollNet Direct only on NVSwitch systems with at most 8 ranks per host, each host a
+// NIC's worth of ranks, and only where the fabric's switches reduce (SHARP).
+bool collnet_shape(const AlgoContext& ctx) {
+  if (!ctx.topo.spec().fabric.sharp || ctx.topo.spec().gpu.nvlink_bw_Bps <= 0.0) return false;
+  for (const GroupLayout& l : ctx.layouts)
+    if (l.hosts.size() < 2 || l.max_per_host > 8 || !l.uniform) return false;
+  return true;
+}
 bool hierarchical_shape(const AlgoContext& ctx) {
   for (const GroupLayout& l : ctx.layouts)
     if (l.hosts.size() < 2 || l.max_per_host < 2 || !l.uniform) return false;
@@ -58,12 +87,26 @@ using Alg = CollectiveAlgorithm;
 constexpr Strategy kStrategies[] = {
     {Op::all_reduce, Alg::ring, any, build_ring, ""},
     {Op::all_reduce, Alg::nvls, nvls_domain, build_nvls_all_reduce,
-     "needs NVLS (hardware.nvls) and every rank in one NVLink domain"},
+     "needs NVLS (hardware.nvls) and every rank in one NVLink domain, or in-network reduction "
+     "(fabric.sharp) across domains"},
+    {Op::all_reduce, Alg::nvls, nvls_sharp_shape, build_nvls_sharp_all_reduce,
+     "needs NVLS (hardware.nvls) and every rank in one NVLink domain, or in-network reduction "
+     "(fabric.sharp) across domains"},
     {Op::all_reduce, Alg::tree, multi_host, build_tree_all_reduce, "needs ranks on at least two hosts"},
+    {Op::all_reduce, Alg::nvls_tree, nvls_tree_shape, build_nvls_tree_all_reduce,
+     "needs NVLS (hardware.nvls) and ranks in two or more NVLink domains, the same number in each"},
+    {Op::all_reduce, Alg::collnet_direct, collnet_shape, build_collnet_all_reduce,
+     "needs in-network reduction (fabric.sharp), NVLink inside hosts and 2 or more hosts of at most 8 "
+     "ranks each, the same number in each"},
     {Op::all_reduce, Alg::hierarchical, hierarchical_shape, build_hierarchical_all_reduce,
      "needs at least two hosts with the same number (>= 2) of ranks each"},
     {Op::reduce_scatter, Alg::ring, any, build_ring, ""},
     {Op::all_gather, Alg::ring, any, build_ring, ""},
+    {Op::all_gather, Alg::nvls, nvls_domain, build_nvls_all_gather,
+     "needs NVLS (hardware.nvls) and every rank in one NVLink domain"},
+    {Op::all_gather, Alg::collnet_direct, collnet_shape, build_collnet_all_gather,
+     "needs in-network reduction (fabric.sharp), NVLink inside hosts and 2 or more hosts of at most 8 "
+     "ranks each, the same number in each"},
     {Op::all_to_all, Alg::pairwise, any, build_pairwise_all_to_all, ""},
     {Op::broadcast, Alg::ring, any, build_chain_broadcast, ""},
     {Op::send_recv, Alg::direct, pair, build_direct_send_recv,
@@ -86,6 +129,36 @@ std::string_view name(CollectiveAlgorithm a) {
   for (const auto& [x, n] : kAlgorithmNames)
     if (x == a) return n;
   return "unknown";
+}
+
+bool implements(CollectiveOp op, CollectiveAlgorithm a) {
+  for (const Strategy& s : kStrategies)
+    if (s.op == op && s.algorithm == a) return true;
+  return false;
+}
+
+std::string_view name(CollectiveProtocol p) {
+  for (const auto& [x, n] : kProtocolNames)
+    if (x == p) return n;
+  return "unknown";
+}
+
+std::optional<CollectiveProtocol> parse_collective_protocol(std::string_view s) {
+  for (const auto& [x, n] : kProtocolNames)
+    if (n == s) return x;
+  return std::nullopt;
+}
+
+std::vector<std::string> algorithm_names() {
+  std::vector<std::string> out;
+  for (const auto& [x, n] : kAlgorithmNames) out.emplace_back(n);
+  return out;
+}
+
+std::vector<std::string> protocol_names() {
+  std::vector<std::string> out;
+  for (const auto& [x, n] : kProtocolNames) out.emplace_back(n);
+  return out;
 }
 
 std::optional<CollectiveOp> parse_collective_op(std::string_view s) {

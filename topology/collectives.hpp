@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -31,21 +32,38 @@ enum class CollectiveOp : std::uint8_t {
 };
 
 enum class CollectiveAlgorithm : std::uint8_t {
-  automatic,     ///< the fastest applicable algorithm for this size on this topology
-  ring,          ///< NCCL ring, channels rotated so every NIC and rail is used
-  tree,          ///< NCCL double binary tree between hosts, chains inside them (all-reduce)
-  nvls,          ///< NVLink SHARP in-switch reduction inside one NVLink domain (all-reduce)
-  hierarchical,  ///< intra-host reduce-scatter, inter-host all-reduce, intra-host all-gather
-  pairwise,      ///< all-to-all: every rank sends its share to every other rank
-  direct,        ///< send/recv: one point-to-point transfer
+  automatic,       ///< the fastest applicable algorithm for this size on this topology
+  ring,            ///< NCCL ring, channels rotated so every NIC and rail is used
+  tree,            ///< NCCL double binary tree between hosts, chains inside them (all-reduce)
+  nvls,            ///< NVLink SHARP in-switch reduction inside one NVLink domain (all-reduce, all-gather)
+  nvls_tree,       ///< NVLS inside each NVLink domain, double binary trees of the slices across them
+  collnet_direct,  ///< NCCL CollNet Direct: in-network (InfiniBand SHARP) reduction across hosts
+  hierarchical,    ///< intra-host reduce-scatter, inter-host all-reduce, intra-host all-gather
+  pairwise,        ///< all-to-all: every rank sends its share to every other rank
+  direct,          ///< send/recv: one point-to-point transfer
 };
 
-/// Stable lower-case names ("all-reduce", "hierarchical"), as the CLI and JSON spell them.
+/// NCCL's wire protocols (src/device/prims_*.h): LL sends 4 data bytes with a 4-byte flag in every
+/// 8-byte store, LL128 120 of every 128 bytes, Simple whole buffers behind a fence and a flag per
+/// step. Each has its own latency per step and bandwidth (topology/nccl_tuning.hpp).
+enum class CollectiveProtocol : std::uint8_t {
+  automatic,  ///< the fastest protocol for this size, algorithm and topology
+  simple,
+  ll128,
+  ll,
+};
+
+/// Stable lower-case names ("all-reduce", "hierarchical", "ll128"), as the CLI and JSON spell them.
 std::string_view name(CollectiveOp op);
 std::string_view name(CollectiveAlgorithm a);
+std::string_view name(CollectiveProtocol p);
 /// Parses a name as spelled by name(); nullopt when unknown.
 std::optional<CollectiveOp> parse_collective_op(std::string_view s);
 std::optional<CollectiveAlgorithm> parse_collective_algorithm(std::string_view s);
+std::optional<CollectiveProtocol> parse_collective_protocol(std::string_view s);
+/// Every name of each enum, in declaration order (for "expected one of" messages).
+std::vector<std::string> algorithm_names();
+std::vector<std::string> protocol_names();
 /// nccl-tests' bus-bandwidth factor for `op` on `p` ranks (busbw = algbw x factor).
 double bus_bandwidth_factor(CollectiveOp op, int p);
 
@@ -56,6 +74,7 @@ struct CollectiveRequest {
   std::vector<std::vector<GpuId>> groups;
   double bytes = 0.0;  ///< see the byte convention above
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::automatic;
+  CollectiveProtocol protocol = CollectiveProtocol::automatic;
   std::uint32_t root = 0;  ///< broadcast: index of the root within each group
   /// all_to_all only, optional: p x p row-major bytes sent from rank i to rank j of each group
   /// (MoE routing imbalance). When set it replaces `bytes`; ranks then finish at different times.
@@ -69,6 +88,13 @@ struct CommConfig {
   int channels = 0;
   /// Pipeline chunk per channel (NCCL Simple: 4 MiB buffer / 8 steps = 512 KiB).
   double chunk_bytes = 512.0 * 1024.0;
+  /// What NCCL_ALGO / NCCL_PROTO force for the whole job: applied to every request left on
+  /// `automatic` whose operation the algorithm implements (the protocol: whose operation NCCL tunes).
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::automatic;
+  CollectiveProtocol protocol = CollectiveProtocol::automatic;
 };
+
+/// True when `a` is one of the algorithms stepsim has for `op` (whether or not it fits a group).
+bool implements(CollectiveOp op, CollectiveAlgorithm a);
 
 }  // namespace stepsim::topo

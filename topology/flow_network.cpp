@@ -110,13 +110,26 @@ void FlowNetwork::start_flows(std::uint32_t slot, Time now) {
     if (!(tf.bytes > 0.0)) continue;
     usage_scratch_.clear();
     for (const LinkUse& u : table_->pattern(tf.pattern)) usage_scratch_.push_back({u.link, u.coefficient});
-    const auto var = sys_.add_variable(1.0, MaxMinSystem::kUnbounded, usage_scratch_);
+    const auto var =
+        sys_.add_variable(1.0, tf.max_rate > 0.0 ? tf.max_rate : MaxMinSystem::kUnbounded, usage_scratch_);
     if (var >= flows_.size()) flows_.resize(var + 1);
     flows_[var] =
         Flow{slot, tf.pattern, tf.bytes, 0.0, now, flows_[var].generation + 1, Resource::none, {}, true};
     ++a.flows_left;
   }
   if (a.flows_left == 0) end_phase(slot, now);
+}
+
+// A variable held at its protocol ceiling (NCCL's per-channel limit) rather than by a saturated
+// link is charged to the kind of its busiest link: the links it would otherwise fill.
+Resource FlowNetwork::ceiling_resource(std::uint32_t pattern) const {
+  double worst = 0.0;
+  Resource r = Resource::none;
+  for (const LinkUse& u : table_->pattern(pattern)) {
+    const double spb = u.coefficient / table_->topology().link(u.link).bw_Bps;
+    if (spb > worst) worst = spb, r = link_resource_[u.link];
+  }
+  return r;
 }
 
 void FlowNetwork::finish_flow(std::uint32_t var, Time now) {
@@ -161,7 +174,7 @@ void FlowNetwork::settle(Time now) {
     const double old_rate = f.rate;
     f.rate = sys_.rate(var);
     const auto lim = sys_.limiter(var);
-    f.limiter = lim == MaxMinSystem::kNone ? Resource::none : link_resource_[lim];
+    f.limiter = lim == MaxMinSystem::kNone ? ceiling_resource(f.pattern) : link_resource_[lim];
     ++f.generation;
     Time finish = kTimeNever;
     if (std::isinf(f.rate) || f.remaining <= 0.0)

@@ -24,6 +24,11 @@ constexpr double bytes_per_element(Precision p) {
   return 2.0;
 }
 
+/// The GPU generation, as NCCL's tuning model tells them apart (its per-architecture constants:
+/// LL and LL128 ceilings, per-channel tree limits, NVLS efficiency; topology/nccl_tuning.hpp).
+/// `other` (AMD, or not stated) takes the Ampere row.
+enum class GpuArch : std::uint8_t { other, volta, ampere, hopper, blackwell };
+
 /// Operation classes with their own achievable fraction of peak.
 enum class OpClass : std::uint8_t {
   gemm,         ///< tensor-core matrix products; efficiency follows the GPU's GemmCurve over M, N, K
@@ -106,6 +111,7 @@ struct FigureSource {
 struct GpuSpec {
   std::string id;                 ///< catalog key, e.g. "h100-sxm"
   std::string name;               ///< display name, e.g. "NVIDIA H100 SXM5 80GB"
+  GpuArch arch = GpuArch::other;  ///< generation (catalog key `architecture`)
   double bf16_flops_per_s = 0.0;  ///< dense BF16/FP16 tensor FLOP/s (no sparsity)
   double fp8_flops_per_s = 0.0;   ///< dense FP8; 0 = unsupported
   double fp4_flops_per_s = 0.0;   ///< dense FP4; 0 = unsupported

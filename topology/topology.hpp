@@ -93,6 +93,9 @@ class Topology {
   /// GPU -> its scale-up switch, and back; kNoLink when the GPU has no scale-up peers.
   LinkId scaleup_up(GpuId g) const { return up_[g]; }
   LinkId scaleup_down(GpuId g) const { return down_[g]; }
+  /// GPU -> its first scale-out switch, and back; kNoLink when the cluster has no fabric.
+  LinkId nic_up(GpuId g) const { return nic_up_.empty() ? kNoLink : nic_up_[g]; }
+  LinkId nic_down(GpuId g) const { return nic_down_.empty() ? kNoLink : nic_down_[g]; }
 
   /// Appends to `out` the links a flow from `src` to `dst` (src != dst) crosses, in order.
   /// `channel` selects among equal-cost paths; the same arguments always give the same route.

@@ -76,9 +76,21 @@ TransferTableBuilder::TransferTableBuilder(std::shared_ptr<const Topology> topo,
       efficiency_(link_efficiency(table_.topology().spec().gpu)),
       builder_(table_.topology(), efficiency_) {}
 
-std::uint32_t TransferTableBuilder::add(const CollectiveRequest& request) {
+std::uint32_t TransferTableBuilder::add(const CollectiveRequest& original) {
   const Topology& topo = table_.topology();
-  validate(request, topo);
+  validate(original, topo);
+  CollectiveRequest forced;  // the job-wide algorithm or protocol applied to this request
+  const bool force_algorithm = original.algorithm == CollectiveAlgorithm::automatic &&
+                               config_.algorithm != CollectiveAlgorithm::automatic &&
+                               implements(original.op, config_.algorithm);
+  const bool force_protocol =
+      original.protocol == CollectiveProtocol::automatic && config_.protocol != CollectiveProtocol::automatic;
+  if (force_algorithm || force_protocol) {
+    forced = original;
+    if (force_algorithm) forced.algorithm = config_.algorithm;
+    if (force_protocol) forced.protocol = config_.protocol;
+  }
+  const CollectiveRequest& request = force_algorithm || force_protocol ? forced : original;
   const double bytes = request_bytes(request);
   TransferInfo info;
   info.op = request.op;
@@ -93,50 +105,132 @@ std::uint32_t TransferTableBuilder::add(const CollectiveRequest& request) {
     for (const auto& g : request.groups) ctx.layouts.push_back(layout_of(topo, g));
     ctx.channels = config_.channels > 0 ? static_cast<std::uint32_t>(config_.channels)
                                         : static_cast<std::uint32_t>(2 * ctx.layouts[0].max_per_host);
-    const auto [plan, time_s] = choose(ctx, bytes);
-    info.algorithm = plans_[plan].algorithm;
+    const auto [choice, time_s] = choose(ctx, bytes);
+    info.algorithm = plans_[choice.plan].algorithm;
+    info.protocol = choice.protocol;
     info.time_alone_s = time_s;
-    emit(plans_[plan], bytes);
+    emit(choice, bytes);
   }
   info.phases_count = static_cast<std::uint32_t>(table_.phases_.size()) - info.phases_begin;
   table_.infos_.push_back(info);
   return payload;
 }
 
-// Candidates: the forced algorithm, or every applicable one; the fastest alone wins (ties keep
-// table order).
-std::pair<std::uint32_t, double> TransferTableBuilder::choose(AlgoContext& ctx, double bytes) {
+namespace {
+
+constexpr CollectiveProtocol kProtocols[] = {CollectiveProtocol::simple, CollectiveProtocol::ll128,
+                                             CollectiveProtocol::ll};
+
+// Channels of an algorithm as NCCL counts them for its per-channel ceilings: rings as configured,
+// one tree per NIC (a channel pair shares a host's representative, collective_tree.cpp), NVLS heads
+// as NCCL sets them (transport/nvls.cc: 16 on Hopper, 32 on Blackwell across nodes, 24 in one NVL
+// domain).
+int nccl_channels(const AlgoContext& ctx, CollectiveAlgorithm a, int nodes) {
+  const int ch = static_cast<int>(ctx.channels);
+  switch (a) {
+    case CollectiveAlgorithm::tree: return std::max(1, ch / 2);
+    case CollectiveAlgorithm::nvls:
+    case CollectiveAlgorithm::nvls_tree:
+      return ctx.topo.spec().gpu.arch == GpuArch::blackwell ? (nodes > 1 ? 32 : 24) : 16;
+    default: return ch;
+  }
+}
+
+NcclShape shape_of(const AlgoContext& ctx, CollectiveAlgorithm a) {
+  NcclShape s;
+  s.op = ctx.request.op;
+  s.algorithm = a;
+  s.arch = ctx.topo.spec().gpu.arch;
+  s.ranks = static_cast<int>(ctx.layouts[0].ranks);
+  s.nodes = domains_spanned(ctx.topo, ctx.request.groups[0]);
+  s.nvlink = ctx.topo.spec().gpu.nvlink_bw_Bps > 0.0 && ctx.topo.domain_size() > 1;
+  s.channels = nccl_channels(ctx, a, s.nodes);
+  return s;
+}
+
+}  // namespace
+
+// Candidates: every (algorithm, protocol) pair allowed by the request that NCCL would run; the
+// fastest on an idle network wins (ties keep table order, Simple first). NCCL ranks the same pairs
+// by the same terms (ncclTopoGetAlgoTime: latency + bytes / bandwidth); stepsim's bandwidth is the
+// flow model's instead of NCCL's graph-search estimate.
+std::pair<TransferTableBuilder::Choice, double> TransferTableBuilder::choose(AlgoContext& ctx, double bytes) {
   const CollectiveRequest& request = ctx.request;
   const bool automatic = request.algorithm == CollectiveAlgorithm::automatic;
-  std::uint32_t best = 0;  // index into plans_ (which may grow while candidates are built)
+  const bool any_protocol = request.protocol == CollectiveProtocol::automatic;
+  Choice best;
   double best_s = -1.0;
+  std::string refused;
+  const Strategy* unmet = nullptr;  // a forced algorithm's row that does not apply here
+  bool applied = false;
   for (const Strategy& s : strategies()) {
     if (s.op != request.op || (!automatic && s.algorithm != request.algorithm)) continue;
+    // NCCL has no hierarchical ring; it is stepsim's own and runs only when asked for.
+    if (automatic && s.algorithm == CollectiveAlgorithm::hierarchical) continue;
     if (!s.applies(ctx)) {
-      if (automatic) continue;
-      throw UserError(std::string("algorithm `") + std::string(name(s.algorithm)) + "` cannot run this " +
-                      std::string(name(request.op)) + ": it " + s.requirement);
+      if (unmet == nullptr) unmet = &s;
+      continue;
     }
+    applied = true;
+    const NcclShape shape = shape_of(ctx, s.algorithm);
     const std::uint32_t id = plan_for(s, ctx);
-    const double t = plan_time_s(plans_[id], bytes);
-    if (best_s < 0.0 || t < best_s) best = id, best_s = t;
+    for (CollectiveProtocol p : kProtocols) {
+      // A protocol forced for an operation NCCL does not tune (all-to-all, send/recv, broadcast)
+      // does not apply to it: those run Simple.
+      const bool tuned = nccl_tuned(request.op, s.algorithm);
+      if (!any_protocol && tuned && p != request.protocol) continue;
+      if (!protocol_applies(shape, p)) {
+        if (!any_protocol && tuned && p == request.protocol)
+          refused = std::string("protocol `") + std::string(name(p)) + "` cannot run algorithm `" +
+                    std::string(name(s.algorithm)) + "`";
+        continue;
+      }
+      Choice c{id, p, nccl_protocol_terms(shape, p), bus_bandwidth_factor(request.op, shape.ranks)};
+      const double t = plan_time_s(c, bytes);
+      if (best_s < 0.0 || t < best_s) best = c, best_s = t;
+    }
   }
+  if (!automatic && !applied && unmet != nullptr)
+    throw UserError(std::string("algorithm `") + std::string(name(unmet->algorithm)) + "` cannot run this " +
+                    std::string(name(request.op)) + ": it " + unmet->requirement);
+  if (best_s < 0.0 && !refused.empty())
+    throw UserError(refused + " (NVLS, NVLS-tree and CollNet run Simple only; LL128 needs NVLink)");
   if (best_s < 0.0)
     throw UserError(std::string("algorithm `") + std::string(name(request.algorithm)) +
                     "` does not implement " + std::string(name(request.op)));
   return {best, best_s};
 }
 
-// Appends the plan's phases at this size; the kernel launch is paid once, before the first.
-void TransferTableBuilder::emit(const Plan& plan, double bytes) {
+// The collective's fixed cost: the kernel launch and the plan's route latencies, or NCCL's latency
+// for the algorithm and protocol where that is larger (it includes the launch).
+double TransferTableBuilder::latency_s(const Plan& plan, const Choice& c) const {
+  double route = table_.topology().spec().gpu.kernel_gap_s;
+  for (const PlanPhase& ph : plan.phases) route += ph.latency_s;
+  return std::max(route, c.terms.latency_s);
+}
+
+// The protocol's kernels cap the bus bandwidth; a variable moving `bytes_per_byte` unit bytes per
+// request byte (divided by the protocol's factor) may then run at most this many unit bytes/s.
+double TransferTableBuilder::max_rate(const PlanVariable& v, const Choice& c) const {
+  if (!(c.terms.busbw_ceiling_Bps > 0.0)) return 0.0;
+  return c.terms.busbw_ceiling_Bps / c.bus_factor * v.bytes_per_byte / c.terms.bandwidth_factor;
+}
+
+// Appends the plan's phases at this size; the fixed cost is paid once, before the first.
+void TransferTableBuilder::emit(const Choice& c, double bytes) {
+  const Plan& plan = plans_[c.plan];
+  double later = 0.0;  // the latencies of the phases after the first
+  for (std::size_t i = 1; i < plan.phases.size(); ++i) later += plan.phases[i].latency_s;
+  const double first = latency_s(plan, c) - later;
   for (std::size_t i = 0; i < plan.phases.size(); ++i) {
     const PlanPhase& ph = plan.phases[i];
-    const double launch = i == 0 ? table_.topology().spec().gpu.kernel_gap_s : 0.0;
+    const double latency = i == 0 ? first : ph.latency_s;
     const auto flows_begin = static_cast<std::uint32_t>(table_.flows_.size());
     for (const PlanVariable& v : ph.vars)
-      table_.flows_.push_back(TransferFlow{v.pattern, v.bytes_per_byte * bytes});
-    table_.phases_.push_back(TransferPhase{from_seconds(launch + ph.latency_s + fill_s(ph, bytes)),
-                                           flows_begin, static_cast<std::uint32_t>(ph.vars.size())});
+      table_.flows_.push_back(
+          TransferFlow{v.pattern, v.bytes_per_byte * bytes / c.terms.bandwidth_factor, max_rate(v, c)});
+    table_.phases_.push_back(TransferPhase{from_seconds(latency + fill_s(ph, bytes, c)), flows_begin,
+                                           static_cast<std::uint32_t>(ph.vars.size())});
   }
 }
 
@@ -154,24 +248,35 @@ std::uint32_t TransferTableBuilder::plan_for(const Strategy& s, AlgoContext& ctx
   return id;
 }
 
+namespace {
+// Seconds per unit-flow byte of a variable alone: its bottleneck link, or its rate ceiling.
+double seconds_per_byte(double pattern_spb, double max_rate) {
+  return max_rate > 0.0 ? std::max(pattern_spb, 1.0 / max_rate) : pattern_spb;
+}
+}  // namespace
+
 // A pipeline of h hops streams chunks; the fill is the h-1 (~h) chunk times before the last hop
 // starts. Like NCCL, small messages use smaller chunks (at least ~h of them per channel), so the
 // fill never exceeds the time of the message itself.
-double TransferTableBuilder::fill_s(const PlanPhase& phase, double bytes) const {
+double TransferTableBuilder::fill_s(const PlanPhase& phase, double bytes, const Choice& c) const {
   if (phase.fill_hops <= 0.0 || phase.vars.empty()) return 0.0;
   const PlanVariable& v = phase.vars.front();
-  const double per_channel = v.bytes_per_byte * bytes / phase.channels;
+  const double per_channel = v.bytes_per_byte * bytes / c.terms.bandwidth_factor / phase.channels;
   const double chunk = std::min(config_.chunk_bytes, per_channel / phase.fill_hops);
-  return phase.fill_hops * chunk * phase.channels * table_.pool_.seconds_per_byte(v.pattern);
+  return phase.fill_hops * chunk * phase.channels *
+         seconds_per_byte(table_.pool_.seconds_per_byte(v.pattern), max_rate(v, c));
 }
 
-double TransferTableBuilder::plan_time_s(const Plan& plan, double bytes) const {
-  double t = table_.topology().spec().gpu.kernel_gap_s;
+double TransferTableBuilder::plan_time_s(const Choice& c, double bytes) const {
+  const Plan& plan = plans_[c.plan];
+  double t = latency_s(plan, c);
   for (const PlanPhase& ph : plan.phases) {
     double slowest = 0.0;
     for (const PlanVariable& v : ph.vars)
-      slowest = std::max(slowest, v.bytes_per_byte * bytes * table_.pool_.seconds_per_byte(v.pattern));
-    t += ph.latency_s + fill_s(ph, bytes) + slowest;
+      slowest =
+          std::max(slowest, v.bytes_per_byte * bytes / c.terms.bandwidth_factor *
+                                seconds_per_byte(table_.pool_.seconds_per_byte(v.pattern), max_rate(v, c)));
+    t += fill_s(ph, bytes, c) + slowest;
   }
   return t;
 }

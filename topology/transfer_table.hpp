@@ -23,6 +23,7 @@
 #include "sim/units.hpp"
 #include "topology/collective_plan.hpp"
 #include "topology/collectives.hpp"
+#include "topology/nccl_tuning.hpp"
 #include "topology/topology.hpp"
 
 namespace stepsim::topo {
@@ -31,6 +32,9 @@ namespace stepsim::topo {
 struct TransferFlow {
   std::uint32_t pattern = 0;
   double bytes = 0.0;
+  /// Ceiling on the variable's rate (unit-flow bytes per second) set by the protocol's kernels
+  /// (NCCL's per-channel limits); 0 = only the links limit it.
+  double max_rate = 0.0;
 };
 
 struct TransferPhase {
@@ -42,6 +46,7 @@ struct TransferPhase {
 struct TransferInfo {
   CollectiveOp op = CollectiveOp::all_reduce;
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
+  CollectiveProtocol protocol = CollectiveProtocol::simple;
   double bytes = 0.0;        ///< request size (the mean row for a per-pair all-to-all)
   std::uint32_t ranks = 0;   ///< ranks per group
   std::uint32_t groups = 0;  ///< simulated group plus images
@@ -85,11 +90,20 @@ class TransferTableBuilder {
   TransferTable build() && { return std::move(table_); }
 
  private:
-  std::pair<std::uint32_t, double> choose(AlgoContext& ctx, double bytes);
-  void emit(const Plan& plan, double bytes);
+  /// A plan under one protocol: the plan, the protocol and NCCL's terms for it.
+  struct Choice {
+    std::uint32_t plan = 0;
+    CollectiveProtocol protocol = CollectiveProtocol::simple;
+    ProtocolTerms terms;
+    double bus_factor = 1.0;  ///< nccl-tests' busbw / algbw of the request
+  };
+  std::pair<Choice, double> choose(AlgoContext& ctx, double bytes);
+  void emit(const Choice& c, double bytes);
   std::uint32_t plan_for(const Strategy& s, AlgoContext& ctx);
-  double plan_time_s(const Plan& plan, double bytes) const;
-  double fill_s(const PlanPhase& phase, double bytes) const;
+  double plan_time_s(const Choice& c, double bytes) const;
+  double fill_s(const PlanPhase& phase, double bytes, const Choice& c) const;
+  double latency_s(const Plan& plan, const Choice& c) const;
+  double max_rate(const PlanVariable& v, const Choice& c) const;
 
   CommConfig config_;
   TransferTable table_;

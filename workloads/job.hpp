@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "topology/cluster.hpp"
+#include "topology/collectives.hpp"
 #include "topology/gpu.hpp"
 #include "workloads/model.hpp"
 
@@ -264,6 +265,8 @@ struct JobSpec {
   RecomputeModules recompute_modules;  ///< what `selective` recomputes
   MoeSpec moe;
   EstimateOptions estimate;
+  /// [collective]: the algorithm and protocol NCCL is forced to (NCCL_ALGO, NCCL_PROTO).
+  topo::CommConfig collective;
 };
 
 }  // namespace stepsim::work

@@ -68,8 +68,12 @@ Simulation simulate(const JobSpec& job, const SimulateOptions& options) {
 Simulation simulate(const JobSpec& job, std::shared_ptr<const topo::Topology> topology,
                     const SimulateOptions& options) {
   if (job.workload.kind == WorkloadKind::generate || job.workload.kind == WorkloadKind::serve)
-    throw std::logic_error("simulate() on a generation or serving job: use simulate_generation/simulate_serve");
-  TopologyPlanner planner(topology, options.comm, topo::FlowNetworkOptions{options.links});
+    throw std::logic_error(
+        "simulate() on a generation or serving job: use simulate_generation/simulate_serve");
+  topo::CommConfig comm = options.comm;
+  if (comm.algorithm == topo::CollectiveAlgorithm::automatic) comm.algorithm = job.collective.algorithm;
+  if (comm.protocol == topo::CollectiveProtocol::automatic) comm.protocol = job.collective.protocol;
+  TopologyPlanner planner(topology, comm, topo::FlowNetworkOptions{options.links});
   StepPlan plan = job.workload.kind == WorkloadKind::train
                       ? build_train_step(job, planner, {options.ranks})
                       : build_inference_step(job, planner, {options.ranks});

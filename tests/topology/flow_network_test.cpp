@@ -54,11 +54,12 @@ TEST_CASE("attribution splits a transfer into latency and its bottleneck link ki
   // Shares sum to each duration exactly (integer picoseconds).
   CHECK(shares_sum(ring) == done[0]);
   CHECK(shares_sum(a2a) == done[1]);
-  // Ring on one node: 4 us launch + 14 steps of 1 us, then NVLink-bound.
+  // Ring on one node (1 GiB: Simple): NCCL's latency, base 8.4 us + 14 steps x 3.4 us with half of
+  // each step exposed = 32.2 us (above the route's 4 us launch + 14 x 1 us), then NVLink-bound.
   REQUIRE(ring.size() == 2);
   CHECK(ring[0].bound == tag(Resource::nvlink));
   CHECK(ring[1].bound == tag(Resource::latency));
-  CHECK(to_seconds(ring[1].duration) == Approx(18e-6));
+  CHECK(to_seconds(ring[1].duration) == Approx(32.2e-6));
   // The oversubscribed all-to-all is bound by leaf-spine links: the fabric. (Ring and all-to-all
   // run together here but share no link: the ring stays on node 0's NVLink, the all-to-all's
   // intra-node share is too small to bind there.)
@@ -70,7 +71,7 @@ TEST_CASE("attribution splits a transfer into latency and its bottleneck link ki
 TEST_CASE("a transfer started mid-flight re-shares the links", "[flow_network]") {
   const Fixture fx;
   FlowNetwork net(fx.table);
-  const double L = 18e-6;              // launch + 14 steps
+  const double L = 32.2e-6;            // NCCL's ring Simple latency: 8.4 + 14 x 3.4 / 2 us
   const double T = 1.75 * kGiB / kNv;  // bandwidth time alone
   std::vector<sim::OpId> done;
   net.start(0, fx.ring_ar, Time::zero());

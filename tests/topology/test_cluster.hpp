@@ -10,6 +10,7 @@ inline GpuSpec h100() {
   GpuSpec g;
   g.id = "h100-sxm";
   g.name = "NVIDIA H100 SXM5 80GB";
+  g.arch = GpuArch::hopper;
   g.bf16_flops_per_s = 989e12;
   g.hbm_bw_Bps = 3.35e12;
   g.nvlink_bw_Bps = 450e9;  // NVLink4: 900 GB/s bidirectional

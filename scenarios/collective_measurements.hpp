@@ -1,0 +1,54 @@
+#pragma once
+// Measured collectives (nccl-tests and DeepEP figures) in the columns of
+// scenarios/validation/collectives-multinode.csv, and what stepsim makes of each row: the cluster
+// and collective it runs, or why it cannot express the row.
+//
+// Columns: id, source, gpu, nodes, gpus_per_node, nics_per_node, nic_gbps, fabric, op, bytes,
+// busbw_GBps, algbw_GBps, time_us, notes. `fabric` mentioning SHARP gives the fabric in-network
+// reduction; NVL72 makes 72-GPU NVLink domains of 4-GPU trays. `notes` may name the algorithm the
+// run forced ("algo=Ring", "algo=NVLSTree", "algo=CollNet SHARP"); without it NCCL chose.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scenarios/catalog.hpp"
+#include "topology/cluster.hpp"
+#include "topology/collectives.hpp"
+
+namespace stepsim::scen {
+
+struct MeasuredCollective {
+  std::string id;
+  int line = 0;  ///< in the file, for messages
+  std::string gpu;
+  int nodes = 0;
+  int gpus_per_node = 0;
+  int nics_per_node = 0;
+  double nic_gbps = 0.0;
+  std::string fabric;
+  std::string op_name;  ///< as the file spells it ("all_reduce", "deepep_normal_dispatch")
+  double bytes = 0.0;   ///< 0 when the row gives none
+  double busbw_GBps = 0.0;
+  std::string notes;
+  std::string named_algorithm;  ///< the algorithm the run forced, as written; empty = NCCL chose
+
+  /// Why stepsim cannot run this row; empty when `cluster` and the fields below are set.
+  std::string not_expressible;
+  topo::ClusterSpec cluster;
+  topo::CollectiveOp op = topo::CollectiveOp::all_reduce;
+  topo::CollectiveAlgorithm algorithm = topo::CollectiveAlgorithm::automatic;
+};
+
+/// Reads the file and maps every row. Throws UserError (file:line, the column, a hint) for a row
+/// that is malformed: a missing column, a number that does not parse.
+std::vector<MeasuredCollective> read_collective_measurements(const std::filesystem::path& file,
+                                                             const Catalog& catalog);
+
+/// The ranks of a row's collective: every GPU for the collectives; for nccl-tests' sendrecv_perf
+/// (each rank sends to the next, the last to the first) one pair per rank, the first pair the
+/// one that crosses from the first node to the second (the pairs that limit it).
+std::vector<std::vector<topo::GpuId>> measured_groups(const MeasuredCollective& row);
+
+}  // namespace stepsim::scen

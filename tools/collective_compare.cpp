@@ -1,0 +1,143 @@
+#include "tools/collective_compare.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "scenarios/collective_measurements.hpp"
+#include "sim/error.hpp"
+#include "topology/collective_sweep.hpp"
+
+namespace stepsim::cli {
+
+namespace {
+
+struct Outcome {
+  const scen::MeasuredCollective* row = nullptr;
+  std::string refused;  ///< why it was not simulated (not expressible, or a forced algorithm that cannot run)
+  topo::CollectiveSample ran;
+  topo::CollectiveSample chosen;  ///< what stepsim picks itself (automatic algorithm and protocol)
+  double error = 0.0;             ///< simulated / measured busbw - 1
+};
+
+topo::CollectiveSample run(const std::shared_ptr<const topo::Topology>& topo,
+                           const scen::MeasuredCollective& row, topo::CollectiveAlgorithm algorithm) {
+  topo::SweepRequest r;
+  r.op = row.op;
+  r.groups = scen::measured_groups(row);
+  r.sizes_bytes = {row.bytes};
+  r.algorithm = algorithm;
+  return topo::sweep_collective(topo, r).front();
+}
+
+std::string band(double bytes) {
+  if (bytes >= 64.0 * 1024 * 1024) return ">= 64 MB";
+  if (bytes >= 64.0 * 1024) return "64 KB - 64 MB";
+  return "< 64 KB";
+}
+
+std::string label(const topo::CollectiveSample& s) {
+  return std::string(topo::name(s.algorithm)) + "/" + std::string(topo::name(s.protocol));
+}
+
+}  // namespace
+
+void compare_measurements(const std::filesystem::path& file, const scen::Catalog& catalog, bool json) {
+  const auto rows = scen::read_collective_measurements(file, catalog);
+  std::map<std::tuple<std::string, int, int, bool>, std::shared_ptr<const topo::Topology>> topologies;
+  std::vector<Outcome> out;
+  for (const auto& row : rows) {
+    Outcome o;
+    o.row = &row;
+    if (!row.not_expressible.empty()) {
+      o.refused = row.not_expressible;
+      out.push_back(std::move(o));
+      continue;
+    }
+    auto& topo = topologies[{row.cluster.gpu.id, row.cluster.nodes, row.cluster.nvlink_domain,
+                             row.cluster.fabric.sharp}];
+    if (!topo) topo = std::make_shared<const topo::Topology>(row.cluster);
+    try {
+      o.ran = run(topo, row, row.algorithm);
+    } catch (const UserError& e) {
+      o.refused = e.what();
+      out.push_back(std::move(o));
+      continue;
+    }
+    o.chosen = row.algorithm == topo::CollectiveAlgorithm::automatic
+                   ? o.ran
+                   : run(topo, row, topo::CollectiveAlgorithm::automatic);
+    o.error = o.ran.busbw_GBps / row.busbw_GBps - 1.0;
+    out.push_back(std::move(o));
+  }
+
+  // Per band: rows, within the bound (10% from 64 MB, 25% below), MAPE.
+  struct Band {
+    int rows = 0, within = 0;
+    double abs_sum = 0.0;
+  };
+  std::map<std::string, Band> bands;
+  for (const auto& o : out)
+    if (o.refused.empty()) {
+      Band& b = bands[band(o.row->bytes)];
+      ++b.rows;
+      b.abs_sum += std::abs(o.error);
+      if (std::abs(o.error) <= (o.row->bytes >= 64.0 * 1024 * 1024 ? 0.10 : 0.25)) ++b.within;
+    }
+
+  if (json) {
+    nlohmann::ordered_json j = nlohmann::ordered_json::array();
+    for (const auto& o : out) {
+      nlohmann::ordered_json r{{"id", o.row->id},
+                               {"gpu", o.row->gpu},
+                               {"nodes", o.row->nodes},
+                               {"gpus_per_node", o.row->gpus_per_node},
+                               {"op", o.row->op_name},
+                               {"bytes", o.row->bytes},
+                               {"named_algorithm", o.row->named_algorithm},
+                               {"measured_busbw_GBps", o.row->busbw_GBps}};
+      if (!o.refused.empty()) {
+        r["not_simulated"] = o.refused;
+      } else {
+        r["simulated_busbw_GBps"] = o.ran.busbw_GBps;
+        r["error"] = o.error;
+        r["algorithm"] = topo::name(o.ran.algorithm);
+        r["protocol"] = topo::name(o.ran.protocol);
+        r["chosen_algorithm"] = topo::name(o.chosen.algorithm);
+        r["chosen_protocol"] = topo::name(o.chosen.protocol);
+      }
+      j.push_back(std::move(r));
+    }
+    std::cout << j.dump(2) << '\n';
+    return;
+  }
+  std::printf("%-5s %-6s %5s %3s %-10s %-14s %14s %9s %9s %7s  %-20s %s\n", "id", "gpu", "nodes", "gpn", "op",
+              "named", "bytes", "meas_bus", "sim_bus", "error", "ran", "stepsim's own choice");
+  for (const auto& o : out) {
+    const auto& r = *o.row;
+    std::printf("%-5s %-6s %5d %3d %-10s %-14s %14.0f %9.1f ", r.id.c_str(), r.gpu.substr(0, 6).c_str(),
+                r.nodes, r.gpus_per_node, r.op_name.substr(0, 10).c_str(),
+                r.named_algorithm.substr(0, 14).c_str(), r.bytes, r.busbw_GBps);
+    if (!o.refused.empty()) {
+      std::printf("%9s %7s  not simulated: %s\n", "-", "-", o.refused.c_str());
+      continue;
+    }
+    std::printf("%9.1f %+6.1f%%  %-20s %s\n", o.ran.busbw_GBps, o.error * 100.0, label(o.ran).c_str(),
+                label(o.chosen).c_str());
+  }
+  std::printf(
+      "\nbus bandwidth error by message size (simulated rows; bound: 10%% from 64 MB, 25%% below):\n");
+  for (const auto& [name, b] : bands)
+    std::printf("  %-14s %3d rows, %3d within the bound, MAPE %.1f%%\n", name.c_str(), b.rows, b.within,
+                b.rows ? 100.0 * b.abs_sum / b.rows : 0.0);
+  int refused = 0;
+  for (const auto& o : out) refused += o.refused.empty() ? 0 : 1;
+  std::printf("  %d rows not simulated (reason on each row)\n", refused);
+}
+
+}  // namespace stepsim::cli

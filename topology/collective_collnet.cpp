@@ -1,0 +1,140 @@
+// NCCL's CollNet Direct over an in-network reduction fabric (InfiniBand SHARP).
+//
+// Inside each host of m ranks, rank j is the head of slice j (S/m): the others send it their share
+// of slice j over NVLink, it pushes the slice up its NIC into the switches, which reduce (or, for an
+// all-gather, multicast) it across hosts along an aggregation tree and send one stream back down
+// to every host's head; the head then sends the result to its host's other ranks. Every link of
+// the aggregation tree carries one stream per direction, whatever the number of hosts: per NIC and
+// direction S/m, against a ring's 2 (p-1)/p S/m. The stages are pipelined in chunks, so they share
+// one coupled variable. NCCL's own model prices the network at 0.85 (all-reduce, Hopper and later)
+// and 0.9 (all-gather) of its rate: topology/nccl_tuning.cpp applies that as a protocol factor.
+#include <algorithm>
+#include <set>
+
+#include "topology/collective_plan.hpp"
+
+namespace stepsim::topo {
+
+namespace {
+
+// The switches' aggregation tree of one rail: the union of the routes between the rail's first
+// member and each other member; each of its switch-to-switch links carries `weight` per direction,
+// and every member's NIC `nic_up` up and `nic_down` down. Returns the largest route latency.
+double add_sharp_tree(AlgoContext& ctx, const std::vector<GpuId>& members, double nic_up, double nic_down,
+                      double weight, std::uint32_t channel) {
+  const auto nic_eff = ctx.efficiency[static_cast<std::size_t>(LinkKind::nic)];
+  std::set<LinkId> fabric;  // ordered: deterministic
+  std::vector<LinkId> path;
+  double latency = 0.0;
+  for (std::size_t i = 1; i < members.size(); ++i)
+    for (const auto& [a, b] : {std::pair{members[i], members[0]}, std::pair{members[0], members[i]}}) {
+      path.clear();
+      ctx.topo.route(a, b, channel, path);
+      latency = std::max(latency, ctx.topo.latency_s(path));
+      for (LinkId l : path) {
+        const LinkKind k = ctx.topo.link(l).kind;
+        if (k == LinkKind::leaf_spine || k == LinkKind::spine_core) fabric.insert(l);
+      }
+    }
+  for (LinkId l : fabric)
+    ctx.builder.add_link(l, weight, ctx.efficiency[static_cast<std::size_t>(ctx.topo.link(l).kind)]);
+  for (GpuId g : members) {
+    ctx.builder.add_link(ctx.topo.nic_up(g), nic_up, nic_eff);
+    ctx.builder.add_link(ctx.topo.nic_down(g), nic_down, nic_eff);
+  }
+  return latency;
+}
+
+// The rails of a layout: rail i holds local rank i of every host.
+std::vector<std::vector<GpuId>> rails_of(const GroupLayout& layout) {
+  std::vector<std::vector<GpuId>> rails(layout.max_per_host);
+  for (const auto& host : layout.hosts)
+    for (std::size_t i = 0; i < host.size(); ++i) rails[i].push_back(host[i]);
+  return rails;
+}
+
+// Adds `weight` unit flows from every rank of each host to every other rank of it (NVLink).
+double add_intra_exchange(AlgoContext& ctx, const GroupLayout& layout, double weight) {
+  double latency = 0.0;
+  for (const auto& host : layout.hosts)
+    for (std::size_t i = 0; i < host.size(); ++i)
+      for (std::size_t j = 0; j < host.size(); ++j)
+        if (i != j) latency = std::max(latency, ctx.builder.add_flow(host[i], host[j], 0, weight));
+  return latency;
+}
+
+Plan single_phase(AlgoContext& ctx, double latency_s) {
+  PlanPhase phase;
+  phase.latency_s = latency_s;
+  phase.fill_hops = 2.0;  // a chunk crosses NVLink and the switches before the last stage starts
+  phase.channels = static_cast<std::uint32_t>(ctx.layouts[0].max_per_host);
+  phase.vars.push_back(PlanVariable{ctx.pool.add(ctx.builder.take()), 1.0});
+  return Plan{CollectiveAlgorithm::collnet_direct, {std::move(phase)}};
+}
+
+}  // namespace
+
+// Per rank: (m-1)/m S to the other heads and back over NVLink (reduce, then broadcast: each of the
+// m-1 pairs carries S/m twice), S/m up and down its NIC.
+Plan build_collnet_all_reduce(AlgoContext& ctx) {
+  double nvlink = 0.0, net = 0.0;
+  for (const GroupLayout& layout : ctx.layouts) {
+    const double m = static_cast<double>(layout.max_per_host);
+    nvlink = add_intra_exchange(ctx, layout, 2.0 / m);
+    const auto rails = rails_of(layout);
+    for (std::size_t i = 0; i < rails.size(); ++i)
+      net = std::max(net,
+                     add_sharp_tree(ctx, rails[i], 1.0 / m, 1.0 / m, 1.0 / m, static_cast<std::uint32_t>(i)));
+  }
+  return single_phase(ctx, 2.0 * nvlink + 2.0 * net);
+}
+
+// NVLS across hosts (NCCL's NVLS algorithm on several nodes, which it runs only with CollNet):
+// NVLS reduce-scatter inside each domain leaves each of its h heads (nvls_heads) with a slice S/h,
+// the switches all-reduce the slices of every rail (SHARP), NVLS all-gathers inside each domain.
+// Per rank: S (1 + 1/m) each way on NVLink at the NVLS efficiency; per head S/h up and down its NIC.
+Plan build_nvls_sharp_all_reduce(AlgoContext& ctx) {
+  double nvlink = 0.0, net = 0.0;
+  for (const GroupLayout& layout : ctx.layouts) {
+    const auto domains = by_domain(ctx.topo, layout);
+    const double m = static_cast<double>(domains.front().size());
+    const std::size_t heads = nvls_heads(domains.front().size());
+    const double h = static_cast<double>(heads);
+    for (const auto& d : domains)
+      for (GpuId g : d) {
+        ctx.builder.add_link(ctx.topo.scaleup_up(g), 1.0 + 1.0 / m, ctx.nvls_efficiency);
+        ctx.builder.add_link(ctx.topo.scaleup_down(g), 1.0 + 1.0 / m, ctx.nvls_efficiency);
+        nvlink = ctx.topo.link(ctx.topo.scaleup_up(g)).latency_s +
+                 ctx.topo.link(ctx.topo.scaleup_down(g)).latency_s;
+      }
+    for (std::size_t i = 0; i < heads; ++i) {
+      std::vector<GpuId> rail;
+      for (const auto& d : domains) rail.push_back(d[i]);
+      net =
+          std::max(net, add_sharp_tree(ctx, rail, 1.0 / h, 1.0 / h, 1.0 / h, static_cast<std::uint32_t>(i)));
+    }
+  }
+  Plan plan = single_phase(ctx, ctx.topo.spec().gpu.nvls_latency_s + 2.0 * nvlink + 2.0 * net);
+  plan.algorithm = CollectiveAlgorithm::nvls;
+  return plan;
+}
+
+// Per rank: its own S/p up its NIC once; the switches multicast the gathered slice of its rail
+// (every host's shard, its own included, as the network's all-gather returns the whole buffer)
+// back down: S/m; then the slice to each of its host's m-1 other ranks over NVLink.
+Plan build_collnet_all_gather(AlgoContext& ctx) {
+  double nvlink = 0.0, net = 0.0;
+  for (const GroupLayout& layout : ctx.layouts) {
+    const double m = static_cast<double>(layout.max_per_host);
+    const double n = static_cast<double>(layout.hosts.size());
+    const double p = static_cast<double>(layout.ranks);
+    nvlink = add_intra_exchange(ctx, layout, 1.0 / m);
+    const auto rails = rails_of(layout);
+    for (std::size_t i = 0; i < rails.size(); ++i)
+      net =
+          std::max(net, add_sharp_tree(ctx, rails[i], 1.0 / p, n / p, n / p, static_cast<std::uint32_t>(i)));
+  }
+  return single_phase(ctx, nvlink + net);
+}
+
+}  // namespace stepsim::topo

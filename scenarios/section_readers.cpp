@@ -218,9 +218,21 @@ void read_moe_section(TableReader r, Scenario& s) {
 }
 
 void read_collective_section(TableReader r, Scenario& s) {
-  r.read("algorithm", s.job.collective.algorithm, choices::kForcedAlgorithm);
-  r.read("protocol", s.job.collective.protocol, choices::kProtocol);
+  using topo::CollectiveAlgorithm;
+  topo::CommConfig& c = s.job.collective;
+  r.read("algorithm", c.algorithm, choices::kForcedAlgorithm);
+  r.read("protocol", c.protocol, choices::kProtocol);
   r.finish();
+  // [hardware] and [fabric] are read before this table, so what the algorithm needs is known.
+  const topo::ClusterSpec& cluster = s.job.cluster;
+  if ((c.algorithm == CollectiveAlgorithm::nvls || c.algorithm == CollectiveAlgorithm::nvls_tree) &&
+      !cluster.nvls)
+    r.fail("algorithm", "NVLS needs the NVSwitches' in-switch reduction", "set hardware.nvls = true");
+  if (c.algorithm == CollectiveAlgorithm::collnet_direct && !cluster.fabric.sharp)
+    r.fail("algorithm", "CollNet needs switches that reduce in the network",
+           "set fabric.sharp = true (InfiniBand SHARP)");
+  if (c.protocol == topo::CollectiveProtocol::ll128 && !(cluster.gpu.nvlink_bw_Bps > 0.0))
+    r.fail("protocol", "NCCL runs LL128 only over NVLink, and this GPU has none", "use \"ll\" or \"simple\"");
 }
 
 void read_estimate_section(TableReader r, Scenario& s) {

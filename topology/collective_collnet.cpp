@@ -9,6 +9,7 @@
 // one coupled variable. NCCL's own model prices the network at 0.85 (all-reduce, Hopper and later)
 // and 0.9 (all-gather) of its rate: topology/nccl_tuning.cpp applies that as a protocol factor.
 #include <algorithm>
+#include <boost/range/iterator_range.hpp>
 #include <set>
 
 #include "topology/collective_plan.hpp"
@@ -17,25 +18,35 @@ namespace stepsim::topo {
 
 namespace {
 
-// The switches' aggregation tree of one rail: the union of the routes between the rail's first
-// member and each other member; each of its switch-to-switch links carries `weight` per direction,
-// and every member's NIC `nic_up` up and `nic_down` down. Returns the largest route latency.
+// The other direction of link `l` (every generated and custom link comes in pairs).
+LinkId reverse_of(const Topology& topo, LinkId l) {
+  const Link& link = topo.link(l);
+  for (const auto e : boost::make_iterator_range(boost::out_edges(link.to, topo.graph())))
+    if (boost::target(e, topo.graph()) == link.from) return topo.graph()[e].link;
+  return kNoLink;
+}
+
+// The switches' aggregation tree of one rail: the union of the routes from each member up to the
+// rail's first member, and the same links back down. Each of its switch-to-switch links carries
+// `weight` per direction, and every member's NIC `nic_up` up and `nic_down` down. Returns the
+// largest route latency.
 double add_sharp_tree(AlgoContext& ctx, const std::vector<GpuId>& members, double nic_up, double nic_down,
                       double weight, std::uint32_t channel) {
   const auto nic_eff = ctx.efficiency[static_cast<std::size_t>(LinkKind::nic)];
   std::set<LinkId> fabric;  // ordered: deterministic
   std::vector<LinkId> path;
   double latency = 0.0;
-  for (std::size_t i = 1; i < members.size(); ++i)
-    for (const auto& [a, b] : {std::pair{members[i], members[0]}, std::pair{members[0], members[i]}}) {
-      path.clear();
-      ctx.topo.route(a, b, channel, path);
-      latency = std::max(latency, ctx.topo.latency_s(path));
-      for (LinkId l : path) {
-        const LinkKind k = ctx.topo.link(l).kind;
-        if (k == LinkKind::leaf_spine || k == LinkKind::spine_core) fabric.insert(l);
-      }
+  for (std::size_t i = 1; i < members.size(); ++i) {
+    path.clear();
+    ctx.topo.route(members[i], members[0], channel, path);
+    latency = std::max(latency, ctx.topo.latency_s(path));
+    for (LinkId l : path) {
+      const LinkKind k = ctx.topo.link(l).kind;
+      if (k != LinkKind::leaf_spine && k != LinkKind::spine_core) continue;
+      fabric.insert(l);
+      if (const LinkId back = reverse_of(ctx.topo, l); back != kNoLink) fabric.insert(back);
     }
+  }
   for (LinkId l : fabric)
     ctx.builder.add_link(l, weight, ctx.efficiency[static_cast<std::size_t>(ctx.topo.link(l).kind)]);
   for (GpuId g : members) {

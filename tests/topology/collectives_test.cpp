@@ -35,9 +35,11 @@ TEST_CASE("ring all-reduce on one node matches 2(p-1)/p S/B + 2(p-1) steps", "[c
   for (GpuId p : {8u, 4u}) {
     const auto out =
         simulate_one(spec, request(CollectiveOp::all_reduce, {iota(0, p)}, kGiB, CollectiveAlgorithm::ring));
-    // p = 8: 4 us + 14 x 1 us + 1.75 x 1 GiB / 369 GB/s = 18 us + 5092.2 us.
-    // p = 4: 4 us + 6 x 1 us + 1.5 x 1 GiB / 369 GB/s = 10 us + 4364.7 us.
-    const double expected = kLaunch + 2.0 * (p - 1) * 1e-6 + 2.0 * (p - 1) / p * kGiB / kNv;
+    // Latency: NCCL's ring Simple latency, 8.4 us + 2(p-1) steps x 3.4 us / 2 (half of a step is
+    // exposed; topology/nccl_tuning.hpp), above the route's 4 us launch + 2(p-1) x 1 us.
+    // p = 8: 8.4 + 14 x 1.7 = 32.2 us, + 1.75 x 1 GiB / 369 GB/s = 5092.2 us.
+    // p = 4: 8.4 + 6 x 1.7 = 18.6 us, + 1.5 x 1 GiB / 369 GB/s = 4364.7 us.
+    const double expected = 8.4e-6 + 2.0 * (p - 1) * 1.7e-6 + 2.0 * (p - 1) / p * kGiB / kNv;
     INFO("p = " << p);
     CHECK(out.time_s == Approx(expected).epsilon(0.01));
     CHECK(out.alone_s == Approx(out.time_s).epsilon(1e-6));  // the table's prediction is the run
@@ -46,8 +48,9 @@ TEST_CASE("ring all-reduce on one node matches 2(p-1)/p S/B + 2(p-1) steps", "[c
 
 TEST_CASE("all-gather and reduce-scatter take (p-1)/p S/B + (p-1) steps", "[collectives]") {
   const auto spec = cluster(1);
-  // 4 us + 7 x 1 us + 7/8 x 1 GiB / 369 GB/s = 11 us + 2546.1 us.
-  const double expected = kLaunch + 7e-6 + 7.0 / 8.0 * kGiB / kNv;
+  // NCCL's ring Simple latency 8.4 + 7 x 1.7 = 20.3 us (the route's: 4 + 7 x 1 = 11 us), then
+  // 7/8 x 1 GiB / 369 GB/s = 2546.1 us.
+  const double expected = 20.3e-6 + 7.0 / 8.0 * kGiB / kNv;
   for (auto op : {CollectiveOp::all_gather, CollectiveOp::reduce_scatter}) {
     const auto out = simulate_one(spec, request(op, {iota(0, 8)}, kGiB));
     CHECK(out.algorithm == CollectiveAlgorithm::ring);
@@ -155,12 +158,13 @@ TEST_CASE("automatic algorithm choice follows size and topology", "[collectives]
   auto spec = cluster(1);
   spec.nvls = true;
   const auto group = iota(0, 8);
-  // Ring at 64 MiB: 18 us + 318.3 us beats NVLS's 132.6 us + 243.5 us; NVLS wins at 1 GiB.
+  // Ring (Simple) at 64 MiB: 32.2 us + 318.3 us beats NVLS's 132.6 us + 243.5 us; NVLS wins at 1 GiB.
   CHECK(simulate_one(spec, request(CollectiveOp::all_reduce, {group}, 64 * 1048576.0)).algorithm ==
         CollectiveAlgorithm::ring);
   CHECK(simulate_one(spec, request(CollectiveOp::all_reduce, {group}, kGiB)).algorithm ==
         CollectiveAlgorithm::nvls);
-  // 16 nodes, 1 MB: a 128-rank ring pays 254 steps of latency; the tree pays 2 (4 x 3.5 + 7 x 1) us.
+  // 16 nodes, 1 MB: a 128-rank ring pays 254 steps of NCCL's per-step latency; the tree pays
+  // 2 (7 chain steps + log2(16) = 4 network steps).
   const auto many = cluster(16);
   CHECK(simulate_one(many, request(CollectiveOp::all_reduce, {iota(0, 128)}, 1e6)).algorithm ==
         CollectiveAlgorithm::tree);

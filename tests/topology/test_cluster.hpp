@@ -49,6 +49,7 @@ struct Outcome {
   double time_s = 0.0;
   double alone_s = 0.0;  ///< the table's idle-network prediction
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::automatic;
+  CollectiveProtocol protocol = CollectiveProtocol::automatic;
 };
 
 /// Simulates `requests` started together on `spec`; one outcome per request.
@@ -63,7 +64,8 @@ inline std::vector<Outcome> simulate(const ClusterSpec& spec, const std::vector<
   const auto done = run_transfers(net, ids);
   std::vector<Outcome> out;
   for (std::size_t i = 0; i < ids.size(); ++i)
-    out.push_back({to_seconds(done[i]), table->info(ids[i]).time_alone_s, table->info(ids[i]).algorithm});
+    out.push_back({to_seconds(done[i]), table->info(ids[i]).time_alone_s, table->info(ids[i]).algorithm,
+                   table->info(ids[i]).protocol});
   return out;
 }
 

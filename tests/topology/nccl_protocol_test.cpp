@@ -1,0 +1,213 @@
+// NCCL's protocols and algorithms on the flow network, derived by hand from NCCL's tuning constants
+// (topology/nccl_tuning.cpp, src/graph/tuning.cc) and the test H100 (test_cluster.hpp):
+//   NVLink 450 GB/s x 0.82 = 369 GB/s; NIC 50 GB/s x 0.85 = 42.5 GB/s, 8 per node = 340 GB/s.
+// Route latencies are made small here (0.2 us per NVLink step, 0.5 us per NIC pair, 0.1 us per
+// switch hop, 1.24 us launch) so that NCCL's latency terms, which are larger, are the ones paid.
+#include <catch2/catch.hpp>
+
+#include "tests/topology/test_cluster.hpp"
+#include "topology/collectives.hpp"
+#include "topology/nccl_tuning.hpp"
+
+using namespace stepsim;
+using namespace stepsim::topo;
+using namespace stepsim::topo::test;
+using Catch::Detail::Approx;
+
+namespace {
+constexpr double kMiB = 1048576.0;
+constexpr double kGiB = 1073741824.0;
+
+ClusterSpec fast_routes(int nodes) {
+  ClusterSpec spec = cluster(nodes);
+  spec.gpu.kernel_gap_s = 1.24e-6;
+  spec.nvlink_latency_s = 0.2e-6;
+  spec.fabric.nic_latency_s = 0.5e-6;
+  spec.fabric.hop_latency_s = 0.1e-6;
+  return spec;
+}
+
+CollectiveRequest all_reduce(GpuId ranks, double bytes, CollectiveAlgorithm a, CollectiveProtocol p) {
+  CollectiveRequest r;
+  r.groups = {iota(0, ranks)};
+  r.bytes = bytes;
+  r.algorithm = a;
+  r.protocol = p;
+  return r;
+}
+}  // namespace
+
+TEST_CASE("2-node ring all-reduce under Simple and LL, by hand", "[collectives][nccl]") {
+  const auto spec = fast_routes(2);  // 16 ranks, 8 per node, 16 ring channels
+  SECTION("Simple: NCCL's latency, then the NICs") {
+    // Latency: base 8.4 us + half of (28 NVLink steps x max(3.4, 3 x 1 us net overhead) + 2
+    // network steps x 14 us) = 8.4 + (95.2 + 28) / 2 = 70.0 us.
+    // Bandwidth: each of the 16 rings crosses each way between the nodes once, 2 rings per NIC,
+    // each carrying 2 (p-1)/p S / 16: per NIC 1.875 S / 8 at 42.5 GB/s = 1.875 S / 340 GB/s.
+    // S = 256 MiB: 70.0 us + 1.875 x 268,435,456 / 340e9 = 70.0 + 1480.4 = 1550.4 us.
+    const auto out =
+        simulate_one(spec, all_reduce(16, 256 * kMiB, CollectiveAlgorithm::ring, CollectiveProtocol::simple));
+    CHECK(out.protocol == CollectiveProtocol::simple);
+    CHECK(out.time_s == Approx(70.0e-6 + 1.875 * 256 * kMiB / 340e9).epsilon(1e-4));
+    CHECK(out.alone_s == Approx(out.time_s).epsilon(1e-6));
+  }
+  SECTION("LL: NCCL's LL latency, then its 39 GB/s multi-node ceiling") {
+    // Latency: base 6.6 us + 28 NVLink steps x max(0.6, 1 us net overhead) + 2 x 2.7 us = 40.0 us.
+    // Bandwidth: LL carries 4 data bytes in 8, the NICs would give 1.875 S / 170 GB/s; NCCL's LL
+    // ceiling on 2 nodes (Intel/Arm hosts) is 39 GB/s of bus bandwidth: 1.875 S / 39 GB/s binds.
+    // S = 1 MiB: 40.0 + 1.875 x 1,048,576 / 39e9 = 40.0 + 50.41 = 90.41 us.
+    const auto out =
+        simulate_one(spec, all_reduce(16, kMiB, CollectiveAlgorithm::ring, CollectiveProtocol::ll));
+    CHECK(out.protocol == CollectiveProtocol::ll);
+    CHECK(out.time_s == Approx(40.0e-6 + 1.875 * kMiB / 39e9).epsilon(1e-4));
+  }
+}
+
+TEST_CASE("2-node tree all-reduce under Simple and LL, by hand", "[collectives][nccl]") {
+  const auto spec = fast_routes(2);
+  SECTION("Simple: NCCL's per-channel tree ceiling binds") {
+    // Latency: base 8.4 + 2 x (7 chain steps x 4.0 us + log2(2) x 14 us) = 8.4 + 84 = 92.4 us.
+    // Bandwidth: the NICs give each tree channel's representative S/8 each way (two channels per
+    // rank) at 42.5 GB/s x 0.92 (NCCL's tree factor); NCCL caps Hopper trees on 2 nodes at 41.4
+    // GB/s per channel, 8 tree channels (one per NIC): 331.2 GB/s of bus bandwidth, so the
+    // variable runs at 331.2 / 1.875 / 0.92 = 192.0 GB/s of wire bytes (S / 0.92).
+    // Fill: 2 x (depth 1 + chain 7) = 16 chunks of 512 KiB per channel, 16 channels, at 192.0 GB/s.
+    // S = 1 GiB: 92.4 us + 16 x 16 x 524,288 / 192.0e9 + 1.875 x 2^30 / 331.2e9
+    //          = 92.4 + 699.1 + 6078.9 = 6870.4 us.
+    const double rate = 331.2e9 / 1.875 / 0.92;
+    const double expected = 92.4e-6 + 16.0 * 16.0 * 524288.0 / rate + 1.875 * kGiB / 331.2e9;
+    const auto out =
+        simulate_one(spec, all_reduce(16, kGiB, CollectiveAlgorithm::tree, CollectiveProtocol::simple));
+    CHECK(out.time_s == Approx(expected).epsilon(1e-4));
+  }
+  SECTION("LL: a tenth of the time is latency at 64 KiB") {
+    // Latency: base 6.8 + 2 x (7 x 0.6 + 14... no: LL's network step is 5.0 us) = 6.8 + 2 x (4.2 + 5.0)
+    // = 25.2 us. Bandwidth: LL's 39 GB/s ceiling (2 nodes) binds before 340 x 0.92 / 3.8.
+    // Fill: 16 chunks of min(512 KiB, S / 0.92 / 3.8 / 16 / 16) per channel, at that ceiling.
+    // S = 64 KiB: wire bytes S / (0.92 / 3.8) = 270,690; chunk = 270,690 / 16 / 16 = 1,057.4 B;
+    // fill = 16 x 16 x 1,057.4 / (39e9 / 1.875 / 0.2421) = 3.13 us; transfer 1.875 x 65,536 / 39e9
+    // = 3.15 us: 25.2 + 3.13 + 3.15 = 31.5 us.
+    const double f = 0.92 / 3.8;
+    const double rate = 39e9 / 1.875 / f;
+    const double wire = 65536.0 / f;
+    const double expected = 25.2e-6 + wire / rate + 1.875 * 65536.0 / 39e9;
+    const auto out =
+        simulate_one(spec, all_reduce(16, 65536.0, CollectiveAlgorithm::tree, CollectiveProtocol::ll));
+    CHECK(out.protocol == CollectiveProtocol::ll);
+    CHECK(out.time_s == Approx(expected).epsilon(1e-3));
+  }
+}
+
+TEST_CASE("the LL to Simple crossover of an 8-GPU ring falls where the terms cross", "[collectives][nccl]") {
+  // One node, ring only (NVLS off). LL: 6.6 + 14 x 0.6 = 15.0 us, then NCCL's Hopper one-node LL
+  // ceiling 141 GB/s of bus bandwidth (the links would give 369 x 0.5 = 184.5). Simple: 8.4 + 14 x
+  // 3.4 / 2 = 32.2 us at 369 GB/s. LL128: 14 + 14 x 1.9 = 40.6 us at 369 x 0.92 = 339.5 GB/s,
+  // slower than Simple at every size. Equal times: 1.75 S (1/141e9 - 1/369e9) = 17.2 us,
+  // S* = 17.2e-6 / 7.6688e-12 = 2,242,858 bytes.
+  const auto spec = fast_routes(1);
+  const double crossover = 17.2e-6 / (1.75 * (1.0 / 141e9 - 1.0 / 369e9));
+  CHECK(crossover == Approx(2242858.0).epsilon(1e-4));
+  const auto below = simulate_one(
+      spec, all_reduce(8, 0.97 * crossover, CollectiveAlgorithm::ring, CollectiveProtocol::automatic));
+  const auto above = simulate_one(
+      spec, all_reduce(8, 1.03 * crossover, CollectiveAlgorithm::ring, CollectiveProtocol::automatic));
+  CHECK(below.protocol == CollectiveProtocol::ll);
+  CHECK(above.protocol == CollectiveProtocol::simple);
+  // At the crossover both cost 15.0 + 1.75 S* / 141e9 = 42.84 us.
+  CHECK(below.time_s == Approx(15.0e-6 + 1.75 * 0.97 * crossover / 141e9).epsilon(1e-4));
+  CHECK(above.time_s == Approx(32.2e-6 + 1.75 * 1.03 * crossover / 369e9).epsilon(1e-4));
+}
+
+TEST_CASE("NVLS, NVLS-tree and CollNet put the data volumes of their schemes on each link",
+          "[collectives][nccl]") {
+  SECTION("NVLS on one node: S (1 + 1/p) up and down every NVLink") {
+    auto spec = fast_routes(1);
+    spec.nvls = true;
+    auto topo = std::make_shared<const Topology>(spec);
+    TransferTableBuilder tb(topo);
+    const auto id = tb.add(all_reduce(8, kGiB, CollectiveAlgorithm::nvls, CollectiveProtocol::automatic));
+    auto table = std::make_shared<const TransferTable>(std::move(tb).build());
+    FlowNetwork net(table, {LinkAccounting::totals});
+    const std::uint32_t ids[] = {id};
+    run_transfers(net, ids);
+    // Wire bytes = request bytes x 1.125 / 0.689 (the NVLS efficiency) on each up- and downlink.
+    for (GpuId g = 0; g < 8; ++g) {
+      CHECK(net.link_bytes()[topo->scaleup_up(g)] == Approx(kGiB * 1.125 / 0.689).epsilon(1e-9));
+      CHECK(net.link_bytes()[topo->scaleup_down(g)] == Approx(kGiB * 1.125 / 0.689).epsilon(1e-9));
+    }
+  }
+  SECTION("CollNet Direct across 4 hosts: S/m per NIC each way, one stream per switch link") {
+    auto spec = fast_routes(4);
+    spec.fabric.sharp = true;
+    spec.fabric.hosts_per_leaf = 2;  // two leaves per rail: the aggregation tree crosses a spine
+    auto topo = std::make_shared<const Topology>(spec);
+    TransferTableBuilder tb(topo);
+    const auto id =
+        tb.add(all_reduce(32, kGiB, CollectiveAlgorithm::collnet_direct, CollectiveProtocol::automatic));
+    REQUIRE(tb.table().info(id).protocol == CollectiveProtocol::simple);
+    auto table = std::make_shared<const TransferTable>(std::move(tb).build());
+    FlowNetwork net(table, {LinkAccounting::totals});
+    const std::uint32_t ids[] = {id};
+    run_transfers(net, ids);
+    // Wire bytes = (S / 0.85, NCCL's CollNet factor on Hopper) x (1/8) / 0.85 (NIC efficiency).
+    const double per_nic = kGiB / 0.85 / 8.0 / 0.85;
+    for (GpuId g = 0; g < 32; ++g) {
+      CHECK(net.link_bytes()[topo->nic_up(g)] == Approx(per_nic).epsilon(1e-9));
+      CHECK(net.link_bytes()[topo->nic_down(g)] == Approx(per_nic).epsilon(1e-9));
+    }
+    // Every leaf-spine link the rails' trees use carries exactly one stream (the same as a NIC):
+    // the switches reduce, so no link sees more as hosts are added.
+    int used = 0;
+    for (const Link& l : topo->links())
+      if (l.kind == LinkKind::leaf_spine) {
+        const double b = net.link_bytes()[static_cast<LinkId>(&l - topo->links().data())];
+        if (b > 0.0) {
+          ++used;
+          CHECK(b == Approx(per_nic).epsilon(1e-9));
+        }
+      }
+    // Per rail: hosts 2 and 3 share a leaf, which joins host 0's leaf through one spine: the
+    // tree's two leaf-spine cables, both directions: 8 rails x 4 links.
+    CHECK(used == 8 * 4);
+  }
+  SECTION("NVLS-tree on 2 nodes moves S/m per NIC each way, half a ring's") {
+    auto spec = fast_routes(2);
+    spec.nvls = true;
+    auto topo = std::make_shared<const Topology>(spec);
+    TransferTableBuilder tb(topo);
+    const auto id =
+        tb.add(all_reduce(16, kGiB, CollectiveAlgorithm::nvls_tree, CollectiveProtocol::automatic));
+    auto table = std::make_shared<const TransferTable>(std::move(tb).build());
+    FlowNetwork net(table, {LinkAccounting::totals});
+    const std::uint32_t ids[] = {id};
+    run_transfers(net, ids);
+    // Each head's slice S/8 goes to the other node over one tree and comes back over the other:
+    // S/8 / 0.85 wire bytes each way per NIC (a ring moves 2 x 15/16 S/8).
+    for (GpuId g = 0; g < 16; ++g) {
+      CHECK(net.link_bytes()[topo->nic_up(g)] == Approx(kGiB / 8.0 / 0.85).epsilon(1e-9));
+      CHECK(net.link_bytes()[topo->nic_down(g)] == Approx(kGiB / 8.0 / 0.85).epsilon(1e-9));
+    }
+  }
+}
+
+TEST_CASE("forced protocols and algorithms that NCCL would not run are refused", "[collectives][nccl]") {
+  auto spec = fast_routes(1);
+  spec.nvls = true;
+  CHECK_THROWS_WITH(
+      simulate_one(spec, all_reduce(8, kMiB, CollectiveAlgorithm::nvls, CollectiveProtocol::ll)),
+      Catch::Contains("protocol `ll` cannot run algorithm `nvls`"));
+  CHECK_THROWS_WITH(simulate_one(spec, all_reduce(8, kMiB, CollectiveAlgorithm::collnet_direct,
+                                                  CollectiveProtocol::automatic)),
+                    Catch::Contains("fabric.sharp"));
+  // A job-wide protocol (NCCL_PROTO) leaves the operations NCCL does not tune alone.
+  CollectiveRequest a2a;
+  a2a.op = CollectiveOp::all_to_all;
+  a2a.groups = {iota(0, 8)};
+  a2a.bytes = kMiB;
+  CommConfig forced;
+  forced.protocol = CollectiveProtocol::ll;
+  CHECK(simulate_one(spec, a2a, forced).protocol == CollectiveProtocol::simple);
+  CHECK(simulate_one(spec, all_reduce(8, kGiB, CollectiveAlgorithm::automatic, CollectiveProtocol::automatic),
+                     forced)
+            .protocol == CollectiveProtocol::ll);
+}

@@ -116,10 +116,13 @@ void map_row(MeasuredCollective& m, const Catalog& catalog) {
   }
   const auto op = op_of(m.op_name);
   if (!op) {
-    m.not_expressible =
-        m.op_name.rfind("deepep", 0) == 0
-            ? "a DeepEP kernel, not a collective (normal-kernel rows: tests/workloads/deepep_h800_test.cpp)"
-            : "operation `" + m.op_name + "` is not one stepsim runs";
+    if (m.op_name.rfind("deepep_normal", 0) == 0)
+      m.not_expressible =
+          "DeepEP's normal kernels run inside the MoE layer: tests/workloads/deepep_h800_test.cpp";
+    else if (m.op_name.rfind("deepep", 0) == 0)
+      m.not_expressible = "DeepEP's low-latency and V2 kernels are not modelled";
+    else
+      m.not_expressible = "operation `" + m.op_name + "` is not one stepsim runs";
     return;
   }
   const auto alg = algorithm_of(m.named_algorithm);

@@ -119,8 +119,11 @@ void map_row(MeasuredCollective& m, const Catalog& catalog) {
     if (m.op_name.rfind("deepep_normal", 0) == 0)
       m.not_expressible =
           "DeepEP's normal kernels run inside the MoE layer: tests/workloads/deepep_h800_test.cpp";
+    else if (m.op_name.rfind("deepep_ll", 0) == 0)
+      m.not_expressible =
+          "DeepEP's low-latency kernels: tests/topology/deepep_ll_test.cpp (algorithm deepep-ll)";
     else if (m.op_name.rfind("deepep", 0) == 0)
-      m.not_expressible = "DeepEP's low-latency and V2 kernels are not modelled";
+      m.not_expressible = "DeepEP V2's kernels are not modelled";
     else
       m.not_expressible = "operation `" + m.op_name + "` is not one stepsim runs";
     return;

@@ -218,7 +218,7 @@ po::options_description describe(Options& o) {
       ("bytes", po::value(&o.bytes), "comma-separated sizes in bytes (default: the nccl-tests reference sizes)")
       ("ranks", po::value(&o.ranks), "ranks taking part: GPUs 0..N-1 (default all)")
       ("algorithm", po::value(&o.algorithm)->default_value(o.algorithm),
-       "auto | ring | tree | nvls | nvls-tree | collnet-direct | hierarchical | pairwise | direct")
+       "auto | ring | tree | nvls | nvls-tree | collnet-direct | hierarchical | pairwise | deepep-ll | direct")
       ("protocol", po::value(&o.protocol)->default_value(o.protocol), "NCCL protocol: auto | simple | ll128 | ll")
       ("sharp", po::bool_switch(&o.sharp), "the fabric's switches reduce in the network (InfiniBand SHARP)")
       ("channels", po::value(&o.channels), "parallel channels (default: 2 per GPU of a host)")

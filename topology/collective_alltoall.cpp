@@ -60,6 +60,33 @@ Plan build_pairwise_all_to_all(AlgoContext& ctx) {
   return ctx.request.pair_bytes.empty() ? balanced(ctx) : from_matrix(ctx);
 }
 
+// DeepEP's low-latency kernels (csrc/kernels/legacy/internode_ll.cu): each (token, expert) copy is
+// its own message, put by the sending GPU straight into the receiver's buffer, over NVLink inside a
+// node and with IBGDA from the sender's own NIC across nodes (no PXN relay, so traffic between rails
+// crosses the spines); all messages are in flight at once, and the receiver waits for a count per
+// expert that follows the data. So one round of the longest route's latency for the data and one for
+// the counts, not a round per peer; bytes per pair as the pairwise all-to-all's (balanced, or the
+// per-pair matrix of copies).
+Plan build_deepep_ll_all_to_all(AlgoContext& ctx) {
+  const std::size_t p = ctx.request.groups[0].size();
+  const auto& m = ctx.request.pair_bytes;
+  const double mean = m.empty() ? 0.0 : std::accumulate(m.begin(), m.end(), 0.0) / static_cast<double>(p);
+  double latency = 0.0;
+  for (const auto& group : ctx.request.groups)
+    for (std::size_t i = 0; i < p; ++i)
+      for (std::size_t j = 0; j < p; ++j) {
+        const double w = m.empty() ? 1.0 : m[i * p + j] / mean;
+        if (i != j && w > 0.0)
+          latency = std::max(latency, ctx.builder.add_flow(group[i], group[j], 0, w, RailCrossing::own_nic));
+      }
+  PlanPhase phase;
+  phase.latency_s = 2.0 * latency;
+  const auto uses = ctx.builder.take();
+  if (!uses.empty())
+    phase.vars.push_back(PlanVariable{ctx.pool.add(uses), m.empty() ? 1.0 / static_cast<double>(p) : 1.0});
+  return Plan{CollectiveAlgorithm::deepep_ll, {std::move(phase)}};
+}
+
 // The message is split evenly over the channels, each routed on its own equal-cost path.
 Plan build_direct_send_recv(AlgoContext& ctx) {
   PlanPhase phase;

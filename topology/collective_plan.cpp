@@ -22,10 +22,11 @@ std::span<const LinkUse> PatternPool::uses(std::uint32_t id) const {
 PatternBuilder::PatternBuilder(const Topology& topo, const std::array<double, kLinkKindCount>& efficiency)
     : topo_(&topo), eff_(efficiency), acc_(topo.links().size(), 0.0) {}
 
-double PatternBuilder::add_flow(GpuId src, GpuId dst, std::uint32_t channel, double weight) {
+double PatternBuilder::add_flow(GpuId src, GpuId dst, std::uint32_t channel, double weight,
+                                RailCrossing crossing) {
   if (src == dst) return 0.0;
   path_.clear();
-  topo_->route(src, dst, channel, path_);
+  topo_->route(src, dst, channel, path_, crossing);
   double latency = 0.0;
   for (LinkId l : path_) {
     const Link& link = topo_->link(l);

@@ -47,7 +47,8 @@ class PatternBuilder {
   PatternBuilder(const Topology& topo, const std::array<double, kLinkKindCount>& efficiency);
   /// Routes a flow src -> dst on `channel` and adds `weight` unit flows to every link it crosses.
   /// Returns the route's latency in seconds (0 when src == dst).
-  double add_flow(GpuId src, GpuId dst, std::uint32_t channel, double weight);
+  double add_flow(GpuId src, GpuId dst, std::uint32_t channel, double weight,
+                  RailCrossing crossing = RailCrossing::pxn);
   /// Adds `weight` unit flows to one link at protocol efficiency `efficiency`.
   void add_link(LinkId link, double weight, double efficiency);
   /// The accumulated pattern (sorted by link); resets the builder.
@@ -131,6 +132,7 @@ Plan build_nvls_sharp_all_reduce(AlgoContext& ctx);
 Plan build_collnet_all_gather(AlgoContext& ctx);
 Plan build_pairwise_all_to_all(AlgoContext& ctx);
 Plan build_direct_send_recv(AlgoContext& ctx);
+Plan build_deepep_ll_all_to_all(AlgoContext& ctx);
 
 /// Parent of member `rank` (0 .. n-1) in NCCL's double binary tree `t` (0 or 1), or -1 for the
 /// root (src/graph/trees.cc ncclGetDtree): tree 0 is a binary tree rooted at 0 whose interior

@@ -18,7 +18,7 @@ constexpr std::array<std::pair<CollectiveOp, std::string_view>, 6> kOpNames{{
     {CollectiveOp::send_recv, "send-recv"},
 }};
 
-constexpr std::array<std::pair<CollectiveAlgorithm, std::string_view>, 9> kAlgorithmNames{{
+constexpr std::array<std::pair<CollectiveAlgorithm, std::string_view>, 10> kAlgorithmNames{{
     {CollectiveAlgorithm::automatic, "auto"},
     {CollectiveAlgorithm::ring, "ring"},
     {CollectiveAlgorithm::tree, "tree"},
@@ -27,6 +27,7 @@ constexpr std::array<std::pair<CollectiveAlgorithm, std::string_view>, 9> kAlgor
     {CollectiveAlgorithm::collnet_direct, "collnet-direct"},
     {CollectiveAlgorithm::hierarchical, "hierarchical"},
     {CollectiveAlgorithm::pairwise, "pairwise"},
+    {CollectiveAlgorithm::deepep_ll, "deepep-ll"},
     {CollectiveAlgorithm::direct, "direct"},
 }};
 
@@ -108,6 +109,7 @@ constexpr Strategy kStrategies[] = {
      "needs in-network reduction (fabric.sharp), NVLink inside hosts and 2 or more hosts of at most 8 "
      "ranks each, the same number in each"},
     {Op::all_to_all, Alg::pairwise, any, build_pairwise_all_to_all, ""},
+    {Op::all_to_all, Alg::deepep_ll, any, build_deepep_ll_all_to_all, ""},
     {Op::broadcast, Alg::ring, any, build_chain_broadcast, ""},
     {Op::send_recv, Alg::direct, pair, build_direct_send_recv,
      "needs groups of exactly {source, destination}"},

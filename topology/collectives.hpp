@@ -40,6 +40,9 @@ enum class CollectiveAlgorithm : std::uint8_t {
   collnet_direct,  ///< NCCL CollNet Direct: in-network (InfiniBand SHARP) reduction across hosts
   hierarchical,    ///< intra-host reduce-scatter, inter-host all-reduce, intra-host all-gather
   pairwise,        ///< all-to-all: every rank sends its share to every other rank
+  /// all-to-all as DeepEP's low-latency kernels run it: every message at once, GPU-initiated
+  /// (IBGDA) from each GPU's own NIC (no PXN relay), NVLink inside a node
+  deepep_ll,
   direct,          ///< send/recv: one point-to-point transfer
 };
 

@@ -138,7 +138,8 @@ void Topology::build_scaleup() {
   }
 }
 
-void Topology::route(GpuId src, GpuId dst, std::uint32_t channel, std::vector<LinkId>& out) const {
+void Topology::route(GpuId src, GpuId dst, std::uint32_t channel, std::vector<LinkId>& out,
+                     RailCrossing crossing) const {
   if (src == dst) return;
   if (domain_of(src) == domain_of(dst)) {
     out.push_back(up_[src]);
@@ -146,7 +147,7 @@ void Topology::route(GpuId src, GpuId dst, std::uint32_t channel, std::vector<Li
     return;
   }
   const std::uint32_t rail = local_index(dst);
-  if (pxn_ && local_index(src) != rail) {
+  if (pxn_ && crossing == RailCrossing::pxn && local_index(src) != rail) {
     // PXN: move the data over NVLink to this host's GPU on the destination's rail, then send it
     // from that GPU's NIC, so scale-out traffic stays on its rail.
     const GpuId relay = host_of(src) * gpus_per_host_ + rail;

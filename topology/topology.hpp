@@ -41,6 +41,11 @@ enum class LinkKind : std::uint8_t {
 };
 inline constexpr std::size_t kLinkKindCount = static_cast<std::size_t>(LinkKind::count);
 
+/// How a flow between GPUs on different rails leaves the host: NCCL relays it over NVLink to the
+/// GPU on the destination's rail first (PXN) where the fabric is rail-optimised; GPU-initiated RDMA
+/// (DeepEP's low-latency kernels, IBGDA) sends it from the source GPU's own NIC.
+enum class RailCrossing : std::uint8_t { pxn, own_nic };
+
 enum class VertexKind : std::uint8_t { gpu, nvswitch, pcie_switch, leaf, spine, core, custom_switch };
 
 /// One direction of a physical link.
@@ -99,7 +104,8 @@ class Topology {
 
   /// Appends to `out` the links a flow from `src` to `dst` (src != dst) crosses, in order.
   /// `channel` selects among equal-cost paths; the same arguments always give the same route.
-  void route(GpuId src, GpuId dst, std::uint32_t channel, std::vector<LinkId>& out) const;
+  void route(GpuId src, GpuId dst, std::uint32_t channel, std::vector<LinkId>& out,
+             RailCrossing crossing = RailCrossing::pxn) const;
   /// Sum of the latencies of `path`, seconds.
   double latency_s(std::span<const LinkId> path) const;
   /// Fewest links between two vertices by breadth-first search over the whole graph (for checks).

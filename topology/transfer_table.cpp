@@ -165,8 +165,11 @@ std::pair<TransferTableBuilder::Choice, double> TransferTableBuilder::choose(Alg
   bool applied = false;
   for (const Strategy& s : strategies()) {
     if (s.op != request.op || (!automatic && s.algorithm != request.algorithm)) continue;
-    // NCCL has no hierarchical ring; it is stepsim's own and runs only when asked for.
-    if (automatic && s.algorithm == CollectiveAlgorithm::hierarchical) continue;
+    // Not NCCL's: stepsim's hierarchical ring and DeepEP's low-latency kernels run only when asked
+    // for (a framework picks its MoE dispatcher; NCCL does not).
+    if (automatic &&
+        (s.algorithm == CollectiveAlgorithm::hierarchical || s.algorithm == CollectiveAlgorithm::deepep_ll))
+      continue;
     if (!s.applies(ctx)) {
       if (unmet == nullptr) unmet = &s;
       continue;

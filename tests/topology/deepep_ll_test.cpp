@@ -1,0 +1,82 @@
+// DeepEP's low-latency kernels (CollectiveAlgorithm::deepep_ll) against DeepEP's published H800
+// figures: deepseek-ai/DeepEP docs/legacy.md @ dd758caf451848bd150e1046af3d0a73e5fff38d, "Low-latency
+// kernels with pure RDMA" (rows 231-242 of scenarios/validation/collectives-multinode.csv, copied here
+// so the test reads nothing outside the repository): 128 tokens per rank, hidden 7168, top-8 of 256
+// experts, FP8 dispatch, BF16 combine, one CX7 400 Gb/s NIC per GPU, EP/8 nodes of 8.
+//
+// DeepEP's test (tests/legacy/test_low_latency.py) counts per rank 128 tokens x 8 selections x
+// (7168 + 7168 / 128 x 4 + 16) = 7,585,792 bytes for the dispatch and x 7168 x 2 = 14,680,064 for the
+// combine, each copy a message to the rank holding the expert; routing is random, so every rank
+// receives as much as it sends and each destination gets 1/EP of the copies (its own share stays on
+// the GPU). stepsim simulates that as a balanced all-to-all of those bytes on the catalog's H800
+// (NVLink 200 GB/s x 0.67, NIC 50 GB/s x 0.85) and compares the time with DeepEP's latency column.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdio>
+
+#include "tests/topology/test_cluster.hpp"
+#include "topology/collectives.hpp"
+
+using namespace stepsim::topo;
+using Catch::Detail::Approx;
+
+namespace {
+constexpr double kDispatchBytes = 128.0 * 8 * (7168 + 7168.0 / 128 * 4 + 16);  // 7,585,792
+constexpr double kCombineBytes = 128.0 * 8 * 7168 * 2;                         // 14,680,064
+
+struct LlRow {
+  int id;
+  int ep;
+  bool dispatch;
+  double measured_us;
+};
+constexpr LlRow kRows[] = {
+    {231, 8, true, 77},    {232, 8, false, 114},   {233, 16, true, 118},  {234, 16, false, 195},
+    {235, 32, true, 155},  {236, 32, false, 273},  {237, 64, true, 173},  {238, 64, false, 314},
+    {239, 128, true, 192}, {240, 128, false, 369}, {241, 256, true, 194}, {242, 256, false, 360},
+};
+
+ClusterSpec h800(int nodes) {
+  ClusterSpec spec = test::cluster(nodes);  // rail-optimised, 8 per node
+  spec.gpu.nvlink_bw_Bps = 200e9;           // H800: 400 GB/s bidirectional
+  spec.gpu.eff.nvlink = 0.67;               // the catalog's H800 (derived from DeepEP's row 223)
+  spec.gpu.kernel_gap_s = 1.24e-6;
+  return spec;
+}
+
+double simulate(int ep, double bytes) {
+  CollectiveRequest r;
+  r.op = CollectiveOp::all_to_all;
+  r.algorithm = CollectiveAlgorithm::deepep_ll;
+  r.groups = {test::iota(0, static_cast<GpuId>(ep))};
+  r.bytes = bytes;
+  return test::simulate_one(h800(ep / 8), r).time_s;
+}
+}  // namespace
+
+TEST_CASE("DeepEP's low-latency dispatch and combine on H800", "[deepep]") {
+  SECTION("EP256 dispatch by hand: the NIC, one round of data and one of counts") {
+    // 248 of 256 destinations are on other nodes: 7,585,792 x 248/256 = 7,348,736 bytes leave
+    // through the GPU's own NIC at 42.5 GB/s = 172.91 us. Latency: launch 1.24 us + 2 x (NIC pair
+    // 2 us + leaf, spine, leaf 3 x 0.5 us: the route between rails, no PXN relay) = 8.24 us.
+    CHECK(simulate(256, kDispatchBytes) ==
+          Approx(8.24e-6 + kDispatchBytes * 248.0 / 256.0 / 42.5e9).epsilon(1e-4));
+  }
+  SECTION("every published row") {
+    std::printf("  id   EP  kernel    measured us  simulated us  error\n");
+    for (const LlRow& row : kRows) {
+      const double t = simulate(row.ep, row.dispatch ? kDispatchBytes : kCombineBytes) * 1e6;
+      const double error = t / row.measured_us - 1.0;
+      std::printf("  %d %4d  %-8s  %11.0f  %12.1f  %+5.1f%%\n", row.id, row.ep,
+                  row.dispatch ? "dispatch" : "combine", row.measured_us, t, error * 100.0);
+      INFO("row " << row.id << ": simulated " << t << " us, measured " << row.measured_us);
+      // Across nodes (EP32 and more, and the EP16 combine) the NIC bound holds within 10% (the EP128
+      // combine at -10.0%, held at 11%); the EP8 and EP16 dispatches, mostly NVLink and small, are
+      // 17-31% fast: DeepEP's per-message work (the FP8 cast in the kernel, per-expert packing) is
+      // not modelled.
+      if (row.ep >= 32 || (row.ep == 16 && !row.dispatch)) CHECK(std::abs(error) <= 0.11);
+      CHECK(error < 0.0);  // the model leaves work out, it adds none
+      CHECK(error > -0.35);
+    }
+  }
+}

@@ -93,6 +93,8 @@ inline constexpr std::array<Choice<topo::CollectiveProtocol>, 4> kProtocol{
      {"simple", topo::CollectiveProtocol::simple},
      {"ll128", topo::CollectiveProtocol::ll128},
      {"ll", topo::CollectiveProtocol::ll}}};
+inline constexpr std::array<Choice<work::MoeDispatcher>, 2> kMoeDispatcher{
+    {{"normal", work::MoeDispatcher::normal}, {"low_latency", work::MoeDispatcher::low_latency}}};
 inline constexpr std::array<Choice<topo::FabricKind>, 3> kFabricKind{
     {{"rail-optimized", topo::FabricKind::rail_optimized},
      {"fat-tree", topo::FabricKind::fat_tree},

@@ -214,6 +214,7 @@ void read_moe_section(TableReader r, Scenario& s) {
   if (r.read("seed", seed, kNonNegativeInt)) m.seed = static_cast<std::uint64_t>(seed);
   r.read("shared_expert_overlap", m.shared_expert_overlap);
   r.read("fp8_dispatch", m.fp8_dispatch);
+  r.read("dispatcher", m.dispatcher, choices::kMoeDispatcher);
   r.finish();
 }
 

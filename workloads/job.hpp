@@ -212,6 +212,8 @@ struct PrecisionSpec {
 };
 
 /// Mixture-of-experts routing knobs (used when the model has experts).
+enum class MoeDispatcher : std::uint8_t { normal, low_latency };
+
 struct MoeSpec {
   double capacity_factor = 0.0;  ///< 0 = no capacity limit (dropless)
   int max_nodes_per_token = 0;   ///< node-limited routing; 0 = unlimited
@@ -224,6 +226,10 @@ struct MoeSpec {
   /// dispatch and the gradients the backward sends to the experts (DeepSeek-V3 report section 3.3.2,
   /// DeepEP); the combines stay in 16-bit. The tokens are quantised before they leave.
   bool fp8_dispatch = false;
+  /// How tokens reach the experts: `normal` (an NCCL all-to-all or DeepEP's normal kernels: one
+  /// copy per GPU, forwarded through the rail peer across nodes) or DeepEP's low-latency kernels
+  /// (`low_latency`: every (token, expert) copy its own message, straight from the GPU's NIC).
+  MoeDispatcher dispatcher = MoeDispatcher::normal;
 };
 
 /// The notebook's own closed-form inputs, used when `formulas = notebook` (seed parity).

@@ -56,6 +56,7 @@ MoeDims moe_dims(const JobSpec& job) {
   m.expert_tp = job.parallel.expert_tp;
   m.shared_overlap = job.moe.shared_expert_overlap;
   m.fp8_dispatch = job.moe.fp8_dispatch;
+  m.dispatcher = job.moe.dispatcher;
   m.dropless = job.moe.capacity_factor <= 0.0;
   return m;
 }
@@ -74,7 +75,10 @@ MoeLayer::ExpertLoadPair MoeLayer::loads(const MoeRank& r) const {
 
 CommOp MoeLayer::all_to_all(const MoeRank& r, bool combine) const {
   const LayerRouting& l = *r.routing;
-  CommOp c{ParallelDim::ep, CollectiveKind::all_to_all, 0.0, 0, CommScope::dense, {}, -1};
+  const CollectiveKind kind = m_.dispatcher == MoeDispatcher::low_latency
+                                  ? CollectiveKind::all_to_all_low_latency
+                                  : CollectiveKind::all_to_all;
+  CommOp c{ParallelDim::ep, kind, 0.0, 0, CommScope::dense, {}, -1};
   // Bytes per rank: what it sends in total (a plain all-to-all), or the mean row of the matrix.
   c.bytes = combine ? l.mean_combine_bytes : l.mean_sent_bytes;
   if (!l.uniform) {

@@ -27,7 +27,8 @@ struct MoeDims {
   int expert_tp = 1;
   bool shared_overlap = false;  ///< shared experts run during the dispatch (MoeSpec::shared_expert_overlap)
   bool fp8_dispatch = false;    ///< MoeSpec::fp8_dispatch
-  bool dropless = false;        ///< no capacity limit: the split sizes are known only on the GPU
+  MoeDispatcher dispatcher = MoeDispatcher::normal;  ///< MoeSpec::dispatcher
+  bool dropless = false;  ///< no capacity limit: the split sizes are known only on the GPU
 };
 
 MoeDims moe_dims(const JobSpec& job);

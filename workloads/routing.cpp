@@ -163,10 +163,21 @@ void summarise(const RoutingInputs& in, const std::vector<double>& share, LayerR
   const double dispatched = in.dispatch_vector_bytes > 0.0 ? in.dispatch_vector_bytes : in.vector_bytes;
   for (double& b : r.dispatch_bytes) b *= dispatched;
   for (double& b : r.combine_bytes) b *= in.vector_bytes;
+  if (in.moe.dispatcher == MoeDispatcher::low_latency) {
+    // DeepEP's low-latency kernels send every (token, expert) copy to its expert's rank: every
+    // sender's share of rank j's copies, copies_j / ep, with no per-GPU or per-node merging.
+    for (std::size_t i = 0; i < ep; ++i)
+      for (std::size_t j = 0; j < ep; ++j) {
+        const double copies = r.ranks[j].copies / static_cast<double>(ep);
+        r.dispatch_bytes[i * ep + j] = copies * dispatched;
+        r.combine_bytes[j * ep + i] = copies * in.vector_bytes;
+      }
+  }
   r.mean_sent_bytes = std::accumulate(r.dispatch_bytes.begin(), r.dispatch_bytes.end(), 0.0) / r.ep;
   r.mean_combine_bytes = std::accumulate(r.combine_bytes.begin(), r.combine_bytes.end(), 0.0) / r.ep;
-  const double first = r.dispatch.empty() ? 0.0 : r.dispatch[0];
-  r.uniform = std::all_of(r.dispatch.begin(), r.dispatch.end(),
+  const auto& pairs = in.moe.dispatcher == MoeDispatcher::low_latency ? r.dispatch_bytes : r.dispatch;
+  const double first = pairs.empty() ? 0.0 : pairs[0];
+  r.uniform = std::all_of(pairs.begin(), pairs.end(),
                           [&](double x) { return std::abs(x - first) <= 1e-12 * std::max(1.0, first); });
 }
 

@@ -16,6 +16,10 @@ topo::CollectiveRequest to_collective(const CommRequest& r) {
     case CollectiveKind::all_gather: c.op = topo::CollectiveOp::all_gather; copy_groups(); break;
     case CollectiveKind::reduce_scatter: c.op = topo::CollectiveOp::reduce_scatter; copy_groups(); break;
     case CollectiveKind::all_to_all: c.op = topo::CollectiveOp::all_to_all; copy_groups(); break;
+    case CollectiveKind::all_to_all_low_latency:  // DeepEP's low-latency kernels
+      c.op = topo::CollectiveOp::all_to_all, c.algorithm = topo::CollectiveAlgorithm::deepep_ll;
+      copy_groups();
+      break;
     case CollectiveKind::broadcast: c.op = topo::CollectiveOp::broadcast; copy_groups(); break;
     case CollectiveKind::send_recv: c.op = topo::CollectiveOp::send_recv; copy_groups(); break;
     case CollectiveKind::ring_exchange:

@@ -155,3 +155,43 @@ TEST_CASE("expert-parallel dispatch and combine follow DeepEP's H800 bandwidths"
     CHECK(s.units / deepep == Approx(1.0).epsilon(0.02));
   }
 }
+
+TEST_CASE("the low-latency dispatcher sends every copy to its expert's rank", "[routing][deepep]") {
+  // DeepEP's low-latency kernels at EP16 (two nodes of 8), 128 tokens per rank, top-8 of 256
+  // experts, FP8 dispatch: every (token, expert) copy is a message to the expert's rank, with no
+  // per-GPU merging and no node limit. Balanced routing gives each rank 1/16 of every sender's
+  // 128 x 8 = 1,024 copies: 64 per pair, 64 x 7,392 = 473,088 bytes; 1,024 x 7,392 = 7,569,408 per
+  // rank in all (its own 64 copies included).
+  work::RoutingInputs in;
+  in.experts = kExperts;
+  in.top_k = kTopK;
+  in.tokens_per_rank = 128;
+  in.vector_bytes = kCombineBytes;
+  in.dispatch_vector_bytes = kDispatchBytes;
+  in.moe.max_nodes_per_token = 4;  // the normal kernels' node limit: the low-latency ones ignore it
+  in.moe.dispatcher = work::MoeDispatcher::low_latency;
+  for (int r = 0; r < 16; ++r) in.node_of.push_back(r / 8);
+  const work::LayerRouting routing = work::route_layer(in, 0, work::HotRank::as_drawn);
+  CHECK(routing.uniform);
+  CHECK(routing.dispatch_bytes[5] == Approx(64 * kDispatchBytes));
+  CHECK(routing.dispatch_bytes[9 * 16 + 2] == Approx(64 * kDispatchBytes));
+  CHECK(routing.combine_bytes[3] == Approx(64 * kCombineBytes));
+  CHECK(routing.mean_sent_bytes == Approx(1024 * kDispatchBytes));
+  // The MoE layer asks for the low-latency kernels; the planner runs them as DeepEP does.
+  work::CommRequest req;
+  req.kind = work::CollectiveKind::all_to_all_low_latency;
+  req.dim = work::ParallelDim::ep;
+  req.bytes = routing.mean_sent_bytes;
+  req.groups = {std::vector<int>(16)};
+  for (int r = 0; r < 16; ++r) req.groups[0][static_cast<std::size_t>(r)] = r;
+  topo::ClusterSpec spec = topo::test::cluster(2, 8, topo::FabricKind::rail_optimized);
+  spec.gpu = h800();
+  const auto topology = std::make_shared<const topo::Topology>(spec);
+  const auto planned = work::planned_collective(*topology, req);
+  CHECK(planned.algorithm == topo::CollectiveAlgorithm::deepep_ll);
+  // Half the copies leave the node, from the GPU's own NIC: 7,569,408 / 2 / 42.5 GB/s = 89.05 us,
+  // plus the launch (1.24 us) and two rounds of the longest route (NIC pair 2 us + leaf, spine,
+  // leaf 1.5 us: rails differ, no PXN) = 8.24 us.
+  const double t = topo::test::simulate_one(spec, planned).time_s;
+  CHECK(t == Approx(8.24e-6 + 1024 * kDispatchBytes / 2 / 42.5e9).epsilon(1e-3));
+}

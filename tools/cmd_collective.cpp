@@ -1,5 +1,6 @@
 // `stepsim collective`: one collective on a generated cluster, simulated alone at several sizes
 // through the flow network, printed nccl-tests style. The logic lives in topology/.
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cmath>
 #include <cstdio>
@@ -109,35 +110,30 @@ topo::ClusterSpec make_cluster(const Options& o) {
   return c;
 }
 
-topo::CollectiveAlgorithm parse_algorithm(const std::string& text) {
-  const auto alg = topo::parse_collective_algorithm(text);
-  if (!alg) {
-    const auto names = topo::algorithm_names();
-    throw UserError({}, "--algorithm", "unknown `" + text + "`; expected " + scen::join_names(names),
-                    scen::did_you_mean(text, names));
-  }
-  return *alg;
-}
-
-topo::CollectiveProtocol parse_protocol(const std::string& text) {
-  const auto p = topo::parse_collective_protocol(text);
-  if (!p) {
-    const auto names = topo::protocol_names();
-    throw UserError({}, "--protocol", "unknown `" + text + "`; expected " + scen::join_names(names),
-                    scen::did_you_mean(text, names));
-  }
-  return *p;
+/// `text` as one of `names` (parsed by `parse`), or a UserError for `option` listing them.
+template <class E>
+E parse_named(const std::string& text, const char* option, std::optional<E> (*parse)(std::string_view),
+              const std::vector<std::string>& names) {
+  if (const auto v = parse(text)) return *v;
+  throw UserError({}, option, "unknown `" + text + "`; expected " + scen::join_names(names),
+                  scen::did_you_mean(text, names));
 }
 
 topo::SweepRequest make_sweep(const Options& o, const topo::Topology& topo) {
   topo::SweepRequest r;
-  const auto op = topo::parse_collective_op(o.op);
+  // nccl-tests' spellings too: all_reduce, sendrecv, alltoall.
+  std::string spelled = o.op;
+  std::replace(spelled.begin(), spelled.end(), '_', '-');
+  if (spelled == "sendrecv") spelled = "send-recv";
+  if (spelled == "alltoall") spelled = "all-to-all";
+  const auto op = topo::parse_collective_op(spelled);
   if (!op)
     one_of("--op", o.op,
            {"all-reduce", "reduce-scatter", "all-gather", "all-to-all", "broadcast", "send-recv"});
   r.op = *op;
-  r.algorithm = parse_algorithm(o.algorithm);
-  r.protocol = parse_protocol(o.protocol);
+  r.algorithm =
+      parse_named(o.algorithm, "--algorithm", topo::parse_collective_algorithm, topo::algorithm_names());
+  r.protocol = parse_named(o.protocol, "--protocol", topo::parse_collective_protocol, topo::protocol_names());
   const auto total = static_cast<int>(topo.gpu_count());
   int ranks = o.ranks > 0 ? o.ranks : total;
   if (ranks > total)

@@ -50,7 +50,16 @@ std::string cluster_line(const topo::ClusterSpec& c) {
          std::to_string(c.total_gpus()) + " GPUs, NVLink domain " + std::to_string(c.nvlink_domain) +
          (c.rack_gpus > 0 ? " of each " + std::to_string(c.rack_gpus) + "-GPU rack" : "") +
          (c.nvls ? " (NVLS)" : "") + ", NIC " + num(c.nic_bw_Bps() * units::kBitsPerByte / 1e9) + " Gb/s, " +
-         kind + " " + std::to_string(c.fabric.tiers) + "-tier fabric";
+         kind + " " + std::to_string(c.fabric.tiers) + "-tier fabric" + (c.fabric.sharp ? " with SHARP" : "");
+}
+
+/// ", collectives forced to tree / ll" when [collective] forces NCCL's algorithm or protocol.
+std::string forced_collectives(const topo::CommConfig& c) {
+  if (c.algorithm == topo::CollectiveAlgorithm::automatic &&
+      c.protocol == topo::CollectiveProtocol::automatic)
+    return "";
+  return ", collectives forced to " + std::string(topo::name(c.algorithm)) + " / " +
+         std::string(topo::name(c.protocol));
 }
 
 /// " (layernorm, mla_up_proj)": what selective recomputation covers.
@@ -142,7 +151,7 @@ std::string table(const scen::Scenario& s) {
   if (!s.meta.id.empty()) row("id", s.meta.id + (s.meta.group.empty() ? "" : " [" + s.meta.group + "]"));
   row("model", model_line(s));
   row("gpu", gpu_line(s.job.cluster.gpu));
-  row("cluster", cluster_line(s.job.cluster));
+  row("cluster", cluster_line(s.job.cluster) + forced_collectives(s.job.collective));
   row("workload", workload_line(s));
   row("layout", layout_line(s));
   row("precision", precision_line(s.job.precision));

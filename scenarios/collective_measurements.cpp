@@ -223,4 +223,13 @@ std::vector<std::vector<topo::GpuId>> measured_groups(const MeasuredCollective& 
   return pairs;
 }
 
+topo::SweepRequest measured_sweep(const MeasuredCollective& row, topo::CollectiveAlgorithm algorithm) {
+  topo::SweepRequest r;
+  r.op = row.op;
+  r.groups = measured_groups(row);
+  r.sizes_bytes = {row.bytes};
+  r.algorithm = algorithm;
+  return r;
+}
+
 }  // namespace stepsim::scen

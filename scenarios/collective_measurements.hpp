@@ -15,6 +15,7 @@
 
 #include "scenarios/catalog.hpp"
 #include "topology/cluster.hpp"
+#include "topology/collective_sweep.hpp"
 #include "topology/collectives.hpp"
 
 namespace stepsim::scen {
@@ -50,5 +51,9 @@ std::vector<MeasuredCollective> read_collective_measurements(const std::filesyst
 /// (each rank sends to the next, the last to the first) one pair per rank, the first pair the
 /// one that crosses from the first node to the second (the pairs that limit it).
 std::vector<std::vector<topo::GpuId>> measured_groups(const MeasuredCollective& row);
+
+/// The row's collective at its size, as `stepsim collective` runs it (topology/collective_sweep.hpp),
+/// with `algorithm` (the row's own, or automatic to see what stepsim would choose).
+topo::SweepRequest measured_sweep(const MeasuredCollective& row, topo::CollectiveAlgorithm algorithm);
 
 }  // namespace stepsim::scen

@@ -27,12 +27,7 @@ struct Outcome {
 
 topo::CollectiveSample run(const std::shared_ptr<const topo::Topology>& topo,
                            const scen::MeasuredCollective& row, topo::CollectiveAlgorithm algorithm) {
-  topo::SweepRequest r;
-  r.op = row.op;
-  r.groups = scen::measured_groups(row);
-  r.sizes_bytes = {row.bytes};
-  r.algorithm = algorithm;
-  return topo::sweep_collective(topo, r).front();
+  return topo::sweep_collective(topo, scen::measured_sweep(row, algorithm)).front();
 }
 
 std::string band(double bytes) {

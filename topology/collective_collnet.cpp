@@ -111,13 +111,7 @@ Plan build_nvls_sharp_all_reduce(AlgoContext& ctx) {
     const double m = static_cast<double>(domains.front().size());
     const std::size_t heads = nvls_heads(domains.front().size());
     const double h = static_cast<double>(heads);
-    for (const auto& d : domains)
-      for (GpuId g : d) {
-        ctx.builder.add_link(ctx.topo.scaleup_up(g), 1.0 + 1.0 / m, ctx.nvls_efficiency);
-        ctx.builder.add_link(ctx.topo.scaleup_down(g), 1.0 + 1.0 / m, ctx.nvls_efficiency);
-        nvlink = ctx.topo.link(ctx.topo.scaleup_up(g)).latency_s +
-                 ctx.topo.link(ctx.topo.scaleup_down(g)).latency_s;
-      }
+    for (const auto& d : domains) nvlink = add_nvls_links(ctx, d, 1.0 + 1.0 / m, 1.0 + 1.0 / m);
     for (std::size_t i = 0; i < heads; ++i) {
       std::vector<GpuId> rail;
       for (const auto& d : domains) rail.push_back(d[i]);

@@ -13,10 +13,6 @@
 
 namespace stepsim::topo {
 
-namespace {
-
-// Adds `up` and `down` unit flows per request byte to every rank's NVLink at the NVLS efficiency;
-// returns one GPU-switch-GPU step's latency.
 double add_nvls_links(AlgoContext& ctx, const std::vector<GpuId>& ranks, double up, double down) {
   double step = 0.0;
   for (GpuId g : ranks) {
@@ -27,6 +23,8 @@ double add_nvls_links(AlgoContext& ctx, const std::vector<GpuId>& ranks, double 
   }
   return step;
 }
+
+namespace {
 
 std::vector<GpuId> all_ranks(const GroupLayout& layout) {
   std::vector<GpuId> out;

@@ -7,10 +7,13 @@ namespace stepsim::topo {
 
 std::uint32_t PatternPool::add(std::vector<LinkUse> uses) {
   double spb = 0.0;
-  for (const LinkUse& u : uses) spb = std::max(spb, u.coefficient / topo_->link(u.link).bw_Bps);
+  LinkId bottleneck = kNoLink;
+  for (const LinkUse& u : uses)
+    if (const double t = u.coefficient / topo_->link(u.link).bw_Bps; t > spb) spb = t, bottleneck = u.link;
   begin_.push_back(static_cast<std::uint32_t>(uses_.size()));
   uses_.insert(uses_.end(), uses.begin(), uses.end());
   spb_.push_back(spb);
+  bottleneck_.push_back(bottleneck);
   return static_cast<std::uint32_t>(spb_.size() - 1);
 }
 
@@ -65,7 +68,12 @@ GroupLayout layout_of(const Topology& topo, std::span<const GpuId> ranks) {
   }
   out.ranks = ranks.size();
   for (const auto& h : out.hosts) out.uniform = out.uniform && h.size() == out.max_per_host;
-  for (GpuId g : ranks) out.one_domain = out.one_domain && topo.domain_of(g) == topo.domain_of(ranks[0]);
+  std::map<std::uint32_t, std::size_t> per_domain;  // ordered: deterministic
+  for (GpuId g : ranks) ++per_domain[topo.domain_of(g)];
+  out.domains = per_domain.size();
+  out.one_domain = out.domains <= 1;
+  for (const auto& [d, n] : per_domain)
+    out.domains_uniform = out.domains_uniform && n == per_domain.begin()->second;
   return out;
 }
 
@@ -79,20 +87,6 @@ std::vector<std::vector<GpuId>> by_domain(const Topology& topo, const GroupLayou
     out.push_back(std::move(members));
   }
   return out;
-}
-
-int domains_spanned(const Topology& topo, std::span<const GpuId> ranks) {
-  std::vector<std::uint32_t> d;
-  for (GpuId g : ranks) d.push_back(topo.domain_of(g));
-  std::sort(d.begin(), d.end());
-  return static_cast<int>(std::unique(d.begin(), d.end()) - d.begin());
-}
-
-bool domains_uniform(const Topology& topo, const GroupLayout& layout) {
-  const auto domains = by_domain(topo, layout);
-  for (const auto& d : domains)
-    if (d.size() != domains.front().size()) return false;
-  return true;
 }
 
 std::vector<GpuId> ring_order(const GroupLayout& layout, std::uint32_t channel) {

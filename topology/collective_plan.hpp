@@ -32,6 +32,8 @@ class PatternPool {
   std::span<const LinkUse> uses(std::uint32_t id) const;
   /// max over links of coefficient / bandwidth: seconds per unit-flow byte when alone.
   double seconds_per_byte(std::uint32_t id) const { return spb_[id]; }
+  /// The link that sets seconds_per_byte (kNoLink for an empty pattern).
+  LinkId bottleneck(std::uint32_t id) const { return bottleneck_[id]; }
   std::size_t size() const { return spb_.size(); }
 
  private:
@@ -39,6 +41,7 @@ class PatternPool {
   std::vector<LinkUse> uses_;
   std::vector<std::uint32_t> begin_;
   std::vector<double> spb_;
+  std::vector<LinkId> bottleneck_;
 };
 
 /// Accumulates unit flows over links into a pattern, applying each link kind's protocol efficiency.
@@ -86,8 +89,10 @@ struct GroupLayout {
   std::vector<std::vector<GpuId>> hosts;
   std::size_t ranks = 0;
   std::size_t max_per_host = 0;
-  bool uniform = true;     ///< every host holds the same number of ranks
-  bool one_domain = true;  ///< every rank in the same scale-up domain
+  bool uniform = true;          ///< every host holds the same number of ranks
+  bool one_domain = true;       ///< every rank in the same scale-up domain
+  std::size_t domains = 1;      ///< scale-up domains spanned (NCCL's nodes: an NVL72 rack is one)
+  bool domains_uniform = true;  ///< every domain spanned holds the same number of the ranks
 };
 GroupLayout layout_of(const Topology& topo, std::span<const GpuId> ranks);
 
@@ -96,12 +101,8 @@ GroupLayout layout_of(const Topology& topo, std::span<const GpuId> ranks);
 inline std::size_t nvls_heads(std::size_t m) {
   return m < 32 ? m : 32;
 }
-/// How many scale-up domains `ranks` span (NCCL's nodes: an NVL72 rack is one).
-int domains_spanned(const Topology& topo, std::span<const GpuId> ranks);
 /// The ranks of `layout` grouped by scale-up domain (domains in increasing order, ranks sorted).
 std::vector<std::vector<GpuId>> by_domain(const Topology& topo, const GroupLayout& layout);
-/// True when every domain of `layout` holds the same number of its ranks.
-bool domains_uniform(const Topology& topo, const GroupLayout& layout);
 
 /// Everything an algorithm needs; `layouts[i]` describes request.groups[i].
 struct AlgoContext {
@@ -133,6 +134,10 @@ Plan build_collnet_all_gather(AlgoContext& ctx);
 Plan build_pairwise_all_to_all(AlgoContext& ctx);
 Plan build_direct_send_recv(AlgoContext& ctx);
 Plan build_deepep_ll_all_to_all(AlgoContext& ctx);
+
+/// Adds `up` and `down` unit flows per request byte to every rank's NVLink at the NVLS efficiency
+/// (multimem traffic through the switch); returns one GPU-switch-GPU step's latency.
+double add_nvls_links(AlgoContext& ctx, const std::vector<GpuId>& ranks, double up, double down);
 
 /// Parent of member `rank` (0 .. n-1) in NCCL's double binary tree `t` (0 or 1), or -1 for the
 /// root (src/graph/trees.cc ncclGetDtree): tree 0 is a binary tree rooted at 0 whose interior

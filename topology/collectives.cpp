@@ -58,7 +58,7 @@ bool nvls_domain(const AlgoContext& ctx) {
 bool nvls_tree_shape(const AlgoContext& ctx) {
   if (!ctx.topo.nvls()) return false;
   for (const GroupLayout& l : ctx.layouts)
-    if (l.one_domain || !domains_uniform(ctx.topo, l)) return false;
+    if (l.one_domain || !l.domains_uniform) return false;
   return true;
 }
 // NCCL runs NVLS across nodes only with CollNet: every domain holding the same number of ranks

@@ -120,18 +120,6 @@ void FlowNetwork::start_flows(std::uint32_t slot, Time now) {
   if (a.flows_left == 0) end_phase(slot, now);
 }
 
-// A variable held at its protocol ceiling (NCCL's per-channel limit) rather than by a saturated
-// link is charged to the kind of its busiest link: the links it would otherwise fill.
-Resource FlowNetwork::ceiling_resource(std::uint32_t pattern) const {
-  double worst = 0.0;
-  Resource r = Resource::none;
-  for (const LinkUse& u : table_->pattern(pattern)) {
-    const double spb = u.coefficient / table_->topology().link(u.link).bw_Bps;
-    if (spb > worst) worst = spb, r = link_resource_[u.link];
-  }
-  return r;
-}
-
 void FlowNetwork::finish_flow(std::uint32_t var, Time now) {
   Flow& f = flows_[var];
   progress(f, now);
@@ -173,8 +161,11 @@ void FlowNetwork::settle(Time now) {
     progress(f, now);
     const double old_rate = f.rate;
     f.rate = sys_.rate(var);
-    const auto lim = sys_.limiter(var);
-    f.limiter = lim == MaxMinSystem::kNone ? ceiling_resource(f.pattern) : link_resource_[lim];
+    auto lim = sys_.limiter(var);  // constraint id == link id
+    // A variable held at its protocol ceiling (NCCL's per-channel limit) rather than by a saturated
+    // link is charged to the kind of its busiest link: the links it would otherwise fill.
+    if (lim == MaxMinSystem::kNone) lim = table_->pattern_bottleneck(f.pattern);
+    f.limiter = lim == kNoLink ? Resource::none : link_resource_[lim];
     ++f.generation;
     Time finish = kTimeNever;
     if (std::isinf(f.rate) || f.remaining <= 0.0)

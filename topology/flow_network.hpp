@@ -122,7 +122,6 @@ class FlowNetwork final : public sim::Network {
   };
 
   void push(Time t, EventKind kind, std::uint32_t target, std::uint32_t generation = 0);
-  Resource ceiling_resource(std::uint32_t pattern) const;
   void begin_phase(std::uint32_t slot, Time now);
   void start_flows(std::uint32_t slot, Time now);
   void finish_flow(std::uint32_t var, Time now);

@@ -142,7 +142,7 @@ NcclShape shape_of(const AlgoContext& ctx, CollectiveAlgorithm a) {
   s.algorithm = a;
   s.arch = ctx.topo.spec().gpu.arch;
   s.ranks = static_cast<int>(ctx.layouts[0].ranks);
-  s.nodes = domains_spanned(ctx.topo, ctx.request.groups[0]);
+  s.nodes = static_cast<int>(ctx.layouts[0].domains);
   s.nvlink = ctx.topo.spec().gpu.nvlink_bw_Bps > 0.0 && ctx.topo.domain_size() > 1;
   s.channels = nccl_channels(ctx, a, s.nodes);
   return s;
@@ -177,10 +177,10 @@ std::pair<TransferTableBuilder::Choice, double> TransferTableBuilder::choose(Alg
     applied = true;
     const NcclShape shape = shape_of(ctx, s.algorithm);
     const std::uint32_t id = plan_for(s, ctx);
+    // A protocol forced for an operation NCCL does not tune (all-to-all, send/recv, broadcast)
+    // does not apply to it: those run Simple.
+    const bool tuned = nccl_tuned(request.op, s.algorithm);
     for (CollectiveProtocol p : kProtocols) {
-      // A protocol forced for an operation NCCL does not tune (all-to-all, send/recv, broadcast)
-      // does not apply to it: those run Simple.
-      const bool tuned = nccl_tuned(request.op, s.algorithm);
       if (!any_protocol && tuned && p != request.protocol) continue;
       if (!protocol_applies(shape, p)) {
         if (!any_protocol && tuned && p == request.protocol)

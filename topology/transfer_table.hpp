@@ -67,6 +67,8 @@ class TransferTable {
   /// Link usages of a pattern: unit flows per link, already divided by protocol efficiency.
   std::span<const LinkUse> pattern(std::uint32_t id) const { return pool_.uses(id); }
   std::size_t pattern_count() const { return pool_.size(); }
+  /// The link that limits a pattern alone (kNoLink for an empty one).
+  LinkId pattern_bottleneck(std::uint32_t id) const { return pool_.bottleneck(id); }
 
  private:
   friend class TransferTableBuilder;

@@ -82,14 +82,11 @@ TEST_CASE("multi-node bus bandwidth against nccl-tests", "[collectives][nccl]") 
   std::map<std::string, double> error;
   for (const auto& r : rows) {
     if (!r.not_expressible.empty()) continue;
-    topo::SweepRequest req;
-    req.op = r.op;
-    req.groups = scen::measured_groups(r);
-    req.sizes_bytes = {r.bytes};
-    req.algorithm = r.algorithm;
     topo::CollectiveSample s;
     try {
-      s = topo::sweep_collective(std::make_shared<const topo::Topology>(r.cluster), req).front();
+      s = topo::sweep_collective(std::make_shared<const topo::Topology>(r.cluster),
+                                 scen::measured_sweep(r, r.algorithm))
+              .front();
     } catch (const UserError& e) {  // NVLS all-gather across nodes: NCCL needs CollNet for it
       std::printf("  %-4s not simulated: %s\n", r.id.c_str(), e.what());
       continue;

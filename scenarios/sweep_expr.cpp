@@ -23,7 +23,7 @@ ExprType type_of(const ExprValue& v) {
   return ExprType::boolean;
 }
 
-namespace {
+namespace expr_detail {
 
 enum class Tok : std::uint8_t { end, number, string, name, punct };
 
@@ -83,7 +83,11 @@ std::vector<Token> tokenize(std::string_view s) {
   return out;
 }
 
-}  // namespace
+}  // namespace expr_detail
+
+using expr_detail::Tok;
+using expr_detail::Token;
+using expr_detail::tokenize;
 
 /// Recursive descent over the grammar (lowest precedence first):
 ///   or := and (("or" | "||") and)*      and := not (("and" | "&&") not)*

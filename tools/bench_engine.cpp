@@ -27,10 +27,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
 /// CPU time of the calling thread: on a shared machine, what one core actually spent.
 double thread_cpu_s() {
   timespec ts{};

@@ -13,12 +13,6 @@
 
 namespace stepsim::cli {
 
-namespace {
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-}  // namespace
-
 BenchResult bench_scenario_load() {
   namespace fs = std::filesystem;
   const fs::path data = scen::data_dir();

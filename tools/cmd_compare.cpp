@@ -29,7 +29,7 @@ struct CompareArgs {
   bool help = false;
 };
 
-CompareArgs parse(Args args) {
+CompareArgs parse_compare_args(Args args) {
   CompareArgs a;
   po::options_description visible(
       "stepsim compare A.toml B.toml [...] [options]\n\n"
@@ -59,7 +59,7 @@ std::vector<std::string> unique_names(const std::vector<scen::Scenario>& ss) {
 }  // namespace
 
 int cmd_compare(Args args) {
-  const CompareArgs a = parse(args);
+  const CompareArgs a = parse_compare_args(args);
   if (a.help) return 0;
   if (a.scenarios.size() < 2)
     throw UserError("compare needs at least two scenario files (usage: stepsim compare A.toml B.toml [...])");
@@ -70,9 +70,10 @@ int cmd_compare(Args args) {
   for (const auto& s : scenarios)
     if (s.job.workload.kind == work::WorkloadKind::generate ||
         s.job.workload.kind == work::WorkloadKind::serve)
-      throw UserError(s.where("workload.kind"), "workload.kind",
-                      "compare sets one step against another, not whole generations or serving runs",
-                      "compare kind = \"decode\" or \"prefill\" steps; run each generation with `stepsim run`");
+      throw UserError(
+          s.where("workload.kind"), "workload.kind",
+          "compare sets one step against another, not whole generations or serving runs",
+          "compare kind = \"decode\" or \"prefill\" steps; run each generation with `stepsim run`");
   work::SimulateOptions options;
   options.ranks = parse_rank_mode(a.ranks);
   std::vector<work::Simulation> sims;

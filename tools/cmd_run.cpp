@@ -6,9 +6,9 @@
 
 #include "output/generation_view.hpp"
 #include "output/render_format.hpp"
-#include "output/serving_view.hpp"
 #include "output/run_outputs.hpp"
 #include "output/run_view.hpp"
+#include "output/serving_view.hpp"
 #include "scenarios/catalog.hpp"
 #include "scenarios/scenario.hpp"
 #include "sim/error.hpp"
@@ -32,7 +32,7 @@ struct RunArgs {
   bool help = false;
 };
 
-RunArgs parse(Args args) {
+RunArgs parse_run_args(Args args) {
   RunArgs a;
   po::options_description visible(
       "stepsim run SCENARIO [options]\n\n"
@@ -51,9 +51,11 @@ RunArgs parse(Args args) {
       "in the trace, all in HDF5)")("hdf5", po::value(&a.outputs.hdf5_path),
                                     "write the summary, per-op timings, link utilisation and memory to HDF5")(
       "report", po::value(&a.outputs.report_path), "write a self-contained HTML report")(
-      "slo-ttft-ms", po::value(&a.slo_ttft_ms), "serving: find the highest rate whose TTFT percentile meets this")(
+      "slo-ttft-ms", po::value(&a.slo_ttft_ms),
+      "serving: find the highest rate whose TTFT percentile meets this")(
       "slo-tpot-ms", po::value(&a.slo_tpot_ms), "serving: ... and whose time per output token meets this")(
-      "slo-percentile", po::value(&a.slo_percentile)->default_value(99.0), "serving: the percentile the SLO bounds");
+      "slo-percentile", po::value(&a.slo_percentile)->default_value(99.0),
+      "serving: the percentile the SLO bounds");
   a.help = !parse_command_line(args, visible, "scenario", a.scenario);
   return a;
 }
@@ -62,10 +64,11 @@ RunArgs parse(Args args) {
 int run_generation(const RunArgs& a, const scen::Scenario& s, const work::SimulateOptions& options,
                    const out::RunLabels& labels, out::RenderFormat format) {
   if (a.outputs.any())
-    throw UserError(s.where("workload.kind"), "workload.kind",
-                    "--trace, --hdf5 and --report describe one step, and kind = \"generate\" is a whole batch",
-                    "run its prefill (kind = \"prefill\") or one decode step (kind = \"decode\", context = N) "
-                    "with those options");
+    throw UserError(
+        s.where("workload.kind"), "workload.kind",
+        "--trace, --hdf5 and --report describe one step, and kind = \"generate\" is a whole batch",
+        "run its prefill (kind = \"prefill\") or one decode step (kind = \"decode\", context = N) "
+        "with those options");
   work::GenerationOptions g;
   g.simulate = options;
   const work::Generation gen = work::simulate_generation(s.job, g);
@@ -104,7 +107,7 @@ int run_serving(const RunArgs& a, const scen::Scenario& s, const work::SimulateO
 }  // namespace
 
 int cmd_run(Args args) {
-  const RunArgs a = parse(args);
+  const RunArgs a = parse_run_args(args);
   if (a.help) return 0;
   if (a.scenario.empty()) throw UserError("missing the scenario file (usage: stepsim run SCENARIO)");
   const out::RenderFormat format = out::parse_render_format(a.format);
@@ -118,7 +121,8 @@ int cmd_run(Args args) {
   if (!serving && (a.slo_ttft_ms != 0 || a.slo_tpot_ms != 0))
     throw UserError("--slo-ttft-ms and --slo-tpot-ms apply to serving scenarios (workload.kind = \"serve\")");
   if (serving) return run_serving(a, s, options, labels, format);
-  if (s.job.workload.kind == work::WorkloadKind::generate) return run_generation(a, s, options, labels, format);
+  if (s.job.workload.kind == work::WorkloadKind::generate)
+    return run_generation(a, s, options, labels, format);
   const work::Simulation sim = work::simulate(s.job, options);
   std::cout << (format == out::RenderFormat::json ? out::run_json_text(s.job, sim, labels)
                                                   : out::run_table(s.job, sim, labels));

@@ -103,7 +103,7 @@ std::string joined(const work::KnobInfo& k) {
   return s;
 }
 
-SearchArgs parse(Args args) {
+SearchArgs parse_search_args(Args args) {
   namespace po = boost::program_options;
   SearchArgs a;
   po::options_description visible(
@@ -146,7 +146,7 @@ SearchArgs parse(Args args) {
 }  // namespace
 
 int cmd_search(Args args) {
-  SearchArgs a = parse(args);
+  SearchArgs a = parse_search_args(args);
   if (a.help) return 0;
   out::SearchOptions& o = a.o;
   if (a.scenario.empty()) throw UserError("missing the scenario file (usage: stepsim search SCENARIO)");

@@ -64,7 +64,7 @@ struct SlurmArgs {
   bool help = false;
 };
 
-SlurmArgs parse(Args args) {
+SlurmArgs parse_slurm_args(Args args) {
   SlurmArgs a;
   out::SlurmOptions& o = a.o;
   po::options_description visible(
@@ -91,7 +91,7 @@ SlurmArgs parse(Args args) {
 }  // namespace
 
 int cmd_slurm(Args args) {
-  SlurmArgs a = parse(args);
+  SlurmArgs a = parse_slurm_args(args);
   if (a.help) return 0;
   out::SlurmOptions& o = a.o;
   const std::string &sweep = a.sweep, &dir = a.dir;

@@ -26,7 +26,7 @@ struct SweepArgs {
   bool help = false;
 };
 
-SweepArgs parse(Args args) {
+SweepArgs parse_sweep_args(Args args) {
   SweepArgs a;
   po::options_description visible(
       "stepsim sweep SWEEP.toml --out RESULTS.h5 [options]\n\n"
@@ -80,7 +80,7 @@ void print_summary(const scen::Sweep& sweep, const out::SweepRunOptions& o, cons
 }  // namespace
 
 int cmd_sweep(Args args) {
-  const SweepArgs a = parse(args);
+  const SweepArgs a = parse_sweep_args(args);
   if (a.help) return 0;
   if (a.sweep.empty())
     throw UserError("missing the sweep file (usage: stepsim sweep SWEEP.toml --out RESULTS.h5)");

@@ -44,16 +44,16 @@ double layer_base(const ModelSpec& m) {
   return attention_params(m) + 2.0 * norm_params(m, m.hidden);
 }
 
-struct MoeLayer {
+struct MoeShape {
   double routed = 0.0;  ///< all routed experts
   double shared = 0.0;
   double router = 0.0;
   double active_ffn = 0.0;  ///< top_k routed + shared experts + router
 };
 
-MoeLayer moe_layer(const ModelSpec& m) {
+MoeShape moe_layer(const ModelSpec& m) {
   const double expert = mlp_params(m, m.expert_ffn);
-  MoeLayer l;
+  MoeShape l;
   l.routed = d(m.experts) * expert;
   l.shared = d(m.shared_experts) * expert;
   l.router = d(m.experts) * d(m.hidden);
@@ -71,7 +71,7 @@ void add_mtp(const ModelSpec& m, ParamBreakdown& b) {
   double layer = layer_base(m);
   double layer_active = layer;
   if (m.is_moe()) {
-    const MoeLayer l = moe_layer(m);
+    const MoeShape l = moe_layer(m);
     layer += l.routed + l.shared + l.router;
     layer_active += l.active_ffn;
   } else {
@@ -108,7 +108,7 @@ ParamBreakdown count_params(const ModelSpec& m) {
   b.dense_mlp = d(dense_layers) * mlp_params(m, m.ffn);
   double moe_active = 0.0;
   if (moe_layers > 0) {
-    const MoeLayer l = moe_layer(m);
+    const MoeShape l = moe_layer(m);
     b.routed_experts = d(moe_layers) * l.routed;
     b.shared_experts = d(moe_layers) * l.shared;
     b.routers = d(moe_layers) * l.router;

@@ -4,17 +4,13 @@
 
 #include "scenarios/scenario.hpp"
 #include "sim/error.hpp"
+#include "tests/support/catalog.hpp"
 #include "tests/support/temp_files.hpp"
 
 using stepsim::UserError;
 using stepsim::scen::Catalog;
 
 namespace {
-
-const Catalog& builtin() {
-  static const Catalog c = Catalog::load_dir(std::filesystem::path(STEPSIM_DATA_BUILD_DIR) / "catalog");
-  return c;
-}
 
 // A valid scenario; the line numbers in the cases below count from its first line.
 //  1 [model]           5 nodes = 16          9 seq_len = 4096       13 [parallelism]
@@ -296,7 +292,7 @@ TEST_CASE("malformed and impossible scenarios fail with location, key and hint")
       const auto path = dir.write("bad.toml", c.toml);
       std::string message = "no error";
       try {
-        (void)stepsim::scen::load_scenario(path, builtin());
+        (void)stepsim::scen::load_scenario(path, stepsim::test::builtin_catalog());
       } catch (const UserError& e) {
         message = e.what();
       }
@@ -324,7 +320,8 @@ TEST_CASE("stepsim check reports the same errors with exit code 2") {
 
 TEST_CASE("every base case is valid, so each failure above is the edit's doing") {
   stepsim::test::TempDir dir;
-  const auto s = stepsim::scen::load_scenario(dir.write("good.toml", kBase), builtin());
+  const auto s =
+      stepsim::scen::load_scenario(dir.write("good.toml", kBase), stepsim::test::builtin_catalog());
   CHECK(s.job.parallel.world() == 128);
   const auto r = stepsim::test::run_stepsim("check '" + (dir.path() / "good.toml").string() + "'");
   CHECK(r.exit_code == 0);

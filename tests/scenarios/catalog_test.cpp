@@ -4,6 +4,7 @@
 
 #include "scenarios/catalog.hpp"
 #include "sim/error.hpp"
+#include "tests/support/catalog.hpp"
 #include "tests/support/temp_files.hpp"
 #include "workloads/params.hpp"
 
@@ -11,11 +12,6 @@ using stepsim::UserError;
 using stepsim::scen::Catalog;
 
 namespace {
-const Catalog& builtin() {
-  static const Catalog c = Catalog::load_dir(std::filesystem::path(STEPSIM_DATA_BUILD_DIR) / "catalog");
-  return c;
-}
-
 std::string error_of(const Catalog& base, const std::string& text) {
   try {
     (void)base.with_text(text, "user.toml");
@@ -28,20 +24,20 @@ std::string error_of(const Catalog& base, const std::string& text) {
 
 TEST_CASE("the built-in catalog has every required GPU and model") {
   for (const char* id : {"a100-sxm-80gb", "h100-sxm", "h800", "h200", "b200", "gb200", "l4", "mi300x"})
-    CHECK(builtin().find_gpu(id) != nullptr);
+    CHECK(stepsim::test::builtin_catalog().find_gpu(id) != nullptr);
   for (const char* id : {"gpt3-175b",         "llama-2-7b",        "llama-2-13b",       "llama-2-70b",
                          "llama-3.1-8b",      "llama-3.1-70b",     "llama-3.1-405b",    "mixtral-8x7b",
                          "mixtral-8x22b",     "deepseek-v3",       "qwen3-235b-a22b",   "megatron-gpt-1.7b",
                          "megatron-gpt-3.6b", "megatron-gpt-7.5b", "megatron-gpt-18b",  "megatron-gpt-39b",
                          "megatron-gpt-76b",  "megatron-gpt-145b", "megatron-gpt-310b", "megatron-gpt-530b",
                          "megatron-gpt-1t",   "megatron-gpt-22b"})
-    CHECK(builtin().find_model(id) != nullptr);
-  CHECK(builtin().gpus().size() == 8);
-  CHECK(builtin().models().size() == 22);
+    CHECK(stepsim::test::builtin_catalog().find_model(id) != nullptr);
+  CHECK(stepsim::test::builtin_catalog().gpus().size() == 8);
+  CHECK(stepsim::test::builtin_catalog().models().size() == 22);
 }
 
 TEST_CASE("catalog figures are converted to base units") {
-  const auto& h100 = *builtin().find_gpu("h100-sxm");
+  const auto& h100 = *stepsim::test::builtin_catalog().find_gpu("h100-sxm");
   CHECK(h100.bf16_flops_per_s == Approx(989e12));  // 989 TFLOP/s
   CHECK(h100.hbm_bw_Bps == Approx(3.35e12));       // 3.35 TB/s
   CHECK(h100.nvlink_bw_Bps == Approx(450e9));      // 450 GB/s per direction
@@ -51,19 +47,23 @@ TEST_CASE("catalog figures are converted to base units") {
   CHECK(h100.eff.gemm16.peak == Approx(0.828));
   CHECK(h100.hbm_capacity_bytes == Approx(79.65 * 1073741824.0));  // 79.65 GiB
   CHECK(h100.eff.estimate_network == Approx(0.75));
-  CHECK(builtin().find_gpu("h800")->comm_sm_fraction == Approx(0.15));  // 20 of 132 SMs
-  CHECK(builtin().find_gpu("gb200")->nvlink_domain == 72);
-  CHECK(builtin().find_gpu("a100-sxm-80gb")->nic_bw_Bps == Approx(25e9));  // 200 Gb/s HDR
+  CHECK(stepsim::test::builtin_catalog().find_gpu("h800")->comm_sm_fraction ==
+        Approx(0.15));  // 20 of 132 SMs
+  CHECK(stepsim::test::builtin_catalog().find_gpu("gb200")->nvlink_domain == 72);
+  CHECK(stepsim::test::builtin_catalog().find_gpu("a100-sxm-80gb")->nic_bw_Bps ==
+        Approx(25e9));  // 200 Gb/s HDR
 }
 
 TEST_CASE("aliases resolve to their entry") {
-  CHECK(builtin().find_gpu("h100-sxm-80gb") == builtin().find_gpu("h100-sxm"));
-  CHECK(builtin().find_gpu("a100") == builtin().find_gpu("a100-sxm-80gb"));
-  CHECK(builtin().find_gpu("h100-pcie") == nullptr);
+  CHECK(stepsim::test::builtin_catalog().find_gpu("h100-sxm-80gb") ==
+        stepsim::test::builtin_catalog().find_gpu("h100-sxm"));
+  CHECK(stepsim::test::builtin_catalog().find_gpu("a100") ==
+        stepsim::test::builtin_catalog().find_gpu("a100-sxm-80gb"));
+  CHECK(stepsim::test::builtin_catalog().find_gpu("h100-pcie") == nullptr);
 }
 
 TEST_CASE("every catalog model's computed count matches its published figure") {
-  for (const auto& m : builtin().models()) {
+  for (const auto& m : stepsim::test::builtin_catalog().models()) {
     INFO(m.id);
     REQUIRE(m.published_params > 0.0);
     const auto b = stepsim::work::count_params(m);
@@ -77,7 +77,7 @@ TEST_CASE("every catalog model's computed count matches its published figure") {
 }
 
 TEST_CASE("a user file overrides an entry field by field and adds new ids") {
-  const Catalog c = builtin().with_text(R"(
+  const Catalog c = stepsim::test::builtin_catalog().with_text(R"(
 [gpu.h100-sxm]
 price_per_hour = 2.5
 [gpu.h100-sxm.efficiency]
@@ -101,7 +101,7 @@ heads = 4
 ffn = 256
 vocab = 1000
 )",
-                                        "user.toml");
+                                                               "user.toml");
   const auto& h100 = *c.find_gpu("h100-sxm");
   CHECK(h100.price_per_hour == 2.5);
   CHECK(h100.eff.hbm == Approx(0.8));
@@ -115,7 +115,7 @@ vocab = 1000
   CHECK(c.find_model("tiny")->kv_heads == 4);           // defaults to heads
   CHECK(c.find_model("tiny")->head_dim == 16);          // 64 / 4
   // the original is unchanged: catalogs are values
-  CHECK(builtin().find_gpu("h100-sxm")->price_per_hour == 3.9);
+  CHECK(stepsim::test::builtin_catalog().find_gpu("h100-sxm")->price_per_hour == 3.9);
 }
 
 TEST_CASE("user catalog files from disk apply in order") {
@@ -123,29 +123,33 @@ TEST_CASE("user catalog files from disk apply in order") {
   const auto a = dir.write("a.toml", "[gpu.h200]\nprice_per_hour = 1.0\n");
   const auto b = dir.write("b.toml", "[gpu.h200]\nprice_per_hour = 2.0\n");
   const std::vector<std::filesystem::path> files{a, b};
-  CHECK(builtin().with_files(files).find_gpu("h200")->price_per_hour == 2.0);
+  CHECK(stepsim::test::builtin_catalog().with_files(files).find_gpu("h200")->price_per_hour == 2.0);
 }
 
 TEST_CASE("catalog file errors name the file, line, key and a hint") {
-  CHECK_THAT(error_of(builtin(), "[gpu.new]\nbf16_tflops = 10\n"),
+  CHECK_THAT(error_of(stepsim::test::builtin_catalog(), "[gpu.new]\nbf16_tflops = 10\n"),
              Catch::Contains("user.toml:1:1: gpu.new: missing `hbm_gib`"));
-  CHECK_THAT(error_of(builtin(), "[gpu.h100-sxm]\nhbm_gbs = 10\n"),
+  CHECK_THAT(error_of(stepsim::test::builtin_catalog(), "[gpu.h100-sxm]\nhbm_gbs = 10\n"),
              Catch::Contains("user.toml:2:1: gpu.h100-sxm.hbm_gbs: unknown key") &&
                  Catch::Contains("did you mean `hbm_gb`?"));
-  CHECK_THAT(error_of(builtin(), "[gpus.x]\n"), Catch::Contains("did you mean `gpu`?"));
-  CHECK_THAT(error_of(builtin(), "[gpu.H100]\n"), Catch::Contains("write it as `h100`"));
-  CHECK_THAT(error_of(builtin(), "[gpu.h200]\naliases = [\"h100\"]\n"),
+  CHECK_THAT(error_of(stepsim::test::builtin_catalog(), "[gpus.x]\n"),
+             Catch::Contains("did you mean `gpu`?"));
+  CHECK_THAT(error_of(stepsim::test::builtin_catalog(), "[gpu.H100]\n"),
+             Catch::Contains("write it as `h100`"));
+  CHECK_THAT(error_of(stepsim::test::builtin_catalog(), "[gpu.h200]\naliases = [\"h100\"]\n"),
              Catch::Contains("alias `h100` already names `h100-sxm`"));
-  CHECK_THAT(error_of(builtin(),
+  CHECK_THAT(error_of(stepsim::test::builtin_catalog(),
                       "[model.m]\nlayers = 2\nhidden = 64\nheads = 4\nffn = 8\nvocab = 10\nkv_heads = 3\n"),
              Catch::Contains("heads (4) must be a multiple of kv_heads (3)"));
-  CHECK_THAT(error_of(builtin(), "[model.m]\nlayers = 2\nhidden = 64\nheads = 4\nvocab = 10\n"),
+  CHECK_THAT(error_of(stepsim::test::builtin_catalog(),
+                      "[model.m]\nlayers = 2\nhidden = 64\nheads = 4\nvocab = 10\n"),
              Catch::Contains("missing `ffn`"));
+  CHECK_THAT(error_of(stepsim::test::builtin_catalog(),
+                      "[model.m]\nlayers = 2\nhidden = 64\nheads = 4\nffn = 8\nvocab = 10\ntop_k = 2\n"),
+             Catch::Contains("user.toml:7:9: model.m.top_k: is a mixture-of-experts key"));
   CHECK_THAT(
-      error_of(builtin(), "[model.m]\nlayers = 2\nhidden = 64\nheads = 4\nffn = 8\nvocab = 10\ntop_k = 2\n"),
-      Catch::Contains("user.toml:7:9: model.m.top_k: is a mixture-of-experts key"));
-  CHECK_THAT(error_of(builtin(), "[gpu.h100-sxm]\nnvlink_domain = 8\nnvlink_gb_s = 0\n"),
-             Catch::Contains("nvlink_domain: is 8 but nvlink_gb_s is 0"));
+      error_of(stepsim::test::builtin_catalog(), "[gpu.h100-sxm]\nnvlink_domain = 8\nnvlink_gb_s = 0\n"),
+      Catch::Contains("nvlink_domain: is 8 but nvlink_gb_s is 0"));
 }
 
 TEST_CASE("every figure of every built-in GPU says where it comes from") {
@@ -154,7 +158,7 @@ TEST_CASE("every figure of every built-in GPU says where it comes from") {
                             "host_launch_us",       "sustained_clock", "efficiency.gemm_bf16",
                             "efficiency.attention", "efficiency.hbm",  "efficiency.nvlink",
                             "efficiency.nic"};
-  for (const auto& g : builtin().gpus()) {
+  for (const auto& g : stepsim::test::builtin_catalog().gpus()) {
     CAPTURE(g.id);
     for (const auto& s : g.sources) {
       CAPTURE(s.key);
@@ -173,7 +177,7 @@ TEST_CASE("every figure of every built-in GPU says where it comes from") {
 }
 
 TEST_CASE("a user's figure replaces the built-in source with its own place, or with the source it gives") {
-  const auto c = builtin().with_text(
+  const auto c = stepsim::test::builtin_catalog().with_text(
       "[gpu.h100-sxm]\nhbm_tb_s = 3.0\n[gpu.h100-sxm.efficiency]\nhbm = 0.7\n"
       "[gpu.h100-sxm.source]\n\"efficiency.hbm\" = \"measured: our STREAM run\"\n",
       "user.toml");
@@ -186,9 +190,11 @@ TEST_CASE("a user's figure replaces the built-in source with its own place, or w
   CHECK(of("efficiency.hbm").kind == stepsim::topo::SourceKind::measured);
   CHECK(of("efficiency.hbm").text == "our STREAM run");
   CHECK(of("bf16_tflops").kind == stepsim::topo::SourceKind::datasheet);  // untouched
-  CHECK_THAT(error_of(builtin(), "[gpu.h100-sxm.source]\nhbm_tb_s = \"from a friend\"\n"),
-             Catch::Contains("user.toml:2:12: gpu.h100-sxm.source.hbm_tb_s:") &&
-                 Catch::Contains("datasheet, measured, derived or assumed"));
-  CHECK_THAT(error_of(builtin(), "[gpu.h100-sxm.source]\nhbm_tbs = \"assumed: guess\"\n"),
-             Catch::Contains("is not a figure of a GPU entry") && Catch::Contains("hbm_tb_s"));
+  CHECK_THAT(
+      error_of(stepsim::test::builtin_catalog(), "[gpu.h100-sxm.source]\nhbm_tb_s = \"from a friend\"\n"),
+      Catch::Contains("user.toml:2:12: gpu.h100-sxm.source.hbm_tb_s:") &&
+          Catch::Contains("datasheet, measured, derived or assumed"));
+  CHECK_THAT(
+      error_of(stepsim::test::builtin_catalog(), "[gpu.h100-sxm.source]\nhbm_tbs = \"assumed: guess\"\n"),
+      Catch::Contains("is not a figure of a GPU entry") && Catch::Contains("hbm_tb_s"));
 }

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "sim/error.hpp"
+#include "tests/support/catalog.hpp"
 #include "tests/support/temp_files.hpp"
 #include "topology/collective_sweep.hpp"
 
@@ -16,10 +17,6 @@ using Catch::Detail::Approx;
 namespace fs = std::filesystem;
 
 namespace {
-const scen::Catalog& builtin() {
-  static const scen::Catalog c = scen::Catalog::load_dir(fs::path(STEPSIM_DATA_BUILD_DIR) / "catalog");
-  return c;
-}
 const fs::path kCsv = fs::path(STEPSIM_SOURCE_DIR) / "scenarios/validation/collectives-multinode.csv";
 const std::string kHeader =
     "id,source,gpu,nodes,gpus_per_node,nics_per_node,nic_gbps,fabric,op,bytes,busbw_GBps,algbw_GBps,time_us,"
@@ -35,7 +32,7 @@ const scen::MeasuredCollective& row(const std::vector<scen::MeasuredCollective>&
 }  // namespace
 
 TEST_CASE("measured collectives map to the clusters and collectives they describe", "[collectives]") {
-  const auto rows = scen::read_collective_measurements(kCsv, builtin());
+  const auto rows = scen::read_collective_measurements(kCsv, stepsim::test::builtin_catalog());
   CHECK(rows.size() == 102);
   const auto& ring = row(rows, "74");  // B200, 1 node, Ring forced, SHARP-capable fabric
   CHECK(ring.not_expressible.empty());
@@ -64,21 +61,23 @@ TEST_CASE("a malformed measurements file is reported at its line and column", "[
   test::TempDir dir;
   const auto bad = dir.write("m.csv", kHeader + "1,src,B200,x,8,8,400,IB,all_reduce,1024,10,,,\n");
   CHECK_THROWS_WITH(
-      scen::read_collective_measurements(bad, builtin()),
+      scen::read_collective_measurements(bad, stepsim::test::builtin_catalog()),
       Catch::Contains("m.csv:2:4: nodes:") && Catch::Contains("`x` is not a non-negative number"));
   const auto short_row = dir.write("s.csv", kHeader + "1,src,B200,2,8\n");
-  CHECK_THROWS_WITH(scen::read_collective_measurements(short_row, builtin()),
+  CHECK_THROWS_WITH(scen::read_collective_measurements(short_row, stepsim::test::builtin_catalog()),
                     Catch::Contains("has 5 fields, not 14"));
   const auto header = dir.write("h.csv", "id,source,gpu\n");
-  CHECK_THROWS_WITH(scen::read_collective_measurements(header, builtin()), Catch::Contains("h.csv:1:4"));
-  CHECK_THROWS_WITH(scen::read_collective_measurements(dir.path() / "none.csv", builtin()),
-                    Catch::Contains("cannot be read"));
+  CHECK_THROWS_WITH(scen::read_collective_measurements(header, stepsim::test::builtin_catalog()),
+                    Catch::Contains("h.csv:1:4"));
+  CHECK_THROWS_WITH(
+      scen::read_collective_measurements(dir.path() / "none.csv", stepsim::test::builtin_catalog()),
+      Catch::Contains("cannot be read"));
 }
 
 // Every expressible row simulated alone, the table printed; the checks hold the rows whose
 // mechanism stepsim models (docs/topology.md lists the residuals of the others and why).
 TEST_CASE("multi-node bus bandwidth against nccl-tests", "[collectives][nccl]") {
-  const auto rows = scen::read_collective_measurements(kCsv, builtin());
+  const auto rows = scen::read_collective_measurements(kCsv, stepsim::test::builtin_catalog());
   std::map<std::string, double> error;
   for (const auto& r : rows) {
     if (!r.not_expressible.empty()) continue;

@@ -4,6 +4,7 @@
 #include "scenarios/toml_reader.hpp"
 #include "scenarios/validation_suite.hpp"
 #include "sim/error.hpp"
+#include "tests/support/catalog.hpp"
 #include "tests/support/temp_files.hpp"
 #include "workloads/simulate.hpp"
 
@@ -15,11 +16,6 @@ namespace work = stepsim::work;
 namespace fs = std::filesystem;
 
 namespace {
-const Catalog& builtin() {
-  static const Catalog c = Catalog::load_dir(fs::path(STEPSIM_DATA_BUILD_DIR) / "catalog");
-  return c;
-}
-
 const fs::path kSource = STEPSIM_SOURCE_DIR;
 
 constexpr const char* kMinimal = R"(
@@ -39,7 +35,7 @@ pp = 2
 }  // namespace
 
 TEST_CASE("a minimal scenario resolves presets and derives dp") {
-  const auto s = load_scenario_string(kMinimal, "min.toml", builtin());
+  const auto s = load_scenario_string(kMinimal, "min.toml", stepsim::test::builtin_catalog());
   CHECK(s.model_preset == "llama-3.1-8b");
   CHECK(s.gpu_preset == "h100-sxm");
   CHECK(s.job.model.layers == 32);
@@ -81,7 +77,7 @@ compute = "fp8"
 kv_cache = "fp8"
 optimizer = 8
 )",
-                                      "o.toml", builtin());
+                                      "o.toml", stepsim::test::builtin_catalog());
   CHECK(s.job.model.layers == 16);
   CHECK(s.job.model.hidden == 4096);
   CHECK(s.job.cluster.gpu.id == "h200");
@@ -103,7 +99,7 @@ optimizer = 8
 TEST_CASE("LoadOptions::set overrides keys after parsing") {
   stepsim::scen::LoadOptions opt;
   opt.set = {"parallelism.tp=4", "hardware.gpu=b200", "workload.recompute=\"full\""};
-  const auto s = load_scenario_string(kMinimal, "min.toml", builtin(), opt);
+  const auto s = load_scenario_string(kMinimal, "min.toml", stepsim::test::builtin_catalog(), opt);
   CHECK(s.job.parallel.tp == 4);
   CHECK(s.job.parallel.dp == 2);  // 16 / (4 x 2)
   CHECK(s.job.cluster.gpu.id == "b200");
@@ -139,7 +135,7 @@ kind = "decode"
 batch = 4
 context = 1024
 )",
-                                      "d.toml", builtin());
+                                      "d.toml", stepsim::test::builtin_catalog());
   CHECK(s.model_preset.empty());
   CHECK(s.job.model.head_dim == 64);        // 512 / 8
   CHECK(s.job.cluster.gpus_per_node == 2);  // 2 GPUs in all: one node of 2
@@ -166,7 +162,7 @@ global_batch = 1152
 [parallelism]
 tp = 8
 )",
-                                      "gb.toml", builtin());
+                                      "gb.toml", stepsim::test::builtin_catalog());
   CHECK(s.job.cluster.nvlink_domain == 72);  // 144 GPUs = two NVL72 racks
   CHECK(s.job.parallel.dp == 18);            // 144 / 8
 }
@@ -193,21 +189,24 @@ tp = 4
 
 TEST_CASE("a job that does not fill whole NVL72 racks uses its share of each") {
   // 128 GPUs on 72-GPU racks: the largest whole-tray share tiling 128 is 64 (2 racks of 16 trays).
-  const auto s = load_scenario_string(gb200_job(32, "nvlink_domain = 72"), "gb.toml", builtin());
+  const auto s =
+      load_scenario_string(gb200_job(32, "nvlink_domain = 72"), "gb.toml", stepsim::test::builtin_catalog());
   CHECK(s.job.cluster.nvlink_domain == 64);
   CHECK(s.job.cluster.rack_gpus == 72);
   CHECK(s.job.cluster.physical_domain() == 72);
   // Stated: 32 of each rack (4 racks), simulated as domains of 32.
-  const auto t =
-      load_scenario_string(gb200_job(32, "nvlink_domain = 72\ngpus_per_domain = 32"), "gb.toml", builtin());
+  const auto t = load_scenario_string(gb200_job(32, "nvlink_domain = 72\ngpus_per_domain = 32"), "gb.toml",
+                                      stepsim::test::builtin_catalog());
   CHECK(t.job.cluster.nvlink_domain == 32);
   CHECK(t.job.cluster.rack_gpus == 72);
   // A share that does not tile the job is refused with the share that would.
   CHECK_THROWS_WITH(
-      load_scenario_string(gb200_job(32, "nvlink_domain = 72\ngpus_per_domain = 60"), "gb.toml", builtin()),
+      load_scenario_string(gb200_job(32, "nvlink_domain = 72\ngpus_per_domain = 60"), "gb.toml",
+                           stepsim::test::builtin_catalog()),
       Catch::Contains("hardware.gpus_per_domain") && Catch::Contains("e.g. gpus_per_domain = 64"));
   // 288 GPUs fill four racks: no share.
-  const auto u = load_scenario_string(gb200_job(72, "nvlink_domain = 72"), "gb.toml", builtin());
+  const auto u =
+      load_scenario_string(gb200_job(72, "nvlink_domain = 72"), "gb.toml", stepsim::test::builtin_catalog());
   CHECK(u.job.cluster.nvlink_domain == 72);
   CHECK(u.job.cluster.rack_gpus == 0);
 }
@@ -227,35 +226,41 @@ global_batch = 64
 tp = 2
 )";
   // HYBRID_SHARD shards inside a node: 8 GPUs / tp 2 = 4 of the 16 data-parallel ranks.
-  const auto h = load_scenario_string(base + "fsdp = \"hybrid_shard\"\n", "f.toml", builtin());
+  const auto h =
+      load_scenario_string(base + "fsdp = \"hybrid_shard\"\n", "f.toml", stepsim::test::builtin_catalog());
   CHECK(h.job.parallel.zero_stage == 3);
   CHECK(h.job.parallel.reshard_after_forward);
   CHECK(h.job.parallel.shard_group == 4);
   CHECK(h.job.parallel.shard_replicas() == 4);
-  const auto g = load_scenario_string(base + "fsdp = \"shard_grad_op\"\n", "f.toml", builtin());
+  const auto g =
+      load_scenario_string(base + "fsdp = \"shard_grad_op\"\n", "f.toml", stepsim::test::builtin_catalog());
   CHECK_FALSE(g.job.parallel.reshard_after_forward);
   CHECK(g.job.parallel.shard_group == 0);
   // DeepSpeed: a Llama 3.1 8B layer is 218,112,000 parameters (4096 x (4096 + 2 x 1024 + 4096) +
   // 3 x 4096 x 14336 + 2 x 4096), 109,056,000 per TP rank. A 250 M bucket prefetches 2 layers; a
   // live limit of 250 M allows 2 gathered, so 1 ahead.
-  const auto d =
-      load_scenario_string(base + "zero_stage = 3\nprefetch_bucket_mparams = 250\n", "f.toml", builtin());
+  const auto d = load_scenario_string(base + "zero_stage = 3\nprefetch_bucket_mparams = 250\n", "f.toml",
+                                      stepsim::test::builtin_catalog());
   CHECK(d.job.parallel.prefetch_layers == 2);
-  const auto l = load_scenario_string(
-      base + "zero_stage = 3\nprefetch_bucket_mparams = 250\nmax_live_mparams = 250\n", "f.toml", builtin());
+  const auto l =
+      load_scenario_string(base + "zero_stage = 3\nprefetch_bucket_mparams = 250\nmax_live_mparams = 250\n",
+                           "f.toml", stepsim::test::builtin_catalog());
   CHECK(l.job.parallel.prefetch_layers == 1);
 }
 
 TEST_CASE("the bundled examples load with the intended layouts") {
-  const auto a = load_scenario(kSource / "scenarios/examples/llama3.1-70b-512xh100.toml", builtin());
+  const auto a = load_scenario(kSource / "scenarios/examples/llama3.1-70b-512xh100.toml",
+                               stepsim::test::builtin_catalog());
   CHECK(a.job.cluster.total_gpus() == 512);
   CHECK(a.job.parallel.tp * a.job.parallel.pp * a.job.parallel.dp == 512);  // 8 x 4 x 16
   CHECK(a.job.parallel.schedule == work::PipelineSchedule::interleaved);    // virtual_stages = 5
-  const auto b = load_scenario(kSource / "scenarios/examples/gpt3-175b-1024xa100.toml", builtin());
+  const auto b = load_scenario(kSource / "scenarios/examples/gpt3-175b-1024xa100.toml",
+                               stepsim::test::builtin_catalog());
   CHECK(b.job.parallel.dp == 16);
   CHECK(b.job.model.vocab == 51200);
   CHECK(b.job.cluster.nic_bw_Bps() == Approx(25e9));  // 200 Gb/s
-  const auto c = load_scenario(kSource / "scenarios/examples/llama3.1-405b-16384xh100.toml", builtin());
+  const auto c = load_scenario(kSource / "scenarios/examples/llama3.1-405b-16384xh100.toml",
+                               stepsim::test::builtin_catalog());
   CHECK(c.job.parallel.dp == 128);
   // 126 layers: 7 on the first and last stage, (126 - 14) / 14 = 8 on the others
   CHECK(c.job.parallel.stage_layers(0, 126) == 7);
@@ -276,7 +281,7 @@ TEST_CASE("all 18 dense validation cases load with their published id, group and
     stepsim::scen::LoadOptions options;
     const std::string text = stepsim::scen::read_text_file(e.path());
     options.check_configuration = stepsim::scen::not_simulated_reason(text, e.path().string()).empty();
-    const auto s = load_scenario(e.path(), builtin(), options);
+    const auto s = load_scenario(e.path(), stepsim::test::builtin_catalog(), options);
     CHECK(s.meta.id == e.path().stem().string());
     if (s.meta.group != "public-a100-dense") continue;  // MoE and decode cases: next test
     REQUIRE(s.validation.has_value());
@@ -287,7 +292,8 @@ TEST_CASE("all 18 dense validation cases load with their published id, group and
     ++count;
   }
   CHECK(count == 18);
-  const auto s = load_scenario(kSource / "scenarios/validation/narayanan21-table1-76b.toml", builtin());
+  const auto s = load_scenario(kSource / "scenarios/validation/narayanan21-table1-76b.toml",
+                               stepsim::test::builtin_catalog());
   CHECK(s.job.parallel.virtual_stages == 3);
   CHECK(s.job.parallel.schedule == work::PipelineSchedule::interleaved);
   CHECK(s.validation->measured_step_s == 16.058);
@@ -306,7 +312,8 @@ TEST_CASE("the MoE and decode validation cases load in their published groups") 
         Case{"gptfast-llama2-7b-a100-bs1", "public-decode", 0.00953, work::WorkloadKind::decode},
         Case{"gptfast-llama2-70b-a100-tp8-bs1", "public-decode", 0.016, work::WorkloadKind::decode}}) {
     INFO(c.id);
-    const auto s = load_scenario(kSource / "scenarios/validation" / (std::string(c.id) + ".toml"), builtin());
+    const auto s = load_scenario(kSource / "scenarios/validation" / (std::string(c.id) + ".toml"),
+                                 stepsim::test::builtin_catalog());
     CHECK(s.meta.id == c.id);
     CHECK(s.meta.group == c.group);
     REQUIRE(s.validation.has_value());
@@ -315,7 +322,8 @@ TEST_CASE("the MoE and decode validation cases load in their published groups") 
   }
   // DeepSeek-V3's EP 64 spans both TP ranks of 32 data-parallel ranks: ep x expert_tp = 64 divides
   // tp x dp = 2 x 32 though ep does not divide dp.
-  const auto s = load_scenario(kSource / "scenarios/validation/dgxc-deepseek-v3-h100-512.toml", builtin());
+  const auto s = load_scenario(kSource / "scenarios/validation/dgxc-deepseek-v3-h100-512.toml",
+                               stepsim::test::builtin_catalog());
   CHECK(s.job.parallel.ep == 64);
   CHECK(s.job.parallel.expert_dp() == 1);
 }
@@ -324,7 +332,7 @@ TEST_CASE("a scenario's catalog key loads files relative to the scenario") {
   stepsim::test::TempDir dir;
   dir.write("cat.toml", "[gpu.h100-sxm]\nprice_per_hour = 1.25\n");
   const auto p = dir.write("s.toml", std::string("catalog = [\"cat.toml\"]\n") + kMinimal);
-  const auto s = load_scenario(p, builtin());
+  const auto s = load_scenario(p, stepsim::test::builtin_catalog());
   CHECK(s.job.cluster.gpu.price_per_hour == 1.25);
   CHECK(s.source_text.find("catalog = [\"cat.toml\"]") == 0);
   CHECK(s.path == p);
@@ -348,8 +356,9 @@ kind = "decode"
 batch = 1
 context = 100
 )";
-  const auto eager = load_scenario_string(decode, "eager.toml", builtin());
-  const auto graphs = load_scenario_string(decode + "cuda_graphs = true\n", "graphs.toml", builtin());
+  const auto eager = load_scenario_string(decode, "eager.toml", stepsim::test::builtin_catalog());
+  const auto graphs =
+      load_scenario_string(decode + "cuda_graphs = true\n", "graphs.toml", stepsim::test::builtin_catalog());
   const auto& gpu = eager.job.cluster.gpu;
   REQUIRE(gpu.host_launch_s > gpu.kernel_gap_s);
   const auto a = work::simulate(eager.job);
@@ -386,9 +395,11 @@ seq_len = 2048
 global_batch = 8
 micro_batch = 1
 )";
-  const auto eager = work::simulate(load_scenario_string(train, "eager.toml", builtin()).job);
-  const auto graphs =
-      work::simulate(load_scenario_string(train + "cuda_graphs = true\n", "graphs.toml", builtin()).job);
+  const auto eager =
+      work::simulate(load_scenario_string(train, "eager.toml", stepsim::test::builtin_catalog()).job);
+  const auto graphs = work::simulate(
+      load_scenario_string(train + "cuda_graphs = true\n", "graphs.toml", stepsim::test::builtin_catalog())
+          .job);
   const auto& a = eager.report.ranks[0].memory;
   const auto& b = graphs.report.ranks[0].memory;
   CHECK(a.activation_bytes == Approx(b.activation_bytes));

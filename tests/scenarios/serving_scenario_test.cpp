@@ -3,6 +3,7 @@
 
 #include "scenarios/scenario.hpp"
 #include "sim/error.hpp"
+#include "tests/support/catalog.hpp"
 #include "tests/support/temp_files.hpp"
 #include "workloads/serve.hpp"
 
@@ -12,11 +13,6 @@ namespace work = stepsim::work;
 namespace fs = std::filesystem;
 
 namespace {
-
-const Catalog& builtin() {
-  static const Catalog c = Catalog::load_dir(fs::path(STEPSIM_DATA_BUILD_DIR) / "catalog");
-  return c;
-}
 
 /// Llama-3.1-8B on one H100, served.
 std::string serve_toml(const std::string& serving, const std::string& extra = "") {
@@ -32,10 +28,10 @@ cuda_graphs = true
          "[serving]\n" + serving;
 }
 
-std::string error_of(const std::string& toml) {
+std::string serving_error_of(const std::string& toml) {
   stepsim::test::TempDir dir;
   try {
-    (void)stepsim::scen::load_scenario(dir.write("s.toml", toml), builtin());
+    (void)stepsim::scen::load_scenario(dir.write("s.toml", toml), stepsim::test::builtin_catalog());
   } catch (const UserError& e) {
     return e.what();
   }
@@ -50,7 +46,7 @@ TEST_CASE("a serving scenario draws its Poisson requests as [serving] says") {
       dir.write("s.toml",
                 serve_toml("rate_per_s = 4\nrequests = 300\ninput_len = [100, 200]\noutput_len = 64\n"
                            "max_batch = 32\n")),
-      builtin());
+      stepsim::test::builtin_catalog());
   REQUIRE(s.serve);
   CHECK(s.serve->requests.size() == 300);
   CHECK(s.serve->config.max_batch == 32);
@@ -68,24 +64,26 @@ TEST_CASE("a serving scenario replays a trace file beside it") {
   stepsim::test::TempDir dir;
   dir.write("trace.csv", "arrival_s,input_len,output_len\n0,100,10\n0.5,200,20\n");
   const auto s = stepsim::scen::load_scenario(
-      dir.write("s.toml", serve_toml("arrival = \"trace\"\ntrace = \"trace.csv\"\n")), builtin());
+      dir.write("s.toml", serve_toml("arrival = \"trace\"\ntrace = \"trace.csv\"\n")),
+      stepsim::test::builtin_catalog());
   REQUIRE(s.serve->requests.size() == 2);
   CHECK(s.serve->requests[1].arrival_s == 0.5);
   CHECK(s.serve->requests[1].input_len == 200);
 }
 
 TEST_CASE("serving and generation inputs that cannot work are user errors") {
-  CHECK_THAT(error_of(serve_toml("requests = 10\n")), Catch::Contains("serving.rate_per_s"));
-  CHECK_THAT(error_of(serve_toml("rate_per_s = 1\ninput_len = [300, 100]\n")),
+  CHECK_THAT(serving_error_of(serve_toml("requests = 10\n")), Catch::Contains("serving.rate_per_s"));
+  CHECK_THAT(serving_error_of(serve_toml("rate_per_s = 1\ninput_len = [300, 100]\n")),
              Catch::Contains("1 <= MIN <= MAX"));
-  CHECK_THAT(error_of(serve_toml("arrival = \"trace\"\n")), Catch::Contains("needs `trace`"));
-  CHECK_THAT(error_of(serve_toml("rate_per_s = 1\nprefill_replicas = 1\n")),
+  CHECK_THAT(serving_error_of(serve_toml("arrival = \"trace\"\n")), Catch::Contains("needs `trace`"));
+  CHECK_THAT(serving_error_of(serve_toml("rate_per_s = 1\nprefill_replicas = 1\n")),
              Catch::Contains("leaves no decode replica"));
-  CHECK_THAT(error_of(serve_toml("rate_per_s = 1\nmax_batch = 64\nmax_num_tokens = 32\n")),
+  CHECK_THAT(serving_error_of(serve_toml("rate_per_s = 1\nmax_batch = 64\nmax_num_tokens = 32\n")),
              Catch::Contains("serving.max_num_tokens: max_num_tokens = 32 is below max_batch = 64"));
-  CHECK_THAT(error_of(serve_toml("rate_per_s = 1\n", "batch = 4\n")), Catch::Contains("[serving]"));
-  CHECK_THAT(error_of(serve_toml("rate_per_s = 1\n", "[precision]\nparams = \"int4\"\ncompute = \"fp8\"\n")),
-             Catch::Contains("w8a16, w4a16"));
+  CHECK_THAT(serving_error_of(serve_toml("rate_per_s = 1\n", "batch = 4\n")), Catch::Contains("[serving]"));
+  CHECK_THAT(
+      serving_error_of(serve_toml("rate_per_s = 1\n", "[precision]\nparams = \"int4\"\ncompute = \"fp8\"\n")),
+      Catch::Contains("w8a16, w4a16"));
   // [serving] on a decode step, and a generation without output_len.
   const std::string decode = R"([model]
 preset = "llama-3.1-8b"
@@ -99,7 +97,7 @@ context = 10
 [serving]
 rate_per_s = 1
 )";
-  CHECK_THAT(error_of(decode), Catch::Contains("set workload.kind = \"serve\""));
+  CHECK_THAT(serving_error_of(decode), Catch::Contains("set workload.kind = \"serve\""));
   const std::string generate = R"([model]
 preset = "llama-3.1-8b"
 [hardware]
@@ -110,7 +108,7 @@ kind = "generate"
 batch = 1
 input_len = 10
 )";
-  CHECK_THAT(error_of(generate), Catch::Contains("needs `output_len`"));
+  CHECK_THAT(serving_error_of(generate), Catch::Contains("needs `output_len`"));
 }
 
 TEST_CASE("the serving cost model is the simulated step at its grid points") {
@@ -118,7 +116,7 @@ TEST_CASE("the serving cost model is the simulated step at its grid points") {
   const auto s = stepsim::scen::load_scenario(
       dir.write("s.toml", serve_toml("rate_per_s = 2\nrequests = 50\ninput_len = 512\noutput_len = 128\n"
                                      "max_batch = 8\nmax_num_tokens = 2048\n")),
-      builtin());
+      stepsim::test::builtin_catalog());
   const work::ServeCostModel cost(s.job, *s.serve);
   // Decode grid: batches 1, 2, 4, 8; contexts 512 (shortest prompt), 576, 640 (longest sequence).
   work::JobSpec d = s.job;
@@ -150,7 +148,7 @@ TEST_CASE("a served stream obeys Little's law through the step model") {
   const auto s = stepsim::scen::load_scenario(
       dir.write("s.toml", serve_toml("rate_per_s = 20\nrequests = 2000\ninput_len = [128, 1024]\n"
                                      "output_len = [32, 256]\nmax_batch = 64\n")),
-      builtin());
+      stepsim::test::builtin_catalog());
   const work::Serving served = work::simulate_serve(s.job, *s.serve);
   const auto& m = served.result.summary;
   // L = lambda W over the whole run: mean requests in the system = completed rate x mean latency

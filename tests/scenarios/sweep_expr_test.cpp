@@ -26,7 +26,7 @@ ExprValue eval(const std::string& text) {
 }
 
 /// The offset and message of the ExprError `text` raises.
-std::pair<std::size_t, std::string> error_of(const std::string& text) {
+std::pair<std::size_t, std::string> expr_error_of(const std::string& text) {
   try {
     Expr::compile(text, resolve, kNames);
   } catch (const ExprError& e) {
@@ -68,40 +68,40 @@ TEST_CASE("Division by zero rejects rather than fails") {
 }
 
 TEST_CASE("Filter errors name the place and suggest a fix") {
-  auto [at, what] = error_of("tpp * pp <= 64");
+  auto [at, what] = expr_error_of("tpp * pp <= 64");
   CHECK(at == 0);
   CHECK_THAT(what, Catch::Contains("unknown name `tpp`") && Catch::Contains("did you mean `tp`?"));
 
-  std::tie(at, what) = error_of("tp * pp <=");
+  std::tie(at, what) = expr_error_of("tp * pp <=");
   CHECK(at == 10);  // the end of the text
   CHECK_THAT(what, Catch::Contains("expected a value"));
 
-  std::tie(at, what) = error_of("tp and pp");
+  std::tie(at, what) = expr_error_of("tp and pp");
   CHECK(at == 3);
   CHECK_THAT(what, Catch::Contains("`and` needs a boolean, got a number"));
 
-  std::tie(at, what) = error_of("gpu == 4");
+  std::tie(at, what) = expr_error_of("gpu == 4");
   CHECK(at == 4);
   CHECK_THAT(what, Catch::Contains("compares a string with a number"));
 
-  std::tie(at, what) = error_of("gpu < \"h200\"");
+  std::tie(at, what) = expr_error_of("gpu < \"h200\"");
   CHECK_THAT(what, Catch::Contains("`<` needs a number, got a string"));
 
-  std::tie(at, what) = error_of("log(tp)");
+  std::tie(at, what) = expr_error_of("log(tp)");
   CHECK_THAT(what, Catch::Contains("unknown function `log`"));
 
-  std::tie(at, what) = error_of("divides(tp)");
+  std::tie(at, what) = expr_error_of("divides(tp)");
   CHECK_THAT(what, Catch::Contains("`divides` takes 2 arguments, got 1"));
 
-  std::tie(at, what) = error_of("tp == 4)");
+  std::tie(at, what) = expr_error_of("tp == 4)");
   CHECK(at == 7);
   CHECK_THAT(what, Catch::Contains("unexpected `)`"));
 
-  std::tie(at, what) = error_of("tp = 4");
+  std::tie(at, what) = expr_error_of("tp = 4");
   CHECK(at == 3);
   CHECK_THAT(what, Catch::Contains("unexpected character `=`"));
 
-  std::tie(at, what) = error_of("gpu == \"h100");
+  std::tie(at, what) = expr_error_of("gpu == \"h100");
   CHECK(at == 7);
   CHECK_THAT(what, Catch::Contains("unterminated string"));
 }

@@ -6,6 +6,7 @@
 
 #include "scenarios/sweep.hpp"
 #include "scenarios/sweep_scenarios.hpp"
+#include "tests/support/catalog.hpp"
 
 using namespace stepsim;
 using namespace stepsim::scen;
@@ -13,13 +14,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const Catalog& catalog() {
-  static const Catalog c = Catalog::load_dir(fs::path(STEPSIM_DATA_BUILD_DIR) / "catalog");
-  return c;
-}
-
 // 16 H100s training Llama 3.1 8B, 9 lines; tests add [sweep] keys before it and axes after it.
-const std::string kBase = R"([base.model]
+const std::string kSweepBase = R"([base.model]
 preset = "llama-3.1-8b"
 [base.hardware]
 gpu = "h100-sxm"
@@ -33,7 +29,7 @@ global_batch = 32
 /// "[sweep]" and `sweep_keys` (one line each), the base, then `rest`: with no sweep keys, `rest`
 /// starts on line 11.
 std::string text(const std::string& rest, const std::string& sweep_keys = "") {
-  return "[sweep]\n" + sweep_keys + kBase + rest;
+  return "[sweep]\n" + sweep_keys + kSweepBase + rest;
 }
 
 Sweep sweep(const std::string& rest, const std::string& sweep_keys = "") {
@@ -41,10 +37,10 @@ Sweep sweep(const std::string& rest, const std::string& sweep_keys = "") {
 }
 
 /// The message of the UserError that loading `rest` raises.
-std::string error_of(const std::string& rest, const std::string& sweep_keys = "") {
+std::string sweep_error_of(const std::string& rest, const std::string& sweep_keys = "") {
   try {
     const Sweep s = sweep(rest, sweep_keys);
-    SweepScenarios check(s, catalog());
+    SweepScenarios check(s, stepsim::test::builtin_catalog());
   } catch (const UserError& e) {
     return e.what();
   }
@@ -160,29 +156,31 @@ TEST_CASE("The fingerprint covers the sweep and its base") {
 
 TEST_CASE("Sweep file errors point at the file, line and column, with a hint") {
   // With no [sweep] keys, text after the base starts on line 11.
-  CHECK_THAT(error_of("", "wher = []\n"),
+  CHECK_THAT(sweep_error_of("", "wher = []\n"),
              Catch::Contains("s.toml:2:1: sweep.wher") && Catch::Contains("did you mean `where`?"));
-  CHECK_THAT(error_of("[[axis]]\nkey = \"paralelism.tp\"\nvalues = [1]\n"),
+  CHECK_THAT(sweep_error_of("[[axis]]\nkey = \"paralelism.tp\"\nvalues = [1]\n"),
              Catch::Contains("s.toml:12:7: axis[0].key") && Catch::Contains("did you mean `parallelism`?"));
-  CHECK_THAT(error_of("[[axis]]\nkey = \"parallelism.tpp\"\nvalues = [1]\n"),
+  CHECK_THAT(sweep_error_of("[[axis]]\nkey = \"parallelism.tpp\"\nvalues = [1]\n"),
              Catch::Contains("s.toml:12:7: parallelism.tpp: is not a key of the base scenario") &&
                  Catch::Contains("did you mean `tp`?"));
-  CHECK_THAT(error_of("[[axis]]\nvalues = [1]\n"), Catch::Contains("s.toml:11:1: axis[0]: missing `key`"));
-  CHECK_THAT(error_of("[[axis]]\nkey = \"parallelism.tp\"\nvalues = [1, \"2\"]\n"),
+  CHECK_THAT(sweep_error_of("[[axis]]\nvalues = [1]\n"),
+             Catch::Contains("s.toml:11:1: axis[0]: missing `key`"));
+  CHECK_THAT(sweep_error_of("[[axis]]\nkey = \"parallelism.tp\"\nvalues = [1, \"2\"]\n"),
              Catch::Contains("s.toml:13:14") && Catch::Contains("mix types (integers and strings)"));
-  CHECK_THAT(error_of("[[axis]]\nkeys = [\"parallelism.tp\", \"parallelism.pp\"]\nvalues = [[1, 2], [3]]\n"),
-             Catch::Contains("s.toml:13:19") && Catch::Contains("expected a tuple of 2 values"));
-  CHECK_THAT(error_of("[[axis]]\nkey = \"parallelism.tp\"\nfrom = 1\nto = 8\nstep = 0\n"),
+  CHECK_THAT(
+      sweep_error_of("[[axis]]\nkeys = [\"parallelism.tp\", \"parallelism.pp\"]\nvalues = [[1, 2], [3]]\n"),
+      Catch::Contains("s.toml:13:19") && Catch::Contains("expected a tuple of 2 values"));
+  CHECK_THAT(sweep_error_of("[[axis]]\nkey = \"parallelism.tp\"\nfrom = 1\nto = 8\nstep = 0\n"),
              Catch::Contains("s.toml:15:8: axis[0].step: must be positive"));
-  CHECK_THAT(error_of("[[axis]]\nkey = \"parallelism.tp\"\nfrom = 8\nto = 1\nstep = 1\n"),
+  CHECK_THAT(sweep_error_of("[[axis]]\nkey = \"parallelism.tp\"\nfrom = 8\nto = 1\nstep = 1\n"),
              Catch::Contains("s.toml:14:6: axis[0].to: must be at least `from`"));
-  CHECK_THAT(error_of("[[axis]]\nkey = \"parallelism.tp\"\nvalues = [1]\nfrom = 1\n"),
+  CHECK_THAT(sweep_error_of("[[axis]]\nkey = \"parallelism.tp\"\nvalues = [1]\nfrom = 1\n"),
              Catch::Contains("not both"));
-  CHECK_THAT(error_of("[[axis]]\nkey = \"parallelism.tp\"\nvalues = [1]\n[[axis]]\nkey = "
-                      "\"parallelism.tp\"\nvalues = [2]\n"),
+  CHECK_THAT(sweep_error_of("[[axis]]\nkey = \"parallelism.tp\"\nvalues = [1]\n[[axis]]\nkey = "
+                            "\"parallelism.tp\"\nvalues = [2]\n"),
              Catch::Contains("s.toml:15:7") && Catch::Contains("already swept by the axis at line 12"));
   CHECK_THAT(
-      error_of(
+      sweep_error_of(
           "[[axis]]\nkey = \"parallelism.tp\"\nvalues = [1]\n[[axis]]\nkey = \"moe.tp\"\nvalues = [2]\n"),
       Catch::Contains("the name `tp` is already used by `parallelism.tp`"));
 }
@@ -191,14 +189,14 @@ TEST_CASE("Filter errors point inside the expression") {
   const std::string axis = "[[axis]]\nkey = \"parallelism.tp\"\nvalues = [1]\n";
   // `where = ["tp * tpp <= 8"]` on line 2: the string starts at column 10, its text at 11, and
   // `tpp` is its 6th character: column 16.
-  CHECK_THAT(error_of(axis, "where = [\"tp * tpp <= 8\"]\n"),
+  CHECK_THAT(sweep_error_of(axis, "where = [\"tp * tpp <= 8\"]\n"),
              Catch::Contains("s.toml:2:16: sweep.where[0]: unknown name `tpp`") &&
                  Catch::Contains("did you mean `tp`?"));
-  CHECK_THAT(error_of(axis, "where = [\"tp * zz <= 8\"]\n"),
+  CHECK_THAT(sweep_error_of(axis, "where = [\"tp * zz <= 8\"]\n"),
              Catch::Contains("names here: tp, parallelism.tp"));
-  CHECK_THAT(error_of(axis, "where = \"tp * 2\"\n"),
+  CHECK_THAT(sweep_error_of(axis, "where = \"tp * 2\"\n"),
              Catch::Contains("s.toml:2:9: sweep.where: a filter must be true or false"));
-  CHECK_THAT(error_of(axis + "[predicates]\na = \"b\"\nb = \"a\"\n", "where = \"a\"\n"),
+  CHECK_THAT(sweep_error_of(axis + "[predicates]\na = \"b\"\nb = \"a\"\n", "where = \"a\"\n"),
              Catch::Contains("refers to itself"));
 }
 
@@ -218,7 +216,7 @@ values = [2, 0, 3]
 key = "hardware.nic_gbps"
 values = [200]
 )");
-  const SweepScenarios scenarios(s, catalog());
+  const SweepScenarios scenarios(s, stepsim::test::builtin_catalog());
   const SweepPoints points(s);
   const Scenario ok = scenarios.load(point_values(s, points.steps(0)));
   CHECK(ok.job.parallel.tp == 2);
@@ -244,7 +242,8 @@ TEST_CASE("The bundled example sweeps load, and their keys are keys of their bas
   for (const auto& e : fs::directory_iterator(fs::path(STEPSIM_SOURCE_DIR) / "scenarios/examples/sweeps")) {
     CAPTURE(e.path());
     const Sweep s = load_sweep(e.path());
-    const SweepScenarios scenarios(s, catalog());  // checks the axis keys against the base
+    const SweepScenarios scenarios(
+        s, stepsim::test::builtin_catalog());  // checks the axis keys against the base
     const SweepPoints points(s);
     CHECK(points.size() > 0);
     CHECK_NOTHROW(scenarios.load(point_values(s, points.steps(0))));

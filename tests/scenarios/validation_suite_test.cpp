@@ -8,6 +8,7 @@
 #include "scenarios/catalog.hpp"
 #include "scenarios/validation_suite.hpp"
 #include "sim/error.hpp"
+#include "tests/support/catalog.hpp"
 #include "tests/support/temp_files.hpp"
 
 using stepsim::UserError;
@@ -19,11 +20,6 @@ using stepsim::test::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
-
-const Catalog& builtin() {
-  static const Catalog c = Catalog::load_dir(fs::path(STEPSIM_DATA_BUILD_DIR) / "catalog");
-  return c;
-}
 
 /// A four-layer training job on one 8-GPU node (simulates in a moment) in group "g", with
 /// `parallelism` as its [parallelism] lines and `validation` added to [validation].
@@ -53,7 +49,7 @@ TEST_CASE("a not-simulated case is listed with its reason and left out of the gr
   TempDir dir;
   dir.write("a.toml", small_case("a", kTp8, ""));
   dir.write("b.toml", small_case("b", kTp8, "not_simulated = \"the measured quantity is a whole batch\"\n"));
-  const ValidationReport r = run_validation(dir.path(), builtin(), 2);
+  const ValidationReport r = run_validation(dir.path(), stepsim::test::builtin_catalog(), 2);
   REQUIRE(r.cases.size() == 2);
   const ValidationCase& a = find(r, "a");
   const ValidationCase& b = find(r, "b");
@@ -80,7 +76,7 @@ TEST_CASE(
   TempDir dir;
   dir.write("a.toml", small_case("a", kTp8, ""));
   dir.write("refused.toml", small_case("refused", kRefused, "not_simulated = \"uneven stages with VP\"\n"));
-  const ValidationReport r = run_validation(dir.path(), builtin(), 1);
+  const ValidationReport r = run_validation(dir.path(), stepsim::test::builtin_catalog(), 1);
   REQUIRE(r.cases.size() == 2);
   const ValidationCase& c = find(r, "refused");
   CHECK(c.not_simulated == "uneven stages with VP");
@@ -96,22 +92,22 @@ TEST_CASE("a refused configuration not marked not simulated still fails the run"
   TempDir dir;
   dir.write("a.toml", small_case("a", kTp8, ""));
   dir.write("refused.toml", small_case("refused", kRefused, ""));
-  CHECK_THROWS_WITH(run_validation(dir.path(), builtin(), 2),
+  CHECK_THROWS_WITH(run_validation(dir.path(), stepsim::test::builtin_catalog(), 2),
                     Catch::Contains("refused.toml") && Catch::Contains("model chunks cannot share evenly"));
 }
 
 TEST_CASE("a not-simulated case's file must still read: unknown keys and bad values are errors") {
   TempDir dir;
   dir.write("typo.toml", small_case("typo", "tp = 8\ntpp = 2\n", "not_simulated = \"reason\"\n"));
-  CHECK_THROWS_WITH(run_validation(dir.path(), builtin(), 1),
+  CHECK_THROWS_WITH(run_validation(dir.path(), stepsim::test::builtin_catalog(), 1),
                     Catch::Contains("typo.toml") && Catch::Contains("parallelism.tpp"));
   TempDir empty_reason;
   empty_reason.write("e.toml", small_case("e", kTp8, "not_simulated = \"\"\n"));
-  CHECK_THROWS_WITH(run_validation(empty_reason.path(), builtin(), 1),
+  CHECK_THROWS_WITH(run_validation(empty_reason.path(), stepsim::test::builtin_catalog(), 1),
                     Catch::Contains("validation.not_simulated"));
   TempDir not_a_string;
   not_a_string.write("n.toml", small_case("n", kTp8, "not_simulated = true\n"));
-  CHECK_THROWS_AS(run_validation(not_a_string.path(), builtin(), 1), UserError);
+  CHECK_THROWS_AS(run_validation(not_a_string.path(), stepsim::test::builtin_catalog(), 1), UserError);
 }
 
 TEST_CASE("not_simulated_reason reads the key from a file's text") {

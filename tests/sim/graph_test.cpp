@@ -8,7 +8,7 @@ using namespace stepsim;
 using namespace stepsim::sim;
 
 namespace {
-Op compute(Time work, LabelId label = 0) {
+Op labelled_compute(Time work, LabelId label = 0) {
   Op op;
   op.kind = OpKind::compute;
   op.work = work;
@@ -28,10 +28,10 @@ TEST_CASE("graph keeps ops, streams and labels as added") {
   const LabelId up = b.intern("L0.fwd.mlp_up mb0");
   CHECK(b.intern("L0.fwd.mlp_up mb0") == up);  // interned: same text, same id
   CHECK(b.intern("") == 0);                    // label 0 is the empty string
-  const OpId a = b.add_op(compute(Time{5}, up), s0);
+  const OpId a = b.add_op(labelled_compute(Time{5}, up), s0);
   const StreamId both[] = {s1, s0};
-  const OpId c = b.add_op(compute(Time{7}), both);
-  const OpId d = b.add_op(compute(Time{1}), s1);
+  const OpId c = b.add_op(labelled_compute(Time{7}), both);
+  const OpId d = b.add_op(labelled_compute(Time{1}), s1);
   CHECK(a == 0);
   CHECK(c == 1);
   CHECK(d == 2);
@@ -60,7 +60,7 @@ TEST_CASE("graph keeps ops, streams and labels as added") {
 TEST_CASE("dependencies are deduplicated, self-edges dropped, neighbours listed in id order") {
   StepGraphBuilder b;
   const StreamId s = b.add_stream(b.add_processor({}), StreamRole::compute, "s");
-  for (int i = 0; i < 5; ++i) b.add_op(compute(Time{1}), s);
+  for (int i = 0; i < 5; ++i) b.add_op(labelled_compute(Time{1}), s);
   b.add_dependency(3, 4);
   b.add_dependency(0, 4);
   b.add_dependency(3, 4);  // duplicate
@@ -86,8 +86,8 @@ TEST_CASE("build() rejects cycles and names their ops") {
   const StreamId s1 = b.add_stream(p, StreamRole::comm, "gpu0.comm");
 
   SECTION("a dependency cycle") {
-    const OpId x = b.add_op(compute(Time{1}, b.intern("x")), s0);
-    const OpId y = b.add_op(compute(Time{1}, b.intern("y")), s1);
+    const OpId x = b.add_op(labelled_compute(Time{1}, b.intern("x")), s0);
+    const OpId y = b.add_op(labelled_compute(Time{1}, b.intern("y")), s1);
     b.add_dependency(x, y);
     b.add_dependency(y, x);
     CHECK_THROWS_WITH(std::move(b).build(), Catch::Matchers::Contains("cycle (2 ops could never start)") &&
@@ -96,8 +96,8 @@ TEST_CASE("build() rejects cycles and names their ops") {
   }
   SECTION("a dependency against stream order") {
     // x runs before y on the stream, yet x waits for y: neither can ever start.
-    const OpId x = b.add_op(compute(Time{1}, b.intern("x")), s0);
-    const OpId y = b.add_op(compute(Time{1}, b.intern("y")), s0);
+    const OpId x = b.add_op(labelled_compute(Time{1}, b.intern("x")), s0);
+    const OpId y = b.add_op(labelled_compute(Time{1}, b.intern("y")), s0);
     b.add_dependency(y, x);
     CHECK_THROWS_WITH(std::move(b).build(),
                       Catch::Matchers::Contains("op 1 \"y\" on [gpu0.compute] -(dependency)-> op 0") &&
@@ -105,16 +105,16 @@ TEST_CASE("build() rejects cycles and names their ops") {
   }
   SECTION("a cycle through a multi-stream op behind a stuck stream") {
     // c occupies both streams; a (before c on s0) waits for d (after c on s1).
-    const OpId a = b.add_op(compute(Time{1}, b.intern("a")), s0);
+    const OpId a = b.add_op(labelled_compute(Time{1}, b.intern("a")), s0);
     const StreamId both[] = {s0, s1};
-    b.add_op(compute(Time{1}, b.intern("c")), both);
-    const OpId d = b.add_op(compute(Time{1}, b.intern("d")), s1);
+    b.add_op(labelled_compute(Time{1}, b.intern("c")), both);
+    const OpId d = b.add_op(labelled_compute(Time{1}, b.intern("d")), s1);
     b.add_dependency(d, a);
     CHECK_THROWS_WITH(std::move(b).build(), Catch::Matchers::Contains("(3 ops could never start)"));
   }
   SECTION("an acyclic graph with a backward-added dependency builds") {
-    const OpId x = b.add_op(compute(Time{1}), s0);
-    const OpId y = b.add_op(compute(Time{1}), s1);
+    const OpId x = b.add_op(labelled_compute(Time{1}), s0);
+    const OpId y = b.add_op(labelled_compute(Time{1}), s1);
     b.add_dependency(y, x);  // y was added later but nothing orders x before y
     CHECK_NOTHROW(std::move(b).build());
   }
@@ -127,13 +127,13 @@ TEST_CASE("builder rejects malformed ops and processors") {
   CHECK_THROWS_AS(b.add_processor({1.0}), std::invalid_argument);  // speed would drop to 0
   CHECK_THROWS_AS(b.add_processor({-0.1}), std::invalid_argument);
   CHECK_THROWS_AS(b.add_stream(7, StreamRole::comm, "x"), std::invalid_argument);
-  CHECK_THROWS_AS(b.add_op(compute(Time{1}), std::span<const StreamId>{}), std::invalid_argument);
-  CHECK_THROWS_AS(b.add_op(compute(Time{1}), StreamId{9}), std::invalid_argument);
+  CHECK_THROWS_AS(b.add_op(labelled_compute(Time{1}), std::span<const StreamId>{}), std::invalid_argument);
+  CHECK_THROWS_AS(b.add_op(labelled_compute(Time{1}), StreamId{9}), std::invalid_argument);
   const StreamId twice[] = {s, s};
-  CHECK_THROWS_AS(b.add_op(compute(Time{1}), twice), std::invalid_argument);
-  CHECK_THROWS_AS(b.add_op(compute(Time{-1}), s), std::invalid_argument);
-  CHECK_THROWS_AS(b.add_op(compute(Time{1}, 42), s), std::invalid_argument);  // unknown label
-  b.add_op(compute(Time{1}), s);
+  CHECK_THROWS_AS(b.add_op(labelled_compute(Time{1}), twice), std::invalid_argument);
+  CHECK_THROWS_AS(b.add_op(labelled_compute(Time{-1}), s), std::invalid_argument);
+  CHECK_THROWS_AS(b.add_op(labelled_compute(Time{1}, 42), s), std::invalid_argument);  // unknown label
+  b.add_op(labelled_compute(Time{1}), s);
   CHECK_THROWS_AS(b.add_dependency(0, 1), std::invalid_argument);
   CHECK(b.op_count() == 1);  // rejected ops left no trace
 }

@@ -12,7 +12,7 @@ using stepsim::test::TempDir;
 namespace {
 
 // A 16-GPU Llama-style job: small enough to run in a moment, with TP, PP and DP traffic.
-constexpr const char* kSmall = R"(
+constexpr const char* kSmallRun = R"(
 [meta]
 name = "small"
 [model]
@@ -37,7 +37,7 @@ dp = 2
 
 TEST_CASE("stepsim run --format json keeps its contract") {
   TempDir dir;
-  const auto file = dir.write("small.toml", kSmall);
+  const auto file = dir.write("small.toml", kSmallRun);
   const auto r = run_stepsim("run '" + file.string() + "' --format json");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
@@ -64,7 +64,7 @@ TEST_CASE("stepsim run --format json keeps its contract") {
 
 TEST_CASE("stepsim run prints the same bytes twice") {
   TempDir dir;
-  const auto file = dir.write("small.toml", kSmall);
+  const auto file = dir.write("small.toml", kSmallRun);
   const auto a = run_stepsim("run '" + file.string() + "' --format json");
   const auto b = run_stepsim("run '" + file.string() + "' --format json");
   REQUIRE(a.exit_code == 0);
@@ -73,7 +73,7 @@ TEST_CASE("stepsim run prints the same bytes twice") {
 
 TEST_CASE("stepsim run rejects bad input with exit code 2") {
   TempDir dir;
-  const auto file = dir.write("small.toml", kSmall);
+  const auto file = dir.write("small.toml", kSmallRun);
   SECTION("an impossible layout") {
     // tp x pp x dp = 3 x 2 x 2 = 12 on 16 GPUs.
     const auto r = run_stepsim("run '" + file.string() + "' --set parallelism.tp=3");

@@ -17,7 +17,7 @@ using namespace stepsim;
 
 namespace {
 
-const std::filesystem::path kExample =
+const std::filesystem::path kExamplePath =
     std::filesystem::path(STEPSIM_SOURCE_DIR) / "scenarios/examples/search/gpt-1.7b-16xh100.toml";
 
 out::SearchOptions small_space(unsigned jobs) {
@@ -34,7 +34,7 @@ out::SearchOptions small_space(unsigned jobs) {
 TEST_CASE("The search simulates every layout whose bound is below its best simulated step") {
   const scen::Catalog catalog = scen::Catalog::load_builtin();
   const out::SearchOptions o = small_space(2);
-  const out::SearchResult r = out::search_layouts(kExample, catalog, o);
+  const out::SearchResult r = out::search_layouts(kExamplePath, catalog, o);
   REQUIRE(r.configs.size() == 1);
   const out::SearchConfig& c = r.configs[0];
   // Every enumerated layout lands in exactly one bin.
@@ -48,7 +48,7 @@ TEST_CASE("The search simulates every layout whose bound is below its best simul
   const double best = r.ranked.front().sim.step_time_s;
 
   // Walk the space again with the public pieces, and bound every layout.
-  const scen::Scenario s = scen::load_scenario(kExample, catalog);
+  const scen::Scenario s = scen::load_scenario(kExamplePath, catalog);
   auto topology = std::make_shared<const topo::Topology>(s.job.cluster);
   work::TopologyCommBound comm(topology);
   std::map<std::uint64_t, std::vector<std::string>> simulated_programs;  // fingerprint -> layouts
@@ -78,7 +78,7 @@ TEST_CASE("The search simulates every layout whose bound is below its best simul
   CHECK(below <= c.simulated + c.merged);
 
   // Threads change nothing.
-  const out::SearchResult one = out::search_layouts(kExample, catalog, small_space(1));
+  const out::SearchResult one = out::search_layouts(kExamplePath, catalog, small_space(1));
   REQUIRE(one.ranked.size() == r.ranked.size());
   for (std::size_t i = 0; i < r.ranked.size(); ++i) CHECK(one.ranked[i].layout == r.ranked[i].layout);
   CHECK(one.configs[0].pruned == c.pruned);
@@ -89,9 +89,9 @@ TEST_CASE("Pruning against the overall best simulates no more than pruning per c
   out::SearchOptions o = small_space(2);
   o.gpu_types = {"h100-sxm", "b200"};
   o.rank = out::SearchRank::cost;
-  const out::SearchResult each = out::search_layouts(kExample, catalog, o);
+  const out::SearchResult each = out::search_layouts(kExamplePath, catalog, o);
   o.prune = out::PruneScope::global;
-  const out::SearchResult overall = out::search_layouts(kExample, catalog, o);
+  const out::SearchResult overall = out::search_layouts(kExamplePath, catalog, o);
   CHECK(overall.total.simulated <= each.total.simulated);
   // Both find the same winner: the global rule only skips what cannot beat it.
   REQUIRE(!each.ranked.empty());

@@ -14,8 +14,6 @@ using namespace stepsim::topo::test;
 using Catch::Detail::Approx;
 
 namespace {
-constexpr double kGiB = 1073741824.0;
-constexpr double kNv = 450e9 * 0.82;
 constexpr double kNic = 50e9 * 0.85;
 constexpr double kLaunch = 4e-6;
 

@@ -7,11 +7,10 @@
 
 using namespace stepsim;
 using namespace stepsim::topo;
+using namespace stepsim::topo::test;
 using Catch::Detail::Approx;
 
 namespace {
-constexpr double kGiB = 1073741824.0;
-constexpr double kNv = 450e9 * 0.82;  // NVLink at protocol efficiency, B/s
 
 struct Fixture {
   std::shared_ptr<const TransferTable> table;

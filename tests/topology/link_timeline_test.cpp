@@ -7,12 +7,10 @@
 
 using namespace stepsim;
 using namespace stepsim::topo;
+using namespace stepsim::topo::test;
 using Catch::Detail::Approx;
 
 namespace {
-constexpr double kGiB = 1073741824.0;
-constexpr double kNvLine = 450e9;       // NVLink line rate per direction, B/s
-constexpr double kNv = kNvLine * 0.82;  // at protocol efficiency
 // NCCL's ring Simple latency on NVLink: base 8.4 us + 14 steps x 3.4 us, half of each step exposed
 // (topology/nccl_tuning.hpp): 8.4 + 23.8 = 32.2 us, above the 4 us launch + 14 x 1 us route latency.
 constexpr double kL = 32.2e-6;

@@ -16,7 +16,6 @@ using Catch::Detail::Approx;
 
 namespace {
 constexpr double kMiB = 1048576.0;
-constexpr double kGiB = 1073741824.0;
 
 ClusterSpec fast_routes(int nodes) {
   ClusterSpec spec = cluster(nodes);

@@ -6,6 +6,10 @@
 
 namespace stepsim::topo::test {
 
+inline constexpr double kGiB = 1073741824.0;
+inline constexpr double kNvLine = 450e9;       ///< H100 NVLink line rate per direction, B/s
+inline constexpr double kNv = kNvLine * 0.82;  ///< at protocol efficiency
+
 inline GpuSpec h100() {
   GpuSpec g;
   g.id = "h100-sxm";

@@ -5,7 +5,7 @@
 
 #include "workloads/op_sink.hpp"
 
-namespace stepsim::work::test {
+namespace stepsim::work::fakes {
 
 struct Recorded {
   std::string name;
@@ -60,4 +60,4 @@ class CountingSink : public OpSink {
   }
 };
 
-}  // namespace stepsim::work::test
+}  // namespace stepsim::work::fakes

@@ -8,7 +8,7 @@
 
 #include "workloads/comm_planner.hpp"
 
-namespace stepsim::work::test {
+namespace stepsim::work::fakes {
 
 class FixedCostNetwork : public sim::Network {
  public:
@@ -16,7 +16,9 @@ class FixedCostNetwork : public sim::Network {
   void start(sim::OpId op, std::uint32_t payload, Time now) override {
     pending_.emplace(std::make_pair(now + costs_.at(payload), op), payload);
   }
-  Time next_event_time() const override { return pending_.empty() ? kTimeNever : pending_.begin()->first.first; }
+  Time next_event_time() const override {
+    return pending_.empty() ? kTimeNever : pending_.begin()->first.first;
+  }
   void advance_to(Time now, std::vector<sim::OpId>& done) override {
     while (!pending_.empty() && pending_.begin()->first.first <= now) {
       done.push_back(pending_.begin()->first.second);
@@ -44,9 +46,7 @@ class FixedCostPlanner : public CommPlanner {
     costs_.push_back(cost_(r));
     return static_cast<std::uint32_t>(costs_.size() - 1);
   }
-  std::unique_ptr<sim::Network> make_network() override {
-    return std::make_unique<FixedCostNetwork>(costs_);
-  }
+  std::unique_ptr<sim::Network> make_network() override { return std::make_unique<FixedCostNetwork>(costs_); }
   std::vector<CommRequest> requests;
 
  private:
@@ -54,4 +54,4 @@ class FixedCostPlanner : public CommPlanner {
   std::vector<Time> costs_;
 };
 
-}  // namespace stepsim::work::test
+}  // namespace stepsim::work::fakes

@@ -9,7 +9,7 @@
 
 using namespace stepsim;
 using namespace stepsim::work;
-using test::CountingSink;
+using work::fakes::CountingSink;
 
 namespace {
 // One Llama 3.1 8B layer: h 4096, 32 heads of 128, 8 KV heads, FFN 14336 (SwiGLU), RMSNorm.
@@ -33,8 +33,8 @@ JobSpec llama8b(int tp, topo::Precision compute, LowPrecisionRecipe recipe = Low
 }
 constexpr double T = 8192, h = 4096, kv = 8 * 128, f = 14336;
 
-std::map<std::string, const test::Recorded*> by_name(const CountingSink& s) {
-  std::map<std::string, const test::Recorded*> m;
+std::map<std::string, const work::fakes::Recorded*> by_name(const CountingSink& s) {
+  std::map<std::string, const work::fakes::Recorded*> m;
   for (const auto& o : s.ops) m[o.name] = &o;
   return m;
 }

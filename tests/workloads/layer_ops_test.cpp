@@ -6,7 +6,7 @@
 
 using namespace stepsim;
 using namespace stepsim::work;
-using test::CountingSink;
+using work::fakes::CountingSink;
 
 namespace {
 // Megatron GPT 1.7B (Narayanan 2021 Table 1): h = 2304, 24 heads, f = 4h, GeLU, dropout, biases.

@@ -9,7 +9,7 @@
 
 using namespace stepsim;
 using namespace stepsim::work;
-using work::test::CountingSink;
+using work::fakes::CountingSink;
 
 namespace {
 

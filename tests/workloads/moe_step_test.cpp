@@ -10,7 +10,7 @@
 
 using namespace stepsim;
 using namespace stepsim::work;
-using test::FixedCostPlanner;
+using work::fakes::FixedCostPlanner;
 
 namespace {
 

@@ -74,7 +74,7 @@ std::map<std::string, double> simulated_classes() {
   const auto catalog = scen::Catalog::load_dir(fs::path(STEPSIM_DATA_BUILD_DIR) / "catalog");
   const scen::Scenario s =
       scen::load_scenario(kSource / "scenarios/profiles/deepseek-v3-ep64-h800.toml", catalog);
-  test::FixedCostPlanner planner([](const CommRequest&) { return Time::zero(); });
+  work::fakes::FixedCostPlanner planner([](const CommRequest&) { return Time::zero(); });
   const StepPlan plan = build_train_step(s.job, planner);
   const double beside_comm = 1.0 / (1.0 - s.job.cluster.gpu.comm_sm_fraction);
   std::map<std::string, double> out;

@@ -123,7 +123,7 @@ TEST_CASE("Without communication the bound's kernel time is the built step's, ke
   for (const Layout& l : layouts_of(base)) {
     const JobSpec job = work::with_layout(base, l);
     const work::StepBound b = work::bound_train_step(job);
-    work::test::FixedCostPlanner planner([](const work::CommRequest&) { return Time::zero(); });
+    work::fakes::FixedCostPlanner planner([](const work::CommRequest&) { return Time::zero(); });
     const work::StepPlan plan = work::build_train_step(job, planner);
     CAPTURE(l.text());
     CHECK(b.kernels == busiest_kernels(plan));

@@ -29,7 +29,7 @@ class TimedSink : public OpSink {
   /// The makespan once everything emitted has run.
   double run_us() {
     const sim::StepGraph g = std::move(b_).build();
-    test::FixedCostNetwork net(costs_);
+    work::fakes::FixedCostNetwork net(costs_);
     sim::Engine e(g, &net);
     return to_seconds(e.run().makespan) * 1e6;
   }

@@ -250,19 +250,7 @@ void simulate_one(SearchCandidate& c, const Bounded& b, const std::filesystem::p
     const scen::Scenario s = scen::load_scenario(path, catalog, load);
     // The configuration's topology: the layout keys never change the cluster.
     const work::Simulation sim = work::simulate(s.job, config.topology);
-    const auto& m = sim.metrics;
-    SimulatedFigures& f = c.sim;
-    f.step_time_s = m.step_time_s;
-    f.tokens_per_s = m.tokens_per_s;
-    f.tokens_per_s_per_gpu = m.tokens_per_s_per_gpu;
-    f.mfu = m.mfu;
-    f.usd_per_million_tokens =
-        usd_per_mtok(s.job.cluster.gpu.price_per_hour, config.info.gpus, m.tokens_per_s);
-    f.bottleneck = std::string(topo::name(work::critical_bottleneck(sim.report)));
-    f.mean = sim.report.mean;
-    f.memory_peak_bytes = sim.report.ranks[sim.report.peak_rank].memory.peak_bytes;
-    f.capacity_bytes = sim.capacity_bytes;
-    f.fits = f.memory_peak_bytes + o.headroom_bytes <= sim.capacity_bytes;
+    c.sim = simulated_figures(s.job, sim, o.headroom_bytes);
     makespan = sim.run.makespan;
     c.simulated = true;
   } catch (const UserError& e) {
@@ -409,6 +397,22 @@ SearchConfig totals(const std::vector<SearchConfig>& configs) {
 }
 
 }  // namespace
+
+SimulatedFigures simulated_figures(const work::JobSpec& job, const work::Simulation& sim, double headroom_bytes) {
+  const auto& m = sim.metrics;
+  SimulatedFigures f;
+  f.step_time_s = m.step_time_s;
+  f.tokens_per_s = m.tokens_per_s;
+  f.tokens_per_s_per_gpu = m.tokens_per_s_per_gpu;
+  f.mfu = m.mfu;
+  f.usd_per_million_tokens = usd_per_mtok(job.cluster.gpu.price_per_hour, sim.plan.world, m.tokens_per_s);
+  f.bottleneck = std::string(topo::name(work::critical_bottleneck(sim.report)));
+  f.mean = sim.report.mean;
+  f.memory_peak_bytes = sim.report.ranks[sim.report.peak_rank].memory.peak_bytes;
+  f.capacity_bytes = sim.capacity_bytes;
+  f.fits = f.memory_peak_bytes + headroom_bytes <= sim.capacity_bytes;
+  return f;
+}
 
 SearchResult search_layouts(const std::filesystem::path& path, const scen::Catalog& catalog,
                             const SearchOptions& o) {

@@ -13,6 +13,7 @@
 
 #include "scenarios/catalog.hpp"
 #include "workloads/layout_space.hpp"
+#include "workloads/simulate.hpp"
 #include "workloads/step_report.hpp"
 
 namespace stepsim::out {
@@ -65,6 +66,9 @@ struct SimulatedFigures {
   double capacity_bytes = 0.0;
   bool fits = true;  ///< the peak plus the headroom fits under the usable HBM
 };
+
+/// The figures of a simulated step of `job`; `fits` leaves `headroom_bytes` free under the usable HBM.
+SimulatedFigures simulated_figures(const work::JobSpec& job, const work::Simulation& sim, double headroom_bytes);
 
 /// One (GPU, GPU count) searched, and what became of its layouts.
 struct SearchConfig {

@@ -4,6 +4,7 @@
 
 #include "scenarios/catalog.hpp"
 #include "scenarios/scenario.hpp"
+#include "tests/support/catalog.hpp"
 #include "workloads/simulate.hpp"
 
 namespace stepsim::test {
@@ -12,11 +13,6 @@ struct SmallRun {
   scen::Scenario scenario;
   work::Simulation sim;
 };
-
-inline const scen::Catalog& builtin_catalog() {
-  static const scen::Catalog c = scen::Catalog::load_builtin();  // immutable, shared by tests
-  return c;
-}
 
 inline work::SimulateOptions small_options(work::RankMode ranks, topo::LinkAccounting links) {
   work::SimulateOptions o;

@@ -55,7 +55,7 @@ std::vector<Layout> layouts_of(const JobSpec& job) {
 
 }  // namespace
 
-TEST_CASE("The step bound is never above the simulated step, nor its memory bound above the peak") {
+TEST_CASE("The step bound is never above the simulated step, nor its memory bound above the peak", "[slow]") {
   // Why: the bound runs the same emitters with a subset of the step graph's constraints (each
   // rank's compute stream, the emitters' own dependencies, pipeline boundaries, the data-parallel
   // channel) and durations no longer than the simulation's (kernels at full speed; each collective
@@ -115,7 +115,7 @@ TEST_CASE("The step bound is never above the simulated step, nor its memory boun
   }
 }
 
-TEST_CASE("Without communication the bound's kernel time is the built step's, kernel for kernel") {
+TEST_CASE("Without communication the bound's kernel time is the built step's, kernel for kernel", "[slow]") {
   // For dense models without MTP the walk emits exactly the kernels the builder emits on each
   // simulated rank, so the busiest rank's sum of full-speed durations must agree to the picosecond.
   const JobSpec base = test::tiny_training();

@@ -240,8 +240,10 @@ void simulate_change(AdviceChange& c, const std::filesystem::path& path, const s
   }
 }
 
-bool helps(const AdviceChange& c, const AdviceOptions& o) {
-  return c.simulated && c.sim.fits && c.gain >= 1.0 + o.min_gain;
+/// A change helps when it fits and gains; when the base does not fit, any change that fits helps
+/// (the base's rate is not achievable, so it is no yardstick).
+bool helps(const AdviceChange& c, const AdviceOptions& o, bool base_fits) {
+  return c.simulated && c.sim.fits && (!base_fits || c.gain >= 1.0 + o.min_gain);
 }
 
 /// Whether `a` beats `b`: more tokens/s; ties broken by lower $ per million tokens, then by order.
@@ -318,7 +320,7 @@ Advice advise(const std::filesystem::path& path, const scen::Catalog& catalog, c
   std::vector<const AdviceChange*> software;
   const AdviceChange* best_layout = nullptr;
   for (const AdviceChange& c : a.tried) {
-    if (!helps(c, o)) continue;
+    if (!helps(c, o, a.base.fits)) continue;
     if (c.family == ChangeFamily::layout && (best_layout == nullptr || better(c, *best_layout)))
       best_layout = &c;
     if (c.family == ChangeFamily::runtime) software.push_back(&c);
@@ -338,7 +340,7 @@ Advice advise(const std::filesystem::path& path, const scen::Catalog& catalog, c
   }
 
   for (const AdviceChange& c : a.tried)
-    if (helps(c, o)) a.helpful.push_back(c);
+    if (helps(c, o, a.base.fits)) a.helpful.push_back(c);
   std::stable_sort(a.helpful.begin(), a.helpful.end(), better);
   // Changes that run the same step as a better-placed one add nothing (ZeRO-2 where ZeRO-1 already
   // hides its communication, selective recompute that FlashAttention makes a no-op): the first,

@@ -88,8 +88,13 @@ std::string advice_table(const Advice& a) {
                   " tokens/s, " + format_bytes(a.base.memory_peak_bytes) + " of " +
                   format_bytes(a.base.capacity_bytes) + ", " + usd_text(a.base.usd_per_million_tokens) +
                   " per million tokens)\n";
+  if (!a.base.fits)
+    s += "  the step does not fit in memory: the changes below fit, fastest first (\"vs now\" compares with "
+         "a rate that is not achievable)\n";
   if (a.helpful.empty()) {
-    s += "  no change tried gains " + format_number(100.0 * a.min_gain, 1) + "% or more and fits in memory\n";
+    s += a.base.fits ? "  no change tried gains " + format_number(100.0 * a.min_gain, 1) +
+                           "% or more and fits in memory\n"
+                     : "  no change tried makes the step fit; try more GPUs or GPUs with more memory\n";
   } else {
     TextTable t({"#", "change", "step", "tokens/s", "vs now", "memory peak", "$/Mtok", "costs"},
                 {Align::right, Align::left, Align::right, Align::right, Align::right, Align::right,

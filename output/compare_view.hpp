@@ -33,8 +33,10 @@ struct CompareRow {
   std::vector<std::size_t> winners;  ///< entries that win the row (ties share it); empty if none
 };
 
-/// The rows for `entries`: step time, tokens/s, MFU, bottleneck, exposed communication per group
-/// (groups that any entry has), memory verdict, $ per million tokens.
+/// The rows for `entries`: what differs between them, the memory verdict, step time, tokens/s,
+/// MFU, the verdict (what each step waits on), exposed communication per group (groups that any
+/// entry has), $ per million tokens. A scenario that does not fit in memory wins no row, and its
+/// rate cells say "(not achievable)".
 std::vector<CompareRow> compare_rows(std::span<const CompareEntry> entries);
 
 std::string compare_table(std::span<const CompareEntry> entries, std::span<const CompareRow> rows);

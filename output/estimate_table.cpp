@@ -99,6 +99,10 @@ void cost_section(std::string& out, const work::Estimate& e) {
                      dollars(s.cluster_cost_per_hour, 2), format_number(s.cluster_hbm_Bps / 1e12, 3),
                      s.feasible ? "" : "  NOT REACHABLE");
   if (!s.note.empty()) out += "  " + s.note + "\n";
+  out += fmt::format(
+      "  closed-form figure; `stepsim size SCENARIO --tokens-per-s {:.0f}` sizes from the simulated rate "
+      "(often more GPUs)\n",
+      s.target_tokens_per_s);
 }
 
 }  // namespace

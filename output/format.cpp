@@ -50,7 +50,16 @@ std::string format_number(double value, int decimals) {
     if (i > 0 && (int_part.size() - i) % 3 == 0) grouped += ',';
     grouped += int_part[i];
   }
-  return (value < 0 ? "-" : "") + grouped + frac;
+  const bool zero = digits.find_first_not_of("0.") == std::string::npos;
+  return (value < 0 && !zero ? "-" : "") + grouped + frac;
+}
+
+std::string format_percent(double fraction, int decimals) {
+  return format_number(100.0 * fraction, decimals) + "%";
+}
+
+std::string format_count(long long n, std::string_view singular, std::string_view plural) {
+  return format_number(static_cast<double>(n), 0) + " " + std::string(n == 1 ? singular : plural);
 }
 
 }  // namespace stepsim::out

@@ -2,6 +2,7 @@
 // Human-readable formatting of quantities for terminal tables.
 
 #include <string>
+#include <string_view>
 
 namespace stepsim::out {
 
@@ -11,7 +12,12 @@ std::string format_seconds(double seconds);
 std::string format_bytes(double bytes);
 /// Binary, labelled: "79.65 GiB" (device memory as the device and PyTorch report it).
 std::string format_gib(double bytes);
-/// "1,339.29" style thousands separators with `decimals` digits after the point.
+/// "1,339.29" style thousands separators with `decimals` digits after the point; a value that
+/// rounds to zero prints without a sign ("0.0", never "-0.0").
 std::string format_number(double value, int decimals);
+/// A fraction as a percentage: 0.1234 -> "12.3%"; never "-0.0%".
+std::string format_percent(double fraction, int decimals = 1);
+/// A count and its noun, singular or plural: "1 micro-batch", "1,024 micro-batches".
+std::string format_count(long long n, std::string_view singular, std::string_view plural);
 
 }  // namespace stepsim::out

@@ -30,6 +30,10 @@ table{border-collapse:collapse;margin:8px 0;font-size:13px}th,td{border:1px soli
 th{background:#f2f2f2}td:first-child,th:first-child{text-align:left}td.note{text-align:left}
 tr.mine td{background:#eef4fb}td.best,td.win{font-weight:700;color:#176317}
 ul.diffs li{margin:3px 0}footer{margin-top:30px;color:#777;font-size:12px}
+.banner{border-radius:6px;padding:10px 14px;margin:0 0 14px;font-weight:600}
+.banner.bad{border:2px solid #b00;background:#fdecec;color:#8a0000}
+.banner.good{border:1px solid #9c9;background:#f1f9f1;color:#176317;font-weight:400}
+.infeasible{color:#b00;font-weight:600}
 )";
 
 std::string card(std::string_view id, std::string_view key, std::string_view value, std::string_view detail,
@@ -40,27 +44,46 @@ std::string card(std::string_view id, std::string_view key, std::string_view val
       cls.empty() ? "" : " " + std::string(cls), id, raw, svg::esc(key), svg::esc(value), svg::esc(detail));
 }
 
+/// Whether the step fits, above every figure: a configuration that does not fit is no result.
+std::string feasibility_banner(const RunFigures& f) {
+  if (f.fits)
+    return fmt::format("<p class=\"banner good\" id=\"feasibility\" data-feasible=\"true\">Memory {}.</p>\n",
+                       svg::esc(feasibility_text(f)));
+  return fmt::format(
+      "<p class=\"banner bad\" id=\"feasibility\" data-feasible=\"false\">Memory {}. The step time, "
+      "tokens/s and cost below are not achievable as configured.</p>\n",
+      svg::esc(feasibility_text(f)));
+}
+
 std::string headline(const work::JobSpec& job, const work::Simulation& s) {
   const RunFigures f = run_figures(job, s);
-  std::string h = "<section class=\"headline\" id=\"headline\">\n";
+  const std::string mark = f.fits ? "" : std::string(" (") + kNotAchievable + ")";
+  std::string h = feasibility_banner(f) + "<section class=\"headline\" id=\"headline\">\n";
   h += card("hl-step-time", "step time", format_seconds(f.step_time_s),
-            "closed-form estimate " + format_seconds(s.estimate.step_time_s), f.step_time_s);
-  h += card("hl-tokens", "tokens/s", format_number(f.tokens_per_s, 0),
-            format_number(f.tokens_per_s_per_gpu, 1) + " per GPU", f.tokens_per_s);
+            "closed-form estimate " + format_seconds(s.estimate.step_time_s) + mark, f.step_time_s,
+            f.fits ? "" : "bad");
+  h +=
+      card("hl-tokens", "tokens/s", format_number(f.tokens_per_s, 0),
+           format_number(f.tokens_per_s_per_gpu, 1) + " per GPU" + mark, f.tokens_per_s, f.fits ? "" : "bad");
   h += card("hl-mfu", "MFU", svg::num(100.0 * f.mfu) + "%",
-            fmt::format("HFU {}%, {} model TFLOP/s per GPU", svg::num(100.0 * s.metrics.hfu),
-                        svg::num(s.metrics.model_tflops_per_gpu)),
+            fmt::format("of the {} dense peak; HFU {}%, {} model TFLOP/s per GPU", f.mfu_peak,
+                        svg::num(100.0 * s.metrics.hfu), svg::num(s.metrics.model_tflops_per_gpu)),
             f.mfu);
-  const auto& cs = s.report.critical_s;
-  const double share = cs[static_cast<std::size_t>(work::critical_bottleneck(s.report))];
-  h += card("hl-bottleneck", "bottleneck", f.bottleneck,
-            svg::num(100.0 * share / std::max(f.step_time_s, 1e-30), 0) + "% of the critical path", share);
+  const auto& v = f.verdict;
+  h += card(
+      "hl-bottleneck", "bottleneck", v.primary.label,
+      format_percent(v.primary_share) + " of the step" +
+          (v.secondary.seconds > 0.0 ? "; then " + v.secondary.label + " " + format_percent(v.secondary_share)
+                                     : std::string()),
+      v.primary_share);
   h += card("hl-memory", "memory", f.fits ? "fits" : "does not fit",
-            format_bytes(f.peak_bytes) + " peak of " + format_bytes(f.capacity_bytes), f.peak_bytes,
-            f.fits ? "good" : "bad");
+            format_bytes(f.peak_bytes) + " peak of " + format_bytes(f.capacity_bytes) + ", " +
+                format_bytes(std::abs(f.headroom_bytes)) + (f.fits ? " free" : " over"),
+            f.peak_bytes, f.fits ? "good" : "bad");
   h += card("hl-cost", "$ per million tokens", "$" + svg::num(f.per_million_tokens, 3),
-            "$" + format_number(f.cluster_per_hour, 2) + " per hour for " + std::to_string(f.gpus) + " GPUs",
-            f.per_million_tokens);
+            "$" + format_number(f.cluster_per_hour, 2) + " per hour for " +
+                format_count(f.gpus, "GPU", "GPUs") + mark,
+            f.per_million_tokens, f.fits ? "" : "bad");
   return h + "</section>\n";
 }
 
@@ -108,10 +131,12 @@ std::string report_html(const work::JobSpec& job, const work::Simulation& s, con
                         std::span<const topo::GpuSpec> catalog_gpus, std::string_view version) {
   std::string h = html_head("stepsim: " + labels.scenario);
   h += fmt::format(
-      "<h1>{}</h1>\n<p class=\"sub\">{} on {} &times; {}, {}, {} micro-batches per step; {} of {} "
+      "<h1>{}</h1>\n<p class=\"sub\">{} on {} &times; {}, {} per step; {} of {} "
       "ranks simulated (the others mirror them).</p>\n",
-      svg::esc(labels.scenario), svg::esc(labels.model), s.plan.world, svg::esc(labels.gpu),
-      svg::esc(parallel_layout(job)), s.plan.microbatches, s.plan.ranks.size(), s.plan.world);
+      svg::esc(labels.scenario), svg::esc(labels.model), format_number(s.plan.world, 0), svg::esc(labels.gpu),
+      svg::esc(parallel_layout(job)) + ", " +
+          format_count(s.plan.microbatches, "micro-batch", "micro-batches"),
+      s.plan.ranks.size(), format_number(s.plan.world, 0));
   h += headline(job, s);
   h += breakdown_section(s);
   h += "<h2 id=\"s-gantt\">One pipeline replica</h2>\n<p class=\"note\">Stages top to bottom; per stage a compute lane "

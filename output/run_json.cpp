@@ -1,6 +1,7 @@
 // A simulated step as JSON. Keys keep a fixed order so that identical inputs print identical bytes.
 #include <nlohmann/json.hpp>
 
+#include "output/run_figures.hpp"
 #include "output/run_view.hpp"
 #include "workloads/explain.hpp"
 #include "workloads/names.hpp"
@@ -105,6 +106,16 @@ Json ranks_json(const work::Simulation& s) {
   return a;
 }
 
+Json entry_json(const work::BreakdownEntry& e, double share) {
+  return Json{{"key", e.key}, {"label", e.label}, {"seconds", e.seconds}, {"share", share}};
+}
+
+/// What the step waits on most and second, from the breakdown (work::step_verdict).
+Json verdict_json(const work::StepVerdict& v) {
+  return Json{{"primary", entry_json(v.primary, v.primary_share)},
+              {"secondary", entry_json(v.secondary, v.secondary_share)}};
+}
+
 Json estimate_json(const work::Estimate& e) {
   return Json{{"step_time_s", e.step_time_s},
               {"tokens_per_s_per_gpu", e.tokens_per_s_per_gpu},
@@ -126,14 +137,19 @@ nlohmann::ordered_json run_json(const work::JobSpec& job, const work::Simulation
   j["kind"] = std::string(work::name(job.workload.kind));
   j["gpus"] = s.plan.world;
   j["simulated_ranks"] = s.plan.ranks.size();
+  // Feasibility before any rate: a step that does not fit has figures, but no one can run it.
+  const RunFigures f = run_figures(job, s);
+  j["feasible"] = f.fits;
+  j["memory_headroom_bytes"] = f.headroom_bytes;
   j["step_time_s"] = m.step_time_s;
   j["tokens_per_step"] = m.tokens_per_step;
   j["tokens_per_s"] = m.tokens_per_s;
   j["tokens_per_s_per_gpu"] = m.tokens_per_s_per_gpu;
   j["mfu"] = m.mfu;
   j["hfu"] = m.hfu;
+  j["mfu_peak"] = {{"precision", f.mfu_peak}, {"flops_per_s", f.mfu_peak_flops}};
   j["model_tflops_per_gpu"] = m.model_tflops_per_gpu;
-  j["bottleneck"] = std::string(topo::name(work::critical_bottleneck(s.report)));
+  j["bottleneck"] = verdict_json(f.verdict);
   const bool inference = job.workload.kind != work::WorkloadKind::train;
   j["latency_s"] = inference ? Json(m.latency_s) : Json(nullptr);
   if (inference) j["inference"] = inference_json(job, s);

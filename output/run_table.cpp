@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "output/format.hpp"
+#include "output/run_figures.hpp"
 #include "output/run_view.hpp"
 #include "output/text_table.hpp"
 #include "workloads/explain.hpp"
@@ -12,23 +13,13 @@ namespace stepsim::out {
 namespace {
 
 std::string pct(double part, double whole) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f%%", whole > 0 ? 100.0 * part / whole : 0.0);
-  return buf;
+  return format_percent(whole > 0 ? part / whole : 0.0);
 }
 
+/// The rows the verdict (work::step_verdict) ranks, in the same words.
 void breakdown_rows(TextTable& t, const work::Breakdown& b, double step) {
-  t.add_row({"compute", format_seconds(b.compute_s), pct(b.compute_s, step)});
-  t.add_row({"memory-bound kernels", format_seconds(b.memory_bound_s), pct(b.memory_bound_s, step)});
-  for (std::size_t d = 0; d < work::kDimCount; ++d) {
-    if (b.exposed_comm_s[d] <= 0.0) continue;
-    const std::string group(work::name(static_cast<work::ParallelDim>(d)));
-    t.add_row({"exposed " + group + " communication", format_seconds(b.exposed_comm_s[d]),
-               pct(b.exposed_comm_s[d], step)});
-  }
-  t.add_row({"pipeline bubble / waiting", format_seconds(b.bubble_s), pct(b.bubble_s, step)});
-  if (b.host_bound_s > 0.0)
-    t.add_row({"host-bound (kernel launches)", format_seconds(b.host_bound_s), pct(b.host_bound_s, step)});
+  for (const auto& e : work::breakdown_entries(b))
+    t.add_row({e.label, format_seconds(e.seconds), pct(e.seconds, step)});
 }
 
 std::string critical_line(const work::StepReport& r) {
@@ -43,16 +34,17 @@ std::string critical_line(const work::StepReport& r) {
 }
 
 /// Inference: latency, per-replica rate and the KV-cache headroom.
-void inference_lines(std::ostringstream& o, const work::JobSpec& job, const work::Simulation& s) {
+void inference_lines(std::ostringstream& o, const work::JobSpec& job, const work::Simulation& s,
+                     const std::string& mark) {
   if (job.workload.kind == work::WorkloadKind::train) return;
   const bool prefill = job.workload.kind == work::WorkloadKind::prefill;
   const auto& kv = s.plan.kv;
   o << (prefill ? "first token " : "per token   ") << format_seconds(s.metrics.latency_s) << "  ("
     << format_number(s.metrics.tokens_per_s_per_replica, 1) << " tokens/s per replica, batch "
-    << job.workload.batch << ")\n";
+    << format_number(job.workload.batch, 0) << ")" << mark << "\n";
   o << "KV cache    " << format_bytes(s.plan.static_memory[s.report.peak_rank].kv_cache)
-    << " per GPU; fits up to batch " << kv.max_batch << " at this context, or context " << kv.max_context
-    << " at this batch\n";
+    << " per GPU; fits up to batch " << format_number(kv.max_batch, 0) << " at this context, or context "
+    << format_number(kv.max_context, 0) << " at this batch\n";
 }
 
 /// MoE: what routing imbalance costs the busiest expert rank.
@@ -83,36 +75,65 @@ std::string parallel_layout(const work::JobSpec& j) {
 
 namespace {
 
-/// The header and the headline figures: step time, rates, MFU, bottleneck, inference and MoE lines.
+/// "MFU / HFU" and which peak they divide by; a low-precision run also gets its MFU against the
+/// BF16 peak, the figure most published MFUs use.
+void utilisation_lines(std::ostringstream& o, const work::JobSpec& job, const work::Simulation& s,
+                       const RunFigures& f) {
+  const auto& m = s.metrics;
+  o << "MFU / HFU   " << pct(m.mfu, 1.0) << " / " << pct(m.hfu, 1.0) << " of the " << f.mfu_peak
+    << " dense peak (" << format_number(f.mfu_peak_flops / 1e12, 0) << " TFLOP/s per GPU); "
+    << format_number(m.model_tflops_per_gpu, 1) << " model TFLOP/s per GPU\n";
+  const double bf16 = job.cluster.gpu.bf16_flops_per_s;
+  if (job.precision.low_precision_linears() && bf16 > 0.0)
+    o << "            MFU against the BF16 dense peak (" << format_number(bf16 / 1e12, 0)
+      << " TFLOP/s): " << pct(m.mfu * f.mfu_peak_flops / bf16, 1.0) << "\n";
+}
+
+/// Whether the step fits in memory: said before any rate, so that an impossible configuration
+/// never reads as a result.
+void feasibility_lines(std::ostringstream& o, const work::Simulation& s, const RunFigures& f) {
+  const auto& peak = s.report.ranks[s.report.peak_rank];
+  o << "memory      " << feasibility_text(f) << " (busiest rank: stage " << peak.stage << ")\n";
+  if (!f.fits) o << "            the rates below are not achievable as configured\n";
+  o << "\n";
+}
+
+/// The header and the headline figures: feasibility, step time, rates, MFU, the verdict,
+/// inference and MoE lines.
 void headline(std::ostringstream& o, const work::JobSpec& job, const work::Simulation& s,
               const RunLabels& labels) {
   const auto& m = s.metrics;
+  const RunFigures f = run_figures(job, s);
   o << "stepsim run: " << labels.scenario << "\n"
-    << "  " << labels.model << " on " << s.plan.world << " x " << labels.gpu << ", " << parallel_layout(job)
-    << ", " << s.plan.microbatches << " micro-batches per step (" << s.plan.ranks.size()
-    << " ranks simulated)\n";
+    << "  " << labels.model << " on " << format_number(s.plan.world, 0) << " x " << labels.gpu << ", "
+    << parallel_layout(job) << ", " << format_count(s.plan.microbatches, "micro-batch", "micro-batches")
+    << " per step (" << format_count(static_cast<long long>(s.plan.ranks.size()), "rank", "ranks")
+    << " simulated)\n";
   const auto& c = job.cluster;
   if (c.rack_gpus > 0) {
     const int domains = (s.plan.world + c.nvlink_domain - 1) / c.nvlink_domain;
-    o << "  NVLink: the job uses " << c.nvlink_domain << " GPUs of each " << c.rack_gpus << "-GPU domain ("
-      << domains << (domains == 1 ? " domain)\n" : " domains)\n");
+    o << "  NVLink: the job uses " << format_count(c.nvlink_domain, "GPU", "GPUs") << " of each "
+      << c.rack_gpus << "-GPU domain (" << format_count(domains, "domain", "domains") << ")\n";
   }
   o << "\n";
+  feasibility_lines(o, s, f);
   const auto line = [&o](const char* label, const std::string& value) {
     char buf[24];
     std::snprintf(buf, sizeof buf, "%-12s", label);
     o << buf << value << "\n";
   };
-  line("step time", format_seconds(m.step_time_s) + "  (closed-form estimate " +
+  const std::string mark = f.fits ? "" : std::string("  [") + kNotAchievable + "]";
+  line("step time", format_seconds(m.step_time_s) + mark + "  (closed-form estimate " +
                         format_seconds(s.estimate.step_time_s) + ", " +
                         std::string(topo::name(s.estimate.bound)) + "-bound)");
   line("tokens/s", format_number(m.tokens_per_s_per_gpu, 1) + " per GPU, " +
-                       format_number(m.tokens_per_s, 0) + " for the job");
-  line("MFU / HFU", pct(m.mfu, 1.0) + " / " + pct(m.hfu, 1.0) + "  (" +
-                        format_number(m.model_tflops_per_gpu, 1) + " model TFLOP/s per GPU)");
-  line("bottleneck", std::string(topo::name(work::critical_bottleneck(s.report))) +
-                         "  (critical path: " + critical_line(s.report) + ")");
-  inference_lines(o, job, s);
+                       format_number(m.tokens_per_s, 0) + " for the job" + mark);
+  utilisation_lines(o, job, s, f);
+  // The verdict ranks the breakdown table below; the critical path says which resource bounded
+  // the longest chain of ops, a different question, and supports it.
+  line("bottleneck", f.bottleneck);
+  line("", "critical path: " + critical_line(s.report));
+  inference_lines(o, job, s, mark);
   moe_line(o, job, s);
   o << "\n";
 }
@@ -172,9 +193,10 @@ std::string run_table(const work::JobSpec& job, const work::Simulation& s, const
   differences(o, s);
   const double per_hour = job.cluster.gpu.price_per_hour * s.plan.world;
   const double tokens_per_s = s.metrics.tokens_per_s;
-  o << "cost: $" << format_number(per_hour, 2) << " per hour for " << s.plan.world << " GPUs, $"
+  o << "cost: $" << format_number(per_hour, 2) << " per hour for "
+    << format_count(s.plan.world, "GPU", "GPUs") << ", $"
     << format_number(tokens_per_s > 0 ? per_hour / 3600.0 / tokens_per_s * 1e6 : 0.0, 3)
-    << " per million tokens\n";
+    << " per million tokens" << (s.fits ? "" : std::string("  [") + kNotAchievable + "]") << "\n";
   return o.str();
 }
 

@@ -1,20 +1,14 @@
 #pragma once
-// Progress of a running sweep: a bar redrawn in place on a terminal, or a quiet line every ten
-// seconds in a log (Slurm, CI). Progress never touches the results.
+// Progress of a running sweep: a ProgressReporter counting points, as a bar redrawn in place on a
+// terminal or a quiet line every ten seconds in a log (Slurm, CI). Progress never touches the
+// results.
 
-#include <chrono>
 #include <cstdint>
-#include <mutex>
 #include <ostream>
-#include <string>
+
+#include "output/progress.hpp"
 
 namespace stepsim::out {
-
-enum class ProgressStyle : std::uint8_t {
-  bar,    ///< one line redrawn with \r at most ten times a second
-  lines,  ///< a line every `line_interval` seconds and at the end
-  none,
-};
 
 class SweepProgress {
  public:
@@ -23,21 +17,11 @@ class SweepProgress {
                 double line_interval_s = 10.0);
   /// One more point finished. Thread-safe.
   void advance();
-  /// Prints the final state (a newline after the bar).
+  /// Prints the final state (the bar's last line with the total time, and a newline).
   void finish();
-  /// "[#####-----]  120/400  30.0%  85.2 points/s  ETA 0:03" for `done` of `total`.
-  static std::string status_text(std::uint64_t done, std::uint64_t total, std::uint64_t ran, double elapsed_s,
-                                 bool bar);
 
  private:
-  void draw(bool final);
-
-  std::ostream& out_;
-  ProgressStyle style_;
-  std::uint64_t total_, done_, ran_ = 0;
-  double interval_s_;
-  std::chrono::steady_clock::time_point start_, last_;
-  std::mutex mutex_;
+  ProgressReporter reporter_;
 };
 
 }  // namespace stepsim::out

@@ -38,8 +38,13 @@ void apply_set(toml::table& doc, const std::string& assignment, KeyLocations& lo
   std::string_view rest = key;
   for (auto dot = rest.find('.'); dot != std::string_view::npos; dot = rest.find('.')) {
     const std::string part(rest.substr(0, dot));
+    const bool gpu_id = t == doc["hardware"].as_table() && part == "gpu";
     rest.remove_prefix(dot + 1);
     if (t->get(part) == nullptr) t->insert(part, toml::table{});
+    // `gpu = "h100-sxm"` is short for a [hardware.gpu] table with that preset, so
+    // `--set hardware.gpu.price_per_hour=2` overrides one figure of a catalog GPU.
+    if (gpu_id && t->get(part)->is_string())
+      t->insert_or_assign(part, toml::table{{"preset", *t->get(part)->as_string()}});
     t = t->get(part)->as_table();
     if (t == nullptr)
       throw UserError(SourceLocation{"--set", 0, 0}, key, "`" + part + "` is a value, not a table",

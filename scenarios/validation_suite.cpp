@@ -109,11 +109,12 @@ std::string not_simulated_reason(std::string_view toml_text, const std::string& 
   return std::string(doc["validation"]["not_simulated"].value_or(std::string_view{}));
 }
 
-ValidationReport run_validation(const std::filesystem::path& dir, const Catalog& catalog, int jobs) {
+ValidationReport run_validation(const std::filesystem::path& dir, const Catalog& catalog, int jobs,
+                                const ValidationProgress& progress) {
   const auto files = scenario_files(dir);
   std::vector<ValidationCase> results(files.size());
   std::vector<std::exception_ptr> errors(files.size());
-  std::atomic<std::size_t> next{0};
+  std::atomic<std::size_t> next{0}, done{0};
   const auto worker = [&] {
     for (std::size_t i = next++; i < files.size(); i = next++) {
       try {
@@ -121,6 +122,7 @@ ValidationReport run_validation(const std::filesystem::path& dir, const Catalog&
       } catch (...) {
         errors[i] = std::current_exception();
       }
+      if (progress) progress(++done, files.size());
     }
   };
   std::vector<std::thread> pool;

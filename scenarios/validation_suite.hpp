@@ -4,6 +4,7 @@
 // reason and left out of every error figure.
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -44,12 +45,17 @@ struct ValidationReport {
   GroupSummary overall;
 };
 
+/// Told after each scenario file is done, from the thread that did it (calls may overlap), how
+/// many files are done and how many there are. For a progress line; results never depend on it.
+using ValidationProgress = std::function<void(std::size_t done, std::size_t files)>;
+
 /// Simulates every `*.toml` under `dir` that has a [validation] block, on `jobs` threads (results
 /// do not depend on it). Scenarios without [validation] are skipped; any that fails to load or run
 /// is an error naming the file. A case with `validation.not_simulated` is not simulated: its file
 /// must still read (syntax, unknown keys and bad values are errors as for any case), and if stepsim
 /// refuses its configuration the error is recorded in the case instead of raised.
-ValidationReport run_validation(const std::filesystem::path& dir, const Catalog& catalog, int jobs);
+ValidationReport run_validation(const std::filesystem::path& dir, const Catalog& catalog, int jobs,
+                                const ValidationProgress& progress = {});
 
 /// validation.not_simulated of a scenario file's text when it is a string, else "". `file` names
 /// the text in a syntax error (a UserError).

@@ -1,11 +1,15 @@
 #pragma once
-// What the stepsim subcommands share: parsing a command line with a hidden positional option and
-// --help, the catalog from --catalog files, --ranks, and the name a scenario is reported under.
+// What the stepsim subcommands share: parsing a command line (options spelled out in full, a
+// bounded number of positional arguments, --help with an example), the catalog from --catalog
+// files, --price, --ranks, progress on a terminal, and the name a scenario is reported under.
 
 #include <boost/program_options.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "output/progress.hpp"
+#include "output/render_format.hpp"
 #include "scenarios/catalog.hpp"
 #include "scenarios/scenario.hpp"
 #include "tools/commands.hpp"
@@ -13,26 +17,86 @@
 
 namespace stepsim::cli {
 
-/// Parses `args` (argv[0] is the subcommand) against `visible` plus the hidden option
-/// `positional_name`, which takes up to `max_positional` positional arguments (-1: any number)
-/// into `positional` (e.g. po::value(&x), owned from then on), and notifies. Throws
-/// boost::program_options::error on a bad command line.
-boost::program_options::variables_map store_command_line(
-    Args args, const boost::program_options::options_description& visible, const char* positional_name,
-    boost::program_options::value_semantic* positional, int max_positional);
+/// A parsed command line: the options, and the positional arguments in order.
+struct CommandLine {
+  boost::program_options::variables_map options;
+  std::vector<std::string> positional;
+};
 
-/// store_command_line with one positional argument into `target`. Returns false when --help
-/// was given: `visible` has then been printed to stdout and the command should exit 0.
+/// Parses `args` (argv[0] is the subcommand) against `visible` and notifies. Long options must be
+/// spelled out in full: Program_options' prefix guessing is off, so `--compare` is never taken for
+/// `--compare-nccl-h100`. At most `max_positional` positional arguments (-1: any number), called
+/// `positional_name` in messages, are accepted. Throws UserError for an unknown option (with the
+/// nearest option as a did-you-mean) or a stray argument, boost::program_options::error otherwise.
+CommandLine store_command_line(Args args, const boost::program_options::options_description& visible,
+                               const char* positional_name, int max_positional);
+
+/// store_command_line with at most one positional argument into `target`. Returns false when
+/// --help was given: the help has then been printed to stdout and the command should exit 0.
 bool parse_command_line(Args args, const boost::program_options::options_description& visible,
                         const char* positional_name, std::string& target);
 
 /// store_command_line with any number of positional arguments appended to `targets`. Returns
-/// false when --help was given: `visible` has then been printed and the command should exit 0.
+/// false when --help was given: the help has then been printed and the command should exit 0.
 bool parse_command_line(Args args, const boost::program_options::options_description& visible,
                         const char* positional_name, std::vector<std::string>& targets);
 
-/// The built-in catalog with the --catalog `files` applied in order.
-scen::Catalog load_catalog(const std::vector<std::string>& files);
+/// The example lines ending a command's --help ("Example:\n  stepsim run ...\n"), from the command
+/// table entry named by args[0].
+std::string help_example(Args args);
+
+/// Prints `visible` and then help_example(args) to stdout.
+void print_help(Args args, const boost::program_options::options_description& visible);
+
+/// Adds --price USD (per GPU-hour) to `options`, read as text into `text` (parse_price checks it).
+void add_price_option(boost::program_options::options_description& options, std::string& text);
+
+/// The --price value: nullopt when `text` is empty, else a finite number of at least 0 (a
+/// UserError otherwise).
+std::optional<double> parse_price(const std::string& text);
+
+/// `set` plus the override that makes `price` the scenario GPU's price, whatever the catalog or
+/// the scenario's own [hardware.gpu] price_per_hour says; `set` unchanged without a price.
+std::vector<std::string> with_price(std::vector<std::string> set, std::optional<double> price);
+
+/// The built-in catalog with the --catalog `files` applied in order and, with a `price`, every
+/// GPU's price_per_hour replaced by it.
+scen::Catalog load_catalog(const std::vector<std::string>& files, std::optional<double> price = std::nullopt);
+
+/// Adds --quiet (-q): no progress on stderr.
+void add_quiet_option(boost::program_options::options_description& options, bool& quiet);
+
+/// ProgressStyle::bar when stderr is a terminal, not `quiet` and the output is not JSON; else
+/// ProgressStyle::none, under which a reporter writes nothing.
+out::ProgressStyle terminal_progress_style(bool quiet, out::RenderFormat format);
+
+/// Progress on stderr for a command: a ProgressReporter in terminal_progress_style(quiet, format)
+/// and, when it draws, a ticker that keeps its spinner and clock moving through long units of work.
+class TerminalProgress {
+ public:
+  TerminalProgress(out::ProgressOptions options, bool quiet, out::RenderFormat format);
+  out::ProgressReporter& reporter() { return reporter_; }
+  /// Stops the ticker and finishes the reporter.
+  void finish(out::ProgressEnd end = out::ProgressEnd::keep);
+
+ private:
+  out::ProgressReporter reporter_;
+  std::optional<out::ProgressTicker> ticker_;
+};
+
+/// Runs `work()` and returns what it returns. When progress may be drawn (terminal_progress_style),
+/// a spinner with the elapsed time appears on stderr once the work has taken two seconds, and
+/// ends as "LABEL  done in M:SS"; shorter work leaves no trace.
+template <class Work>
+auto with_elapsed_spinner(std::string label, bool quiet, out::RenderFormat format, Work&& work) {
+  out::ProgressOptions o;
+  o.label = std::move(label);
+  o.delay_s = 2.0;
+  TerminalProgress progress(std::move(o), quiet, format);
+  auto result = work();
+  progress.finish();
+  return result;
+}
 
 /// The --ranks value: representative or all; throws UserError otherwise.
 work::RankMode parse_rank_mode(const std::string& text);

@@ -79,12 +79,15 @@ BenchOptions parse_options(Args args) {
   visible.add_options()("help,h", "print this help")("list", "list the cases and exit")(
       "format", po::value(&format)->value_name("table|json"), "output format (default table)");
   BenchOptions options;
-  const po::variables_map vm = store_command_line(args, visible, "case", po::value(&options.cases), -1);
+  const CommandLine line = store_command_line(args, visible, "case", -1);
+  const po::variables_map& vm = line.options;
+  options.cases = line.positional;
   options.format = out::parse_render_format(format);
   options.done = vm.count("help") > 0 || vm.count("list") > 0;
   if (vm.count("help")) std::cout << visible << "\ncases:\n";
   if (options.done)
     for (const BenchCase& c : bench_cases()) std::printf("  %-14s %s\n", c.name, c.summary);
+  if (vm.count("help")) std::cout << "\n" << help_example(args);
   return options;
 }
 

@@ -24,7 +24,7 @@ int cmd_catalog(Args args) {
       "gpus: every figure with its value and source (datasheet, measured, derived, assumed)")(
       "catalog", po::value(&extra)->composing(),
       "extra catalog file overriding or extending the built-in one (repeatable)");
-  if (!parse_command_line(args, opts, "what", what)) return 0;
+  if (!parse_command_line(args, opts, "list", what)) return 0;
   if (what != "all" && what != "gpus" && what != "models")
     throw UserError(SourceLocation{}, "catalog", "unknown list `" + what + "`; expected gpus or models",
                     what == "gpu" || what == "model" ? "did you mean `" + what + "s`?" : "");

@@ -17,6 +17,7 @@ int cmd_check(Args args) {
   std::string format = "table";
   std::vector<std::string> extra;
   scen::LoadOptions load;
+  std::string price;
   po::options_description opts(
       "stepsim check SCENARIO [options]\n\nLoads and validates a scenario and prints what it resolved to");
   opts.add_options()("help,h", "show this help")("format", po::value(&format)->default_value("table"),
@@ -24,10 +25,12 @@ int cmd_check(Args args) {
                                                                   "extra catalog file (repeatable)")(
       "set", po::value(&load.set)->composing(),
       "override a scenario key, e.g. --set parallelism.tp=4 (repeatable)");
+  add_price_option(opts, price);
   if (!parse_command_line(args, opts, "scenario", path)) return 0;
   if (path.empty()) throw UserError("missing the scenario file (usage: stepsim check SCENARIO)");
   const auto fmt = out::parse_render_format(format);
-  const scen::Catalog catalog = load_catalog(extra);
+  load.set = with_price(std::move(load.set), parse_price(price));
+  const scen::Catalog catalog = load_catalog(extra, parse_price(price));
   const scen::Scenario s = scen::load_scenario(path, catalog, load);
   std::cout << out::render_check(s, fmt);
   return 0;

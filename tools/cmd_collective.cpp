@@ -232,13 +232,10 @@ po::options_description describe(Options& o) {
 int cmd_collective(Args args) {
   Options o;
   const po::options_description desc = describe(o);
-  po::variables_map vm;
-  po::store(po::command_line_parser(static_cast<int>(args.size()), args.data()).options(desc).run(), vm);
-  if (vm.count("help")) {
-    std::cout << desc << '\n';
+  if (store_command_line(args, desc, "positional", 0).options.count("help")) {
+    print_help(args, desc);
     return 0;
   }
-  po::notify(vm);
   if (o.format != "table" && o.format != "json")
     throw UserError("--format: expected table or json, got `" + o.format + "`");
   if (!o.compare_file.empty()) {

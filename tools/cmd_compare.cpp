@@ -26,6 +26,8 @@ struct CompareArgs {
   std::string report;
   std::vector<std::string> catalogs;
   scen::LoadOptions load;
+  std::string price;  ///< --price as typed
+  bool quiet = false;
   bool help = false;
 };
 
@@ -43,7 +45,10 @@ CompareArgs parse_compare_args(Args args) {
                                                    "extra catalog file (repeatable)")(
       "set", po::value(&a.load.set)->composing(),
       "override a key in every scenario, e.g. --set parallelism.tp=4");
+  add_price_option(visible, a.price);
+  add_quiet_option(visible, a.quiet);
   a.help = !parse_command_line(args, visible, "scenario", a.scenarios);
+  a.load.set = with_price(std::move(a.load.set), parse_price(a.price));
   return a;
 }
 
@@ -56,6 +61,27 @@ std::vector<std::string> unique_names(const std::vector<scen::Scenario>& ss) {
   return names;
 }
 
+/// Simulates each scenario in turn, with progress over them on a terminal when it takes a while.
+std::vector<work::Simulation> simulate_compared(const std::vector<scen::Scenario>& scenarios,
+                                                const work::SimulateOptions& options, const CompareArgs& a,
+                                                out::RenderFormat format) {
+  out::ProgressOptions o;
+  o.label = "compare";
+  o.unit = "scenarios";
+  o.total = scenarios.size();
+  o.delay_s = 1.0;
+  TerminalProgress progress(std::move(o), a.quiet, format);
+  std::vector<work::Simulation> sims;
+  for (const auto& s : scenarios) {
+    progress.reporter().set_detail("simulating " + scenario_label(s));
+    sims.push_back(work::simulate(s.job, options));
+    progress.reporter().advance();
+  }
+  progress.reporter().set_detail("");
+  progress.finish();
+  return sims;
+}
+
 }  // namespace
 
 int cmd_compare(Args args) {
@@ -64,7 +90,7 @@ int cmd_compare(Args args) {
   if (a.scenarios.size() < 2)
     throw UserError("compare needs at least two scenario files (usage: stepsim compare A.toml B.toml [...])");
   const out::RenderFormat format = out::parse_render_format(a.format);
-  const scen::Catalog catalog = load_catalog(a.catalogs);
+  const scen::Catalog catalog = load_catalog(a.catalogs, parse_price(a.price));
   std::vector<scen::Scenario> scenarios;
   for (const auto& f : a.scenarios) scenarios.push_back(scen::load_scenario(f, catalog, a.load));
   for (const auto& s : scenarios)
@@ -76,8 +102,7 @@ int cmd_compare(Args args) {
           "compare kind = \"decode\" or \"prefill\" steps; run each generation with `stepsim run`");
   work::SimulateOptions options;
   options.ranks = parse_rank_mode(a.ranks);
-  std::vector<work::Simulation> sims;
-  for (const auto& s : scenarios) sims.push_back(work::simulate(s.job, options));
+  const std::vector<work::Simulation> sims = simulate_compared(scenarios, options, a, format);
   const auto names = unique_names(scenarios);
   std::vector<out::CompareEntry> entries;
   for (std::size_t i = 0; i < scenarios.size(); ++i)

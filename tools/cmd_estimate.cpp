@@ -26,6 +26,7 @@ struct EstimateArgs {
   std::optional<double> target;
   std::vector<std::string> catalogs;
   scen::LoadOptions load;
+  std::string price;  ///< --price as typed
 };
 
 po::options_description visible_options(EstimateArgs& a) {
@@ -37,10 +38,12 @@ po::options_description visible_options(EstimateArgs& a) {
                                               "table or json")(
       "formulas", po::value(&a.formulas), "stepsim or notebook (default: the scenario's)")(
       "target", po::value<double>()->notifier([&a](double r) { a.target = r; }),
-      "cluster-wide tokens/s to size for (overrides [target] tokens_per_s)")(
-      "catalog", po::value(&a.catalogs)->composing(), "extra catalog file (repeatable)")(
+      "cluster-wide tokens/s to size for from the closed-form rate (overrides [target] tokens_per_s); "
+      "`stepsim size` sizes from the simulated rate")("catalog", po::value(&a.catalogs)->composing(),
+                                                      "extra catalog file (repeatable)")(
       "set", po::value(&a.load.set)->composing(),
       "override a scenario key, e.g. --set parallelism.tp=4 (repeatable)");
+  add_price_option(o, a.price);
   return o;
 }
 
@@ -57,7 +60,9 @@ int cmd_estimate(Args args) {
   if (!parse_command_line(args, visible_options(a), "scenario", a.scenario)) return 0;
   if (a.scenario.empty()) throw UserError("missing the scenario file (usage: stepsim estimate SCENARIO)");
   const out::RenderFormat format = out::parse_render_format(a.format);
-  const scen::Catalog catalog = load_catalog(a.catalogs);
+  const std::optional<double> price = parse_price(a.price);
+  a.load.set = with_price(std::move(a.load.set), price);
+  const scen::Catalog catalog = load_catalog(a.catalogs, price);
   scen::Scenario s = scen::load_scenario(a.scenario, catalog, a.load);
   if (!a.formulas.empty()) s.job.estimate.formulas = parse_formulas(a.formulas);
   if (a.target) {

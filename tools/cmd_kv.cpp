@@ -93,12 +93,18 @@ const topo::GpuSpec& find_gpu(const scen::Catalog& catalog, const std::string& i
 
 KvInput from_model(const KvArgs& a, const scen::Catalog& catalog) {
   if (a.model.empty())
-    throw UserError("give a scenario file or --model ID (usage: stepsim kv --model ID --context T)");
+    throw UserError(
+        {}, "", "stepsim kv needs a model: a scenario file, or --model ID with --context TOKENS",
+        "e.g. `stepsim kv --model llama-3.1-70b --context 8192 --gpu h200` or `stepsim kv "
+        "scenarios/examples/llama3.1-70b-decode-8xh200-bs64.toml`; `stepsim catalog models` lists "
+        "the models");
   const work::ModelSpec* m = catalog.find_model(a.model);
   if (!m)
     throw UserError("--model: no model `" + a.model + "` in the catalog; " +
                     scen::did_you_mean(a.model, catalog.model_names()));
-  if (!a.context) throw UserError("--context: how many tokens per sequence? (e.g. --context 8192)");
+  if (!a.context)
+    throw UserError({}, "--context", "how many tokens per sequence? --model needs it",
+                    "e.g. stepsim kv --model " + a.model + " --context 8192");
   KvInput in{*m, {}};
   if (!a.gpu.empty())
     in.query.gpu = find_gpu(catalog, a.gpu);

@@ -3,7 +3,11 @@
 //  simulates one step event by event and reports where its time goes.
 #include <boost/program_options.hpp>
 #include <iostream>
+#include <thread>
 
+#include "output/advise.hpp"
+#include "output/advise_view.hpp"
+#include "output/format.hpp"
 #include "output/generation_view.hpp"
 #include "output/render_format.hpp"
 #include "output/run_outputs.hpp"
@@ -29,6 +33,12 @@ struct RunArgs {
   scen::LoadOptions load;
   out::RunOutputs outputs;
   double slo_ttft_ms = 0.0, slo_tpot_ms = 0.0, slo_percentile = 99.0;
+  std::string price;  ///< --price as typed
+  bool quiet = false;
+  bool strict = false;  ///< --strict: a step that does not fit in memory exits 2
+  bool advise = false;  ///< --advise: the changes that help most, each simulated
+  std::size_t advise_top = 5;
+  unsigned jobs = 0;  ///< --jobs: simulations at once for --advise; 0 = one per core
   bool help = false;
 };
 
@@ -55,8 +65,21 @@ RunArgs parse_run_args(Args args) {
       "serving: find the highest rate whose TTFT percentile meets this")(
       "slo-tpot-ms", po::value(&a.slo_tpot_ms), "serving: ... and whose time per output token meets this")(
       "slo-percentile", po::value(&a.slo_percentile)->default_value(99.0),
-      "serving: the percentile the SLO bounds");
+      "serving: the percentile the SLO bounds")(
+      "unset", po::value(&a.load.unset)->composing(),
+      "remove a scenario key before --set applies, as if the file did not have it, e.g. --unset "
+      "parallelism.dp")("advise", po::bool_switch(&a.advise),
+                        "after the report, the changes that help this step most, each one simulated: layouts "
+                        "around this one, runtime overlap options, FP8, NIC bandwidth, fabric")(
+      "advise-top", po::value(&a.advise_top)->default_value(5), "--advise: how many helpful changes to list")(
+      "jobs", po::value(&a.jobs)->default_value(0), "--advise: simulations at once (0: one per core)")(
+      "strict", po::bool_switch(&a.strict),
+      "exit 2 after the report when the step does not fit in memory (default: exit 0, the report marks "
+      "its rates not achievable)");
+  add_price_option(visible, a.price);
+  add_quiet_option(visible, a.quiet);
   a.help = !parse_command_line(args, visible, "scenario", a.scenario);
+  a.load.set = with_price(std::move(a.load.set), parse_price(a.price));
   return a;
 }
 
@@ -71,7 +94,8 @@ int run_generation(const RunArgs& a, const scen::Scenario& s, const work::Simula
         "with those options");
   work::GenerationOptions g;
   g.simulate = options;
-  const work::Generation gen = work::simulate_generation(s.job, g);
+  const work::Generation gen =
+      with_elapsed_spinner("run", a.quiet, format, [&] { return work::simulate_generation(s.job, g); });
   std::cout << (format == out::RenderFormat::json ? out::generation_json_text(s.job, gen, labels)
                                                   : out::generation_table(s.job, gen, labels));
   return 0;
@@ -98,10 +122,40 @@ int run_serving(const RunArgs& a, const scen::Scenario& s, const work::SimulateO
     throw UserError(s.where("workload.kind"), "workload.kind",
                     "--trace, --hdf5 and --report describe one step, and kind = \"serve\" is many",
                     "run one decode or prefill step (kind = \"decode\" / \"prefill\") with those options");
-  const work::Serving served = work::simulate_serve(s.job, *s.serve, slo_of(a), options);
+  const work::Serving served = with_elapsed_spinner(
+      "run", a.quiet, format, [&] { return work::simulate_serve(s.job, *s.serve, slo_of(a), options); });
   std::cout << (format == out::RenderFormat::json ? out::serving_json_text(s.job, served, labels)
                                                   : out::serving_table(s.job, served, labels));
   return 0;
+}
+
+/// --advise: the changes around the scenario, simulated on `jobs` threads.
+out::Advice advise_run(const RunArgs& a, const scen::Catalog& catalog, out::RenderFormat format) {
+  out::AdviceOptions o;
+  o.top = a.advise_top;
+  o.jobs = a.jobs > 0 ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
+  out::ProgressOptions po;
+  po.label = "advise";
+  po.unit = "simulations";
+  TerminalProgress progress(std::move(po), a.quiet, format);
+  // The number of simulations grows as the layout search moves: the total is what is planned so far.
+  o.progress = [&progress](std::size_t done, std::size_t planned) {
+    progress.reporter().set_total(planned);
+    progress.reporter().set_done(done);
+  };
+  out::Advice advice = out::advise(a.scenario, catalog, a.load, o);
+  progress.finish(out::ProgressEnd::clear);
+  return advice;
+}
+
+/// --strict: an impossible configuration is the user's error (exit 2, as a bad scenario is), said
+/// on stderr after the report has been printed and its files written.
+int strict_exit_code(const work::Simulation& sim) {
+  if (sim.fits) return 0;
+  const double peak = sim.report.ranks[sim.report.peak_rank].memory.peak_bytes;
+  std::cerr << "error: --strict: the step does not fit in memory (peak " << out::format_bytes(peak)
+            << " per GPU, " << out::format_bytes(sim.capacity_bytes) << " usable)\n";
+  return 2;
 }
 
 }  // namespace
@@ -111,7 +165,7 @@ int cmd_run(Args args) {
   if (a.help) return 0;
   if (a.scenario.empty()) throw UserError("missing the scenario file (usage: stepsim run SCENARIO)");
   const out::RenderFormat format = out::parse_render_format(a.format);
-  const scen::Catalog catalog = load_catalog(a.catalogs);
+  const scen::Catalog catalog = load_catalog(a.catalogs, parse_price(a.price));
   const scen::Scenario s = scen::load_scenario(a.scenario, catalog, a.load);
   work::SimulateOptions options;
   options.ranks = parse_rank_mode(a.ranks);
@@ -120,15 +174,31 @@ int cmd_run(Args args) {
   const bool serving = s.job.workload.kind == work::WorkloadKind::serve;
   if (!serving && (a.slo_ttft_ms != 0 || a.slo_tpot_ms != 0))
     throw UserError("--slo-ttft-ms and --slo-tpot-ms apply to serving scenarios (workload.kind = \"serve\")");
+  if (a.advise && (serving || s.job.workload.kind == work::WorkloadKind::generate))
+    throw UserError(s.where("workload.kind"), "workload.kind",
+                    "--advise simulates changes to one step, and this scenario is many steps",
+                    "advise on one prefill or decode step (kind = \"prefill\" / \"decode\")");
   if (serving) return run_serving(a, s, options, labels, format);
   if (s.job.workload.kind == work::WorkloadKind::generate)
     return run_generation(a, s, options, labels, format);
-  const work::Simulation sim = work::simulate(s.job, options);
-  std::cout << (format == out::RenderFormat::json ? out::run_json_text(s.job, sim, labels)
-                                                  : out::run_table(s.job, sim, labels));
+  const work::Simulation sim =
+      with_elapsed_spinner("run", a.quiet, format, [&] { return work::simulate(s.job, options); });
+  if (a.advise) {
+    const out::Advice advice = advise_run(a, catalog, format);
+    if (format == out::RenderFormat::json) {
+      auto doc = out::run_json(s.job, sim, labels);
+      doc["advice"] = out::advice_json(advice);
+      std::cout << doc.dump(2) << "\n";
+    } else {
+      std::cout << out::run_table(s.job, sim, labels) << "\n" << out::advice_table(advice);
+    }
+  } else {
+    std::cout << (format == out::RenderFormat::json ? out::run_json_text(s.job, sim, labels)
+                                                    : out::run_table(s.job, sim, labels));
+  }
   for (const auto& line : out::write_run_outputs(a.outputs, s, a.load, sim, labels, catalog, STEPSIM_VERSION))
     std::cerr << line << "\n";
-  return 0;
+  return a.strict ? strict_exit_code(sim) : 0;
 }
 
 }  // namespace stepsim::cli

@@ -1,11 +1,11 @@
 // `stepsim search SCENARIO [--gpu LIST] [--gpus LIST] [--rank tokens_per_s|cost] [--prune per-config|global]
 //  [--headroom-gb X] [--top N] [--jobs N] [--max-tp N] [--max-pp N] [--max-cp N] [--micro-batches LIST]
 //  [--zero LIST] [--recompute LIST] [--format table|json]`: the best parallel layout for a training job.
-#include <unistd.h>
-
 #include <boost/program_options.hpp>
-#include <cstdio>
+#include <functional>
 #include <iostream>
+#include <memory>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -71,19 +71,26 @@ out::PruneScope prune_of(const std::string& s) {
   throw UserError("--prune: expected per-config or global, got `" + s + "`");
 }
 
-/// One progress line, redrawn in place on a terminal.
-void draw_progress(const out::SearchProgress& p) {
-  const auto n = [](std::size_t v) { return out::format_number(static_cast<double>(v), 0); };
-  std::string line = "  bounded " + n(p.bounded) + "/" + n(p.layouts);
-  if (p.candidates > 0 || p.simulated > 0)
-    line += ", simulated " + n(p.simulated) + " and skipped " + n(p.skipped) + " of " + n(p.candidates) +
-            " that may fit";
-  if (p.best_tokens_per_s_per_gpu > 0.0)
-    line += ", best " + out::format_number(p.best_tokens_per_s_per_gpu, 0) + " tok/s/GPU";
-  const int secs = static_cast<int>(p.elapsed_s);
-  char clock[32];
-  std::snprintf(clock, sizeof clock, ", %d:%02d", secs / 60, secs % 60);
-  std::cerr << "\r" << line << clock << "\033[K" << std::flush;
+/// Feeds the search's progress to `r`: first bounding every layout, then simulating the candidates
+/// in order of their bounds, which stops early once no bound can win (so that ETA is an upper bound).
+std::function<void(const out::SearchProgress&)> search_progress_feed(out::ProgressReporter& r) {
+  enum class Phase : std::uint8_t { loading, bounding, simulating };
+  auto phase = std::make_shared<Phase>(Phase::loading);  // calls are serialised by the search
+  return [&r, phase](const out::SearchProgress& p) {
+    if (p.candidates > 0 || p.simulated > 0) {
+      if (*phase != Phase::simulating) r.start_phase("simulating", p.candidates, out::EtaMeaning::at_most);
+      *phase = Phase::simulating;
+      std::string detail = out::format_number(static_cast<double>(p.skipped), 0) + " skipped";
+      if (p.best_tokens_per_s_per_gpu > 0.0)
+        detail += ", best " + out::format_number(p.best_tokens_per_s_per_gpu, 0) + " tok/s/GPU";
+      r.set_detail(std::move(detail));
+      r.set_done(p.simulated + p.skipped);
+      return;
+    }
+    if (*phase == Phase::loading) r.start_phase("bounding", p.layouts);
+    *phase = Phase::bounding;
+    r.set_done(p.bounded);
+  };
 }
 
 struct SearchArgs {
@@ -93,6 +100,8 @@ struct SearchArgs {
   std::vector<std::string> catalogs;
   out::SearchOptions o;
   std::size_t top = 10;
+  std::string price;  ///< --price as typed
+  bool quiet = false;
   bool help = false;
 };
 
@@ -139,6 +148,8 @@ SearchArgs parse_search_args(Args args) {
   add("catalog", po::value(&a.catalogs)->composing(), "extra catalog file (repeatable)");
   add("set", po::value(&a.o.set)->composing(),
       "override a scenario key, e.g. --set workload.global_batch=512");
+  add_price_option(visible, a.price);
+  add_quiet_option(visible, a.quiet);
   a.help = !parse_command_line(args, visible, "scenario", a.scenario);
   return a;
 }
@@ -164,11 +175,17 @@ int cmd_search(Args args) {
   }
   if (o.jobs == 0) o.jobs = std::max(1u, std::thread::hardware_concurrency());
   const out::RenderFormat f = out::parse_render_format(a.format);
-  const scen::Catalog catalog = load_catalog(a.catalogs);
-  const bool terminal = ::isatty(STDERR_FILENO) != 0;
-  if (terminal) o.progress = draw_progress;
+  const std::optional<double> price = parse_price(a.price);
+  o.set = with_price(std::move(o.set), price);
+  const scen::Catalog catalog = load_catalog(a.catalogs, price);
+  out::ProgressOptions shown;
+  shown.label = "search";
+  shown.unit = "layouts";
+  TerminalProgress progress(std::move(shown), a.quiet, f);
+  if (terminal_progress_style(a.quiet, f) != out::ProgressStyle::none)
+    o.progress = search_progress_feed(progress.reporter());
   const out::SearchResult r = out::search_layouts(a.scenario, catalog, o);
-  if (terminal) std::cerr << "\n";
+  progress.finish();
   std::cout << (f == out::RenderFormat::json ? out::search_json(r, a.top) : out::search_table(r, a.top));
   return 0;
 }

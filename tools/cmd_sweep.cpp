@@ -1,7 +1,5 @@
 // `stepsim sweep SWEEP.toml --out results.h5 [--jobs N] [--resume] [--csv FILE] [--shard I/N]`:
 // runs every point of a sweep file on threads, crash-safe, into an HDF5 results table.
-#include <unistd.h>
-
 #include <boost/program_options.hpp>
 #include <iostream>
 #include <thread>
@@ -19,9 +17,9 @@ namespace {
 namespace po = boost::program_options;
 
 struct SweepArgs {
-  std::string sweep, out, csv, shard = "0/1", progress = "auto";
+  std::string sweep, out, csv, shard = "0/1", progress = "auto", price;
   unsigned jobs = 0;
-  bool resume = false;
+  bool resume = false, quiet = false;
   std::vector<std::string> catalogs;
   bool help = false;
 };
@@ -38,19 +36,22 @@ SweepArgs parse_sweep_args(Args args) {
       "resume", po::bool_switch(&a.resume), "continue an interrupted run from its journal (or start one)")(
       "csv", po::value(&a.csv), "also write the rows as CSV")(
       "shard", po::value(&a.shard)->default_value("0/1"),
-      "run only shard I of N (points with index % N == I)")("progress",
-                                                            po::value(&a.progress)->default_value("auto"),
-                                                            "bar, lines, none, or auto (bar on a terminal)")(
+      "run only shard I of N (points with index % N == I)")(
+      "progress", po::value(&a.progress)->default_value("auto"),
+      "bar, lines (one every ten seconds, for logs), none, or auto (bar on a terminal, else none)")(
       "catalog", po::value(&a.catalogs)->composing(), "extra catalog file (repeatable)");
+  add_price_option(visible, a.price);
+  add_quiet_option(visible, a.quiet);
   a.help = !parse_command_line(args, visible, "sweep", a.sweep);
   return a;
 }
 
-out::ProgressStyle progress_style(const std::string& s) {
-  if (s == "bar") return out::ProgressStyle::bar;
-  if (s == "lines") return out::ProgressStyle::lines;
+/// --progress as a style; --quiet silences any.
+out::ProgressStyle progress_style(const std::string& s, bool quiet) {
+  if (s == "bar") return quiet ? out::ProgressStyle::none : out::ProgressStyle::bar;
+  if (s == "lines") return quiet ? out::ProgressStyle::none : out::ProgressStyle::lines;
   if (s == "none") return out::ProgressStyle::none;
-  if (s == "auto") return ::isatty(STDERR_FILENO) ? out::ProgressStyle::bar : out::ProgressStyle::lines;
+  if (s == "auto") return terminal_progress_style(quiet, out::RenderFormat::table);
   throw UserError("--progress: expected bar, lines, none or auto, got `" + s + "`");
 }
 
@@ -92,9 +93,9 @@ int cmd_sweep(Args args) {
   o.resume = a.resume;
   o.shard = scen::parse_shard(a.shard, "--shard");
   o.version = STEPSIM_VERSION;
-  o.progress = progress_style(a.progress);
+  o.progress = progress_style(a.progress, a.quiet);
   const scen::Sweep sweep = scen::load_sweep(a.sweep);
-  const scen::Catalog catalog = load_catalog(a.catalogs);
+  const scen::Catalog catalog = load_catalog(a.catalogs, parse_price(a.price));
   const out::SweepRunSummary s = out::run_sweep(sweep, catalog, o, std::cerr);
   print_summary(sweep, o, s);
   return 0;

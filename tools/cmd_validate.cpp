@@ -17,6 +17,7 @@ int cmd_validate(Args args) {
   namespace po = boost::program_options;
   std::string dir, format = "table";
   std::vector<std::string> catalogs;
+  bool quiet = false;
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   po::options_description visible(
       "stepsim validate [DIR] [options]\n\n"
@@ -28,11 +29,22 @@ int cmd_validate(Args args) {
                                                     "table or json")("jobs,j", po::value(&jobs),
                                                                      "threads (default: all cores)")(
       "catalog", po::value(&catalogs)->composing(), "extra catalog file (repeatable)");
+  add_quiet_option(visible, quiet);
   if (!parse_command_line(args, visible, "dir", dir)) return 0;
   const out::RenderFormat fmt = out::parse_render_format(format);
   const std::filesystem::path folder =
       dir.empty() ? scen::data_dir() / "validation" : std::filesystem::path(dir);
-  const auto report = scen::run_validation(folder, load_catalog(catalogs), jobs);
+  const scen::Catalog catalog = load_catalog(catalogs);
+  out::ProgressOptions shown;
+  shown.label = "validate";
+  shown.unit = "files";
+  TerminalProgress progress(std::move(shown), quiet, fmt);
+  const auto report =
+      scen::run_validation(folder, catalog, jobs, [&progress](std::size_t done, std::size_t files) {
+        progress.reporter().set_total(files);
+        progress.reporter().set_done(done);
+      });
+  progress.finish();
   std::cout << (fmt == out::RenderFormat::json ? out::validate_json_text(report)
                                                : out::validate_table(report) + "\n");
   return 0;

@@ -17,23 +17,50 @@ int cmd_sweep(Args args);
 int cmd_merge(Args args);
 int cmd_slurm(Args args);
 int cmd_search(Args args);
+int cmd_size(Args args);
 
 namespace {
 constexpr Command kCommands[] = {
-    {"version", "print the version", cmd_version},
-    {"catalog", "list the GPU and model presets", cmd_catalog},
-    {"check", "validate a scenario and show what it resolves to", cmd_check},
-    {"run", "simulate one step event by event: time, throughput, bottleneck, memory", cmd_run},
-    {"compare", "simulate several scenarios and set them side by side, best of each row marked", cmd_compare},
-    {"validate", "simulate published measurements and report the error per case and group", cmd_validate},
-    {"estimate", "closed-form bottleneck estimate: rates, bound, memory, cost, sizing", cmd_estimate},
-    {"kv", "KV-cache size, decode bandwidth and the largest batch that fits", cmd_kv},
-    {"collective", "simulate one collective on a cluster at several sizes", cmd_collective},
-    {"sweep", "run every point of a sweep file on threads into an HDF5 table (resumable, shardable)", cmd_sweep},
-    {"merge", "join the results files of a sharded sweep", cmd_merge},
-    {"slurm", "write (and submit) a Slurm job array and merge job for a sweep", cmd_slurm},
-    {"search", "find the best parallel layout: enumerate, prune with the estimate, simulate, rank", cmd_search},
-    {"bench", "time the simulator on named benchmark cases", cmd_bench},
+    {"version", "print the version", cmd_version, "stepsim version"},
+    {"catalog", "list the GPU and model presets", cmd_catalog,
+     "stepsim catalog gpus\nstepsim catalog gpus --provenance"},
+    {"check", "validate a scenario and show what it resolves to", cmd_check,
+     "stepsim check scenarios/examples/llama3.1-70b-512xh100.toml --set parallelism.tp=4 --set "
+     "parallelism.dp=32"},
+    {"run", "simulate one step event by event: time, throughput, bottleneck, memory", cmd_run,
+     "stepsim run scenarios/examples/llama3.1-70b-512xh100.toml\n"
+     "stepsim run scenarios/examples/llama3.1-70b-512xh100.toml --price 2.49 --report run.html"},
+    {"compare", "simulate several scenarios and set them side by side, best of each row marked", cmd_compare,
+     "stepsim compare scenarios/examples/compare/llama3.1-70b-576xh100-rail.toml "
+     "scenarios/examples/compare/llama3.1-70b-576xh100-fattree.toml"},
+    {"validate", "simulate published measurements and report the error per case and group", cmd_validate,
+     "stepsim validate\nstepsim validate scenarios/validation --format json --quiet"},
+    {"estimate", "closed-form bottleneck estimate: rates, bound, memory, cost, sizing", cmd_estimate,
+     "stepsim estimate scenarios/examples/llama3.1-70b-512xh100.toml --target 1e6 --price 2.49"},
+    {"kv", "KV-cache size, decode bandwidth and the largest batch that fits", cmd_kv,
+     "stepsim kv --model llama-3.1-70b --context 8192 --gpu h200 --gpus 8\n"
+     "stepsim kv scenarios/examples/llama3.1-70b-decode-8xh200-bs64.toml"},
+    {"collective", "simulate one collective on a cluster at several sizes", cmd_collective,
+     "stepsim collective --gpu h100-sxm --op all-reduce --bytes 1048576,268435456\n"
+     "stepsim collective --compare scenarios/validation/collectives-multinode.csv"},
+    {"sweep", "run every point of a sweep file on threads into an HDF5 table (resumable, shardable)",
+     cmd_sweep,
+     "stepsim sweep scenarios/examples/sweeps/llama3.1-70b-dp-nic.toml --out results.h5 --csv results.csv"},
+    {"merge", "join the results files of a sharded sweep", cmd_merge,
+     "stepsim sweep scenarios/examples/sweeps/llama3.1-70b-dp-nic.toml --shard 0/2 --out s0.h5\n"
+     "stepsim sweep scenarios/examples/sweeps/llama3.1-70b-dp-nic.toml --shard 1/2 --out s1.h5\n"
+     "stepsim merge results.h5 s0.h5 s1.h5"},
+    {"slurm", "write (and submit) a Slurm job array and merge job for a sweep", cmd_slurm,
+     "stepsim slurm scenarios/examples/sweeps/llama3.1-70b-dp-nic.toml --tasks 4 --out slurm-job"},
+    {"search", "find the best parallel layout: enumerate, prune with the estimate, simulate, rank",
+     cmd_search,
+     "stepsim search scenarios/examples/search/gpt-1.7b-16xh100.toml\n"
+     "stepsim search scenarios/examples/search/gpt-1.7b-16xh100.toml --gpu h100-sxm,h200 --rank cost"},
+    {"size", "GPUs and cost for a target rate or token budget, from the simulated rate", cmd_size,
+     "stepsim size scenarios/examples/llama3.1-70b-512xh100.toml --tokens-per-s 1e6\n"
+     "stepsim size scenarios/examples/llama3.1-70b-512xh100.toml --tokens 15e12 --days 90"},
+    {"bench", "time the simulator on named benchmark cases", cmd_bench,
+     "stepsim bench engine_fixed scenario_load"},
 };
 }  // namespace
 

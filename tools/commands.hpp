@@ -14,6 +14,9 @@ struct Command {
   std::string_view name;
   std::string_view summary;
   int (*run)(Args args);
+  /// Command lines that work from the repository root with bundled files, one per line; they
+  /// end the command's --help.
+  std::string_view example = {};
 };
 
 /// The command table, in the order `stepsim --help` lists it.

@@ -2,8 +2,11 @@
 #include <boost/program_options/errors.hpp>
 #include <cstdio>
 #include <exception>
+#include <string>
 #include <string_view>
+#include <vector>
 
+#include "scenarios/suggest.hpp"
 #include "sim/error.hpp"
 #include "tools/commands.hpp"
 
@@ -14,7 +17,9 @@ void print_usage(std::FILE* out) {
   for (const auto& c : stepsim::cli::commands())
     std::fprintf(out, "  %-12.*s %.*s\n", static_cast<int>(c.name.size()), c.name.data(),
                  static_cast<int>(c.summary.size()), c.summary.data());
-  std::fprintf(out, "\nRun `stepsim <command> --help` for a command's options.\n");
+  std::fprintf(out,
+               "\nRun `stepsim <command> --help` for a command's options and an example.\n\n"
+               "Example:\n  stepsim run scenarios/examples/llama3.1-70b-512xh100.toml\n");
 }
 
 }  // namespace
@@ -47,6 +52,14 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "internal error: %s\n", e.what());
       return 1;
     }
+  }
+  std::vector<std::string> names;
+  for (const auto& c : stepsim::cli::commands()) names.emplace_back(c.name);
+  if (const auto match = stepsim::scen::closest_match(name, names)) {
+    std::fprintf(stderr,
+                 "error: unknown command `%s` (did you mean `%s`? `stepsim --help` lists the commands)\n",
+                 argv[1], match->c_str());
+    return 2;
   }
   std::fprintf(stderr, "error: unknown command `%s`\n", argv[1]);
   print_usage(stderr);

@@ -1,6 +1,7 @@
 #include "workloads/explain.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "workloads/names.hpp"
@@ -9,8 +10,10 @@ namespace stepsim::work {
 namespace {
 
 std::string percent(double part, double whole) {
+  double v = whole > 0 ? 100.0 * part / whole : 0.0;
+  if (std::abs(v) < 0.05) v = 0.0;  // a rounding residue below zero would print "-0.0%"
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f%%", whole > 0 ? 100.0 * part / whole : 0.0);
+  std::snprintf(buf, sizeof buf, "%.1f%%", v);
   return buf;
 }
 
@@ -78,6 +81,33 @@ std::vector<Difference> explain_differences(const Simulation& s) {
   });
   std::erase_if(out, [&](const Difference& d) { return std::abs(d.seconds) < 0.01 * step; });
   return out;
+}
+
+std::vector<BreakdownEntry> breakdown_entries(const Breakdown& b) {
+  std::vector<BreakdownEntry> out{{"compute", "compute", b.compute_s},
+                                  {"memory_bound", "memory-bound kernels", b.memory_bound_s}};
+  for (std::size_t d = 0; d < kDimCount; ++d) {
+    if (b.exposed_comm_s[d] <= 0.0) continue;
+    const std::string group(name(static_cast<ParallelDim>(d)));
+    out.push_back({"exposed_comm." + group, "exposed " + group + " communication", b.exposed_comm_s[d]});
+  }
+  out.push_back({"bubble", "pipeline bubble / waiting", b.bubble_s});
+  if (b.host_bound_s > 0.0) out.push_back({"host_bound", "host-bound (kernel launches)", b.host_bound_s});
+  return out;
+}
+
+StepVerdict step_verdict(const StepReport& r) {
+  auto entries = breakdown_entries(r.mean);
+  // Stable: equal times keep the table's order, so the verdict is the same on every run.
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const BreakdownEntry& x, const BreakdownEntry& y) { return x.seconds > y.seconds; });
+  StepVerdict v;
+  v.primary = entries[0];
+  v.secondary = entries[1];  // compute, memory-bound and bubble are always there
+  const auto share = [&](double s) { return r.step_time_s > 0.0 ? s / r.step_time_s : 0.0; };
+  v.primary_share = share(v.primary.seconds);
+  v.secondary_share = share(v.secondary.seconds);
+  return v;
 }
 
 topo::Resource critical_bottleneck(const StepReport& r) {

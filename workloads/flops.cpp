@@ -98,6 +98,13 @@ FlopsPerToken flops_per_token(const JobSpec& job, const ParamShares& params, con
   const HeadDims d = head_dims(m);
   FlopsPerToken f;
   f.matmul_forward = 2.0 * params.active_matmul(shape.training());
+  // Inference turns only each sequence's last position into logits (the inference builder's
+  // `sample`): the output head runs once per sequence of seq_len tokens, not once per token. A
+  // decode step's one token is its sequence's last (seq_len 1: nothing removed).
+  if (!shape.training()) {
+    const double head = params.lm_head > 0.0 ? params.lm_head : params.embedding;
+    f.matmul_forward -= 2.0 * head * (1.0 - 1.0 / shape.seq_len);
+  }
   // QK^T and (softmax)V: 2 FLOPs per multiply-add, per head, per key attended.
   f.attention_forward = 2.0 * m.layers * double(m.heads) * (d.qk + d.v) * shape.attended_keys;
   const double forward = f.matmul_forward + f.attention_forward;

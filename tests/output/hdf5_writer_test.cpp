@@ -6,11 +6,14 @@
 #include <H5Cpp.h>
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <nlohmann/json.hpp>
+#include <type_traits>
 
 #include "output/run_view.hpp"
 #include "tests/output/small_run.hpp"
 #include "tests/support/temp_files.hpp"
+#include "workloads/explain.hpp"
 
 using namespace stepsim;
 
@@ -72,4 +75,66 @@ TEST_CASE("hdf5: the same run writes the same bytes", "[hdf5]") {
   const std::string a = test::slurp(dir.path() / "a.h5"), b = test::slurp(dir.path() / "b.h5");
   CHECK(a.size() > 10000);
   CHECK(a == b);
+}
+
+namespace {
+
+/// The `summary` (numbers) and `summary_text` (strings) tables as name -> value.
+struct SummaryTables {
+  std::map<std::string, double> figures;
+  std::map<std::string, std::string> texts;
+};
+
+template <typename Value>
+std::vector<std::pair<std::string, Value>> h5_summary_rows(const H5::H5File& f, const char* name) {
+  struct Row {
+    char* name;
+    std::conditional_t<std::is_same_v<Value, double>, double, char*> value;
+  };
+  H5::StrType vlen(H5::PredType::C_S1, H5T_VARIABLE);
+  vlen.setCset(H5T_CSET_UTF8);  // as the writer stores them (HDF5 does not convert between sets)
+  H5::CompType t(sizeof(Row));
+  t.insertMember("name", HOFFSET(Row, name), vlen);
+  t.insertMember(
+      "value", HOFFSET(Row, value),
+      std::is_same_v<Value, double> ? H5::DataType(H5::PredType::NATIVE_DOUBLE) : H5::DataType(vlen));
+  const H5::DataSet d = f.openDataSet(name);
+  const H5::DataSpace space = d.getSpace();
+  std::vector<Row> rows(static_cast<std::size_t>(space.getSimpleExtentNpoints()));
+  d.read(rows.data(), t);
+  std::vector<std::pair<std::string, Value>> out;
+  for (const Row& r : rows) out.emplace_back(r.name, Value(r.value));
+  H5::DataSet::vlenReclaim(rows.data(), t, space);
+  return out;
+}
+
+SummaryTables h5_summary(const H5::H5File& f) {
+  SummaryTables s;
+  try {
+    for (auto& [k, v] : h5_summary_rows<double>(f, "summary")) s.figures[k] = v;
+    for (auto& [k, v] : h5_summary_rows<std::string>(f, "summary_text")) s.texts[k] = v;
+  } catch (const H5::Exception& e) {
+    FAIL(e.getFuncName() << ": " << e.getDetailMsg());
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("hdf5: the summary says whether the step fits and what it waits on", "[hdf5]") {
+  const test::TempDir dir;
+  auto run = test::small_run();
+  // Usable HBM cut to half the peak: the step does not fit, by peak / 2.
+  const double peak = run.sim.report.ranks[run.sim.report.peak_rank].memory.peak_bytes;
+  run.sim.capacity_bytes = peak / 2.0;
+  run.sim.fits = false;
+  write(run, dir.path() / "over.h5");
+  const SummaryTables s = h5_summary(H5::H5File((dir.path() / "over.h5").string(), H5F_ACC_RDONLY));
+  CHECK(s.figures.at("feasible") == 0.0);  // booleans as 0/1
+  CHECK(s.figures.at("memory_headroom_bytes") == Approx(-peak / 2.0));
+  const auto v = work::step_verdict(run.sim.report);
+  CHECK(s.texts.at("bottleneck/primary/key") == v.primary.key);
+  CHECK(s.texts.at("bottleneck/secondary/label") == v.secondary.label);
+  CHECK(s.figures.at("bottleneck/primary/share") == v.primary_share);
+  CHECK(s.texts.at("mfu_peak/precision") == "BF16");
 }

@@ -39,7 +39,10 @@ TEST_CASE("report: headline figures and every chart", "[report]") {
   CHECK(data_value(h, "hl-mfu") == f.mfu);
   CHECK(data_value(h, "hl-memory") == f.peak_bytes);
   CHECK(data_value(h, "hl-cost") == f.per_million_tokens);
-  CHECK(h.find("<div class=\"v\">" + f.bottleneck + "</div>") != std::string::npos);
+  // The bottleneck card names the verdict's first entry (the breakdown's largest).
+  CHECK(h.find("<div class=\"v\">" + f.verdict.primary.label + "</div>") != std::string::npos);
+  CHECK(data_value(h, "hl-bottleneck") == f.verdict.primary_share);
+  CHECK(h.find("of the " + f.mfu_peak + " dense peak") != std::string::npos);
   for (const char* id : {"breakdown", "gantt", "roofline", "memory", "cost"})
     CHECK(h.find(std::string("<svg id=\"") + id + "\"") != std::string::npos);
   CHECK(h.find("id=\"cost-table\"") != std::string::npos);
@@ -63,4 +66,33 @@ TEST_CASE("report: self-contained and deterministic", "[report]") {
   std::string rest = std::regex_replace(h, std::regex("xmlns=\"http://www.w3.org/2000/svg\""), "");
   CHECK(rest.find("http") == std::string::npos);
   CHECK(h.size() < 200'000);
+}
+
+TEST_CASE("report: a banner above the figures says whether the step fits", "[report]") {
+  auto run = test::small_run(work::RankMode::representative, topo::LinkAccounting::off);
+  const std::string fits = page(run);
+  const auto banner =
+      fits.find("<p class=\"banner good\" id=\"feasibility\" data-feasible=\"true\">Memory fits: ");
+  REQUIRE(banner != std::string::npos);
+  CHECK(banner < fits.find("id=\"hl-step-time\""));
+  CHECK(fits.find("not achievable") == std::string::npos);
+  // Usable HBM cut to half the peak: the banner turns red and the rates are marked.
+  run.sim.capacity_bytes = run.sim.report.ranks[run.sim.report.peak_rank].memory.peak_bytes / 2.0;
+  run.sim.fits = false;
+  const std::string over = page(run);
+  const auto bad =
+      over.find("<p class=\"banner bad\" id=\"feasibility\" data-feasible=\"false\">Memory DOES NOT FIT");
+  REQUIRE(bad != std::string::npos);
+  CHECK(bad < over.find("id=\"hl-step-time\""));
+  CHECK(std::regex_search(over, std::regex("class=\"figure bad\" id=\"hl-step-time\"[^\n]*not achievable")));
+  CHECK(std::regex_search(over, std::regex("class=\"figure bad\" id=\"hl-tokens\"[^\n]*not achievable")));
+  CHECK(std::regex_search(over, std::regex("class=\"figure bad\" id=\"hl-cost\"[^\n]*not achievable")));
+}
+
+TEST_CASE("report: the subtitle counts micro-batches in the singular for one", "[report]") {
+  auto run = test::small_run(work::RankMode::representative, topo::LinkAccounting::off);
+  // Global batch 16 / (dp 4 x micro-batch 1) = 4 micro-batches per pipeline.
+  CHECK(page(run).find(", 4 micro-batches per step") != std::string::npos);
+  run.sim.plan.microbatches = 1;
+  CHECK(page(run).find(", 1 micro-batch per step") != std::string::npos);
 }

@@ -41,11 +41,14 @@ TEST_CASE("FLOPs per token: 6N-style matmuls plus causal attention, recompute on
     CHECK(e.flops.recompute == 182'976'512.0);
     CHECK(e.flops.hardware == 731'906'048.0);
   }
-  SECTION("inference is one forward") {
+  SECTION("inference is one forward, the output head on each sequence's last token only") {
     j.workload.kind = WorkloadKind::prefill;
     j.workload.batch = 2;
     e = estimate(j);
-    CHECK(e.flops.model == 182'976'512.0);
+    // The head's 32,000 x 1,024 = 32,768,000 weights run on 1 of each 2,048 tokens:
+    // 166,199,296 - 2 x 32,768,000 x (1 - 1/2,048) = 100,695,296 matmul FLOPs per token.
+    CHECK(e.flops.matmul_forward == 100'695'296.0);
+    CHECK(e.flops.model == 117'472'512.0);  // + 16,777,216 attention
   }
 }
 

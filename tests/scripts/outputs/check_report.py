@@ -90,7 +90,10 @@ headline = {"hl-step-time": summary["step_time_s"], "hl-tokens": summary["tokens
 for hid, want in headline.items():
     el = d.by_id.get(hid)
     check(el is not None and float(el["attrs"]["data-value"]) == want, f"report: {hid} {el and el['attrs']} != {want}")
-check(summary["bottleneck"] in d.by_id.get("hl-bottleneck", {}).get("text", ""), "report: bottleneck not shown")
+check(summary["bottleneck"]["primary"]["label"] in d.by_id.get("hl-bottleneck", {}).get("text", ""),
+      "report: bottleneck not shown")
+banner = d.by_id.get("feasibility", {}).get("attrs", {}).get("data-feasible")
+check(banner == ("true" if summary["feasible"] else "false"), f"report: feasibility banner {banner!r}")
 fits_text = d.by_id.get("hl-memory", {}).get("text", "")
 check(("does not fit" not in fits_text) == summary["memory"]["fits"], f"report: memory verdict {fits_text!r}")
 chromium(["--window-size=1200,3400", f"--screenshot={os.path.join(shots, 'report-screenshot.png')}"],

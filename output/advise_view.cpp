@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "output/format.hpp"
+#include "output/svg.hpp"
 #include "output/text_table.hpp"
 
 namespace stepsim::out {
@@ -112,6 +113,33 @@ std::string advice_table(const Advice& a) {
   }
   s += "  " + tried_text(a) + "\n";
   return s;
+}
+
+std::string advice_html(const Advice& a) {
+  std::string h =
+      "<h2 id=\"s-advice\">What to change</h2>\n<p class=\"note\">Each change was simulated as a run of the "
+      "scenario with the edits shown (<code>stepsim run SCENARIO</code> with them prints the same "
+      "figures). " +
+      svg::esc(a.base.fits ? "Listed when it fits in memory and raises tokens/s by at least " +
+                                 format_number(100.0 * a.min_gain, 1) + "%."
+                           : "The step does not fit in memory: every change that fits is listed, "
+                             "fastest first.") +
+      " " + svg::esc(tried_text(a)) + ".</p>\n";
+  if (a.helpful.empty()) return h + "<p>No change tried helps.</p>\n";
+  h += "<table>\n<tr><th>#</th><th style=\"text-align:left\">change</th><th>step</th><th>tokens/s</th>"
+       "<th>vs now</th><th>memory peak</th><th>$/Mtok</th><th style=\"text-align:left\">costs</th>"
+       "<th style=\"text-align:left\">edits</th></tr>\n";
+  for (std::size_t i = 0; i < a.helpful.size(); ++i) {
+    const AdviceChange& c = a.helpful[i];
+    h += "<tr><td>" + std::to_string(i + 1) + "</td><td style=\"text-align:left\">" + svg::esc(c.title) +
+         "</td><td>" + svg::esc(format_seconds(c.sim.step_time_s)) + "</td><td>" +
+         svg::esc(format_number(c.sim.tokens_per_s, 0)) + "</td><td>" + svg::esc(signed_pct(c.gain)) +
+         "</td><td>" + svg::esc(memory_text(c.sim)) + "</td><td>" +
+         svg::esc(usd_text(c.sim.usd_per_million_tokens)) + "</td><td style=\"text-align:left\">" +
+         svg::esc(c.costs) + "</td><td style=\"text-align:left\"><code>" + svg::esc(edits_text(c)) +
+         "</code></td></tr>\n";
+  }
+  return h + "</table>\n";
 }
 
 nlohmann::ordered_json advice_json(const Advice& a) {

@@ -11,6 +11,8 @@ namespace stepsim::out {
 
 /// The terminal section printed after the run's report.
 std::string advice_table(const Advice& a);
+/// The report's "What to change" section (HTML, escaped; no scripts).
+std::string advice_html(const Advice& a);
 /// The "advice" object of the run's JSON document.
 nlohmann::ordered_json advice_json(const Advice& a);
 

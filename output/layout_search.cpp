@@ -398,7 +398,8 @@ SearchConfig totals(const std::vector<SearchConfig>& configs) {
 
 }  // namespace
 
-SimulatedFigures simulated_figures(const work::JobSpec& job, const work::Simulation& sim, double headroom_bytes) {
+SimulatedFigures simulated_figures(const work::JobSpec& job, const work::Simulation& sim,
+                                   double headroom_bytes) {
   const auto& m = sim.metrics;
   SimulatedFigures f;
   f.step_time_s = m.step_time_s;
@@ -406,7 +407,8 @@ SimulatedFigures simulated_figures(const work::JobSpec& job, const work::Simulat
   f.tokens_per_s_per_gpu = m.tokens_per_s_per_gpu;
   f.mfu = m.mfu;
   f.usd_per_million_tokens = usd_per_mtok(job.cluster.gpu.price_per_hour, sim.plan.world, m.tokens_per_s);
-  f.bottleneck = std::string(topo::name(work::critical_bottleneck(sim.report)));
+  // What the step waits on most, from the breakdown (the run's headline verdict).
+  f.bottleneck = work::step_verdict(sim.report).primary.label;
   f.mean = sim.report.mean;
   f.memory_peak_bytes = sim.report.ranks[sim.report.peak_rank].memory.peak_bytes;
   f.capacity_bytes = sim.capacity_bytes;

@@ -60,7 +60,7 @@ struct SimulatedFigures {
   double tokens_per_s_per_gpu = 0.0;
   double mfu = 0.0;
   double usd_per_million_tokens = 0.0;  ///< NaN without a GPU price
-  std::string bottleneck;
+  std::string bottleneck;  ///< the largest breakdown entry, as `stepsim run`'s verdict names it
   work::Breakdown mean;  ///< where the average rank's step went
   double memory_peak_bytes = 0.0;
   double capacity_bytes = 0.0;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "output/advise_view.hpp"
 #include "output/format.hpp"
 #include "output/report_charts.hpp"
 #include "output/run_figures.hpp"
@@ -128,7 +129,8 @@ std::string html_foot(std::string_view version) {
 }
 
 std::string report_html(const work::JobSpec& job, const work::Simulation& s, const RunLabels& labels,
-                        std::span<const topo::GpuSpec> catalog_gpus, std::string_view version) {
+                        std::span<const topo::GpuSpec> catalog_gpus, std::string_view version,
+                        const Advice* advice) {
   std::string h = html_head("stepsim: " + labels.scenario);
   h += fmt::format(
       "<h1>{}</h1>\n<p class=\"sub\">{} on {} &times; {}, {} per step; {} of {} "
@@ -139,6 +141,7 @@ std::string report_html(const work::JobSpec& job, const work::Simulation& s, con
       s.plan.ranks.size(), format_number(s.plan.world, 0));
   h += headline(job, s);
   h += breakdown_section(s);
+  if (advice != nullptr) h += advice_html(*advice);
   h += "<h2 id=\"s-gantt\">One pipeline replica</h2>\n<p class=\"note\">Stages top to bottom; per stage a compute lane "
        "(by pass) and thin communication lanes (by group). Time is cut into buckets: each takes the colour of "
        "what kept the lane busiest and fades with how idle the lane was. Hover a bar for its time range.</p>\n";

@@ -13,9 +13,13 @@
 
 namespace stepsim::out {
 
-/// The page. `catalog_gpus` feed the cost comparison; `version` is stepsim's.
+struct Advice;
+
+/// The page. `catalog_gpus` feed the cost comparison; `version` is stepsim's; `advice` (from
+/// `stepsim run --advise`), when given, adds a "What to change" section after the breakdown.
 std::string report_html(const work::JobSpec& job, const work::Simulation& s, const RunLabels& labels,
-                        std::span<const topo::GpuSpec> catalog_gpus, std::string_view version);
+                        std::span<const topo::GpuSpec> catalog_gpus, std::string_view version,
+                        const Advice* advice = nullptr);
 
 /// The page's <head> with its stylesheet, and the footer; shared with the comparison page.
 std::string html_head(std::string_view title);

@@ -40,7 +40,7 @@ topo::LinkAccounting link_accounting_for(const RunOutputs& o) {
 std::vector<std::string> write_run_outputs(const RunOutputs& o, const scen::Scenario& scenario,
                                            const scen::LoadOptions& load, const work::Simulation& s,
                                            const RunLabels& labels, const scen::Catalog& catalog,
-                                           const std::string& version) {
+                                           const std::string& version, const Advice* advice) {
   std::vector<std::string> lines;
   if (!o.trace_path.empty()) {
     const StepLayout layout = select_ranks(s, RankSelection::parse(o.trace_ranks, "--trace-ranks"));
@@ -70,7 +70,7 @@ std::vector<std::string> write_run_outputs(const RunOutputs& o, const scen::Scen
   }
   if (!o.report_path.empty()) {
     std::ofstream f = open_out(o.report_path, "--report");
-    f << report_html(scenario.job, s, labels, catalog.gpus(), version);
+    f << report_html(scenario.job, s, labels, catalog.gpus(), version, advice);
     f.close();
     if (!f) throw UserError("--report: writing `" + o.report_path + "` failed");
     lines.push_back("wrote " + o.report_path + " (" + size_of(o.report_path) + ")");

@@ -11,6 +11,8 @@
 
 namespace stepsim::out {
 
+struct Advice;
+
 struct RunOutputs {
   std::string trace_path;   ///< --trace; empty = none
   std::string trace_ranks;  ///< --trace-ranks ("0-15"); empty = the default selection
@@ -28,6 +30,6 @@ topo::LinkAccounting link_accounting_for(const RunOutputs& outputs);
 std::vector<std::string> write_run_outputs(const RunOutputs& outputs, const scen::Scenario& scenario,
                                            const scen::LoadOptions& load, const work::Simulation& s,
                                            const RunLabels& labels, const scen::Catalog& catalog,
-                                           const std::string& version);
+                                           const std::string& version, const Advice* advice = nullptr);
 
 }  // namespace stepsim::out

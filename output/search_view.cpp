@@ -161,7 +161,7 @@ std::string search_explanation(const SearchResult& r) {
   s += "  " + format_number(w.sim.tokens_per_s_per_gpu, 0) + " tokens/s per GPU, MFU " + pct(w.sim.mfu) +
        ", " + money(w.sim.usd_per_million_tokens) + " per million tokens; step " +
        format_seconds(w.sim.step_time_s) + ".\n";
-  s += "  Bound by " + w.sim.bottleneck + ": compute " + format_seconds(b.compute_s) +
+  s += "  Waits most on " + w.sim.bottleneck + ": compute " + format_seconds(b.compute_s) +
        ", memory-bound kernels " + format_seconds(b.memory_bound_s) + ", exposed communication " +
        exposed_text(b) + ", bubble " + format_seconds(b.bubble_s) + "; memory peak " +
        format_bytes(w.sim.memory_peak_bytes) + " of " + format_bytes(w.sim.capacity_bytes) + ".\n";

@@ -3,6 +3,7 @@
 //  simulates one step event by event and reports where its time goes.
 #include <boost/program_options.hpp>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include "output/advise.hpp"
@@ -183,20 +184,18 @@ int cmd_run(Args args) {
     return run_generation(a, s, options, labels, format);
   const work::Simulation sim =
       with_elapsed_spinner("run", a.quiet, format, [&] { return work::simulate(s.job, options); });
-  if (a.advise) {
-    const out::Advice advice = advise_run(a, catalog, format);
-    if (format == out::RenderFormat::json) {
-      auto doc = out::run_json(s.job, sim, labels);
-      doc["advice"] = out::advice_json(advice);
-      std::cout << doc.dump(2) << "\n";
-    } else {
-      std::cout << out::run_table(s.job, sim, labels) << "\n" << out::advice_table(advice);
-    }
+  std::optional<out::Advice> advice;
+  if (a.advise) advice = advise_run(a, catalog, format);
+  if (format == out::RenderFormat::json) {
+    auto doc = out::run_json(s.job, sim, labels);
+    if (advice) doc["advice"] = out::advice_json(*advice);
+    std::cout << doc.dump(2) << "\n";
   } else {
-    std::cout << (format == out::RenderFormat::json ? out::run_json_text(s.job, sim, labels)
-                                                    : out::run_table(s.job, sim, labels));
+    std::cout << out::run_table(s.job, sim, labels);
+    if (advice) std::cout << "\n" << out::advice_table(*advice);
   }
-  for (const auto& line : out::write_run_outputs(a.outputs, s, a.load, sim, labels, catalog, STEPSIM_VERSION))
+  for (const auto& line : out::write_run_outputs(a.outputs, s, a.load, sim, labels, catalog, STEPSIM_VERSION,
+                                                 advice ? &*advice : nullptr))
     std::cerr << line << "\n";
   return a.strict ? strict_exit_code(sim) : 0;
 }

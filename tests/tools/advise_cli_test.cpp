@@ -57,3 +57,23 @@ TEST_CASE("stepsim run --advise refuses a serving scenario with exit 2", "[advis
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("--advise") != std::string::npos);
 }
+
+TEST_CASE("stepsim run --advise --report: the report has a What to change section", "[advise]") {
+  stepsim::test::TempDir dir;
+  const auto with = dir.path() / "with.html";
+  const auto without = dir.path() / "without.html";
+  const auto r =
+      run_stepsim("run '" + kSmallTrainFile + "' --advise --advise-top 2 --jobs 2 --format json --report '" +
+                  with.string() + "'");
+  REQUIRE(r.exit_code == 0);
+  const auto doc = nlohmann::json::parse(r.out);
+  const std::string page = stepsim::test::slurp(with);
+  CHECK(page.find("<h2 id=\"s-advice\">What to change</h2>") != std::string::npos);
+  // The best change's first edit, as the JSON lists it, is in the page (double quotes as &quot;).
+  std::string first_edit;
+  for (const char ch : doc.at("advice").at("helpful").at(0).at("set").at(0).get<std::string>())
+    first_edit += ch == '"' ? std::string("&quot;") : std::string(1, ch);
+  CHECK(page.find("--set '" + first_edit + "'") != std::string::npos);
+  REQUIRE(run_stepsim("run '" + kSmallTrainFile + "' --report '" + without.string() + "'").exit_code == 0);
+  CHECK(stepsim::test::slurp(without).find("s-advice") == std::string::npos);
+}

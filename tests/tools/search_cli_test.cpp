@@ -83,7 +83,7 @@ TEST_CASE("The layout search ranks valid simulated layouts, the same on any numb
     if (i > 0)
       CHECK(layouts[i]["tokens_per_s"].get<double>() <= layouts[i - 1]["tokens_per_s"].get<double>());
   }
-  CHECK_THAT(one["why"].get<std::string>(), Catch::Contains("Best: ") && Catch::Contains("Bound by "));
+  CHECK_THAT(one["why"].get<std::string>(), Catch::Contains("Best: ") && Catch::Contains("Waits most on "));
 }
 
 TEST_CASE("Selective recomputation that recomputes nothing is merged, not listed twice") {

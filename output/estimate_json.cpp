@@ -97,6 +97,8 @@ nlohmann::ordered_json estimate_json(const work::Estimate& e, const EstimateLabe
   j["workload"] = std::string(work::name(e.kind));
   j["gpu"] = {{"id", labels.gpu}, {"count", e.gpus}};
   j["model"] = {{"id", labels.model}, {"params", e.params}, {"active_params", e.active_params}};
+  // Before any rate, as `stepsim run` does: null when the formulas do not check memory (notebook).
+  j["feasible"] = e.memory ? Json(e.memory->fits()) : Json();
   j["tokens_per_step"] = e.tokens_per_step;
   j["tokens_per_s_per_gpu"] = number(e.tokens_per_s_per_gpu);
   j["tokens_per_s_cluster"] = number(e.tokens_per_s_cluster);

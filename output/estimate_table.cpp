@@ -113,7 +113,18 @@ std::string estimate_table(const work::Estimate& e, const EstimateLabels& labels
                      e.formulas == work::EstimateFormulas::notebook ? "notebook" : "stepsim",
                      work::name(e.kind), e.gpus, labels.gpu, labels.model, params(e.params));
   if (e.active_params != e.params) out += fmt::format(", {} active", params(e.active_params));
-  out += ")\n\n";
+  out += ")\n";
+  // Whether the run fits comes first, before any rate (the breakdown is in the memory section).
+  if (e.memory) {
+    const work::MemoryEstimate& m = *e.memory;
+    out += m.fits() ? fmt::format("memory: fits, {} of {} per GPU\n", format_bytes(m.total_bytes()),
+                                  format_bytes(m.capacity_bytes))
+                    : fmt::format("memory: DOES NOT FIT, {} of {} per GPU ({} over); the rates below are not "
+                                  "achievable as configured\n",
+                                  format_bytes(m.total_bytes()), format_bytes(m.capacity_bytes),
+                                  format_bytes(m.shortfall_bytes()));
+  }
+  out += "\n";
   rates_section(out, e);
   network_section(out, e);
   memory_section(out, e);

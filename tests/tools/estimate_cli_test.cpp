@@ -165,3 +165,25 @@ TEST_CASE("stepsim kv: reference.md's examples and a fit on 8 H200") {
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("--context"));
 }
+
+TEST_CASE("stepsim estimate says whether the run fits before any rate") {
+  // The DeepSeek-V3 example needs more than its 80 GB H800s hold (its header says why it is shown).
+  const std::string ds =
+      "'" + std::string(STEPSIM_SOURCE_DIR) + "/scenarios/examples/deepseek-v3-2048xh800.toml'";
+  auto r = run_stepsim("estimate " + ds);
+  REQUIRE(r.exit_code == 0);
+  const auto memory = r.out.find("memory: DOES NOT FIT");
+  REQUIRE(memory != std::string::npos);
+  CHECK(memory < r.out.find("tokens/s per GPU"));
+  CHECK(r.out.find("not achievable as configured") != std::string::npos);
+  CHECK(estimate_json(ds)["feasible"] == false);
+  // The 70B example fits; the line says so, first.
+  const std::string llama =
+      "'" + std::string(STEPSIM_SOURCE_DIR) + "/scenarios/examples/llama3.1-70b-512xh100.toml'";
+  r = run_stepsim("estimate " + llama);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("memory: fits") < r.out.find("tokens/s per GPU"));
+  CHECK(estimate_json(llama)["feasible"] == true);
+  // The notebook formulas check no memory: feasible is null, and no line claims either.
+  CHECK(estimate_json(seed("notebook-h100") + " --formulas notebook")["feasible"].is_null());
+}

@@ -256,13 +256,17 @@ bool better(const AdviceChange& a, const AdviceChange& b) {
 Advice advise(const std::filesystem::path& path, const scen::Catalog& catalog, const scen::LoadOptions& load,
               const AdviceOptions& o) {
   const scen::Scenario s = scen::load_scenario(path, catalog, load);
-  const work::JobSpec& job = s.job;
-  const auto kind = job.workload.kind;
+  const auto kind = s.job.workload.kind;
   if (kind == work::WorkloadKind::serve || kind == work::WorkloadKind::generate)
     throw UserError(s.where("workload.kind"), "workload.kind",
                     "--advise simulates changes to one step, and this scenario is many",
                     "advise on one prefill or decode step (kind = \"prefill\" / \"decode\")");
-  const work::Simulation base_sim = work::simulate(job);
+  return advise(path, catalog, load, s.job, work::simulate(s.job), o);
+}
+
+Advice advise(const std::filesystem::path& path, const scen::Catalog& catalog, const scen::LoadOptions& load,
+              const work::JobSpec& job, const work::Simulation& base_sim, const AdviceOptions& o) {
+  const auto kind = job.workload.kind;
   Advice a;
   a.base = simulated_figures(job, base_sim, o.headroom_bytes);
   a.min_gain = o.min_gain;

@@ -67,5 +67,9 @@ struct Advice {
 /// changes and TP / batch steps. Throws UserError for kinds it cannot advise on (serve, generate).
 Advice advise(const std::filesystem::path& path, const scen::Catalog& catalog, const scen::LoadOptions& load,
               const AdviceOptions& options);
+/// As above around a base already loaded (`job`, the scenario at `path` with `load`) and simulated
+/// (`base_sim`): `stepsim run` has both, so the base step is not simulated twice. A single step only.
+Advice advise(const std::filesystem::path& path, const scen::Catalog& catalog, const scen::LoadOptions& load,
+              const work::JobSpec& job, const work::Simulation& base_sim, const AdviceOptions& options);
 
 }  // namespace stepsim::out

@@ -131,7 +131,8 @@ int run_serving(const RunArgs& a, const scen::Scenario& s, const work::SimulateO
 }
 
 /// --advise: the changes around the scenario, simulated on `jobs` threads.
-out::Advice advise_run(const RunArgs& a, const scen::Catalog& catalog, out::RenderFormat format) {
+out::Advice advise_run(const RunArgs& a, const scen::Catalog& catalog, const scen::Scenario& s,
+                       const work::Simulation& sim, out::RenderFormat format) {
   out::AdviceOptions o;
   o.top = a.advise_top;
   o.jobs = a.jobs > 0 ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
@@ -144,7 +145,7 @@ out::Advice advise_run(const RunArgs& a, const scen::Catalog& catalog, out::Rend
     progress.reporter().set_total(planned);
     progress.reporter().set_done(done);
   };
-  out::Advice advice = out::advise(a.scenario, catalog, a.load, o);
+  out::Advice advice = out::advise(a.scenario, catalog, a.load, s.job, sim, o);
   progress.finish(out::ProgressEnd::clear);
   return advice;
 }
@@ -185,7 +186,7 @@ int cmd_run(Args args) {
   const work::Simulation sim =
       with_elapsed_spinner("run", a.quiet, format, [&] { return work::simulate(s.job, options); });
   std::optional<out::Advice> advice;
-  if (a.advise) advice = advise_run(a, catalog, format);
+  if (a.advise) advice = advise_run(a, catalog, s, sim, format);
   if (format == out::RenderFormat::json) {
     auto doc = out::run_json(s.job, sim, labels);
     if (advice) doc["advice"] = out::advice_json(*advice);

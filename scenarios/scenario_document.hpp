@@ -2,7 +2,7 @@
 // Loading a scenario from a TOML document the caller parsed (and may have modified): sweeps parse
 // their base scenario once and place each point's values into a copy.
 
-#include <toml++/toml.h>
+#include <toml++/toml.hpp>
 
 #include <filesystem>
 

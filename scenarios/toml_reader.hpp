@@ -3,7 +3,7 @@
 // reader is asked about counts as valid there, and finish() rejects any other key with
 // "did you mean". Errors are stepsim::UserError with file:line:column and the dotted key.
 
-#include <toml++/toml.h>
+#include <toml++/toml.hpp>
 
 #include <array>
 #include <climits>

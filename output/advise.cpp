@@ -231,7 +231,9 @@ void simulate_change(AdviceChange& c, const std::filesystem::path& path, const s
   load.unset.insert(load.unset.end(), c.unset.begin(), c.unset.end());
   try {
     const scen::Scenario s = scen::load_scenario(path, catalog, load);
-    const work::Simulation sim = work::simulate(s.job);
+    work::SimulateOptions options;
+    options.max_ops = o.max_ops;
+    const work::Simulation sim = work::simulate(s.job, options);
     c.sim = simulated_figures(s.job, sim, o.headroom_bytes);
     c.simulated = true;
     c.gain = base_tokens_per_s > 0 ? c.sim.tokens_per_s / base_tokens_per_s : 0.0;
@@ -261,7 +263,9 @@ Advice advise(const std::filesystem::path& path, const scen::Catalog& catalog, c
     throw UserError(s.where("workload.kind"), "workload.kind",
                     "--advise simulates changes to one step, and this scenario is many",
                     "advise on one prefill or decode step (kind = \"prefill\" / \"decode\")");
-  return advise(path, catalog, load, s.job, work::simulate(s.job), o);
+  work::SimulateOptions options;
+  options.max_ops = o.max_ops;
+  return advise(path, catalog, load, s.job, work::simulate(s.job, options), o);
 }
 
 Advice advise(const std::filesystem::path& path, const scen::Catalog& catalog, const scen::LoadOptions& load,

@@ -50,6 +50,8 @@ struct AdviceOptions {
   double headroom_bytes = 0.0;  ///< HBM a change must leave free to count as fitting
   double min_gain = 0.005;      ///< relative step-time gain below which a change does not help
   unsigned jobs = 1;            ///< simulations at once
+  /// Changes whose step is estimated above this many ops are refused (workloads/step_size.hpp).
+  std::uint64_t max_ops = work::kDefaultMaxOps;
   /// Called (serialised) after each simulation with (done, planned so far); optional.
   std::function<void(std::size_t, std::size_t)> progress;
 };

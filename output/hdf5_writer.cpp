@@ -1,9 +1,12 @@
 #include "output/hdf5_writer.hpp"
 
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <optional>
 
+#include "output/atomic_file.hpp"
+#include "output/hdf5_errors.hpp"
 #include "output/hdf5_rows.hpp"
 #include "sim/error.hpp"
 
@@ -74,14 +77,31 @@ struct Hdf5Writer::Tables {
   std::optional<h5::Table<h5::LinkLoadRowH5>> link_loads;
 };
 
+namespace hdf5_writer {
+[[noreturn]] void failed(const std::filesystem::path& path, const H5::Exception& e) {
+  const std::string why = last_hdf5_error();
+  throw UserError(
+      SourceLocation{path.string(), 0, 0}, "",
+      "--hdf5: cannot build the file (" + e.getDetailMsg() + (why.empty() ? "" : ": " + why) + ")");
+}
+}  // namespace hdf5_writer
+
+// The file is built in memory (HDF5's core driver, no backing file) and written whole at end():
+// HDF5 never writes to disk itself, so a full disk is a failed write of ours with its reason,
+// never a half-closed HDF5 file (which HDF5 1.10 crashes on at exit).
 Hdf5Writer::Hdf5Writer(const std::filesystem::path& path, const work::Simulation& s, Hdf5Meta meta)
     : path_(path), sim_(s), meta_(std::move(meta)) {
-  H5::Exception::dontPrint();  // errors become exceptions with a message of ours
+  quiet_hdf5_errors();  // errors become exceptions with a message of ours
+  static std::atomic<unsigned> files{0};
   try {
     t_ = std::make_unique<Tables>();
-    t_->file = H5::H5File(path.string(), H5F_ACC_TRUNC, h5::file_creation());
+    H5::FileAccPropList in_memory;
+    in_memory.setCore(1 << 20, false);
+    // A name under /dev/null cannot exist: HDF5's first, tentative open of the name finds nothing.
+    t_->file = H5::H5File("/dev/null/stepsim-run-" + std::to_string(files++) + ".h5", H5F_ACC_TRUNC,
+                          h5::file_creation(), in_memory);
   } catch (const H5::Exception& e) {
-    throw UserError("--hdf5: cannot create `" + path.string() + "` (" + e.getDetailMsg() + ")");
+    hdf5_writer::failed(path_, e);
   }
 }
 
@@ -159,10 +179,18 @@ void Hdf5Writer::end() {
                     links[l].latency_s, usage[l].bytes, usage[l].busy_s, usage[l].mean_utilisation,
                     usage[l].peak_utilisation});
     table.flush();
-    t_.reset();  // closes the file
   } catch (const H5::Exception& e) {
-    throw UserError("--hdf5: cannot write `" + path_.string() + "` (" + e.getDetailMsg() + ")");
+    hdf5_writer::failed(path_, e);
   }
+  const hid_t file = t_->file.getId();
+  std::string image;
+  const ssize_t size = H5Fflush(file, H5F_SCOPE_GLOBAL) < 0 ? -1 : H5Fget_file_image(file, nullptr, 0);
+  if (size >= 0) image.resize(static_cast<std::size_t>(size));
+  if (size < 0 || H5Fget_file_image(file, image.data(), image.size()) != size)
+    throw UserError(SourceLocation{path_.string(), 0, 0}, "",
+                    "--hdf5: cannot build the file (" + last_hdf5_error() + ")");
+  t_.reset();  // closes the in-memory file
+  write_file_atomically(path_, image, "--hdf5");
 }
 
 void write_hdf5(const std::filesystem::path& path, const work::Simulation& s, const StepLayout& layout,
@@ -171,7 +199,7 @@ void write_hdf5(const std::filesystem::path& path, const work::Simulation& s, co
   try {
     emit_step(s, layout, w);
   } catch (const H5::Exception& e) {
-    throw UserError("--hdf5: cannot write `" + path.string() + "` (" + e.getDetailMsg() + ")");
+    hdf5_writer::failed(path, e);
   }
 }
 

@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "output/parallel_for.hpp"
+#include "scenarios/cross_checks.hpp"
 #include "scenarios/scenario.hpp"
 #include "scenarios/suggest.hpp"
 #include "sim/error.hpp"
@@ -176,8 +177,9 @@ std::vector<Bounded> bound_all(const std::vector<Config>& configs, const SearchO
   parallel_for(all.size(), o.jobs, [&](std::size_t i) {
     Bounded& b = all[i];
     try {
-      b.bound = work::bound_train_step(work::with_layout(configs[b.config].job, b.layout),
-                                       configs[b.config].comm.get());
+      const work::JobSpec job = work::with_layout(configs[b.config].job, b.layout);
+      scen::check_job_rules(job);  // what the scenario loader refuses is never proposed
+      b.bound = work::bound_train_step(job, configs[b.config].comm.get());
       b.valid = true;
     } catch (const UserError& e) {
       b.valid = false;
@@ -249,7 +251,9 @@ void simulate_one(SearchCandidate& c, const Bounded& b, const std::filesystem::p
   try {
     const scen::Scenario s = scen::load_scenario(path, catalog, load);
     // The configuration's topology: the layout keys never change the cluster.
-    const work::Simulation sim = work::simulate(s.job, config.topology);
+    work::SimulateOptions options;
+    options.max_ops = o.max_ops;
+    const work::Simulation sim = work::simulate(s.job, config.topology, options);
     c.sim = simulated_figures(s.job, sim, o.headroom_bytes);
     makespan = sim.run.makespan;
     c.simulated = true;

@@ -49,6 +49,8 @@ struct SearchOptions {
   double headroom_bytes = 0.0;  ///< free HBM a layout must leave under the usable capacity
   unsigned jobs = 1;
   std::vector<std::string> set;  ///< scenario overrides applied to every candidate
+  /// Candidates whose step is estimated above this many ops are refused (workloads/step_size.hpp).
+  std::uint64_t max_ops = work::kDefaultMaxOps;
   /// Called (serialised, from any worker thread) as layouts are bounded and simulated; optional.
   std::function<void(const SearchProgress&)> progress;
 };
@@ -79,7 +81,7 @@ struct SearchConfig {
   double usable_hbm_bytes = 0.0;
   // Every enumerated layout is exactly one of: invalid, merged, did_not_fit, pruned, simulated.
   std::size_t enumerated = 0;   ///< layouts the divisibility rules allow
-  std::size_t invalid = 0;      ///< refused by the step builder's rules while bounding
+  std::size_t invalid = 0;      ///< refused by scen::check_job_rules or the step builder
   std::size_t merged = 0;       ///< the same program as an earlier layout (not counted in the space)
   std::size_t space = 0;        ///< distinct valid layouts: did_not_fit + pruned + simulated
   std::size_t did_not_fit = 0;  ///< memory lower bound above the usable HBM less the headroom

@@ -1,9 +1,9 @@
 #include "output/run_outputs.hpp"
 
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "output/atomic_file.hpp"
 #include "output/format.hpp"
 #include "output/hdf5_writer.hpp"
 #include "output/report_html.hpp"
@@ -12,12 +12,6 @@
 
 namespace stepsim::out {
 namespace {
-
-std::ofstream open_out(const std::string& path, std::string_view option) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) throw UserError(std::string(option) + ": cannot create `" + path + "`");
-  return f;
-}
 
 std::string size_of(const std::string& path) {
   std::error_code ec;
@@ -32,6 +26,12 @@ std::string coverage(const StepLayout& l) {
 
 }  // namespace
 
+void check_run_outputs(const RunOutputs& o) {
+  if (!o.trace_path.empty()) check_output_path(o.trace_path, "--trace");
+  if (!o.hdf5_path.empty()) check_output_path(o.hdf5_path, "--hdf5");
+  if (!o.report_path.empty()) check_output_path(o.report_path, "--report");
+}
+
 topo::LinkAccounting link_accounting_for(const RunOutputs& o) {
   return o.trace_path.empty() && o.hdf5_path.empty() ? topo::LinkAccounting::off
                                                      : topo::LinkAccounting::timeline;
@@ -45,9 +45,9 @@ std::vector<std::string> write_run_outputs(const RunOutputs& o, const scen::Scen
   if (!o.trace_path.empty()) {
     const StepLayout layout = select_ranks(s, RankSelection::parse(o.trace_ranks, "--trace-ranks"));
     {
-      std::ofstream f = open_out(o.trace_path, "--trace");
-      write_chrome_trace(f, s, layout, TraceMeta{labels.scenario, version});
-      if (!f) throw UserError("--trace: writing `" + o.trace_path + "` failed");
+      AtomicFile f(o.trace_path, "--trace");
+      write_chrome_trace(f.stream(), s, layout, TraceMeta{labels.scenario, version});
+      f.commit();
     }
     lines.push_back("wrote " + o.trace_path + " (" + size_of(o.trace_path) + ", " + coverage(layout) +
                     "): open it at ui.perfetto.dev");
@@ -69,10 +69,8 @@ std::vector<std::string> write_run_outputs(const RunOutputs& o, const scen::Scen
     lines.push_back("wrote " + o.hdf5_path + " (" + size_of(o.hdf5_path) + ", " + coverage(layout) + ")");
   }
   if (!o.report_path.empty()) {
-    std::ofstream f = open_out(o.report_path, "--report");
-    f << report_html(scenario.job, s, labels, catalog.gpus(), version, advice);
-    f.close();
-    if (!f) throw UserError("--report: writing `" + o.report_path + "` failed");
+    write_file_atomically(o.report_path,
+                          report_html(scenario.job, s, labels, catalog.gpus(), version, advice), "--report");
     lines.push_back("wrote " + o.report_path + " (" + size_of(o.report_path) + ")");
   }
   return lines;

@@ -21,12 +21,16 @@ struct RunOutputs {
   bool any() const { return !trace_path.empty() || !hdf5_path.empty() || !report_path.empty(); }
 };
 
+/// Checks, before any simulation, that every requested file can be written (its folder exists and
+/// takes files, the name is not a folder and not too long); UserError naming the option otherwise.
+void check_run_outputs(const RunOutputs& outputs);
+
 /// What the simulation must keep for these outputs (a link timeline for the trace and HDF5).
 topo::LinkAccounting link_accounting_for(const RunOutputs& outputs);
 
-/// Writes every requested file and returns one line per file for the user ("wrote trace.json:
-/// 12.3 MB, 16 of 16 ranks, 130,112 ops"). Throws UserError when a file cannot be written or the
-/// rank selection is invalid.
+/// Writes every requested file, each whole or not at all (output/atomic_file.hpp), and returns one
+/// line per file for the user ("wrote trace.json: 12.3 MB, 16 of 16 ranks, 130,112 ops"). Throws
+/// UserError when a file cannot be written or the rank selection is invalid.
 std::vector<std::string> write_run_outputs(const RunOutputs& outputs, const scen::Scenario& scenario,
                                            const scen::LoadOptions& load, const work::Simulation& s,
                                            const RunLabels& labels, const scen::Catalog& catalog,

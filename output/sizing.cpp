@@ -65,7 +65,7 @@ class SizeLoader {
  public:
   SizeLoader(const std::filesystem::path& path, const scen::Catalog& catalog, const SizingOptions& o,
              const KeptLayout& layout)
-      : path_(path), catalog_(catalog), layout_(layout), ranks_(o.ranks) {
+      : path_(path), catalog_(catalog), layout_(layout), ranks_(o.ranks), max_ops_(o.max_ops) {
     for (const std::string& s : o.set)
       if (!is_size_key(s)) set_.push_back(s);
   }
@@ -92,6 +92,7 @@ class SizeLoader {
     const work::JobSpec& job = s.job;
     work::SimulateOptions options;
     options.ranks = ranks_;
+    options.max_ops = max_ops_;
     const work::Simulation sim = simulate_or_explain(job, options);
     SizedRun r;
     r.dp = job.parallel.dp;
@@ -116,6 +117,7 @@ class SizeLoader {
   const scen::Catalog& catalog_;
   KeptLayout layout_;
   work::RankMode ranks_;
+  std::uint64_t max_ops_;
   std::vector<std::string> set_;
 };
 

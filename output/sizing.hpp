@@ -13,6 +13,7 @@
 
 #include "scenarios/catalog.hpp"
 #include "workloads/rank_sink.hpp"
+#include "workloads/step_size.hpp"
 
 namespace stepsim::out {
 
@@ -42,6 +43,8 @@ struct SizingOptions {
   work::RankMode ranks = work::RankMode::representative;
   /// The most GPUs a sized cluster may have; a target beyond it is reported unreachable.
   int max_gpus = 131072;
+  /// Sizes whose step is estimated above this many ops are refused (workloads/step_size.hpp).
+  std::uint64_t max_ops = work::kDefaultMaxOps;
 };
 
 /// One simulated size of the job.

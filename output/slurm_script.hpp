@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace stepsim::out {
@@ -29,7 +30,19 @@ struct SlurmScripts {
   std::string merge;  ///< joins shard-*.h5 into results.h5
 };
 
+/// The scripts for `o`; check_slurm_options(o) first (a UserError if it fails).
 SlurmScripts slurm_scripts(const SlurmOptions& o);
+
+/// Refuses what cannot go into the scripts as written: a control character (below U+0020, or
+/// U+007F) in any value that reaches an #SBATCH line (--out, --job-name, --partition, --time,
+/// --sbatch-arg), where a newline would end the line and run the rest as shell; a --time that is
+/// not one of Slurm's forms; an --sbatch-arg that is not an option; a backslash in --out (Slurm's
+/// --output takes it as "no %-patterns"). The UserError names the option and the character.
+void check_slurm_options(const SlurmOptions& o);
+
+/// True for Slurm's time limits: MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS (digits), or
+/// UNLIMITED / INFINITE in any case.
+bool is_slurm_time(std::string_view t);
 
 /// Paths inside the output folder.
 std::filesystem::path slurm_array_script(const std::filesystem::path& dir);
@@ -56,7 +69,13 @@ SlurmSubmission submit_slurm(const std::filesystem::path& dir, const std::string
 /// The job id in `sbatch --parsable` output ("1234" or "1234;cluster"); UserError if there is none.
 std::string parse_job_id(const std::string& parsable);
 
-/// `s` quoted for a POSIX shell.
+/// `s` quoted for a POSIX shell: in single quotes, each ' written as '\''. Any bytes but NUL
+/// come back as one word, unchanged ($, `, \, newlines and all).
 std::string shell_quote(const std::string& s);
+
+/// `s` as one argument of an #SBATCH line, which sbatch splits itself: unchanged when it holds
+/// nothing that sbatch's parser splits or strips (space, quotes, backslash, #), else in double
+/// quotes with \ and " escaped by a backslash.
+std::string sbatch_quote(const std::string& s);
 
 }  // namespace stepsim::out

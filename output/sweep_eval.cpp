@@ -156,8 +156,8 @@ std::shared_ptr<const topo::Topology> TopologyCache::get(const std::string& key,
   return it->second;
 }
 
-PointEvaluator::PointEvaluator(const scen::Sweep& sweep, const scen::Catalog& catalog)
-    : sweep_(sweep), scenarios_(sweep, catalog), schema_(sweep_schema(sweep)) {}
+PointEvaluator::PointEvaluator(const scen::Sweep& sweep, const scen::Catalog& catalog, std::uint64_t max_ops)
+    : sweep_(sweep), scenarios_(sweep, catalog), schema_(sweep_schema(sweep)), max_ops_(max_ops) {}
 
 Row PointEvaluator::evaluate(std::uint64_t index, std::span<const std::uint32_t> steps) const {
   const std::vector<const scen::SweepValue*> values = scen::point_values(sweep_, steps);
@@ -178,8 +178,12 @@ Row PointEvaluator::evaluate(std::uint64_t index, std::span<const std::uint32_t>
       const work::Estimate e = work::estimate(s.job);
       fill(row, schema_, PointOutcome{s, nullptr, e});
     } else {
+      work::SimulateOptions options;
+      options.max_ops = max_ops_;
+      // Before the topology is built: a point of ten million GPUs is refused, not built.
+      work::check_step_size(s.job, options.ranks, options.max_ops);
       const work::Simulation sim =
-          work::simulate(s.job, topologies_.get(scenarios_.cluster_key(values), s.job.cluster));
+          work::simulate(s.job, topologies_.get(scenarios_.cluster_key(values), s.job.cluster), options);
       fill(row, schema_, PointOutcome{s, &sim, sim.estimate});
     }
   } catch (const UserError& e) {

@@ -39,8 +39,10 @@ class TopologyCache {
 
 class PointEvaluator {
  public:
-  /// Parses the base scenario and checks the axis keys (UserError on a bad key).
-  PointEvaluator(const scen::Sweep& sweep, const scen::Catalog& catalog);
+  /// Parses the base scenario and checks the axis keys (UserError on a bad key). Points whose step
+  /// is estimated above `max_ops` ops are invalid rows (workloads/step_size.hpp).
+  PointEvaluator(const scen::Sweep& sweep, const scen::Catalog& catalog,
+                 std::uint64_t max_ops = work::kDefaultMaxOps);
   const SweepSchema& schema() const { return schema_; }
   /// The row of point `index` at axis `steps`. Thread-safe.
   Row evaluate(std::uint64_t index, std::span<const std::uint32_t> steps) const;
@@ -49,6 +51,7 @@ class PointEvaluator {
   const scen::Sweep& sweep_;
   scen::SweepScenarios scenarios_;
   SweepSchema schema_;
+  std::uint64_t max_ops_;
   mutable TopologyCache topologies_;
 };
 

@@ -1,19 +1,19 @@
 #include "output/sweep_hdf5.hpp"
 
-#include "output/sweep_h5.hpp"
-
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
+#include <atomic>
 #include <cstring>
-#include <stdexcept>
+
+#include "output/atomic_file.hpp"
+#include "output/sweep_h5.hpp"
 
 namespace stepsim::out {
 namespace {
 
 constexpr const char* kFormat = "stepsim sweep results";
-constexpr std::int64_t kSchemaVersion = 1;
+/// 2: the sweep and base texts are datasets (version 1 had them as attributes, which HDF5 limits
+/// to 64 KiB).
+constexpr std::int64_t kSchemaVersion = 2;
 constexpr hsize_t kChunkRows = 1024;
 
 /// A packed compound type for `schema`, text columns `widths` bytes wide; offsets out.
@@ -75,12 +75,28 @@ void write_int_attr(hid_t obj, const char* name, std::int64_t value) {
   check(H5Awrite(attr, H5T_NATIVE_INT64, &value), "write an attribute");
 }
 
-void write_rows(hid_t file, const SweepJournal& rows) {
-  const SweepSchema& schema = rows.schema();
-  const std::vector<std::size_t> widths = rows.text_widths();
+/// A scalar fixed-length string dataset: texts of any length (attributes stop at 64 KiB).
+void write_text_dataset(hid_t file, const char* name, const std::string& value) {
+  H5 type(H5Tcopy(H5T_C_S1), H5Tclose, "create a string type");
+  check(H5Tset_size(type, std::max<std::size_t>(1, value.size())), "size a string dataset");
+  check(H5Tset_strpad(type, H5T_STR_NULLPAD), "pad a string dataset");
+  H5 space(H5Screate(H5S_SCALAR), H5Sclose, "create a scalar space");
+  H5 dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "create dataset properties");
+  check(H5Pset_obj_track_times(dcpl, false), "turn off timestamps");
+  H5 dset(H5Dcreate2(file, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), H5Dclose,
+          "create a text dataset");
+  std::string padded = value;
+  padded.resize(std::max<std::size_t>(1, value.size()), '\0');
+  check(H5Dwrite(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, padded.data()), "write a text dataset");
+}
+
+/// The rows of `rows` (none when null) as /results.
+void write_rows(hid_t file, const SweepJournal* rows, const SweepSchema& schema) {
+  const std::vector<std::size_t> widths =
+      rows != nullptr ? rows->text_widths() : std::vector<std::size_t>(schema.columns.size(), 0);
   std::vector<std::size_t> offsets;
   H5 type = row_type(schema, widths, offsets);
-  const hsize_t n = rows.size();
+  const hsize_t n = rows != nullptr ? rows->size() : 0;
   H5 space(H5Screate_simple(1, &n, nullptr), H5Sclose, "create the row space");
   H5 dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "create dataset properties");
   check(H5Pset_obj_track_times(dcpl, false), "turn off timestamps");
@@ -97,79 +113,71 @@ void write_rows(hid_t file, const SweepJournal& rows) {
     const hsize_t count = std::min(kChunkRows, n - start);
     buf.assign(count * row_size, '\0');
     for (hsize_t i = 0; i < count; ++i)
-      put_row(rows.row(start + i), schema, widths, offsets, buf.data() + i * row_size);
+      put_row(rows->row(start + i), schema, widths, offsets, buf.data() + i * row_size);
     H5 mem(H5Screate_simple(1, &count, nullptr), H5Sclose, "create a memory space");
     check(H5Sselect_hyperslab(space, H5S_SELECT_SET, &start, nullptr, &count, nullptr), "select rows");
     check(H5Dwrite(dset, type, mem, space, H5P_DEFAULT, buf.data()), "write rows");
   }
 }
 
-void fsync_path(const std::filesystem::path& p) {
-  const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0 || ::fsync(fd) != 0) {
-    if (fd >= 0) ::close(fd);
-    throw UserError(SourceLocation{p.string(), 0, 0}, "",
-                    std::string("cannot sync the file: ") + std::strerror(errno));
-  }
-  ::close(fd);
+/// The results file's bytes, built in memory (HDF5's core driver without a backing file): HDF5
+/// never writes to disk itself, so a full disk is a failed write(2) of ours, with its reason, and
+/// never a half-closed HDF5 file (which HDF5 1.10 crashes on at exit).
+std::string sweep_image(const SweepJournal* rows, const SweepSchema& schema, const SweepFileInfo& info) {
+  quiet_hdf5_errors();
+  static std::atomic<unsigned> images{0};
+  // A name under /dev/null cannot exist: HDF5's first, tentative open of the name finds nothing.
+  const std::string name = "/dev/null/stepsim-sweep-results-" + std::to_string(images++) + ".h5";
+  H5 fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "create file access properties");
+  check(H5Pset_fapl_core(fapl, 1 << 20, false), "keep the file in memory");
+  H5 fcpl(H5Pcreate(H5P_FILE_CREATE), H5Pclose, "create file properties");
+  check(H5Pset_obj_track_times(fcpl, false), "turn off timestamps");
+  H5 file(H5Fcreate(name.c_str(), H5F_ACC_TRUNC, fcpl, fapl), H5Fclose, "create the file");
+  write_text_attr(file, "format", kFormat);
+  write_int_attr(file, "schema_version", kSchemaVersion);
+  write_text_attr(file, "stepsim_version", info.identity.version);
+  write_text_attr(file, "sweep_name", info.identity.sweep_name);
+  write_text_attr(file, "sweep_hash", info.identity.sweep_hash);
+  write_int_attr(file, "points", static_cast<std::int64_t>(info.identity.points));
+  write_int_attr(file, "shard_index", info.identity.shard.index);
+  write_int_attr(file, "shard_count", info.identity.shard.count);
+  write_int_attr(file, "rows", static_cast<std::int64_t>(info.rows));
+  write_text_dataset(file, "sweep_file", info.sweep_text);
+  write_text_dataset(file, "base_scenario", info.base_text);
+  write_rows(file, rows, schema);
+  check(H5Fflush(file, H5F_SCOPE_GLOBAL), "flush the file");
+  const ssize_t size = H5Fget_file_image(file, nullptr, 0);
+  if (size < 0) hdf5_failed("read the file image");
+  std::string image(static_cast<std::size_t>(size), '\0');
+  if (H5Fget_file_image(file, image.data(), image.size()) != size) hdf5_failed("read the file image");
+  file.close("close the file");
+  return image;
 }
 
-std::filesystem::path temp_path(const std::filesystem::path& p) {
-  return p.string() + ".tmp";
+[[noreturn]] void cannot_build(const std::filesystem::path& path, const Hdf5Failure& e) {
+  throw UserError(SourceLocation{path.string(), 0, 0}, "", std::string("results file: ") + e.what());
 }
 
 }  // namespace
 
 void write_sweep_hdf5(const std::filesystem::path& path, const SweepJournal& rows, SweepFileInfo info) {
-  const auto tmp = temp_path(path);
   info.rows = rows.size();
-  {
-    H5 fcpl(H5Pcreate(H5P_FILE_CREATE), H5Pclose, "create file properties");
-    check(H5Pset_obj_track_times(fcpl, false), "turn off timestamps");
-    H5 file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, fcpl, H5P_DEFAULT), H5Fclose,
-            ("create " + tmp.string()).c_str());
-    write_text_attr(file, "format", kFormat);
-    write_int_attr(file, "schema_version", kSchemaVersion);
-    write_text_attr(file, "stepsim_version", info.identity.version);
-    write_text_attr(file, "sweep_name", info.identity.sweep_name);
-    write_text_attr(file, "sweep_hash", info.identity.sweep_hash);
-    write_int_attr(file, "points", static_cast<std::int64_t>(info.identity.points));
-    write_int_attr(file, "shard_index", info.identity.shard.index);
-    write_int_attr(file, "shard_count", info.identity.shard.count);
-    write_int_attr(file, "rows", static_cast<std::int64_t>(info.rows));
-    write_text_attr(file, "sweep_file", info.sweep_text);
-    write_text_attr(file, "base_scenario", info.base_text);
-    write_rows(file, rows);
-    check(H5Fflush(file, H5F_SCOPE_GLOBAL), "flush the file");
+  std::string image;
+  try {
+    image = sweep_image(&rows, rows.schema(), info);
+  } catch (const Hdf5Failure& e) {
+    cannot_build(path, e);
   }
-  fsync_path(tmp);
-  std::filesystem::rename(tmp, path);
-  sync_directory(path.parent_path());
+  write_file_atomically(path, image, "results file");
 }
 
-void write_file_atomically(const std::filesystem::path& path, std::string_view bytes) {
-  const auto tmp = temp_path(path);
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0)
-    throw UserError(SourceLocation{tmp.string(), 0, 0}, "",
-                    std::string("cannot create: ") + std::strerror(errno));
-  while (!bytes.empty()) {
-    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      ::close(fd);
-      throw UserError(SourceLocation{tmp.string(), 0, 0}, "",
-                      std::string("cannot write: ") + std::strerror(errno));
-    }
-    bytes.remove_prefix(static_cast<std::size_t>(n));
+void check_sweep_hdf5(const std::filesystem::path& path, const SweepSchema& schema, SweepFileInfo info) {
+  info.rows = 0;
+  try {
+    sweep_image(nullptr, schema, info);
+  } catch (const Hdf5Failure& e) {
+    cannot_build(path, e);
   }
-  const bool synced = ::fsync(fd) == 0;
-  ::close(fd);
-  if (!synced)
-    throw UserError(SourceLocation{tmp.string(), 0, 0}, "",
-                    std::string("cannot sync: ") + std::strerror(errno));
-  std::filesystem::rename(tmp, path);
-  sync_directory(path.parent_path());
 }
 
 }  // namespace stepsim::out

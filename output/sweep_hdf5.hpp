@@ -1,8 +1,9 @@
 #pragma once
-// Sweep results in HDF5: one compound dataset `/results`, one row per point in point order, plus
-// attributes on the root group naming the sweep (docs/sweeps.md, "Results file"). Files are
-// written whole, to a temporary name that is synced and renamed into place, so a reader (or a
-// crash) never sees half a file. Bytes depend only on the rows: no timestamps, no addresses.
+// Sweep results in HDF5: one compound dataset `/results`, one row per point in point order, the
+// sweep and base scenario texts as datasets, and attributes on the root group naming the sweep
+// (docs/sweeps.md, "Results file"). Files are built in memory and written whole through an
+// AtomicFile (output/atomic_file.hpp), so a reader, a crash or a full disk never leaves half a
+// file. Bytes depend only on the rows: no timestamps, no addresses.
 
 #include <filesystem>
 #include <functional>
@@ -20,24 +21,26 @@ struct SweepFileInfo {
   std::uint64_t rows = 0;  ///< set by the writer; read back by the reader
 };
 
-/// Writes every row of `rows` (ascending point order) to `path` atomically.
+/// Writes every row of `rows` (ascending point order) to `path` atomically. UserError (naming
+/// `path`) when it cannot be built or written.
 void write_sweep_hdf5(const std::filesystem::path& path, const SweepJournal& rows, SweepFileInfo info);
+/// Builds, in memory, the file `info` and `schema` give without rows, so that a problem with the
+/// texts or columns shows before any point is computed rather than after the last one.
+void check_sweep_hdf5(const std::filesystem::path& path, const SweepSchema& schema, SweepFileInfo info);
 
 /// A results file's attributes and schema (columns as stored).
 struct SweepFileHeader {
   SweepFileInfo info;
   SweepSchema schema;
 };
-/// Reads the attributes and schema; UserError if `path` is not a stepsim sweep results file.
+/// Reads the attributes and schema; UserError if `path` is not a stepsim sweep results file or is
+/// damaged. Reads files of schema versions 1 (texts as attributes) and 2 (texts as datasets).
 SweepFileHeader read_sweep_hdf5_header(const std::filesystem::path& path);
-/// Calls `sink` with every row of the file, in file order.
+/// Calls `sink` with every row of the file, in file order; UserError if the file is damaged.
 void read_sweep_hdf5_rows(const std::filesystem::path& path, const std::function<void(Row&&)>& sink);
 
 /// Writes the same rows as CSV (header line, then one line per row; RFC 4180 quoting; NaN as an
 /// empty field; numbers in their shortest exact form), atomically like the HDF5 file.
 void write_sweep_csv(const std::filesystem::path& path, const SweepJournal& rows);
-
-/// Writes `bytes` to `path` via a synced temporary file and a rename.
-void write_file_atomically(const std::filesystem::path& path, std::string_view bytes);
 
 }  // namespace stepsim::out

@@ -2,6 +2,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "output/atomic_file.hpp"
 #include "output/sweep_h5.hpp"
 #include "output/sweep_hdf5.hpp"
 
@@ -27,6 +28,26 @@ std::string text_attr(hid_t obj, const std::filesystem::path& p, const char* nam
   return s;
 }
 
+/// A text of any length: a scalar string dataset (schema 2) or, in files of schema 1, an attribute.
+std::string long_text(hid_t file, const std::filesystem::path& p, const char* name) {
+  if (H5Lexists(file, name, H5P_DEFAULT) <= 0) return text_attr(file, p, name);
+  H5 dset(H5Dopen2(file, name, H5P_DEFAULT), H5Dclose, "open a text dataset");
+  H5 type(H5Dget_type(dset), H5Tclose, "read a text dataset's type");
+  if (H5Tget_class(type) != H5T_STRING || H5Tis_variable_str(type) > 0)
+    not_results(p, std::string("`") + name + "` is not text");
+  std::string s(H5Tget_size(type), '\0');
+  check(H5Dread(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, s.data()), "read a text dataset");
+  s.resize(s.find_last_not_of('\0') + 1);
+  return s;
+}
+
+/// A results file HDF5 cannot read: cut short (a copy or a crash) or overwritten in places.
+[[noreturn]] void damaged(const std::filesystem::path& p, const Hdf5Failure& e) {
+  throw UserError(SourceLocation{p.string(), 0, 0}, "",
+                  std::string("the results file is damaged or incomplete (") + e.what() + ")",
+                  "write it again: rerun its sweep or shard");
+}
+
 std::int64_t int_attr(hid_t obj, const std::filesystem::path& p, const char* name) {
   if (H5Aexists(obj, name) <= 0) not_results(p, std::string("no `") + name + "` attribute");
   H5 attr(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose, "open an attribute");
@@ -36,8 +57,11 @@ std::int64_t int_attr(hid_t obj, const std::filesystem::path& p, const char* nam
 }
 
 H5 open_file(const std::filesystem::path& p) {
-  if (!std::filesystem::is_regular_file(p))
-    throw UserError(SourceLocation{p.string(), 0, 0}, "", "no such file");
+  quiet_hdf5_errors();
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(p, ec))
+    throw UserError(SourceLocation{p.string(), 0, 0}, "",
+                    ec && ec != std::errc::no_such_file_or_directory ? ec.message() : "no such file");
   if (H5Fis_hdf5(p.c_str()) <= 0) not_results(p, "not an HDF5 file");
   return H5(H5Fopen(p.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, "open the file");
 }
@@ -103,9 +127,7 @@ std::string csv_field(const Cell& cell) {
   return q + "\"";
 }
 
-}  // namespace
-
-SweepFileHeader read_sweep_hdf5_header(const std::filesystem::path& path) {
+SweepFileHeader read_header(const std::filesystem::path& path) {
   H5 file = open_file(path);
   if (text_attr(file, path, "format") != "stepsim sweep results")
     not_results(path, "its `format` attribute differs");
@@ -118,8 +140,8 @@ SweepFileHeader read_sweep_hdf5_header(const std::filesystem::path& path) {
   id.shard.index = static_cast<std::uint32_t>(int_attr(file, path, "shard_index"));
   id.shard.count = static_cast<std::uint32_t>(int_attr(file, path, "shard_count"));
   h.info.rows = static_cast<std::uint64_t>(int_attr(file, path, "rows"));
-  h.info.sweep_text = text_attr(file, path, "sweep_file");
-  h.info.base_text = text_attr(file, path, "base_scenario");
+  h.info.sweep_text = long_text(file, path, "sweep_file");
+  h.info.base_text = long_text(file, path, "base_scenario");
   if (H5Lexists(file, "results", H5P_DEFAULT) <= 0) not_results(path, "no /results dataset");
   H5 dset(H5Dopen2(file, "results", H5P_DEFAULT), H5Dclose, "open /results");
   for (const StoredColumn& c : stored_columns(dset, path)) h.schema.columns.push_back(c.column);
@@ -131,7 +153,7 @@ SweepFileHeader read_sweep_hdf5_header(const std::filesystem::path& path) {
   return h;
 }
 
-void read_sweep_hdf5_rows(const std::filesystem::path& path, const std::function<void(Row&&)>& sink) {
+void read_rows(const std::filesystem::path& path, const std::function<void(Row&&)>& sink) {
   H5 file = open_file(path);
   H5 dset(H5Dopen2(file, "results", H5P_DEFAULT), H5Dclose, "open /results");
   const std::vector<StoredColumn> cols = stored_columns(dset, path);
@@ -170,6 +192,24 @@ void read_sweep_hdf5_rows(const std::filesystem::path& path, const std::function
   }
 }
 
+}  // namespace
+
+SweepFileHeader read_sweep_hdf5_header(const std::filesystem::path& path) {
+  try {
+    return read_header(path);
+  } catch (const Hdf5Failure& e) {
+    damaged(path, e);
+  }
+}
+
+void read_sweep_hdf5_rows(const std::filesystem::path& path, const std::function<void(Row&&)>& sink) {
+  try {
+    read_rows(path, sink);
+  } catch (const Hdf5Failure& e) {
+    damaged(path, e);
+  }
+}
+
 void write_sweep_csv(const std::filesystem::path& path, const SweepJournal& rows) {
   std::ostringstream out;
   const auto& cols = rows.schema().columns;
@@ -180,7 +220,7 @@ void write_sweep_csv(const std::filesystem::path& path, const SweepJournal& rows
     for (std::size_t c = 0; c < row.size(); ++c) out << (c ? "," : "") << csv_field(row[c]);
     out << "\n";
   }
-  write_file_atomically(path, out.str());
+  write_file_atomically(path, out.str(), "--csv");
 }
 
 }  // namespace stepsim::out

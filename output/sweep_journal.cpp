@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <sstream>
 #include <stdexcept>
 #include <utility>
 
@@ -71,14 +72,52 @@ std::string frame(std::string_view payload) {
   return rec;
 }
 
+/// "sweep_hash is 0123... for this run, 4567... in the journal": the first header line that differs.
+std::string first_difference(const std::string& journal, const std::string& mine) {
+  std::istringstream a(journal), b(mine);
+  std::string x, y;
+  while (true) {
+    const bool more_a = static_cast<bool>(std::getline(a, x));
+    const bool more_b = static_cast<bool>(std::getline(b, y));
+    if (!more_a && !more_b) return "its header differs";
+    if (!more_a) x.clear();
+    if (!more_b) y.clear();
+    if (x == y) continue;
+    const std::string& line = y.empty() ? x : y;
+    const auto value = [](const std::string& l) {
+      return l.empty() ? std::string("absent") : l.substr(l.find('=') + 1);
+    };
+    return line.substr(0, line.find('=')) + " is " + value(y) + " for this run, " + value(x) +
+           " in the journal";
+  }
+}
+
+/// Why a journal whose header is not `expected` cannot be resumed: damaged, or another sweep's.
+[[noreturn]] void refuse_header(const std::filesystem::path& path, int fd, const std::string& expected) {
+  const SourceLocation where{path.string(), 0, 0};
+  const std::string start_over = "delete it and run the sweep again; the points it held are computed again";
+  if (read_at(fd, 0, kMagic.size()) != kMagic)
+    throw UserError(where, "", "not a stepsim sweep journal, or its first bytes are damaged", start_over);
+  // The header record, [length][CRC][text]: whole and intact but different means another sweep.
+  const std::string fr = read_at(fd, kMagic.size(), kFrame);
+  const std::uint32_t len = fr.size() == kFrame ? get_u32(fr, 0) : 0;
+  const std::string text = len > 0 && len <= kMaxRecord ? read_at(fd, kMagic.size() + kFrame, len) : "";
+  if (len == 0 || text.size() != len || crc32(text) != get_u32(fr, 4))
+    throw UserError(where, "", "the sweep journal is damaged: its header does not read back", start_over);
+  throw UserError(where, "",
+                  "this journal belongs to a different sweep, shard or stepsim version (" +
+                      first_difference(text, expected.substr(kMagic.size() + kFrame)) + ")",
+                  "resume with the original sweep file and stepsim, or delete the journal to start over");
+}
+
 int open_locked(const std::filesystem::path& p, int flags) {
-  const int fd = ::open(p.c_str(), flags | O_CLOEXEC, 0644);
+  const int fd = ::open(p.c_str(), flags | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) io_error(p, "cannot open the sweep journal");
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     ::close(fd);
     throw UserError(SourceLocation{p.string(), 0, 0}, "",
-                    "another stepsim process is writing this sweep journal",
-                    "wait for it to finish, or stop it first");
+                    "another stepsim process is running this sweep (it holds the journal's lock)",
+                    "wait for it to finish, or stop it first and then pass --resume");
   }
   return fd;
 }
@@ -98,13 +137,6 @@ std::uint32_t crc32(std::string_view bytes) {
   std::uint32_t c = 0xFFFFFFFFu;
   for (const char ch : bytes) c = table[(c ^ static_cast<unsigned char>(ch)) & 0xff] ^ (c >> 8);
   return c ^ 0xFFFFFFFFu;
-}
-
-void sync_directory(const std::filesystem::path& dir) {
-  const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return;  // nothing more we can do; the data itself is synced
-  ::fsync(fd);
-  ::close(fd);
 }
 
 std::string SweepIdentity::header(const SweepSchema& schema) const {
@@ -129,6 +161,7 @@ SweepJournal::SweepJournal(SweepJournal&& o) noexcept
       entries_(std::move(o.entries_)),
       widths_(std::move(o.widths_)),
       end_(o.end_),
+      dropped_bytes_(o.dropped_bytes_),
       last_sync_s_(o.last_sync_s_) {}
 
 SweepJournal::~SweepJournal() {
@@ -149,19 +182,28 @@ SweepJournal SweepJournal::create(const std::filesystem::path& path, const Sweep
   return j;
 }
 
+bool SweepJournal::in_use(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool busy = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  ::close(fd);  // also releases the lock if we got it
+  return busy;
+}
+
 SweepJournal SweepJournal::open(const std::filesystem::path& path, const SweepIdentity& id,
                                 const SweepSchema& schema) {
   const std::string expected = std::string(kMagic) + frame(id.header(schema));
   {
     SweepJournal j(path, open_locked(path, O_RDWR | O_APPEND), schema);
+    struct stat st {};
+    if (::fstat(j.fd_, &st) != 0) io_error(path, "cannot read the sweep journal");
     const std::string head = read_at(j.fd_, 0, expected.size());
     const bool torn_header = head.size() < expected.size() && expected.compare(0, head.size(), head) == 0;
-    if (!torn_header) {
-      if (head != expected)
-        throw UserError(
-            SourceLocation{path.string(), 0, 0}, "",
-            "this journal belongs to a different sweep, shard or stepsim version",
-            "run without --resume after deleting it to start over, or resume with the original sweep file");
+    // Nothing but zeros: created, then a power loss took the header before it reached the disk.
+    const auto all_zero = [](const std::string& b) { return b.find_first_not_of('\0') == std::string::npos; };
+    const bool zeros = all_zero(head) && all_zero(read_at(j.fd_, 0, static_cast<std::size_t>(st.st_size)));
+    if (!torn_header && !zeros) {
+      if (head != expected) refuse_header(path, j.fd_, expected);
       j.scan(expected.size());
       return j;
     }
@@ -178,25 +220,41 @@ void SweepJournal::scan(std::uint64_t start) {
   while (at + kFrame <= size) {
     const std::string fr = read_at(fd_, at, kFrame);
     const std::uint32_t len = get_u32(fr, 0);
-    if (len > kMaxRecord || at + kFrame + len > size) break;
+    // No row encodes to nothing: a zero length is a tail the file system zero-filled (ext4 and
+    // XFS after a power loss), not an empty record (whose CRC, 0, would match).
+    if (len == 0 || len > kMaxRecord || at + kFrame + len > size) break;
     const std::string payload = read_at(fd_, at + kFrame, len);
     if (payload.size() != len || crc32(payload) != get_u32(fr, 4)) break;
-    const Row row = decode_row(schema_, payload);
+    Row row;
+    try {
+      row = decode_row(schema_, payload);
+    } catch (const std::runtime_error&) {
+      break;  // the CRC matched by chance: garbage all the same
+    }
     for (std::size_t c = 0; c < row.size(); ++c)
       if (const auto* s = std::get_if<std::string>(&row[c])) widths_[c] = std::max(widths_[c], s->size());
     entries_.push_back({static_cast<std::uint64_t>(std::get<std::int64_t>(row[0])), at + kFrame, len});
     at += kFrame + len;
   }
-  // Whatever follows the last whole record is a write the crash interrupted.
+  // Whatever follows the last record that decodes is the torn tail of a crash (a record cut
+  // short, zeros, garbage): it is dropped, and its points are computed again.
   if (at != size && ::ftruncate(fd_, static_cast<off_t>(at)) != 0)
     io_error(path_, "cannot truncate the torn journal tail");
+  dropped_bytes_ = size - at;
   end_ = at;
 }
 
 void SweepJournal::append(const Row& row) {
   const std::string rec = frame(encode_row(schema_, row));
   std::lock_guard lock(mutex_);
-  write_all(fd_, path_, rec);
+  try {
+    write_all(fd_, path_, rec);
+  } catch (const UserError&) {
+    // A full disk may have taken part of the record: cut it off, so that the file stays a
+    // sequence of whole records (a later append would land after the fragment otherwise).
+    [[maybe_unused]] const int cut = ::ftruncate(fd_, static_cast<off_t>(end_));
+    throw;
+  }
   entries_.push_back({static_cast<std::uint64_t>(std::get<std::int64_t>(row[0])), end_ + kFrame,
                       static_cast<std::uint32_t>(rec.size() - kFrame)});
   end_ += rec.size();

@@ -4,15 +4,19 @@
 // Each row is one record, [u32 length][u32 CRC-32][payload], written with a single write(2) the
 // moment its point finishes, and fdatasync'd at most a second later. A process killed at any
 // moment (kill -9) leaves every finished record intact in the page cache, plus at most one torn
-// record at the end; opening the journal again drops that torn tail (length or CRC mismatch) and
-// truncates the file there. So the rows lost are exactly the points that were still in flight.
-// An OS crash or power loss can lose up to the last second of records as well: they are rerun.
+// record at the end; opening the journal again drops that torn tail and truncates the file there.
+// So the rows lost are exactly the points that were still in flight. An OS crash or power loss can
+// lose up to the last second of records as well, and may leave zeros or stale bytes where they
+// were (ext4, XFS): the first record that does not decode (zero or impossible length, CRC
+// mismatch, cut short, not a row) and everything after it is that torn tail, and its points are
+// rerun. The journal is locked (flock) while a process uses it.
 
 #include <filesystem>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include "output/atomic_file.hpp"
 #include "output/sweep_table.hpp"
 
 namespace stepsim::out {
@@ -34,10 +38,13 @@ class SweepJournal {
   static SweepJournal create(const std::filesystem::path& path, const SweepIdentity& id,
                              const SweepSchema& schema);
   /// Opens a journal to continue it: its header must equal the one `id` and `schema` give
-  /// (UserError otherwise: another sweep, shard or schema), a torn tail record is cut off, and
-  /// the rows present are indexed.
+  /// (UserError otherwise, saying whether it is another sweep's or damaged), a torn tail is cut
+  /// off, and the rows present are indexed. UserError if another process holds it.
   static SweepJournal open(const std::filesystem::path& path, const SweepIdentity& id,
                            const SweepSchema& schema);
+
+  /// True when another process holds the journal at `path` (a sweep running now).
+  static bool in_use(const std::filesystem::path& path);
 
   SweepJournal(SweepJournal&& other) noexcept;
   SweepJournal& operator=(SweepJournal&&) = delete;
@@ -59,6 +66,8 @@ class SweepJournal {
   std::vector<std::size_t> text_widths() const;
   const SweepSchema& schema() const { return schema_; }
   const std::filesystem::path& path() const { return path_; }
+  /// Bytes of torn tail that open() cut off.
+  std::uint64_t dropped_bytes() const { return dropped_bytes_; }
 
  private:
   struct Entry {
@@ -78,12 +87,10 @@ class SweepJournal {
   mutable std::vector<Entry> sorted_;  ///< by point, first record of each point; rebuilt on demand
   mutable bool sorted_valid_ = false;
   std::vector<std::size_t> widths_;
-  std::uint64_t end_ = 0;     ///< file size after the last whole record
-  double last_sync_s_ = 0.0;  ///< steady-clock seconds of the last fdatasync
+  std::uint64_t end_ = 0;            ///< file size after the last whole record
+  std::uint64_t dropped_bytes_ = 0;  ///< torn tail cut off by open()
+  double last_sync_s_ = 0.0;         ///< steady-clock seconds of the last fdatasync
 };
-
-/// Flushes a folder's entries (a rename or create in it) to disk.
-void sync_directory(const std::filesystem::path& dir);
 
 /// CRC-32 (IEEE 802.3, as zlib), to detect torn records.
 std::uint32_t crc32(std::string_view bytes);

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "output/atomic_file.hpp"
 #include "output/sweep_hdf5.hpp"
 #include "output/sweep_run.hpp"
 
@@ -49,6 +50,8 @@ MergeSummary merge_sweep_files(const std::filesystem::path& out,
                                std::span<const std::filesystem::path> shards,
                                const std::optional<std::filesystem::path>& csv) {
   if (shards.empty()) throw UserError("merge: no shard files given");
+  check_output_path(out, "merge output", {".merge-journal"});
+  if (csv) check_output_path(*csv, "--csv");
   std::vector<SweepFileHeader> headers;
   for (const auto& p : shards) {
     headers.push_back(read_sweep_hdf5_header(p));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "output/atomic_file.hpp"
 #include "output/parallel_for.hpp"
 #include "output/sweep_eval.hpp"
 
@@ -12,7 +13,8 @@ namespace {
 /// True when `out` already holds this shard's complete results.
 bool complete_file(const std::filesystem::path& out, const SweepIdentity& id, const SweepSchema& schema,
                    std::uint64_t rows) {
-  if (!std::filesystem::is_regular_file(out)) return false;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(out, ec)) return false;
   try {
     const SweepFileHeader h = read_sweep_hdf5_header(out);
     const SweepIdentity& f = h.info.identity;
@@ -24,9 +26,21 @@ bool complete_file(const std::filesystem::path& out, const SweepIdentity& id, co
   }
 }
 
+bool journal_exists(const std::filesystem::path& path) {
+  std::error_code ec;
+  const bool found = std::filesystem::exists(std::filesystem::symlink_status(path, ec));
+  if (ec && ec != std::errc::no_such_file_or_directory)
+    throw UserError(SourceLocation{path.string(), 0, 0}, "", "cannot use the sweep journal: " + ec.message());
+  return found;
+}
+
 SweepJournal open_or_create(const std::filesystem::path& path, const SweepIdentity& id,
                             const SweepSchema& schema, bool resume) {
-  if (!std::filesystem::exists(path)) return SweepJournal::create(path, id, schema);
+  if (!journal_exists(path)) return SweepJournal::create(path, id, schema);
+  if (!resume && SweepJournal::in_use(path))
+    throw UserError(SourceLocation{path.string(), 0, 0}, "",
+                    "another stepsim process is running this sweep now (it holds this journal)",
+                    "wait for it to finish, or stop it and pass --resume to continue its work");
   if (!resume)
     throw UserError(SourceLocation{path.string(), 0, 0}, "", "an interrupted sweep left this journal",
                     "pass --resume to continue it, or delete it to start over");
@@ -41,6 +55,24 @@ void evaluate_all(const PointEvaluator& eval, const scen::SweepPoints& points,
     journal.append(eval.evaluate(todo[i], points.steps(todo[i])));
     progress.advance();
   });
+}
+
+/// The results file and CSV from a complete journal, which is then deleted.
+void write_results(const SweepRunOptions& options, const SweepJournal& journal, const SweepFileInfo& info) {
+  try {
+    write_sweep_hdf5(options.out, journal, info);
+    if (options.csv) write_sweep_csv(*options.csv, journal);
+  } catch (const UserError& e) {
+    throw UserError(e.where(), e.key(), e.problem(),
+                    (e.hint().empty() ? "" : e.hint() + "; ") + "every row is kept in " +
+                        journal.path().filename().string() +
+                        ": --resume writes the files without computing them again");
+  }
+  // Only now is the journal redundant; a crash before this line leaves it for --resume. (Should
+  // it stay, --resume finds every row in it and writes the same file again.)
+  std::error_code ec;
+  std::filesystem::remove(journal.path(), ec);
+  sync_directory(journal.path().parent_path());
 }
 
 }  // namespace
@@ -76,7 +108,11 @@ std::array<std::uint64_t, 4> count_statuses(const SweepJournal& rows, std::strin
 
 SweepRunSummary run_sweep(const scen::Sweep& sweep, const scen::Catalog& catalog,
                           const SweepRunOptions& options, std::ostream& progress_out) {
-  const PointEvaluator eval(sweep, catalog);
+  // Before any point: the files can be written (a folder named as --out, a read-only or missing
+  // folder, a name too long for its journal are found now, not after the last point).
+  check_output_path(options.out, "--out", {".journal"});
+  if (options.csv) check_output_path(*options.csv, "--csv");
+  const PointEvaluator eval(sweep, catalog, options.max_ops);
   const scen::SweepPoints points(sweep);
   SweepRunSummary sum;
   sum.points_total = points.size();
@@ -85,8 +121,9 @@ SweepRunSummary run_sweep(const scen::Sweep& sweep, const scen::Catalog& catalog
   for (std::uint64_t p = options.shard.index; p < points.size(); p += options.shard.count) mine.push_back(p);
   sum.points_shard = mine.size();
   const SweepFileInfo info = sweep_file_info(sweep, points.size(), options.shard, options.version);
+  check_sweep_hdf5(options.out, eval.schema(), info);
   const auto jpath = journal_path(options.out);
-  if (options.resume && !std::filesystem::exists(jpath) &&
+  if (options.resume && !journal_exists(jpath) &&
       complete_file(options.out, info.identity, eval.schema(), mine.size())) {
     sum.already_complete = true;
     return sum;
@@ -107,11 +144,7 @@ SweepRunSummary run_sweep(const scen::Sweep& sweep, const scen::Catalog& catalog
     throw std::logic_error("sweep journal holds " + std::to_string(journal.size()) + " points, expected " +
                            std::to_string(mine.size()));
   sum.by_status = count_statuses(journal, sum.first_problem);
-  write_sweep_hdf5(options.out, journal, info);
-  if (options.csv) write_sweep_csv(*options.csv, journal);
-  // Only now is the journal redundant; a crash before this line leaves it for --resume.
-  std::filesystem::remove(jpath);
-  sync_directory(jpath.parent_path());
+  write_results(options, journal, info);
   return sum;
 }
 

@@ -13,6 +13,7 @@
 #include "output/sweep_progress.hpp"
 #include "scenarios/catalog.hpp"
 #include "scenarios/sweep.hpp"
+#include "workloads/step_size.hpp"
 
 namespace stepsim::out {
 
@@ -26,6 +27,8 @@ struct SweepRunOptions {
   scen::Shard shard;
   std::string version;  ///< stepsim version, recorded in the files
   ProgressStyle progress = ProgressStyle::none;
+  /// Points whose step is estimated above this many ops are refused as invalid rows.
+  std::uint64_t max_ops = work::kDefaultMaxOps;
 };
 
 struct SweepRunSummary {

@@ -8,9 +8,6 @@
 namespace stepsim::scen::detail {
 namespace {
 
-constexpr RealRange kOversubscription{1.0, std::numeric_limits<double>::infinity(), false,
-                                      "downlink:uplink bandwidth ratio; 1 = non-blocking"};
-
 const topo::GpuSpec& find_gpu(TableReader r, std::string_view key, const std::string& id,
                               const Catalog& catalog) {
   const topo::GpuSpec* gpu = catalog.find_gpu(id);
@@ -81,8 +78,8 @@ void read_links(TableReader& r, topo::FabricSpec& f) {
     double latency_us = f.hop_latency_s * 1e6;
     if (!l.read("a", link.a)) l.fail("", "missing `a` (an endpoint: gpuN or a switch name)");
     if (!l.read("b", link.b)) l.fail("", "missing `b` (an endpoint: gpuN or a switch name)");
-    if (!l.read("bw_gb_s", bw_gb_s, kPositive)) l.fail("", "missing `bw_gb_s` (GB/s per direction)");
-    l.read("latency_us", latency_us, kNonNegative);
+    if (!l.read("bw_gb_s", bw_gb_s, kBandwidthGBs)) l.fail("", "missing `bw_gb_s` (GB/s per direction)");
+    l.read("latency_us", latency_us, kLatencyUs);
     l.finish();
     link.bw_Bps = bw_gb_s * units::kGB;
     link.latency_s = latency_us * 1e-6;
@@ -101,9 +98,9 @@ void read_hardware_section(TableReader r, const Catalog& catalog, Scenario& s) {
   r.read("gpus_per_domain", c.rack_gpus, kPositiveInt);  // the job's share; resolve_nvlink_domain swaps them
   r.read("nvls", c.nvls);
   double latency_us = 0.0;
-  if (r.read("nvlink_latency_us", latency_us, kNonNegative)) c.nvlink_latency_s = latency_us * 1e-6;
+  if (r.read("nvlink_latency_us", latency_us, kLatencyUs)) c.nvlink_latency_s = latency_us * 1e-6;
   double nic_gbps = 0.0;
-  if (r.read("nic_gbps", nic_gbps, kPositive)) c.fabric.nic_bw_Bps = units::gbps_to_Bps(nic_gbps);
+  if (r.read("nic_gbps", nic_gbps, kBandwidthGbps)) c.fabric.nic_bw_Bps = units::gbps_to_Bps(nic_gbps);
   if (auto eff = r.table("efficiency")) read_efficiency(*eff, c.gpu.eff);
   r.finish();
 }
@@ -130,7 +127,7 @@ void read_fabric_section(TableReader r, Scenario& s) {
   r.read("hosts_per_leaf", f.hosts_per_leaf, kPositiveInt);
   r.read("leaves_per_pod", f.leaves_per_pod, kPositiveInt);
   double hop_us = 0.0;
-  if (r.read("hop_latency_us", hop_us, kNonNegative)) f.hop_latency_s = hop_us * 1e-6;
+  if (r.read("hop_latency_us", hop_us, kLatencyUs)) f.hop_latency_s = hop_us * 1e-6;
   const bool custom = f.kind == topo::FabricKind::custom;
   for (std::string_view key : {"switches", "link"})
     if (!custom && r.has(key))

@@ -34,24 +34,29 @@ void apply_set(toml::table& doc, const std::string& assignment, KeyLocations& lo
   } catch (const toml::parse_error&) {
     parsed.insert("v", value);  // not TOML: take it as a bare string (hardware.gpu=h200)
   }
+  // Tables the override creates have no place in the file: they, like the value, are located at
+  // the override itself, so that an unknown part of the key is reported as coming from it.
+  const SourceLocation from_set{"--set " + key + "=" + value, 0, 0};
   toml::table* t = &doc;
   std::string_view rest = key;
   for (auto dot = rest.find('.'); dot != std::string_view::npos; dot = rest.find('.')) {
     const std::string part(rest.substr(0, dot));
     const bool gpu_id = t == doc["hardware"].as_table() && part == "gpu";
     rest.remove_prefix(dot + 1);
-    if (t->get(part) == nullptr) t->insert(part, toml::table{});
+    if (t->get(part) == nullptr) {
+      t->insert(part, toml::table{});
+      locations.add(std::string(key.substr(0, key.size() - rest.size() - 1)), from_set);
+    }
     // `gpu = "h100-sxm"` is short for a [hardware.gpu] table with that preset, so
     // `--set hardware.gpu.price_per_hour=2` overrides one figure of a catalog GPU.
     if (gpu_id && t->get(part)->is_string())
       t->insert_or_assign(part, toml::table{{"preset", *t->get(part)->as_string()}});
     t = t->get(part)->as_table();
     if (t == nullptr)
-      throw UserError(SourceLocation{"--set", 0, 0}, key, "`" + part + "` is a value, not a table",
-                      "set the whole value instead");
+      throw UserError(from_set, key, "`" + part + "` is a value, not a table", "set the whole value instead");
   }
   t->insert_or_assign(std::string(rest), *parsed.get("v"));
-  locations.add(key, SourceLocation{"--set " + key + "=" + value, 0, 0});
+  locations.add(key, from_set);
 }
 
 /// Removes `key` ("parallelism.dp") from the parsed document, if it is there.

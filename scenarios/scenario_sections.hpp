@@ -31,7 +31,8 @@ void read_serving_section(TableReader r, Scenario& s, const std::filesystem::pat
 std::string elsewhere_hint(std::string_view table_path, std::string_view key);
 
 /// Fills values derived from several tables (dp, nvlink_domain, schedule, precision defaults)
-/// and runs the cross-field checks; throws UserError pointing at the offending key.
+/// and applies every cross-field rule (cross_checks.hpp); throws UserError pointing at the
+/// offending key as the scenario wrote it.
 void resolve_and_check(Scenario& s);
 
 }  // namespace stepsim::scen::detail

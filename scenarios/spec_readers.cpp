@@ -1,6 +1,7 @@
 #include "scenarios/spec_readers.hpp"
 
 #include <algorithm>
+#include <sstream>
 
 #include "scenarios/choices.hpp"
 #include "scenarios/suggest.hpp"
@@ -109,14 +110,28 @@ void check_attention(work::ModelSpec& m, const TableReader& r) {
 
 }  // namespace
 
+bool read_zero_or(TableReader& r, std::string_view key, double& out, const RealRange& range, double scale) {
+  double v = 0.0;
+  if (!r.read(key, v, RealRange{0.0, range.max, false, range.hint})) return false;
+  if (v != 0.0 && v < range.min) {
+    std::ostringstream problem;
+    problem << "must be 0 (none) or in [" << range.min << ", " << range.max << "], got " << v;
+    r.fail(key, problem.str(), std::string(range.hint));
+  }
+  out = v * scale;
+  return true;
+}
+
 namespace {
 /// `gemm_bf16 = { peak = 0.8, mn_half = 240, k_half = 600 }`: any of the three, over what is set.
 void read_gemm_curve(TableReader& r, std::string_view key, topo::GemmCurve& c) {
   auto t = r.table(key);
   if (!t) return;
   t->read("peak", c.peak, RealRange{0.01, 1.0, false, "the large-GEMM limit, a fraction of dense peak"});
-  t->read("mn_half", c.mn_half, kNonNegative);
-  t->read("k_half", c.k_half, kNonNegative);
+  // The matrix size at which a GEMM reaches half its peak: real kernels 100 to 1,000.
+  constexpr RealRange kHalfSize{0.0, 1e5, false, "elements; plausible range 0 to 1e5, e.g. 240"};
+  t->read("mn_half", c.mn_half, kHalfSize);
+  t->read("k_half", c.k_half, kHalfSize);
   t->finish();
 }
 }  // namespace
@@ -129,24 +144,26 @@ void read_efficiency(TableReader& r, topo::Efficiency& eff) {
              "docs/scenarios.md explains the three figures");
   read_gemm_curve(r, "gemm_bf16", eff.gemm16);
   read_gemm_curve(r, "gemm_fp8", eff.gemm8);
-  r.read("fp8_split_accumulation", eff.fp8_split_accumulation, kFraction);
+  r.read("fp8_split_accumulation", eff.fp8_split_accumulation, kEfficiency);
   r.read("fp8_blockwise", eff.fp8_blockwise,
          RealRange{0.1, 2.0, false, "block-scaled over per-tensor FP8 GEMM speed, e.g. 1.0"});
   r.read("fp8_blockwise_wgrad", eff.fp8_blockwise_wgrad,
          RealRange{0.1, 2.0, false, "block-scaled weight-gradient over block-scaled GEMM speed, e.g. 0.6"});
-  r.read("attention", eff.attention, kFraction);
-  r.read("elementwise", eff.elementwise, kFraction);
-  r.read("hbm", eff.hbm, kFraction);
-  r.read("gemm_hbm", eff.gemm_hbm, kFraction);
-  r.read("nvlink", eff.nvlink, kFraction);
-  r.read("nic", eff.nic, kFraction);
-  r.read("nvls", eff.nvls, RealRange{0.0, 1.0, false, "a fraction of NVLink line rate; 0 = no NVLS"});
+  r.read("attention", eff.attention, kEfficiency);
+  r.read("elementwise", eff.elementwise, kEfficiency);
+  r.read("hbm", eff.hbm, kEfficiency);
+  r.read("gemm_hbm", eff.gemm_hbm, kEfficiency);
+  r.read("nvlink", eff.nvlink, kEfficiency);
+  r.read("nic", eff.nic, kEfficiency);
+  read_zero_or(
+      r, "nvls", eff.nvls,
+      RealRange{kEfficiency.min, 1.0, false, "a fraction of NVLink line rate, e.g. 0.8; 0 = no NVLS"});
   double all = 0.0;
-  if (r.read("estimate", all, kFraction))
+  if (r.read("estimate", all, kEfficiency))
     eff.estimate_compute = eff.estimate_memory = eff.estimate_network = all;
-  r.read("estimate_compute", eff.estimate_compute, kFraction);
-  r.read("estimate_memory", eff.estimate_memory, kFraction);
-  r.read("estimate_network", eff.estimate_network, kFraction);
+  r.read("estimate_compute", eff.estimate_compute, kEfficiency);
+  r.read("estimate_memory", eff.estimate_memory, kEfficiency);
+  r.read("estimate_network", eff.estimate_network, kEfficiency);
   r.finish();
 }
 
@@ -237,25 +254,26 @@ void read_sources(TableReader& r, topo::GpuSpec& g) {
 void read_gpu_fields(TableReader& r, topo::GpuSpec& g) {
   r.read("name", g.name);
   r.read("architecture", g.arch, choices::kGpuArch);
-  r.read("bf16_tflops", g.bf16_flops_per_s, kPositive, kTera);
-  r.read("fp8_tflops", g.fp8_flops_per_s, kNonNegative, kTera);
-  r.read("fp4_tflops", g.fp4_flops_per_s, kNonNegative, kTera);
-  r.read("fp32_tflops", g.fp32_flops_per_s, kNonNegative, kTera);
+  r.read("bf16_tflops", g.bf16_flops_per_s, kTflops, kTera);
+  read_zero_or(r, "fp8_tflops", g.fp8_flops_per_s, kTflops, kTera);
+  read_zero_or(r, "fp4_tflops", g.fp4_flops_per_s, kTflops, kTera);
+  read_zero_or(r, "fp32_tflops", g.fp32_flops_per_s, kTflops, kTera);
   if (r.has("hbm_gb") && r.has("hbm_gib"))
     r.fail("hbm_gb", "and hbm_gib both set the memory capacity", "keep one: an \"80 GB\" H100 has 80 GiB");
-  r.read("hbm_gb", g.hbm_capacity_bytes, kPositive, kGB);
-  r.read("hbm_gib", g.hbm_capacity_bytes, kPositive, units::kGiB);
-  r.read("hbm_reserved_gib", g.hbm_reserved_bytes, kNonNegative, units::kGiB);
+  r.read("hbm_gb", g.hbm_capacity_bytes, kMemoryGB, kGB);
+  r.read("hbm_gib", g.hbm_capacity_bytes, kMemoryGB, units::kGiB);
+  r.read("hbm_reserved_gib", g.hbm_reserved_bytes, RealRange{0.0, kMemoryGB.max, false, kMemoryGB.hint},
+         units::kGiB);
   r.read("hbm_fragmentation", g.hbm_fragmentation,
          RealRange{0.0, 0.5, false, "share of free memory the allocator loses, e.g. 0.05"});
   r.read("sustained_clock", g.sustained_clock,
          RealRange{0.3, 1.2, false, "sustained over benchmark SM clock, e.g. 0.92"});
-  r.read("hbm_tb_s", g.hbm_bw_Bps, kPositive, units::kTB);
-  r.read("nvlink_gb_s", g.nvlink_bw_Bps, kNonNegative, kGB);
+  r.read("hbm_tb_s", g.hbm_bw_Bps, kHbmTBs, units::kTB);
+  read_zero_or(r, "nvlink_gb_s", g.nvlink_bw_Bps, kBandwidthGBs, kGB);
   r.read("nvlink_domain", g.nvlink_domain, kPositiveInt);
-  r.read("pcie_gb_s", g.pcie_bw_Bps, kNonNegative, kGB);
+  read_zero_or(r, "pcie_gb_s", g.pcie_bw_Bps, kBandwidthGBs, kGB);
   double nic_gbps = 0.0;
-  if (r.read("nic_gbps", nic_gbps, kNonNegative)) g.nic_bw_Bps = units::gbps_to_Bps(nic_gbps);
+  if (read_zero_or(r, "nic_gbps", nic_gbps, kBandwidthGbps)) g.nic_bw_Bps = units::gbps_to_Bps(nic_gbps);
   r.read("price_per_hour", g.price_per_hour, kNonNegative);
   r.read("price_note", g.price_note);
   r.read("comm_sm_fraction", g.comm_sm_fraction,
@@ -265,10 +283,10 @@ void read_gpu_fields(TableReader& r, topo::GpuSpec& g) {
       r.fail(retired, "launch costs are split into the GPU's and the host's now",
              "set kernel_gap_us (GPU side, per kernel: 1.24 measured on the H200) and host_launch_us "
              "(eager PyTorch, per kernel: 7.7 measured); CUDA graphs drop the host's");
-  r.read("kernel_gap_us", g.kernel_gap_s, kNonNegative, 1e-6);
-  r.read("host_launch_us", g.host_launch_s, kNonNegative, 1e-6);
+  r.read("kernel_gap_us", g.kernel_gap_s, kLatencyUs, 1e-6);
+  r.read("host_launch_us", g.host_launch_s, kLatencyUs, 1e-6);
   double nvls_us = 0.0;
-  if (r.read("nvls_latency_us", nvls_us, kNonNegative)) g.nvls_latency_s = nvls_us * 1e-6;
+  if (r.read("nvls_latency_us", nvls_us, kLatencyUs)) g.nvls_latency_s = nvls_us * 1e-6;
   if (auto eff = r.table("efficiency")) read_efficiency(*eff, g.eff);
   read_sources(r, g);
 }

@@ -9,6 +9,43 @@
 
 namespace stepsim::scen {
 
+// Plausible physical ranges of hardware figures (docs/scenarios.md, "Plausible ranges"). Wide
+// enough for any real or planned part with orders of magnitude to spare, narrow enough that a
+// figure in the wrong unit (seconds for microseconds, bits for gigabits) is refused at its line,
+// and that no step built from in-range figures comes near the simulator's time range (106 days).
+
+/// Latencies and per-kernel costs, in microseconds: 0 (an ideal link) to 1 s.
+inline constexpr RealRange kLatencyUs{
+    0.0, 1e6, false,
+    "microseconds; plausible range 0 to 1 s (1e6 us): real links and launches take 0.1 to 100 us"};
+/// Bandwidths in GB/s per direction: 1 MB/s to 1 PB/s.
+inline constexpr RealRange kBandwidthGBs{
+    1e-3, 1e6, false,
+    "GB/s per direction; plausible range 1 MB/s (0.001) to 1 PB/s (1e6): NVLink is 450, PCIe 64"};
+/// Bandwidths in Gb/s (NICs) per direction: 1.25 MB/s to 1.25 PB/s.
+inline constexpr RealRange kBandwidthGbps{
+    1e-2, 1e7, false, "Gb/s (gigabits) per direction; plausible range 0.01 to 1e7: a ConnectX-7 NIC is 400"};
+/// HBM bandwidth in TB/s: 1 GB/s to 1 PB/s.
+inline constexpr RealRange kHbmTBs{1e-3, 1e3, false, "TB/s; plausible range 0.001 to 1000: an H100 has 3.35"};
+/// Dense peaks in TFLOP/s: 1 GFLOP/s to 1 EFLOP/s per GPU.
+inline constexpr RealRange kTflops{1e-3, 1e6, false,
+                                   "TFLOP/s dense; plausible range 0.001 to 1e6: an H100 has 989 (BF16)"};
+/// Memory sizes in GB or GiB: 1 MB to 1 PB per GPU.
+inline constexpr RealRange kMemoryGB{1e-3, 1e6, false,
+                                     "plausible range 0.001 to 1e6 (1 MB to 1 PB per GPU): an H100 has 80"};
+/// Fractions of a peak rate (efficiencies): 1% to 100%. Below 1% a figure is a typo, not a kernel.
+inline constexpr RealRange kEfficiency{0.01, 1.0, false,
+                                       "a fraction of peak; plausible range 0.01 to 1, e.g. 0.8"};
+/// Downlink:uplink ratio of a switch tier: 1 (non-blocking) to 1000.
+inline constexpr RealRange kOversubscription{
+    1.0, 1000.0, false,
+    "downlink:uplink bandwidth ratio; 1 = non-blocking, plausible up to 1000 (real fabrics: 1 to 8)"};
+
+/// Reads a figure where 0 means "none" (no NVLink, no FP8 support) and anything else must lie in
+/// `range`: "must be 0 (none) or in [min, max]".
+bool read_zero_or(TableReader& r, std::string_view key, double& out, const RealRange& range,
+                  double scale = 1.0);
+
 /// Which keys a table may hold: catalog entries also carry aliases and published figures.
 enum class FieldSet : std::uint8_t { catalog, scenario };
 

@@ -1,5 +1,6 @@
 #include "scenarios/sweep_expr.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -53,10 +54,16 @@ std::vector<Token> tokenize(std::string_view s) {
       ++i;
     } else if (std::isdigit(static_cast<unsigned char>(c)) ||
                (c == '.' && i + 1 < s.size() && std::isdigit(s[i + 1]))) {
-      const std::string rest(s.substr(i));
+      // strtod reads from a copy of the number's characters only: copying the rest of the text
+      // for every number would make a long filter quadratic.
+      std::size_t j = i;
+      while (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '.' ||
+                              ((s[j] == '+' || s[j] == '-') && (s[j - 1] == 'e' || s[j - 1] == 'E'))))
+        ++j;
+      const std::string digits(s.substr(i, j - i));
       char* end = nullptr;
-      const double v = std::strtod(rest.c_str(), &end);
-      out.push_back({Tok::number, rest.substr(0, static_cast<std::size_t>(end - rest.c_str())), v, i});
+      const double v = std::strtod(digits.c_str(), &end);
+      out.push_back({Tok::number, digits.substr(0, static_cast<std::size_t>(end - digits.c_str())), v, i});
       i += out.back().text.size();
     } else if (c == '"' || c == '\'') {
       const std::size_t close = s.find(c, i + 1);
@@ -125,8 +132,38 @@ class ExprParser {
     return t.kind == Tok::end ? std::string("the end") : "`" + t.text + "`";
   }
 
+  /// One level deeper for the lifetime of the guard; throws past kMaxNesting.
+  class Nested {
+   public:
+    Nested(ExprParser& p, std::size_t offset) : p_(p) {
+      if (++p_.nesting_ > Expr::kMaxNesting)
+        throw ExprError(offset,
+                        "nested more than " + std::to_string(Expr::kMaxNesting) +
+                            " levels deep (parentheses, function calls, `not` and `-` count)",
+                        "simplify it, or name parts of it in [predicates]");
+    }
+    ~Nested() { --p_.nesting_; }
+    Nested(const Nested&) = delete;
+    Nested& operator=(const Nested&) = delete;
+
+   private:
+    ExprParser& p_;
+  };
+
   std::uint32_t add(Expr::Node n) {
+    std::uint32_t depth = 1;
+    const auto below = [&](std::uint32_t i) { depth = std::max(depth, depth_[i] + 1); };
+    if (n.op != Op::constant && n.op != Op::variable) {
+      for (const std::uint32_t a : n.args) below(a);
+      if (n.args.empty()) below(n.a);
+      if (n.args.empty() && n.op != Op::neg && n.op != Op::not_) below(n.b);
+    }
+    if (depth > Expr::kMaxChain)
+      throw ExprError(peek().offset,
+                      "too long: more than " + std::to_string(Expr::kMaxChain) + " operators in one chain",
+                      "name parts of it in [predicates], or give the values as an axis");
     expr_.nodes_.push_back(std::move(n));
+    depth_.push_back(depth);
     return static_cast<std::uint32_t>(expr_.nodes_.size() - 1);
   }
   ExprType type(std::uint32_t n) const { return expr_.nodes_[n].type; }
@@ -167,6 +204,7 @@ class ExprParser {
   std::uint32_t parse_not() {
     const std::size_t at = peek().offset;
     if (accept("not") || accept("!")) {
+      const Nested level(*this, at);
       const std::uint32_t a = parse_not();
       need(a, ExprType::boolean, at, "`not`");
       return binary(Op::not_, ExprType::boolean, a, 0);
@@ -220,6 +258,7 @@ class ExprParser {
   std::uint32_t parse_unary() {
     const std::size_t at = peek().offset;
     if (accept("-")) {
+      const Nested level(*this, at);
       const std::uint32_t a = parse_unary();
       need(a, ExprType::number, at, "`-`");
       return binary(Op::neg, ExprType::number, a, 0);
@@ -236,6 +275,7 @@ class ExprParser {
       return add(std::move(n));
     }
     if (accept("(")) {
+      const Nested level(*this, t.offset);
       const std::uint32_t a = parse_or();
       expect(")");
       return a;
@@ -275,6 +315,7 @@ class ExprParser {
       if (fn.text == text) n.op = op, found = true;
     if (!found)
       throw ExprError(fn.offset, "unknown function `" + fn.text + "`", "functions: min, max, abs, divides");
+    const Nested level(*this, fn.offset);
     if (!accept(")")) {
       do {
         const std::size_t at = peek().offset;
@@ -297,6 +338,8 @@ class ExprParser {
   const ExprResolver& resolve_;
   std::span<const std::string> known_;
   Expr expr_;
+  std::vector<std::uint32_t> depth_;  ///< per node: operators from it down to its deepest leaf
+  int nesting_ = 0;
 };
 
 Expr Expr::compile(std::string_view text, const ExprResolver& resolve, std::span<const std::string> known) {

@@ -50,6 +50,13 @@ using ExprResolver = std::function<std::optional<ExprBinding>(std::string_view n
 
 class Expr {
  public:
+  /// Parentheses, function calls, `not`, unary `-` and predicates inside one another: each level
+  /// costs the parser about ten stack frames, so a hostile filter (thousands of `(`) must stop here.
+  static constexpr int kMaxNesting = 64;
+  /// Operators from the root to a leaf (`a + b + c + ...` is a chain as long as its terms):
+  /// evaluation recurses that deep.
+  static constexpr int kMaxChain = 1000;
+
   /// Parses and type-checks `text`. Throws ExprError for syntax errors, unknown names (with a
   /// did-you-mean among `known`) and type errors ("`tp` is a number; `and` needs booleans").
   static Expr compile(std::string_view text, const ExprResolver& resolve, std::span<const std::string> known);

@@ -32,10 +32,15 @@ SourceLocation location(const ReadContext& ctx, const toml::node& n) {
                             std::string_view text, const ExprError& e) {
   SourceLocation where = location(ctx, n);
   if (where.line > 0) where.column += 1 + static_cast<int>(e.offset());  // past the opening quote
-  throw UserError(where, key,
-                  std::string(e.what()) + " in `" + std::string(text) + "` (character " +
-                      std::to_string(e.offset() + 1) + ")",
-                  e.hint());
+  // A long filter is quoted around the problem only, so that the message stays one line.
+  constexpr std::size_t kQuote = 60;
+  const std::size_t from = e.offset() > kQuote / 2 ? e.offset() - kQuote / 2 : 0;
+  const std::string quoted = (from > 0 ? "..." : "") + std::string(text.substr(from, kQuote)) +
+                             (from + kQuote < text.size() ? "..." : "");
+  throw UserError(
+      where, key,
+      std::string(e.what()) + " in `" + quoted + "` (character " + std::to_string(e.offset() + 1) + ")",
+      e.hint());
 }
 
 void read_sweep_table(TableReader& r, Sweep& s,
@@ -47,6 +52,9 @@ void read_sweep_table(TableReader& r, Sweep& s,
     if (path == nullptr)
       r.fail_at(*base, "base", "expected the path of a scenario file (a string)",
                 "or give the scenario inline as a [base] table with [base.model], [base.hardware], ...");
+    if (path->get().find('\0') != std::string::npos)
+      r.fail_at(*base, "base", "contains a NUL character (\\u0000)",
+                "a path cannot hold one; remove the \\u0000 escape");
     s.base_path = std::filesystem::path(path->get());
   }
   if (const toml::node* w = r.node("where")) {
@@ -189,6 +197,10 @@ class PredicateCompiler {
     if (std::find(active_.begin(), active_.end(), name) != active_.end())
       throw ExprError(0, "predicate `" + name + "` refers to itself",
                       "predicates may use axes and other predicates, without cycles");
+    if (active_.size() >= static_cast<std::size_t>(Expr::kMaxNesting))
+      throw ExprError(0,
+                      "predicates use one another more than " + std::to_string(Expr::kMaxNesting) + " deep",
+                      "let predicates use axes directly");
     active_.push_back(name);
     const toml::node& n = *pending_.at(name);
     Expr e = compile(n, r_.path(name));

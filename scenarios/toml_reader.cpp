@@ -79,6 +79,67 @@ bool needs_quotes(std::string_view key) {
   });
 }
 
+// A NUL ends a C string: a path holding one would name another file without a word.
+constexpr const char* kNulProblem = "contains a NUL character (\\u0000)";
+constexpr const char* kNulHint = "no name or path may hold one; remove the \\u0000 escape";
+
+/// `text` with each NUL written as \0, for messages.
+std::string path_for_message(std::string_view text) {
+  std::string out;
+  for (const char c : text) out += c == '\0' ? std::string("\\0") : std::string(1, c);
+  return out;
+}
+
+/// The text between the first pair of single quotes in `what` ("... string 'tp'" gives tp).
+std::string quoted_name_in_toml_error(std::string_view what) {
+  const auto open = what.find('\'');
+  const auto close = open == std::string_view::npos ? open : what.find('\'', open + 1);
+  return close == std::string_view::npos ? std::string()
+                                         : std::string(what.substr(open + 1, close - open - 1));
+}
+
+/// A hint that fits the toml++ parse error `what` ("Error while parsing SCOPE: PROBLEM"), or a
+/// general one when no rule matches. Rules are checked in order; the first that matches wins.
+std::string toml_syntax_hint(std::string_view what) {
+  const auto has = [what](std::string_view s) { return what.find(s) != std::string_view::npos; };
+  const bool in_string = has("parsing string") || has("parsing literal string");
+  if (has("cannot redefine existing") && has("parsing key-value pair"))
+    return "`" + quoted_name_in_toml_error(what.substr(what.find("cannot redefine"))) +
+           "` is already set in this table: keep one of the two lines";
+  if (has("cannot redefine existing"))
+    return "each table may appear once: merge its keys under one header ([[name]] starts a list of tables)";
+  if (has("escape sequence") || (in_string && has("hex digit")) || has("unicode scalar"))
+    return "in \"...\" a backslash starts an escape (\\n, \\t, \\\\, \\\", \\uXXXX): write \\\\ for a "
+           "backslash, or use single quotes for text taken as it is, e.g. 'C:\\data'";
+  if (in_string && has("control characters"))
+    return "the string has no closing quote on its line: add it, or use \"\"\"...\"\"\" for text over "
+           "several lines";
+  if (in_string && has("end-of-file")) return "the file ends inside a string: add its closing quotes";
+  if (has("parsing key-value pair") && has("expected a comment or whitespace"))
+    return "only a # comment may follow a value on its line; text with spaces or units needs quotes, e.g. "
+           "\"400 Gb/s\"";
+  if (has("expected '='"))
+    return "write each key and its value on one line as key = value; a key with dots or spaces in its name "
+           "needs quotes";
+  if (has("could not determine value type") || has("expected value,") || has("parsing boolean"))
+    return "text needs double quotes, e.g. gpu = \"h100-sxm\"; numbers, true and false, [arrays] and "
+           "{ inline tables } are written without them";
+  if (has("value-terminator"))
+    return "a value ends at the end of its line, at a # comment, or at , ] } inside an array or inline "
+           "table; text with spaces or units needs quotes, e.g. \"400 Gb/s\"";
+  if (has("parsing table header"))
+    return "a table header is [name] on its own line; a name with dots or spaces needs quotes, e.g. "
+           "[model.\"llama-3.1-70b\"]";
+  if (has("parsing array") || has("closing ']'"))
+    return "separate the elements of an array with commas and close it with ]";
+  if (has("parsing inline table") || has("closing '}'"))
+    return "an inline table is { key = value, ... } on one line, with no comma after the last pair";
+  if (has("expected keys, tables, whitespace or comments") || has("expected a comment or whitespace"))
+    return "each line holds one key = value, a [table] header, or a # comment";
+  if (has("end-of-file")) return "the file ends inside a value: close the string, array or inline table";
+  return "keys containing dots need quotes, e.g. [model.\"llama-3.1-70b\"]; strings need quotes";
+}
+
 }  // namespace
 
 toml::table parse_toml(std::string_view text, const std::string& file) {
@@ -87,20 +148,24 @@ toml::table parse_toml(std::string_view text, const std::string& file) {
   } catch (const toml::parse_error& e) {
     const auto& b = e.source().begin;
     const std::string what(e.description());
-    const std::string hint =
-        what.find("redefine") != std::string::npos
-            ? "each table may appear once; merge its keys under one header"
-            : "keys containing dots need quotes, e.g. [model.\"llama-3.1-70b\"]; strings need quotes";
     throw UserError(SourceLocation{file, static_cast<int>(b.line), static_cast<int>(b.column)}, "",
-                    "invalid TOML: " + what, hint);
+                    "invalid TOML: " + what, toml_syntax_hint(what));
   }
 }
 
 std::string read_text_file(const std::filesystem::path& path) {
+  const std::string& name = path.native();
+  if (name.find('\0') != std::string::npos)
+    throw UserError(SourceLocation{path_for_message(name), 0, 0}, "", std::string("the path ") + kNulProblem,
+                    kNulHint);
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw UserError(SourceLocation{name, 0, 0}, "", "is a directory, not a file",
+                    "give the path of a file inside it");
   std::ifstream in(path, std::ios::binary);
-  if (!in || std::filesystem::is_directory(path))
-    throw UserError(SourceLocation{path.string(), 0, 0}, "", "cannot read the file",
-                    std::filesystem::exists(path) ? "check its permissions" : "no such file");
+  if (!in)
+    throw UserError(SourceLocation{name, 0, 0}, "", "cannot read the file",
+                    std::filesystem::exists(path, ec) ? "check its permissions" : "no such file");
   std::ostringstream buf;
   buf << in.rdbuf();
   return buf.str();
@@ -186,6 +251,7 @@ bool TableReader::read(std::string_view key, std::string& out) {
   const auto* s = n->as_string();
   if (s == nullptr)
     fail_at(*n, key, "expected a string, got " + describe(*n), "put the value in double quotes");
+  if (s->get().find('\0') != std::string::npos) fail_at(*n, key, kNulProblem, kNulHint);
   out = s->get();
   return true;
 }
@@ -200,6 +266,7 @@ bool TableReader::read(std::string_view key, std::vector<std::string>& out) {
   for (const toml::node& el : *a) {
     const auto* s = el.as_string();
     if (s == nullptr) fail_at(el, key, "expected every element to be a string, got " + describe(el));
+    if (s->get().find('\0') != std::string::npos) fail_at(el, key, kNulProblem, kNulHint);
     out.push_back(s->get());
   }
   return true;

@@ -60,7 +60,9 @@ ValidationCase not_simulated_case(const std::filesystem::path& file, const Catal
 }
 
 /// Loads and simulates one file; an empty id means the file has no [validation] block.
-ValidationCase run_case(const std::filesystem::path& file, const Catalog& catalog) {
+ValidationCase run_case(const std::filesystem::path& file, const Catalog& catalog, std::uint64_t max_ops) {
+  work::SimulateOptions options;
+  options.max_ops = max_ops;
   std::string text;
   if (marks_not_simulated(parse_toml_file(file, text))) return not_simulated_case(file, catalog);
   const Scenario s = load_scenario(file, catalog);
@@ -72,7 +74,9 @@ ValidationCase run_case(const std::filesystem::path& file, const Catalog& catalo
                     "write the measured case as kind = \"generate\" or \"decode\"");
   if (s.job.workload.kind == work::WorkloadKind::generate) {
     // A static batch is measured as its whole latency per output token (the prefill's share in it).
-    const work::Generation g = work::simulate_generation(s.job);
+    work::GenerationOptions generation;
+    generation.simulate = options;
+    const work::Generation g = work::simulate_generation(s.job, generation);
     c.predicted_step_s = g.total_s / s.job.workload.output_len;
     c.bottleneck = std::string(topo::name(work::critical_bottleneck(g.last_decode ? g.last_decode->report : g.prefill.report)));
     // The closed form is affine in the context: its decode step at the mean context stands for all.
@@ -82,7 +86,7 @@ ValidationCase run_case(const std::filesystem::path& file, const Catalog& catalo
                                 : 0.0;
     c.estimate_step_s = (g.prefill.estimate.step_time_s + (n - 1) * decode) / n;
   } else {
-    const work::Simulation sim = work::simulate(s.job);
+    const work::Simulation sim = work::simulate(s.job, options);
     c.predicted_step_s = sim.metrics.step_time_s;
     c.bottleneck = std::string(topo::name(work::critical_bottleneck(sim.report)));
     c.estimate_step_s = sim.estimate.step_time_s;
@@ -110,7 +114,7 @@ std::string not_simulated_reason(std::string_view toml_text, const std::string& 
 }
 
 ValidationReport run_validation(const std::filesystem::path& dir, const Catalog& catalog, int jobs,
-                                const ValidationProgress& progress) {
+                                const ValidationProgress& progress, std::uint64_t max_ops) {
   const auto files = scenario_files(dir);
   std::vector<ValidationCase> results(files.size());
   std::vector<std::exception_ptr> errors(files.size());
@@ -118,7 +122,7 @@ ValidationReport run_validation(const std::filesystem::path& dir, const Catalog&
   const auto worker = [&] {
     for (std::size_t i = next++; i < files.size(); i = next++) {
       try {
-        results[i] = run_case(files[i], catalog);
+        results[i] = run_case(files[i], catalog, max_ops);
       } catch (...) {
         errors[i] = std::current_exception();
       }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "scenarios/catalog.hpp"
+#include "workloads/step_size.hpp"
 
 namespace stepsim::scen {
 
@@ -53,9 +54,11 @@ using ValidationProgress = std::function<void(std::size_t done, std::size_t file
 /// do not depend on it). Scenarios without [validation] are skipped; any that fails to load or run
 /// is an error naming the file. A case with `validation.not_simulated` is not simulated: its file
 /// must still read (syntax, unknown keys and bad values are errors as for any case), and if stepsim
-/// refuses its configuration the error is recorded in the case instead of raised.
+/// refuses its configuration the error is recorded in the case instead of raised. A case whose step
+/// is estimated above `max_ops` ops is refused (workloads/step_size.hpp).
 ValidationReport run_validation(const std::filesystem::path& dir, const Catalog& catalog, int jobs,
-                                const ValidationProgress& progress = {});
+                                const ValidationProgress& progress = {},
+                                std::uint64_t max_ops = work::kDefaultMaxOps);
 
 /// validation.not_simulated of a scenario file's text when it is a string, else "". `file` names
 /// the text in a syntax error (a UserError).

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
+#include <sstream>
 #include <stdexcept>
 
+#include "sim/error.hpp"
 #include "sim/memory.hpp"
 
 namespace stepsim::sim {
@@ -15,7 +18,7 @@ Time ceil_to_time(double ps) {
   const double nearest = std::round(ps);
   const double noise = std::max(1e-6, ps * 1e-14);
   const double rounded = std::abs(ps - nearest) <= noise ? nearest : std::ceil(ps);
-  return Time{static_cast<Time::rep>(rounded)};
+  return ps_to_time_saturating(rounded);
 }
 
 Engine::Engine(const StepGraph& graph, Network* network) : graph_(graph), network_(network) {
@@ -54,7 +57,13 @@ RunResult Engine::run() {
     const Time queue_next = queue_.empty() ? kTimeNever : queue_.top().time;
     const Time network_next = network_ != nullptr ? network_->next_event_time() : kTimeNever;
     const Time next = std::min(queue_next, network_next);
-    if (next == kTimeNever) break;
+    // Times saturate at kTimeRangeEnd instead of wrapping: reaching it means an op would end
+    // past the range (unless only cancelled events wait there). One compare, as `== never` was.
+    if (next >= kTimeRangeEnd) [[unlikely]] {
+      if (next == kTimeNever) break;
+      check_time_range(network_next);
+      continue;
+    }
     if (next != now_ || stats_.time_steps == 0) ++stats_.time_steps;
     now_ = next;
     step(network_next);
@@ -213,6 +222,36 @@ void Engine::reschedule(ProcessorState& p) {
 }  // namespace stepsim::sim
 
 namespace stepsim::sim {
+
+void Engine::check_time_range(Time network_next) {
+  // Ends that were re-timed to earlier instants leave cancelled events behind: drop those first.
+  while (!queue_.empty() && queue_.top().time >= kTimeRangeEnd &&
+         queue_.top().generation != state_[queue_.top().target].generation) {
+    queue_.pop();
+    ++stats_.cancelled_events;
+  }
+  OpId culprit = StepGraph::kNoOp;
+  if (!queue_.empty() && queue_.top().time >= kTimeRangeEnd) {
+    culprit = queue_.top().target;
+  } else if (network_next >= kTimeRangeEnd && network_next != kTimeNever) {
+    // The network's next event is out of range: blame the transfer running longest.
+    for (OpId id = 0; id < graph_.op_count(); ++id) {
+      const OpState& w = state_[id];
+      if (w.deps == 0 && w.heads == 0 && graph_.exec(id).kind == OpKind::transfer &&
+          (culprit == StepGraph::kNoOp || records_[id].start < records_[culprit].start))
+        culprit = id;
+    }
+  }
+  if (culprit == StepGraph::kNoOp) return;  // only cancelled events were there: carry on
+  std::ostringstream cause;
+  cause << graph_.describe(culprit) << ", started at " << std::setprecision(4)
+        << to_seconds(records_[culprit].start) << " s, would end past it";
+  if (network_ != nullptr && graph_.exec(culprit).kind == OpKind::transfer) {
+    const std::string why = network_->describe_transfer(culprit);
+    if (!why.empty()) cause << " (" << why << ")";
+  }
+  throw time_range_error(cause.str());
+}
 
 std::string Engine::stuck_state(OpId id) const {
   const OpState& w = state_[id];

@@ -37,7 +37,8 @@ class Engine {
   void set_observer(RunObserver* observer) { observer_ = observer; }
 
   /// Executes the graph from time 0 to the last op's end. May be called once per Engine. Throws
-  /// std::logic_error, naming stuck ops and their streams, if ops remain but nothing can happen.
+  /// std::logic_error, naming stuck ops and their streams, if ops remain but nothing can happen, and
+  /// time_range_error() (a UserError) if an op would end past kTimeRangeEnd (about 106 days).
   RunResult run();
 
  private:
@@ -82,9 +83,14 @@ class Engine {
   void settle(ProcessorState& p, double old_rate);
   /// Schedules the end of each of `p`'s running compute ops at p.rate().
   void reschedule(ProcessorState& p);
+  /// Queues the end of `id` after `duration`; an end past the time range is queued at
+  /// kTimeRangeEnd, where run() stops with time_range_error() if it is still current then.
   void schedule(OpId id, Time duration) {
-    queue_.push(now_ + duration, EventKind::op_end, id, state_[id].generation);
+    queue_.push(saturating_add(now_, duration), EventKind::op_end, id, state_[id].generation);
   }
+  /// run() reached kTimeRangeEnd: throws time_range_error() naming the op that would end past it,
+  /// or returns after dropping cancelled events if nothing current waits there.
+  void check_time_range(Time network_next);
   [[noreturn]] void throw_deadlock() const;
   std::string stuck_state(OpId id) const;
 
@@ -108,6 +114,7 @@ class Engine {
 
 /// Rounds a non-negative duration in (fractional) picoseconds up to Time, treating values within
 /// floating-point noise of an integer as that integer (6e6 + 1e-9 ps is 6e6 ps, not 6e6 + 1).
+/// Durations past the time range saturate at kTimeRangeEnd.
 Time ceil_to_time(double ps);
 
 }  // namespace stepsim::sim

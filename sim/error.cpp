@@ -29,6 +29,14 @@ UserError::UserError(SourceLocation where, std::string key, std::string problem,
       problem_(std::move(problem)),
       hint_(std::move(hint)) {}
 
+UserError time_range_error(const std::string& cause) {
+  return UserError({}, "",
+                   "the step exceeds the simulator's time range (about 106 days in picoseconds): " + cause,
+                   "no real step takes this long: an input is far outside its plausible range, e.g. a "
+                   "latency in seconds instead of microseconds, a bandwidth near zero, a huge "
+                   "oversubscription or a tiny efficiency (docs/scenarios.md lists the plausible ranges)");
+}
+
 UserError::UserError(std::string message) : std::runtime_error(message), problem_(std::move(message)) {}
 
 }  // namespace stepsim

@@ -38,4 +38,10 @@ class UserError : public std::runtime_error {
   std::string hint_;
 };
 
+/// The error for a step whose simulated time would pass the end of the simulator's time range
+/// (kTimeRangeEnd, about 106 days in picoseconds): `cause` says what would have ended past it
+/// ("op 12 \"fwd.qkv\" on [gpu0.compute], started at 1.5 s, would end past it"); the hint names the
+/// inputs to check.
+UserError time_range_error(const std::string& cause);
+
 }  // namespace stepsim

@@ -18,6 +18,7 @@
 //    (the engine calls it at completion, the critical path again after the run).
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "sim/graph.hpp"
@@ -50,6 +51,13 @@ class Network {
   /// After `op` completed: how its duration splits among resources (latency, the link tier that
   /// bottlenecked each phase, ...). Shares sum to the op's duration.
   virtual void attribution(OpId op, std::vector<BoundShare>& out) const = 0;
+
+  /// For messages about a running transfer (one that would end past the time range): what its
+  /// current phase waits for, e.g. "phase 1 of 2: 1e+12 us of latency"; "" when unknown.
+  virtual std::string describe_transfer(OpId op) const {
+    (void)op;
+    return {};
+  }
 };
 
 }  // namespace stepsim::sim

@@ -7,6 +7,7 @@
 // Bandwidths and capacities are decimal: 1 GB = 1e9 bytes, 1 GB/s = 1e9 B/s, 1 Gb/s = 1.25e8 B/s.
 // Binary units (GiB) appear only where a name says so (`bytes_gib`).
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -20,16 +21,39 @@ using Time = std::chrono::duration<std::int64_t, std::pico>;
 /// The largest representable time; used as "never".
 inline constexpr Time kTimeNever = Time::max();
 
+/// The end of the simulator's time range (2^63 - 2 ps, about 106 days): every instant at or after
+/// it is out of range. The conversions and sums below saturate here instead of wrapping to negative
+/// times, and an engine that reaches it stops with time_range_error() (sim/error.hpp). One
+/// picosecond below kTimeNever, so "never" stays distinct from "too late".
+inline constexpr Time kTimeRangeEnd{std::numeric_limits<Time::rep>::max() - 1};
+
+/// a + b for non-negative times, saturating at kTimeRangeEnd: a sum past the range reads as
+/// kTimeRangeEnd, never as a wrapped (negative) number. One add and a predictable branch.
+constexpr Time saturating_add(Time a, Time b) {
+  Time::rep sum = 0;
+  if (__builtin_add_overflow(a.count(), b.count(), &sum) || sum > kTimeRangeEnd.count()) [[unlikely]]
+    return kTimeRangeEnd;
+  return Time{sum};
+}
+
+/// Rounds a non-negative number of picoseconds (already rounded to an integer, or within a
+/// picosecond of one) to Time, saturating at kTimeRangeEnd; +infinity saturates too. A double at or
+/// above 2^63 does not convert to int64 (undefined behaviour), so the comparison comes first.
+inline Time ps_to_time_saturating(double ps) {
+  if (!(ps > 0.0)) return Time::zero();
+  if (!(ps < 9223372036854775808.0)) return kTimeRangeEnd;  // 2^63, also catches +inf
+  return Time{std::min(static_cast<Time::rep>(ps), kTimeRangeEnd.count())};
+}
+
 /// Seconds as a double, for reporting. Exact up to 2^53 ps (about 2.5 hours).
 constexpr double to_seconds(Time t) { return static_cast<double>(t.count()) * 1e-12; }
 
 /// Converts a non-negative duration in seconds to Time, rounding up to the next picosecond so that
 /// any positive duration advances the clock. Negative or NaN input is a programming error and gives 0.
+/// A duration past the time range (or infinite) saturates at kTimeRangeEnd.
 inline Time from_seconds(double seconds) {
   if (!(seconds > 0.0)) return Time::zero();
-  const double ps = std::ceil(seconds * 1e12);
-  if (ps >= static_cast<double>(std::numeric_limits<std::int64_t>::max())) return kTimeNever;
-  return Time{static_cast<std::int64_t>(ps)};
+  return ps_to_time_saturating(std::ceil(seconds * 1e12));
 }
 
 /// Time from nanoseconds (rounded up).

@@ -145,6 +145,20 @@ std::optional<double> parse_price(const std::string& text) {
   return price;
 }
 
+std::uint64_t parse_count(const std::string& text, const std::string& option, std::uint64_t min,
+                          std::uint64_t max, const std::string& hint) {
+  std::uint64_t n = 0;
+  const char* end = text.data() + text.size();
+  const auto [stop, ec] = std::from_chars(text.data(), end, n);
+  const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+  if (!digits || ec != std::errc() || stop != end || n < min || n > max)
+    throw UserError({}, option,
+                    "expected a whole number from " + std::to_string(min) + " to " + std::to_string(max) +
+                        ", got `" + text + "`",
+                    hint);
+  return n;
+}
+
 std::vector<std::string> with_price(std::vector<std::string> set, std::optional<double> price) {
   if (!price) return set;
   set.push_back("hardware.gpu.price_per_hour=" + toml_number(*price));
@@ -165,6 +179,17 @@ scen::Catalog load_catalog(const std::vector<std::string>& files, std::optional<
 
 void add_quiet_option(po::options_description& options, bool& quiet) {
   options.add_options()("quiet,q", po::bool_switch(&quiet), "no progress line on stderr");
+}
+
+void add_max_ops_option(po::options_description& options, std::uint64_t& max_ops) {
+  options.add_options()(
+      "max-ops",
+      count_value(max_ops, "--max-ops", 1, 1'000'000'000'000'000,
+                  "the size of a step in ops, as the refusal estimated it, e.g. --max-ops 100000000"),
+      ("refuse, before simulating, a step estimated above N ops (default " +
+       std::to_string(work::kDefaultMaxOps) +
+       ", at most about 17 GB of memory; docs/simulation.md, \"Limits\")")
+          .c_str());
 }
 
 out::ProgressStyle terminal_progress_style(bool quiet, out::RenderFormat format) {

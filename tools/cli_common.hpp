@@ -4,6 +4,7 @@
 // files, --price, --ranks, progress on a terminal, and the name a scenario is reported under.
 
 #include <boost/program_options.hpp>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "scenarios/scenario.hpp"
 #include "tools/commands.hpp"
 #include "workloads/rank_sink.hpp"
+#include "workloads/step_size.hpp"
 
 namespace stepsim::cli {
 
@@ -55,6 +57,35 @@ void add_price_option(boost::program_options::options_description& options, std:
 /// UserError otherwise).
 std::optional<double> parse_price(const std::string& text);
 
+/// The most threads --jobs (and `stepsim slurm --cpus-per-task`, which becomes --jobs) may ask for.
+inline constexpr unsigned kMaxJobs = 4096;
+
+/// `text`, the value of `option` ("--jobs"), as a whole number from `min` to `max`: decimal digits
+/// only, no sign, fraction or exponent (so `-1` never wraps to 4294967295). A UserError naming the
+/// option, the range and `hint` otherwise.
+std::uint64_t parse_count(const std::string& text, const std::string& option, std::uint64_t min,
+                          std::uint64_t max, const std::string& hint = {});
+
+/// A program_options value for a whole-number option: read as text and stored in `target`
+/// through parse_count when the command line is notified; `target` keeps its value when the
+/// option is absent. Use it instead of po::value<unsigned>, which takes "-1" as 4294967295.
+template <class T>
+boost::program_options::typed_value<std::string>* count_value(T& target, std::string option,
+                                                              std::uint64_t min, std::uint64_t max,
+                                                              std::string hint = {}) {
+  return boost::program_options::value<std::string>()->value_name("N")->notifier(
+      [&target, option = std::move(option), min, max, hint = std::move(hint)](const std::string& text) {
+        target = static_cast<T>(parse_count(text, option, min, max, hint));
+      });
+}
+
+/// --jobs N: threads, from 1 to kMaxJobs, into `jobs`, which stays as it is (the command's
+/// "one per CPU") when the option is absent.
+template <class T>
+boost::program_options::typed_value<std::string>* jobs_value(T& jobs) {
+  return count_value(jobs, "--jobs", 1, kMaxJobs, "leave --jobs out for one thread per CPU");
+}
+
 /// `set` plus the override that makes `price` the scenario GPU's price, whatever the catalog or
 /// the scenario's own [hardware.gpu] price_per_hour says; `set` unchanged without a price.
 std::vector<std::string> with_price(std::vector<std::string> set, std::optional<double> price);
@@ -65,6 +96,10 @@ scen::Catalog load_catalog(const std::vector<std::string>& files, std::optional<
 
 /// Adds --quiet (-q): no progress on stderr.
 void add_quiet_option(boost::program_options::options_description& options, bool& quiet);
+
+/// Adds --max-ops N: simulate only steps whose estimated size (workloads/step_size.hpp) is at most
+/// N ops, stored in `max_ops`, which keeps its value (work::kDefaultMaxOps) when the option is absent.
+void add_max_ops_option(boost::program_options::options_description& options, std::uint64_t& max_ops);
 
 /// ProgressStyle::bar when stderr is a terminal, not `quiet` and the output is not JSON; else
 /// ProgressStyle::none, under which a reporter writes nothing.

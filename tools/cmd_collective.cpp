@@ -75,7 +75,7 @@ std::vector<double> parse_list(const std::string& text, const char* option) {
     try {
       std::size_t used = 0;
       const double v = std::stod(item, &used);
-      if (used != item.size() || !(v >= 0.0)) throw std::invalid_argument(item);
+      if (used != item.size() || !(v >= 0.0) || !std::isfinite(v)) throw std::invalid_argument(item);
       out.push_back(v);
     } catch (const std::exception&) {
       throw UserError(std::string("--") + option + ": `" + item + "` is not a non-negative number");
@@ -192,6 +192,10 @@ void print_table(const std::vector<topo::CollectiveSample>& samples, bool compar
 }
 
 // clang-format off
+// Counts whose absence means "the default" (0 in Options) are read as text: po::value<int> took
+// -1 and silently used the default instead.
+constexpr std::uint64_t kMaxGpuCount = 1'000'000;
+
 po::options_description describe(Options& o) {
   po::options_description desc("stepsim collective: simulate one collective alone at several sizes");
   desc.add_options()
@@ -199,8 +203,10 @@ po::options_description describe(Options& o) {
       ("gpu", po::value(&o.gpu)->default_value(o.gpu), "catalog GPU")
       ("catalog", po::value(&o.catalogs)->composing(), "extra catalog file (repeatable)")
       ("nodes", po::value(&o.nodes)->default_value(o.nodes), "nodes")
-      ("gpus-per-node", po::value(&o.gpus_per_node), "GPUs per node (default 8; 4 for nvl72)")
-      ("nvlink-domain", po::value(&o.nvlink_domain), "GPUs per NVLink domain (default: the node; 72 for nvl72)")
+      ("gpus-per-node", count_value(o.gpus_per_node, "--gpus-per-node", 1, kMaxGpuCount),
+       "GPUs per node (default 8; 4 for nvl72)")
+      ("nvlink-domain", count_value(o.nvlink_domain, "--nvlink-domain", 1, kMaxGpuCount),
+       "GPUs per NVLink domain (default: the node; 72 for nvl72)")
       ("topology", po::value(&o.topology)->default_value(o.topology), "rail-optimized | fat-tree | nvl72")
       ("tiers", po::value(&o.tiers)->default_value(o.tiers), "fabric switch tiers: 2 or 3")
       ("oversubscription", po::value(&o.oversubscription)->default_value(o.oversubscription),
@@ -212,12 +218,14 @@ po::options_description describe(Options& o) {
       ("op", po::value(&o.op)->default_value(o.op),
        "all-reduce | reduce-scatter | all-gather | all-to-all | broadcast | send-recv")
       ("bytes", po::value(&o.bytes), "comma-separated sizes in bytes (default: the nccl-tests reference sizes)")
-      ("ranks", po::value(&o.ranks), "ranks taking part: GPUs 0..N-1 (default all)")
+      ("ranks", count_value(o.ranks, "--ranks", 1, kMaxGpuCount),
+       "ranks taking part: GPUs 0..N-1 (default all)")
       ("algorithm", po::value(&o.algorithm)->default_value(o.algorithm),
        "auto | ring | tree | nvls | nvls-tree | collnet-direct | hierarchical | pairwise | deepep-ll | direct")
       ("protocol", po::value(&o.protocol)->default_value(o.protocol), "NCCL protocol: auto | simple | ll128 | ll")
       ("sharp", po::bool_switch(&o.sharp), "the fabric's switches reduce in the network (InfiniBand SHARP)")
-      ("channels", po::value(&o.channels), "parallel channels (default: 2 per GPU of a host)")
+      ("channels", count_value(o.channels, "--channels", 1, 1024),
+       "parallel channels (default: 2 per GPU of a host)")
       ("compare-nccl-h100", po::bool_switch(&o.compare), "add the error against nccl-tests on 8 x H100")
       ("compare", po::value(&o.compare_file),
        "simulate every row of a measurements CSV (the columns of scenarios/validation/collectives-multinode.csv) "

@@ -1,10 +1,10 @@
 // `stepsim compare A.toml B.toml [...] [--format table|json] [--report FILE.html] [--ranks ...]
 //  [--catalog FILE]... [--set KEY=VALUE]...`: simulates each scenario and sets them side by side.
 #include <boost/program_options.hpp>
-#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "output/atomic_file.hpp"
 #include "output/compare_view.hpp"
 #include "output/render_format.hpp"
 #include "scenarios/catalog.hpp"
@@ -28,6 +28,7 @@ struct CompareArgs {
   scen::LoadOptions load;
   std::string price;  ///< --price as typed
   bool quiet = false;
+  std::uint64_t max_ops = work::kDefaultMaxOps;  ///< --max-ops: the pre-flight size limit
   bool help = false;
 };
 
@@ -47,6 +48,7 @@ CompareArgs parse_compare_args(Args args) {
       "override a key in every scenario, e.g. --set parallelism.tp=4");
   add_price_option(visible, a.price);
   add_quiet_option(visible, a.quiet);
+  add_max_ops_option(visible, a.max_ops);
   a.help = !parse_command_line(args, visible, "scenario", a.scenarios);
   a.load.set = with_price(std::move(a.load.set), parse_price(a.price));
   return a;
@@ -90,6 +92,7 @@ int cmd_compare(Args args) {
   if (a.scenarios.size() < 2)
     throw UserError("compare needs at least two scenario files (usage: stepsim compare A.toml B.toml [...])");
   const out::RenderFormat format = out::parse_render_format(a.format);
+  if (!a.report.empty()) out::check_output_path(a.report, "--report");  // before any simulation
   const scen::Catalog catalog = load_catalog(a.catalogs, parse_price(a.price));
   std::vector<scen::Scenario> scenarios;
   for (const auto& f : a.scenarios) scenarios.push_back(scen::load_scenario(f, catalog, a.load));
@@ -102,6 +105,7 @@ int cmd_compare(Args args) {
           "compare kind = \"decode\" or \"prefill\" steps; run each generation with `stepsim run`");
   work::SimulateOptions options;
   options.ranks = parse_rank_mode(a.ranks);
+  options.max_ops = a.max_ops;
   const std::vector<work::Simulation> sims = simulate_compared(scenarios, options, a, format);
   const auto names = unique_names(scenarios);
   std::vector<out::CompareEntry> entries;
@@ -111,11 +115,7 @@ int cmd_compare(Args args) {
   std::cout << (format == out::RenderFormat::json ? out::compare_json(entries, rows).dump(2) + "\n"
                                                   : out::compare_table(entries, rows));
   if (!a.report.empty()) {
-    std::ofstream f(a.report, std::ios::binary | std::ios::trunc);
-    if (!f) throw UserError("--report: cannot create `" + a.report + "`");
-    f << out::compare_html(entries, rows, STEPSIM_VERSION);
-    f.close();
-    if (!f) throw UserError("--report: writing `" + a.report + "` failed");
+    out::write_file_atomically(a.report, out::compare_html(entries, rows, STEPSIM_VERSION), "--report");
     std::cerr << "wrote " << a.report << "\n";
   }
   return 0;

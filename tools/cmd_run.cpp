@@ -40,6 +40,7 @@ struct RunArgs {
   bool advise = false;  ///< --advise: the changes that help most, each simulated
   std::size_t advise_top = 5;
   unsigned jobs = 0;  ///< --jobs: simulations at once for --advise; 0 = one per core
+  std::uint64_t max_ops = work::kDefaultMaxOps;  ///< --max-ops: the pre-flight size limit
   bool help = false;
 };
 
@@ -72,13 +73,15 @@ RunArgs parse_run_args(Args args) {
       "parallelism.dp")("advise", po::bool_switch(&a.advise),
                         "after the report, the changes that help this step most, each one simulated: layouts "
                         "around this one, runtime overlap options, FP8, NIC bandwidth, fabric")(
-      "advise-top", po::value(&a.advise_top)->default_value(5), "--advise: how many helpful changes to list")(
-      "jobs", po::value(&a.jobs)->default_value(0), "--advise: simulations at once (0: one per core)")(
+      "advise-top", count_value(a.advise_top, "--advise-top", 1, 1000)->default_value("5"),
+      "--advise: how many helpful changes to list")("jobs", jobs_value(a.jobs),
+                                                    "--advise: simulations at once (default: one per core)")(
       "strict", po::bool_switch(&a.strict),
       "exit 2 after the report when the step does not fit in memory (default: exit 0, the report marks "
       "its rates not achievable)");
   add_price_option(visible, a.price);
   add_quiet_option(visible, a.quiet);
+  add_max_ops_option(visible, a.max_ops);
   a.help = !parse_command_line(args, visible, "scenario", a.scenario);
   a.load.set = with_price(std::move(a.load.set), parse_price(a.price));
   return a;
@@ -135,6 +138,7 @@ out::Advice advise_run(const RunArgs& a, const scen::Catalog& catalog, const sce
                        const work::Simulation& sim, out::RenderFormat format) {
   out::AdviceOptions o;
   o.top = a.advise_top;
+  o.max_ops = a.max_ops;
   o.jobs = a.jobs > 0 ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
   out::ProgressOptions po;
   po.label = "advise";
@@ -166,12 +170,14 @@ int cmd_run(Args args) {
   const RunArgs a = parse_run_args(args);
   if (a.help) return 0;
   if (a.scenario.empty()) throw UserError("missing the scenario file (usage: stepsim run SCENARIO)");
+  out::check_run_outputs(a.outputs);  // before any work: a file that cannot be written fails now
   const out::RenderFormat format = out::parse_render_format(a.format);
   const scen::Catalog catalog = load_catalog(a.catalogs, parse_price(a.price));
   const scen::Scenario s = scen::load_scenario(a.scenario, catalog, a.load);
   work::SimulateOptions options;
   options.ranks = parse_rank_mode(a.ranks);
   options.links = out::link_accounting_for(a.outputs);
+  options.max_ops = a.max_ops;
   const out::RunLabels labels{scenario_label(s), s.job.cluster.gpu.id, s.job.model.id};
   const bool serving = s.job.workload.kind == work::WorkloadKind::serve;
   if (!serving && (a.slo_ttft_ms != 0 || a.slo_tpot_ms != 0))

@@ -2,6 +2,7 @@
 //  [--headroom-gb X] [--top N] [--jobs N] [--max-tp N] [--max-pp N] [--max-cp N] [--micro-batches LIST]
 //  [--zero LIST] [--recompute LIST] [--format table|json]`: the best parallel layout for a training job.
 #include <boost/program_options.hpp>
+#include <cmath>
 #include <functional>
 #include <iostream>
 #include <memory>
@@ -54,7 +55,7 @@ double headroom_bytes(const std::string& text) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used != text.size() || !(gb >= 0.0))
+  if (used != text.size() || !(gb >= 0.0) || !std::isfinite(gb))
     throw UserError("--headroom-gb: expected a size in GB (1e9 bytes) of at least 0, got `" + text + "`");
   return gb * 1e9;
 }
@@ -133,11 +134,12 @@ SearchArgs parse_search_args(Args args) {
       "per-config: prove each GPU and count's best; global: only the overall best (fewer simulations)");
   add("headroom-gb", po::value(&a.headroom)->default_value("0"),
       "GB (1e9 bytes) of HBM a layout must leave free to count as fitting");
-  add("top", po::value(&a.top)->default_value(10), "layouts to show");
-  add("jobs,j", po::value(&a.o.jobs)->default_value(0), "threads (0: one per CPU)");
-  add("max-tp", po::value(&a.o.space.max_tp)->default_value(0), "largest TP (0: the NVLink domain)");
-  add("max-pp", po::value(&a.o.space.max_pp)->default_value(64), "largest PP");
-  add("max-cp", po::value(&a.o.space.max_cp)->default_value(8), "largest CP");
+  add("top", count_value(a.top, "--top", 1, 1'000'000)->default_value("10"), "layouts to show");
+  add("jobs,j", jobs_value(a.o.jobs), "threads (default: one per CPU)");
+  add("max-tp", count_value(a.o.space.max_tp, "--max-tp", 1, 1'000'000),
+      "largest TP (default: the NVLink domain)");
+  add("max-pp", count_value(a.o.space.max_pp, "--max-pp", 1, 1'000'000)->default_value("64"), "largest PP");
+  add("max-cp", count_value(a.o.space.max_cp, "--max-cp", 1, 1'000'000)->default_value("8"), "largest CP");
   for (const work::KnobInfo& k : work::knobs()) {
     const std::size_t i = static_cast<std::size_t>(k.knob);
     const std::string option(k.option);
@@ -150,6 +152,7 @@ SearchArgs parse_search_args(Args args) {
       "override a scenario key, e.g. --set workload.global_batch=512");
   add_price_option(visible, a.price);
   add_quiet_option(visible, a.quiet);
+  add_max_ops_option(visible, a.o.max_ops);
   a.help = !parse_command_line(args, visible, "scenario", a.scenario);
   return a;
 }

@@ -52,6 +52,7 @@ po::options_description size_options(SizeArgs& a) {
       "override a scenario key, e.g. --set parallelism.tp=4 (repeatable)");
   add_price_option(o, a.price);
   add_quiet_option(o, a.quiet);
+  add_max_ops_option(o, a.options.max_ops);
   return o;
 }
 

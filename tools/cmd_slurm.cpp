@@ -23,6 +23,9 @@ namespace {
 
 namespace po = boost::program_options;
 
+// Slurm's largest MaxArraySize is 4000001 (task indices 0 to 4000000).
+constexpr std::uint64_t kMaxSlurmArrayTasks = 4'000'001;
+
 /// Runs argv (looked up on PATH) with stdout and stderr captured together.
 out::CommandResult run_command(const std::vector<std::string>& argv) {
   int fds[2];
@@ -72,13 +75,13 @@ SlurmArgs parse_slurm_args(Args args) {
       "Writes DIR/sweep-array.sbatch (a job array: task I runs `stepsim sweep --shard I/N --resume`) and\n"
       "DIR/sweep-merge.sbatch (joins the shards into DIR/results.h5). With --submit, submits the array and\n"
       "then the merge with --dependency=afterok:<array job id>");
-  visible.add_options()("help,h", "show this help")("tasks,n", po::value(&o.tasks)->default_value(1),
-                                                    "array tasks (shards)")(
-      "out,o", po::value(&a.dir), "output folder")("submit", po::bool_switch(&a.submit),
-                                                   "submit both jobs with sbatch")(
-      "cpus-per-task,c", po::value(&o.cpus_per_task)->default_value(1), "threads per task")(
-      "partition,p", po::value(&o.partition), "Slurm partition")("time,t", po::value(&o.time_limit),
-                                                                 "time limit per task")(
+  visible.add_options()("help,h", "show this help")(
+      "tasks,n", count_value(o.tasks, "--tasks", 1, kMaxSlurmArrayTasks)->default_value("1"),
+      "array tasks (shards)")("out,o", po::value(&a.dir), "output folder")(
+      "submit", po::bool_switch(&a.submit), "submit both jobs with sbatch")(
+      "cpus-per-task,c", count_value(o.cpus_per_task, "--cpus-per-task", 1, kMaxJobs)->default_value("1"),
+      "threads per task")("partition,p", po::value(&o.partition), "Slurm partition")(
+      "time,t", po::value(&o.time_limit), "time limit per task")(
       "job-name", po::value(&o.job_name)->default_value("stepsim-sweep"), "job name")(
       "sbatch-arg", po::value(&o.sbatch_args)->composing(),
       "extra #SBATCH option, e.g. --sbatch-arg=--account=x")("csv", po::bool_switch(&o.csv),
@@ -97,11 +100,11 @@ int cmd_slurm(Args args) {
   const std::string &sweep = a.sweep, &dir = a.dir;
   if (sweep.empty() || dir.empty())
     throw UserError("usage: stepsim slurm SWEEP.toml --tasks N --out DIR [--submit]");
-  if (o.tasks < 1 || o.cpus_per_task < 1) throw UserError("--tasks and --cpus-per-task must be at least 1");
   scen::load_sweep(sweep);  // a broken sweep file fails here, not in N array tasks
   o.sweep = std::filesystem::absolute(sweep);
   o.dir = std::filesystem::absolute(dir);
   o.stepsim = std::filesystem::read_symlink("/proc/self/exe");
+  out::check_slurm_options(o);  // before anything is written
   std::filesystem::create_directories(o.dir / "logs");
   const out::SlurmScripts scripts = out::slurm_scripts(o);
   write_script(out::slurm_array_script(o.dir), scripts.array);
@@ -109,8 +112,11 @@ int cmd_slurm(Args args) {
   std::cout << "wrote " << out::slurm_array_script(o.dir).string() << " (" << o.tasks << " tasks) and "
             << out::slurm_merge_script(o.dir).string() << "\n";
   if (!a.submit) {
-    std::cout << "submit with:\n  jid=$(sbatch --parsable " << out::slurm_array_script(o.dir).string()
-              << ")\n  sbatch --dependency=afterok:$jid " << out::slurm_merge_script(o.dir).string() << "\n";
+    // Quoted for the shell: these lines are meant to be pasted, whatever the folder is called.
+    std::cout << "submit with:\n  jid=$(sbatch --parsable "
+              << out::shell_quote(out::slurm_array_script(o.dir).string())
+              << ")\n  sbatch --dependency=afterok:$jid "
+              << out::shell_quote(out::slurm_merge_script(o.dir).string()) << "\n";
     return 0;
   }
   const out::SlurmSubmission s = out::submit_slurm(o.dir, a.sbatch, run_command);

@@ -20,6 +20,7 @@ struct SweepArgs {
   std::string sweep, out, csv, shard = "0/1", progress = "auto", price;
   unsigned jobs = 0;
   bool resume = false, quiet = false;
+  std::uint64_t max_ops = work::kDefaultMaxOps;  ///< --max-ops: points estimated above it are invalid rows
   std::vector<std::string> catalogs;
   bool help = false;
 };
@@ -32,7 +33,7 @@ SweepArgs parse_sweep_args(Args args) {
       "point to an HDF5 table: its axis values, status, and the simulated figures. Rows are journaled as\n"
       "they finish, so an interrupted sweep continues with --resume. docs/sweeps.md describes the format");
   visible.add_options()("help,h", "show this help")("out,o", po::value(&a.out), "results file (HDF5)")(
-      "jobs,j", po::value(&a.jobs)->default_value(0), "worker threads (0: one per CPU)")(
+      "jobs,j", jobs_value(a.jobs), "worker threads (default: one per CPU)")(
       "resume", po::bool_switch(&a.resume), "continue an interrupted run from its journal (or start one)")(
       "csv", po::value(&a.csv), "also write the rows as CSV")(
       "shard", po::value(&a.shard)->default_value("0/1"),
@@ -42,6 +43,7 @@ SweepArgs parse_sweep_args(Args args) {
       "catalog", po::value(&a.catalogs)->composing(), "extra catalog file (repeatable)");
   add_price_option(visible, a.price);
   add_quiet_option(visible, a.quiet);
+  add_max_ops_option(visible, a.max_ops);
   a.help = !parse_command_line(args, visible, "sweep", a.sweep);
   return a;
 }
@@ -94,6 +96,7 @@ int cmd_sweep(Args args) {
   o.shard = scen::parse_shard(a.shard, "--shard");
   o.version = STEPSIM_VERSION;
   o.progress = progress_style(a.progress, a.quiet);
+  o.max_ops = a.max_ops;
   const scen::Sweep sweep = scen::load_sweep(a.sweep);
   const scen::Catalog catalog = load_catalog(a.catalogs, parse_price(a.price));
   const out::SweepRunSummary s = out::run_sweep(sweep, catalog, o, std::cerr);

@@ -26,10 +26,12 @@ int cmd_validate(Args args) {
       "Cases with validation.not_simulated are listed with that reason (and the error if\n"
       "stepsim refuses their configuration) and left out of every error figure");
   visible.add_options()("help,h", "show this help")("format", po::value(&format)->default_value("table"),
-                                                    "table or json")("jobs,j", po::value(&jobs),
+                                                    "table or json")("jobs,j", jobs_value(jobs),
                                                                      "threads (default: all cores)")(
       "catalog", po::value(&catalogs)->composing(), "extra catalog file (repeatable)");
   add_quiet_option(visible, quiet);
+  std::uint64_t max_ops = work::kDefaultMaxOps;
+  add_max_ops_option(visible, max_ops);
   if (!parse_command_line(args, visible, "dir", dir)) return 0;
   const out::RenderFormat fmt = out::parse_render_format(format);
   const std::filesystem::path folder =
@@ -39,11 +41,13 @@ int cmd_validate(Args args) {
   shown.label = "validate";
   shown.unit = "files";
   TerminalProgress progress(std::move(shown), quiet, fmt);
-  const auto report =
-      scen::run_validation(folder, catalog, jobs, [&progress](std::size_t done, std::size_t files) {
+  const auto report = scen::run_validation(
+      folder, catalog, jobs,
+      [&progress](std::size_t done, std::size_t files) {
         progress.reporter().set_total(files);
         progress.reporter().set_done(done);
-      });
+      },
+      max_ops);
   progress.finish();
   std::cout << (fmt == out::RenderFormat::json ? out::validate_json_text(report)
                                                : out::validate_table(report) + "\n");

@@ -2,6 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
+#include <sstream>
+#include <string>
+
+#include "sim/error.hpp"
 
 namespace stepsim::topo {
 
@@ -87,6 +92,40 @@ void FlowNetwork::attribution(sim::OpId op, std::vector<sim::BoundShare>& out) c
       out.push_back(sim::BoundShare{static_cast<sim::BoundTag>(r), op_shares_[op][r]});
 }
 
+namespace {
+/// A number in 4 significant digits for messages: 1.25e+06, 0.5.
+std::string short_number(double v) {
+  std::ostringstream out;
+  out << std::setprecision(4) << v;
+  return out.str();
+}
+}  // namespace
+
+std::string FlowNetwork::describe_transfer(sim::OpId op) const {
+  const auto slot =
+      std::find_if(actives_.begin(), actives_.end(), [op](const Active& a) { return a.op == op; });
+  if (slot == actives_.end()) return {};
+  const Active& a = *slot;
+  const auto phases = table_->phases(a.payload);
+  if (a.phase >= phases.size()) return {};
+  const std::string where = "phase " + std::to_string(a.phase + 1) + " of " + std::to_string(phases.size());
+  const auto index = static_cast<std::uint32_t>(slot - actives_.begin());
+  const Flow* slowest = nullptr;
+  for (const Flow& f : flows_)
+    if (f.alive && f.active == index && (slowest == nullptr || f.rate < slowest->rate)) slowest = &f;
+  if (slowest == nullptr) {
+    const Time latency = phases[a.phase].latency;
+    return where + ": a latency of " +
+           (latency >= kTimeRangeEnd ? std::string("more than 106 days")
+                                     : short_number(to_seconds(latency)) + " s");
+  }
+  const std::string limiter = slowest->limiter == Resource::none
+                                  ? "its protocol's ceiling"
+                                  : "the " + std::string(name(slowest->limiter)) + " links";
+  return where + ": a flow with " + short_number(slowest->remaining) + " bytes left moves at " +
+         short_number(slowest->rate) + " bytes/s, limited by " + limiter;
+}
+
 void FlowNetwork::begin_phase(std::uint32_t slot, Time now) {
   Active& a = actives_[slot];
   const auto phases = table_->phases(a.payload);
@@ -95,9 +134,11 @@ void FlowNetwork::begin_phase(std::uint32_t slot, Time now) {
     return;
   }
   const Time latency = phases[a.phase].latency;
-  a.shares[static_cast<std::size_t>(Resource::latency)] += latency;
+  Time& latency_share = a.shares[static_cast<std::size_t>(Resource::latency)];
+  latency_share = saturating_add(latency_share, latency);
+  // Past the time range the timer fires at kTimeRangeEnd, where the engine stops with an error.
   if (latency > Time::zero())
-    push(now + latency, EventKind::phase_ready, slot);
+    push(saturating_add(now, latency), EventKind::phase_ready, slot);
   else
     start_flows(slot, now);
 }
@@ -170,8 +211,8 @@ void FlowNetwork::settle(Time now) {
     Time finish = kTimeNever;
     if (std::isinf(f.rate) || f.remaining <= 0.0)
       finish = now;
-    else if (f.rate > 0.0)
-      finish = now + from_seconds(f.remaining / f.rate);
+    else if (f.rate > 0.0)  // saturates at kTimeRangeEnd: a later re-solve may still bring it back
+      finish = saturating_add(now, from_seconds(f.remaining / f.rate));
     if (finish != kTimeNever) push(finish, EventKind::flow_done, var, f.generation);
     if (!link_state_.empty() && f.rate != old_rate) touch_links(f.pattern);
   }
@@ -258,6 +299,14 @@ std::vector<Time> run_transfers(FlowNetwork& net, std::span<const std::uint32_t>
   std::vector<sim::OpId> completed;
   while (net.next_event_time() != kTimeNever) {
     const Time t = net.next_event_time();
+    if (t >= kTimeRangeEnd) {
+      for (sim::OpId op = 0; op < done.size(); ++op)
+        if (done[op] == kTimeNever) {
+          const std::string why = net.describe_transfer(op);
+          throw time_range_error("transfer " + std::to_string(op) + " would end past it" +
+                                 (why.empty() ? "" : " (" + why + ")"));
+        }
+    }
     completed.clear();
     net.advance_to(t, completed);
     for (sim::OpId op : completed) done[op] = t;

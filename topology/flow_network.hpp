@@ -77,6 +77,8 @@ class FlowNetwork final : public sim::Network {
   Time next_event_time() const override;
   void advance_to(Time now, std::vector<sim::OpId>& completed) override;
   void attribution(sim::OpId op, std::vector<sim::BoundShare>& out) const override;
+  /// The running transfer's current phase: its latency, or its slowest flow's rate and limiter.
+  std::string describe_transfer(sim::OpId op) const override;
 
   /// Wire bytes each link has carried so far, indexed by LinkId (empty unless accounting is on).
   std::span<const double> link_bytes() const { return link_bytes_; }
@@ -168,7 +170,8 @@ class FlowNetwork final : public sim::Network {
 };
 
 /// Runs `payloads` (op ids 0, 1, ...) all started at `start` on `net`, with no engine: returns
-/// each one's completion time. For tools and tests that exercise the network alone.
+/// each one's completion time. For tools and tests that exercise the network alone. Throws
+/// time_range_error() if a transfer would end past the simulator's time range.
 std::vector<Time> run_transfers(FlowNetwork& net, std::span<const std::uint32_t> payloads, Time start = {});
 
 }  // namespace stepsim::topo

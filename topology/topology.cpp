@@ -56,8 +56,10 @@ std::uint32_t checked_domain_size(const ClusterSpec& s) {
             "set nvlink_gb_s or pcie_gb_s for this GPU");
     return static_cast<std::uint32_t>(s.gpus_per_node);
   }
-  require(s.nvlink_domain % s.gpus_per_node == 0, "hardware.nvlink_domain",
-          "must be a multiple of gpus_per_node (" + std::to_string(s.gpus_per_node) + "), got " +
+  // A domain is an NVLink island of part of a node (H100 NVL pairs), one node, or whole nodes.
+  require(s.nvlink_domain % s.gpus_per_node == 0 || s.gpus_per_node % s.nvlink_domain == 0,
+          "hardware.nvlink_domain",
+          "must divide gpus_per_node (" + std::to_string(s.gpus_per_node) + ") or be a multiple of it, got " +
               std::to_string(s.nvlink_domain));
   const int domain = std::min(s.nvlink_domain, total);
   require(
@@ -147,10 +149,12 @@ void Topology::route(GpuId src, GpuId dst, std::uint32_t channel, std::vector<Li
     return;
   }
   const std::uint32_t rail = local_index(dst);
-  if (pxn_ && crossing == RailCrossing::pxn && local_index(src) != rail) {
-    // PXN: move the data over NVLink to this host's GPU on the destination's rail, then send it
-    // from that GPU's NIC, so scale-out traffic stays on its rail.
-    const GpuId relay = host_of(src) * gpus_per_host_ + rail;
+  // PXN: move the data over NVLink to this host's GPU on the destination's rail, then send it
+  // from that GPU's NIC, so scale-out traffic stays on its rail. Only a GPU of the sender's own
+  // NVLink domain can relay (a node of several NVLink islands; never the destination itself).
+  const GpuId relay = host_of(src) * gpus_per_host_ + rail;
+  if (pxn_ && crossing == RailCrossing::pxn && local_index(src) != rail &&
+      domain_of(relay) == domain_of(src)) {
     out.push_back(up_[src]);
     out.push_back(down_[relay]);
     route_scaleout(relay, dst, channel, out);

@@ -29,6 +29,8 @@ using GpuId = std::uint32_t;
 using LinkId = std::uint32_t;
 using VertexId = std::uint32_t;
 inline constexpr LinkId kNoLink = 0xffffffffu;
+/// Custom fabrics keep a GPU x vertex table of BFS distances: at most this many entries (128 MiB).
+inline constexpr std::size_t kMaxCustomRoutingEntries = std::size_t{1} << 26;
 
 /// What a link direction is; decides its protocol efficiency and the resource it is reported as.
 enum class LinkKind : std::uint8_t {

@@ -24,7 +24,7 @@ struct Topology::Custom {
 namespace {
 
 constexpr std::uint16_t kFar = std::numeric_limits<std::uint16_t>::max();
-constexpr std::size_t kMaxDistanceEntries = std::size_t{1} << 26;
+constexpr std::size_t kMaxDistanceEntries = kMaxCustomRoutingEntries;
 
 std::size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<std::size_t> row(b.size() + 1);

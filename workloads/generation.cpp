@@ -103,6 +103,8 @@ JobSpec decode_job(const JobSpec& generation, int context_tokens) {
 }
 
 Generation simulate_generation(const JobSpec& job, const GenerationOptions& options) {
+  // Before the topology; the decode steps are no larger than the prefill (workloads/step_size.hpp).
+  check_step_size(prefill_job(job), options.simulate.ranks, options.simulate.max_ops);
   return simulate_generation(job, std::make_shared<const topo::Topology>(job.cluster), options);
 }
 

@@ -93,6 +93,8 @@ Disaggregation disaggregation(const JobSpec& job, const ServeSpec& spec, const S
 ServeCostModel::ServeCostModel(const JobSpec& job, const ServeSpec& spec, const SimulateOptions& options) {
   if (spec.requests.empty()) throw UserError("serving: no requests to serve");
   const Limits lim = limits_of(spec.requests);
+  // Before the topology: every step priced has the same estimated size (workloads/step_size.hpp).
+  check_step_size(step_job(job, WorkloadKind::prefill, 1, 1), options.ranks, options.max_ops);
   const auto topology = std::make_shared<const topo::Topology>(job.cluster);
   const auto run = [&](WorkloadKind kind, int batch, int tokens) {
     ++simulated_;

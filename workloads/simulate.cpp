@@ -62,6 +62,9 @@ std::vector<topo::LinkId> links_of(const topo::Topology& t, const StepPlan& plan
 }  // namespace
 
 Simulation simulate(const JobSpec& job, const SimulateOptions& options) {
+  // Before the topology: a cluster of ten million GPUs is itself too large to build.
+  if (job.workload.kind != WorkloadKind::generate && job.workload.kind != WorkloadKind::serve)
+    check_step_size(job, options.ranks, options.max_ops);
   return simulate(job, std::make_shared<const topo::Topology>(job.cluster), options);
 }
 
@@ -70,6 +73,7 @@ Simulation simulate(const JobSpec& job, std::shared_ptr<const topo::Topology> to
   if (job.workload.kind == WorkloadKind::generate || job.workload.kind == WorkloadKind::serve)
     throw std::logic_error(
         "simulate() on a generation or serving job: use simulate_generation/simulate_serve");
+  check_step_size(job, options.ranks, options.max_ops);
   topo::CommConfig comm = options.comm;
   if (comm.algorithm == topo::CollectiveAlgorithm::automatic) comm.algorithm = job.collective.algorithm;
   if (comm.protocol == topo::CollectiveProtocol::automatic) comm.protocol = job.collective.protocol;

@@ -16,6 +16,7 @@
 #include "workloads/rank_sink.hpp"
 #include "workloads/step_plan.hpp"
 #include "workloads/step_report.hpp"
+#include "workloads/step_size.hpp"
 
 namespace stepsim::work {
 
@@ -24,6 +25,8 @@ struct SimulateOptions {
   topo::CommConfig comm;
   topo::LinkAccounting links = topo::LinkAccounting::off;
   sim::RunObserver* observer = nullptr;  ///< receives op starts and ends as they happen; not owned
+  /// Refuse (UserError) a step whose estimated size exceeds this many ops (workloads/step_size.hpp).
+  std::uint64_t max_ops = kDefaultMaxOps;
 };
 
 /// Throughput and efficiency of the simulated step.

@@ -11,7 +11,9 @@
 #include <type_traits>
 
 #include "output/run_view.hpp"
+#include "sim/error.hpp"
 #include "tests/output/small_run.hpp"
+#include "tests/support/file_size_limit.hpp"
 #include "tests/support/temp_files.hpp"
 #include "workloads/explain.hpp"
 
@@ -137,4 +139,20 @@ TEST_CASE("hdf5: the summary says whether the step fits and what it waits on", "
   CHECK(s.texts.at("bottleneck/secondary/label") == v.secondary.label);
   CHECK(s.figures.at("bottleneck/primary/share") == v.primary_share);
   CHECK(s.texts.at("mfu_peak/precision") == "BF16");
+}
+
+TEST_CASE("hdf5: a full disk is a UserError with the system's reason, and no part of the file is left",
+          "[hdf5]") {
+  // HDF5 used to write the file itself: a failed write left it half closed, printed HDF5's error
+  // stack, and HDF5 crashed at exit (SIGSEGV in H5close) after an error of ours.
+  const test::TempDir dir;
+  const auto run = test::small_run();
+  {
+    test::FileSizeLimit limit(16 * 1024);
+    CHECK_THROWS_WITH(write(run, dir.path() / "run.h5"),
+                      Catch::Contains("run.h5: --hdf5: cannot write it: File too large"));
+  }
+  CHECK(std::filesystem::is_empty(dir.path()));
+  write(run, dir.path() / "run.h5");  // and HDF5 still works afterwards
+  CHECK(H5::H5File((dir.path() / "run.h5").string(), H5F_ACC_RDONLY).getNumObjs() > 0);
 }

@@ -111,3 +111,41 @@ TEST_CASE("An expression lists the names it reads") {
   CHECK(e.names() == std::vector<std::string>{"tp", "pp", "nvls"});
   CHECK(e.type() == ExprType::boolean);
 }
+
+namespace sweep_expr_test {
+std::string repeat(std::string_view s, int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) out += s;
+  return out;
+}
+}  // namespace sweep_expr_test
+
+TEST_CASE("Filters nested too deep are refused, not a stack overflow") {
+  using sweep_expr_test::repeat;
+  // 64 levels are fine; the 65th `(` (offset 64) is where the error points.
+  CHECK(std::get<bool>(eval(repeat("(", 64) + "tp > 1" + repeat(")", 64))));
+  auto [at, what] = expr_error_of(repeat("(", 65) + "tp > 1" + repeat(")", 65));
+  CHECK(at == 64);
+  CHECK_THAT(what, Catch::Contains("nested more than 64 levels deep"));
+  // What crashed the parser: 10,000 parentheses, or as many `not`, `-` or calls.
+  std::tie(at, what) = expr_error_of(repeat("(", 10000) + "tp > 1" + repeat(")", 10000));
+  CHECK_THAT(what, Catch::Contains("nested more than 64"));
+  std::tie(at, what) = expr_error_of(repeat("not ", 50000) + "nvls");
+  CHECK(at == 4 * 64);  // the 65th `not`
+  CHECK_THAT(what, Catch::Contains("nested more than 64"));
+  std::tie(at, what) = expr_error_of(repeat("-", 50000) + "tp > 1");
+  CHECK_THAT(what, Catch::Contains("nested more than 64"));
+  std::tie(at, what) = expr_error_of(repeat("abs(", 5000) + "tp" + repeat(")", 5000) + " > 1");
+  CHECK_THAT(what, Catch::Contains("nested more than 64"));
+}
+
+TEST_CASE("Filters with chains too long to evaluate are refused") {
+  using sweep_expr_test::repeat;
+  // `tp + 1 + ... + 1 > 0` with n additions is n + 2 operators from the root (`>`) to `tp`.
+  CHECK(std::get<bool>(eval("tp" + repeat(" + 1", 998) + " > 0")));  // 1,000: the limit
+  auto [at, what] = expr_error_of("tp" + repeat(" + 1", 999) + " > 0");
+  CHECK_THAT(what, Catch::Contains("more than 1000 operators in one chain"));
+  std::tie(at, what) = expr_error_of("tp" + repeat(" + 1", 200000) + " > 0");  // crashed evaluation
+  CHECK_THAT(what, Catch::Contains("more than 1000 operators"));
+  CHECK(at < 4 * 1000 + 8);  // found where the chain passed the limit, not at the end
+}

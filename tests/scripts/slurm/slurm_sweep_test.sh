@@ -54,7 +54,7 @@ cleanup() {
   stop_daemon "$work/run/slurmctld.pid"
   stop_daemon "$work/munge/munged.pid"
   if [[ $rc -ne 0 ]]; then
-    for log in "$work"/*.log "$work"/out/logs/*.log; do
+    for log in "$work"/*.log "$work"/out*/logs/*.log; do
       [[ -f $log ]] && { echo "== $log"; tail -n 30 "$log"; }
     done
   fi
@@ -88,9 +88,13 @@ for _ in $(seq 150); do
 done
 [[ $(sinfo -h -n localhost -o %T) == idle ]] || { echo "FAIL: the node never became idle"; sinfo; exit 1; }
 
-# Submit the array (4 shards) and the merge job that depends on it.
+# Submit the array (4 shards) and the merge job that depends on it, into a folder whose name holds
+# what a shell or sbatch would act on: real sbatch must read the quoted #SBATCH lines back intact
+# (logs land in out/logs/shard-I.log), and no CANARY file may appear.
 cd "$work"
-submitted=$("$stepsim" slurm "$sweep" --tasks 4 --out "$work/out" --cpus-per-task 1 --csv --submit)
+out="$work/out \$(touch CANARY1) \`touch CANARY2\` 'q' \"dq\"; touch CANARY3 # 50% é"
+submitted=$("$stepsim" slurm "$sweep" --tasks 4 --out "$out" --cpus-per-task 1 --csv --submit \
+  --job-name "stepsim 'test' #1")
 echo "$submitted"
 array=$(sed -n 's/.*array job \([0-9]*\).*/\1/p' <<<"$submitted")
 merge=$(sed -n 's/.*merge job \([0-9]*\).*/\1/p' <<<"$submitted")
@@ -107,11 +111,14 @@ done
 ((pending == 0)) || { echo "FAIL: jobs still queued after 180 s"; squeue; exit 1; }
 
 for i in 0 1 2 3; do
-  [[ -f $work/out/shard-$i-of-4.h5 ]] || { echo "FAIL: shard $i missing"; exit 1; }
+  [[ -f $out/shard-$i-of-4.h5 ]] || { echo "FAIL: shard $i missing"; exit 1; }
+  [[ -s $out/logs/shard-$i.log ]] || { echo "FAIL: no log for task $i in $out/logs"; ls -la "$out/logs"; exit 1; }
 done
-[[ -f $work/out/results.h5 ]] || { echo "FAIL: the merge job wrote no results.h5"; exit 1; }
-cmp "$work/out/results.h5" "$work/local.h5" || { echo "FAIL: merged HDF5 differs from the local run"; exit 1; }
-cmp "$work/out/results.csv" "$work/local.csv" || { echo "FAIL: merged CSV differs from the local run"; exit 1; }
+[[ -f $out/results.h5 ]] || { echo "FAIL: the merge job wrote no results.h5"; exit 1; }
+canaries=$(find "$work" \( -name CANARY1 -o -name CANARY2 -o -name CANARY3 \) | wc -l)
+((canaries == 0)) || { echo "FAIL: a command hidden in the folder name ran"; exit 1; }
+cmp "$out/results.h5" "$work/local.h5" || { echo "FAIL: merged HDF5 differs from the local run"; exit 1; }
+cmp "$out/results.csv" "$work/local.csv" || { echo "FAIL: merged CSV differs from the local run"; exit 1; }
 rows=$(($(wc -l <"$work/local.csv") - 1))
 ((rows >= 200)) || { echo "FAIL: only $rows points; the test needs at least 200"; exit 1; }
 echo "PASS: $rows points in 4 array tasks and a merge job equal the local run byte for byte"

@@ -19,14 +19,17 @@ with tempfile.TemporaryDirectory() as tmp:
     with h5py.File(h5_path, "r") as f:
         attrs = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in f.attrs.items()}
         table = f["results"][:]
+        # The texts are scalar string datasets (schema 2): any length, unlike attributes (64 KiB).
+        sweep_text, base_text = f["sweep_file"][()].decode(), f["base_scenario"][()].decode()
     rows = list(csv.DictReader(open(csv_path, newline="")))
 
 assert attrs["format"] == "stepsim sweep results", attrs
-assert attrs["schema_version"] == 1
+assert attrs["schema_version"] == 2
 assert attrs["rows"] == len(table) == len(rows) == attrs["points"], (attrs, len(table), len(rows))
 assert attrs["shard_index"] == 0 and attrs["shard_count"] == 1
 assert len(attrs["sweep_hash"]) == 16
-assert attrs["sweep_file"] == Path(sweep).read_text()
+assert sweep_text == Path(sweep).read_text()
+assert base_text == ""  # the sweep holds its base scenario inline
 names = table.dtype.names
 assert list(names) == list(rows[0].keys()), (names, rows[0].keys())
 assert names[0] == "point" and "status" in names and "step_time_s" in names

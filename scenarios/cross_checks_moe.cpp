@@ -1,0 +1,109 @@
+// Cross-field rules of mixture-of-experts jobs: how experts spread over the ranks, the routing
+// skew a token can produce, and the Megatron-Core features that need one another.
+#include <cstdio>
+#include <string>
+
+#include "scenarios/cross_checks_rules.hpp"
+
+namespace stepsim::scen::detail {
+namespace cross_checks_moe {
+
+using std::to_string;
+
+/// 4, 1.5, 0.333333: a ratio as a user writes it.
+std::string ratio_text(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", x);
+  return text;
+}
+
+void check_dense(const work::JobSpec& job) {
+  const work::ParallelSpec& p = job.parallel;
+  const std::string problem =
+      "applies to mixture-of-experts models, but `" + job.model.id + "` has no experts";
+  const std::string hint = "remove it, or set experts in [model]";
+  if (p.ep > 1) refuse("parallelism.ep", problem, hint);
+  if (p.expert_tp > 1) refuse("parallelism.expert_tp", problem, hint);
+  if (p.ep_overlap)
+    refuse("parallelism.ep_overlap", "overlaps expert-parallel all-to-alls, but this job has none",
+           "it needs an MoE model with parallelism.ep > 1; set ep_overlap = false");
+}
+
+void check_expert_layout(const work::JobSpec& job) {
+  const work::ModelSpec& m = job.model;
+  const work::ParallelSpec& p = job.parallel;
+  if (m.experts % p.ep != 0)
+    refuse("parallelism.ep",
+           "experts = " + to_string(m.experts) + " is not divisible by ep = " + to_string(p.ep),
+           "each expert-parallel rank holds experts / ep whole experts");
+  const int dense_ranks = p.tp * p.dp * p.cp;
+  if (dense_ranks % (p.ep * p.expert_tp) != 0)
+    refuse(p.expert_tp > 1 ? "parallelism.expert_tp" : "parallelism.ep",
+           "ep x expert_tp = " + to_string(p.ep) + " x " + to_string(p.expert_tp) +
+               " does not divide tp x dp x cp = " + to_string(dense_ranks),
+           "Megatron-Core divides each pipeline stage's tp x cp x dp ranks into expert_tp x ep x expert_dp");
+  // Megatron-Core asserts it: with TP, each rank routes its own shard of the sequence.
+  if (job.workload.kind == work::WorkloadKind::train && p.tp > 1 && !p.sequence_parallel)
+    refuse("parallelism.tp",
+           "MoE training with tp = " + to_string(p.tp) +
+               " needs sequence parallelism (Megatron-Core requires it: each TP rank routes its own sequence "
+               "shard)",
+           "set parallelism.sequence_parallel = true, or tp = 1");
+}
+
+/// The busiest expert receives `imbalance` times the mean load, and a token reaches an expert at
+/// most once: one expert can take every token, experts / top_k times the mean.
+void check_imbalance(const work::JobSpec& job) {
+  const work::ModelSpec& m = job.model;
+  const double most = double(m.experts) / m.top_k;
+  if (job.moe.imbalance > most * (1.0 + 1e-9))
+    refuse("moe.imbalance",
+           "is " + ratio_text(job.moe.imbalance) + ", above experts / top_k = " + to_string(m.experts) +
+               " / " + to_string(m.top_k) + " = " + ratio_text(most) +
+               ": a token reaches an expert at most once, so the busiest expert takes at most every token",
+           "the max / mean expert load lies between 1 (balanced) and experts / top_k");
+}
+
+/// Megatron-Core's combined 1F1B refuses these (moe_a2a_overlap.html): there must be all-to-alls
+/// to hide, full recomputation re-runs the forward inside the backward, and the shared-expert
+/// overlap uses the streams the pair needs.
+void check_overlaps(const work::JobSpec& job) {
+  const work::ParallelSpec& p = job.parallel;
+  if (job.moe.fp8_dispatch && !job.precision.low_precision_linears())
+    refuse("moe.fp8_dispatch", "sends the experts' FP8 inputs, but the linear layers are not FP8",
+           "set precision.compute = \"fp8\", or fp8_dispatch = false");
+  if (!p.ep_overlap) return;
+  if (p.ep < 2)
+    refuse("parallelism.ep_overlap", "overlaps expert-parallel all-to-alls, but this job has none",
+           "it needs an MoE model with parallelism.ep > 1; set ep_overlap = false");
+  if (job.workload.kind != work::WorkloadKind::train)
+    refuse("parallelism.ep_overlap", "pairs a forward with a backward, which only training has",
+           "set ep_overlap = false");
+  if (job.recompute == work::Recompute::full)
+    refuse("parallelism.ep_overlap", "cannot run with full recomputation (Megatron-Core refuses it)",
+           "use workload.recompute = \"selective\", or ep_overlap = false");
+  if (job.moe.shared_expert_overlap)
+    refuse("parallelism.ep_overlap", "and moe.shared_expert_overlap cannot both be on (Megatron-Core)",
+           "set moe.shared_expert_overlap = false: the pair overlaps the shared experts too");
+}
+
+}  // namespace cross_checks_moe
+
+/// An [moe] table on a dense model.
+void check_moe_keys(const Scenario& s) {
+  if (!s.job.model.is_moe() && given(s, "moe"))
+    refuse("moe", "applies to mixture-of-experts models, but `" + s.job.model.id + "` has no experts",
+           "remove it, or set experts in [model]");
+}
+
+void check_moe_rules(const work::JobSpec& job) {
+  if (!job.model.is_moe()) {
+    cross_checks_moe::check_dense(job);
+    return;
+  }
+  cross_checks_moe::check_overlaps(job);
+  cross_checks_moe::check_expert_layout(job);
+  cross_checks_moe::check_imbalance(job);
+}
+
+}  // namespace stepsim::scen::detail

@@ -1,0 +1,210 @@
+// Cross-field rules of the workload: the keys each kind takes, how sequences and batches split
+// over the layout, and what a serving run's engine can admit.
+#include <algorithm>
+#include <string>
+
+#include "scenarios/cross_checks_rules.hpp"
+#include "workloads/names.hpp"
+
+namespace stepsim::scen::detail {
+namespace cross_checks_workload {
+
+using std::to_string;
+using K = work::WorkloadKind;
+
+/// Keys that do not apply to the scenario's kind.
+void check_kind_keys(const Scenario& s) {
+  const K kind = s.job.workload.kind;
+  const std::string kind_name(work::name(kind));
+  struct Rule {
+    std::string_view key;
+    bool allowed;
+    std::string_view use;
+  };
+  const Rule rules[] = {
+      {"workload.global_batch", kind == K::train, "prefill and decode use `batch`"},
+      {"workload.micro_batch", kind == K::train, "prefill and decode use `batch`"},
+      {"workload.recompute", kind == K::train, "recomputation applies to training"},
+      {"workload.recompute_modules", kind == K::train, "recomputation applies to training"},
+      {"workload.batch", kind != K::train && kind != K::serve,
+       kind == K::serve ? "serving takes its requests and max_batch from [serving]"
+                        : "training uses global_batch and micro_batch"},
+      {"workload.context", kind == K::decode, "context is the KV-cache length of decode"},
+      {"workload.seq_len", kind == K::train || kind == K::prefill,
+       kind == K::generate ? "generate uses `input_len` (each prompt's tokens)"
+                           : "decode uses `context` (tokens already cached)"},
+      {"workload.input_len", kind == K::generate, "input_len is a generation's prompt length; use seq_len"},
+      {"workload.output_len", kind == K::generate, "output_len belongs to kind = \"generate\""},
+      {"workload.decode_attention", kind == K::decode || kind == K::generate || kind == K::serve,
+       "decode_attention is the decode attention kernel's cache access"},
+  };
+  for (const Rule& r : rules)
+    if (!r.allowed && given(s, r.key))
+      refuse(r.key, "does not apply to kind = \"" + kind_name + "\"", std::string(r.use));
+  if (kind == K::train && given(s, "workload.recompute_modules") &&
+      s.job.recompute != work::Recompute::selective)
+    refuse("workload.recompute_modules",
+           "applies only with recompute = \"selective\" (recompute is \"" +
+               std::string(work::name(s.job.recompute)) + "\")",
+           "set recompute = \"selective\", or remove recompute_modules");
+}
+
+/// Keys each kind needs.
+void check_required_keys(const Scenario& s) {
+  const K kind = s.job.workload.kind;
+  const std::string kind_name(work::name(kind));
+  if (kind == K::train && !given(s, "workload.global_batch"))
+    refuse("workload", "kind = \"train\" needs `global_batch` (sequences per optimizer step)",
+           "e.g. global_batch = 1024");
+  if (kind == K::serve && !s.serve)
+    refuse("workload", "kind = \"serve\" needs a [serving] table (the requests and the engine's limits)",
+           "e.g. [serving] rate_per_s = 10, input_len = 2048, output_len = 256, max_batch = 128");
+  if (kind != K::serve && s.serve)
+    refuse("serving", "describes a serving run, but workload.kind = \"" + kind_name + "\"",
+           "set workload.kind = \"serve\", or remove [serving]");
+  if (kind == K::generate)
+    for (const char* key : {"input_len", "output_len"})
+      if (!given(s, std::string("workload.") + key))
+        refuse("workload",
+               std::string("kind = \"generate\" needs `") + key +
+                   "` (each prompt's tokens, and the tokens each sequence generates)",
+               "e.g. input_len = 2048 and output_len = 128");
+  if ((kind == K::train || kind == K::prefill) && !given(s, "workload.seq_len"))
+    refuse("workload", "kind = \"" + kind_name + "\" needs `seq_len` (tokens per sequence)",
+           "e.g. seq_len = 4096");
+  if (kind == K::decode && !given(s, "workload.context"))
+    refuse("workload", "kind = \"decode\" needs `context` (tokens already in each sequence's KV cache)",
+           "e.g. context = 4096");
+}
+
+/// Model features the workload cannot run.
+void check_model_features(const work::JobSpec& job) {
+  const K kind = job.workload.kind;
+  const auto& rc = job.recompute_modules;
+  // What selective recomputation recomputes; its own default is {core_attn}.
+  if (kind == K::train && job.recompute != work::Recompute::selective &&
+      (!rc.core_attn || rc.layernorm || rc.mla_up_proj || rc.moe_act))
+    refuse("workload.recompute_modules",
+           "applies only with recompute = \"selective\" (recompute is \"" +
+               std::string(work::name(job.recompute)) + "\")",
+           "set recompute = \"selective\", or remove recompute_modules");
+  if (rc.mla_up_proj && job.model.attention != work::AttentionKind::mla)
+    refuse("workload.recompute_modules", "lists mla_up_proj, but the model's attention is not MLA",
+           "mla_up_proj applies to DeepSeek-style latent attention");
+  if (rc.moe_act && !job.model.is_moe())
+    refuse("workload.recompute_modules", "lists moe_act, but the model has no experts",
+           "moe_act applies to MoE layers");
+  if (!job.model.parallel_block) return;
+  if (kind == K::train)
+    refuse("model.parallel_block", "parallel attention and MLP blocks are simulated for inference only",
+           "use kind = \"prefill\", \"decode\", \"generate\" or \"serve\", or parallel_block = false");
+  if (job.model.is_moe() || job.model.attention == work::AttentionKind::mla)
+    refuse("model.parallel_block", "applies to dense models with standard attention (GPT-J, Falcon)",
+           "set parallel_block = false");
+}
+
+/// Context parallelism splits prompts; decode steps (decode, generate, serve) do not run with it.
+void check_context_parallel(const work::JobSpec& job) {
+  if (job.parallel.cp <= 1) return;
+  switch (job.workload.kind) {
+    case K::serve:
+      refuse("parallelism.cp", "serving's decode steps do not run with context parallelism", "set cp = 1");
+    case K::generate:
+      refuse("parallelism.cp", "a generation's decode steps do not run with context parallelism",
+             "set cp = 1");
+    case K::decode:
+      refuse("parallelism.cp",
+             "decode steps do not run with context parallelism (cp = " + to_string(job.parallel.cp) + ")",
+             "set cp = 1");
+    case K::train:
+    case K::prefill: break;
+  }
+  if (job.workload.attention_impl != work::AttentionImpl::flash)
+    refuse("workload.attention_impl",
+           "context parallelism (cp = " + to_string(job.parallel.cp) + ") needs attention_impl = \"flash\"",
+           "ring attention exchanges key/value blocks between fused attention kernels");
+}
+
+/// What an engine must be able to admit, and what disaggregated serving needs.
+void check_serving(const work::JobSpec& job, const work::ServeSpec& serve) {
+  const work::ServingConfig& c = serve.config;
+  if (c.max_num_tokens < c.max_batch)
+    refuse(
+        "serving.max_num_tokens",
+        "max_num_tokens = " + to_string(c.max_num_tokens) + " is below max_batch = " + to_string(c.max_batch),
+        "an iteration must fit one decode token for every request in the batch (vLLM's own rule)");
+  if (serve.prefill_replicas >= job.parallel.dp)
+    refuse("serving.prefill_replicas",
+           "leaves no decode replica: " + to_string(serve.prefill_replicas) +
+               " of dp = " + to_string(job.parallel.dp) + " replicas would prefill",
+           "use at most dp - 1 prefill replicas, or more GPUs");
+  if (serve.prefill_replicas > 0 && !(job.cluster.gpu.nic_bw_Bps * job.cluster.gpu.eff.nic > 0.0))
+    refuse("serving.prefill_replicas",
+           "disaggregated serving moves KV caches over the GPUs' NICs, but GPU `" + job.cluster.gpu.id +
+               "` has no NIC bandwidth",
+           "set nic_gbps in [hardware.gpu], or remove prefill_replicas");
+  if (c.chunked_prefill) return;
+  for (std::size_t i = 0; i < serve.requests.size(); ++i)
+    if (serve.requests[i].input_len > c.max_num_tokens)
+      refuse("serving.chunked_prefill",
+             "is false, but request " + to_string(i) + " has a " + to_string(serve.requests[i].input_len) +
+                 "-token prompt, more than max_num_tokens = " + to_string(c.max_num_tokens) +
+                 ": without chunking a prompt must fit one iteration",
+             "set chunked_prefill = true, raise max_num_tokens, or shorten the prompts");
+}
+
+/// How the batch and the sequences split over the layout.
+void check_split(const work::JobSpec& job, const work::ServeSpec* serve) {
+  const work::WorkloadSpec& w = job.workload;
+  const work::ParallelSpec& p = job.parallel;
+  const work::ModelSpec& m = job.model;
+  if (w.kind == K::train && w.global_batch % (w.micro_batch * p.dp) != 0)
+    refuse("workload.global_batch",
+           "global_batch = " + to_string(w.global_batch) + " is not divisible by micro_batch x dp = " +
+               to_string(w.micro_batch) + " x " + to_string(p.dp) + " = " + to_string(w.micro_batch * p.dp),
+           "every data-parallel rank runs a whole number of micro-batches");
+  // The longest sequence the step sees: a generation's last decode step attends to its prompt and
+  // every token but the last it generates.
+  int tokens = w.kind == K::decode     ? w.context_len + 1
+               : w.kind == K::generate ? w.seq_len + w.output_len - 1
+                                       : w.seq_len;
+  std::string_view key = w.kind == K::decode     ? "workload.context"
+                         : w.kind == K::generate ? "workload.output_len"
+                                                 : "workload.seq_len";
+  if (w.kind == K::serve) {
+    tokens = 0;
+    if (serve != nullptr)
+      for (const work::Request& r : serve->requests)
+        tokens = std::max(tokens, r.input_len + r.output_len - 1);
+    key = "serving";
+  }
+  const bool prompts = w.kind == K::train || w.kind == K::prefill;
+  if (prompts && w.seq_len % p.cp != 0)
+    refuse(key, "seq_len = " + to_string(w.seq_len) + " is not divisible by cp = " + to_string(p.cp),
+           "context parallelism splits each sequence evenly");
+  if (prompts && p.sequence_parallel && w.seq_len % p.tp != 0)
+    refuse(key, "seq_len = " + to_string(w.seq_len) + " is not divisible by tp = " + to_string(p.tp),
+           "sequence parallelism splits each sequence across the tensor-parallel ranks");
+  if (m.position == work::PositionEmbedding::learned && tokens > m.max_positions)
+    refuse(
+        key,
+        to_string(tokens) + " tokens exceed the model's " + to_string(m.max_positions) + " learned positions",
+        "raise max_positions in [model] or shorten the sequence");
+}
+
+}  // namespace cross_checks_workload
+
+void check_workload_keys(const Scenario& s) {
+  cross_checks_workload::check_kind_keys(s);
+  cross_checks_workload::check_required_keys(s);
+}
+
+void check_workload_rules(const work::JobSpec& job, const work::ServeSpec* serve) {
+  cross_checks_workload::check_model_features(job);
+  cross_checks_workload::check_context_parallel(job);
+  if (job.workload.kind == work::WorkloadKind::serve && serve != nullptr)
+    cross_checks_workload::check_serving(job, *serve);
+  cross_checks_workload::check_split(job, serve);
+}
+
+}  // namespace stepsim::scen::detail

@@ -1,0 +1,205 @@
+// Bad-input catalogue, one set of rules for check and run (issue 16): configurations that
+// `stepsim check` accepted and `stepsim run` refused only deep in the simulator, without a
+// location. Each rule is a row run through check, run and (where it covers the workload)
+// estimate: all must refuse with exit code 2 and the same message, located at the key.
+#include "tests/bad_inputs/bad_input.hpp"
+
+namespace cross_field_rows {
+
+using stepsim::test::bad::BadInput;
+
+// Line numbers in the rows count from the first line of these bases.
+//  1 [model]                  6 nodes = 2             11 global_batch = 16
+//  2 preset = "llama-3.1-8b"  7 gpus_per_node = 8     12 micro_batch = 1
+//  3 layers = 4               8 [workload]            13 [parallelism]
+//  4 [hardware]               9 kind = "train"        14 tp = 4
+//  5 gpu = "h100-sxm"        10 seq_len = 1024        15 pp = 2
+const std::string kDense = R"([model]
+preset = "llama-3.1-8b"
+layers = 4
+[hardware]
+gpu = "h100-sxm"
+nodes = 2
+gpus_per_node = 8
+[workload]
+kind = "train"
+seq_len = 1024
+global_batch = 16
+micro_batch = 1
+[parallelism]
+tp = 4
+pp = 2
+)";
+
+// Mixtral (8 experts, top-2) on one node: lines 1-13 as kDense with nodes = 1, then
+// 14 tp = 1, 15 ep = 8, 16 [moe], 17 imbalance = 1.0.
+const std::string kMoe = R"([model]
+preset = "mixtral-8x7b"
+layers = 4
+[hardware]
+gpu = "h100-sxm"
+nodes = 1
+gpus_per_node = 8
+[workload]
+kind = "train"
+seq_len = 1024
+global_batch = 16
+micro_batch = 1
+[parallelism]
+tp = 1
+ep = 8
+[moe]
+imbalance = 1.0
+)";
+
+// An inference step: lines 1-7 as kDense with nodes = 1, then 8 [workload], 9 kind = "decode",
+// 10 batch = 4, 11 context = 1024, 12 [parallelism], 13 tp = 4.
+const std::string kDecode = R"([model]
+preset = "llama-3.1-8b"
+layers = 4
+[hardware]
+gpu = "h100-sxm"
+nodes = 1
+gpus_per_node = 8
+[workload]
+kind = "decode"
+batch = 4
+context = 1024
+[parallelism]
+tp = 4
+)";
+
+// Serving: lines 1-7 as kDecode, then 8 [workload], 9 kind = "serve", 10 [parallelism], 11 tp = 4,
+// 12 [serving], 13 rate_per_s = 6, 14 requests = 20, 15 input_len = [512, 4096],
+// 16 output_len = 16, 17 max_batch = 16, 18 max_num_tokens = 1024, 19 chunked_prefill = true.
+const std::string kServe = R"([model]
+preset = "llama-3.1-8b"
+layers = 4
+[hardware]
+gpu = "h100-sxm"
+nodes = 1
+gpus_per_node = 8
+[workload]
+kind = "serve"
+[parallelism]
+tp = 4
+[serving]
+rate_per_s = 6
+requests = 20
+input_len = [512, 4096]
+output_len = 16
+max_batch = 16
+max_num_tokens = 1024
+chunked_prefill = true
+)";
+
+// Two single-GPU nodes without NVLink on a custom fabric: lines 1-5 as kDense, then 6 nodes = 2,
+// 7 gpus_per_node = 1, 8 nvlink_domain = 1, 9 [workload] .. 13 micro_batch = 1, 14 [fabric],
+// 15 kind = "custom", 16 switches = ["s0", "s1"], 17 [[fabric.link]], 18 a = "gpu0", 19 b = "s0",
+// 20 bw_gb_s = 50, 21 [[fabric.link]], 22 a = "gpu1", 23 b = "s1", 24 bw_gb_s = 50.
+const std::string kCustom = R"([model]
+preset = "llama-3.1-8b"
+layers = 4
+[hardware]
+gpu = "h100-sxm"
+nodes = 2
+gpus_per_node = 1
+nvlink_domain = 1
+[workload]
+kind = "train"
+seq_len = 1024
+global_batch = 16
+micro_batch = 1
+[fabric]
+kind = "custom"
+switches = ["s0", "s1"]
+[[fabric.link]]
+a = "gpu0"
+b = "s0"
+bw_gb_s = 50
+[[fabric.link]]
+a = "gpu1"
+b = "s1"
+bw_gb_s = 50
+)";
+
+/// `base` with the first occurrence of `from` replaced by `to`.
+std::string with(std::string base, const std::string& from, const std::string& to) {
+  const auto at = base.find(from);
+  REQUIRE(at != std::string::npos);
+  return base.replace(at, from.size(), to);
+}
+
+enum class Commands { check_run, check_run_estimate };
+
+struct Rule {
+  std::string name;      ///< the rule, as the audit found it
+  std::string toml;      ///< a scenario breaking it
+  std::string located;   ///< ":line:col: key:" after the file name
+  std::string fragment;  ///< part of the problem or hint
+  Commands commands = Commands::check_run_estimate;
+};
+
+std::vector<Rule> rules() {
+  return {
+      {"interleaved schedule with micro-batches not a multiple of pp",
+       with(with(kDense, "pp = 2", "pp = 2\nvirtual_stages = 2"), "global_batch = 16", "global_batch = 6"),
+       ":16:18: parallelism.virtual_stages:", "global_batch / (micro_batch x dp) = 6 / (1 x 2) = 3"},
+      {"moe.imbalance above experts / top_k", with(kMoe, "imbalance = 1.0", "imbalance = 5"),
+       ":17:13: moe.imbalance:", "above experts / top_k = 8 / 2 = 4"},
+      {"MoE training with tp > 1 and no sequence parallelism",
+       with(with(kMoe, "tp = 1", "tp = 2"), "ep = 8", "ep = 4"),
+       ":14:6: parallelism.tp:", "set parallelism.sequence_parallel = true"},
+      {"decode with context parallelism", with(kDecode, "tp = 4", "tp = 4\ncp = 2"),
+       ":14:6: parallelism.cp:", "decode steps do not run with context parallelism"},
+      {"inference with interleaved model chunks",
+       with(kDecode, "tp = 4", "tp = 2\npp = 2\nvirtual_stages = 2"),
+       ":15:18: parallelism.virtual_stages:", "inference runs one model chunk per pipeline stage"},
+      {"NVLS without an NVLink domain",
+       with(kDense, "gpus_per_node = 8", "gpus_per_node = 8\nnvlink_domain = 1\nnvls = true"),
+       ":9:8: hardware.nvls:", "in-switch reduction needs an NVLink domain"},
+      {"NVLS on a GPU whose switches cannot reduce",
+       with(with(kDense, "gpu = \"h100-sxm\"", "gpu = \"a100-sxm-80gb\""), "gpus_per_node = 8",
+            "gpus_per_node = 8\nnvls = true"),
+       ":8:8: hardware.nvls:", "has no NVLS efficiency in the catalog"},
+      {"prompt longer than max_num_tokens without chunked prefill",
+       with(kServe, "chunked_prefill = true", "chunked_prefill = false"),
+       ":19:19: serving.chunked_prefill:", "more than max_num_tokens = 1024", Commands::check_run},
+      {"forced tree all-reduce on a tensor-parallel group inside one host",
+       kDense + "[collective]\nalgorithm = \"tree\"\n",
+       ":17:13: collective.algorithm:", "needs ranks on at least two hosts"},
+      {"custom fabric whose GPUs cannot reach each other", kCustom,
+       ":17:1: fabric.link:", "gpu1 cannot reach gpu0 over the custom links"},
+      {"custom fabric link joining an endpoint to itself", with(kCustom, "b = \"s1\"", "b = \"gpu1\""),
+       ":23:5: fabric.link[1].b:", "the endpoint `a` names too"},
+      {"custom fabric naming a switch twice", with(kCustom, "[\"s0\", \"s1\"]", "[\"s0\", \"s1\", \"s0\"]"),
+       ":16:12: fabric.switches:", "lists switch `s0` twice"},
+  };
+}
+
+/// The message after the scenario's file name: the same whichever command refused it.
+std::string after_file(const std::string& err) {
+  const auto at = err.find("s.toml:");
+  return at == std::string::npos ? err : err.substr(at + 6);
+}
+
+TEST_CASE("bad inputs: check, run and estimate refuse each cross-field rule alike, at the key") {
+  for (const Rule& rule : rules()) {
+    std::vector<std::string> commands{"check", "run"};
+    if (rule.commands == Commands::check_run_estimate) commands.emplace_back("estimate");
+    std::string first;
+    for (const std::string& command : commands) {
+      const BadInput row{rule.name + " (" + command + ")",
+                         {{"s.toml", rule.toml}},
+                         command + " {dir}/s.toml",
+                         2,
+                         {"s.toml" + rule.located, rule.fragment}};
+      const std::string message = after_file(check_bad_input(row).err);
+      if (first.empty()) first = message;
+      INFO(rule.name << ": `" << command << "` differs from `check`");
+      CHECK(message == first);
+    }
+  }
+}
+
+}  // namespace cross_field_rows

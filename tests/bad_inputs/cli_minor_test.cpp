@@ -1,6 +1,7 @@
 // Bad-input catalogue, minor CLI defects (issue 16): counts that wrap (`--jobs -1` became
 // 4294967295 threads), TOML syntax errors that all got one generic hint, a directory given as a
 // scenario, a --set key located at the base file's 1:1, and paths that a NUL cut short.
+#include "tests/support/small_inputs.hpp"
 #include "tests/bad_inputs/bad_input.hpp"
 
 namespace cli_minor_rows {
@@ -18,21 +19,7 @@ seq_len = 1024
 global_batch = 16
 )";
 
-const std::string kSweep = R"([sweep]
-name = "minor"
-[base.model]
-preset = "megatron-gpt-1.7b"
-[base.hardware]
-gpu = "h100-sxm"
-nodes = 1
-[base.workload]
-kind = "train"
-seq_len = 1024
-global_batch = 16
-[[axis]]
-key = "parallelism.tp"
-values = [1, 2]
-)";
+const std::string kSweep = stepsim::test::tiny_sweep("minor");
 
 const std::string kJobsRange = "expected a whole number from 1 to 4096";
 

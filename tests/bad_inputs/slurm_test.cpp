@@ -2,27 +2,14 @@
 // control character in them, time limits Slurm does not read, and counts that wrap. Each was
 // accepted before (exit 0, with a newline turning the rest of the value into a shell command);
 // each is now refused with the option, the character and what to write instead.
+#include "tests/support/small_inputs.hpp"
 #include "tests/bad_inputs/bad_input.hpp"
 
 namespace slurm_rows {
 
 using stepsim::test::bad::BadInput;
 
-const std::string kSweep = R"([sweep]
-name = "slurm-rows"
-[base.model]
-preset = "megatron-gpt-1.7b"
-[base.hardware]
-gpu = "h100-sxm"
-nodes = 1
-[base.workload]
-kind = "train"
-seq_len = 1024
-global_batch = 16
-[[axis]]
-key = "parallelism.tp"
-values = [1, 2]
-)";
+const std::string kSweep = stepsim::test::tiny_sweep("slurm-rows");
 
 /// A row running `stepsim slurm` on the sweep above with `options`.
 BadInput row(std::string name, const std::string& options, std::vector<std::string> stderr_contains) {

@@ -12,6 +12,7 @@
 
 #include "output/slurm_script.hpp"
 #include "sim/error.hpp"
+#include "tests/support/small_inputs.hpp"
 #include "tests/support/temp_files.hpp"
 
 using stepsim::test::run_stepsim;
@@ -159,21 +160,7 @@ TEST_CASE("stepsim slurm scripts pass hostile paths and names intact and run not
 TEST_CASE("stepsim slurm prints submit commands that survive pasting into a shell") {
   TempDir tmp;
   const fs::path dir = tmp.path() / slurm_cli::kHostile;
-  const auto sweep = tmp.write("s.toml", R"([sweep]
-name = "hostile"
-[base.model]
-preset = "megatron-gpt-1.7b"
-[base.hardware]
-gpu = "h100-sxm"
-nodes = 1
-[base.workload]
-kind = "train"
-seq_len = 1024
-global_batch = 16
-[[axis]]
-key = "parallelism.tp"
-values = [1, 2]
-)");
+  const auto sweep = tmp.write("s.toml", stepsim::test::tiny_sweep("hostile"));
   const auto r = run_stepsim("slurm " + slurm_cli::q(sweep) + " --tasks 2 --out=" + slurm_cli::q(dir) +
                              " --job-name=" + slurm_cli::q(slurm_cli::kHostile));
   INFO(r.out << r.err);

@@ -152,8 +152,19 @@ std::string rank_text(SearchRank r) {
 
 }  // namespace
 
+std::string search_no_layout(const SearchResult& r) {
+  const SearchConfig& t = r.total;
+  std::string s = "no layout was ranked: of " + std::to_string(t.enumerated) + " layouts, " +
+                  std::to_string(t.invalid) + " were invalid, " + std::to_string(t.did_not_fit) +
+                  " cannot fit by their memory lower bound, " + std::to_string(t.out_of_memory) +
+                  " ran out of memory when simulated and " + std::to_string(t.rejected) +
+                  " were refused by the scenario reader or the simulator";
+  if (!r.first_problem.empty()) s += " (the first: " + r.first_problem + ")";
+  return s;
+}
+
 std::string search_explanation(const SearchResult& r) {
-  if (r.ranked.empty()) return "No layout fits: every candidate was invalid or out of memory.\n";
+  if (r.ranked.empty()) return "No layout fits: " + search_no_layout(r) + ".\n";
   const SearchCandidate& w = r.ranked.front();
   const work::Breakdown& b = w.sim.mean;
   std::string s = "Best: " + w.layout.text() + " on " + std::to_string(r.configs[w.config].gpus) + " " +

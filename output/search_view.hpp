@@ -14,5 +14,8 @@ std::string search_json(const SearchResult& r, std::size_t top);
 /// Why the best layout wins: its rate and cost, what bounds it (breakdown, exposed communication
 /// by group, bubble, memory), and where the runner-up loses.
 std::string search_explanation(const SearchResult& r);
+/// Why no layout was ranked, with the counts of each kind of failure: "no layout was ranked: of
+/// 12 layouts, 3 were invalid, ...". For `stepsim search`'s error when `r.ranked` is empty.
+std::string search_no_layout(const SearchResult& r);
 
 }  // namespace stepsim::out

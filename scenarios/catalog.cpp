@@ -154,7 +154,8 @@ Catalog Catalog::load_builtin() {
 
 Catalog Catalog::load_dir(const std::filesystem::path& dir) {
   namespace fs = std::filesystem;
-  if (!fs::is_directory(dir))
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
     throw UserError(SourceLocation{dir.string(), 0, 0}, "", "the catalog folder does not exist",
                     "set STEPSIM_DATA_DIR to the folder holding catalog/");
   std::vector<fs::path> files;

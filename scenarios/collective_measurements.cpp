@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -65,7 +66,7 @@ struct RowReader {
     try {
       std::size_t used = 0;
       const double v = std::stod(t, &used);
-      if (used != t.size() || !(v >= 0.0)) throw std::invalid_argument(t);
+      if (used != t.size() || !(v >= 0.0) || !std::isfinite(v)) throw std::invalid_argument(t);
       return v;
     } catch (const std::exception&) {
       fail(column, "`" + t + "` is not a non-negative number", "write plain numbers, e.g. 17179869184");
@@ -73,7 +74,9 @@ struct RowReader {
   }
   int whole(std::string_view column) const {
     const double v = number(column, true);
-    if (v < 1.0 || v != static_cast<int>(v)) fail(column, "must be a positive whole number", "e.g. 8");
+    // Compared as doubles first: casting inf or 1e10 to int is undefined.
+    if (!(v >= 1.0 && v <= 1e6) || v != std::floor(v))
+      fail(column, "must be a whole number from 1 to 1000000", "e.g. 8");
     return static_cast<int>(v);
   }
 };

@@ -11,7 +11,8 @@ std::filesystem::path data_dir() {
   namespace fs = std::filesystem;
   if (const char* env = std::getenv("STEPSIM_DATA_DIR"); env != nullptr && *env != '\0') {
     fs::path p(env);
-    if (!fs::is_directory(p)) throw UserError("STEPSIM_DATA_DIR=" + p.string() + " is not a directory");
+    std::error_code ec;
+    if (!fs::is_directory(p, ec)) throw UserError("STEPSIM_DATA_DIR=" + p.string() + " is not a directory");
     return p;
   }
   std::error_code ec;

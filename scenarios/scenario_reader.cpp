@@ -114,8 +114,8 @@ std::optional<Catalog> local_catalog(TableReader& root, const Catalog& base,
   for (const auto& f : files) {
     const std::filesystem::path p =
         std::filesystem::path(f).is_absolute() ? std::filesystem::path(f) : base_dir / f;
-    if (!std::filesystem::is_regular_file(p))
-      root.fail("catalog", "catalog file `" + f + "` not found (looked for " + p.string() + ")",
+    if (const std::string problem = file_problem(p); !problem.empty())
+      root.fail("catalog", "catalog file `" + f + "` " + problem + " (looked for " + p.string() + ")",
                 "paths are relative to the scenario file");
     paths.push_back(p);
   }

@@ -230,8 +230,8 @@ void read_base(TableReader& root, const TableReader& sweep, Sweep& s, const std:
                "set [sweep] base = \"scenario.toml\", or write the scenario inline under [base]");
   if (s.base_inline) return;
   if (s.base_path.is_relative()) s.base_path = base_dir / s.base_path;
-  if (!std::filesystem::is_regular_file(s.base_path))
-    sweep.fail("base", "scenario file `" + s.base_path.string() + "` not found",
+  if (const std::string problem = file_problem(s.base_path); !problem.empty())
+    sweep.fail("base", "scenario file `" + s.base_path.string() + "` " + problem,
                "paths are relative to the sweep file");
   s.base_text = read_text_file(s.base_path);
 }

@@ -5,17 +5,44 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <system_error>
 
 #include "scenarios/suggest.hpp"
 
 namespace stepsim::scen {
-namespace {
 
 std::string number_text(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.6g", v);
   return buf;
 }
+
+std::string range_text(const RealRange& r) {
+  const bool unbounded = std::isinf(r.max);
+  if (unbounded) return (r.min_open ? "greater than " : "at least ") + number_text(r.min);
+  return std::string("in ") + (r.min_open ? "(" : "[") + number_text(r.min) + ", " + number_text(r.max) + "]";
+}
+
+std::string file_problem(const std::filesystem::path& path) {
+  std::error_code ec;
+  const std::filesystem::file_status st = std::filesystem::status(path, ec);
+  if (st.type() == std::filesystem::file_type::not_found || ec == std::errc::no_such_file_or_directory ||
+      ec == std::errc::not_a_directory)
+    return "not found";
+  if (ec == std::errc::filename_too_long)
+    return "has a name too long for the file system (at most 255 bytes per folder or file name)";
+  if (ec) return ec.message();
+  if (std::filesystem::is_directory(st)) return "is a directory, not a file";
+  if (!std::filesystem::is_regular_file(st)) return "is not a regular file";
+  return {};
+}
+
+bool in_range(double v, const RealRange& r) {
+  if (r.min_open ? !(v > r.min) : !(v >= r.min)) return false;
+  return v <= r.max;
+}
+
+namespace {
 
 std::string_view type_phrase(toml::node_type t) {
   switch (t) {
@@ -53,17 +80,6 @@ std::string describe(const toml::node& n) {
 std::string range_text(IntRange r) {
   if (r.max >= INT_MAX) return "at least " + std::to_string(r.min);
   return "between " + std::to_string(r.min) + " and " + std::to_string(r.max);
-}
-
-std::string range_text(const RealRange& r) {
-  const bool unbounded = std::isinf(r.max);
-  if (unbounded) return (r.min_open ? "greater than " : "at least ") + number_text(r.min);
-  return std::string("in ") + (r.min_open ? "(" : "[") + number_text(r.min) + ", " + number_text(r.max) + "]";
-}
-
-bool in_range(double v, const RealRange& r) {
-  if (r.min_open ? !(v > r.min) : !(v >= r.min)) return false;
-  return v <= r.max;
 }
 
 /// A hint for a string where a number or boolean was expected: the user probably quoted it.

@@ -41,6 +41,18 @@ inline constexpr RealRange kPositive{0.0, std::numeric_limits<double>::infinity(
 inline constexpr RealRange kNonNegative{0.0, std::numeric_limits<double>::infinity(), false};
 inline constexpr RealRange kFraction{0.0, 1.0, true, "a fraction of peak, e.g. 0.8"};
 
+/// Whether `v` lies in `r` (false for NaN).
+bool in_range(double v, const RealRange& r);
+/// `r` as a message writes it: "in [1, 1000]", "greater than 0".
+std::string range_text(const RealRange& r);
+/// A number as messages write it (six significant digits).
+std::string number_text(double v);
+
+/// Why `path` is not a regular file one can open ("" when it is one): "not found", "is a directory,
+/// not a file", a name too long for the file system, or the system's message. Never throws (the
+/// throwing std::filesystem queries turn a 300-byte name into an internal error).
+std::string file_problem(const std::filesystem::path& path);
+
 /// One spelling of an enum value as the input writes it.
 template <class E>
 struct Choice {

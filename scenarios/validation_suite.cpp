@@ -19,7 +19,8 @@ namespace stepsim::scen {
 namespace {
 
 std::vector<std::filesystem::path> scenario_files(const std::filesystem::path& dir) {
-  if (!std::filesystem::is_directory(dir))
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec))
     throw UserError(dir.string() + ": not a directory of validation scenarios");
   std::vector<std::filesystem::path> files;
   for (const auto& e : std::filesystem::recursive_directory_iterator(dir))

@@ -7,11 +7,13 @@
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "scenarios/catalog.hpp"
+#include "scenarios/spec_readers.hpp"
 #include "scenarios/suggest.hpp"
 #include "sim/error.hpp"
 #include "tools/cli_common.hpp"
@@ -37,7 +39,7 @@ struct Options {
   std::string oversubscription = "1";
   int hosts_per_leaf = 32;
   int leaves_per_pod = 16;
-  double nic_gbps = 0.0;
+  std::optional<double> nic_gbps;  // absent = the GPU's
   std::string nvls = "auto";
   std::string op = "all-reduce";
   std::string bytes;
@@ -65,6 +67,13 @@ template <std::size_t N>
   const std::vector<std::string> list(std::begin(names), std::end(names));
   throw UserError({}, option, "unknown `" + value + "`; expected " + scen::join_names(list),
                   scen::did_you_mean(value, list));
+}
+
+/// Throws for `option` unless `v` lies in `range` (the same plausible ranges a scenario file has).
+void check_in_range(const char* option, double v, const scen::RealRange& range) {
+  if (!scen::in_range(v, range))
+    throw UserError({}, option, "must be " + scen::range_text(range) + ", got " + scen::number_text(v),
+                    std::string(range.hint));
 }
 
 std::vector<double> parse_list(const std::string& text, const char* option) {
@@ -100,13 +109,26 @@ topo::ClusterSpec make_cluster(const Options& o) {
   c.nvls = o.nvls == "on" || (o.nvls == "auto" && c.gpu.eff.nvls > 0.0 && c.gpu.nvlink_bw_Bps > 0.0);
   c.fabric.kind = kind;
   c.fabric.tiers = o.tiers;
+  // The same rules as a scenario's [hardware.fabric] oversubscription: one ratio for every tier,
+  // or one per tier (leaf first), each in the plausible range.
   const auto ratios = parse_list(o.oversubscription, "oversubscription");
-  for (std::size_t i = 0; i < ratios.size() && i < c.fabric.oversubscription.size(); ++i)
-    c.fabric.oversubscription[i] = ratios[i];
+  const auto tiers = static_cast<std::size_t>(o.tiers);
+  if (ratios.size() != 1 && ratios.size() != tiers)
+    throw UserError(
+        {}, "--oversubscription",
+        "has " + std::to_string(ratios.size()) + " ratios but --tiers is " + std::to_string(tiers),
+        "give one ratio for every tier or one per tier, leaf first, e.g. 2 or " +
+            std::string(tiers == 3 ? "2,1,1" : "2,1"));
+  for (const double r : ratios) check_in_range("--oversubscription", r, scen::kOversubscription);
+  for (std::size_t i = 0; i < c.fabric.oversubscription.size(); ++i)
+    c.fabric.oversubscription[i] = ratios.size() == 1 ? ratios[0] : i < tiers ? ratios[i] : 1.0;
   c.fabric.hosts_per_leaf = o.hosts_per_leaf;
   c.fabric.leaves_per_pod = o.leaves_per_pod;
   c.fabric.sharp = o.sharp;
-  if (o.nic_gbps > 0.0) c.fabric.nic_bw_Bps = units::gbps_to_Bps(o.nic_gbps);
+  if (o.nic_gbps) {
+    check_in_range("--nic-gbps", *o.nic_gbps, scen::kBandwidthGbps);
+    c.fabric.nic_bw_Bps = units::gbps_to_Bps(*o.nic_gbps);
+  }
   return c;
 }
 
@@ -202,18 +224,20 @@ po::options_description describe(Options& o) {
       ("help,h", "print this help")
       ("gpu", po::value(&o.gpu)->default_value(o.gpu), "catalog GPU")
       ("catalog", po::value(&o.catalogs)->composing(), "extra catalog file (repeatable)")
-      ("nodes", po::value(&o.nodes)->default_value(o.nodes), "nodes")
+      ("nodes", count_value(o.nodes, "--nodes", 1, kMaxGpuCount), "nodes (default 1)")
       ("gpus-per-node", count_value(o.gpus_per_node, "--gpus-per-node", 1, kMaxGpuCount),
        "GPUs per node (default 8; 4 for nvl72)")
       ("nvlink-domain", count_value(o.nvlink_domain, "--nvlink-domain", 1, kMaxGpuCount),
        "GPUs per NVLink domain (default: the node; 72 for nvl72)")
       ("topology", po::value(&o.topology)->default_value(o.topology), "rail-optimized | fat-tree | nvl72")
-      ("tiers", po::value(&o.tiers)->default_value(o.tiers), "fabric switch tiers: 2 or 3")
+      ("tiers", count_value(o.tiers, "--tiers", 2, 3), "fabric switch tiers: 2 (default) or 3")
       ("oversubscription", po::value(&o.oversubscription)->default_value(o.oversubscription),
        "down:up ratio per tier, leaf first (e.g. 2 or 2,1)")
-      ("hosts-per-leaf", po::value(&o.hosts_per_leaf)->default_value(o.hosts_per_leaf), "NICs per leaf switch")
-      ("leaves-per-pod", po::value(&o.leaves_per_pod)->default_value(o.leaves_per_pod), "leaves per pod (3 tiers)")
-      ("nic-gbps", po::value(&o.nic_gbps), "scale-out Gb/s per GPU per direction (default: the GPU's)")
+      ("hosts-per-leaf", count_value(o.hosts_per_leaf, "--hosts-per-leaf", 1, kMaxGpuCount),
+       "NICs per leaf switch (default 32)")
+      ("leaves-per-pod", count_value(o.leaves_per_pod, "--leaves-per-pod", 1, kMaxGpuCount),
+       "leaves per pod, 3 tiers (default 16)")
+      ("nic-gbps", po::value<double>()->notifier([&o](double v) { o.nic_gbps = v; }), "scale-out Gb/s per GPU per direction (default: the GPU's)")
       ("nvls", po::value(&o.nvls)->default_value(o.nvls), "NVLink SHARP: auto (if the GPU has it) | on | off")
       ("op", po::value(&o.op)->default_value(o.op),
        "all-reduce | reduce-scatter | all-gather | all-to-all | broadcast | send-recv")

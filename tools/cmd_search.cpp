@@ -190,6 +190,12 @@ int cmd_search(Args args) {
   const out::SearchResult r = out::search_layouts(a.scenario, catalog, o);
   progress.finish();
   std::cout << (f == out::RenderFormat::json ? out::search_json(r, a.top) : out::search_table(r, a.top));
+  // The counts above say what happened; no ranked layout is not an answer (exit 2).
+  if (r.ranked.empty())
+    throw UserError({}, "search", out::search_no_layout(r),
+                    r.total.rejected > 0 ? "see the first refusal: a limit such as --max-ops may need raising"
+                                         : "try more GPUs (--gpus), a GPU with more memory (--gpu) or less "
+                                           "--headroom-gb");
   return 0;
 }
 

@@ -7,9 +7,9 @@
 
 #include <boost/program_options.hpp>
 #include <cstring>
-#include <fstream>
 #include <iostream>
 
+#include "output/atomic_file.hpp"
 #include "output/slurm_script.hpp"
 #include "scenarios/sweep.hpp"
 #include "sim/error.hpp"
@@ -54,8 +54,10 @@ out::CommandResult run_command(const std::vector<std::string>& argv) {
   return r;
 }
 
+// Written like every other output (a full disk is a user error, no half-written script is
+// left under the final name, a symlink there is replaced, not followed), then made executable.
 void write_script(const std::filesystem::path& p, const std::string& text) {
-  std::ofstream(p, std::ios::binary) << text;
+  out::write_file_atomically(p, text, "--dir");
   std::filesystem::permissions(p, std::filesystem::perms::owner_exec | std::filesystem::perms::group_exec,
                                std::filesystem::perm_options::add);
 }

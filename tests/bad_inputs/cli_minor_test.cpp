@@ -1,8 +1,8 @@
 // Bad-input catalogue, minor CLI defects (issue 16): counts that wrap (`--jobs -1` became
 // 4294967295 threads), TOML syntax errors that all got one generic hint, a directory given as a
 // scenario, a --set key located at the base file's 1:1, and paths that a NUL cut short.
-#include "tests/support/small_inputs.hpp"
 #include "tests/bad_inputs/bad_input.hpp"
+#include "tests/support/small_inputs.hpp"
 
 namespace cli_minor_rows {
 
@@ -68,6 +68,23 @@ const std::vector<BadInput> kCounts = {
     row("collective --gpus-per-node -8", "collective --gpus-per-node -8",
         {"--gpus-per-node: expected a whole number from 1 to 1000000, got `-8`"}),
     row("collective --bytes inf", "collective --bytes inf", {"--bytes: `inf` is not a non-negative number"}),
+    // The fabric options bypassed the plausible ranges a scenario file has (docs/scenarios.md).
+    row("collective --nic-gbps 1e-9 (was simulated)", "collective --nic-gbps 1e-9",
+        {"--nic-gbps: must be in [0.01, 1e+07], got 1e-09", "a ConnectX-7 NIC is 400"}),
+    row("collective --nic-gbps -5 (was ignored)", "collective --nic-gbps -5",
+        {"--nic-gbps: must be in [0.01, 1e+07], got -5"}),
+    row("collective --oversubscription 1e12 (was simulated)", "collective --nodes 2 --oversubscription 1e12",
+        {"--oversubscription: must be in [1, 1000], got 1e+12"}),
+    row("collective --oversubscription 0.5", "collective --oversubscription 0.5",
+        {"--oversubscription: must be in [1, 1000], got 0.5"}),
+    row("collective --oversubscription with too many tiers (the extra ones were dropped)",
+        "collective --oversubscription 2,2,2,2", {"--oversubscription: has 4 ratios but --tiers is 2"}),
+    row("collective --nodes -1", "collective --nodes -1",
+        {"--nodes: expected a whole number from 1 to 1000000, got `-1`"}),
+    row("collective --tiers 4", "collective --tiers 4",
+        {"--tiers: expected a whole number from 2 to 3, got `4`"}),
+    row("collective --hosts-per-leaf 0", "collective --hosts-per-leaf 0",
+        {"--hosts-per-leaf: expected a whole number from 1 to 1000000, got `0`"}),
     row("validate --jobs -1", "validate {dir} --jobs -1", {"--jobs: " + kJobsRange + ", got `-1`"}),
     row("validate --jobs 0", "validate {dir} --jobs 0", {"--jobs: " + kJobsRange + ", got `0`"}),
 };
@@ -126,6 +143,19 @@ const std::vector<BadInput> kPaths = {
              "check {dir}/s.toml",
              2,
              {"s.toml:1:12: catalog: contains a NUL character (\\u0000)"}},
+    // Found by fuzz_sweep: std::filesystem's throwing queries turned ENAMETOOLONG into exit 1.
+    BadInput{"a sweep base whose file name is over 255 bytes",
+             {{"w.toml", "[sweep]\nbase = \"" + std::string(300, 'b') +
+                             ".toml\"\n[[axis]]\n"
+                             "key = \"parallelism.tp\"\nvalues = [1, 2]\n"}},
+             "sweep {dir}/w.toml --out {dir}/r.h5",
+             2,
+             {"w.toml:2:8: sweep.base:", "has a name too long for the file system"}},
+    BadInput{"a catalog file name over 255 bytes",
+             {{"s.toml", "catalog = [\"" + std::string(300, 'c') + "\"]\n" + kScenario}},
+             "check {dir}/s.toml",
+             2,
+             {"s.toml:1:11: catalog:", "has a name too long for the file system"}},
     row("a NUL in a string given with --set", "check {dir}/s.toml --set 'meta.name=\"x\\u0000y\"'",
         {"meta.name: contains a NUL character (\\u0000)"}),
 };

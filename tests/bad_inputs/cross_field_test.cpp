@@ -3,6 +3,7 @@
 // location. Each rule is a row run through check, run and (where it covers the workload)
 // estimate: all must refuse with exit code 2 and the same message, located at the key.
 #include "tests/bad_inputs/bad_input.hpp"
+#include "tests/support/small_inputs.hpp"
 
 namespace cross_field_rows {
 
@@ -31,26 +32,9 @@ tp = 4
 pp = 2
 )";
 
-// Mixtral (8 experts, top-2) on one node: lines 1-13 as kDense with nodes = 1, then
-// 14 tp = 1, 15 ep = 8, 16 [moe], 17 imbalance = 1.0.
-const std::string kMoe = R"([model]
-preset = "mixtral-8x7b"
-layers = 4
-[hardware]
-gpu = "h100-sxm"
-nodes = 1
-gpus_per_node = 8
-[workload]
-kind = "train"
-seq_len = 1024
-global_batch = 16
-micro_batch = 1
-[parallelism]
-tp = 1
-ep = 8
-[moe]
-imbalance = 1.0
-)";
+// Mixtral on one node, the lines as tests/support/small_inputs.hpp lists them (ep = 8 on 14,
+// imbalance = 1.5 on 16).
+const std::string kMoe = stepsim::test::small_moe_train();
 
 // An inference step: lines 1-7 as kDense with nodes = 1, then 8 [workload], 9 kind = "decode",
 // 10 batch = 4, 11 context = 1024, 12 [parallelism], 13 tp = 4.
@@ -72,18 +56,8 @@ tp = 4
 // Serving: lines 1-7 as kDecode, then 8 [workload], 9 kind = "serve", 10 [parallelism], 11 tp = 4,
 // 12 [serving], 13 rate_per_s = 6, 14 requests = 20, 15 input_len = [512, 4096],
 // 16 output_len = 16, 17 max_batch = 16, 18 max_num_tokens = 1024, 19 chunked_prefill = true.
-const std::string kServe = R"([model]
-preset = "llama-3.1-8b"
-layers = 4
-[hardware]
-gpu = "h100-sxm"
-nodes = 1
-gpus_per_node = 8
-[workload]
-kind = "serve"
-[parallelism]
-tp = 4
-[serving]
+const std::string kServe = kDecode.substr(0, kDecode.find("kind = \"decode\"")) + "kind = \"serve\"\n" +
+                           kDecode.substr(kDecode.find("[parallelism]")) + R"([serving]
 rate_per_s = 6
 requests = 20
 input_len = [512, 4096]
@@ -145,10 +119,9 @@ std::vector<Rule> rules() {
       {"interleaved schedule with micro-batches not a multiple of pp",
        with(with(kDense, "pp = 2", "pp = 2\nvirtual_stages = 2"), "global_batch = 16", "global_batch = 6"),
        ":16:18: parallelism.virtual_stages:", "global_batch / (micro_batch x dp) = 6 / (1 x 2) = 3"},
-      {"moe.imbalance above experts / top_k", with(kMoe, "imbalance = 1.0", "imbalance = 5"),
-       ":17:13: moe.imbalance:", "above experts / top_k = 8 / 2 = 4"},
-      {"MoE training with tp > 1 and no sequence parallelism",
-       with(with(kMoe, "tp = 1", "tp = 2"), "ep = 8", "ep = 4"),
+      {"moe.imbalance above experts / top_k", with(kMoe, "imbalance = 1.5", "imbalance = 5"),
+       ":16:13: moe.imbalance:", "above experts / top_k = 8 / 2 = 4"},
+      {"MoE training with tp > 1 and no sequence parallelism", with(kMoe, "ep = 8", "tp = 2\nep = 4"),
        ":14:6: parallelism.tp:", "set parallelism.sequence_parallel = true"},
       {"decode with context parallelism", with(kDecode, "tp = 4", "tp = 4\ncp = 2"),
        ":14:6: parallelism.cp:", "decode steps do not run with context parallelism"},

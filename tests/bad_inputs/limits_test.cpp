@@ -127,12 +127,12 @@ TEST_CASE("bad inputs: search and validate take --max-ops") {
                "validate {dir}/v --max-ops 100 --jobs 1",
                2,
                {"above the limit of 100 ops"}});
-  const auto search = stepsim::test::bad::check_bad_input(
-      BadInput{"search --max-ops below every layout: each is refused (the search reports none fits)",
-               {{"s.toml", limits_rows::kSmall}},
-               "search {dir}/s.toml --max-ops 100 --jobs 1 --max-tp 1",
-               0,
-               {}});
+  const auto search = stepsim::test::bad::check_bad_input(BadInput{
+      "search --max-ops below every layout: each is refused, and no ranking is an error (was exit 0)",
+      {{"s.toml", limits_rows::kSmall}},
+      "search {dir}/s.toml --max-ops 100 --jobs 1 --max-tp 1",
+      2,
+      {"search: no layout was ranked", "were refused", "a limit such as --max-ops may need raising"}});
   CHECK(search.out.find("No layout fits") != std::string::npos);
   CHECK(search.out.find("the step is too large to simulate") != std::string::npos);
 }

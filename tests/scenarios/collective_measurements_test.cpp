@@ -72,6 +72,13 @@ TEST_CASE("a malformed measurements file is reported at its line and column", "[
   CHECK_THROWS_WITH(
       scen::read_collective_measurements(dir.path() / "none.csv", stepsim::test::builtin_catalog()),
       Catch::Contains("cannot be read"));
+  // inf and 1e10 nodes were cast to int (undefined behaviour) before the range was checked.
+  for (const std::string nodes : {"inf", "1e10", "2.5", "0"}) {
+    const auto p =
+        dir.write("n.csv", kHeader + "1,src,B200," + nodes + ",8,8,400,IB,all_reduce,1024,10,,,\n");
+    CHECK_THROWS_WITH(scen::read_collective_measurements(p, stepsim::test::builtin_catalog()),
+                      Catch::Contains("n.csv:2:4: nodes:"));
+  }
 }
 
 // Every expressible row simulated alone, the table printed; the checks hold the rows whose

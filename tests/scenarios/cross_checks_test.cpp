@@ -10,6 +10,7 @@
 #include "scenarios/scenario.hpp"
 #include "sim/error.hpp"
 #include "tests/support/catalog.hpp"
+#include "tests/support/small_inputs.hpp"
 #include "tests/support/temp_files.hpp"
 #include "topology/topology.hpp"
 #include "workloads/layout_space.hpp"
@@ -23,28 +24,8 @@ using stepsim::test::builtin_catalog;
 namespace work = stepsim::work;
 namespace topo = stepsim::topo;
 
-//  1 [model]                  6 nodes = 1             11 global_batch = 16
-//  2 preset = "mixtral-8x7b"  7 gpus_per_node = 8     12 micro_batch = 1
-//  3 layers = 4               8 [workload]            13 [parallelism]
-//  4 [hardware]               9 kind = "train"        14 ep = 8
-//  5 gpu = "h100-sxm"        10 seq_len = 1024        15 [moe]  16 imbalance = 1.5
-const std::string kMoe = R"([model]
-preset = "mixtral-8x7b"
-layers = 4
-[hardware]
-gpu = "h100-sxm"
-nodes = 1
-gpus_per_node = 8
-[workload]
-kind = "train"
-seq_len = 1024
-global_batch = 16
-micro_batch = 1
-[parallelism]
-ep = 8
-[moe]
-imbalance = 1.5
-)";
+// Lines as small_inputs.hpp lists them: ep = 8 on line 14, imbalance = 1.5 on line 16.
+const std::string kMoe = stepsim::test::small_moe_train();
 
 /// The UserError `f` throws (fails the test if it throws none).
 template <class F>

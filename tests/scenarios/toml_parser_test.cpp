@@ -38,11 +38,11 @@ TEST_CASE("non-ASCII code points where whitespace may stand are syntax errors, n
   using toml_unicode_rows::utf8;
   // The first and last code points of both blocks, and some inside them (none is whitespace except
   // U+00A0 and U+FEFF, which are outside them or handled).
-  for (const char32_t cp : {char32_t{0xA1}, char32_t{0xE9}, char32_t{0x3A9}, char32_t{0x49A}, char32_t{0xFBE6},
-                            char32_t{0xFC00}, char32_t{0xFEFE}}) {
-    for (const std::string& text : {"[model]\npreset " + utf8(cp) + "= \"llama-3.1-8b\"\n",
-                                    "[model]\npreset = " + utf8(cp) + "\"llama-3.1-8b\"\n",
-                                    "[model]" + utf8(cp) + "\n"}) {
+  for (const char32_t cp : {char32_t{0xA1}, char32_t{0xE9}, char32_t{0x3A9}, char32_t{0x49A},
+                            char32_t{0xFBE6}, char32_t{0xFC00}, char32_t{0xFEFE}}) {
+    for (const std::string& text :
+         {"[model]\npreset " + utf8(cp) + "= \"llama-3.1-8b\"\n",
+          "[model]\npreset = " + utf8(cp) + "\"llama-3.1-8b\"\n", "[model]" + utf8(cp) + "\n"}) {
       INFO("code point U+" << std::hex << static_cast<unsigned>(cp));
       try {
         (void)stepsim::scen::load_scenario_string(text, "u.toml", stepsim::test::builtin_catalog());
@@ -59,14 +59,32 @@ TEST_CASE("a closing brace where an array value should stand is a syntax error")
   // Found by fuzz_sweep and fuzz_scenario: toml++ handed the `}` to parse_value(), which asserts
   // that no value starts with a terminator (abort in a debug build, undefined behaviour in a clang
   // release build). third_party/tomlplusplus carries the fix.
-  for (const std::string text : {"[hardware]\nnvlink_domain = [}\n", "[hardware]\nnvlink_domain = [[[1, }]]]\n",
-                                 "[hardware]\nnvlink_domain = [1, }\n"}) {
+  for (const std::string text :
+       {"[hardware]\nnvlink_domain = [}\n", "[hardware]\nnvlink_domain = [[[1, }]]]\n",
+        "[hardware]\nnvlink_domain = [1, }\n"}) {
     INFO(text);
     try {
       (void)stepsim::scen::load_scenario_string(text, "b.toml", stepsim::test::builtin_catalog());
       FAIL("accepted");
     } catch (const stepsim::UserError& e) {
       CHECK(std::string(e.what()).find("b.toml:2:") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("a date-like value followed by a space, one digit and a terminator is a syntax error") {
+  // Found by fuzz_scenario: ten characters that could be a date (`7c--------`) then ` 1` made toml++
+  // scan for the time part starting on the terminator after the digit, which asserts like the
+  // case above. third_party/tomlplusplus carries the fix (its second `stepsim patch`).
+  for (const std::string text :
+       {"[hardware]\nnodes = [7c-------- 1 ]\n", "[hardware]\nnodes = 7c-------- 1\n",
+        "[hardware]\nnodes = [0,7c-------- 1 [0~a\n"}) {
+    INFO(text);
+    try {
+      (void)stepsim::scen::load_scenario_string(text, "d.toml", stepsim::test::builtin_catalog());
+      FAIL("accepted");
+    } catch (const stepsim::UserError& e) {
+      CHECK(std::string(e.what()).find("d.toml:2:") != std::string::npos);
     }
   }
 }

@@ -24,4 +24,31 @@ values = [1, 2]
 )";
 }
 
+/// Mixtral (8 experts, top-2, 4 layers) training with EP 8 on one 8-GPU H100 node. Tests locate
+/// errors by its lines:
+///  1 [model]                  6 nodes = 1             11 global_batch = 16
+///  2 preset = "mixtral-8x7b"  7 gpus_per_node = 8     12 micro_batch = 1
+///  3 layers = 4               8 [workload]            13 [parallelism]
+///  4 [hardware]               9 kind = "train"        14 ep = 8
+///  5 gpu = "h100-sxm"        10 seq_len = 1024        15 [moe]  16 imbalance = 1.5
+inline std::string small_moe_train() {
+  return R"([model]
+preset = "mixtral-8x7b"
+layers = 4
+[hardware]
+gpu = "h100-sxm"
+nodes = 1
+gpus_per_node = 8
+[workload]
+kind = "train"
+seq_len = 1024
+global_batch = 16
+micro_batch = 1
+[parallelism]
+ep = 8
+[moe]
+imbalance = 1.5
+)";
+}
+
 }  // namespace stepsim::test

@@ -15324,7 +15324,11 @@ TOML_IMPL_NAMESPACE_START
 						advance_and_return_if_error({});
 						advance_count++;
 
-						scan();
+						// stepsim patch: scan() asserts (and, in clang release builds, assumes) that
+						// it does not start on a value terminator; `7c-------- 1 ` reached it on the
+						// space after the digit. With nothing more to scan, 12 characters backpedal.
+						if (!is_eof() && !is_value_terminator(*cp))
+							scan();
 						return_if_error({});
 
 						if (char_count == 12u)

@@ -23,9 +23,11 @@ std::string num(double v) {
 std::string model_line(const scen::Scenario& s) {
   const work::ModelSpec& m = s.job.model;
   const work::ParamBreakdown b = work::count_params(m);
-  std::string out = (s.model_preset.empty() ? "inline" : s.model_preset) + " (" + m.name +
-                    "): " + std::to_string(m.layers) + " layers, hidden " + std::to_string(m.hidden) + ", " +
-                    std::to_string(m.heads) + " heads (" + std::to_string(m.kv_heads) + " KV), ";
+  const std::string source = !s.model_preset.empty()      ? s.model_preset + " (" + m.name + ")"
+                             : !s.model_hf_config.empty() ? m.name + " from hf_config " + s.model_hf_config
+                                                          : "inline (" + m.name + ")";
+  std::string out = source + ": " + std::to_string(m.layers) + " layers, hidden " + std::to_string(m.hidden) +
+                    ", " + std::to_string(m.heads) + " heads (" + std::to_string(m.kv_heads) + " KV), ";
   if (m.is_moe())
     out += std::to_string(m.experts) + " experts top-" + std::to_string(m.top_k) + ", expert ffn " +
            std::to_string(m.expert_ffn) + ", ";
@@ -150,6 +152,7 @@ std::string table(const scen::Scenario& s) {
   row("scenario", s.display_name + (s.meta.name.empty() ? "" : " (" + s.meta.name + ")"));
   if (!s.meta.id.empty()) row("id", s.meta.id + (s.meta.group.empty() ? "" : " [" + s.meta.group + "]"));
   row("model", model_line(s));
+  for (const auto& n : s.notes) row("note", n);
   row("gpu", gpu_line(s.job.cluster.gpu));
   row("cluster", cluster_line(s.job.cluster) + forced_collectives(s.job.collective));
   row("workload", workload_line(s));
@@ -176,6 +179,8 @@ std::string render_check(const scen::Scenario& s, RenderFormat format) {
                      {"group", s.meta.group},
                      {"file", s.display_name},
                      {"model_preset", s.model_preset},
+                     {"model_hf_config", s.model_hf_config},
+                     {"notes", s.notes},
                      {"gpu_preset", s.gpu_preset},
                      {"dp_derived", s.dp_derived}}},
                    {"job", job_json(s.job)}};

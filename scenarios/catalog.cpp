@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 
 #include "scenarios/data_dir.hpp"
 #include "scenarios/spec_readers.hpp"
@@ -130,6 +131,19 @@ std::vector<std::string> names_of(const auto& specs, const auto& aliases) {
   return out;
 }
 
+enum class CharKind : std::uint8_t { letter, digit, separator };
+
+CharKind kind_at(std::string_view s, std::size_t i) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  if (std::isalpha(c)) return CharKind::letter;
+  if (std::isdigit(c)) return CharKind::digit;
+  // A dot inside a number ("3.1") belongs to it.
+  if (c == '.' && i > 0 && i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i - 1])) &&
+      std::isdigit(static_cast<unsigned char>(s[i + 1])))
+    return CharKind::digit;
+  return CharKind::separator;
+}
+
 template <class Spec>
 const Spec* find_spec(const std::vector<Spec>& specs, const auto& aliases, std::string_view key) {
   std::string_view id = key;
@@ -191,8 +205,39 @@ Catalog Catalog::with_text(std::string_view toml_text, const std::string& name) 
 const topo::GpuSpec* Catalog::find_gpu(std::string_view key) const {
   return find_spec(gpus_, gpu_alias_, key);
 }
+std::string model_id_key(std::string_view id) {
+  if (const auto slash = id.rfind('/'); slash != std::string_view::npos) id.remove_prefix(slash + 1);
+  std::vector<std::string> tokens;
+  CharKind previous = CharKind::separator;
+  for (std::size_t i = 0; i < id.size(); ++i) {
+    const CharKind k = kind_at(id, i);
+    if (k == CharKind::separator) {
+      previous = k;
+      continue;
+    }
+    if (k != previous) tokens.emplace_back();
+    tokens.back() += static_cast<char>(std::tolower(static_cast<unsigned char>(id[i])));
+    previous = k;
+  }
+  constexpr std::string_view kSuffixes[] = {"instruct", "chat", "hf", "base", "it"};
+  while (tokens.size() > 1 &&
+         std::find(std::begin(kSuffixes), std::end(kSuffixes), tokens.back()) != std::end(kSuffixes))
+    tokens.pop_back();
+  if (tokens.size() > 1 && tokens[0] == "meta" && tokens[1] == "llama") tokens.erase(tokens.begin());
+  std::string out;
+  for (const auto& t : tokens) out += (out.empty() ? "" : "-") + t;
+  return out;
+}
+
 const work::ModelSpec* Catalog::find_model(std::string_view key) const {
-  return find_spec(models_, model_alias_, key);
+  if (const work::ModelSpec* exact = find_spec(models_, model_alias_, key)) return exact;
+  const std::string wanted = model_id_key(key);
+  if (wanted.empty()) return nullptr;
+  for (const auto& m : models_)
+    if (model_id_key(m.id) == wanted) return &m;
+  for (const auto& [alias, id] : model_alias_)
+    if (model_id_key(alias) == wanted) return find_spec(models_, model_alias_, id);
+  return nullptr;
 }
 std::vector<std::string> Catalog::gpu_names() const {
   return names_of(gpus_, gpu_alias_);

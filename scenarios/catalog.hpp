@@ -15,6 +15,12 @@
 
 namespace stepsim::scen {
 
+/// A model id as people write it, reduced to one spelling: lower case, without an `org/` prefix,
+/// the `-Instruct`, `-chat`, `-hf`, `-Base` and `-it` suffixes or a leading "Meta-" before "Llama",
+/// with letters and numbers split apart ("Llama-3.3-70B-Instruct" and "llama3.3-70b" are both
+/// "llama-3.3-70-b"). A dot between digits stays: "1.7b" is not "17b".
+std::string model_id_key(std::string_view id);
+
 class Catalog {
  public:
   /// An empty catalog.
@@ -34,7 +40,8 @@ class Catalog {
 
   /// The GPU with this id or alias, or null.
   const topo::GpuSpec* find_gpu(std::string_view id_or_alias) const;
-  /// The model with this id or alias, or null.
+  /// The model with this id or alias, or null. Spellings of an id resolve too (model_id_key):
+  /// "meta-llama/Llama-3.1-70B-Instruct", "llama3.1-70b" and "Llama-3.1-70B" name llama-3.1-70b.
   const work::ModelSpec* find_model(std::string_view id_or_alias) const;
   /// All GPUs / models, in catalog file order (built-in first, then user additions).
   const std::vector<topo::GpuSpec>& gpus() const { return gpus_; }

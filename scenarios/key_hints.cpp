@@ -15,6 +15,7 @@ struct KeyHome {
 /// Every scenario key and the table it belongs to (the first table listed wins for duplicates).
 constexpr KeyHome kHomes[] = {
     {"preset", "model"},
+    {"hf_config", "model"},
     {"layers", "model"},
     {"hidden", "model"},
     {"heads", "model"},

@@ -58,6 +58,12 @@ struct Scenario {
   std::string display_name;           ///< how messages name the input: the path, or the name given
   KeyLocations locations;             ///< dotted key -> file:line:column
 
+  /// The Hugging Face config.json the model was read from (`model.hf_config`, resolved), else "".
+  std::string model_hf_config;
+  /// What the inputs describe that stepsim does not simulate (keys of an hf_config it does not
+  /// use), one line each; `stepsim check` prints them as notes.
+  std::vector<std::string> notes;
+
   /// Where `dotted_key` ("parallelism.tp") was written, else its table, else the file: for
   /// errors that later layers raise about this scenario.
   SourceLocation where(std::string_view dotted_key) const { return locations.find(dotted_key); }

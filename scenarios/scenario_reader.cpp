@@ -137,7 +137,7 @@ Scenario read_document(Scenario s, toml::table& doc, const Catalog& base, const 
   require(root, "hardware", "[hardware] with gpu = \"h100-sxm\" and nodes = 8");
   require(root, "workload", "[workload] with kind = \"train\", seq_len and global_batch");
   if (auto t = root.table("meta")) read_meta(*t, s);
-  detail::read_model_section(*root.table("model"), catalog, s);
+  detail::read_model_section(*root.table("model"), catalog, s, base_dir);
   detail::read_hardware_section(*root.table("hardware"), catalog, s);
   if (auto t = root.table("fabric")) detail::read_fabric_section(*t, s);
   detail::read_workload_section(*root.table("workload"), s);

@@ -13,7 +13,10 @@
 
 namespace stepsim::scen::detail {
 
-void read_model_section(TableReader r, const Catalog& catalog, Scenario& s);
+/// [model]: a catalog preset, a Hugging Face config.json (`hf_config`, relative to `base_dir`) or
+/// inline dimensions, plus overrides.
+void read_model_section(TableReader r, const Catalog& catalog, Scenario& s,
+                        const std::filesystem::path& base_dir);
 void read_hardware_section(TableReader r, const Catalog& catalog, Scenario& s);
 void read_fabric_section(TableReader r, Scenario& s);
 void read_workload_section(TableReader r, Scenario& s);

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "scenarios/choices.hpp"
+#include "scenarios/hf_config.hpp"
 #include "scenarios/scenario_sections.hpp"
 #include "scenarios/spec_readers.hpp"
 #include "scenarios/suggest.hpp"
@@ -67,10 +68,25 @@ std::vector<work::ParallelDim> read_order(TableReader r, const std::vector<std::
 
 }  // namespace
 
-void read_model_section(TableReader r, const Catalog& catalog, Scenario& s) {
+void read_model_section(TableReader r, const Catalog& catalog, Scenario& s,
+                        const std::filesystem::path& base_dir) {
   work::ModelSpec& m = s.job.model;
   std::string preset;
-  if (r.read("preset", preset)) {
+  std::string hf_config;
+  if (r.has("preset") && r.has("hf_config"))
+    r.fail("hf_config", "give one of preset or hf_config",
+           "preset names a catalog model, hf_config a Hugging Face config.json; keep one");
+  if (r.read("hf_config", hf_config)) {
+    if (hf_config.empty())
+      r.fail("hf_config", "is empty",
+             "give the path of a model's config.json, relative to the scenario file");
+    const std::filesystem::path file = (base_dir / hf_config).lexically_normal();
+    HfModel h = load_hf_config(file, HfReference{r.where("hf_config"), r.path("hf_config")});
+    m = std::move(h.model);
+    s.model_hf_config = file.string() + " (" + h.architecture + ")";
+    for (auto& n : h.notes) s.notes.push_back(file.string() + ": " + std::move(n));
+    mark_derived_model_fields(m);
+  } else if (r.read("preset", preset)) {
     const work::ModelSpec* found = catalog.find_model(preset);
     if (found == nullptr) {
       std::string hint = did_you_mean(preset, catalog.model_names());

@@ -18,12 +18,16 @@ int cmd_merge(Args args);
 int cmd_slurm(Args args);
 int cmd_search(Args args);
 int cmd_size(Args args);
+int cmd_import(Args args);
 
 namespace {
 constexpr Command kCommands[] = {
     {"version", "print the version", cmd_version, "stepsim version"},
     {"catalog", "list the GPU and model presets", cmd_catalog,
      "stepsim catalog gpus\nstepsim catalog gpus --provenance"},
+    {"import", "write a Hugging Face config.json's model as a [model] table", cmd_import,
+     "stepsim import scenarios/hf/Llama-3.1-8B.json\n"
+     "stepsim import scenarios/hf/DeepSeek-V3.json --out deepseek-v3-model.toml"},
     {"check", "validate a scenario and show what it resolves to", cmd_check,
      "stepsim check scenarios/examples/llama3.1-70b-512xh100.toml --set parallelism.tp=4 --set "
      "parallelism.dp=32"},

@@ -30,10 +30,10 @@ TEST_CASE("the built-in catalog has every required GPU and model") {
                          "mixtral-8x22b",     "deepseek-v3",       "qwen3-235b-a22b",   "megatron-gpt-1.7b",
                          "megatron-gpt-3.6b", "megatron-gpt-7.5b", "megatron-gpt-18b",  "megatron-gpt-39b",
                          "megatron-gpt-76b",  "megatron-gpt-145b", "megatron-gpt-310b", "megatron-gpt-530b",
-                         "megatron-gpt-1t",   "megatron-gpt-22b"})
+                         "megatron-gpt-1t",   "megatron-gpt-22b",  "llama-3.3-70b"})
     CHECK(stepsim::test::builtin_catalog().find_model(id) != nullptr);
   CHECK(stepsim::test::builtin_catalog().gpus().size() == 8);
-  CHECK(stepsim::test::builtin_catalog().models().size() == 22);
+  CHECK(stepsim::test::builtin_catalog().models().size() == 23);  // 22 before Llama 3.3 70B
 }
 
 TEST_CASE("catalog figures are converted to base units") {

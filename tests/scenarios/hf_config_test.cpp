@@ -1,0 +1,304 @@
+// Models from Hugging Face config.json files (`[model] hf_config`, `stepsim import`): every shipped
+// copy under scenarios/hf/ resolves to its published parameter count, the imported [model] table
+// reads back into the same model, overrides apply, and what stepsim does not use is reported.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "scenarios/hf_config.hpp"
+#include "scenarios/scenario.hpp"
+#include "sim/error.hpp"
+#include "tests/support/catalog.hpp"
+#include "tests/support/temp_files.hpp"
+#include "workloads/params.hpp"
+
+namespace hf_config_rows {
+
+namespace fs = std::filesystem;
+using stepsim::scen::HfModel;
+using stepsim::scen::Scenario;
+using stepsim::work::ModelSpec;
+
+const fs::path kHf = fs::path(STEPSIM_SOURCE_DIR) / "scenarios" / "hf";
+
+/// A prefill on one H100 node: inference, so GPT-NeoX's and Falcon's parallel blocks are allowed.
+std::string scenario_text(const std::string& model_table) {
+  return model_table + R"(
+[hardware]
+gpu = "h100-sxm"
+nodes = 1
+[workload]
+kind = "prefill"
+seq_len = 2048
+batch = 1
+)";
+}
+
+Scenario load_with(const std::string& model_table, const fs::path& base_dir = {}) {
+  return stepsim::scen::load_scenario_string(scenario_text(model_table), "hf.toml",
+                                             stepsim::test::builtin_catalog(), {}, base_dir);
+}
+
+Scenario load_config(const std::string& file) {
+  return load_with("[model]\nhf_config = \"" + (kHf / file).string() + "\"\n");
+}
+
+/// One shipped config and the figures its publisher gives. `tolerance` is 0.01 unless the comment
+/// says why the source allows no better; active = 0: not checked (dense models).
+struct Published {
+  std::string file;
+  double total = 0.0;
+  double active = 0.0;
+  double tolerance = 0.01;
+  /// DeepSeek-V2's "activated" figure leaves out the input embedding (a lookup, no compute).
+  bool active_without_embedding = false;
+};
+
+const std::vector<Published> kPublished = {
+    // Model cards on Hugging Face (the "Model size" of each repository) unless said otherwise.
+    {"Llama-3.1-8B.json", 8.03e9},            // meta-llama/Llama-3.1-8B: 8.03B
+    {"Llama-3.1-70B.json", 70.6e9},           // meta-llama/Llama-3.1-70B: 70.6B
+    {"Llama-3.3-70B-Instruct.json", 70.6e9},  // meta-llama/Llama-3.3-70B-Instruct: 70.6B
+    // meta-llama/Llama-4-Scout-17B-16E card: "17B activated, 109B total", vision encoder included.
+    // stepsim simulates the text decoder: 107.77B, plus the 0.87B vision encoder (34 layers of
+    // width 1408, MLP 5632, and its adapter and projector) gives 108.64B, which rounds to 109B;
+    // 107.77 / 109 = 0.989, and 17.17B active / 17 = 1.010, hence 1.5% for a card printing whole
+    // billions.
+    {"Llama-4-Scout-17B-16E.json", 109e9, 17e9, 0.015},
+    {"Mistral-7B-v0.3.json", 7.25e9},  // mistralai/Mistral-7B-v0.3: 7.25B
+    // Mistral AI, "Mixtral of experts" (Dec 2023): 46.7B total, 12.9B used per token.
+    {"Mixtral-8x7B-v0.1.json", 46.7e9, 12.9e9},
+    {"Qwen2.5-7B.json", 7.61e9},  // Qwen/Qwen2.5-7B card: "Number of Parameters: 7.61B"
+    {"Qwen3-8B.json", 8.2e9},     // Qwen/Qwen3-8B card: "Number of Parameters: 8.2B"
+    // Qwen/Qwen3-30B-A3B card: "30.5B in total and 3.3B activated". Activated, counted as for
+    // every MoE here (embedding, head, attention, 8 of 128 experts, router): 3.353B, 1.6% above a
+    // figure printed with one decimal, hence 2%.
+    {"Qwen3-30B-A3B.json", 30.5e9, 3.3e9, 0.02},
+    // deepseek-ai/DeepSeek-V3 README_WEIGHTS.md: 671B main model, 36.7B activated (MTP's 11.5B
+    // apart). As the catalog entry says (scenarios/catalog/models.toml): our activated count is
+    // 37.55B and no split of the layer weights reproduces 36.7B exactly, hence 2.5%.
+    {"DeepSeek-V3.json", 671e9, 36.7e9, 0.025},
+    // deepseek-ai/DeepSeek-V2-Lite card: "15.7B parameters", "2.4B activated". The activated
+    // figure leaves out the input embedding: 2.661B - 0.210B = 2.451B, 2.1% above a figure printed
+    // with one decimal, hence 2.5%.
+    {"DeepSeek-V2-Lite.json", 15.7e9, 2.4e9, 0.025, true},
+    {"gemma-2-9b.json", 9.24e9},  // google/gemma-2-9b: 9.24B
+    // Gemma 3 technical report (arXiv 2503.19786), Table 1, 12B: 1,012M embedding + 10,759M
+    // non-embedding parameters in the text model (the 417M vision encoder listed apart).
+    {"gemma-3-12b-pt.json", 11.771e9},
+    // Biderman et al. 2023 (Pythia), Table 1: 6.9B model, 6,857,302,016 parameters.
+    {"pythia-6.9b.json", 6857302016.0},
+    // tiiuae/falcon-7b card: "a 7B parameters causal decoder-only model". The checkpoint holds
+    // 6.92B (embedding tied to the head), 1.1% below a card printing whole billions, hence 1.5%.
+    {"falcon-7b.json", 7e9, 0.0, 0.015},
+};
+
+/// The fields a [model] table sets, compared one by one so a failure names the field.
+void check_same_model(const ModelSpec& a, const ModelSpec& b) {
+  CHECK(a.layers == b.layers);
+  CHECK(a.hidden == b.hidden);
+  CHECK(a.heads == b.heads);
+  CHECK(a.kv_heads == b.kv_heads);
+  CHECK(a.head_dim == b.head_dim);
+  CHECK(a.ffn == b.ffn);
+  CHECK(a.vocab == b.vocab);
+  CHECK(a.activation == b.activation);
+  CHECK(a.norm == b.norm);
+  CHECK(a.position == b.position);
+  CHECK(a.linear_bias == b.linear_bias);
+  CHECK(a.tied_embeddings == b.tied_embeddings);
+  CHECK(a.dropout == b.dropout);
+  CHECK(a.parallel_block == b.parallel_block);
+  CHECK(a.attention == b.attention);
+  CHECK(a.mla.q_lora_rank == b.mla.q_lora_rank);
+  CHECK(a.mla.kv_lora_rank == b.mla.kv_lora_rank);
+  CHECK(a.mla.qk_nope_head_dim == b.mla.qk_nope_head_dim);
+  CHECK(a.mla.qk_rope_head_dim == b.mla.qk_rope_head_dim);
+  CHECK(a.mla.v_head_dim == b.mla.v_head_dim);
+  CHECK(a.experts == b.experts);
+  CHECK(a.top_k == b.top_k);
+  CHECK(a.shared_experts == b.shared_experts);
+  CHECK(a.expert_ffn == b.expert_ffn);
+  CHECK(a.dense_layers == b.dense_layers);
+  CHECK(a.moe_layers() == b.moe_layers());
+  for (int i = 0; i < a.layers; ++i) CHECK(a.is_moe_layer(i) == b.is_moe_layer(i));
+  CHECK(a.mtp_layers == b.mtp_layers);
+  CHECK(stepsim::work::count_params(a).total == stepsim::work::count_params(b).total);
+}
+
+std::string with_key(std::string json, const std::string& after, const std::string& inserted) {
+  const auto at = json.find(after);
+  REQUIRE(at != std::string::npos);
+  json.insert(at + after.size(), inserted);
+  return json;
+}
+
+}  // namespace hf_config_rows
+
+using namespace hf_config_rows;
+
+TEST_CASE("every shipped config.json resolves to its published parameter count") {
+  REQUIRE(kPublished.size() == 15);
+  for (const auto& p : kPublished) {
+    INFO(p.file);
+    const Scenario s = load_config(p.file);
+    const auto b = stepsim::work::count_params(s.job.model);
+    CHECK(std::abs(b.main_total() / p.total - 1.0) <= p.tolerance);
+    if (p.active > 0.0) {
+      const double active = b.main_active() - (p.active_without_embedding ? b.embedding : 0.0);
+      CHECK(std::abs(active / p.active - 1.0) <= p.tolerance);
+    }
+  }
+}
+
+TEST_CASE("the architectures map to stepsim's model structure") {
+  const ModelSpec scout = load_config("Llama-4-Scout-17B-16E.json").job.model;
+  CHECK(scout.experts == 16);
+  CHECK(scout.shared_experts == 1);  // Llama 4's shared expert, as wide as a routed one
+  CHECK(scout.expert_ffn == 8192);
+  CHECK(scout.ffn == 16384);        // intermediate_size_mlp, for dense layers (none in Scout)
+  CHECK(scout.moe_layers() == 48);  // interleave_moe_layer_step = 1
+  const ModelSpec v3 = load_config("DeepSeek-V3.json").job.model;
+  CHECK(v3.attention == stepsim::work::AttentionKind::mla);
+  CHECK(v3.mla.q_lora_rank == 1536);
+  CHECK(v3.dense_layers == 3);                                                 // first_k_dense_replace
+  CHECK(v3.moe_layers() == 58);                                                // 61 - 3
+  CHECK(v3.mtp_layers == 1);                                                   // num_nextn_predict_layers
+  CHECK(load_config("DeepSeek-V2-Lite.json").job.model.mla.q_lora_rank == 0);  // null: no query LoRA
+  const ModelSpec gemma = load_config("gemma-3-12b-pt.json").job.model;
+  CHECK(gemma.head_dim == 256);  // not hidden / heads = 240
+  CHECK(gemma.vocab == 262208);  // Gemma3TextConfig's default: the file leaves it out
+  CHECK(gemma.tied_embeddings);
+  CHECK(gemma.activation == stepsim::work::Activation::swiglu);  // GeGLU: a gated MLP, three GEMMs
+  const ModelSpec pythia = load_config("pythia-6.9b.json").job.model;
+  CHECK(pythia.parallel_block);
+  CHECK(pythia.linear_bias);
+  CHECK(pythia.norm == stepsim::work::NormKind::layernorm);
+  CHECK(pythia.activation == stepsim::work::Activation::gelu);
+  const ModelSpec falcon = load_config("falcon-7b.json").job.model;
+  CHECK(falcon.kv_heads == 1);   // multi_query without the new decoder architecture
+  CHECK(falcon.head_dim == 64);  // 4544 / 71
+  CHECK(falcon.ffn == 4 * 4544);
+  CHECK(falcon.tied_embeddings);
+  CHECK(load_config("Qwen3-8B.json").job.model.head_dim == 128);
+}
+
+TEST_CASE("stepsim import writes a [model] table that reads back into the same model") {
+  for (const auto& p : kPublished) {
+    INFO(p.file);
+    const HfModel h = stepsim::scen::load_hf_config(kHf / p.file);
+    const std::string table = stepsim::scen::hf_model_toml(h, "scenarios/hf/" + p.file);
+    CHECK(table.find("# Imported by `stepsim import` from scenarios/hf/" + p.file + " (" + h.architecture) ==
+          0);
+    const Scenario from_table = load_with(table);
+    const Scenario from_json = load_config(p.file);
+    CHECK(from_table.job.model.name == from_json.job.model.name);
+    check_same_model(from_table.job.model, from_json.job.model);
+  }
+}
+
+TEST_CASE("[model] keys beside hf_config override the config's values") {
+  const Scenario s = load_with("[model]\nhf_config = \"" + (kHf / "Llama-3.1-8B.json").string() +
+                               "\"\nlayers = 4\nheads = 16\nname = \"small\"\n");
+  CHECK(s.job.model.layers == 4);
+  CHECK(s.job.model.heads == 16);
+  CHECK(s.job.model.head_dim == 256);  // derived from the config (4096 / 32), so it follows: 4096 / 16
+  CHECK(s.job.model.kv_heads == 8);    // given by the config, kept
+  CHECK(s.job.model.name == "small");
+  CHECK(s.model_preset.empty());
+  CHECK(s.model_hf_config.find("Llama-3.1-8B.json (LlamaForCausalLM)") != std::string::npos);
+}
+
+TEST_CASE("hf_config is relative to the scenario file, and a model folder stands for its config.json") {
+  stepsim::test::TempDir dir;
+  fs::create_directories(dir.path() / "runs");
+  fs::create_directories(dir.path() / "models" / "Llama-3.1-8B");
+  fs::copy_file(kHf / "Llama-3.1-8B.json", dir.path() / "models" / "Llama-3.1-8B" / "config.json");
+  dir.write("runs/a.toml", scenario_text("[model]\nhf_config = \"../models/Llama-3.1-8B/config.json\"\n"));
+  dir.write("runs/b.toml", scenario_text("[model]\nhf_config = \"../models/Llama-3.1-8B\"\n"));
+  const auto& catalog = stepsim::test::builtin_catalog();
+  const Scenario a = stepsim::scen::load_scenario(dir.path() / "runs" / "a.toml", catalog);
+  const Scenario b = stepsim::scen::load_scenario(dir.path() / "runs" / "b.toml", catalog);
+  CHECK(a.job.model.layers == 32);
+  CHECK(a.job.model.name == "Llama-3.1-8B");  // a file called config.json is named by its folder
+  CHECK(a.job.model.id == "llama-3.1-8b");
+  CHECK(b.job.model.layers == 32);
+}
+
+TEST_CASE("keys stepsim does not use are notes, irrelevant keys are silent, new keys are reported") {
+  CHECK(load_config("Llama-3.1-8B.json").notes.empty());  // every key mapped or irrelevant
+  const Scenario gemma = load_config("gemma-2-9b.json");
+  REQUIRE(gemma.notes.size() == 2);
+  CHECK_THAT(gemma.notes[1], Catch::Contains("gemma-2-9b.json: `sliding_window` = 4096 not used by stepsim"));
+  const std::string llama = stepsim::test::slurp(kHf / "Llama-3.1-8B.json");
+  const HfModel h =
+      stepsim::scen::parse_hf_config(with_key(llama, "{", "\n  \"fancy_new_thing\": 3,"), "x.json");
+  REQUIRE(h.notes.size() == 1);
+  CHECK(h.notes[0] == "`fancy_new_thing` = 3 not used by stepsim (a key stepsim does not know)");
+  // Off switches leave nothing to report: no sliding window in Qwen2.5 (use_sliding_window false).
+  for (const auto& n : load_config("Qwen2.5-7B.json").notes) CHECK(n.find("sliding") == std::string::npos);
+  // A sliding window that is on is reported.
+  const std::string qwen = stepsim::test::slurp(kHf / "Qwen2.5-7B.json");
+  const std::string on = qwen.substr(0, qwen.find("\"use_sliding_window\": false")) +
+                         "\"use_sliding_window\": true" +
+                         qwen.substr(qwen.find("\"use_sliding_window\": false") + 27);
+  bool reported = false;
+  for (const auto& n : stepsim::scen::parse_hf_config(on, "q.json").notes)
+    reported = reported || n.find("`sliding_window` = 131072 not used") != std::string::npos;
+  CHECK(reported);
+}
+
+TEST_CASE("bad configs are UserErrors located in the JSON file") {
+  const std::string llama = stepsim::test::slurp(kHf / "Llama-3.1-8B.json");
+  const auto error_of = [](const std::string& json) -> std::string {
+    try {
+      (void)stepsim::scen::parse_hf_config(json, "c.json");
+    } catch (const stepsim::UserError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  // A stray comma: the parser's line and column.
+  CHECK_THAT(error_of("{\n\"a\": 1,,\n}"),
+             Catch::StartsWith("c.json:2:8: is not valid JSON: syntax error while parsing object key"));
+  CHECK_THAT(error_of(with_key(llama, "\"hidden_size\": ", "-")),
+             Catch::StartsWith("c.json:10:3: hidden_size: must be a positive whole number, got -4096"));
+  const std::string no_layers = llama.substr(0, llama.find("  \"num_hidden_layers\"")) +
+                                llama.substr(llama.find("\"num_key_value_heads\""));
+  CHECK(error_of(no_layers) ==
+        "c.json: num_hidden_layers: is missing (the number of transformer layers) (a config.json saved by "
+        "transformers has it; add it, or check that this is the model's config)");
+  CHECK_THAT(
+      error_of(R"({"architectures": ["GPT2LMHeadModel"], "n_layer": 12})"),
+      Catch::StartsWith("c.json:1:2: architectures: is `GPT2LMHeadModel`, an architecture stepsim cannot "
+                        "read (supported: LlamaForCausalLM (Llama 2/3/3.1/3.3), "));
+  CHECK_THAT(error_of("[1, 2]"),
+             Catch::StartsWith("c.json:1:1: is not a config.json: expected a JSON object"));
+  CHECK_THAT(error_of(with_key(llama, "\"num_key_value_heads\": ", "1")),
+             Catch::Contains("num_key_value_heads: 18 does not divide num_attention_heads (32)"));
+}
+
+TEST_CASE("stepsim import prints the table or writes it with --out, and stepsim check prints the notes") {
+  const fs::path config = kHf / "Qwen3-30B-A3B.json";
+  const std::string expected =
+      stepsim::scen::hf_model_toml(stepsim::scen::load_hf_config(config), config.string());
+  const auto printed = stepsim::test::run_stepsim("import '" + config.string() + "'");
+  CHECK(printed.exit_code == 0);
+  CHECK(printed.out == expected);
+  stepsim::test::TempDir dir;
+  const fs::path out = dir.path() / "model.toml";
+  const auto written =
+      stepsim::test::run_stepsim("import '" + config.string() + "' --out '" + out.string() + "'");
+  CHECK(written.exit_code == 0);
+  CHECK(written.out.empty());
+  CHECK_THAT(written.err, Catch::Contains("wrote the [model] table of Qwen3-30B-A3B (Qwen3MoeForCausalLM)"));
+  CHECK(stepsim::test::slurp(out) == expected);
+  dir.write("s.toml", scenario_text("[model]\nhf_config = \"" + (kHf / "gemma-2-9b.json").string() + "\"\n"));
+  const auto checked = stepsim::test::run_stepsim("check '" + (dir.path() / "s.toml").string() + "'");
+  CHECK(checked.exit_code == 0);
+  CHECK_THAT(checked.out, Catch::Contains("model      gemma-2-9b from hf_config ") &&
+                              Catch::Contains("gemma-2-9b.json (Gemma2ForCausalLM): 42 layers"));
+  CHECK_THAT(checked.out,
+             Catch::Contains("note       ") &&
+                 Catch::Contains("gemma-2-9b.json: `sliding_window` = 4096 not used by stepsim"));
+}

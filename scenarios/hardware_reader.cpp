@@ -47,12 +47,20 @@ void read_gpu(TableReader& r, const Catalog& catalog, Scenario& s) {
 
 /// nodes, or gpus (total), or both; gpus below one node's worth shrink the node.
 void read_size(TableReader& r, topo::ClusterSpec& c) {
-  const bool has_gpn = r.read("gpus_per_node", c.gpus_per_node, kPositiveInt);
-  const bool has_nodes = r.read("nodes", c.nodes, kPositiveInt);
+  const bool has_gpn = r.read("gpus_per_node", c.gpus_per_node, kGpuCount);
+  const bool has_nodes = r.read("nodes", c.nodes, kGpuCount);
   int gpus = 0;
-  const bool has_gpus = r.read("gpus", gpus, kPositiveInt);
+  const bool has_gpus = r.read("gpus", gpus, kGpuCount);
   if (!has_nodes && !has_gpus)
     r.fail("", "missing `nodes` (or `gpus`, the total)", "e.g. nodes = 64 with gpus_per_node = 8");
+  // Each count is below 2^24, so the product is exact in 64 bits (nodes = 777777777 x 8 overflowed int).
+  const std::int64_t total = std::int64_t{c.nodes} * c.gpus_per_node;
+  if (has_nodes && total > kGpuCount.max)
+    r.fail("nodes",
+           "nodes x gpus_per_node = " + std::to_string(c.nodes) + " x " + std::to_string(c.gpus_per_node) +
+               " = " + std::to_string(total) + " GPUs, above the plausible maximum of " +
+               std::to_string(kGpuCount.max),
+           "a cluster of at most 16,777,216 GPUs (the largest built have about 100,000)");
   if (!has_gpus) return;
   if (!has_nodes && !has_gpn && gpus < c.gpus_per_node) c.gpus_per_node = gpus;
   if (has_nodes) {
@@ -94,8 +102,8 @@ void read_hardware_section(TableReader r, const Catalog& catalog, Scenario& s) {
   read_gpu(r, catalog, s);
   read_size(r, c);
   c.nvlink_domain = 0;  // 0 = not given; resolve_and_check derives it from the GPU and the cluster
-  r.read("nvlink_domain", c.nvlink_domain, kPositiveInt);
-  r.read("gpus_per_domain", c.rack_gpus, kPositiveInt);  // the job's share; resolve_nvlink_domain swaps them
+  r.read("nvlink_domain", c.nvlink_domain, kGpuCount);
+  r.read("gpus_per_domain", c.rack_gpus, kGpuCount);  // the job's share; resolve_nvlink_domain swaps them
   r.read("nvls", c.nvls);
   double latency_us = 0.0;
   if (r.read("nvlink_latency_us", latency_us, kLatencyUs)) c.nvlink_latency_s = latency_us * 1e-6;
@@ -124,8 +132,8 @@ void read_fabric_section(TableReader r, Scenario& s) {
     }
   }
   r.read("sharp", f.sharp);
-  r.read("hosts_per_leaf", f.hosts_per_leaf, kPositiveInt);
-  r.read("leaves_per_pod", f.leaves_per_pod, kPositiveInt);
+  r.read("hosts_per_leaf", f.hosts_per_leaf, kGpuCount);
+  r.read("leaves_per_pod", f.leaves_per_pod, kGpuCount);
   double hop_us = 0.0;
   if (r.read("hop_latency_us", hop_us, kLatencyUs)) f.hop_latency_s = hop_us * 1e-6;
   const bool custom = f.kind == topo::FabricKind::custom;

@@ -36,6 +36,10 @@ inline constexpr RealRange kMemoryGB{1e-3, 1e6, false,
 /// Fractions of a peak rate (efficiencies): 1% to 100%. Below 1% a figure is a typo, not a kernel.
 inline constexpr RealRange kEfficiency{0.01, 1.0, false,
                                        "a fraction of peak; plausible range 0.01 to 1, e.g. 0.8"};
+/// GPU counts (nodes, GPUs per node, the total, NVLink domains): 1 to 2^24 = 16,777,216, above any
+/// built or planned cluster and far from int's range, so products of two counts stay exact.
+inline constexpr IntRange kGpuCount{1, 1 << 24};
+
 /// Downlink:uplink ratio of a switch tier: 1 (non-blocking) to 1000.
 inline constexpr RealRange kOversubscription{
     1.0, 1000.0, false,

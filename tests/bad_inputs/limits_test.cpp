@@ -66,6 +66,12 @@ const std::vector<BadInput> kBounds = {
         {"nvlink_gb_s: must be 0 (none) or in [0.001, 1e+06], got 1e-09"}),
     row("a NIC efficiency of 1e-300", "run {dir}/s.toml --set hardware.efficiency.nic=1e-300",
         {"hardware.efficiency.nic: must be in [0.01, 1], got 1e-300"}),
+    // Found by fuzz_topology: 777,777,777 nodes x 8 overflowed int (undefined behaviour) in
+    // ClusterSpec::total_gpus before any check; counts are now at most 2^24 each and in product.
+    row("nodes x gpus_per_node beyond int", "check {dir}/s.toml --set hardware.nodes=777777777",
+        {"hardware.nodes: must be between 1 and 16777216, got 7.77778e+08"}),
+    row("nodes x gpus_per_node above 2^24", "check {dir}/s.toml --set hardware.nodes=4194304",
+        {"nodes x gpus_per_node = 4194304 x 8 = 33554432 GPUs, above the plausible maximum of 16777216"}),
     row("in range, but a step past 106 days: an error, not a wrapped time",
         "run " + k70b +
             " --set hardware.nic_gbps=0.01 --set hardware.efficiency.nic=0.01 --set "

@@ -65,7 +65,7 @@ std::vector<BadCase> bad_cases() {
        with("tp = 8", "tp = 2.5"),
        ":14:6: parallelism.tp:",
        {"expected a whole number, got 2.5"}},
-      {"zero nodes", with("nodes = 16", "nodes = 0"), ":5:9: hardware.nodes:", {"must be at least 1, got 0"}},
+      {"zero nodes", with("nodes = 16", "nodes = 0"), ":5:9: hardware.nodes:", {"must be between 1 and 16777216, got 0"}},
       {"efficiency above 1",
        kBase + "[hardware.efficiency]\nattention = 1.2\n",
        ":18:13: hardware.efficiency.attention:",

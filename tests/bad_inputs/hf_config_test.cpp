@@ -3,6 +3,7 @@
 // spoiling a dimension. Each is exit 2 with the file, the line and column where the file has one,
 // the key and what to do.
 #include "tests/bad_inputs/bad_input.hpp"
+#include "tests/support/small_inputs.hpp"
 
 namespace hf_config_rows {
 
@@ -35,15 +36,7 @@ std::string without(std::string text, const std::string& part) {
 
 /// A scenario whose [model] is `model_lines` (line 1 is [model], line 2 the first of them).
 std::string scenario(const std::string& model_lines) {
-  return "[model]\n" + model_lines + R"(
-[hardware]
-gpu = "h100-sxm"
-nodes = 1
-[workload]
-kind = "prefill"
-seq_len = 2048
-batch = 1
-)";
+  return stepsim::test::with_small_prefill("[model]\n" + model_lines + "\n");
 }
 
 /// `stepsim check` on {dir}/s.toml = scenario(model_lines), with {dir}/c.json = `config`.

@@ -9,6 +9,7 @@
 #include "scenarios/scenario.hpp"
 #include "sim/error.hpp"
 #include "tests/support/catalog.hpp"
+#include "tests/support/small_inputs.hpp"
 #include "tests/support/temp_files.hpp"
 #include "workloads/params.hpp"
 
@@ -23,15 +24,7 @@ const fs::path kHf = fs::path(STEPSIM_SOURCE_DIR) / "scenarios" / "hf";
 
 /// A prefill on one H100 node: inference, so GPT-NeoX's and Falcon's parallel blocks are allowed.
 std::string scenario_text(const std::string& model_table) {
-  return model_table + R"(
-[hardware]
-gpu = "h100-sxm"
-nodes = 1
-[workload]
-kind = "prefill"
-seq_len = 2048
-batch = 1
-)";
+  return stepsim::test::with_small_prefill(model_table + "\n");
 }
 
 Scenario load_with(const std::string& model_table, const fs::path& base_dir = {}) {

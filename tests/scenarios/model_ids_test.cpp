@@ -6,6 +6,7 @@
 #include "scenarios/scenario.hpp"
 #include "sim/error.hpp"
 #include "tests/support/catalog.hpp"
+#include "tests/support/small_inputs.hpp"
 
 namespace model_id_rows {
 
@@ -75,16 +76,9 @@ TEST_CASE("no two catalog entries share a spelling key") {
 
 TEST_CASE("a scenario preset takes any spelling, and an unknown id keeps the did-you-mean") {
   const auto load = [](const std::string& preset) {
-    return stepsim::scen::load_scenario_string("[model]\npreset = \"" + preset + R"("
-[hardware]
-gpu = "h100-sxm"
-nodes = 1
-[workload]
-kind = "prefill"
-seq_len = 2048
-batch = 1
-)",
-                                               "ids.toml", stepsim::test::builtin_catalog());
+    return stepsim::scen::load_scenario_string(
+        stepsim::test::with_small_prefill("[model]\npreset = \"" + preset + "\"\n"), "ids.toml",
+        stepsim::test::builtin_catalog());
   };
   const auto s = load("meta-llama/Llama-3.3-70B-Instruct");
   CHECK(s.model_preset == "llama-3.3-70b");

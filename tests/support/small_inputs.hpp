@@ -24,6 +24,19 @@ values = [1, 2]
 )";
 }
 
+/// `model_table` (a [model] table, ending in a newline) then one H100 node running a 2,048-token
+/// prefill: the smallest scenario around a model.
+inline std::string with_small_prefill(const std::string& model_table) {
+  return model_table + R"([hardware]
+gpu = "h100-sxm"
+nodes = 1
+[workload]
+kind = "prefill"
+seq_len = 2048
+batch = 1
+)";
+}
+
 /// Mixtral (8 experts, top-2, 4 layers) training with EP 8 on one 8-GPU H100 node. Tests locate
 /// errors by its lines:
 ///  1 [model]                  6 nodes = 1             11 global_batch = 16

@@ -67,11 +67,13 @@ bool nvls_sharp_shape(const AlgoContext& ctx) {
   return ctx.topo.spec().fabric.sharp && nvls_tree_shape(ctx);
 }
 // NCCL runs CollNet Direct only on NVSwitch systems with at most 8 ranks per host, each host a
-// NIC's worth of ranks, and only where the fabric's switches reduce (SHARP).
+// NIC's worth of ranks, and only where the fabric's switches reduce (SHARP); its nodes are NVLink
+// domains, so ranks all in one domain (two trays of an NVL72 rack) are one node and never CollNet.
+// (Such a group has no switch route between its ranks: planning it crashed, found by fuzz_topology.)
 bool collnet_shape(const AlgoContext& ctx) {
   if (!ctx.topo.spec().fabric.sharp || ctx.topo.spec().gpu.nvlink_bw_Bps <= 0.0) return false;
   for (const GroupLayout& l : ctx.layouts)
-    if (l.hosts.size() < 2 || l.max_per_host > 8 || !l.uniform) return false;
+    if (l.hosts.size() < 2 || l.one_domain || l.max_per_host > 8 || !l.uniform) return false;
   return true;
 }
 bool hierarchical_shape(const AlgoContext& ctx) {
@@ -98,7 +100,7 @@ constexpr Strategy kStrategies[] = {
      "needs NVLS (hardware.nvls) and ranks in two or more NVLink domains, the same number in each"},
     {Op::all_reduce, Alg::collnet_direct, collnet_shape, build_collnet_all_reduce,
      "needs in-network reduction (fabric.sharp), NVLink inside hosts and 2 or more hosts of at most 8 "
-     "ranks each, the same number in each"},
+     "ranks each, the same number in each, in two or more NVLink domains"},
     {Op::all_reduce, Alg::hierarchical, hierarchical_shape, build_hierarchical_all_reduce,
      "needs at least two hosts with the same number (>= 2) of ranks each"},
     {Op::reduce_scatter, Alg::ring, any, build_ring, ""},
@@ -107,7 +109,7 @@ constexpr Strategy kStrategies[] = {
      "needs NVLS (hardware.nvls) and every rank in one NVLink domain"},
     {Op::all_gather, Alg::collnet_direct, collnet_shape, build_collnet_all_gather,
      "needs in-network reduction (fabric.sharp), NVLink inside hosts and 2 or more hosts of at most 8 "
-     "ranks each, the same number in each"},
+     "ranks each, the same number in each, in two or more NVLink domains"},
     {Op::all_to_all, Alg::pairwise, any, build_pairwise_all_to_all, ""},
     {Op::all_to_all, Alg::deepep_ll, any, build_deepep_ll_all_to_all, ""},
     {Op::broadcast, Alg::ring, any, build_chain_broadcast, ""},

@@ -79,6 +79,17 @@ const std::vector<BadInput> kCounts = {
         {"--oversubscription: must be in [1, 1000], got 0.5"}),
     row("collective --oversubscription with too many tiers (the extra ones were dropped)",
         "collective --oversubscription 2,2,2,2", {"--oversubscription: has 4 ratios but --tiers is 2"}),
+    // Found by fuzz_topology: CollNet planned for two trays of one NVL72 rack (one NCCL node, no
+    // switch route between the ranks) read past a link table: a segfault.
+    row("collective --algorithm collnet-direct inside one NVLink domain (was a segfault)",
+        "collective --gpu gb200 --topology nvl72 --nodes 2 --sharp --bytes 1048576 --algorithm "
+        "collnet-direct",
+        {"in two or more NVLink domains"}),
+    BadInput{"collective with SHARP inside one NVLink domain chooses another algorithm (was a segfault)",
+             {},
+             "collective --gpu gb200 --topology nvl72 --nodes 2 --sharp --bytes 1048576",
+             0,
+             {}},
     row("collective --nodes -1", "collective --nodes -1",
         {"--nodes: expected a whole number from 1 to 1000000, got `-1`"}),
     row("collective --tiers 4", "collective --tiers 4",

@@ -430,7 +430,7 @@ SearchResult search_layouts(const std::filesystem::path& path, const scen::Catal
                     "set kind = \"train\"");
   if (!(o.headroom_bytes >= 0.0)) throw UserError("--headroom-gb: expected a non-negative size in GB");
   SearchResult r;
-  r.scenario = s.meta.name.empty() ? s.display_name : s.meta.name;
+  r.scenario = s.label();
   r.model = s.job.model.name.empty() ? s.job.model.id : s.job.model.name;
   r.rank = o.rank;
   r.prune = o.prune;

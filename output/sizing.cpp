@@ -300,7 +300,7 @@ SizingResult describe_sizing(const scen::Scenario& base, double target) {
                     "size a train, prefill or decode scenario");
   SizingResult r;
   r.target_tokens_per_s = target;
-  r.scenario = base.meta.name.empty() ? base.display_name : base.meta.name;
+  r.scenario = base.label();
   r.model = job.model.id;
   r.gpu = job.cluster.gpu.id;
   r.price_per_gpu_hour = job.cluster.gpu.price_per_hour;

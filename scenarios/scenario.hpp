@@ -58,6 +58,9 @@ struct Scenario {
   std::string display_name;           ///< how messages name the input: the path, or the name given
   KeyLocations locations;             ///< dotted key -> file:line:column
 
+  /// How reports name the scenario: its [meta] name, else display_name.
+  const std::string& label() const { return meta.name.empty() ? display_name : meta.name; }
+
   /// The Hugging Face config.json the model was read from (`model.hf_config`, resolved), else "".
   std::string model_hf_config;
   /// What the inputs describe that stepsim does not simulate (keys of an hf_config it does not

@@ -218,7 +218,7 @@ work::RankMode parse_rank_mode(const std::string& text) {
 }
 
 const std::string& scenario_label(const scen::Scenario& s) {
-  return s.meta.name.empty() ? s.display_name : s.meta.name;
+  return s.label();
 }
 
 }  // namespace stepsim::cli

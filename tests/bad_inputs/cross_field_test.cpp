@@ -38,14 +38,7 @@ const std::string kMoe = stepsim::test::small_moe_train();
 
 // An inference step: lines 1-7 as kDense with nodes = 1, then 8 [workload], 9 kind = "decode",
 // 10 batch = 4, 11 context = 1024, 12 [parallelism], 13 tp = 4.
-const std::string kDecode = R"([model]
-preset = "llama-3.1-8b"
-layers = 4
-[hardware]
-gpu = "h100-sxm"
-nodes = 1
-gpus_per_node = 8
-[workload]
+const std::string kDecode = stepsim::test::small_llama_node() + R"([workload]
 kind = "decode"
 batch = 4
 context = 1024

@@ -80,14 +80,7 @@ TEST_CASE("the loader locates a rule's refusal at the key as the scenario wrote 
 TEST_CASE("a rule whose key kept its default points at the key written with it") {
   //  1-7 as kMoe with llama-3.1-8b; 8 [workload] 9 kind = "serve" 10 [serving] 11 rate_per_s = 1
   //  12 requests = 4 13 input_len = 64 14 output_len = 8 15 max_batch = 10000
-  const std::string serve = R"([model]
-preset = "llama-3.1-8b"
-layers = 4
-[hardware]
-gpu = "h100-sxm"
-nodes = 1
-gpus_per_node = 8
-[workload]
+  const std::string serve = stepsim::test::small_llama_node() + R"([workload]
 kind = "serve"
 [serving]
 rate_per_s = 1
@@ -157,14 +150,7 @@ TEST_CASE("the layout search applies the loader's rules to every layout it consi
   // Selective recomputation of the layer norms: a layout with no or full recomputation is one the
   // loader refuses (recompute_modules needs recompute = "selective"), so the search must count it
   // invalid and never simulate it.
-  const std::string base = R"([model]
-preset = "llama-3.1-8b"
-layers = 4
-[hardware]
-gpu = "h100-sxm"
-nodes = 1
-gpus_per_node = 8
-[workload]
+  const std::string base = stepsim::test::small_llama_node() + R"([workload]
 kind = "train"
 seq_len = 1024
 global_batch = 16

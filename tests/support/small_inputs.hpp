@@ -24,6 +24,19 @@ values = [1, 2]
 )";
 }
 
+/// Lines 1-7 of several small scenarios: Llama 3.1 8B cut to 4 layers on one 8-GPU H100 node
+/// (1 [model], 2 preset, 3 layers = 4, 4 [hardware], 5 gpu, 6 nodes = 1, 7 gpus_per_node = 8).
+inline std::string small_llama_node() {
+  return R"([model]
+preset = "llama-3.1-8b"
+layers = 4
+[hardware]
+gpu = "h100-sxm"
+nodes = 1
+gpus_per_node = 8
+)";
+}
+
 /// `model_table` (a [model] table, ending in a newline) then one H100 node running a 2,048-token
 /// prefill: the smallest scenario around a model.
 inline std::string with_small_prefill(const std::string& model_table) {

@@ -47,8 +47,9 @@ struct Source {
   std::vector<std::string> catalogs;
 };
 
-scen::Catalog catalog_of(const Source& s) {
-  const std::vector<fs::path> files(s.catalogs.begin(), s.catalogs.end());
+/// The built-in catalog with the user's extra files, as the CLI's --catalog gives them.
+scen::Catalog catalog_of(const std::vector<std::string>& catalogs) {
+  const std::vector<fs::path> files(catalogs.begin(), catalogs.end());
   return scen::Catalog::load_builtin().with_files(files);
 }
 
@@ -59,13 +60,9 @@ scen::Scenario load(const Source& s, const scen::Catalog& catalog) {
   return scen::load_scenario_string(s.text, s.name, catalog, load, fs::current_path());
 }
 
-const std::string& label(const scen::Scenario& s) {
-  return s.meta.name.empty() ? s.display_name : s.meta.name;
-}
-
 std::string run(const Source& src, const std::string& ranks, std::uint64_t max_ops, const std::string& hdf5,
                 const std::string& trace, const std::string& report) {
-  const scen::Catalog catalog = catalog_of(src);
+  const scen::Catalog catalog = catalog_of(src.catalogs);
   const scen::Scenario s = load(src, catalog);
   out::RunOutputs outputs;
   outputs.hdf5_path = hdf5;
@@ -79,7 +76,7 @@ std::string run(const Source& src, const std::string& ranks, std::uint64_t max_o
     throw UserError({}, "ranks", "expected \"representative\" or \"all\", got \"" + ranks + "\"", "");
   options.links = out::link_accounting_for(outputs);
   options.max_ops = max_ops;
-  const out::RunLabels labels{label(s), s.job.cluster.gpu.id, s.job.model.id};
+  const out::RunLabels labels{s.label(), s.job.cluster.gpu.id, s.job.model.id};
   const auto kind = s.job.workload.kind;
   if ((kind == work::WorkloadKind::generate || kind == work::WorkloadKind::serve) && outputs.any())
     throw UserError(s.where("workload.kind"), "workload.kind",
@@ -103,15 +100,15 @@ std::string run(const Source& src, const std::string& ranks, std::uint64_t max_o
 }
 
 std::string estimate(const Source& src) {
-  const scen::Catalog catalog = catalog_of(src);
+  const scen::Catalog catalog = catalog_of(src.catalogs);
   const scen::Scenario s = load(src, catalog);
   const work::Estimate e = work::estimate(s.job);
-  return out::estimate_json_text(e, out::EstimateLabels{label(s), s.job.cluster.gpu.id, s.job.model.id});
+  return out::estimate_json_text(e, out::EstimateLabels{s.label(), s.job.cluster.gpu.id, s.job.model.id});
 }
 
 std::string search(const Source& src, const std::vector<std::string>& gpus, const std::vector<int>& counts,
                    unsigned jobs, std::size_t top, const std::string& rank, std::uint64_t max_ops) {
-  const scen::Catalog catalog = catalog_of(src);
+  const scen::Catalog catalog = catalog_of(src.catalogs);
   out::SearchOptions o;
   o.gpu_types = gpus;
   o.gpu_counts = counts;
@@ -132,8 +129,7 @@ std::string sweep(const std::string& path, const std::string& out_path,
                   const std::vector<std::string>& catalogs, unsigned jobs, bool resume,
                   std::uint64_t max_ops) {
   const scen::Sweep sw = scen::load_sweep(path);
-  const std::vector<fs::path> files(catalogs.begin(), catalogs.end());
-  const scen::Catalog catalog = scen::Catalog::load_builtin().with_files(files);
+  const scen::Catalog catalog = catalog_of(catalogs);
   out::SweepRunOptions o;
   o.out = out_path;
   o.jobs = jobs;

@@ -1,5 +1,7 @@
 #include "output/hdf5_rows.hpp"
 
+#include "output/step_sink.hpp"
+
 #include "topology/resource.hpp"
 #include "topology/topology.hpp"
 
@@ -41,8 +43,8 @@ H5::EnumType link_kind_enum() {
 
 H5::EnumType op_class_enum() {
   std::vector<std::string_view> names;
-  for (std::size_t k = 0; k < topo::kOpClassCount; ++k)
-    names.push_back(topo::name(static_cast<topo::OpClass>(k)));
+  for (std::size_t k = 0; k < static_cast<std::size_t>(OpCategory::count); ++k)
+    names.push_back(name(static_cast<OpCategory>(k)));
   return enum_type(names);
 }
 

@@ -63,10 +63,13 @@ struct LinkLoadRowH5 {  // /link_loads
   double load_Bps, utilisation;
 };
 
-/// Copies `text` into a fixed-length field, NUL-padded, cut at the field's size.
+/// Copies `text` into a fixed-length field, NUL-padded, cut at the field's size (before a UTF-8
+/// continuation byte, so that a cut text still decodes).
 template <std::size_t N>
 void set_text(char (&field)[N], std::string_view text) {
-  const std::size_t n = text.size() < N ? text.size() : N;
+  std::size_t n = text.size() < N ? text.size() : N;
+  if (n < text.size())
+    while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
   for (std::size_t i = 0; i < N; ++i) field[i] = i < n ? text[i] : '\0';
 }
 

@@ -109,7 +109,7 @@ Hdf5Writer::~Hdf5Writer() = default;
 
 void Hdf5Writer::begin(const StepLayout&) {
   H5::H5File& f = t_->file;
-  h5::write_attribute(f, "schema", "stepsim.run/1");
+  h5::write_attribute(f, "schema", "stepsim.run/2");
   h5::write_attribute(f, "stepsim_version", meta_.version);
   h5::write_attribute(f, "scenario", meta_.scenario);
   h5::write_text(f, "scenario_toml", meta_.scenario_toml);
@@ -132,7 +132,7 @@ void Hdf5Writer::op(const OpRow& row) {
                 static_cast<std::uint8_t>(row.kind),
                 static_cast<std::uint8_t>(i.pass),
                 group_of(i),
-                static_cast<std::uint8_t>(i.op_class),
+                static_cast<std::uint8_t>(category_of(row)),
                 static_cast<std::uint8_t>(row.bound),
                 i.layer,
                 i.microbatch,

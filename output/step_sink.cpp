@@ -5,6 +5,33 @@
 #include "sim/error.hpp"
 
 namespace stepsim::out {
+
+static_assert(static_cast<int>(OpCategory::gemm) == static_cast<int>(topo::OpClass::gemm) &&
+                  static_cast<int>(OpCategory::elementwise) == static_cast<int>(topo::OpClass::elementwise) &&
+                  static_cast<std::size_t>(OpCategory::copy) == topo::kOpClassCount,
+              "kernel categories mirror topo::OpClass");
+
+std::string_view name(OpCategory c) {
+  switch (c) {
+    case OpCategory::gemm:
+    case OpCategory::attention:
+    case OpCategory::elementwise: return topo::name(static_cast<topo::OpClass>(c));
+    case OpCategory::copy: return "copy";
+    case OpCategory::collective: return "collective";
+    case OpCategory::p2p: return "p2p";
+    case OpCategory::host: return "host";
+    case OpCategory::count: break;
+  }
+  return "unknown";
+}
+
+OpCategory category_of(const OpRow& row) {
+  const work::OpInfo& i = *row.info;
+  if (i.is_comm) return i.comm_dim == work::ParallelDim::pp ? OpCategory::p2p : OpCategory::collective;
+  if (i.is_host || row.kind == sim::OpKind::delay) return OpCategory::host;
+  if (row.kind == sim::OpKind::memory || row.kind == sim::OpKind::transfer) return OpCategory::copy;
+  return static_cast<OpCategory>(i.op_class);
+}
 namespace {
 
 int parse_int(std::string_view text, std::string_view option, std::string_view whole) {

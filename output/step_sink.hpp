@@ -59,6 +59,21 @@ struct OpRow {
   std::vector<std::pair<const RankRow*, const LaneRow*>> peer_lanes;
 };
 
+/// What an op is, for grouping its time: a kernel's class (topo::OpClass, in the same order), or
+/// what runs outside the kernel classes. HDF5's `ops.op_class` and the trace's `class` argument.
+enum class OpCategory : std::uint8_t {
+  gemm,
+  attention,
+  elementwise,
+  copy,        ///< a fixed-duration data movement (an HBM copy, a host offload)
+  collective,  ///< communication of a TP, CP, EP or DP group
+  p2p,         ///< pipeline sends and receives
+  host,        ///< a host-side launch, synchronisation or wait (no GPU work)
+  count
+};
+std::string_view name(OpCategory c);
+OpCategory category_of(const OpRow& row);
+
 /// A selected rank's memory in use from `time_s` on.
 struct MemoryRow {
   const RankRow* rank = nullptr;

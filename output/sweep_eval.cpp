@@ -30,6 +30,19 @@ double usd_per_mtok(const PointOutcome& o, double tokens_per_s) {
   return tokens_per_s > 0 && per_hour > 0 ? per_hour / 3600.0 / tokens_per_s * 1e6 : kNaN;
 }
 
+std::vector<std::string> recompute_names() {
+  std::vector<std::string> out;
+  for (const work::Recompute r : {work::Recompute::none, work::Recompute::selective, work::Recompute::full})
+    out.emplace_back(work::name(r));
+  return out;
+}
+std::vector<std::string> resource_names() {
+  std::vector<std::string> out;
+  for (std::size_t r = 0; r < static_cast<std::size_t>(topo::Resource::count); ++r)
+    out.emplace_back(topo::name(static_cast<topo::Resource>(r)));
+  return out;
+}
+
 #define STEPSIM_INT(expr) [](const PointOutcome& o) -> Cell { return static_cast<std::int64_t>(expr); }
 #define STEPSIM_REAL(expr) [](const PointOutcome& o) -> Cell { return static_cast<double>(expr); }
 #define STEPSIM_TEXT(expr) [](const PointOutcome& o) -> Cell { return std::string(expr); }
@@ -49,7 +62,7 @@ const ResultColumn kResults[] = {
      STEPSIM_INT(o.scenario.job.workload.micro_batch)},
     {"zero_stage", ColumnType::int64, "ZeRO stage", STEPSIM_INT(o.scenario.job.parallel.zero_stage)},
     {"recompute", ColumnType::text, "none, selective or full",
-     STEPSIM_TEXT(work::name(o.scenario.job.recompute))},
+     STEPSIM_TEXT(work::name(o.scenario.job.recompute)), recompute_names},
     {"step_time_s", ColumnType::float64, "simulated step time", STEPSIM_SIM(step_time_s)},
     {"tokens_per_s", ColumnType::float64, "job-wide throughput", STEPSIM_SIM(tokens_per_s)},
     {"tokens_per_s_per_gpu", ColumnType::float64, "throughput per GPU", STEPSIM_SIM(tokens_per_s_per_gpu)},
@@ -57,7 +70,8 @@ const ResultColumn kResults[] = {
     {"hfu", ColumnType::float64, "hardware FLOPs utilisation (recompute counted)", STEPSIM_SIM(hfu)},
     {"model_tflops_per_gpu", ColumnType::float64, "model TFLOP/s per GPU", STEPSIM_SIM(model_tflops_per_gpu)},
     {"bottleneck", ColumnType::text, "resource that bounds most of the critical path",
-     STEPSIM_TEXT(o.simulation ? topo::name(work::critical_bottleneck(o.simulation->report)) : "")},
+     STEPSIM_TEXT(o.simulation ? topo::name(work::critical_bottleneck(o.simulation->report)) : ""),
+     resource_names},
     {"compute_s", ColumnType::float64, "mean per rank: compute-bound kernels",
      STEPSIM_REAL(o.simulation ? o.simulation->report.mean.compute_s : kNaN)},
     {"memory_bound_s", ColumnType::float64, "mean per rank: HBM-bound kernels",
@@ -88,7 +102,8 @@ const ResultColumn kResults[] = {
      STEPSIM_REAL(o.estimate.step_time_s)},
     {"est_tokens_per_s_per_gpu", ColumnType::float64, "estimate: throughput per GPU",
      STEPSIM_REAL(o.estimate.tokens_per_s_per_gpu)},
-    {"est_bound", ColumnType::text, "estimate: binding resource", STEPSIM_TEXT(topo::name(o.estimate.bound))},
+    {"est_bound", ColumnType::text, "estimate: binding resource", STEPSIM_TEXT(topo::name(o.estimate.bound)),
+     resource_names},
     {"est_mfu", ColumnType::float64, "estimate: MFU", STEPSIM_REAL(o.estimate.mfu)},
     {"est_memory_bytes", ColumnType::float64, "estimate: busiest GPU's memory",
      STEPSIM_REAL(o.estimate.memory ? o.estimate.memory->total_bytes() : kNaN)},
@@ -171,9 +186,10 @@ Row PointEvaluator::evaluate(std::uint64_t index, std::span<const std::uint32_t>
     const scen::Scenario s = scenarios_.load(values);
     if (s.job.workload.kind == work::WorkloadKind::generate ||
         s.job.workload.kind == work::WorkloadKind::serve)
-      throw UserError(s.where("workload.kind"), "workload.kind",
-                      "sweeps evaluate one step per point, not a whole generation or a serving run",
-                      "sweep kind = \"decode\" or \"prefill\" steps, or run each generation with `stepsim run`");
+      throw UserError(
+          s.where("workload.kind"), "workload.kind",
+          "sweeps evaluate one step per point, not a whole generation or a serving run",
+          "sweep kind = \"decode\" or \"prefill\" steps, or run each generation with `stepsim run`");
     if (sweep_.mode == scen::SweepMode::estimate) {
       const work::Estimate e = work::estimate(s.job);
       fill(row, schema_, PointOutcome{s, nullptr, e});

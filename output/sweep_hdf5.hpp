@@ -34,7 +34,8 @@ struct SweepFileHeader {
   SweepSchema schema;
 };
 /// Reads the attributes and schema; UserError if `path` is not a stepsim sweep results file or is
-/// damaged. Reads files of schema versions 1 (texts as attributes) and 2 (texts as datasets).
+/// damaged. Reads files of schema versions 1 (texts as attributes), 2 (texts as datasets) and 3
+/// (closed sets of text as enums; Column::categories).
 SweepFileHeader read_sweep_hdf5_header(const std::filesystem::path& path);
 /// Calls `sink` with every row of the file, in file order; UserError if the file is damaged.
 void read_sweep_hdf5_rows(const std::filesystem::path& path, const std::function<void(Row&&)>& sink);

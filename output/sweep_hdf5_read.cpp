@@ -70,7 +70,28 @@ struct StoredColumn {
   Column column;
   std::size_t offset = 0;
   std::size_t size = 0;
+  bool is_enum = false;              ///< text as an enum (schema 3): `column.categories` by value
+  H5T_cset_t cset = H5T_CSET_ASCII;  ///< text: UTF-8 in schema 3 (HDF5 converts no cset to another)
 };
+
+/// An enum member's names by value (0..n-1, as stepsim writes them); other layouts are refused.
+std::vector<std::string> enum_names(hid_t member, const std::filesystem::path& p, const std::string& column) {
+  const int n = H5Tget_nmembers(member);
+  if (n < 0) hdf5_failed("read an enum type");
+  std::vector<std::string> names(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    std::uint64_t value = 0;  // enum values are unsigned and little-endian in stepsim's files
+    unsigned char bytes[8] = {};
+    check(H5Tget_member_value(member, static_cast<unsigned>(i), bytes), "read an enum value");
+    for (std::size_t b = 0; b < H5Tget_size(member) && b < 8; ++b)
+      value |= std::uint64_t{bytes[b]} << (8 * b);
+    if (value >= names.size()) not_results(p, "column `" + column + "` has enum values out of order");
+    char* raw = H5Tget_member_name(member, static_cast<unsigned>(i));
+    names[value] = raw;
+    H5free_memory(raw);
+  }
+  return names;
+}
 
 std::vector<StoredColumn> stored_columns(hid_t dset, const std::filesystem::path& p) {
   H5 type(H5Dget_type(dset), H5Tclose, "read the row type");
@@ -90,9 +111,14 @@ std::vector<StoredColumn> stored_columns(hid_t dset, const std::filesystem::path
       c.column.type = ColumnType::int64;
     else if (cls == H5T_FLOAT && c.size == 8)
       c.column.type = ColumnType::float64;
-    else if (cls == H5T_STRING && H5Tis_variable_str(member) <= 0)
+    else if (cls == H5T_STRING && H5Tis_variable_str(member) <= 0) {
       c.column.type = ColumnType::text;
-    else
+      c.cset = H5Tget_cset(member);
+    } else if (cls == H5T_ENUM && (c.size == 1 || c.size == 2 || c.size == 4)) {
+      c.column.type = ColumnType::text;
+      c.column.categories = enum_names(member, p, c.column.name);
+      c.is_enum = true;
+    } else
       not_results(p, "column `" + c.column.name + "` has an unexpected type");
     out.push_back(std::move(c));
   }
@@ -100,13 +126,19 @@ std::vector<StoredColumn> stored_columns(hid_t dset, const std::filesystem::path
 }
 
 /// The compound type to read `cols` into: the same layout with native numbers.
-H5 memory_type(const std::vector<StoredColumn>& cols, std::size_t row_size) {
+H5 memory_type(hid_t dset, const std::vector<StoredColumn>& cols, std::size_t row_size) {
   H5 type(H5Tcreate(H5T_COMPOUND, row_size), H5Tclose, "create the row type");
   for (const StoredColumn& c : cols) {
-    if (c.column.type == ColumnType::text) {
+    if (c.is_enum) {  // read as stored: the values, not converted (missing text is out of range)
+      H5 file_type(H5Dget_type(dset), H5Tclose, "read the row type");
+      const int i = H5Tget_member_index(file_type, c.column.name.c_str());
+      H5 e(H5Tget_member_type(file_type, static_cast<unsigned>(i)), H5Tclose, "read a column type");
+      check(H5Tinsert(type, c.column.name.c_str(), c.offset, e), "add a column");
+    } else if (c.column.type == ColumnType::text) {
       H5 s(H5Tcopy(H5T_C_S1), H5Tclose, "create a string type");
       check(H5Tset_size(s, c.size), "size a string type");
       check(H5Tset_strpad(s, H5T_STR_NULLPAD), "pad a string type");
+      check(H5Tset_cset(s, c.cset), "set a string type's character set");
       check(H5Tinsert(type, c.column.name.c_str(), c.offset, s), "add a column");
     } else {
       check(H5Tinsert(type, c.column.name.c_str(), c.offset,
@@ -159,7 +191,7 @@ void read_rows(const std::filesystem::path& path, const std::function<void(Row&&
   const std::vector<StoredColumn> cols = stored_columns(dset, path);
   H5 file_type(H5Dget_type(dset), H5Tclose, "read the row type");
   const std::size_t row_size = H5Tget_size(file_type);
-  H5 type = memory_type(cols, row_size);
+  H5 type = memory_type(dset, cols, row_size);
   H5 space(H5Dget_space(dset), H5Sclose, "read the row space");
   hsize_t n = 0;
   if (H5Sget_simple_extent_ndims(space) != 1) not_results(path, "/results is not one-dimensional");
@@ -183,6 +215,11 @@ void read_rows(const std::filesystem::path& path, const std::function<void(Row&&
           double v;
           std::memcpy(&v, at + c.offset, 8);
           row.emplace_back(v);
+        } else if (c.is_enum) {
+          std::uint32_t v = 0;
+          for (std::size_t b = 0; b < c.size; ++b)
+            v |= std::uint32_t{static_cast<unsigned char>(at[c.offset + b])} << (8 * b);
+          row.emplace_back(v < c.column.categories.size() ? c.column.categories[v] : std::string());
         } else {
           row.emplace_back(std::string(at + c.offset, strnlen(at + c.offset, c.size)));
         }

@@ -1,5 +1,6 @@
 #include "output/sweep_table.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <charconv>
 #include <cmath>
@@ -80,11 +81,28 @@ bool SweepSchema::operator==(const SweepSchema& o) const {
 SweepSchema sweep_schema(const scen::Sweep& sweep) {
   SweepSchema s;
   s.columns.push_back({"point", ColumnType::int64});
-  for (const scen::SweepKey& k : sweep.keys) s.columns.push_back({k.key, column_type(k.kind)});
+  for (std::size_t k = 0; k < sweep.keys.size(); ++k) {
+    Column c{sweep.keys[k].key, column_type(sweep.keys[k].kind), {}};
+    // A text axis takes the values its axes list, in their order (empty_row stores `text`).
+    if (c.type == ColumnType::text)
+      for (const scen::SweepAxis& axis : sweep.axes)
+        for (std::size_t i = 0; i < axis.keys.size(); ++i)
+          if (axis.keys[i] == k)
+            for (const auto& tuple : axis.tuples)
+              if (std::find(c.categories.begin(), c.categories.end(), tuple[i].text) == c.categories.end())
+                c.categories.push_back(tuple[i].text);
+    s.columns.push_back(std::move(c));
+  }
   s.first_result = s.columns.size();
-  s.columns.push_back({"status", ColumnType::text});
-  s.columns.push_back({"message", ColumnType::text});
-  for (const ResultColumn& r : result_columns()) s.columns.push_back({r.name, r.type});
+  std::vector<std::string> statuses;
+  for (const PointStatus p :
+       {PointStatus::ok, PointStatus::out_of_memory, PointStatus::invalid, PointStatus::failed})
+    statuses.emplace_back(name(p));
+  s.columns.push_back({"status", ColumnType::text, std::move(statuses)});
+  s.columns.push_back({"message", ColumnType::text, {}});
+  for (const ResultColumn& r : result_columns())
+    s.columns.push_back(
+        {r.name, r.type, r.categories != nullptr ? r.categories() : std::vector<std::string>{}});
   return s;
 }
 

@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -18,8 +19,15 @@ enum class ColumnType : std::uint8_t { int64, float64, text };
 std::string_view name(ColumnType t);
 
 struct Column {
+  Column() = default;
+  Column(std::string n, ColumnType t, std::vector<std::string> cats = {})
+      : name(std::move(n)), type(t), categories(std::move(cats)) {}
   std::string name;
   ColumnType type = ColumnType::float64;
+  /// Text columns of a closed set of values (a text axis, `status`, `bottleneck`, ...): the values
+  /// in order, which the results file stores as an HDF5 enum (pandas reads categories). Empty:
+  /// free text. Not part of the schema's identity (operator==, fingerprint).
+  std::vector<std::string> categories;
 };
 
 /// One value of a row. Missing numbers are NaN (floats) or 0 (integers); missing text is "".
@@ -57,6 +65,8 @@ struct ResultColumn {
   ColumnType type;
   const char* meaning;
   Cell (*get)(const PointOutcome& outcome);  ///< called only for ok and out_of_memory points
+  /// Text columns of a closed set of values: the values, in order (Column::categories).
+  std::vector<std::string> (*categories)() = nullptr;
 };
 std::span<const ResultColumn> result_columns();
 

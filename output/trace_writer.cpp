@@ -180,11 +180,12 @@ void ChromeTraceWriter::op(const OpRow& row) {
   const work::OpInfo& info = *row.info;
   slice_head(*row.rank, *row.lane, row);
   if (info.is_comm)
-    fmt::format_to(o, "\",\"cat\":\"comm.{}\",\"args\":{{\"op\":{},\"group\":\"{}\",\"bytes\":{}",
-                   work::name(info.comm_dim), row.op, work::name(info.comm_dim), row.bytes);
+    fmt::format_to(
+        o, "\",\"cat\":\"comm.{}\",\"args\":{{\"op\":{},\"class\":\"{}\",\"group\":\"{}\",\"bytes\":{}",
+        work::name(info.comm_dim), row.op, name(category_of(row)), work::name(info.comm_dim), row.bytes);
   else
     fmt::format_to(o, "\",\"cat\":\"{}\",\"args\":{{\"op\":{},\"class\":\"{}\",\"flops\":{},\"hbm_bytes\":{}",
-                   pass_tag(info.pass), row.op, topo::name(info.op_class), row.flops, row.bytes);
+                   pass_tag(info.pass), row.op, name(category_of(row)), row.flops, row.bytes);
   fmt::format_to(o, ",\"bound\":\"{}\"", topo::name(row.bound));
   // Kernels and transfers are told apart by the category; other kinds say what they are.
   if (row.kind == sim::OpKind::memory || row.kind == sim::OpKind::delay)

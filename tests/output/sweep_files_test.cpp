@@ -125,6 +125,35 @@ TEST_CASE("Results files read back exactly what was written") {
   CHECK_FALSE(std::filesystem::exists(h5.string() + ".tmp"));
 }
 
+TEST_CASE("Closed sets of text are stored as enums and read back as the same text") {
+  // `status` declares three categories; the rows also hold "" (missing: stored past the enum's
+  // names) and "unlisted" (not declared: it joins the enum after the declared names), and a
+  // UTF-8 message. 300 declared categories need a 16-bit enum.
+  test::TempDir dir;
+  SweepSchema s = schema();
+  s.columns[2].categories = {"ok", "invalid", "out_of_memory"};
+  for (int i = 0; i < 300; ++i) s.columns[2].categories.push_back("c" + std::to_string(i));
+  SweepJournal j = SweepJournal::create(dir.path() / "j", identity(), s);
+  const std::vector<std::string> statuses = {"invalid", "", "unlisted", "ok", "c299"};
+  for (std::int64_t p = 0; p < 5; ++p)
+    j.append(Row{p, p, statuses[static_cast<std::size_t>(p)], std::string("déjà vu"), 1.0});
+  const auto h5 = dir.path() / "r.h5";
+  write_sweep_hdf5(h5, j, SweepFileInfo{identity(), "[sweep]\n", "", 0});
+  const SweepFileHeader h = read_sweep_hdf5_header(h5);
+  const std::vector<std::string>& stored = h.schema.columns[2].categories;
+  REQUIRE(stored.size() == 304);  // 3 + 300 declared, then "unlisted"
+  CHECK(stored.front() == "ok");
+  CHECK(stored.back() == "unlisted");
+  CHECK(h.schema.columns[3].categories.empty());  // free text stays text
+  std::vector<Row> rows;
+  read_sweep_hdf5_rows(h5, [&](Row&& r) { rows.push_back(std::move(r)); });
+  REQUIRE(rows.size() == 5);
+  for (std::size_t p = 0; p < 5; ++p) {
+    CHECK(std::get<std::string>(rows[p][2]) == statuses[p]);
+    CHECK(std::get<std::string>(rows[p][3]) == "déjà vu");
+  }
+}
+
 TEST_CASE("CSV quotes what needs quoting and leaves NaN empty") {
   test::TempDir dir;
   SweepJournal j = SweepJournal::create(dir.path() / "j", identity(), schema());

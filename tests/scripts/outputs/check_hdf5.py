@@ -63,7 +63,7 @@ with h5py.File(h5_path, "r") as f:
     check(f["scenario_toml"][()].decode() == open(scenario, encoding="utf-8").read(), "scenario_toml differs")
     schema = f.attrs["schema"]
     schema = schema.decode() if isinstance(schema, bytes) else schema
-    check(schema == "stepsim.run/1", f"schema attribute {schema!r}")
+    check(schema == "stepsim.run/2", f"schema attribute {schema!r}")
 
     ops = f["ops"][()]
     check(len(ops) == summary["engine"]["ops"], f"{len(ops)} ops, summary says {summary['engine']['ops']}")

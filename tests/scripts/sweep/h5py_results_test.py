@@ -24,7 +24,7 @@ with tempfile.TemporaryDirectory() as tmp:
     rows = list(csv.DictReader(open(csv_path, newline="")))
 
 assert attrs["format"] == "stepsim sweep results", attrs
-assert attrs["schema_version"] == 2
+assert attrs["schema_version"] == 3
 assert attrs["rows"] == len(table) == len(rows) == attrs["points"], (attrs, len(table), len(rows))
 assert attrs["shard_index"] == 0 and attrs["shard_count"] == 1
 assert len(attrs["sweep_hash"]) == 16
@@ -35,18 +35,33 @@ assert list(names) == list(rows[0].keys()), (names, rows[0].keys())
 assert names[0] == "point" and "status" in names and "step_time_s" in names
 assert list(table["point"]) == list(range(len(table)))  # point order
 
+# Closed sets of text are HDF5 enums (schema 3) numbered 0..n-1; a value past the enum's names marks
+# missing text (a point that was not simulated has no bottleneck). Other text is fixed-length UTF-8.
+enums = {}
+for name in names:
+    mapping = h5py.check_enum_dtype(table.dtype[name])
+    if mapping:
+        enums[name] = {v: k for k, v in mapping.items()}
+        assert sorted(enums[name]) == list(range(len(mapping))), (name, mapping)
+assert {"status", "bottleneck", "recompute", "est_bound"} <= set(enums), enums.keys()
+assert list(enums["status"].values()) == ["ok", "out_of_memory", "invalid", "failed"]
+assert "message" not in enums and table.dtype["message"].kind == "S"
+
 statuses = set()
 for record, row in zip(table, rows):
     for name in names:
         value, text = record[name], row[name]
-        if isinstance(value, bytes):
+        if name in enums:
+            assert enums[name].get(int(value), "") == text, (name, value, text)
+        elif isinstance(value, bytes):
             assert value.decode() == text, (name, value, text)
         elif table.dtype[name].kind == "f":
             assert (math.isnan(value) and text == "") or float(text) == value, (name, value, text)
         else:
             assert int(text) == value, (name, value, text)
-    statuses.add(record["status"].decode())
-    if record["status"] == b"ok":
+    status = enums["status"][int(record["status"])]
+    statuses.add(status)
+    if status == "ok":
         # The breakdown partitions the mean rank's step.
         parts = sum(record[c] for c in ("compute_s", "memory_bound_s", "bubble_s", "host_bound_s", "exposed_tp_s", "exposed_cp_s",
                                          "exposed_ep_s", "exposed_pp_s", "exposed_dp_s"))

@@ -157,10 +157,12 @@ class SweepResult(Result):
         return _read_results(self._data["out"])
 
     def frame(self):
-        """The results table as a pandas DataFrame (needs pandas)."""
-        import pandas as pd
+        """The results table as a pandas DataFrame (needs pandas): text axes, `status`,
+        `bottleneck`, `recompute` and `est_bound` as categories, other text as str."""
+        import h5py
 
-        return pd.DataFrame(self.rows())
+        with h5py.File(self._data["out"], "r") as f:
+            return _dataset_frame(f["results"])
 
 
 def sweep(sweep_file, out, *, catalog=None, jobs=None, resume=False, max_ops=DEFAULT_MAX_OPS):
@@ -176,28 +178,61 @@ def _decode(v):
     return v
 
 
-def _dataset_rows(ds):
-    """An HDF5 compound dataset as a list of dicts (strings decoded, enums as their names)."""
+def _enum_names(dtype):
+    """An HDF5 enum field's names by value (stepsim numbers them 0..n-1), or None."""
     import h5py
 
+    mapping = h5py.check_enum_dtype(dtype)
+    if not mapping:
+        return None
+    names = [None] * len(mapping)
+    for name, value in mapping.items():
+        names[int(value)] = name
+    return names
+
+
+def _dataset_rows(ds):
+    """An HDF5 compound dataset as a list of dicts (strings decoded, enums as their names; a value
+    outside the enum, which marks missing text, as None)."""
     names = ds.dtype.names or ()
-    enums = {}
-    for n in names:
-        mapping = h5py.check_enum_dtype(ds.dtype[n])
-        if mapping:
-            enums[n] = {v: k for k, v in mapping.items()}
+    enums = {n: _enum_names(ds.dtype[n]) for n in names}
     rows = []
     for rec in ds[()]:
         row = {}
         for n in names:
             v = rec[n]
-            if n in enums:
-                v = enums[n].get(int(v), int(v))
+            if enums[n] is not None:
+                v = int(v)
+                v = enums[n][v] if v < len(enums[n]) else None
             elif hasattr(v, "item"):
                 v = v.item()
             row[n] = _decode(v)
         rows.append(row)
     return rows
+
+
+def _dataset_frame(ds):
+    """An HDF5 compound dataset as a pandas DataFrame, column by column: enums as categories (all
+    of the enum's names, in value order; missing text as NaN), strings as str, numbers as stored."""
+    import numpy as np
+    import pandas as pd
+
+    data = ds[()]
+    columns = {}
+    for n in ds.dtype.names or ():
+        field = data[n]
+        names = _enum_names(ds.dtype[n])
+        if names is not None:
+            codes = field.astype(np.int64)
+            codes[codes >= len(names)] = -1
+            columns[n] = pd.Categorical.from_codes(codes, categories=names)
+        elif field.dtype.kind == "S":  # fixed-length, NUL-padded UTF-8
+            columns[n] = pd.array(np.char.decode(field, "utf-8"), dtype=object)
+        elif field.dtype.kind == "O":  # variable-length strings
+            columns[n] = pd.array([_decode(v) for v in field], dtype=object)
+        else:
+            columns[n] = field
+    return pd.DataFrame(columns)
 
 
 def _read_results(path):
@@ -209,19 +244,19 @@ def _read_results(path):
 
 def read_tables(path):
     """Every table (compound dataset) of a run's or a sweep's HDF5 file, by its path in the file:
-    pandas DataFrames when pandas is installed, else lists of dicts."""
+    pandas DataFrames when pandas is installed (enumerations as categories, strings as str), else
+    lists of dicts."""
     import h5py
 
     try:
-        import pandas as pd
+        import pandas  # noqa: F401
     except ImportError:  # pragma: no cover - pandas is optional
-        pd = None
+        pandas = None
     out = {}
 
     def visit(name, obj):
         if isinstance(obj, h5py.Dataset) and obj.dtype.names:
-            rows = _dataset_rows(obj)
-            out[name] = pd.DataFrame(rows) if pd is not None else rows
+            out[name] = _dataset_frame(obj) if pandas is not None else _dataset_rows(obj)
 
     with h5py.File(path, "r") as f:
         f.visititems(visit)

@@ -112,6 +112,23 @@ H5::CompType op_type() {
   return t;
 }
 
+H5::CompType critical_type() {
+  H5::CompType t(sizeof(CriticalRowH5));
+  STEPSIM_MEMBER(CriticalRowH5, step, u32());
+  STEPSIM_MEMBER(CriticalRowH5, op, u32());
+  STEPSIM_MEMBER(CriticalRowH5, gpu, i32());
+  STEPSIM_MEMBER(CriticalRowH5, sim_rank, u16());
+  STEPSIM_MEMBER(CriticalRowH5, op_class, op_class_enum());
+  STEPSIM_MEMBER(CriticalRowH5, bound, resource_enum());
+  STEPSIM_MEMBER(CriticalRowH5, start_ps, i64());
+  STEPSIM_MEMBER(CriticalRowH5, end_ps, i64());
+  STEPSIM_MEMBER(CriticalRowH5, start_s, f64());
+  STEPSIM_MEMBER(CriticalRowH5, end_s, f64());
+  STEPSIM_MEMBER(CriticalRowH5, wait_s, f64());
+  STEPSIM_MEMBER(CriticalRowH5, label, fixed_string(kLabelChars));
+  return t;
+}
+
 H5::CompType memory_type() {
   H5::CompType t(sizeof(MemoryRowH5));
   STEPSIM_MEMBER(MemoryRowH5, gpu, i32());

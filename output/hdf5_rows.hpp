@@ -39,6 +39,15 @@ struct OpRowH5 {                                 // /ops
   char stream[kStreamChars];  // fixed-length, NUL-padded: deflate compresses them with the rest
   char label[kLabelChars];
 };
+struct CriticalRowH5 {  // /critical_path
+  std::uint32_t step, op;
+  std::int32_t gpu;
+  std::uint16_t sim_rank;
+  std::uint8_t op_class, bound;
+  std::int64_t start_ps, end_ps;
+  double start_s, end_s, wait_s;
+  char label[kLabelChars];
+};
 struct MemoryRowH5 {  // /memory
   std::int32_t gpu;
   std::uint16_t sim_rank;
@@ -77,6 +86,7 @@ H5::CompType figure_type();
 H5::CompType text_type();
 H5::CompType rank_type();
 H5::CompType op_type();
+H5::CompType critical_type();
 H5::CompType memory_type();
 H5::CompType link_type();
 H5::CompType tier_type();

@@ -123,6 +123,28 @@ void Hdf5Writer::begin(const StepLayout&) {
   t_->link_loads.emplace(f, "link_loads", h5::link_load_type(), 65536);
 }
 
+void Hdf5Writer::critical_path(const std::vector<CriticalStep>& path) {
+  h5::Table<h5::CriticalRowH5> table(t_->file, "critical_path", h5::critical_type(), 4096);
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    const CriticalStep& c = path[i];
+    h5::CriticalRowH5 r{static_cast<std::uint32_t>(i),
+                        c.op,
+                        c.gpu,
+                        c.sim_rank,
+                        static_cast<std::uint8_t>(c.category),
+                        static_cast<std::uint8_t>(c.bound),
+                        c.start.count(),
+                        c.end.count(),
+                        to_seconds(c.start),
+                        to_seconds(c.end),
+                        to_seconds(c.wait),
+                        {}};
+    h5::set_text(r.label, c.label);
+    table.append(r);
+  }
+  table.flush();
+}
+
 void Hdf5Writer::op(const OpRow& row) {
   const work::OpInfo& i = *row.info;
   h5::OpRowH5 r{row.op,

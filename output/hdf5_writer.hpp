@@ -1,9 +1,9 @@
 #pragma once
 // A simulated step as an HDF5 file (schema in docs/hdf5.md): the summary of `stepsim run
 // --format json` as a table of figures plus the JSON text and the scenario's TOML, per-rank
-// breakdowns, every op of the selected ranks, memory in use over time, and link utilisation per
-// link and per tier over time. Tables are compound datasets written in chunks as rows arrive, into
-// a file built in memory and written whole at the end.
+// breakdowns, the critical path, every op of the selected ranks, memory in use over time, and link
+// utilisation per link and per tier over time. Tables are compound datasets written in chunks as rows arrive,
+// into a file built in memory and written whole at the end.
 
 #include <filesystem>
 #include <memory>
@@ -32,6 +32,7 @@ class Hdf5Writer final : public StepSink {
   Hdf5Writer& operator=(const Hdf5Writer&) = delete;
 
   void begin(const StepLayout& layout) override;
+  void critical_path(const std::vector<CriticalStep>& path) override;
   void op(const OpRow& row) override;
   void memory(const MemoryRow& row) override;
   void tier_load(const TierLoad& row) override;

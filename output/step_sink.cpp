@@ -25,11 +25,10 @@ std::string_view name(OpCategory c) {
   return "unknown";
 }
 
-OpCategory category_of(const OpRow& row) {
-  const work::OpInfo& i = *row.info;
+OpCategory category_of(const work::OpInfo& i, sim::OpKind kind) {
   if (i.is_comm) return i.comm_dim == work::ParallelDim::pp ? OpCategory::p2p : OpCategory::collective;
-  if (i.is_host || row.kind == sim::OpKind::delay) return OpCategory::host;
-  if (row.kind == sim::OpKind::memory || row.kind == sim::OpKind::transfer) return OpCategory::copy;
+  if (i.is_host || kind == sim::OpKind::delay) return OpCategory::host;
+  if (kind == sim::OpKind::memory || kind == sim::OpKind::transfer) return OpCategory::copy;
   return static_cast<OpCategory>(i.op_class);
 }
 namespace {
@@ -160,6 +159,19 @@ void emit_step(const work::Simulation& s, const StepLayout& layout, StepSink& si
     by_sim[r.sim_rank] = &r;
     for (const LaneRow& l : r.lanes) by_stream[l.stream] = {&r, &l};
   }
+  std::vector<CriticalStep> path;
+  path.reserve(s.critical.ops.size());
+  Time last{};
+  for (const sim::OpId op : s.critical.ops) {
+    const work::OpInfo& info = plan.info[op];
+    const sim::OpRecord& rec = s.run.ops[op];
+    path.push_back(CriticalStep{op, plan.ranks[info.rank].rank, info.rank, by_sim[info.rank] != nullptr,
+                                category_of(info, g.exec(op).kind), topo::resource_of(rec.bound), rec.start,
+                                rec.end, rec.start > last ? rec.start - last : Time{},
+                                work::op_label(plan, op)});
+    last = rec.end;
+  }
+  sink.critical_path(path);
   OpRow row;
   for (sim::OpId op = 0; op < plan.info.size(); ++op) {
     const work::OpInfo& info = plan.info[op];

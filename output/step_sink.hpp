@@ -72,7 +72,23 @@ enum class OpCategory : std::uint8_t {
   count
 };
 std::string_view name(OpCategory c);
-OpCategory category_of(const OpRow& row);
+OpCategory category_of(const work::OpInfo& info, sim::OpKind kind);
+inline OpCategory category_of(const OpRow& row) {
+  return category_of(*row.info, row.kind);
+}
+
+/// One op of the step's critical path (sim::CriticalPath), on any simulated rank.
+struct CriticalStep {
+  sim::OpId op = 0;
+  int gpu = 0;                 ///< global rank that ran it
+  std::uint16_t sim_rank = 0;  ///< index into StepPlan::ranks
+  bool selected = false;       ///< its rank is among the selected ones (its op has an OpRow)
+  OpCategory category = OpCategory::elementwise;
+  topo::Resource bound = topo::Resource::none;
+  Time start{}, end{};
+  Time wait{};        ///< idle time between the previous step's end (or 0) and this start
+  std::string label;  ///< work::op_label
+};
 
 /// A selected rank's memory in use from `time_s` on.
 struct MemoryRow {
@@ -85,6 +101,8 @@ class StepSink {
  public:
   virtual ~StepSink() = default;
   virtual void begin(const StepLayout& layout) = 0;
+  /// The critical path, in execution order (its last op ends at the step's end); before the ops.
+  virtual void critical_path(const std::vector<CriticalStep>& path) = 0;
   /// Ops in op-id order.
   virtual void op(const OpRow& row) = 0;
   /// Rank by rank, in time order.
@@ -115,7 +133,7 @@ struct RankSelection {
 /// simulated rank (the message lists the simulated ones).
 StepLayout select_ranks(const work::Simulation& s, const RankSelection& selection);
 
-/// Walks `s` into `sink`: begin, ops, memory, tier loads, link loads, end.
+/// Walks `s` into `sink`: begin, critical path, ops, memory, tier loads, link loads, end.
 void emit_step(const work::Simulation& s, const StepLayout& layout, StepSink& sink);
 
 }  // namespace stepsim::out

@@ -67,6 +67,8 @@ std::string_view kind_name(sim::OpKind k) {
 /// Process ids: 1 is the network's counters (sorted first), node n is n + 2. Perfetto reads pid 0
 /// as the kernel's idle task in system traces, so it stays unused.
 constexpr int kNetworkPid = 1;
+/// The critical path's own process and thread: a pid no node reaches, sorted before the nodes.
+constexpr std::int64_t kCriticalPid = 0x7fffffff;
 int pid_of(int node) {
   return node + 2;
 }
@@ -175,6 +177,71 @@ void ChromeTraceWriter::slice_head(const RankRow& rank, const LaneRow& lane, con
   append_escaped(buf_, row.label);
 }
 
+// The critical path twice: as a track of its own, every op on it (the selected ranks' and the
+// others') and the idle waits between them, so that the path reads left to right; and as flow
+// arrows (trace-event flow v2: bind_id, flow_in, flow_out on the ops' own events) between
+// consecutive ops of the path that the trace shows. A chain breaks where the path passes through
+// a rank the trace leaves out, and where two ops start in the same instant in an order the
+// trace's op-id order would reverse (viewers sort events by time, then by their place in the file).
+void ChromeTraceWriter::critical_path(const std::vector<CriticalStep>& path) {
+  auto o = std::back_inserter(buf_);
+  event_begin();
+  fmt::format_to(
+      o, "\"ph\":\"M\",\"pid\":{},\"name\":\"process_name\",\"args\":{{\"name\":\"critical path\"}}}}",
+      kCriticalPid);
+  event_begin();
+  fmt::format_to(o,
+                 "\"ph\":\"M\",\"pid\":{},\"name\":\"process_sort_index\",\"args\":{{\"sort_index\":-1}}}}",
+                 kCriticalPid);
+  event_begin();
+  fmt::format_to(
+      o,
+      "\"ph\":\"M\",\"pid\":{0},\"tid\":{0},\"name\":\"thread_name\",\"args\":{{\"name\":\"critical "
+      "path ({1} ops)\"}}}}",
+      kCriticalPid, path.size());
+  std::uint32_t chain = 0;
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    const CriticalStep& c = path[i];
+    if (c.wait > Time{}) {
+      event_begin();
+      fmt::format_to(o, "\"ph\":\"X\",\"pid\":{0},\"tid\":{0},\"ts\":", kCriticalPid);
+      append_us(buf_, ns_of(c.start - c.wait));
+      buf_ += ",\"dur\":";
+      append_us(buf_, ns_of(c.start) - ns_of(c.start - c.wait));
+      buf_ +=
+          ",\"name\":\"idle (waiting on a "
+          "dependency)\",\"cat\":\"critical.wait\",\"args\":{\"bound\":\"dependency\"}}";
+    }
+    event_begin();
+    fmt::format_to(o, "\"ph\":\"X\",\"pid\":{0},\"tid\":{0},\"ts\":", kCriticalPid);
+    append_us(buf_, ns_of(c.start));
+    buf_ += ",\"dur\":";
+    append_us(buf_, ns_of(c.end) - ns_of(c.start));
+    buf_ += ",\"name\":\"";
+    append_escaped(buf_, c.label);
+    fmt::format_to(
+        o,
+        "\",\"cat\":\"critical\",\"args\":{{\"step\":{},\"copy_of\":{},\"gpu\":{},\"class\":\"{}\","
+        "\"bound\":\"{}\","
+        "\"traced\":{}}}}}",
+        i, c.op, c.gpu, name(c.category), topo::name(c.bound), c.selected ? "true" : "false");
+    if (!c.selected) continue;
+    const CriticalStep* prev = i > 0 ? &path[i - 1] : nullptr;
+    const bool linked = prev != nullptr && prev->selected &&
+                        (prev->start < c.start || (prev->start == c.start && prev->op < c.op));
+    if (linked) {
+      flows_[prev->op].out = true;
+      flows_[c.op] = Flow{chain, true, false};
+    } else {
+      flows_[c.op] = Flow{++chain, false, false};
+    }
+    flush_if_full();
+  }
+  // Ops that neither start nor end an arrow carry no flow.
+  std::erase_if(flows_, [](const auto& f) { return !f.second.in && !f.second.out; });
+  flush_if_full();
+}
+
 void ChromeTraceWriter::op(const OpRow& row) {
   auto o = std::back_inserter(buf_);
   const work::OpInfo& info = *row.info;
@@ -201,7 +268,13 @@ void ChromeTraceWriter::op(const OpRow& row) {
     if (row.also_on.size() > 8) fmt::format_to(o, " and {} more", row.also_on.size() - 8);
     buf_ += '"';
   }
-  buf_ += "}}";
+  buf_ += '}';
+  if (const auto f = flows_.find(row.op); f != flows_.end()) {
+    fmt::format_to(o, ",\"bind_id\":{}", f->second.id);
+    if (f->second.in) buf_ += ",\"flow_in\":true";
+    if (f->second.out) buf_ += ",\"flow_out\":true";
+  }
+  buf_ += '}';
   // The op also occupies these traced streams (a collective's other members, a send's receiver):
   // draw it there as well, marked as a copy so that each op id has one primary event.
   for (const auto& [rank, lane] : row.peer_lanes) {

@@ -1,7 +1,8 @@
 #pragma once
 // A simulated step as a Chrome trace (the JSON trace-event format that ui.perfetto.dev and
 // chrome://tracing open): a process per node, a thread per GPU stream, one complete event per op
-// with its FLOPs, bytes and bounding resource, and counter tracks for memory in use per GPU and
+// with its FLOPs, bytes and bounding resource, the critical path as a track of its own and as flow
+// arrows between the selected ranks' ops on it, and counter tracks for memory in use per GPU and
 // link utilisation per tier. Written as it goes through a small buffer, so traces larger than
 // memory are fine; the same step gives the same bytes.
 
@@ -9,6 +10,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <unordered_map>
 
 #include "output/step_sink.hpp"
 
@@ -29,6 +31,7 @@ class ChromeTraceWriter final : public StepSink {
   ~ChromeTraceWriter() override;
 
   void begin(const StepLayout& layout) override;
+  void critical_path(const std::vector<CriticalStep>& path) override;
   void op(const OpRow& row) override;
   void memory(const MemoryRow& row) override;
   void tier_load(const TierLoad& row) override;
@@ -55,6 +58,13 @@ class ChromeTraceWriter final : public StepSink {
   std::uint64_t events_ = 0;
   bool network_named_ = false;
   std::optional<MemoryRow> pending_memory_;
+  /// Ops of the critical path that carry a flow arrow: the chain's id, and whether the arrow
+  /// arrives at the op (flow_in) and leaves it (flow_out).
+  struct Flow {
+    std::uint32_t id = 0;
+    bool in = false, out = false;
+  };
+  std::unordered_map<sim::OpId, Flow> flows_;
 };
 
 /// The trace of `s` for the ranks in `layout`, written to `out` in one call.

@@ -1,6 +1,7 @@
 // The Chrome trace: valid JSON with traceEvents, every op of the traced ranks exactly once with
-// its times, name and figures, processes per node and threads per stream, counter tracks for
-// memory and link tiers, rank selection, and identical bytes for identical runs.
+// its times, name and figures, processes per node and threads per stream, the critical path as a
+// track and as flow arrows, counter tracks for memory and link tiers, rank selection, and
+// identical bytes for identical runs.
 #include "output/trace_writer.hpp"
 
 #include <catch2/catch.hpp>
@@ -76,7 +77,9 @@ TEST_CASE("trace: every op of the simulated ranks appears exactly once", "[trace
   std::size_t copies = 0;
   for (sim::OpId op = 0; op < s.plan.graph.op_count(); ++op) copies += traced_peers(s, layout, op);
   CHECK(copies > 0);
-  CHECK(events(doc, "X").size() == ops.size() + copies);
+  // Every X event is an op, a copy of it on a peer's stream, or a slice of the critical-path track
+  // (one per op of the path; the engine leaves no idle gaps on it here).
+  CHECK(events(doc, "X").size() == ops.size() + copies + s.critical.ops.size());
   std::map<sim::OpId, int> seen;
   for (const auto& e : ops) ++seen[e.at("args").at("op").get<sim::OpId>()];
   CHECK(seen.size() == s.plan.graph.op_count());
@@ -119,8 +122,8 @@ TEST_CASE("trace: processes per node, threads per stream, no overlap on a thread
     processes += e.at("name") == "process_name";
     threads += e.at("name") == "thread_name";
   }
-  CHECK(processes == nodes.size() + 1);  // + the network's counters
-  CHECK(threads == lanes);
+  CHECK(processes == nodes.size() + 2);  // + the network's counters and the critical path
+  CHECK(threads == lanes + 1);           // + the critical path's one track
   // A stream runs one op at a time, so complete events on one thread never overlap.
   std::map<std::pair<int, long long>, std::vector<std::pair<double, double>>> by_thread;
   for (const auto& e : events(doc, "X"))
@@ -129,6 +132,38 @@ TEST_CASE("trace: processes per node, threads per stream, no overlap on a thread
   for (auto& [k, v] : by_thread) {
     std::sort(v.begin(), v.end());
     for (std::size_t i = 1; i < v.size(); ++i) CHECK(v[i - 1].first + v[i - 1].second <= v[i].first + 1e-9);
+  }
+}
+
+TEST_CASE("trace: the critical path as a track and as flow arrows between its ops", "[trace]") {
+  const auto run = test::small_run();
+  const auto& s = run.sim;
+  const json doc = json::parse(trace_text(s, out::select_ranks(s, {})));
+  std::vector<json> track;
+  std::map<sim::OpId, json> flows;  // op -> its event, for events that carry a flow
+  for (const auto& e : events(doc, "X")) {
+    if (e.at("cat") == "critical") track.push_back(e);
+    if (e.contains("bind_id")) flows[e.at("args").at("op").get<sim::OpId>()] = e;
+  }
+  // The track lists the path in order: step i is critical.ops[i].
+  REQUIRE(track.size() == s.critical.ops.size());
+  for (std::size_t i = 0; i < track.size(); ++i) {
+    CHECK(track[i].at("args").at("step") == i);
+    CHECK(track[i].at("args").at("copy_of") == s.critical.ops[i]);
+  }
+  // Both simulated ranks are traced, so one chain joins the whole path: the first op only sends
+  // an arrow, the last only receives one, every other does both, all with the same id, unless two
+  // ops start in the same instant in reverse op-id order (not so in this step: checked below).
+  const auto& path = s.critical.ops;
+  REQUIRE(path.size() >= 2);
+  REQUIRE(flows.size() == path.size());
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    CAPTURE(i);
+    const json& e = flows.at(path[i]);
+    CHECK(e.at("bind_id") == 1);
+    CHECK(e.value("flow_in", false) == (i > 0));
+    CHECK(e.value("flow_out", false) == (i + 1 < path.size()));
+    if (i > 0) CHECK(s.run.ops[path[i - 1]].start < s.run.ops[path[i]].start);
   }
 }
 

@@ -94,7 +94,7 @@ def check_file(path, expect_tables):
     return tables
 
 
-run = check_file(work / "run.h5", {"summary", "summary_text", "ranks", "ops", "memory", "links",
+run = check_file(work / "run.h5", {"summary", "summary_text", "ranks", "critical_path", "ops", "memory", "links",
                                    "link_tiers", "link_loads"})
 ops = run["ops"]
 classes = set(ops["op_class"].dropna())
@@ -104,6 +104,12 @@ comm = ops[ops["group"] != "none"]
 check(len(comm) > 0 and set(comm["op_class"]) <= {"collective", "p2p"},
       f"every op of a communicating group ({len(comm)}) is a collective or p2p, none a kernel class")
 check(set(ops.loc[ops["group"] == "pp", "op_class"]) == {"p2p"}, "pipeline sends are p2p")
+
+path = run["critical_path"]
+step_s = dict(zip(run["summary"]["name"], run["summary"]["value"]))["step_time_s"]
+covered = (path["end_s"] - path["start_s"] + path["wait_s"]).sum()
+check(len(path) > 0 and abs(covered - step_s) <= 1e-12 * len(path) + 1e-15 and path["end_s"].iloc[-1] == step_s,
+      f"critical_path: {len(path)} ops and waits add up to the step ({covered} s of {step_s} s)")
 
 sweep = check_file(work / "sweep.h5", {"results"})["results"]
 check(list(sweep["hardware.gpu"].cat.categories) == ["h100-sxm", "a100-sxm-80gb"],

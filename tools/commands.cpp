@@ -19,6 +19,7 @@ int cmd_slurm(Args args);
 int cmd_search(Args args);
 int cmd_size(Args args);
 int cmd_import(Args args);
+int cmd_plot(Args args);
 
 namespace {
 constexpr Command kCommands[] = {
@@ -54,6 +55,9 @@ constexpr Command kCommands[] = {
      "stepsim sweep scenarios/examples/sweeps/llama3.1-70b-dp-nic.toml --shard 0/2 --out s0.h5\n"
      "stepsim sweep scenarios/examples/sweeps/llama3.1-70b-dp-nic.toml --shard 1/2 --out s1.h5\n"
      "stepsim merge results.h5 s0.h5 s1.h5"},
+    {"plot", "chart one column of a sweep's results against another (SVG or HTML)", cmd_plot,
+     "stepsim plot results.h5 --x hardware.nodes --y tokens_per_s_per_gpu --color hardware.nic_gbps --out "
+     "plot.svg"},
     {"slurm", "write (and submit) a Slurm job array and merge job for a sweep", cmd_slurm,
      "stepsim slurm scenarios/examples/sweeps/llama3.1-70b-dp-nic.toml --tasks 4 --out slurm-job"},
     {"search", "find the best parallel layout: enumerate, prune with the estimate, simulate, rank",

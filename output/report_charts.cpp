@@ -49,9 +49,14 @@ double tick_step(double max, int n) {
 }  // namespace
 
 void time_axis(svg::Canvas& c, double x0, double w, double y, double max_s) {
-  const double step = tick_step(max_s, 6);
-  for (double t = 0.0; t <= max_s * 1.0001; t += step) {
-    const double x = x0 + w * t / max_s;
+  time_axis(c, x0, w, y, 0.0, max_s);
+}
+
+void time_axis(svg::Canvas& c, double x0, double w, double y, double from_s, double to_s) {
+  const double span = to_s - from_s, step = tick_step(span, 6);
+  for (double t = std::ceil(from_s / step - 1e-9) * step; t <= to_s + span * 1e-4; t += step) {
+    if (std::fabs(t) < step * 1e-9) t = 0.0;  // not "-0.000 s"
+    const double x = x0 + w * (t - from_s) / span;
     c.line(x, y, x, y + 4, "#555");
     c.text(x, y + 15, format_seconds(t), "middle", "tick");
   }
@@ -117,7 +122,7 @@ std::string breakdown_chart(std::span<const BreakdownBar> bars, std::string_view
   const double label_w = std::max(kLabelW, 16.0 + 6.4 * static_cast<double>(longest));
   const double width = label_w + kPlotW + 90.0, row = 24.0;
   const double top = 24.0 + 16.0 * legend_rows(items, 10.0, width - 8);
-  svg::Canvas c(width, top + row * static_cast<double>(bars.size()) + 26.0, id, "step time breakdown");
+  svg::Canvas c(width, top + row * static_cast<double>(bars.size()) + 44.0, id, "step time breakdown");
   legend(c, 10.0, 14.0, items);
   for (std::size_t i = 0; i < bars.size(); ++i) {
     const double y = top + row * static_cast<double>(i);
@@ -136,6 +141,8 @@ std::string breakdown_chart(std::span<const BreakdownBar> bars, std::string_view
     c.text(x + 6, y + 15, format_seconds(total), "start", "value");
   }
   time_axis(c, label_w, kPlotW, top + row * static_cast<double>(bars.size()), max_s);
+  c.text(label_w + kPlotW / 2, top + row * static_cast<double>(bars.size()) + 36.0, "time per step (s)",
+         "middle", "axis");
   return c.str();
 }
 
@@ -183,7 +190,7 @@ std::string memory_chart(const work::Simulation& s) {
   for (const auto& r : s.report.ranks) max_b = std::max(max_b, r.memory.peak_bytes);
   const double scale = kPlotW / (max_b * 1.08), row = 22.0, top = 34.0;
   const double bottom = top + row * static_cast<double>(pick.size());
-  svg::Canvas c(kLabelW + kPlotW + 110.0, bottom + 26.0, "memory",
+  svg::Canvas c(kLabelW + kPlotW + 110.0, bottom + 44.0, "memory",
                 "memory per pipeline stage against capacity");
   LegendItems items;
   for (std::size_t p = 0; p < 4; ++p) items.emplace_back(kMemNames[p], kMemColours[p]);
@@ -198,6 +205,7 @@ std::string memory_chart(const work::Simulation& s) {
   const double cx = kLabelW + s.capacity_bytes * scale;
   c.line(cx, top - 4, cx, bottom, "#c00", 1.5, "5,3");
   c.text(cx, bottom + 16, "capacity " + format_bytes(s.capacity_bytes), "middle", "tick");
+  c.text(kLabelW + kPlotW / 2, bottom + 36, "memory per GPU at its peak (bytes)", "middle", "axis");
   return c.str();
 }
 

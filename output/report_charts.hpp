@@ -5,6 +5,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "output/svg.hpp"
@@ -25,7 +26,18 @@ std::string breakdown_chart(std::span<const BreakdownBar> bars, std::string_view
 
 /// Stages x time for one pipeline replica: a compute lane per stage (coloured by pass) and a
 /// communication lane split by group. Adjacent ops of one colour closer than a pixel are merged.
-std::string gantt_chart(const work::Simulation& s);
+/// With a window [from_s, to_s] (to_s > from_s), only that stretch of the step, as <svg id=`id`>.
+std::string gantt_chart(const work::Simulation& s, double from_s = 0.0, double to_s = -1.0,
+                        std::string_view id = "gantt");
+/// A window of one micro-batch's work: from the first op of the middle micro-batch on the first
+/// stage, as long as that micro-batch's kernels take there (and a tenth more); {0, 0} when the
+/// step has none.
+std::pair<double, double> microbatch_window(const work::Simulation& s);
+
+/// Utilisation of each link tier over the step (time-weighted per bucket), 0-100%.
+std::string network_chart(const work::Simulation& s);
+/// Memory in use over the step on the busiest rank of up to 8 stages, against capacity.
+std::string memory_timeline_chart(const work::Simulation& s);
 
 /// Memory per pipeline stage (busiest simulated rank of each): static kinds plus activations at
 /// the peak, against the GPU's capacity.
@@ -56,5 +68,7 @@ int legend_rows(const LegendItems& items, double x, double max_x);
 void legend(svg::Canvas& c, double x, double y, const LegendItems& items);
 /// Seconds along [x0, x0 + w] at height y, ticks at 1, 2 or 5 x 10^k, from 0 to `max_s`.
 void time_axis(svg::Canvas& c, double x0, double w, double y, double max_s);
+/// The same from `from_s` to `to_s`.
+void time_axis(svg::Canvas& c, double x0, double w, double y, double from_s, double to_s);
 
 }  // namespace stepsim::out::charts

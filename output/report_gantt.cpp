@@ -51,9 +51,11 @@ std::vector<std::uint16_t> replica(const work::StepPlan& plan) {
   return out;
 }
 
-/// Per stage: the compute stream's ops (category = pass) and each group's ops (category = group).
+/// Per stage: the compute stream's ops (category = pass) and each group's ops (category = group),
+/// clipped to [from_s, to_s] and shifted to start at 0.
 std::vector<std::vector<Interval>> collect(const work::Simulation& s,
-                                           const std::vector<std::uint16_t>& stages) {
+                                           const std::vector<std::uint16_t>& stages, double from_s,
+                                           double to_s) {
   std::vector<int> slot(s.plan.ranks.size(), -1);
   for (std::size_t k = 0; k < stages.size(); ++k) slot[stages[k]] = static_cast<int>(k);
   std::vector<std::vector<Interval>> out(stages.size());
@@ -62,8 +64,10 @@ std::vector<std::vector<Interval>> collect(const work::Simulation& s,
     if (slot[i.rank] < 0) continue;
     const std::size_t cat =
         i.is_comm ? kPasses + static_cast<std::size_t>(i.comm_dim) : static_cast<std::size_t>(i.pass);
-    out[static_cast<std::size_t>(slot[i.rank])].push_back(
-        {to_seconds(s.run.ops[op].start), to_seconds(s.run.ops[op].end), cat});
+    const double a = std::max(from_s, to_seconds(s.run.ops[op].start));
+    const double b = std::min(to_s, to_seconds(s.run.ops[op].end));
+    if (b < a) continue;
+    out[static_cast<std::size_t>(slot[i.rank])].push_back({a - from_s, b - from_s, cat});
   }
   return out;
 }
@@ -141,9 +145,30 @@ std::string label_of(std::size_t category) {
 
 }  // namespace
 
-std::string gantt_chart(const work::Simulation& s) {
+std::pair<double, double> microbatch_window(const work::Simulation& s) {
   const auto& plan = s.plan;
-  const double step = std::max(s.report.step_time_s, 1e-12), px_per_s = kPlot / step;
+  if (plan.microbatches <= 0 || plan.ranks.empty()) return {0.0, 0.0};
+  const int mid = plan.microbatches / 2;
+  const std::uint16_t first = replica(plan).front();
+  double from = INFINITY, busy = 0.0;
+  for (sim::OpId op = 0; op < plan.info.size(); ++op) {
+    const auto& i = plan.info[op];
+    if (i.rank != first || i.microbatch != mid) continue;
+    from = std::min(from, to_seconds(s.run.ops[op].start));
+    if (!i.is_comm && !i.is_host) busy += to_seconds(s.run.ops[op].end) - to_seconds(s.run.ops[op].start);
+  }
+  // As long as the micro-batch's own kernels take, from its first op, and a tenth more.
+  if (!(busy > 0.0)) return {0.0, 0.0};
+  return {from, std::min(s.report.step_time_s, from + 1.1 * busy)};
+}
+
+std::string gantt_chart(const work::Simulation& s, double from_s, double to_s, std::string_view id) {
+  const auto& plan = s.plan;
+  if (!(to_s > from_s)) {
+    from_s = 0.0;
+    to_s = s.report.step_time_s;
+  }
+  const double step = std::max(to_s - from_s, 1e-12), px_per_s = kPlot / step;
   const auto stages = replica(plan);
   std::array<bool, work::kDimCount> used{};  // groups that communicate get a sub-lane on every stage
   for (const auto& i : plan.info)
@@ -153,8 +178,9 @@ std::string gantt_chart(const work::Simulation& s) {
   for (std::size_t d = 0; d < work::kDimCount; ++d)
     if (used[d]) lane_y[d + 1] = std::exchange(h, h + kSub);
   const double stage_h = h + kGap;
-  svg::Canvas c(kX0 + kPlot + 20.0, kTop + stage_h * static_cast<double>(stages.size()) + 36.0, "gantt",
-                "one pipeline replica over the step");
+  svg::Canvas c(
+      kX0 + kPlot + 20.0, kTop + stage_h * static_cast<double>(stages.size()) + 52.0, id,
+      id == "gantt" ? "one pipeline replica over the step" : "one pipeline replica, one micro-batch window");
   LegendItems items;
   for (std::size_t p = 0; p < kPasses; ++p) items.emplace_back(std::string(pass_label(p)), pass_colour(p));
   for (const auto d : kDims)
@@ -162,7 +188,7 @@ std::string gantt_chart(const work::Simulation& s) {
       items.emplace_back(std::string(work::name(d)) + " comm", group_colour(d));
   legend(c, kX0, 14.0, items);
   double width = 0.0;
-  const auto bars = all_bars(collect(s, stages), step, width);
+  const auto bars = all_bars(collect(s, stages, from_s, to_s), step, width);
   static constexpr double kOpacity[] = {0.0, 0.35, 0.55, 0.8, 1.0};
   for (std::size_t k = 0; k < stages.size(); ++k) {
     const double y = kTop + stage_h * static_cast<double>(k);
@@ -173,16 +199,18 @@ std::string gantt_chart(const work::Simulation& s) {
     for (const Bar& b : bars[k]) {
       const double t0 = width * static_cast<double>(b.first),
                    t1 = std::min(step, width * static_cast<double>(b.last + 1));
-      const std::string tip = fmt::format(
-          "{}: {} - {}, lane {}% busy", label_of(b.category), format_seconds(t0), format_seconds(t1),
-          static_cast<int>(std::lround(std::min(100.0, 100.0 * b.busy / (t1 - t0)))));
+      const std::string tip =
+          fmt::format("{}: {} - {}, lane {}% busy", label_of(b.category), format_seconds(from_s + t0),
+                      format_seconds(from_s + t1),
+                      static_cast<int>(std::lround(std::min(100.0, 100.0 * b.busy / (t1 - t0)))));
       c.rect(kX0 + t0 * px_per_s, y + lane_y[b.lane], (t1 - t0) * px_per_s, b.lane == 0 ? kLane : kSub - 1,
              colour_of(b.category), tip, b.lane == 0 ? "gantt-compute" : "gantt-comm", kOpacity[b.level]);
     }
   }
-  time_axis(c, kX0, kPlot, kTop + stage_h * static_cast<double>(stages.size()), step);
-  c.text(kX0 + kPlot, kTop + stage_h * static_cast<double>(stages.size()) + 32.0,
-         fmt::format("one bucket = {}", format_seconds(width)), "end", "tick");
+  const double axis_y = kTop + stage_h * static_cast<double>(stages.size());
+  time_axis(c, kX0, kPlot, axis_y, from_s, from_s + step);
+  c.text(kX0 + kPlot, axis_y + 32.0, fmt::format("one bucket = {}", format_seconds(width)), "end", "tick");
+  c.text(kX0 + kPlot / 2, axis_y + 46.0, "time in the step (s)", "middle", "axis");
   return c.str();
 }
 

@@ -95,7 +95,8 @@ std::string breakdown_section(const work::Simulation& s) {
     bars.push_back({fmt::format("gpu{} (stage {})", r.rank, r.stage), r.breakdown});
   }
   std::string h =
-      "<h2 id=\"s-breakdown\">Where the time goes</h2>\n<p class=\"note\">Each bar partitions the step on one rank: "
+      "<h2 id=\"s-breakdown\">Where the time goes</h2>\n<p class=\"note\">Each bar partitions the step on "
+      "one rank: "
       "kernels bound by compute or HBM, communication the compute stream waited for (by group), "
       "and the pipeline bubble.</p>\n";
   return h + charts::breakdown_chart(bars, "breakdown");
@@ -142,11 +143,25 @@ std::string report_html(const work::JobSpec& job, const work::Simulation& s, con
   h += headline(job, s);
   h += breakdown_section(s);
   if (advice != nullptr) h += advice_html(*advice);
-  h += "<h2 id=\"s-gantt\">One pipeline replica</h2>\n<p class=\"note\">Stages top to bottom; per stage a compute lane "
-       "(by pass) and thin communication lanes (by group). Time is cut into buckets: each takes the colour of "
-       "what kept the lane busiest and fades with how idle the lane was. Hover a bar for its time range.</p>\n";
+  h +=
+      "<h2 id=\"s-gantt\">One pipeline replica</h2>\n<p class=\"note\">Stages top to bottom; per stage a "
+      "compute lane "
+      "(by pass) and thin communication lanes (by group). Time is cut into buckets: each takes the colour of "
+      "what kept the lane busiest and fades with how idle the lane was. Hover a bar for its time "
+      "range.</p>\n";
   h += charts::gantt_chart(s);
-  h += "<h2 id=\"s-roofline\">Roofline</h2>\n<p class=\"note\">Attainable FLOP/s is the smaller of the compute ceiling and HBM "
+  if (const auto [from, to] = charts::microbatch_window(s);
+      to > from && to - from < 0.5 * s.report.step_time_s) {
+    h += fmt::format(
+        "<h2 id=\"s-gantt-zoom\">One micro-batch, zoomed</h2>\n<p class=\"note\">The same replica from {} to "
+        "{}: "
+        "from the first op of micro-batch {} on the first stage, as long as that micro-batch's kernels take, "
+        "so that single kernels and collectives of a long step can be told apart.</p>\n",
+        format_seconds(from), format_seconds(to), s.plan.microbatches / 2);
+    h += charts::gantt_chart(s, from, to, "gantt-zoom");
+  }
+  h += "<h2 id=\"s-roofline\">Roofline</h2>\n<p class=\"note\">Attainable FLOP/s is the smaller of the "
+       "compute ceiling and HBM "
        "bandwidth &times; arithmetic intensity (Williams, Waterman and Patterson, 2009). Solid: datasheet "
        "peaks; "
        "dashed: the catalog's achievable fractions. Each circle is one op class of the step's kernels (area: "
@@ -154,7 +169,18 @@ std::string report_html(const work::JobSpec& job, const work::Simulation& s, con
   h += charts::roofline_chart(job, s);
   h += "<h2 id=\"s-memory\">Memory per stage</h2>\n";
   h += charts::memory_chart(s);
-  h += "<h2 id=\"s-cost\">Cost per bottleneck resource</h2>\n<p class=\"note\">Once the bottleneck is known, price the "
+  h += "<h2 id=\"s-memory-timeline\">Memory over the step</h2>\n<p class=\"note\">Memory in use on the "
+       "busiest "
+       "simulated GPU of each stage (up to 8 stages): static memory plus live activations, the highest value "
+       "in each pixel's stretch of time.</p>\n";
+  h += charts::memory_timeline_chart(s);
+  h +=
+      "<h2 id=\"s-network\">Network over the step</h2>\n<p class=\"note\">Load of each link tier over the "
+      "line rate of all its links in the cluster, averaged over each pixel's stretch of time (the area under "
+      "a line is the tier's traffic).</p>\n";
+  h += charts::network_chart(s);
+  h += "<h2 id=\"s-cost\">Cost per bottleneck resource</h2>\n<p class=\"note\">Once the bottleneck is known, "
+       "price the "
        "bottleneck: the same GPUs rank differently by price per hour and by price per unit of compute, "
        "bandwidth or capacity. Prices are the catalog's representative figures; use the ones you face.</p>\n";
   h += charts::cost_charts(catalog_gpus, job.cluster.gpu.id);

@@ -33,8 +33,8 @@ void check_run_outputs(const RunOutputs& o) {
 }
 
 topo::LinkAccounting link_accounting_for(const RunOutputs& o) {
-  return o.trace_path.empty() && o.hdf5_path.empty() ? topo::LinkAccounting::off
-                                                     : topo::LinkAccounting::timeline;
+  // The trace's counters, HDF5's link tables and the report's network chart need the timeline.
+  return o.any() ? topo::LinkAccounting::timeline : topo::LinkAccounting::off;
 }
 
 std::vector<std::string> write_run_outputs(const RunOutputs& o, const scen::Scenario& scenario,

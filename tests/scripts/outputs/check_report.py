@@ -81,8 +81,13 @@ run = subprocess.run([stepsim, "run", scenario, "--format", "json", "--report", 
                      check=True, capture_output=True, text=True)
 summary = json.loads(run.stdout)
 d = dom_of(report)
-for chart in ("breakdown", "gantt", "roofline", "memory", "cost"):
+for chart in ("breakdown", "gantt", "gantt-zoom", "roofline", "memory", "memory-timeline", "network", "cost"):
     check(chart in d.svgs, f"report: no <svg id={chart}> in the DOM")
+# Every chart with axes says what they measure.
+texts = " ".join(v["text"] for v in d.by_id.values())
+for title in ("time per step (s)", "time in the step (s)", "memory per GPU at its peak (bytes)",
+              "memory in use per GPU", "tier load / line rate", "arithmetic intensity (FLOP per HBM byte)"):
+    check(title in texts, f"report: no axis title {title!r}")
 check(d.rects > 50, f"report: only {d.rects} shapes drawn")
 check("cost-table" in d.by_id, "report: no cost table")
 headline = {"hl-step-time": summary["step_time_s"], "hl-tokens": summary["tokens_per_s"], "hl-mfu": summary["mfu"],
@@ -96,7 +101,7 @@ banner = d.by_id.get("feasibility", {}).get("attrs", {}).get("data-feasible")
 check(banner == ("true" if summary["feasible"] else "false"), f"report: feasibility banner {banner!r}")
 fits_text = d.by_id.get("hl-memory", {}).get("text", "")
 check(("does not fit" not in fits_text) == summary["memory"]["fits"], f"report: memory verdict {fits_text!r}")
-chromium(["--window-size=1200,3400", f"--screenshot={os.path.join(shots, 'report-screenshot.png')}"],
+chromium(["--window-size=1200,5200", f"--screenshot={os.path.join(shots, 'report-screenshot.png')}"],
          "file://" + os.path.abspath(report))
 
 # The comparison page: the bundled topology comparison.

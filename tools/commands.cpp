@@ -26,9 +26,14 @@ constexpr Command kCommands[] = {
     {"version", "print the version", cmd_version, "stepsim version"},
     {"catalog", "list the GPU and model presets", cmd_catalog,
      "stepsim catalog gpus\nstepsim catalog gpus --provenance"},
-    {"import", "write a Hugging Face config.json's model as a [model] table", cmd_import,
+    {"import",
+     "write a Hugging Face config.json's model as a [model] table, or Megatron-LM / NeMo arguments as a "
+     "scenario",
+     cmd_import,
      "stepsim import scenarios/hf/Llama-3.1-8B.json\n"
-     "stepsim import scenarios/hf/DeepSeek-V3.json --out deepseek-v3-model.toml"},
+     "stepsim import scenarios/hf/DeepSeek-V3.json --out deepseek-v3-model.toml\n"
+     "stepsim import --megatron scenarios/megatron/gpt3-175b.sh --gpu h100-sxm --nodes 16\n"
+     "stepsim import --nemo scenarios/megatron/llama3.1-70b-nemo.yaml --gpu h100-sxm --out llama70b.toml"},
     {"check", "validate a scenario and show what it resolves to", cmd_check,
      "stepsim check scenarios/examples/llama3.1-70b-512xh100.toml --set parallelism.tp=4 --set "
      "parallelism.dp=32"},

@@ -19,6 +19,7 @@ int cmd_slurm(Args args);
 int cmd_search(Args args);
 int cmd_size(Args args);
 int cmd_import(Args args);
+int cmd_profile(Args args);
 int cmd_plot(Args args);
 
 namespace {
@@ -34,6 +35,9 @@ constexpr Command kCommands[] = {
      "stepsim import scenarios/hf/DeepSeek-V3.json --out deepseek-v3-model.toml\n"
      "stepsim import --megatron scenarios/megatron/gpt3-175b.sh --gpu h100-sxm --nodes 16\n"
      "stepsim import --nemo scenarios/megatron/llama3.1-70b-nemo.yaml --gpu h100-sxm --out llama70b.toml"},
+    {"profile", "a PyTorch profiler trace's kernels by class, side by side with the simulated step", cmd_profile,
+     "stepsim profile trace.json --scenario scenarios/profiles/deepseek-v3-ep64-h800.toml --layers 3-6 "
+     "--microbatches 0"},
     {"check", "validate a scenario and show what it resolves to", cmd_check,
      "stepsim check scenarios/examples/llama3.1-70b-512xh100.toml --set parallelism.tp=4 --set "
      "parallelism.dp=32"},

@@ -20,6 +20,7 @@
 #include <sstream>
 #include <string>
 
+#include "output/profile_compare.hpp"
 #include "scenarios/catalog.hpp"
 #include "scenarios/scenario.hpp"
 #include "tests/workloads/fake_planner.hpp"
@@ -33,22 +34,6 @@ namespace fs = std::filesystem;
 namespace {
 
 const fs::path kSource = STEPSIM_SOURCE_DIR;
-
-/// The comparison's class of a simulated op (its label without layer, pass and micro-batch).
-std::string class_of(std::string name, topo::OpClass op_class) {
-  for (const char* pass : {"fwd.", "bwd.", "rc."})
-    if (name.rfind(pass, 0) == 0) name = name.substr(std::string(pass).size());
-  const auto starts = [&](std::string_view p) { return name.rfind(p, 0) == 0; };
-  if (name.find("quantize") != std::string::npos) return "quantize";
-  if (op_class == topo::OpClass::gemm) return starts("experts_") ? "gemm_expert" : "gemm_dense";
-  if (op_class == topo::OpClass::attention) return "attention";
-  // DeepSeek fuses the residual add into its RMSNorm kernel (DropoutAddLayerNormFn).
-  for (const char* n : {"ln1", "ln2", "q_norm", "kv_norm", "bda1", "bda2"})
-    if (starts(n)) return "norm";
-  if (starts("experts_act") || starts("shared_act")) return "activation";
-  if (starts("router_topk") || starts("permute") || starts("unpermute")) return "moe_routing";
-  return "elementwise";
-}
 
 /// Measured kernel time per class, in seconds (EP communication left out).
 std::map<std::string, double> profile_classes() {
@@ -77,15 +62,17 @@ std::map<std::string, double> simulated_classes() {
   work::fakes::FixedCostPlanner planner([](const CommRequest&) { return Time::zero(); });
   const StepPlan plan = build_train_step(s.job, planner);
   const double beside_comm = 1.0 / (1.0 - s.job.cluster.gpu.comm_sm_fraction);
-  std::map<std::string, double> out;
-  for (sim::OpId op = 0; op < plan.graph.op_count(); ++op) {
-    const OpInfo& i = plan.info[op];
-    if (i.rank != 0 || i.microbatch != 0 || i.layer < 3 || i.layer > 6 || i.is_comm || i.is_host) continue;
-    if (plan.graph.exec(op).kind != sim::OpKind::compute) continue;
-    out[class_of(std::string(plan.graph.label(op)), i.op_class)] +=
-        to_seconds(plan.graph.exec(op).work) * beside_comm;
-  }
-  return out;
+  // The window and the classes of `stepsim profile` (output/profile_compare.hpp), each op priced
+  // alone beside DeepEP as above.
+  out::ProfileWindow window;
+  window.rank = plan.ranks.at(0).rank;
+  window.first_layer = 3;
+  window.last_layer = 6;
+  window.first_microbatch = window.last_microbatch = 0;
+  std::map<std::string, double> classes;
+  for (const auto& [cls, c] : out::simulate_window(plan, window, nullptr, beside_comm).classes)
+    classes[cls] = c.time_s;
+  return classes;
 }
 
 }  // namespace

@@ -1,0 +1,76 @@
+#pragma once
+// A PyTorch profiler (Kineto) Chrome trace's GPU work, and the kernel classes `stepsim profile`
+// compares with the simulation: each kernel name is matched against one table of rules (GEMM
+// libraries, attention, norms, casts, MoE routing, optimizer, NCCL and DeepEP communication,
+// copies, element-wise work). A kernel no rule matches is unclassified and listed, never dropped.
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace stepsim::out {
+
+/// One GPU activity of the trace: a kernel, a memcpy or a memset.
+struct TraceKernel {
+  std::string name;
+  std::string category;  ///< "kernel", "gpu_memcpy" or "gpu_memset" (the event's "cat")
+  double ts_us = 0.0;    ///< start, microseconds (the trace's clock)
+  double dur_us = 0.0;   ///< duration, microseconds
+  int device = 0;        ///< args.device (the event's pid when absent)
+  int stream = 0;        ///< args.stream (the event's tid when absent)
+};
+
+/// The GPU activities of one trace, in trace order.
+struct KinetoTrace {
+  std::filesystem::path path;
+  std::vector<TraceKernel> kernels;
+};
+
+/// Reads a Kineto Chrome trace (a JSON object with "traceEvents", or a bare event array). Throws
+/// UserError when the file cannot be read or parsed, or holds no GPU kernel events.
+KinetoTrace read_kineto_trace(const std::filesystem::path& path);
+/// As above from the trace's text; `source` names it in messages.
+KinetoTrace parse_kineto_trace(std::string_view text, const std::filesystem::path& source);
+
+/// The class of a GPU activity by its name and category (the rule table in profile_trace.cpp);
+/// empty when no rule matches.
+std::string kernel_class(std::string_view name, std::string_view category = "kernel");
+/// True for the classes of communication kernels (NCCL, DeepEP).
+bool is_comm_class(std::string_view cls);
+
+/// Measured time of one class.
+struct MeasuredClass {
+  double time_s = 0.0;  ///< sum of kernel durations
+  long count = 0;       ///< kernels
+};
+
+/// Kernels no rule matched, grouped by name.
+struct UnclassifiedKernel {
+  std::string name;
+  long count = 0;
+  double time_s = 0.0;
+};
+
+/// A trace's GPU time by class. Every kernel lands in exactly one of `classes` or `unclassified`.
+struct MeasuredProfile {
+  std::map<std::string, MeasuredClass> classes;
+  std::vector<UnclassifiedKernel> unclassified;  ///< by total time, longest first
+  /// Per communication class: time its kernels ran while no other kernel of the device ran (the
+  /// part no compute hid), seconds.
+  std::map<std::string, double> exposed_comm_s;
+  long kernels = 0;  ///< all GPU activities counted
+};
+
+/// Classifies every activity of `trace` (all devices together).
+MeasuredProfile measure_profile(const KinetoTrace& trace);
+
+/// A closed interval of time, in seconds.
+struct Interval {
+  double begin = 0.0, end = 0.0;
+};
+/// Length of the union of `covered` minus the union of `hiding` (both lists in any order).
+double uncovered_time(std::vector<Interval> covered, std::vector<Interval> hiding);
+
+}  // namespace stepsim::out

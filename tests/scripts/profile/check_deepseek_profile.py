@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""`stepsim profile` on DeepSeek's published training profile (deepseek-ai/profile-data train.json).
+
+Usage: check_deepseek_profile.py STEPSIM SOURCE_DIR TRACE.json   (exit 77: the trace is absent)
+
+Checks that every GPU activity of the trace is classed or listed as unclassified, and that the
+measured time and count of each kernel class agree within 1% with the kernel table
+tools/calibration/profile_kernels.py wrote from the same trace
+(tools/calibration/profiles/deepseek-v3-ep64-h800-kernels.csv). The two GEMM classes are compared
+summed: the CSV also counts the routed experts' weight-gradient GEMMs as gemm_expert by their place in
+DualPipe's mlp(W) range, and their kernel name is the one the dense weight gradients use.
+"""
+import collections
+import csv
+import json
+import os
+import subprocess
+import sys
+
+
+def main(stepsim, source, trace):
+    trace = os.environ.get("STEPSIM_DEEPSEEK_PROFILE", trace)
+    if not os.path.exists(trace):
+        print(f"skipped: {trace} is not present")
+        return 77
+    scenario = os.path.join(source, "scenarios/profiles/deepseek-v3-ep64-h800.toml")
+    run = subprocess.run([stepsim, "profile", trace, "--scenario", scenario, "--layers", "3-6",
+                          "--microbatches", "0", "--format", "json", "--quiet"],
+                         capture_output=True, text=True, timeout=240)
+    if run.returncode != 0:
+        print(run.stderr)
+        return 1
+    doc = json.loads(run.stdout)
+    with open(trace) as f:
+        events = json.load(f)["traceEvents"]
+    gpu = [e for e in events if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
+    failures = []
+    counted = sum(r["kernels"] for r in doc["classes"]) + sum(r["kernels"] for r in doc["communication"]) + \
+        sum(u["count"] for u in doc["unclassified"])
+    if doc["kernels"] != len(gpu) or counted != len(gpu):
+        failures.append(f"{len(gpu)} GPU activities in the trace, {doc['kernels']} read, {counted} classed or listed")
+
+    measured = {r["class"]: r for r in doc["classes"] + doc["communication"]}
+    expected_us = collections.Counter()
+    expected_n = collections.Counter()
+    with open(os.path.join(source, "tools/calibration/profiles/deepseek-v3-ep64-h800-kernels.csv")) as f:
+        for row in csv.DictReader(f):
+            cls = "gemm" if row["class"].startswith("gemm") else row["class"]
+            expected_us[cls] += float(row["dur_us"])
+            expected_n[cls] += 1
+    got_ms = collections.Counter()
+    got_n = collections.Counter()
+    for cls, r in measured.items():
+        key = "gemm" if cls.startswith("gemm") else cls
+        if cls in ("memcpy", "memset"):
+            continue  # not kernels: the CSV holds "cat": "kernel" events only
+        got_ms[key] += r["measured_ms"]
+        got_n[key] += r["kernels"]
+    for u in doc["unclassified"]:
+        failures.append(f"unclassified: {u['name'][:100]} ({u['count']} x, {u['time_ms']:.3f} ms)")
+    print(f"{'class':14s} {'csv ms':>10s} {'stepsim ms':>10s} {'csv n':>6s} {'n':>6s}")
+    for cls in sorted(set(expected_us) | set(got_ms)):
+        want, have = expected_us[cls] / 1e3, got_ms[cls]
+        print(f"{cls:14s} {want:10.3f} {have:10.3f} {expected_n[cls]:6d} {got_n[cls]:6d}")
+        if abs(have - want) > 0.01 * want or (want == 0) != (have == 0):
+            failures.append(f"{cls}: {have:.3f} ms measured by stepsim profile, {want:.3f} ms in the CSV")
+    for f in failures:
+        print("FAIL", f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(*sys.argv[1:4]))

@@ -4,36 +4,11 @@
 
 #include "scenarios/choices.hpp"
 #include "scenarios/hf_config.hpp"
+#include "scenarios/toml_text.hpp"
 #include "workloads/params.hpp"
 
 namespace stepsim::scen {
 namespace hf_toml {
-
-/// A TOML basic string: quotes, backslashes and control characters escaped.
-std::string toml_string(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (u < 0x20 || u == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", u);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
-/// A comment line: control characters (a newline would end the comment) become spaces.
-std::string comment(std::string_view s) {
-  std::string out = "# ";
-  for (char c : s) out += static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? ' ' : c;
-  return out + "\n";
-}
 
 template <class E, std::size_t N>
 std::string_view name_of(E value, const std::array<Choice<E>, N>& choices) {
@@ -67,15 +42,15 @@ std::string hf_model_toml(const HfModel& h, const std::string& source) {
   const work::ModelSpec& m = h.model;
   const work::ParamBreakdown p = work::count_params(m);
   std::string out;
-  out += comment("Imported by `stepsim import` from " + source + " (" + h.architecture + ", read as " +
-                 h.family + ").");
+  out += toml_comment("Imported by `stepsim import` from " + source + " (" + h.architecture + ", read as " +
+                      h.family + ").");
   std::string count = "stepsim counts " + billions(p.main_total()) + " parameters";
   if (m.is_moe()) count += ", " + billions(p.main_active()) + " active per token";
   if (m.mtp_layers > 0) count += ", plus " + billions(p.mtp) + " in the multi-token-prediction modules";
-  out += comment(count + ".");
+  out += toml_comment(count + ".");
   if (!h.notes.empty()) {
-    out += comment("Notes:");
-    for (const auto& n : h.notes) out += comment("  " + n);
+    out += toml_comment("Notes:");
+    for (const auto& n : h.notes) out += toml_comment("  " + n);
   }
   out += "[model]\n";
   out += "name = " + toml_string(m.name) + "\n";

@@ -6,36 +6,11 @@
 
 #include "scenarios/choices.hpp"
 #include "scenarios/megatron_args.hpp"
+#include "scenarios/toml_text.hpp"
 #include "workloads/params.hpp"
 
 namespace stepsim::scen {
 namespace megatron_toml {
-
-/// A TOML basic string: quotes, backslashes and control characters escaped.
-std::string toml_text(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (u < 0x20 || u == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", u);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
-/// One comment line: control characters (a newline would end the comment) become spaces.
-std::string comment(std::string_view s) {
-  std::string out = "# ";
-  for (char c : s) out += static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? ' ' : c;
-  return out + "\n";
-}
 
 /// `head` then `items` joined by ", ", as comment lines of at most about 100 characters.
 std::string wrapped(const std::string& head, const std::vector<std::string>& items) {
@@ -44,18 +19,18 @@ std::string wrapped(const std::string& head, const std::vector<std::string>& ite
   for (std::size_t i = 0; i < items.size(); ++i) {
     const std::string item = items[i] + (i + 1 < items.size() ? "," : "");
     if (line.size() + item.size() > 98 && line != head) {
-      out += comment(line);
+      out += toml_comment(line);
       line = "   ";
     }
     line += " " + item;
   }
-  return out + comment(line);
+  return out + toml_comment(line);
 }
 
 template <class E, std::size_t N>
 std::string name_of(E value, const std::array<Choice<E>, N>& choices) {
   for (const auto& c : choices)
-    if (c.value == value) return toml_text(c.name);
+    if (c.value == value) return toml_string(c.name);
   return "\"?\"";
 }
 
@@ -66,7 +41,7 @@ std::string line(const std::string& key, bool value) {
   return key + " = " + (value ? "true" : "false") + "\n";
 }
 std::string line(const std::string& key, const std::string& value) {
-  return key + " = " + toml_text(value) + "\n";
+  return key + " = " + toml_string(value) + "\n";
 }
 std::string line(const std::string& key, const char* value) {
   return line(key, std::string(value));
@@ -115,7 +90,7 @@ std::string workload_table(const ImportedRun& r) {
   if (!r.recompute_modules.empty()) {
     out += "recompute_modules = [";
     for (std::size_t i = 0; i < r.recompute_modules.size(); ++i)
-      out += (i == 0 ? "" : ", ") + toml_text(r.recompute_modules[i]);
+      out += (i == 0 ? "" : ", ") + toml_string(r.recompute_modules[i]);
     out += "]\n";
   }
   out += line("attention_impl", r.attention_impl);
@@ -159,23 +134,23 @@ std::string header(const ImportedRun& r) {
   const work::ParamBreakdown p = work::count_params(r.model);
   char count[96];
   std::snprintf(count, sizeof count, "stepsim counts %.3fB parameters", p.main_total() / 1e9);
-  std::string out = comment("Imported by `stepsim import` from " + r.source + " (" + r.format + ").");
+  std::string out = toml_comment("Imported by `stepsim import` from " + r.source + " (" + r.format + ").");
   std::string c = count;
   if (r.model.is_moe()) {
     char active[64];
     std::snprintf(active, sizeof active, ", %.3fB active per token", p.main_active() / 1e9);
     c += active;
   }
-  out += comment(c + ".");
+  out += toml_comment(c + ".");
   if (!r.derivations.empty()) {
-    out += comment("Derived:");
-    for (const auto& d : r.derivations) out += comment("  " + d);
+    out += toml_comment("Derived:");
+    for (const auto& d : r.derivations) out += toml_comment("  " + d);
   }
-  for (const auto& s : r.skipped) out += comment("Passed over: " + s);
+  for (const auto& s : r.skipped) out += toml_comment("Passed over: " + s);
   if (!r.no_effect.empty()) out += wrapped("No effect on a step (passed over):", r.no_effect);
-  for (const auto& n : r.not_used) out += comment("not used: " + n);
-  out +=
-      comment("[fabric] is stepsim's default (rail-optimized, two non-blocking tiers): set your cluster's.");
+  for (const auto& n : r.not_used) out += toml_comment("not used: " + n);
+  out += toml_comment(
+      "[fabric] is stepsim's default (rail-optimized, two non-blocking tiers): set your cluster's.");
   return out;
 }
 

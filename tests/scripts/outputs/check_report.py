@@ -10,19 +10,14 @@ import glob
 import html.parser
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import headless  # noqa: E402  (tests/scripts/outputs/headless.py)
 
 stepsim, scenario, compare_dir, work, shots = sys.argv[1:6]
-browser = next((shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)), None)
-if browser is None:
-    if os.environ.get("CI"):
-        print("FAILED: no chromium in CI (.ci/setup installs Debian's chromium)")
-        sys.exit(1)
-    print("SKIP: no chromium on this machine")
-    sys.exit(77)
+browser = headless.find_browser()
 os.makedirs(work, exist_ok=True)
 os.makedirs(shots, exist_ok=True)
 failures = []
@@ -34,12 +29,7 @@ def check(cond, what):
 
 
 def chromium(args, url):
-    """Runs headless Chromium with a fresh profile and nothing from the network."""
-    with tempfile.TemporaryDirectory(prefix="stepsim-chromium-") as profile:
-        cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-               "--disable-background-networking", "--disable-component-update", "--disable-sync",
-               "--disable-quic", "--hide-scrollbars", f"--user-data-dir={profile}", *args, url]
-        return subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=120).stdout
+    return headless.chromium(browser, args, url)
 
 
 class Dom(html.parser.HTMLParser):

@@ -36,17 +36,12 @@ std::vector<Part> parts_of(const work::Breakdown& b) {
 
 }  // namespace
 
-namespace {
-
-/// Ticks at 1, 2 or 5 x 10^k covering [0, max] with about `n` steps.
 double tick_step(double max, int n) {
   const double raw = max / n, mag = std::pow(10.0, std::floor(std::log10(raw)));
   for (const double m : {1.0, 2.0, 5.0, 10.0})
     if (raw <= m * mag) return m * mag;
   return 10.0 * mag;
 }
-
-}  // namespace
 
 void time_axis(svg::Canvas& c, double x0, double w, double y, double max_s) {
   time_axis(c, x0, w, y, 0.0, max_s);
@@ -148,18 +143,6 @@ std::string breakdown_chart(std::span<const BreakdownBar> bars, std::string_view
 
 namespace {
 
-/// The simulated rank with the highest memory peak in each stage (-1 for a stage without one).
-std::vector<int> busiest_per_stage(const work::Simulation& s) {
-  std::vector<int> pick;
-  for (std::size_t i = 0; i < s.plan.ranks.size(); ++i) {
-    const auto st = static_cast<std::size_t>(s.plan.ranks[i].stage);
-    if (st >= pick.size()) pick.resize(st + 1, -1);
-    const auto peak = [&](int r) { return s.report.ranks[static_cast<std::size_t>(r)].memory.peak_bytes; };
-    if (pick[st] < 0 || peak(static_cast<int>(i)) > peak(pick[st])) pick[st] = static_cast<int>(i);
-  }
-  return pick;
-}
-
 constexpr std::string_view kMemColours[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759"};
 constexpr const char* kMemNames[] = {"weights", "gradients", "optimizer state", "activations at peak"};
 
@@ -183,6 +166,18 @@ void memory_bar(svg::Canvas& c, const work::Simulation& s, std::size_t i, double
 }
 
 }  // namespace
+
+/// The simulated rank with the highest memory peak in each stage (-1 for a stage without one).
+std::vector<int> busiest_per_stage(const work::Simulation& s) {
+  std::vector<int> pick;
+  for (std::size_t i = 0; i < s.plan.ranks.size(); ++i) {
+    const auto st = static_cast<std::size_t>(s.plan.ranks[i].stage);
+    if (st >= pick.size()) pick.resize(st + 1, -1);
+    const auto peak = [&](int r) { return s.report.ranks[static_cast<std::size_t>(r)].memory.peak_bytes; };
+    if (pick[st] < 0 || peak(static_cast<int>(i)) > peak(pick[st])) pick[st] = static_cast<int>(i);
+  }
+  return pick;
+}
 
 std::string memory_chart(const work::Simulation& s) {
   const std::vector<int> pick = busiest_per_stage(s);

@@ -66,6 +66,11 @@ using LegendItems = std::vector<std::pair<std::string, std::string_view>>;
 int legend_rows(const LegendItems& items, double x, double max_x);
 /// Swatches and names from (x, y), wrapping at the canvas's right edge; rows are 16 units apart.
 void legend(svg::Canvas& c, double x, double y, const LegendItems& items);
+/// A tick step of 1, 2 or 5 x 10^k that cuts a span of `span` into about `n` steps.
+double tick_step(double span, int n);
+/// The simulated rank with the highest memory peak in each stage (-1 for a stage without one).
+std::vector<int> busiest_per_stage(const work::Simulation& s);
+
 /// Seconds along [x0, x0 + w] at height y, ticks at 1, 2 or 5 x 10^k, from 0 to `max_s`.
 void time_axis(svg::Canvas& c, double x0, double w, double y, double max_s);
 /// The same from `from_s` to `to_s`.

@@ -118,13 +118,7 @@ std::string memory_timeline_chart(const work::Simulation& s) {
   using namespace report_timeline;
   const double step = std::max(s.report.step_time_s, 1e-12);
   // The busiest simulated rank of each stage, as the memory-per-stage chart picks them.
-  std::vector<int> pick;
-  for (std::size_t i = 0; i < s.plan.ranks.size(); ++i) {
-    const auto st = static_cast<std::size_t>(s.plan.ranks[i].stage);
-    if (st >= pick.size()) pick.resize(st + 1, -1);
-    const auto peak = [&](int r) { return s.report.ranks[static_cast<std::size_t>(r)].memory.peak_bytes; };
-    if (pick[st] < 0 || peak(static_cast<int>(i)) > peak(pick[st])) pick[st] = static_cast<int>(i);
-  }
+  std::vector<int> pick = busiest_per_stage(s);
   std::erase(pick, -1);
   double max_b = s.capacity_bytes;
   for (const int r : pick)

@@ -7,6 +7,7 @@
 #include <map>
 #include <toml++/toml.hpp>
 
+#include "output/report_charts.hpp"
 #include "output/svg.hpp"
 #include "scenarios/suggest.hpp"
 #include "sim/error.hpp"
@@ -83,8 +84,9 @@ std::string text_of(const Cell& c) {
 /// A tick label: 3 significant digits without an exponent in [1e-3, 1e4), SI prefixes outside.
 std::string tick_text(double v) {
   if (v == 0.0) return "0";
-  static constexpr std::pair<double, const char*> kPrefixes[] = {
-      {1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}, {1.0, ""}, {1e-3, "m"}, {1e-6, "µ"}, {1e-9, "n"}};
+  static constexpr std::pair<double, const char*> kPrefixes[] = {{1e15, "P"}, {1e12, "T"}, {1e9, "G"},
+                                                                 {1e6, "M"},  {1e3, "k"},  {1.0, ""},
+                                                                 {1e-3, "m"}, {1e-6, "µ"}, {1e-9, "n"}};
   double a = std::fabs(v), scaled = v;
   const char* prefix = "";
   if (a < 1e-3 || a >= 1e4)
@@ -148,13 +150,7 @@ struct Axis {
           if ((m == 1.0 || !wide) && m * d >= lo * 0.9999 && m * d <= hi * 1.0001) t.push_back(m * d);
       return t;
     }
-    const double raw = (hi - lo) / 6, mag = std::pow(10.0, std::floor(std::log10(raw)));
-    double step = 10 * mag;
-    for (const double m : {1.0, 2.0, 5.0})
-      if (raw <= m * mag) {
-        step = m * mag;
-        break;
-      }
+    const double step = charts::tick_step(hi - lo, 6);
     for (double v = std::ceil(lo / step - 1e-9) * step; v <= hi + step * 1e-9; v += step)
       t.push_back(std::fabs(v) < step * 1e-9 ? 0.0 : v);
     return t;

@@ -8,16 +8,7 @@ namespace cli_minor_rows {
 
 using stepsim::test::bad::BadInput;
 
-const std::string kScenario = R"([model]
-preset = "megatron-gpt-1.7b"
-[hardware]
-gpu = "h100-sxm"
-nodes = 1
-[workload]
-kind = "train"
-seq_len = 1024
-global_batch = 16
-)";
+const std::string kScenario = stepsim::test::small_gpt_train();
 
 const std::string kSweep = stepsim::test::tiny_sweep("minor");
 

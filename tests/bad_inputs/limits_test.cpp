@@ -3,6 +3,7 @@
 // hardware figures outside any physical range, and steps too large to simulate (a million layers
 // was killed at 22.6 GB; ten million GPUs ran on past 9 GB and 120 s).
 #include "tests/bad_inputs/bad_input.hpp"
+#include "tests/support/small_inputs.hpp"
 
 namespace limits_rows {
 
@@ -13,18 +14,7 @@ const std::string kDecode = kExamples + "llama3.1-70b-decode-8xh200-bs1.toml";
 const std::string k70b = kExamples + "llama3.1-70b-512xh100.toml";
 
 /// The decode example as a file of its own (sweeps and validation read folders and bases).
-const std::string kSmall = R"([model]
-preset = "megatron-gpt-1.7b"
-[hardware]
-gpu = "h100-sxm"
-nodes = 1
-[workload]
-kind = "train"
-seq_len = 1024
-global_batch = 16
-[parallelism]
-tp = 2
-)";
+const std::string kSmall = stepsim::test::small_gpt_train() + "[parallelism]\ntp = 2\n";
 
 BadInput row(std::string name, std::string args, std::vector<std::string> stderr_contains,
              int exit_code = 2) {

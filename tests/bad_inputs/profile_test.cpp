@@ -1,21 +1,13 @@
 // Bad-input catalogue, `stepsim profile` (issue 18): traces that cannot be read, are not JSON or
 // hold no GPU kernel, windows that select nothing, and malformed options: each exits 2 with a hint.
 #include "tests/bad_inputs/bad_input.hpp"
+#include "tests/support/small_inputs.hpp"
 
 namespace profile_rows {
 
 using stepsim::test::bad::BadInput;
 
-const std::string kScenario = R"([model]
-preset = "megatron-gpt-1.7b"
-[hardware]
-gpu = "h100-sxm"
-nodes = 1
-[workload]
-kind = "train"
-seq_len = 1024
-global_batch = 16
-)";
+const std::string kScenario = stepsim::test::small_gpt_train();
 
 const std::string kTrace =
     R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "nvjet_tst_128x256", "ts": 10, "dur": 5,)"

@@ -24,6 +24,20 @@ values = [1, 2]
 )";
 }
 
+/// A 1.7B GPT training step on one 8-GPU H100 node: 9 lines, [workload] last (tests append tables).
+inline std::string small_gpt_train() {
+  return R"([model]
+preset = "megatron-gpt-1.7b"
+[hardware]
+gpu = "h100-sxm"
+nodes = 1
+[workload]
+kind = "train"
+seq_len = 1024
+global_batch = 16
+)";
+}
+
 /// Lines 1-7 of several small scenarios: Llama 3.1 8B cut to 4 layers on one 8-GPU H100 node
 /// (1 [model], 2 preset, 3 layers = 4, 4 [hardware], 5 gpu, 6 nodes = 1, 7 gpus_per_node = 8).
 inline std::string small_llama_node() {

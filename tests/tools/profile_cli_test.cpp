@@ -3,22 +3,14 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "tests/support/small_inputs.hpp"
 #include "tests/support/temp_files.hpp"
 
 using namespace stepsim::test;
 
 namespace profile_cli {
 
-const std::string kScenario = R"([model]
-preset = "megatron-gpt-1.7b"
-[hardware]
-gpu = "h100-sxm"
-nodes = 1
-[workload]
-kind = "train"
-seq_len = 1024
-global_batch = 16
-)";
+const std::string kScenario = stepsim::test::small_gpt_train();
 
 std::string kernel(const std::string& name, double ts_us, double dur_us, int stream) {
   return nlohmann::json{

@@ -93,7 +93,7 @@ int int_arg(const nlohmann::json& e, const char* key, const char* fallback) {
 
 }  // namespace profile_trace
 
-KinetoTrace parse_kineto_trace(std::string_view text, const std::filesystem::path& source) {
+GpuTrace parse_kineto_trace(std::string_view text, const std::filesystem::path& source) {
   using namespace profile_trace;
   nlohmann::json doc;
   try {
@@ -116,7 +116,7 @@ KinetoTrace parse_kineto_trace(std::string_view text, const std::filesystem::pat
                     "expected a JSON object with \"traceEvents\" or an array of events",
                     "give a Chrome trace from PyTorch's profiler (Kineto)");
   }
-  KinetoTrace trace;
+  GpuTrace trace;
   trace.path = source;
   for (const auto& e : *events) {
     if (!e.is_object()) continue;
@@ -148,7 +148,7 @@ KinetoTrace parse_kineto_trace(std::string_view text, const std::filesystem::pat
   return trace;
 }
 
-KinetoTrace read_kineto_trace(const std::filesystem::path& path) {
+GpuTrace read_kineto_trace(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in || std::filesystem::is_directory(path))
     throw UserError("cannot read the trace " + path.string() +
@@ -199,7 +199,7 @@ double uncovered_time(std::vector<Interval> covered, std::vector<Interval> hidin
   return total;
 }
 
-MeasuredProfile measure_profile(const KinetoTrace& trace) {
+MeasuredProfile measure_profile(const GpuTrace& trace) {
   MeasuredProfile out;
   std::map<std::string, UnclassifiedKernel> unknown;
   // Per device: the intervals of each communication class and of all other GPU work.

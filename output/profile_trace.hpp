@@ -22,17 +22,17 @@ struct TraceKernel {
   int stream = 0;        ///< args.stream (the event's tid when absent)
 };
 
-/// The GPU activities of one trace, in trace order.
-struct KinetoTrace {
+/// The GPU activities of one trace (a Kineto Chrome trace or an Nsight Systems export), in trace order.
+struct GpuTrace {
   std::filesystem::path path;
   std::vector<TraceKernel> kernels;
 };
 
 /// Reads a Kineto Chrome trace (a JSON object with "traceEvents", or a bare event array). Throws
 /// UserError when the file cannot be read or parsed, or holds no GPU kernel events.
-KinetoTrace read_kineto_trace(const std::filesystem::path& path);
+GpuTrace read_kineto_trace(const std::filesystem::path& path);
 /// As above from the trace's text; `source` names it in messages.
-KinetoTrace parse_kineto_trace(std::string_view text, const std::filesystem::path& source);
+GpuTrace parse_kineto_trace(std::string_view text, const std::filesystem::path& source);
 
 /// The class of a GPU activity by its name and category (the rule table in profile_trace.cpp);
 /// empty when no rule matches.
@@ -64,7 +64,7 @@ struct MeasuredProfile {
 };
 
 /// Classifies every activity of `trace` (all devices together).
-MeasuredProfile measure_profile(const KinetoTrace& trace);
+MeasuredProfile measure_profile(const GpuTrace& trace);
 
 /// A closed interval of time, in seconds.
 struct Interval {

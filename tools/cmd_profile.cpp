@@ -91,7 +91,7 @@ int cmd_profile(Args args) {
   if (a.rank < 0) throw UserError("--rank: expected a global rank from 0");
   parse_range(a.layers, "--layers", window.first_layer, window.last_layer);
   parse_range(a.microbatches, "--microbatches", window.first_microbatch, window.last_microbatch);
-  const out::KinetoTrace trace = out::read_kineto_trace(a.trace);
+  const out::GpuTrace trace = out::read_kineto_trace(a.trace);
   const scen::Catalog catalog = load_catalog(a.catalogs);
   const scen::Scenario s = scen::load_scenario(a.scenario, catalog, a.load);
   if (s.job.workload.kind == work::WorkloadKind::serve || s.job.workload.kind == work::WorkloadKind::generate)

@@ -72,7 +72,7 @@ std::string trace_text() {
 TEST_CASE("a Kineto trace's kernels, classed by library name", "[profile]") {
   using namespace profile_trace_rows;
   test::TempDir dir;
-  const KinetoTrace trace = read_kineto_trace(dir.write("trace.json", trace_text()));
+  const GpuTrace trace = read_kineto_trace(dir.write("trace.json", trace_text()));
   REQUIRE(trace.kernels.size() == std::size(kKernels));
   CHECK(trace.kernels[10].stream == 20);
   CHECK(trace.kernels[0].dur_us == 100.0);

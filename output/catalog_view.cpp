@@ -117,6 +117,9 @@ std::string figure_value(const topo::GpuSpec& g, const std::string& key) {
   };
   for (const auto& [k, v] : values)
     if (key == k) return v;
+  for (std::size_t k = 0; k < topo::kKernelKindCount; ++k)
+    if (key == "efficiency.hbm_" + std::string(topo::name(static_cast<topo::KernelKind>(k))))
+      return e.hbm_kind[k] > 0.0 ? fixed(e.hbm_kind[k], 3) : "as hbm";
   return "?";
 }
 

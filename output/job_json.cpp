@@ -36,6 +36,9 @@ json efficiency_json(const topo::Efficiency& e) {
   j["fp8_blockwise"] = e.fp8_blockwise;
   j["fp8_blockwise_wgrad"] = e.fp8_blockwise_wgrad;
   j["hbm"] = e.hbm;
+  for (std::size_t k = 0; k < topo::kKernelKindCount; ++k)
+    if (e.hbm_kind[k] > 0.0)
+      j["hbm_" + std::string(topo::name(static_cast<topo::KernelKind>(k)))] = e.hbm_kind[k];
   j["nvlink"] = e.nvlink;
   j["nic"] = e.nic;
   j["estimate_compute"] = e.estimate_compute;

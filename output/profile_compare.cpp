@@ -1,5 +1,6 @@
 #include "output/profile_compare.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <set>
 #include <sstream>
@@ -27,14 +28,15 @@ std::string group_of(std::string_view cls) {
 }
 
 std::string row_text(const char* name, double meas_s, long kernels, double sim_s, double err, double tflops,
-                     bool has_measure) {
-  char line[160];
-  char tf[16] = "";
+                     bool has_measure, double gb_s = 0.0) {
+  char line[180];
+  char tf[16] = "", bw[16] = "";
   if (tflops > 0.0) std::snprintf(tf, sizeof tf, "%.0f", tflops);
+  if (gb_s > 0.0) std::snprintf(bw, sizeof bw, "%.0f", gb_s);
   char e[16] = "-";
   if (has_measure) std::snprintf(e, sizeof e, "%+.1f%%", 100.0 * err);
-  std::snprintf(line, sizeof line, "%-20s %11.3f %8ld %11.3f %8s %9s", name, meas_s * 1e3, kernels,
-                sim_s * 1e3, e, tf);
+  std::snprintf(line, sizeof line, "%-20s %11.3f %8ld %11.3f %8s %9s %8s", name, meas_s * 1e3, kernels,
+                sim_s * 1e3, e, tf, bw);
   std::string text = line;
   text.erase(text.find_last_not_of(' ') + 1);
   return text + "\n";
@@ -49,28 +51,64 @@ nlohmann::json row_json(const ProfileRow& r) {
   j["error"] = r.measured_s > 0.0 ? nlohmann::json(r.error()) : nlohmann::json(nullptr);
   j["measured_tflops"] =
       r.measured_tflops() > 0.0 ? nlohmann::json(r.measured_tflops()) : nlohmann::json(nullptr);
+  j["trace_flops"] = r.trace_flops;
+  j["shaped_kernels"] = r.shaped;
+  j["measured_gb_s"] = r.measured_gb_s() > 0.0 ? nlohmann::json(r.measured_gb_s()) : nlohmann::json(nullptr);
   return j;
+}
+
+std::string step_text(const StepFigures& f) {
+  std::ostringstream out;
+  char line[160];
+  out << "\nper step (the trace covers " << f.steps << (f.steps == 1 ? " step" : " steps")
+      << ")           measured    stepsim    error\n";
+  out << std::string(71, '-') << "\n";
+  const auto row = [&](const char* name, double m, double s, double scale, const char* fmt) {
+    char mv[32], sv[32], e[16] = "-";
+    std::snprintf(mv, sizeof mv, fmt, m * scale);
+    std::snprintf(sv, sizeof sv, fmt, s * scale);
+    if (m > 0.0) std::snprintf(e, sizeof e, "%+.1f%%", 100.0 * (s / m - 1.0));
+    std::snprintf(line, sizeof line, "%-37s %10s %10s %8s\n", name, mv, sv, e);
+    out << line;
+  };
+  row("step time, ms", f.measured_step_s, f.simulated_step_s, 1e3, "%.2f");
+  row("  compute kernels running, ms", f.measured_compute_s, f.simulated_compute_s, 1e3, "%.2f");
+  row("  communication exposed, ms", f.measured_exposed_comm_s, f.simulated_exposed_comm_s, 1e3, "%.2f");
+  row("  idle (bubbles, host, waits), ms",
+      std::max(0.0, f.measured_step_s - f.measured_compute_s - f.measured_exposed_comm_s),
+      std::max(0.0, f.simulated_step_s - f.simulated_compute_s - f.simulated_exposed_comm_s), 1e3, "%.2f");
+  row("MFU, %", f.mfu_measured, f.mfu_simulated, 100.0, "%.1f");
+  row("tokens/s per GPU", f.tokens_per_s_per_gpu_measured, f.tokens_per_s_per_gpu_simulated, 1.0, "%.0f");
+  out << "(measured MFU and tokens/s: the scenario's model FLOPs and tokens over the measured step)\n";
+  return out.str();
 }
 
 }  // namespace profile_compare
 
 std::string simulated_op_class(std::string name, topo::OpClass op_class) {
-  using profile_compare::starts_with;
-  for (const char* pass : {"fwd.", "bwd.", "rc."})
-    if (starts_with(name, pass)) name = name.substr(std::string_view(pass).size());
-  if (name.find("quantize") != std::string::npos) return "quantize";
-  if (op_class == topo::OpClass::gemm) return starts_with(name, "experts_") ? "gemm_expert" : "gemm_dense";
+  const topo::KernelKind kind = work::kernel_kind(name, op_class);
+  if (kind == topo::KernelKind::quantize) return "quantize";
+  if (op_class == topo::OpClass::gemm) {
+    for (const char* pass : {"fwd.", "bwd.", "rc."})
+      if (profile_compare::starts_with(name, pass)) name = name.substr(std::string_view(pass).size());
+    return profile_compare::starts_with(name, "experts_") ? "gemm_expert" : "gemm_dense";
+  }
   if (op_class == topo::OpClass::attention) return "attention";
-  // DeepSeek fuses the residual add into its RMSNorm kernel (DropoutAddLayerNormFn); stepsim's
-  // bias-dropout-adds (bda) are counted with the norms so.
-  for (const char* n : {"ln1", "ln2", "q_norm", "kv_norm", "bda1", "bda2", "final_norm", "ln_f"})
-    if (starts_with(name, n)) return "norm";
-  if (starts_with(name, "experts_act") || starts_with(name, "shared_act") || starts_with(name, "act"))
-    return "activation";
-  if (starts_with(name, "router_topk") || starts_with(name, "permute") || starts_with(name, "unpermute"))
-    return "moe_routing";
-  if (starts_with(name, "adam") || starts_with(name, "optimizer")) return "optimizer";
-  return "elementwise";
+  return kind_class(kind);
+}
+
+std::string kind_class(topo::KernelKind kind) {
+  switch (kind) {
+    case topo::KernelKind::routing: return "moe_routing";
+    case topo::KernelKind::other: return "elementwise";
+    default: return std::string(topo::name(kind));
+  }
+}
+
+std::optional<topo::KernelKind> class_kind(std::string_view cls) {
+  for (std::size_t k = 0; k < topo::kKernelKindCount; ++k)
+    if (kind_class(static_cast<topo::KernelKind>(k)) == cls) return static_cast<topo::KernelKind>(k);
+  return std::nullopt;
 }
 
 SimulatedProfile simulate_window(const work::StepPlan& plan, const ProfileWindow& w,
@@ -85,7 +123,9 @@ SimulatedProfile simulate_window(const work::StepPlan& plan, const ProfileWindow
   if (rank_index < 0)
     throw UserError("--rank " + std::to_string(w.rank) +
                     ": that rank is not simulated (hint: simulated ranks: " + simulated +
-                    (plan.ranks.size() > 16 ? ", ..." : "") + ")");
+                    (plan.ranks.size() > 16 ? ", ..." : "") +
+                    ", one per pipeline stage: the ranks of a stage run the same ops, so give the one of "
+                    "the profiled rank's stage)");
   SimulatedProfile out;
   std::map<std::string, std::vector<Interval>> comm;
   std::vector<Interval> compute;
@@ -108,6 +148,7 @@ SimulatedProfile simulate_window(const work::StepPlan& plan, const ProfileWindow
     c.time_s += run ? to_seconds(run->ops[op].end - run->ops[op].start)
                     : to_seconds(plan.graph.exec(op).work) * alone_scale;
     c.flops += plan.graph.info(op).flops;
+    c.hbm_bytes += plan.graph.info(op).bytes;
     ++c.count;
     ++out.ops;
   }
@@ -136,11 +177,16 @@ ProfileComparison compare_profiles(MeasuredProfile measured, SimulatedProfile si
     if (const auto m = measured.classes.find(cls); m != measured.classes.end()) {
       r.measured_s = m->second.time_s;
       r.kernels = m->second.count;
+      r.trace_flops = m->second.flops;
+      r.shaped = m->second.shaped;
     }
     if (const auto s = simulated.classes.find(cls); s != simulated.classes.end()) {
       r.simulated_s = s->second.time_s;
       r.simulated_ops = s->second.count;
-      if (cls.rfind("gemm", 0) == 0 || cls == "attention") r.flops = s->second.flops;
+      if (cls.rfind("gemm", 0) == 0 || cls == "attention")
+        r.flops = s->second.flops;
+      else
+        r.hbm_bytes = s->second.hbm_bytes;
     }
     c.total.measured_s += r.measured_s;
     c.total.kernels += r.kernels;
@@ -174,6 +220,8 @@ ProfileRow gemm_row(const ProfileComparison& c) {
     sum.simulated_s += r.simulated_s;
     sum.simulated_ops += r.simulated_ops;
     sum.flops += r.flops;
+    sum.trace_flops += r.trace_flops;
+    sum.shaped += r.shaped;
   }
   return sum;
 }
@@ -186,26 +234,46 @@ std::string profile_table(const ProfileComparison& c) {
     if (a < 0 && b < 0) return std::string("all");
     return std::to_string(a < 0 ? 0 : a) + "-" + (b < 0 ? std::string("last") : std::to_string(b));
   };
-  out << "  window: rank " << c.window.rank << ", layers " << bound(c.window.first_layer, c.window.last_layer)
+  std::string ranks = "rank " + std::to_string(c.window.rank);
+  if (c.ranks.size() > 1) {
+    ranks = "ranks";
+    for (std::size_t i = 0; i < c.ranks.size(); ++i) ranks += (i ? ", " : " ") + std::to_string(c.ranks[i]);
+    ranks += " (summed)";
+  }
+  out << "  window: " << ranks << ", layers " << bound(c.window.first_layer, c.window.last_layer)
       << ", micro-batches " << bound(c.window.first_microbatch, c.window.last_microbatch) << "; "
       << c.measured.kernels << " GPU kernels in the trace\n\n";
-  out << "class                measured ms  kernels stepsim ms    error  TFLOP/s\n";
-  out << std::string(71, '-') << "\n";
+  out << "class                measured ms  kernels stepsim ms    error  TFLOP/s     GB/s\n";
+  out << std::string(80, '-') << "\n";
   // Kernel names do not split GEMMs as the simulation does (a per-expert GEMM under a dense kernel
   // name), so FLOPs over measured time are shown for the two GEMM classes together only.
   const auto split_gemm = [](const std::string& cls) { return cls == "gemm_dense" || cls == "gemm_expert"; };
   for (const ProfileRow& r : c.rows)
     out << row_text(r.cls.c_str(), r.measured_s, r.kernels, r.simulated_s, r.error(),
-                    split_gemm(r.cls) ? 0.0 : r.measured_tflops(), r.measured_s > 0.0);
+                    split_gemm(r.cls) ? 0.0 : r.measured_tflops(), r.measured_s > 0.0, r.measured_gb_s());
   out << row_text("total", c.total.measured_s, c.total.kernels, c.total.simulated_s, c.total.error(), 0.0,
                   c.total.measured_s > 0.0);
   const ProfileRow gemm = gemm_row(c);
   if (gemm.kernels > 0 || gemm.simulated_ops > 0)
     out << row_text("(gemm, both classes)", gemm.measured_s, gemm.kernels, gemm.simulated_s, gemm.error(),
                     gemm.measured_tflops(), gemm.measured_s > 0.0);
+  if (gemm.shaped > 0) {
+    char line[200];
+    std::snprintf(
+        line, sizeof line,
+        "(gemm, trace shapes)   %ld of %ld GEMM kernels shaped: %.2f TFLOP by the trace's shapes, %.2f "
+        "by stepsim's",
+        gemm.shaped, gemm.kernels, gemm.trace_flops * 1e-12, gemm.flops * 1e-12);
+    out << line;
+    if (gemm.shaped == gemm.kernels && gemm.measured_s > 0.0)
+      out << ", " << static_cast<long>(gemm.trace_flops / gemm.measured_s * 1e-12 + 0.5)
+          << " TFLOP/s achieved";
+    out << "\n";
+  }
   out << "(TFLOP/s: the simulation's FLOPs of the class over the measured time; for GEMMs only of both\n"
          " classes together: a grouped GEMM is gemm_expert by its kernel name, a per-expert GEMM under a\n"
-         " dense kernel name is gemm_dense, where the simulation counts it as an expert's)\n";
+         " dense kernel name is gemm_dense, where the simulation counts it as an expert's;\n"
+         " GB/s: the simulation's HBM bytes of a bandwidth-bound class over the measured time)\n";
   if (!c.comm_rows.empty() || !c.simulated.comm_busy_s.empty()) {
     out << "\ncommunication        measured ms  kernels exposed ms   group  stepsim busy ms  exposed ms\n";
     out << std::string(87, '-') << "\n";
@@ -234,6 +302,7 @@ std::string profile_table(const ProfileComparison& c) {
     }
     out << "(exposed: time no other kernel of the device, or no compute op of the rank, ran)\n";
   }
+  if (c.step.steps > 0) out << profile_compare::step_text(c.step);
   out << "\nunclassified kernels: " << c.measured.unclassified.size() << "\n";
   for (const UnclassifiedKernel& u : c.measured.unclassified) {
     char line[64];
@@ -253,7 +322,20 @@ nlohmann::json profile_json(const ProfileComparison& c) {
                  {"last_layer", c.window.last_layer},
                  {"first_microbatch", c.window.first_microbatch},
                  {"last_microbatch", c.window.last_microbatch}};
+  j["ranks"] = c.ranks;
   j["kernels"] = c.measured.kernels;
+  if (c.step.steps > 0)
+    j["per_step"] = {{"steps", c.step.steps},
+                     {"measured_step_ms", c.step.measured_step_s * 1e3},
+                     {"simulated_step_ms", c.step.simulated_step_s * 1e3},
+                     {"measured_compute_ms", c.step.measured_compute_s * 1e3},
+                     {"simulated_compute_ms", c.step.simulated_compute_s * 1e3},
+                     {"measured_exposed_comm_ms", c.step.measured_exposed_comm_s * 1e3},
+                     {"simulated_exposed_comm_ms", c.step.simulated_exposed_comm_s * 1e3},
+                     {"mfu_measured", c.step.mfu_measured},
+                     {"mfu_simulated", c.step.mfu_simulated},
+                     {"tokens_per_s_per_gpu_measured", c.step.tokens_per_s_per_gpu_measured},
+                     {"tokens_per_s_per_gpu_simulated", c.step.tokens_per_s_per_gpu_simulated}};
   j["classes"] = nlohmann::json::array();
   for (const ProfileRow& r : c.rows) {
     nlohmann::json row = row_json(r);

@@ -1,9 +1,12 @@
 #include "output/profile_trace.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "sim/error.hpp"
@@ -91,6 +94,122 @@ int int_arg(const nlohmann::json& e, const char* key, const char* fallback) {
   return f != e.end() && f->is_number() ? f->get<int>() : 0;
 }
 
+using Dims = std::vector<std::int64_t>;
+
+/// One GEMM op of PyTorch: which of its "Input Dims" are the two matrices and how to read them.
+struct GemmOp {
+  const char* name;
+  int a, b;          ///< indices of the two operands in "Input Dims"
+  int rank;          ///< both operands' rank (2: mm, 3: bmm); 0 = any, with matmul's broadcasting
+  bool b_is_weight;  ///< b is a Linear weight [n, k], i.e. the operand transposed
+};
+
+// addmm/baddbmm take the added tensor first; linear's weight is [out_features, in_features].
+const GemmOp kGemmOps[] = {
+    {"aten::mm", 0, 1, 2, false},    {"aten::addmm", 1, 2, 2, false},   {"aten::_scaled_mm", 0, 1, 2, false},
+    {"aten::bmm", 0, 1, 3, false},   {"aten::baddbmm", 1, 2, 3, false}, {"aten::matmul", 0, 1, 0, false},
+    {"aten::linear", 0, 1, 0, true},
+};
+
+/// torch.matmul's FLOPs for operands of shapes `a` and `b`: 2 m n k per output matrix, times the
+/// broadcast batch; a 1-D operand is a vector. Empty when the shapes do not multiply.
+std::optional<double> matmul_flops(Dims a, Dims b) {
+  if (a.empty() || b.empty()) return std::nullopt;
+  if (a.size() == 1) a.insert(a.begin(), 1);  // a vector: one row
+  if (b.size() == 1) b.push_back(1);          // a vector: one column
+  const std::int64_t m = a[a.size() - 2], k = a.back(), n = b.back();
+  if (b[b.size() - 2] != k) return std::nullopt;
+  double batch = 1.0;
+  const std::size_t batch_dims = std::max(a.size(), b.size()) - 2;
+  for (std::size_t i = 0; i < batch_dims; ++i) {
+    // Batch dims aligned from the right; a missing dim broadcasts as 1.
+    const std::int64_t da = i + 2 < a.size() ? a[a.size() - 3 - i] : 1;
+    const std::int64_t db = i + 2 < b.size() ? b[b.size() - 3 - i] : 1;
+    if (da != db && da != 1 && db != 1) return std::nullopt;
+    batch *= static_cast<double>(std::max(da, db));
+  }
+  return 2.0 * batch * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+}
+
+/// "Input Dims" entry `i` as a shape; empty for a scalar, a tensor list or a malformed entry.
+std::optional<Dims> input_dims(const nlohmann::json& dims, int i) {
+  if (!dims.is_array() || i >= static_cast<int>(dims.size()) || !dims[i].is_array()) return std::nullopt;
+  Dims out;
+  for (const auto& d : dims[i]) {
+    if (!d.is_number_integer() || d.get<std::int64_t>() < 0) return std::nullopt;
+    out.push_back(d.get<std::int64_t>());
+  }
+  return out;
+}
+
+/// FLOPs of a CPU op event when it is a GEMM op with its input dims recorded.
+std::optional<double> gemm_op_flops(std::string_view op, const nlohmann::json& dims) {
+  for (const GemmOp& g : kGemmOps) {
+    if (op != g.name) continue;
+    std::optional<Dims> a = input_dims(dims, g.a), b = input_dims(dims, g.b);
+    if (!a || !b) return std::nullopt;
+    if (g.rank && (static_cast<int>(a->size()) != g.rank || static_cast<int>(b->size()) != g.rank))
+      return std::nullopt;
+    if (g.b_is_weight) {
+      if (b->size() != 2) return std::nullopt;
+      std::swap((*b)[0], (*b)[1]);
+    }
+    return matmul_flops(std::move(*a), std::move(*b));
+  }
+  return std::nullopt;
+}
+
+long long id_arg(const nlohmann::json& e, const char* key) {
+  const auto args = e.find("args");
+  if (args == e.end() || !args->is_object()) return 0;
+  const auto v = args->find(key);
+  return v != args->end() && v->is_number_integer() ? v->get<long long>() : 0;
+}
+
+/// What links kernels to the CPU ops that launched them, gathered in one pass over the events.
+struct LaunchLinks {
+  std::map<long long, double> op_flops;                     ///< External id of a GEMM op with shapes -> FLOPs
+  std::map<long long, long long> launch_op;                 ///< correlation of a launch event -> External id
+  std::vector<std::pair<long long, long long>> kernel_ids;  ///< per kernel: External id, correlation
+
+  void add_cpu_event(const nlohmann::json& e, const std::string& category) {
+    if (category == "cpu_op") {
+      const auto name = e.find("name");
+      const auto args = e.find("args");
+      if (name == e.end() || !name->is_string() || args == e.end() || !args->is_object()) return;
+      const auto dims = args->find("Input Dims");
+      if (dims == args->end()) return;
+      if (const auto flops = gemm_op_flops(name->get<std::string>(), *dims);
+          flops && id_arg(e, "External id") > 0)
+        op_flops[id_arg(e, "External id")] = *flops;
+    } else if (category == "cuda_runtime" || category == "cuda_driver") {
+      if (id_arg(e, "correlation") > 0 && id_arg(e, "External id") > 0)
+        launch_op[id_arg(e, "correlation")] = id_arg(e, "External id");
+    }
+  }
+
+  /// Marks the GEMM kernels of ops with known shapes; an op's FLOPs go to its first GEMM kernel.
+  void apply(std::vector<TraceKernel>& kernels) const {
+    std::vector<std::size_t> order(kernels.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t x, std::size_t y) { return kernels[x].ts_us < kernels[y].ts_us; });
+    std::set<long long> counted;
+    for (const std::size_t i : order) {
+      auto [external, correlation] = kernel_ids[i];
+      if (external <= 0)
+        if (const auto l = launch_op.find(correlation); l != launch_op.end()) external = l->second;
+      const auto op = op_flops.find(external);
+      if (op == op_flops.end()) continue;
+      TraceKernel& k = kernels[i];
+      const std::string cls = kernel_class(k.name, k.category);
+      if (cls != "gemm_dense" && cls != "gemm_expert") continue;
+      k.shaped = true;
+      if (counted.insert(external).second) k.flops = op->second;
+    }
+  }
+};
+
 }  // namespace profile_trace
 
 GpuTrace parse_kineto_trace(std::string_view text, const std::filesystem::path& source) {
@@ -118,12 +237,16 @@ GpuTrace parse_kineto_trace(std::string_view text, const std::filesystem::path& 
   }
   GpuTrace trace;
   trace.path = source;
+  LaunchLinks links;
   for (const auto& e : *events) {
     if (!e.is_object()) continue;
     const auto cat = e.find("cat");
     if (cat == e.end() || !cat->is_string()) continue;
     const std::string category = cat->get<std::string>();
-    if (category != "kernel" && category != "gpu_memcpy" && category != "gpu_memset") continue;
+    if (category != "kernel" && category != "gpu_memcpy" && category != "gpu_memset") {
+      links.add_cpu_event(e, category);
+      continue;
+    }
     const auto name = e.find("name"), ts = e.find("ts"), dur = e.find("dur");
     if (name == e.end() || !name->is_string() || ts == e.end() || !ts->is_number() || dur == e.end() ||
         !dur->is_number())
@@ -139,12 +262,14 @@ GpuTrace parse_kineto_trace(std::string_view text, const std::filesystem::path& 
     k.device = int_arg(e, "device", "pid");
     k.stream = int_arg(e, "stream", "tid");
     trace.kernels.push_back(std::move(k));
+    links.kernel_ids.emplace_back(id_arg(e, "External id"), id_arg(e, "correlation"));
   }
   if (trace.kernels.empty())
     throw UserError(SourceLocation{source.string(), 1, 1}, "traceEvents",
                     "the trace holds no GPU kernel events (\"cat\": \"kernel\")",
                     "profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] so that the "
                     "GPU's kernels are recorded");
+  links.apply(trace.kernels);
   return trace;
 }
 
@@ -225,6 +350,8 @@ MeasuredProfile measure_profile(const GpuTrace& trace) {
     MeasuredClass& m = out.classes[cls];
     ++m.count;
     m.time_s += dur_s;
+    m.flops += k.flops;
+    m.shaped += k.shaped ? 1 : 0;
     (is_comm_class(cls) ? comm[k.device][cls] : other[k.device]).push_back(span);
   }
   for (auto& [device, classes] : comm)

@@ -20,6 +20,11 @@ struct TraceKernel {
   double dur_us = 0.0;   ///< duration, microseconds
   int device = 0;        ///< args.device (the event's pid when absent)
   int stream = 0;        ///< args.stream (the event's tid when absent)
+  /// A GEMM kernel whose launching op's input dims the trace recorded (record_shapes=True).
+  bool shaped = false;
+  /// FLOPs of the launching GEMM op (2 m n k, times the batch), on the op's first GEMM kernel
+  /// only (a split-K reduction of the same op gets 0); 0 when the shapes are unknown.
+  double flops = 0.0;
 };
 
 /// The GPU activities of one trace (a Kineto Chrome trace or an Nsight Systems export), in trace order.
@@ -32,6 +37,9 @@ struct GpuTrace {
 /// UserError when the file cannot be read or parsed, or holds no GPU kernel events.
 GpuTrace read_kineto_trace(const std::filesystem::path& path);
 /// As above from the trace's text; `source` names it in messages.
+/// GEMM kernels get the FLOPs of the CPU op that launched them (aten::mm, addmm, bmm, baddbmm,
+/// matmul, linear, _scaled_mm with "Input Dims"), linked by the kernel's "External id" or, without
+/// one, through the launch event ("cuda_runtime"/"cuda_driver") of the same "correlation".
 GpuTrace parse_kineto_trace(std::string_view text, const std::filesystem::path& source);
 
 /// The class of a GPU activity by its name and category (the rule table in profile_trace.cpp);
@@ -44,6 +52,8 @@ bool is_comm_class(std::string_view cls);
 struct MeasuredClass {
   double time_s = 0.0;  ///< sum of kernel durations
   long count = 0;       ///< kernels
+  double flops = 0.0;   ///< FLOPs of the kernels with known shapes (TraceKernel::flops summed)
+  long shaped = 0;      ///< kernels whose launching op's shapes are known
 };
 
 /// Kernels no rule matched, grouped by name.

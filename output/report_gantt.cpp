@@ -16,7 +16,9 @@
 #include "workloads/names.hpp"
 
 namespace stepsim::out::charts {
-namespace {
+// Named after the file, not anonymous: unity builds batch it with report_timeline.cpp, whose
+// kX0/kPlot/kTop would otherwise clash with these.
+namespace report_gantt {
 
 constexpr std::size_t kPasses = 4;
 constexpr std::size_t kLanes = kPasses + work::kDimCount;  // compute by pass, then the groups
@@ -143,9 +145,10 @@ std::string label_of(std::size_t category) {
              : std::string(work::name(static_cast<work::ParallelDim>(category - kPasses))) + " communication";
 }
 
-}  // namespace
+}  // namespace report_gantt
 
 std::pair<double, double> microbatch_window(const work::Simulation& s) {
+  using namespace report_gantt;
   const auto& plan = s.plan;
   if (plan.microbatches <= 0 || plan.ranks.empty()) return {0.0, 0.0};
   const int mid = plan.microbatches / 2;
@@ -163,6 +166,7 @@ std::pair<double, double> microbatch_window(const work::Simulation& s) {
 }
 
 std::string gantt_chart(const work::Simulation& s, double from_s, double to_s, std::string_view id) {
+  using namespace report_gantt;
   const auto& plan = s.plan;
   if (!(to_s > from_s)) {
     from_s = 0.0;

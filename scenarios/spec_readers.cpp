@@ -153,6 +153,8 @@ void read_efficiency(TableReader& r, topo::Efficiency& eff) {
   r.read("elementwise", eff.elementwise, kEfficiency);
   r.read("hbm", eff.hbm, kEfficiency);
   r.read("gemm_hbm", eff.gemm_hbm, kEfficiency);
+  for (std::size_t k = 0; k < topo::kKernelKindCount; ++k)
+    r.read("hbm_" + std::string(topo::name(static_cast<topo::KernelKind>(k))), eff.hbm_kind[k], kEfficiency);
   r.read("nvlink", eff.nvlink, kEfficiency);
   r.read("nic", eff.nic, kEfficiency);
   read_zero_or(
@@ -184,6 +186,12 @@ constexpr std::string_view kEfficiencyKeys[] = {"gemm_bf16",
                                                 "elementwise",
                                                 "hbm",
                                                 "gemm_hbm",
+                                                "hbm_other",
+                                                "hbm_norm",
+                                                "hbm_activation",
+                                                "hbm_quantize",
+                                                "hbm_routing",
+                                                "hbm_optimizer",
                                                 "nvlink",
                                                 "nic",
                                                 "nvls",

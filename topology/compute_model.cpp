@@ -22,6 +22,8 @@ KernelTime kernel_time(const GpuSpec& gpu, const KernelWork& w) {
     if (gpu.eff.gemm_hbm > 0.0) hbm_eff = gpu.eff.gemm_hbm;
   } else if (w.op_class == OpClass::attention) {
     eff = gpu.eff.attention;
+  } else {
+    hbm_eff = gpu.eff.hbm_of(w.kind);
   }
   // Element-wise arithmetic runs on the vector units (fp32 FMA pipes), not the tensor cores.
   const bool vector = w.op_class == OpClass::elementwise && gpu.fp32_flops_per_s > 0.0;

@@ -5,7 +5,8 @@
 //
 // where element-wise kernels use the GPU's vector (FP32) peak rather than its tensor-core peak, GEMMs
 // take their efficiency from the GPU's GemmCurve for their precision at their M, N and K, and use
-// the GPU's `gemm_hbm` bandwidth efficiency (weight streaming) where the catalog sets one.
+// the GPU's `gemm_hbm` bandwidth efficiency (weight streaming) where the catalog sets one, and
+// bandwidth-bound kernels the efficiency of their kind (norm, quantize, ...) where it has one.
 // Efficiencies come from the GPU catalog, one set per GPU, never per case.
 
 #include "sim/units.hpp"
@@ -42,6 +43,9 @@ struct KernelWork {
   /// weight-only GEMM dequantising its int8/int4 weights in the main loop; they add to the compute
   /// term (the tensor cores wait for the converted tiles).
   double vector_ops = 0.0;
+  /// Bandwidth-bound kernels: what they do, where the GPU has an HBM efficiency per kind (the op
+  /// sinks set it from the op's name only then; `other` prices at the GPU's `hbm`).
+  KernelKind kind = KernelKind::other;
 };
 
 struct KernelTime {

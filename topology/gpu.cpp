@@ -71,4 +71,17 @@ std::string_view name(OpClass c) {
   return "unknown";
 }
 
+std::string_view name(KernelKind k) {
+  switch (k) {
+    case KernelKind::other: return "other";
+    case KernelKind::norm: return "norm";
+    case KernelKind::activation: return "activation";
+    case KernelKind::quantize: return "quantize";
+    case KernelKind::routing: return "routing";
+    case KernelKind::optimizer: return "optimizer";
+    case KernelKind::count: break;
+  }
+  return "unknown";
+}
+
 }  // namespace stepsim::topo

@@ -38,6 +38,21 @@ enum class OpClass : std::uint8_t {
 };
 inline constexpr std::size_t kOpClassCount = static_cast<std::size_t>(OpClass::count);
 
+/// What a bandwidth-bound kernel does, where kernels of one kind reach their own share of HBM
+/// bandwidth (a norm reduces before it writes, an FP8 cast-transpose reads rows and writes
+/// columns, a permute gathers scattered rows). The kinds are the classes `stepsim profile` tells
+/// apart in a trace (workloads/names.hpp `kernel_kind` names a simulated op's kind).
+enum class KernelKind : std::uint8_t {
+  other,       ///< residual adds, rotary, copies, reductions: the rest
+  norm,        ///< LayerNorm / RMSNorm, with any fused residual add
+  activation,  ///< GELU, SwiGLU, SiLU and their gradients
+  quantize,    ///< FP8 casts, cast-transposes, amax and scale updates
+  routing,     ///< MoE top-k, permute and unpermute
+  optimizer,   ///< Adam and the gradient-norm kernels
+  count
+};
+inline constexpr std::size_t kKernelKindCount = static_cast<std::size_t>(KernelKind::count);
+
 /// A GEMM's achieved fraction of dense peak over its shape, for one precision class:
 ///
 ///   eff(M, N, K) = peak / (1 + mn_half x (1/M + 1/N) + k_half / K)
@@ -67,6 +82,10 @@ struct Efficiency {
   /// Of HBM bandwidth, for a GEMM bound by reading its operands (weight streaming in decode and
   /// small batches); 0 = as `hbm`.
   double gemm_hbm = 0.0;
+  /// Of HBM bandwidth, per kind of bandwidth-bound kernel (catalog keys `hbm_norm`, `hbm_quantize`,
+  /// ...); 0 = as `hbm`. Unset in the built-in catalog; `stepsim profile --write-calibration`
+  /// measures them from a trace.
+  std::array<double, kKernelKindCount> hbm_kind{};
   double nvlink = 0.82;  ///< protocol efficiency on scale-up links (NCCL ring: ~370 of 450 GB/s)
   double nic = 0.85;     ///< protocol efficiency on scale-out links
   /// NVLink SHARP (NVLS) all-reduce: achieved fraction of NVLink line rate for the in-switch
@@ -92,6 +111,17 @@ struct Efficiency {
   }
   /// A class's headline figure: attention and element-wise as set; GEMMs at 8192^3 in BF16.
   double headline(OpClass c) const;
+  /// The HBM efficiency of a bandwidth-bound kernel of kind `k`.
+  double hbm_of(KernelKind k) const {
+    const double v = hbm_kind[static_cast<std::size_t>(k)];
+    return v > 0.0 ? v : hbm;
+  }
+  /// True when some kind has its own HBM efficiency (kernels then need their kind to be priced).
+  bool has_hbm_kinds() const {
+    for (double v : hbm_kind)
+      if (v > 0.0) return true;
+    return false;
+  }
 };
 
 /// Where a catalog figure comes from (`stepsim catalog gpus --provenance`).
@@ -155,6 +185,8 @@ struct GpuSpec {
 /// Lower-case name of a precision ("bf16").
 std::string_view name(Precision p);
 std::string_view name(OpClass c);
+/// "norm", "quantize", ...; the catalog key of its HBM efficiency is "hbm_" + name.
+std::string_view name(KernelKind k);
 std::string_view name(SourceKind k);
 
 }  // namespace stepsim::topo

@@ -1,5 +1,7 @@
 #include "workloads/bound_sink.hpp"
 
+#include "workloads/names.hpp"
+
 namespace stepsim::work::detail {
 
 CommKey grid_key(const ParallelSpec& p, const RankLayout& layout) {
@@ -28,8 +30,9 @@ CommKey comm_key(CommKey k, CollectiveKind kind, ParallelDim dim, CommScope scop
   return k;
 }
 
-Handle BoundSink::emit_kernel(std::string_view, const topo::KernelWork& w, std::span<const Handle> deps) {
-  const Time d = topo::kernel_time(gpu_, w).duration;
+Handle BoundSink::emit_kernel(std::string_view name, const topo::KernelWork& w,
+                              std::span<const Handle> deps) {
+  const Time d = named_kernel_time(gpu_, name, w).duration;
   kernels_ += d;
   fp_.add(1);
   fp_.add(static_cast<int>(w.op_class));
@@ -37,6 +40,7 @@ Handle BoundSink::emit_kernel(std::string_view, const topo::KernelWork& w, std::
   for (double v : {w.flops, w.hbm_bytes, w.gemm_m, w.gemm_n, w.gemm_k, w.launches}) fp_.add(v);
   fp_.add(static_cast<int>(w.accumulation));
   fp_.add(static_cast<int>(w.scaling));
+  fp_.add(static_cast<std::uint64_t>(d.count()));  // the kernel's kind, where it prices by kind
   // It starts once the stream is free and its dependencies have ended.
   cursor_ = cursor_.max(after(deps)).plus(d.count());
   return push(cursor_);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "workloads/names.hpp"
 #include "workloads/params.hpp"
 
 namespace stepsim::work {
@@ -40,7 +41,9 @@ topo::KernelWork wgrad_work(const LayerDims& d, double m, double n, double k, do
 Handle expert_kernel(OpSink& sink, std::string_view name, const topo::KernelWork& w,
                      const topo::KernelWork& balanced, Handle dep) {
   const Handle k = sink.kernel(name, w, dep);
-  sink.balanced_kernel(k, balanced);
+  topo::KernelWork b = balanced;  // priced by the sink alone, without the name
+  b.kind = kernel_kind(name, b.op_class);
+  sink.balanced_kernel(k, b);
   return k;
 }
 

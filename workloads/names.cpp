@@ -2,6 +2,36 @@
 
 namespace stepsim::work {
 
+topo::KernelKind kernel_kind(std::string_view n, topo::OpClass op_class) {
+  using topo::KernelKind;
+  const auto starts = [&](std::string_view p) { return n.substr(0, p.size()) == p; };
+  for (std::string_view pass : {"fwd.", "bwd.", "rc."})
+    if (starts(pass)) n.remove_prefix(pass.size());
+  if (n.find("quantize") != std::string_view::npos || n.find("weight_cast") != std::string_view::npos)
+    return KernelKind::quantize;
+  if (op_class != topo::OpClass::elementwise) return KernelKind::other;
+  // DeepSeek fuses the residual add into its RMSNorm kernel (DropoutAddLayerNormFn); stepsim's
+  // bias-dropout-adds (bda) count with the norms so.
+  for (std::string_view p :
+       {"ln1", "ln2", "q_norm", "kv_norm", "bda1", "bda2", "final_norm", "ln_f", "mtp.norms"})
+    if (starts(p)) return KernelKind::norm;
+  for (std::string_view p : {"experts_act", "shared_act", "act"})
+    if (starts(p)) return KernelKind::activation;
+  for (std::string_view p : {"router_topk", "permute", "unpermute"})
+    if (starts(p)) return KernelKind::routing;
+  for (std::string_view p : {"adam", "optimizer", "grad_norm"})
+    if (starts(p)) return KernelKind::optimizer;
+  return KernelKind::other;
+}
+
+topo::KernelTime named_kernel_time(const topo::GpuSpec& gpu, std::string_view op_name,
+                                   const topo::KernelWork& work) {
+  if (!gpu.eff.has_hbm_kinds()) return topo::kernel_time(gpu, work);
+  topo::KernelWork w = work;
+  w.kind = kernel_kind(op_name, w.op_class);
+  return topo::kernel_time(gpu, w);
+}
+
 std::string_view name(Activation a) {
   switch (a) {
     case Activation::gelu: return "gelu";

@@ -222,7 +222,7 @@ void RankSink::on_host_sync(Handle op, std::string_view name) {
 OpSink::Handle RankSink::emit_kernel(std::string_view name, const topo::KernelWork& work,
                                      std::span<const Handle> deps) {
   const sim::OpId host = launch(work.launches);
-  const topo::KernelTime t = topo::kernel_time(a_.job().cluster.gpu, work);
+  const topo::KernelTime t = named_kernel_time(a_.job().cluster.gpu, name, work);
   sim::Op op;
   op.kind = sim::OpKind::compute;
   op.bound = topo::tag(t.bound);
@@ -319,7 +319,7 @@ OpSink::Handle RankSink::emit_comm(std::string_view name, const CommOp& c, std::
 void RankSink::on_balanced_kernel(Handle op, const topo::KernelWork& balanced) {
   BalancedOp b;
   b.op = op.id;
-  b.kernel = topo::kernel_time(a_.job().cluster.gpu, balanced).duration;
+  b.kernel = topo::kernel_time(a_.job().cluster.gpu, balanced).duration;  // its kind set by the layer
   b.flops = balanced.flops;
   a_.balanced().try_emplace(op.id, b);
 }

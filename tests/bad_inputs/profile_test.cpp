@@ -50,6 +50,19 @@ const std::vector<BadInput> kRows = {
     row("a rank that is not simulated", "profile {dir}/t.json --scenario {dir}/s.toml --rank 100000",
         {"--rank 100000", "not simulated", "simulated ranks: 0"}),
     row("an unknown format", "profile {dir}/t.json --scenario {dir}/s.toml --format xml", {"xml"}),
+    row("more traces than ranks", "profile {dir}/t.json {dir}/t.json --scenario {dir}/s.toml --rank 0",
+        {"--rank is given 1 times for 2 traces", "hint: one --rank per trace"}),
+    row("one rank for two traces",
+        "profile {dir}/t.json {dir}/t.json --scenario {dir}/s.toml --rank 0 --rank 0",
+        {"--rank 0 is given for two traces", "hint:"}),
+    row("whole steps and a window at once",
+        "profile {dir}/t.json --scenario {dir}/s.toml --steps 2 --layers 0-1",
+        {"--steps says the trace covers whole steps", "hint:"}),
+    row("a negative step count", "profile {dir}/t.json --scenario {dir}/s.toml --steps -1",
+        {"--steps: expected the number of whole steps"}),
+    row("a calibration file in a folder that does not exist",
+        "profile {dir}/t.json --scenario {dir}/s.toml --write-calibration {dir}/no/such/cal.toml",
+        {"--write-calibration", "cal.toml"}),
 };
 
 }  // namespace profile_rows

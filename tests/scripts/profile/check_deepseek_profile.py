@@ -6,7 +6,8 @@ Usage: check_deepseek_profile.py STEPSIM SOURCE_DIR TRACE.json   (exit 77: the t
 Checks that every GPU activity of the trace is classed or listed as unclassified, and that the
 measured time and count of each kernel class agree within 1% with the kernel table
 tools/calibration/profile_kernels.py wrote from the same trace
-(tools/calibration/profiles/deepseek-v3-ep64-h800-kernels.csv). The two GEMM classes are compared
+(tools/calibration/profiles/deepseek-v3-ep64-h800-kernels.csv); and that --write-calibration's file,
+applied, reproduces each fitted class within 10%. The two GEMM classes are compared
 summed: the CSV also counts the routed experts' weight-gradient GEMMs as gemm_expert by their place in
 DualPipe's mlp(W) range, and their kernel name is the one the dense weight gradients use.
 """
@@ -64,9 +65,43 @@ def main(stepsim, source, trace):
         print(f"{cls:14s} {want:10.3f} {have:10.3f} {expected_n[cls]:6d} {got_n[cls]:6d}")
         if abs(have - want) > 0.01 * want or (want == 0) != (have == 0):
             failures.append(f"{cls}: {have:.3f} ms measured by stepsim profile, {want:.3f} ms in the CSV")
+    failures += check_calibration(stepsim, scenario, trace)
     for f in failures:
         print("FAIL", f)
     return 1 if failures else 0
+
+
+def check_calibration(stepsim, scenario, trace):
+    """--write-calibration: the written file, applied, reproduces every fitted class within 10%."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        cal = os.path.join(tmp, "cal.toml")
+        run = subprocess.run([stepsim, "profile", trace, "--scenario", scenario, "--layers", "3-6",
+                              "--microbatches", "0", "--format", "json", "--quiet", "--write-calibration", cal],
+                             capture_output=True, text=True, timeout=240)
+        if run.returncode != 0:
+            return [f"--write-calibration failed: {run.stderr.strip()}"]
+        doc = json.loads(run.stdout)["calibration"]
+        with open(cal) as f:
+            text = f.read()
+    failures = []
+    applied = {r["class"]: r for r in doc["applied"]["classes"]}
+    applied["gemm_dense + gemm_expert"] = doc["applied"]["gemm_total"]
+    print(f"\n{'calibrated figure':28s} {'catalog':>8s} {'fitted':>8s} {'error before':>13s} {'after':>8s}")
+    for fig in doc["figures"]:
+        classes = fig["classes"]
+        row = applied.get(classes)
+        before = fig["simulated_before_ms"] / fig["measured_ms"] - 1
+        after = row["error"] if row else None
+        print(f"{fig['key']:28s} {fig['catalog']:8.3f} {fig['fitted']:8.3f} {100 * before:12.1f}% "
+              f"{100 * after if after is not None else float('nan'):7.1f}%")
+        if after is None or abs(after) > 0.10:
+            failures.append(f"{fig['key']}: the applied calibration leaves {classes} at {after}")
+        if f'"{fig["key"]}" = "measured: from' not in text:
+            failures.append(f"{fig['key']}: no measured provenance in the written file")
+    if len(doc["figures"]) < 4:
+        failures.append(f"only {len(doc['figures'])} figures fitted")
+    return failures
 
 
 if __name__ == "__main__":

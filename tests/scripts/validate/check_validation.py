@@ -10,6 +10,7 @@ gap can only close: a regression fails, an improvement shows in the log. The fig
 way, so CI logs carry them, and so are the cases stepsim does not simulate yet, with their reasons
 (they are in no error figure)."""
 import json
+import os
 import subprocess
 import sys
 
@@ -95,6 +96,17 @@ if pairs < 15:
     failures.append(f"expected at least 15 dgxc BF16/FP8 pairs, found {pairs}")
 if report["mape"] != {k: g["mape"] for k, g in report["groups"].items()}:
     failures.append("`mape` does not match the per-group summaries")
+# The golden outputs (tests/scripts/golden): every case's predicted step time exactly as before, unless
+# a commit moved it on purpose and updated tests/golden/outputs.json. Needs the source folder.
+if len(sys.argv) > 2:
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "golden"))
+    import check_golden
+    with open(os.path.join(sys.argv[2], "tests", "golden", "outputs.json")) as f:
+        golden = {k: v for k, v in json.load(f).items() if k.startswith("validate ")}
+    changed = check_golden.compare(golden, check_golden.validation(binary, sys.argv[2], report))
+    for c in changed:
+        failures.append("golden output " + c)
+    print(f"golden: {len(golden)} validation cases compared, {len(changed)} changed")
 for f in failures:
     print("FAIL:", f)
 sys.exit(1 if failures else 0)

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "topology/gpu.hpp"
-#include "workloads/model.hpp"
+#include "workloads/model/model.hpp"
 
 namespace stepsim::scen {
 

@@ -8,8 +8,8 @@
 #include "topology/cluster.hpp"
 #include "topology/collectives.hpp"
 #include "topology/gpu.hpp"
-#include "workloads/job.hpp"
-#include "workloads/model.hpp"
+#include "workloads/model/job.hpp"
+#include "workloads/model/model.hpp"
 
 namespace stepsim::scen::choices {
 

@@ -121,7 +121,7 @@ void map_row(MeasuredCollective& m, const Catalog& catalog) {
   if (!op) {
     if (m.op_name.rfind("deepep_normal", 0) == 0)
       m.not_expressible =
-          "DeepEP's normal kernels run inside the MoE layer: tests/workloads/deepep_h800_test.cpp";
+          "DeepEP's normal kernels run inside the MoE layer: tests/workloads/step/deepep_h800_test.cpp";
     else if (m.op_name.rfind("deepep_ll", 0) == 0)
       m.not_expressible =
           "DeepEP's low-latency kernels: tests/topology/deepep_ll_test.cpp (algorithm deepep-ll)";

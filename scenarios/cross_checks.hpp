@@ -10,8 +10,8 @@
 // cross_checks_parallel.cpp (layout arithmetic, pipeline schedules, sharding), cross_checks_moe.cpp
 // (experts), cross_checks_workload.cpp (workload kinds, serving).
 
-#include "workloads/job.hpp"
-#include "workloads/serve.hpp"
+#include "workloads/model/job.hpp"
+#include "workloads/serving/serve.hpp"
 
 namespace stepsim::scen {
 

@@ -11,9 +11,9 @@
 #include "scenarios/cross_checks_rules.hpp"
 #include "topology/collectives.hpp"
 #include "topology/topology.hpp"
-#include "workloads/inference_step.hpp"
-#include "workloads/topology_planner.hpp"
-#include "workloads/train_step.hpp"
+#include "workloads/step/inference_step.hpp"
+#include "workloads/layout/topology_planner.hpp"
+#include "workloads/step/train_step.hpp"
 
 namespace stepsim::scen::detail {
 namespace cross_checks_collective {

@@ -8,7 +8,7 @@
 #include "scenarios/cross_checks_rules.hpp"
 #include "scenarios/suggest.hpp"
 #include "topology/topology.hpp"
-#include "workloads/names.hpp"
+#include "workloads/model/names.hpp"
 
 namespace stepsim::scen::detail {
 namespace cross_checks_hardware {

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "scenarios/cross_checks_rules.hpp"
-#include "workloads/names.hpp"
-#include "workloads/params.hpp"
+#include "workloads/model/names.hpp"
+#include "workloads/model/params.hpp"
 
 namespace stepsim::scen::detail {
 namespace cross_checks_parallel {

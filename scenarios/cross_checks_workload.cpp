@@ -4,7 +4,7 @@
 #include <string>
 
 #include "scenarios/cross_checks_rules.hpp"
-#include "workloads/names.hpp"
+#include "workloads/model/names.hpp"
 
 namespace stepsim::scen::detail {
 namespace cross_checks_workload {

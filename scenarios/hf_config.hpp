@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "sim/error.hpp"
-#include "workloads/model.hpp"
+#include "workloads/model/model.hpp"
 
 namespace stepsim::scen {
 

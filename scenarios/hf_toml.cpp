@@ -5,7 +5,7 @@
 #include "scenarios/choices.hpp"
 #include "scenarios/hf_config.hpp"
 #include "scenarios/toml_text.hpp"
-#include "workloads/params.hpp"
+#include "workloads/model/params.hpp"
 
 namespace stepsim::scen {
 namespace hf_toml {

@@ -10,7 +10,7 @@
 
 #include "scenarios/catalog.hpp"
 #include "sim/error.hpp"
-#include "workloads/model.hpp"
+#include "workloads/model/model.hpp"
 
 namespace stepsim::scen {
 

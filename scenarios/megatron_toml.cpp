@@ -7,7 +7,7 @@
 #include "scenarios/choices.hpp"
 #include "scenarios/megatron_args.hpp"
 #include "scenarios/toml_text.hpp"
-#include "workloads/params.hpp"
+#include "workloads/model/params.hpp"
 
 namespace stepsim::scen {
 namespace megatron_toml {

@@ -10,8 +10,8 @@
 
 #include "scenarios/catalog.hpp"
 #include "scenarios/key_locations.hpp"
-#include "workloads/job.hpp"
-#include "workloads/serve.hpp"
+#include "workloads/model/job.hpp"
+#include "workloads/serving/serve.hpp"
 
 namespace stepsim::scen {
 

@@ -5,7 +5,7 @@
 
 #include "scenarios/toml_reader.hpp"
 #include "topology/gpu.hpp"
-#include "workloads/model.hpp"
+#include "workloads/model/model.hpp"
 
 namespace stepsim::scen {
 

@@ -10,10 +10,10 @@
 #include "scenarios/scenario.hpp"
 #include "scenarios/toml_reader.hpp"
 #include "sim/error.hpp"
-#include "workloads/estimate.hpp"
-#include "workloads/explain.hpp"
-#include "workloads/generation.hpp"
-#include "workloads/simulate.hpp"
+#include "workloads/estimate/estimate.hpp"
+#include "workloads/estimate/explain.hpp"
+#include "workloads/serving/generation.hpp"
+#include "workloads/step/simulate.hpp"
 
 namespace stepsim::scen {
 namespace {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "scenarios/catalog.hpp"
-#include "workloads/step_size.hpp"
+#include "workloads/step/step_size.hpp"
 
 namespace stepsim::scen {
 
@@ -55,7 +55,7 @@ using ValidationProgress = std::function<void(std::size_t done, std::size_t file
 /// is an error naming the file. A case with `validation.not_simulated` is not simulated: its file
 /// must still read (syntax, unknown keys and bad values are errors as for any case), and if stepsim
 /// refuses its configuration the error is recorded in the case instead of raised. A case whose step
-/// is estimated above `max_ops` ops is refused (workloads/step_size.hpp).
+/// is estimated above `max_ops` ops is refused (workloads/step/step_size.hpp).
 ValidationReport run_validation(const std::filesystem::path& dir, const Catalog& catalog, int jobs,
                                 const ValidationProgress& progress = {},
                                 std::uint64_t max_ops = work::kDefaultMaxOps);

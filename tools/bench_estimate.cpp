@@ -11,7 +11,7 @@
 #include "scenarios/toml_reader.hpp"
 #include "scenarios/validation_suite.hpp"
 #include "tools/bench.hpp"
-#include "workloads/estimate.hpp"
+#include "workloads/estimate/estimate.hpp"
 
 namespace stepsim::cli {
 

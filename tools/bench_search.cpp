@@ -4,7 +4,7 @@
 
 #include <chrono>
 
-#include "output/layout_search.hpp"
+#include "output/search/layout_search.hpp"
 #include "scenarios/catalog.hpp"
 #include "scenarios/data_dir.hpp"
 #include "tools/bench.hpp"

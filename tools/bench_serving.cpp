@@ -7,7 +7,7 @@
 #include "scenarios/data_dir.hpp"
 #include "scenarios/scenario.hpp"
 #include "tools/bench.hpp"
-#include "workloads/serve.hpp"
+#include "workloads/serving/serve.hpp"
 
 namespace stepsim::cli {
 

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "output/sweep_run.hpp"
+#include "output/sweep/sweep_run.hpp"
 #include "scenarios/catalog.hpp"
 #include "scenarios/sweep.hpp"
 #include "tools/bench.hpp"

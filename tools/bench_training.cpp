@@ -9,7 +9,7 @@
 #include "scenarios/data_dir.hpp"
 #include "scenarios/scenario.hpp"
 #include "tools/bench.hpp"
-#include "workloads/simulate.hpp"
+#include "workloads/step/simulate.hpp"
 
 namespace stepsim::cli {
 namespace {

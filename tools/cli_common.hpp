@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "output/progress.hpp"
-#include "output/render_format.hpp"
+#include "output/common/progress.hpp"
+#include "output/common/render_format.hpp"
 #include "scenarios/catalog.hpp"
 #include "scenarios/scenario.hpp"
 #include "tools/commands.hpp"
-#include "workloads/rank_sink.hpp"
-#include "workloads/step_size.hpp"
+#include "workloads/step/rank_sink.hpp"
+#include "workloads/step/step_size.hpp"
 
 namespace stepsim::cli {
 
@@ -97,7 +97,7 @@ scen::Catalog load_catalog(const std::vector<std::string>& files, std::optional<
 /// Adds --quiet (-q): no progress on stderr.
 void add_quiet_option(boost::program_options::options_description& options, bool& quiet);
 
-/// Adds --max-ops N: simulate only steps whose estimated size (workloads/step_size.hpp) is at most
+/// Adds --max-ops N: simulate only steps whose estimated size (workloads/step/step_size.hpp) is at most
 /// N ops, stored in `max_ops`, which keeps its value (work::kDefaultMaxOps) when the option is absent.
 void add_max_ops_option(boost::program_options::options_description& options, std::uint64_t& max_ops);
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "output/format.hpp"
-#include "output/render_format.hpp"
+#include "output/common/format.hpp"
+#include "output/common/render_format.hpp"
 #include "scenarios/suggest.hpp"
 #include "sim/error.hpp"
 #include "tools/bench.hpp"

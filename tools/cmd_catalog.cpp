@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <iostream>
 
-#include "output/catalog_view.hpp"
+#include "output/views/catalog_view.hpp"
 #include "scenarios/catalog.hpp"
 #include "sim/error.hpp"
 #include "tools/cli_common.hpp"

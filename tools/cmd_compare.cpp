@@ -4,15 +4,15 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "output/atomic_file.hpp"
-#include "output/compare_view.hpp"
-#include "output/render_format.hpp"
+#include "output/common/atomic_file.hpp"
+#include "output/views/compare_view.hpp"
+#include "output/common/render_format.hpp"
 #include "scenarios/catalog.hpp"
 #include "scenarios/scenario.hpp"
 #include "sim/error.hpp"
 #include "tools/cli_common.hpp"
 #include "tools/commands.hpp"
-#include "workloads/simulate.hpp"
+#include "workloads/step/simulate.hpp"
 
 namespace stepsim::cli {
 namespace {

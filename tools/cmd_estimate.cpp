@@ -4,14 +4,14 @@
 #include <iostream>
 #include <optional>
 
-#include "output/estimate_view.hpp"
-#include "output/render_format.hpp"
+#include "output/views/estimate_view.hpp"
+#include "output/common/render_format.hpp"
 #include "scenarios/catalog.hpp"
 #include "scenarios/scenario.hpp"
 #include "sim/error.hpp"
 #include "tools/cli_common.hpp"
 #include "tools/commands.hpp"
-#include "workloads/estimate.hpp"
+#include "workloads/estimate/estimate.hpp"
 
 namespace stepsim::cli {
 

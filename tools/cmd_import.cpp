@@ -4,7 +4,7 @@
 #include <boost/program_options.hpp>
 #include <iostream>
 
-#include "output/atomic_file.hpp"
+#include "output/common/atomic_file.hpp"
 #include "scenarios/hf_config.hpp"
 #include "scenarios/megatron_args.hpp"
 #include "sim/error.hpp"

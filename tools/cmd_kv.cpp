@@ -3,16 +3,16 @@
 #include <iostream>
 #include <optional>
 
-#include "output/kv_view.hpp"
-#include "output/render_format.hpp"
+#include "output/views/kv_view.hpp"
+#include "output/common/render_format.hpp"
 #include "scenarios/catalog.hpp"
 #include "scenarios/scenario.hpp"
 #include "scenarios/suggest.hpp"
 #include "sim/error.hpp"
 #include "tools/cli_common.hpp"
 #include "tools/commands.hpp"
-#include "workloads/kv.hpp"
-#include "workloads/params.hpp"
+#include "workloads/model/kv.hpp"
+#include "workloads/model/params.hpp"
 
 namespace stepsim::cli {
 

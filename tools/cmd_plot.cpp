@@ -3,8 +3,8 @@
 #include <boost/program_options.hpp>
 #include <iostream>
 
-#include "output/atomic_file.hpp"
-#include "output/sweep_plot.hpp"
+#include "output/common/atomic_file.hpp"
+#include "output/report/sweep_plot.hpp"
 #include "sim/error.hpp"
 #include "tools/cli_common.hpp"
 #include "tools/commands.hpp"

@@ -6,20 +6,20 @@
 #include <optional>
 #include <thread>
 
-#include "output/advise.hpp"
-#include "output/advise_view.hpp"
-#include "output/format.hpp"
-#include "output/generation_view.hpp"
-#include "output/render_format.hpp"
-#include "output/run_outputs.hpp"
-#include "output/run_view.hpp"
-#include "output/serving_view.hpp"
+#include "output/search/advise.hpp"
+#include "output/views/advise_view.hpp"
+#include "output/common/format.hpp"
+#include "output/views/generation_view.hpp"
+#include "output/common/render_format.hpp"
+#include "output/run/run_outputs.hpp"
+#include "output/views/run_view.hpp"
+#include "output/views/serving_view.hpp"
 #include "scenarios/catalog.hpp"
 #include "scenarios/scenario.hpp"
 #include "sim/error.hpp"
 #include "tools/cli_common.hpp"
 #include "tools/commands.hpp"
-#include "workloads/simulate.hpp"
+#include "workloads/step/simulate.hpp"
 
 namespace stepsim::cli {
 namespace {

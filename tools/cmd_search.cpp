@@ -10,9 +10,9 @@
 #include <sstream>
 #include <thread>
 
-#include "output/format.hpp"
-#include "output/render_format.hpp"
-#include "output/search_view.hpp"
+#include "output/common/format.hpp"
+#include "output/common/render_format.hpp"
+#include "output/views/search_view.hpp"
 #include "scenarios/catalog.hpp"
 #include "sim/error.hpp"
 #include "tools/cli_common.hpp"

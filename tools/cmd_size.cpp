@@ -1,13 +1,13 @@
 // `stepsim size SCENARIO (--tokens-per-s R | --tokens N --days D) [--format table|json]
 //  [--ranks representative|all] [--catalog FILE]... [--set KEY=VALUE]... [--price USD] [--quiet]`: the GPUs a
-//  target needs, from the simulated rate at the scenario's own layout (output/sizing.hpp).
+//  target needs, from the simulated rate at the scenario's own layout (output/search/sizing.hpp).
 #include <boost/program_options.hpp>
 #include <iostream>
 #include <optional>
 
-#include "output/render_format.hpp"
-#include "output/size_view.hpp"
-#include "output/sizing.hpp"
+#include "output/common/render_format.hpp"
+#include "output/views/size_view.hpp"
+#include "output/search/sizing.hpp"
 #include "sim/error.hpp"
 #include "tools/cli_common.hpp"
 #include "tools/commands.hpp"

@@ -9,8 +9,8 @@
 #include <cstring>
 #include <iostream>
 
-#include "output/atomic_file.hpp"
-#include "output/slurm_script.hpp"
+#include "output/common/atomic_file.hpp"
+#include "output/sweep/slurm_script.hpp"
 #include "scenarios/sweep.hpp"
 #include "sim/error.hpp"
 #include "tools/cli_common.hpp"

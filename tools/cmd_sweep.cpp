@@ -4,7 +4,7 @@
 #include <iostream>
 #include <thread>
 
-#include "output/sweep_run.hpp"
+#include "output/sweep/sweep_run.hpp"
 #include "scenarios/catalog.hpp"
 #include "scenarios/sweep.hpp"
 #include "sim/error.hpp"

@@ -5,8 +5,8 @@
 #include <iostream>
 #include <thread>
 
-#include "output/render_format.hpp"
-#include "output/validate_view.hpp"
+#include "output/common/render_format.hpp"
+#include "output/views/validate_view.hpp"
 #include "scenarios/data_dir.hpp"
 #include "tools/cli_common.hpp"
 #include "tools/commands.hpp"

@@ -41,7 +41,7 @@ inline constexpr std::size_t kOpClassCount = static_cast<std::size_t>(OpClass::c
 /// What a bandwidth-bound kernel does, where kernels of one kind reach their own share of HBM
 /// bandwidth (a norm reduces before it writes, an FP8 cast-transpose reads rows and writes
 /// columns, a permute gathers scattered rows). The kinds are the classes `stepsim profile` tells
-/// apart in a trace (workloads/names.hpp `kernel_kind` names a simulated op's kind).
+/// apart in a trace (workloads/model/names.hpp `kernel_kind` names a simulated op's kind).
 enum class KernelKind : std::uint8_t {
   other,       ///< residual adds, rotary, copies, reductions: the rest
   norm,        ///< LayerNorm / RMSNorm, with any fused residual add

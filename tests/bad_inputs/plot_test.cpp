@@ -1,6 +1,6 @@
 // Bad-input catalogue, `stepsim plot`: a results file that is missing or is not one, options that
 // are missing or malformed. Each exits 2 with a message naming the option or the file. (Columns
-// that do not exist or cannot be plotted: tests/output/sweep_plot_test.cpp.)
+// that do not exist or cannot be plotted: tests/output/report/sweep_plot_test.cpp.)
 #include "tests/bad_inputs/bad_input.hpp"
 
 namespace plot_rows {

@@ -13,7 +13,7 @@
 #include <cstring>
 #include <string>
 
-#include "output/sweep_journal.hpp"
+#include "output/sweep/sweep_journal.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 
 namespace {

@@ -4,8 +4,8 @@
 
 #include "tests/fuzz/fuzz_support.hpp"
 #include "scenarios/scenario.hpp"
-#include "workloads/estimate.hpp"
-#include "workloads/simulate.hpp"
+#include "workloads/estimate/estimate.hpp"
+#include "workloads/step/simulate.hpp"
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include "scenarios/catalog.hpp"
 #include "scenarios/scenario.hpp"
 #include "tests/support/catalog.hpp"
-#include "workloads/simulate.hpp"
+#include "workloads/step/simulate.hpp"
 
 namespace stepsim::test {
 

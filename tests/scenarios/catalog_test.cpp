@@ -6,7 +6,7 @@
 #include "sim/error.hpp"
 #include "tests/support/catalog.hpp"
 #include "tests/support/temp_files.hpp"
-#include "workloads/params.hpp"
+#include "workloads/model/params.hpp"
 
 using stepsim::UserError;
 using stepsim::scen::Catalog;

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "output/layout_search.hpp"
+#include "output/search/layout_search.hpp"
 #include "scenarios/cross_checks.hpp"
 #include "scenarios/scenario.hpp"
 #include "sim/error.hpp"
@@ -13,7 +13,7 @@
 #include "tests/support/small_inputs.hpp"
 #include "tests/support/temp_files.hpp"
 #include "topology/topology.hpp"
-#include "workloads/layout_space.hpp"
+#include "workloads/layout/layout_space.hpp"
 
 namespace cross_checks_tests {
 

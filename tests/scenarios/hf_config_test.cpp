@@ -11,7 +11,7 @@
 #include "tests/support/catalog.hpp"
 #include "tests/support/small_inputs.hpp"
 #include "tests/support/temp_files.hpp"
-#include "workloads/params.hpp"
+#include "workloads/model/params.hpp"
 
 namespace hf_config_rows {
 

@@ -10,7 +10,7 @@
 #include "scenarios/scenario.hpp"
 #include "sim/error.hpp"
 #include "tests/support/catalog.hpp"
-#include "workloads/params.hpp"
+#include "workloads/model/params.hpp"
 
 namespace megatron_import_rows {
 

@@ -5,7 +5,7 @@
 #include "sim/error.hpp"
 #include "tests/support/catalog.hpp"
 #include "tests/support/temp_files.hpp"
-#include "workloads/serve.hpp"
+#include "workloads/serving/serve.hpp"
 
 using stepsim::UserError;
 using stepsim::scen::Catalog;

@@ -52,7 +52,7 @@ TEST_CASE("Seed parity: the notebook's default example on its three GPUs") {
     CHECK(rounded(j["tokens_per_s_per_gpu"].get<double>(), 2) == Approx(row.comp));
     CHECK(rounded(j["rates"]["compute"].get<double>(), 2) == Approx(row.comp));
     // Exact r_mem: 287,435.22, 411,847.48, 25,740.47; reference.md prints the last two one unit
-    // higher (see tests/workloads/notebook_test.cpp), so: within one unit of the printed figure.
+    // higher (see tests/workloads/estimate/notebook_test.cpp), so: within one unit of the printed figure.
     CHECK(j["rates"]["hbm"].get<double>() == Approx(row.mem).margin(1.0));
     CHECK(std::round(j["rates"]["nic"].get<double>()) == row.net);
     CHECK(j["gpus_needed"] == row.gpus);

@@ -6,12 +6,12 @@
 #include <map>
 #include <set>
 
-#include "output/layout_search.hpp"
+#include "output/search/layout_search.hpp"
 #include "scenarios/scenario.hpp"
 #include "sim/error.hpp"
 #include "topology/topology.hpp"
-#include "workloads/comm_bound.hpp"
-#include "workloads/step_bound.hpp"
+#include "workloads/bound/comm_bound.hpp"
+#include "workloads/bound/step_bound.hpp"
 
 using namespace stepsim;
 

@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "output/slurm_script.hpp"
+#include "output/sweep/slurm_script.hpp"
 #include "sim/error.hpp"
 #include "tests/support/small_inputs.hpp"
 #include "tests/support/temp_files.hpp"

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "workloads/op_sink.hpp"
+#include "workloads/step/op_sink.hpp"
 
 namespace stepsim::work::fakes {
 

@@ -6,7 +6,7 @@
 #include <memory>
 #include <vector>
 
-#include "workloads/comm_planner.hpp"
+#include "workloads/layout/comm_planner.hpp"
 
 namespace stepsim::work::fakes {
 

@@ -1,7 +1,7 @@
 #pragma once
 // Small jobs with round numbers, so that tests can derive every expectation by hand.
 
-#include "workloads/job.hpp"
+#include "workloads/model/job.hpp"
 
 namespace stepsim::test {
 

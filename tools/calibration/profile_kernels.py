@@ -10,7 +10,7 @@ overlapped as DualPipe runs them) and writes one row per GPU kernel:
 `phase` is the innermost `record_function` range (attn(F), dispatch(F), mlp(F), combine(F), attn(B),
 mlp(B), mlp(W), attn(W), dispatch(B), combine(B)) enclosing the kernel's launch (the launch is found
 through the runtime call with the kernel's correlation id); kernels launched outside any range get
-`-`. `class` is the stepsim kernel class the comparison uses (tests/workloads/profile_compare_test.cpp,
+`-`. `class` is the stepsim kernel class the comparison uses (tests/workloads/step/profile_compare_test.cpp,
 docs/model.md), by kernel name and phase:
 
     gemm_expert   grouped expert GEMMs (m_grouped, forward and data gradient) and the routed

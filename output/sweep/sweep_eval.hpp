@@ -1,0 +1,58 @@
+#pragma once
+// Evaluating one point of a sweep into its row: place its values into the base scenario, simulate
+// (or estimate) it, and read the figures a sweep reports. Every problem of the point itself is
+// caught and recorded in the row; only bugs in the caller escape.
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "output/sweep/sweep_table.hpp"
+#include "scenarios/catalog.hpp"
+#include "scenarios/sweep_scenarios.hpp"
+#include "topology/topology.hpp"
+#include "workloads/step/simulate.hpp"
+
+namespace stepsim::out {
+
+/// What a point produced; result columns read it.
+struct PointOutcome {
+  const scen::Scenario& scenario;
+  const work::Simulation* simulation;  ///< null in estimate mode
+  const work::Estimate& estimate;
+};
+
+/// Topologies shared by points on the same cluster (keyed by SweepScenarios::cluster_key), at
+/// most `capacity` at a time. Thread-safe; a topology is immutable once built.
+class TopologyCache {
+ public:
+  explicit TopologyCache(std::size_t capacity = 16) : capacity_(capacity) {}
+  std::shared_ptr<const topo::Topology> get(const std::string& key, const topo::ClusterSpec& cluster);
+
+ private:
+  std::mutex mutex_;
+  std::size_t capacity_;
+  std::map<std::string, std::shared_ptr<const topo::Topology>> by_key_;
+  std::vector<std::string> order_;  ///< insertion order, for eviction
+};
+
+class PointEvaluator {
+ public:
+  /// Parses the base scenario and checks the axis keys (UserError on a bad key). Points whose step
+  /// is estimated above `max_ops` ops are invalid rows (workloads/step/step_size.hpp).
+  PointEvaluator(const scen::Sweep& sweep, const scen::Catalog& catalog,
+                 std::uint64_t max_ops = work::kDefaultMaxOps);
+  const SweepSchema& schema() const { return schema_; }
+  /// The row of point `index` at axis `steps`. Thread-safe.
+  Row evaluate(std::uint64_t index, std::span<const std::uint32_t> steps) const;
+
+ private:
+  const scen::Sweep& sweep_;
+  scen::SweepScenarios scenarios_;
+  SweepSchema schema_;
+  std::uint64_t max_ops_;
+  mutable TopologyCache topologies_;
+};
+
+}  // namespace stepsim::out

@@ -1,0 +1,180 @@
+#include "output/views/catalog_view.hpp"
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "output/common/format.hpp"
+#include "output/views/job_json.hpp"
+#include "output/common/text_table.hpp"
+#include "sim/units.hpp"
+#include "workloads/model/params.hpp"
+
+namespace stepsim::out {
+namespace {
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+/// A figure, or "-" when the catalog has none.
+std::string figure(double v, int decimals) {
+  return v > 0.0 ? format_number(v, decimals) : "-";
+}
+
+double usd_per_tflop_hour(const topo::GpuSpec& g) {
+  return g.price_per_hour / (g.bf16_flops_per_s / units::kTera);
+}
+double usd_per_tb_s_hour(const topo::GpuSpec& g) {
+  return g.price_per_hour / (g.hbm_bw_Bps / units::kTB);
+}
+
+std::string gpu_table(const scen::Catalog& catalog) {
+  TextTable t(
+      {"id", "BF16 TF/s", "FP8 TF/s", "FP4 TF/s", "HBM GB", "HBM TB/s", "NVLink GB/s", "domain", "NIC Gb/s",
+       "$/GPU-h", "$/TFLOP-h", "$/TB/s-h", "name"},
+      {Align::left, Align::right, Align::right, Align::right, Align::right, Align::right, Align::right,
+       Align::right, Align::right, Align::right, Align::right, Align::right, Align::left});
+  for (const auto& g : catalog.gpus())
+    t.add_row({g.id, figure(g.bf16_flops_per_s / units::kTera, 0),
+               figure(g.fp8_flops_per_s / units::kTera, 0), figure(g.fp4_flops_per_s / units::kTera, 0),
+               figure(g.hbm_capacity_bytes / units::kGB, 0), fixed(g.hbm_bw_Bps / units::kTB, 2),
+               figure(g.nvlink_bw_Bps / units::kGB, 0), std::to_string(g.nvlink_domain),
+               figure(g.nic_bw_Bps * units::kBitsPerByte / 1e9, 0), fixed(g.price_per_hour, 2),
+               fixed(usd_per_tflop_hour(g), 5), fixed(usd_per_tb_s_hour(g), 2), g.name});
+  std::string out = t.render();
+  out +=
+      "\nTFLOP/s dense (no sparsity); NVLink and NIC per GPU per direction; $/TFLOP-h uses BF16.\nPrices:\n";
+  for (const auto& g : catalog.gpus()) out += "  " + g.id + ": " + g.price_note + "\n";
+  return out;
+}
+
+std::string experts_cell(const work::ModelSpec& m) {
+  if (!m.is_moe()) return "-";
+  std::string s = std::to_string(m.experts) + " top-" + std::to_string(m.top_k);
+  if (m.shared_experts > 0) s += " +" + std::to_string(m.shared_experts);
+  return s;
+}
+
+std::string model_table(const scen::Catalog& catalog) {
+  TextTable t({"id", "layers", "hidden", "heads", "kv", "ffn", "vocab", "experts", "params B", "published B",
+               "active B", "published active B"});
+  for (const auto& m : catalog.models()) {
+    const work::ParamBreakdown b = work::count_params(m);
+    t.add_row({m.id, std::to_string(m.layers), std::to_string(m.hidden), std::to_string(m.heads),
+               std::to_string(m.kv_heads), m.ffn > 0 ? std::to_string(m.ffn) : "-", std::to_string(m.vocab),
+               experts_cell(m), format_number(b.main_total() / 1e9, 2), figure(m.published_params / 1e9, 2),
+               m.is_moe() ? format_number(b.main_active() / 1e9, 2) : "-",
+               figure(m.published_active_params / 1e9, 2)});
+  }
+  return t.render() +
+         "\nParameters are computed from the dimensions (MTP modules excluded, as model cards quote them).\n";
+}
+
+/// The catalog's spelling of a figure's value, in the catalog's units.
+std::string figure_value(const topo::GpuSpec& g, const std::string& key) {
+  const auto curve = [](const topo::GemmCurve& c) {
+    return "peak " + fixed(c.peak, 3) + ", mn_half " + fixed(c.mn_half, 0) + ", k_half " + fixed(c.k_half, 0);
+  };
+  const topo::Efficiency& e = g.eff;
+  const std::pair<const char*, std::string> values[] = {
+      {"bf16_tflops", fixed(g.bf16_flops_per_s / units::kTera, 1)},
+      {"fp8_tflops", fixed(g.fp8_flops_per_s / units::kTera, 1)},
+      {"fp4_tflops", fixed(g.fp4_flops_per_s / units::kTera, 1)},
+      {"fp32_tflops", fixed(g.fp32_flops_per_s / units::kTera, 1)},
+      {"hbm_gib", fixed(g.hbm_capacity_bytes / units::kGiB, 2)},
+      {"hbm_gb", fixed(g.hbm_capacity_bytes / units::kGB, 2)},
+      {"hbm_reserved_gib", fixed(g.hbm_reserved_bytes / units::kGiB, 2)},
+      {"hbm_fragmentation", fixed(g.hbm_fragmentation, 3)},
+      {"hbm_tb_s", fixed(g.hbm_bw_Bps / units::kTB, 3)},
+      {"nvlink_gb_s", fixed(g.nvlink_bw_Bps / units::kGB, 0)},
+      {"nvlink_domain", std::to_string(g.nvlink_domain)},
+      {"pcie_gb_s", fixed(g.pcie_bw_Bps / units::kGB, 0)},
+      {"nic_gbps", fixed(g.nic_bw_Bps * units::kBitsPerByte / 1e9, 0)},
+      {"price_per_hour", fixed(g.price_per_hour, 2)},
+      {"comm_sm_fraction", fixed(g.comm_sm_fraction, 3)},
+      {"kernel_gap_us", fixed(g.kernel_gap_s * 1e6, 2)},
+      {"host_launch_us", fixed(g.host_launch_s * 1e6, 2)},
+      {"nvls_latency_us", fixed(g.nvls_latency_s * 1e6, 1)},
+      {"sustained_clock", fixed(g.sustained_clock, 3)},
+      {"efficiency.gemm_bf16", curve(e.gemm16)},
+      {"efficiency.gemm_fp8", curve(e.gemm8)},
+      {"efficiency.fp8_split_accumulation", fixed(e.fp8_split_accumulation, 3)},
+      {"efficiency.fp8_blockwise", fixed(e.fp8_blockwise, 3)},
+      {"efficiency.fp8_blockwise_wgrad", fixed(e.fp8_blockwise_wgrad, 3)},
+      {"efficiency.attention", fixed(e.attention, 3)},
+      {"efficiency.elementwise", fixed(e.elementwise, 3)},
+      {"efficiency.hbm", fixed(e.hbm, 3)},
+      {"efficiency.gemm_hbm", fixed(e.gemm_hbm, 3)},
+      {"efficiency.nvlink", fixed(e.nvlink, 3)},
+      {"efficiency.nic", fixed(e.nic, 3)},
+      {"efficiency.nvls", fixed(e.nvls, 3)},
+      {"efficiency.estimate", fixed(e.estimate_compute, 3)},
+      {"efficiency.estimate_compute", fixed(e.estimate_compute, 3)},
+      {"efficiency.estimate_memory", fixed(e.estimate_memory, 3)},
+      {"efficiency.estimate_network", fixed(e.estimate_network, 3)},
+  };
+  for (const auto& [k, v] : values)
+    if (key == k) return v;
+  for (std::size_t k = 0; k < topo::kKernelKindCount; ++k)
+    if (key == "efficiency.hbm_" + std::string(topo::name(static_cast<topo::KernelKind>(k))))
+      return e.hbm_kind[k] > 0.0 ? fixed(e.hbm_kind[k], 3) : "as hbm";
+  return "?";
+}
+
+}  // namespace
+
+std::string render_gpu_provenance(const scen::Catalog& catalog, RenderFormat format) {
+  if (format == RenderFormat::json) {
+    nlohmann::json gpus = nlohmann::json::array();
+    for (const auto& g : catalog.gpus()) {
+      nlohmann::json sources = nlohmann::json::array();
+      for (const auto& s : g.sources)
+        sources.push_back({{"key", s.key},
+                           {"value", figure_value(g, s.key)},
+                           {"kind", std::string(topo::name(s.kind))},
+                           {"source", s.text}});
+      gpus.push_back({{"id", g.id}, {"sources", sources}});
+    }
+    return nlohmann::json{{"gpus", gpus}}.dump(2) + "\n";
+  }
+  std::string out;
+  for (const auto& g : catalog.gpus()) {
+    out += g.id + " (" + g.name + ")\n";
+    TextTable t({"figure", "value", "kind", "source"}, {Align::left, Align::right, Align::left, Align::left});
+    for (const auto& s : g.sources)
+      t.add_row({s.key, figure_value(g, s.key), std::string(topo::name(s.kind)), s.text});
+    out += t.render() + "\n";
+  }
+  return out +
+         "kinds: datasheet (vendor specification), measured (a benchmark file or a public measurement), "
+         "derived (a stated rule), assumed (a stated source, or a guess), user (set by a catalog or "
+         "scenario file without a source).\n";
+}
+
+std::string render_gpu_catalog(const scen::Catalog& catalog, RenderFormat format) {
+  if (format == RenderFormat::table) return gpu_table(catalog);
+  nlohmann::json gpus = nlohmann::json::array();
+  for (const auto& g : catalog.gpus()) {
+    nlohmann::json j = gpu_json(g);
+    j["aliases"] = catalog.gpu_aliases(g.id);
+    j["usd_per_tflop_hour"] = usd_per_tflop_hour(g);
+    j["usd_per_tb_s_hour"] = usd_per_tb_s_hour(g);
+    gpus.push_back(std::move(j));
+  }
+  return nlohmann::json{{"gpus", gpus}}.dump(2) + "\n";
+}
+
+std::string render_model_catalog(const scen::Catalog& catalog, RenderFormat format) {
+  if (format == RenderFormat::table) return model_table(catalog);
+  nlohmann::json models = nlohmann::json::array();
+  for (const auto& m : catalog.models()) {
+    nlohmann::json j = model_json(m);
+    j["aliases"] = catalog.model_aliases(m.id);
+    models.push_back(std::move(j));
+  }
+  return nlohmann::json{{"models", models}}.dump(2) + "\n";
+}
+
+}  // namespace stepsim::out

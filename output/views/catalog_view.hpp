@@ -1,0 +1,20 @@
+#pragma once
+// `stepsim catalog`: the GPU and model presets as a table or JSON.
+
+#include <string>
+
+#include "output/common/render_format.hpp"
+#include "scenarios/catalog.hpp"
+
+namespace stepsim::out {
+
+/// GPUs: peaks, memory, links, price and the cost screens $/TFLOP-hour (BF16 dense) and
+/// $/TB/s-hour (HBM), followed by each price's provenance.
+std::string render_gpu_catalog(const scen::Catalog& catalog, RenderFormat format);
+/// Every figure of every GPU with its value and where it comes from (datasheet, measured, derived,
+/// assumed, or a user's file), as `stepsim catalog gpus --provenance` prints it.
+std::string render_gpu_provenance(const scen::Catalog& catalog, RenderFormat format);
+/// Models: dimensions, computed total and active parameters beside the published figures.
+std::string render_model_catalog(const scen::Catalog& catalog, RenderFormat format);
+
+}  // namespace stepsim::out

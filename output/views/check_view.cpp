@@ -1,0 +1,197 @@
+#include "output/views/check_view.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "output/common/format.hpp"
+#include "output/views/job_json.hpp"
+#include "sim/units.hpp"
+#include "workloads/model/names.hpp"
+#include "workloads/model/params.hpp"
+
+namespace stepsim::out {
+namespace {
+
+std::string num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+std::string model_line(const scen::Scenario& s) {
+  const work::ModelSpec& m = s.job.model;
+  const work::ParamBreakdown b = work::count_params(m);
+  const std::string source = !s.model_preset.empty()      ? s.model_preset + " (" + m.name + ")"
+                             : !s.model_hf_config.empty() ? m.name + " from hf_config " + s.model_hf_config
+                                                          : "inline (" + m.name + ")";
+  std::string out = source + ": " + std::to_string(m.layers) + " layers, hidden " + std::to_string(m.hidden) +
+                    ", " + std::to_string(m.heads) + " heads (" + std::to_string(m.kv_heads) + " KV), ";
+  if (m.is_moe())
+    out += std::to_string(m.experts) + " experts top-" + std::to_string(m.top_k) + ", expert ffn " +
+           std::to_string(m.expert_ffn) + ", ";
+  else
+    out += "ffn " + std::to_string(m.ffn) + ", ";
+  out += "vocab " + std::to_string(m.vocab) + "; " + format_number(b.total / 1e9, 2) + "B params";
+  if (m.is_moe()) out += " (" + format_number(b.active / 1e9, 2) + "B active)";
+  return out;
+}
+
+std::string gpu_line(const topo::GpuSpec& g) {
+  return g.id + " (" + g.name + "): " + num(g.bf16_flops_per_s / units::kTera) + " TFLOP/s bf16, " +
+         num(g.hbm_capacity_bytes / units::kGB) + " GB at " + num(g.hbm_bw_Bps / units::kTB) +
+         " TB/s, NVLink " + num(g.nvlink_bw_Bps / units::kGB) + " GB/s, $" + num(g.price_per_hour) + "/h";
+}
+
+std::string cluster_line(const topo::ClusterSpec& c) {
+  const char* kind = c.fabric.kind == topo::FabricKind::custom     ? "custom"
+                     : c.fabric.kind == topo::FabricKind::fat_tree ? "fat-tree"
+                                                                   : "rail-optimized";
+  return std::to_string(c.nodes) + " nodes x " + std::to_string(c.gpus_per_node) + " = " +
+         std::to_string(c.total_gpus()) + " GPUs, NVLink domain " + std::to_string(c.nvlink_domain) +
+         (c.rack_gpus > 0 ? " of each " + std::to_string(c.rack_gpus) + "-GPU rack" : "") +
+         (c.nvls ? " (NVLS)" : "") + ", NIC " + num(c.nic_bw_Bps() * units::kBitsPerByte / 1e9) + " Gb/s, " +
+         kind + " " + std::to_string(c.fabric.tiers) + "-tier fabric" + (c.fabric.sharp ? " with SHARP" : "");
+}
+
+/// ", collectives forced to tree / ll" when [collective] forces NCCL's algorithm or protocol.
+std::string forced_collectives(const topo::CommConfig& c) {
+  if (c.algorithm == topo::CollectiveAlgorithm::automatic &&
+      c.protocol == topo::CollectiveProtocol::automatic)
+    return "";
+  return ", collectives forced to " + std::string(topo::name(c.algorithm)) + " / " +
+         std::string(topo::name(c.protocol));
+}
+
+/// " (layernorm, mla_up_proj)": what selective recomputation covers.
+std::string selective_modules(const work::JobSpec& j) {
+  if (j.recompute != work::Recompute::selective) return "";
+  std::string out;
+  for (std::string_view n : work::names(j.recompute_modules))
+    out += (out.empty() ? "" : ", ") + std::string(n);
+  return " (" + out + ")";
+}
+
+/// ", 2000 requests (Poisson 6/s, 512-4096 in, 128-1024 out), max batch 128, 8192 tokens per iteration".
+std::string serving_words(const work::ServeSpec& s) {
+  long long in_lo = LLONG_MAX, in_hi = 0, out_lo = LLONG_MAX, out_hi = 0;
+  for (const work::Request& r : s.requests) {
+    in_lo = std::min<long long>(in_lo, r.input_len), in_hi = std::max<long long>(in_hi, r.input_len);
+    out_lo = std::min<long long>(out_lo, r.output_len), out_hi = std::max<long long>(out_hi, r.output_len);
+  }
+  const auto range = [](long long lo, long long hi) {
+    return lo == hi ? std::to_string(lo) : std::to_string(lo) + "-" + std::to_string(hi);
+  };
+  const std::string source =
+      s.poisson ? "Poisson " + format_number(s.poisson->rate_per_s, 2) + "/s" : std::string("trace");
+  return ", " + std::to_string(s.requests.size()) + " requests (" + source + "; lengths " +
+         range(in_lo, in_hi) + " in, " + range(out_lo, out_hi) + " out), max batch " +
+         std::to_string(s.config.max_batch) + ", " + std::to_string(s.config.max_num_tokens) +
+         " tokens per iteration";
+}
+
+std::string workload_line(const scen::Scenario& s) {
+  const work::JobSpec& j = s.job;
+  const work::WorkloadSpec& w = j.workload;
+  std::string out(work::name(w.kind));
+  if (w.kind == work::WorkloadKind::train)
+    out += ", seq " + std::to_string(w.seq_len) + ", global batch " + std::to_string(w.global_batch) +
+           ", micro-batch " + std::to_string(w.micro_batch) + ", recompute " +
+           std::string(work::name(j.recompute)) + selective_modules(j);
+  else if (w.kind == work::WorkloadKind::prefill)
+    out += ", seq " + std::to_string(w.seq_len) + ", batch " + std::to_string(w.batch);
+  else if (w.kind == work::WorkloadKind::serve && s.serve)
+    out += serving_words(*s.serve);
+  else if (w.kind == work::WorkloadKind::generate)
+    out += ", " + std::to_string(w.seq_len) + " in / " + std::to_string(w.output_len) + " out, batch " +
+           std::to_string(w.batch);
+  else
+    out += ", context " + std::to_string(w.context_len) + ", batch " + std::to_string(w.batch);
+  if (w.cuda_graphs) out += ", CUDA graphs";
+  return out;
+}
+
+std::string layout_line(const scen::Scenario& s) {
+  const work::ParallelSpec& p = s.job.parallel;
+  std::string out = "TP " + std::to_string(p.tp) + " x PP " + std::to_string(p.pp) + " x DP " +
+                    std::to_string(p.dp) + (s.dp_derived ? " (derived)" : "") + " x CP " +
+                    std::to_string(p.cp);
+  if (s.job.model.is_moe())
+    out += ", EP " + std::to_string(p.ep) + ", expert TP " + std::to_string(p.expert_tp);
+  out += ", " + std::string(work::name(p.schedule));
+  if (p.virtual_stages > 1) out += " (" + std::to_string(p.virtual_stages) + " virtual stages)";
+  if (p.first_stage_layers > 0 || p.last_stage_layers > 0) {
+    const int layers = s.job.model.layers;
+    out += " (layers per stage: first " + std::to_string(p.stage_layers(0, layers)) + ", middle " +
+           std::to_string(p.stage_layers(p.pp / 2, layers)) + ", last " +
+           std::to_string(p.stage_layers(p.pp - 1, layers)) + ")";
+  }
+  if (p.sequence_parallel) out += ", sequence parallel";
+  out += ", ZeRO " + std::to_string(p.zero_stage);
+  return out;
+}
+
+std::string precision_line(const work::PrecisionSpec& p) {
+  std::string linears = "linear GEMMs " + std::string(topo::name(p.compute));
+  if (p.low_precision_linears())
+    linears += " (recipe " + std::string(work::name(p.recipe)) + (p.fp8_params ? ", FP8 params" : "") +
+               "; attention " + (p.fp8_attention ? "fp8" : "bf16") + ", the rest bf16)";
+  return linears + "; bytes per weight " + num(p.param_bytes) + ", gradient " + num(p.grad_bytes) +
+         ", optimizer state " + num(p.optimizer_bytes) + ", activation " + num(p.activation_bytes) + ", KV " +
+         num(p.kv_bytes);
+}
+
+std::string table(const scen::Scenario& s) {
+  std::string out;
+  auto row = [&](const char* label, const std::string& value) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%-11s", label);
+    out += buf + value + "\n";
+  };
+  row("scenario", s.display_name + (s.meta.name.empty() ? "" : " (" + s.meta.name + ")"));
+  if (!s.meta.id.empty()) row("id", s.meta.id + (s.meta.group.empty() ? "" : " [" + s.meta.group + "]"));
+  row("model", model_line(s));
+  for (const auto& n : s.notes) row("note", n);
+  row("gpu", gpu_line(s.job.cluster.gpu));
+  row("cluster", cluster_line(s.job.cluster) + forced_collectives(s.job.collective));
+  row("workload", workload_line(s));
+  row("layout", layout_line(s));
+  row("precision", precision_line(s.job.precision));
+  if (s.target.tokens_per_s) row("target", format_number(*s.target.tokens_per_s, 0) + " tokens/s");
+  if (s.validation)
+    row("validation", "measured step " + format_seconds(s.validation->measured_step_s) +
+                          (s.validation->metric.empty()
+                               ? ""
+                               : " (" + s.validation->metric + " = " + num(s.validation->value) + ")"));
+  out += "ok\n";
+  return out;
+}
+
+}  // namespace
+
+std::string render_check(const scen::Scenario& s, RenderFormat format) {
+  if (format == RenderFormat::table) return table(s);
+  nlohmann::json j{{"scenario",
+                    {{"name", s.meta.name},
+                     {"description", s.meta.description},
+                     {"id", s.meta.id},
+                     {"group", s.meta.group},
+                     {"file", s.display_name},
+                     {"model_preset", s.model_preset},
+                     {"model_hf_config", s.model_hf_config},
+                     {"notes", s.notes},
+                     {"gpu_preset", s.gpu_preset},
+                     {"dp_derived", s.dp_derived}}},
+                   {"job", job_json(s.job)}};
+  if (s.validation)
+    j["validation"] = {{"measured_step_s", s.validation->measured_step_s},
+                       {"metric", s.validation->metric},
+                       {"value", s.validation->value},
+                       {"source", s.validation->source},
+                       {"note", s.validation->note}};
+  if (s.target.tokens_per_s) j["target"] = {{"tokens_per_s", *s.target.tokens_per_s}};
+  return j.dump(2) + "\n";
+}
+
+}  // namespace stepsim::out

@@ -1,0 +1,19 @@
+#pragma once
+// JSON views of the specs a scenario resolves to. Keys mirror the struct fields, units in the
+// names (flops_per_s, bytes, Bps, s), so JSON consumers see exactly what the simulator uses.
+
+#include <nlohmann/json.hpp>
+
+#include "topology/gpu.hpp"
+#include "workloads/model/job.hpp"
+#include "workloads/model/model.hpp"
+
+namespace stepsim::out {
+
+nlohmann::json gpu_json(const topo::GpuSpec& gpu);
+/// Dimensions plus the computed parameter breakdown and the published figures.
+nlohmann::json model_json(const work::ModelSpec& model);
+nlohmann::json cluster_json(const topo::ClusterSpec& cluster);
+nlohmann::json job_json(const work::JobSpec& job);
+
+}  // namespace stepsim::out

@@ -1,0 +1,26 @@
+#pragma once
+// Renders a simulated step: a terminal report and a JSON document (the `stepsim run` contract:
+// step_time_s, tokens_per_s_per_gpu, mfu, hfu, breakdown, critical_path, memory, estimate, ...).
+
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+
+#include "workloads/step/simulate.hpp"
+
+namespace stepsim::out {
+
+struct RunLabels {
+  std::string scenario;
+  std::string gpu;
+  std::string model;
+};
+
+/// The JSON document; keys in a fixed order (docs/model.md lists them).
+nlohmann::ordered_json run_json(const work::JobSpec& job, const work::Simulation& s, const RunLabels& labels);
+std::string run_json_text(const work::JobSpec& job, const work::Simulation& s, const RunLabels& labels);
+/// "TP8 PP4x5 DP16 ZeRO-1 SP": the job's parallel layout in one line.
+std::string parallel_layout(const work::JobSpec& job);
+/// The readable report.
+std::string run_table(const work::JobSpec& job, const work::Simulation& s, const RunLabels& labels);
+
+}  // namespace stepsim::out

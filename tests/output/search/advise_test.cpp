@@ -1,0 +1,105 @@
+// `stepsim run --advise`: every advised change is a real run of the edited scenario.
+#include "output/search/advise.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <string>
+
+#include "output/views/advise_view.hpp"
+#include "scenarios/scenario.hpp"
+#include "sim/error.hpp"
+#include "tests/support/catalog.hpp"
+#include "workloads/step/simulate.hpp"
+
+using namespace stepsim;
+
+namespace {
+
+const std::string kSmallTrain = std::string(STEPSIM_SOURCE_DIR) + "/tests/output/data/small-train.toml";
+const std::string kLlama70b =
+    std::string(STEPSIM_SOURCE_DIR) + "/scenarios/examples/llama3.1-70b-512xh100.toml";
+
+/// The change simulated again from scratch: the scenario loaded with its edits.
+work::Simulation rerun(const std::string& path, const out::AdviceChange& c) {
+  scen::LoadOptions load;
+  load.set = c.set;
+  load.unset = c.unset;
+  const scen::Scenario s = scen::load_scenario(path, test::builtin_catalog(), load);
+  return work::simulate(s.job);
+}
+
+void check_ranked(const out::Advice& a, const out::AdviceOptions& o) {
+  for (std::size_t i = 0; i < a.helpful.size(); ++i) {
+    const auto& c = a.helpful[i];
+    CHECK(c.simulated);
+    CHECK(c.sim.fits);
+    CHECK(c.gain >= 1.0 + o.min_gain);
+    // gain is the ratio of job tokens/s to the base's.
+    CHECK(c.gain == Approx(c.sim.tokens_per_s / a.base.tokens_per_s).epsilon(1e-12));
+    if (i > 0) CHECK(a.helpful[i - 1].gain >= c.gain);
+  }
+  CHECK(a.helpful.size() <= o.top);
+}
+
+}  // namespace
+
+TEST_CASE("advise: the 70B example's advice is real runs of the changed scenario", "[advise][slow]") {
+  out::AdviceOptions o;
+  o.jobs = 2;
+  const out::Advice a = out::advise(kLlama70b, test::builtin_catalog(), {}, o);
+  // The example runs TP8 PP4x5 DP16 with 17% of its step in exposed TP communication (no TP
+  // overlap): layouts around it exist that fit and are faster, so there is advice to give.
+  REQUIRE(!a.helpful.empty());
+  check_ranked(a, o);
+  // The best change, simulated again from the scenario file and its edits: the same step, to the
+  // picosecond (the simulation is deterministic), faster than the base, and it fits.
+  const out::AdviceChange& best = a.helpful.front();
+  const work::Simulation again = rerun(kLlama70b, best);
+  CHECK(again.metrics.step_time_s == best.sim.step_time_s);
+  CHECK(again.metrics.tokens_per_s == best.sim.tokens_per_s);
+  CHECK(again.fits);
+  const scen::Scenario base = scen::load_scenario(kLlama70b, test::builtin_catalog());
+  CHECK(again.metrics.tokens_per_s > work::simulate(base.job).metrics.tokens_per_s);
+  // The rendering names the change and how to reproduce it.
+  const std::string table = out::advice_table(a);
+  CHECK(table.find(best.title) != std::string::npos);
+  CHECK(table.find("--set '" + best.set.front() + "'") != std::string::npos);
+  CHECK(out::advice_json(a)["helpful"].size() == a.helpful.size());
+}
+
+TEST_CASE("advise: a small step's changes are ranked, real, and only those that apply", "[advise]") {
+  out::AdviceOptions o;
+  o.jobs = 2;
+  o.top = 3;
+  const out::Advice a = out::advise(kSmallTrain, test::builtin_catalog(), {}, o);
+  check_ranked(a, o);
+  REQUIRE(!a.tried.empty());
+  // Every simulated change re-runs to the same step.
+  const auto simulated =
+      std::find_if(a.tried.begin(), a.tried.end(), [](const auto& c) { return c.simulated; });
+  REQUIRE(simulated != a.tried.end());
+  CHECK(rerun(kSmallTrain, *simulated).metrics.step_time_s == simulated->sim.step_time_s);
+  // The scenario already overlaps its gradient reduction (dp_overlap defaults to true), is not an
+  // MoE model and has a non-blocking fabric: none of those changes is offered.
+  for (const auto& c : a.tried) {
+    CHECK(c.title.find("gradient reduction") == std::string::npos);
+    CHECK(c.title.find("expert") == std::string::npos);
+    CHECK(c.title.find("non-blocking") == std::string::npos);
+  }
+  // It spans 4 nodes, so twice the NIC bandwidth (400 -> 800 Gb/s) is tried.
+  CHECK(std::any_of(a.tried.begin(), a.tried.end(), [](const auto& c) {
+    return std::find(c.set.begin(), c.set.end(), "hardware.nic_gbps=800") != c.set.end();
+  }));
+  // Layout moves keep the 16 GPUs: TP2 -> TP4 at PP2 leaves DP 2 (16 / (4 x 2)).
+  CHECK(std::any_of(a.tried.begin(), a.tried.end(),
+                    [](const auto& c) { return c.title == "TP 2 -> 4, DP 4 -> 2"; }));
+}
+
+TEST_CASE("advise: a serving scenario is refused with the reason", "[advise]") {
+  out::AdviceOptions o;
+  CHECK_THROWS_AS(
+      out::advise(std::string(STEPSIM_SOURCE_DIR) + "/scenarios/examples/llama3.1-70b-serve-8xh100.toml",
+                  test::builtin_catalog(), {}, o),
+      UserError);
+}

@@ -1,0 +1,127 @@
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <string>
+
+#include "workloads/estimate/explain.hpp"
+#include "workloads/model/kv.hpp"
+#include "workloads/model/params.hpp"
+#include "workloads/step/simulate.hpp"
+
+using namespace stepsim;
+using namespace stepsim::work;
+
+namespace {
+
+/// Llama-2-7B dimensions: 32 layers, h 4096, 32 heads of 128 (MHA), SwiGLU 11,008, vocab 32,000.
+/// Parameters: attention 4 h^2 x 32 = 2,147,483,648; MLP 3 x 4096 x 11008 x 32 = 4,328,521,728;
+/// norms 65 x 4096 = 266,240; embedding = head = 131,072,000; total 6,738,415,616.
+ModelSpec llama2_7b() {
+  ModelSpec m;
+  m.id = "llama-2-7b";
+  m.layers = 32;
+  m.hidden = 4096;
+  m.heads = 32;
+  m.kv_heads = 32;
+  m.head_dim = 128;
+  m.ffn = 11008;
+  m.vocab = 32000;
+  return m;
+}
+
+/// One GPU with round figures and no launch overhead, so a kernel takes exactly its roofline time:
+/// 1,000 TFLOP/s, 2 TB/s HBM at 0.85, 80 GB.
+JobSpec inference(WorkloadKind kind, int batch) {
+  JobSpec j;
+  j.model = llama2_7b();
+  topo::GpuSpec& g = j.cluster.gpu;
+  g.id = "round";
+  g.bf16_flops_per_s = 1000e12;
+  g.fp32_flops_per_s = 60e12;
+  g.hbm_bw_Bps = 2e12;
+  g.hbm_capacity_bytes = 80e9;
+  g.nvlink_bw_Bps = 400e9;
+  g.nvlink_domain = 8;
+  g.nic_bw_Bps = 50e9;
+  g.kernel_gap_s = 0.0;
+  j.cluster.nodes = 1;
+  j.cluster.gpus_per_node = 1;
+  j.cluster.nvlink_domain = 1;
+  j.workload.kind = kind;
+  j.workload.batch = batch;
+  j.workload.seq_len = 2048;
+  j.workload.context_len = 1000;
+  return j;
+}
+
+constexpr double kParams = 6'738'415'616.0;
+constexpr double kEmbedding = 131'072'000.0;
+constexpr double kKvPerToken = 2.0 * 32 * 32 * 128 * 2;  // 524,288 B: K and V, 32 layers, bf16
+
+}  // namespace
+
+TEST_CASE("the model's parameter count is what the inference test derives") {
+  CHECK(count_params(llama2_7b()).total == kParams);
+  CHECK(kv_bytes_per_token(llama2_7b(), 2.0) == kKvPerToken);
+}
+
+TEST_CASE("decode at batch 1 streams the weights and the cache: HBM-bound") {
+  const Simulation s = simulate(inference(WorkloadKind::decode, 1));
+  CHECK(critical_bottleneck(s.report) == topo::Resource::hbm);
+  // Every weight but the input embedding (a lookup of one row) is read once, and the cache of
+  // context + 1 = 1,001 tokens: (6,738,415,616 - 131,072,000) x 2 + 1,001 x 524,288 = 13,739,477,120 B
+  // at 2 TB/s x 0.85 = 8.082 ms. Activations at batch 1 are a few MB more.
+  const double bytes = (kParams - kEmbedding) * 2.0 + 1001 * kKvPerToken;
+  const double expected = bytes / (2e12 * 0.85);
+  CHECK(s.report.step_time_s == Approx(expected).epsilon(0.05));
+  CHECK(s.report.step_time_s >= expected);
+  // One token per step for one sequence.
+  CHECK(s.metrics.latency_s == s.report.step_time_s);
+  CHECK(s.metrics.tokens_per_s_per_replica == Approx(1.0 / s.report.step_time_s));
+}
+
+TEST_CASE("prefill of a large batch is compute-bound") {
+  const Simulation s = simulate(inference(WorkloadKind::prefill, 8));
+  CHECK(critical_bottleneck(s.report) == topo::Resource::compute);
+  // 8 prompts of 2,048 tokens; the step is the time to the first token.
+  CHECK(s.plan.tokens_per_step == 8.0 * 2048);
+  CHECK(s.metrics.latency_s == s.report.step_time_s);
+  // The prompt's keys and values stay in the cache: 8 x 2,048 x 524,288 B = 8.59 GB.
+  CHECK(s.plan.static_memory[0].kv_cache == Approx(8.0 * 2048 * kKvPerToken));
+}
+
+TEST_CASE("the KV capacity limit is reference.md's formula") {
+  // Largest batch at context T = floor((capacity - weights) / (T x KV bytes per token)):
+  // (80e9 - 2 x 6,738,415,616) / (1,000 x 524,288) = 126.89 -> 126; the longest context at batch 4:
+  // 66,523,168,768 / (4 x 524,288) = 31,720.6 -> 31,720.
+  const Simulation s = simulate(inference(WorkloadKind::decode, 4));
+  const double free = 80e9 - 2.0 * kParams;
+  CHECK(s.plan.kv.max_batch == static_cast<long long>(std::floor(free / (1000 * kKvPerToken))));
+  CHECK(s.plan.kv.max_batch == 126);
+  CHECK(s.plan.kv.max_context == 31'720);
+  // The KV calculator (stepsim kv) says the same for one GPU holding the whole model.
+  KvQuery q;
+  q.context = 1000;
+  q.batch = 4;
+  q.params = kParams;
+  q.gpu = inference(WorkloadKind::decode, 4).cluster.gpu;
+  CHECK(size_kv(llama2_7b(), q).max_batch == std::optional<long long>(s.plan.kv.max_batch));
+  CHECK(size_kv(llama2_7b(), q).max_context == std::optional<long long>(s.plan.kv.max_context));
+}
+
+TEST_CASE("decode of an MoE model reads only the experts its tokens pick") {
+  JobSpec job = inference(WorkloadKind::decode, 1);
+  job.model.experts = 8;
+  job.model.top_k = 2;
+  job.model.expert_ffn = 1024;
+  const Simulation s = simulate(job);
+  // One token picks 2 of the 8 experts: the grouped up-projection reads 2 x 4096 x (2 x 1024)
+  // weights of 2 B = 33,554,432 B, plus the token's activations (4096 in, 2 x 2 x 1024 out, 2 B).
+  bool found = false;
+  for (sim::OpId op = 0; op < s.plan.graph.op_count() && !found; ++op) {
+    if (std::string(s.plan.graph.label(op)).find("experts_up") == std::string::npos) continue;
+    found = true;
+    const double weights = 2.0 * 4096 * 2048 * 2;
+    CHECK(s.plan.graph.op(op).bytes == Approx(weights + 2.0 * (2 * 4096 + 2 * 2048)));
+  }
+  CHECK(found);
+}

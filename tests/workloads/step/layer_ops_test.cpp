@@ -1,0 +1,189 @@
+#include <catch2/catch.hpp>
+
+#include "tests/workloads/counting_sink.hpp"
+#include "workloads/step/layer_ops.hpp"
+#include "workloads/step/model_ops.hpp"
+
+using namespace stepsim;
+using namespace stepsim::work;
+using work::fakes::CountingSink;
+
+namespace layer_ops_rows {
+// Megatron GPT 1.7B (Narayanan 2021 Table 1): h = 2304, 24 heads, f = 4h, GeLU, dropout, biases.
+JobSpec gpt_1_7b(int tp, bool sp, AttentionImpl impl) {
+  JobSpec j;
+  j.model.layers = 24;
+  j.model.hidden = 2304;
+  j.model.heads = 24;
+  j.model.kv_heads = 24;
+  j.model.head_dim = 96;
+  j.model.ffn = 4 * 2304;
+  j.model.vocab = 51200;
+  j.model.activation = Activation::gelu;
+  j.model.norm = NormKind::layernorm;
+  j.model.linear_bias = true;
+  j.model.dropout = true;
+  j.workload.seq_len = 2048;
+  j.workload.attention_impl = impl;
+  j.parallel.tp = tp;
+  j.parallel.sequence_parallel = sp;
+  j.precision.compute = topo::Precision::fp16;
+  return j;
+}
+constexpr double b = 4, s = 2048, h = 2304, a = 24;
+}  // namespace layer_ops_rows
+
+TEST_CASE("dense layer forward GEMM FLOPs match Megatron's 24 b s h^2 (1 + s / 6h)") {
+  using namespace layer_ops_rows;
+  // QKV 6bsh^2 + QK^T 2bs^2h + PV 2bs^2h + proj 2bsh^2 + MLP 16bsh^2 = 24bsh^2 + 4bs^2h.
+  const double expected = 24 * b * s * h * h * (1 + s / (6 * h));
+  for (int tp : {1, 2, 8}) {
+    CountingSink sink;
+    DenseLayer(layer_dims(gpt_1_7b(tp, false, AttentionImpl::unfused), b)).forward(sink, {});
+    CHECK(sink.gemm_flops() == Approx(expected / tp).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("backward runs twice the forward GEMM FLOPs") {
+  using namespace layer_ops_rows;
+  CountingSink fwd, bwd;
+  const DenseLayer layer(layer_dims(gpt_1_7b(2, false, AttentionImpl::unfused), b));
+  layer.forward(fwd, {});
+  layer.backward(bwd, {}, Recompute::none);
+  CHECK(bwd.gemm_flops() == Approx(2 * fwd.gemm_flops()).epsilon(1e-12));
+}
+
+TEST_CASE("selective recompute adds the attention scores and nothing else") {
+  using namespace layer_ops_rows;
+  CountingSink none, selective;
+  const DenseLayer layer(layer_dims(gpt_1_7b(1, false, AttentionImpl::unfused), b));
+  layer.backward(none, {}, Recompute::none);
+  layer.backward(selective, {}, Recompute::selective);
+  // Only QK^T is recomputed among the GEMMs: 2 b s^2 h.
+  CHECK(selective.gemm_flops() - none.gemm_flops() == Approx(2 * b * s * s * h));
+}
+
+TEST_CASE("FlashAttention counts causal FLOPs: half of 4 b s^2 h forward, 2.5x that backward") {
+  using namespace layer_ops_rows;
+  CountingSink fwd, bwd;
+  const DenseLayer layer(layer_dims(gpt_1_7b(4, false, AttentionImpl::flash), b));
+  layer.forward(fwd, {});
+  layer.backward(bwd, {}, Recompute::none);
+  const double attn = 4 * b * s * s * h / 4 * 0.5;  // per TP rank of 4, causal
+  CHECK(fwd.flops(topo::OpClass::attention) == Approx(attn));
+  CHECK(bwd.flops(topo::OpClass::attention) == Approx(2.5 * attn));
+  // Scores never reach HBM: the forward moves Q, K, V, O (2 bytes) and the fp32 log-sum-exp.
+  const auto* k = fwd.find("attn");
+  REQUIRE(k != nullptr);
+  CHECK(k->work.hbm_bytes == Approx(2 * (4 * b * s * h / 4) + 4 * b * s * a / 4));
+}
+
+TEST_CASE("tensor parallel communication per layer") {
+  using namespace layer_ops_rows;
+  const double bytes = b * s * h * 2;  // one hidden-sized fp16 activation per token
+  SECTION("without sequence parallelism: two all-reduces forward, two backward") {
+    CountingSink fwd, bwd;
+    const DenseLayer layer(layer_dims(gpt_1_7b(8, false, AttentionImpl::unfused), b));
+    layer.forward(fwd, {});
+    layer.backward(bwd, {}, Recompute::none);
+    REQUIRE(fwd.comms(CollectiveKind::all_reduce).size() == 2);
+    REQUIRE(bwd.comms(CollectiveKind::all_reduce).size() == 2);
+    for (const auto* c : fwd.comms(CollectiveKind::all_reduce)) CHECK(c->comm.bytes == Approx(bytes));
+  }
+  SECTION("with sequence parallelism: all-gather + reduce-scatter pairs replace them") {
+    CountingSink fwd, bwd;
+    const DenseLayer layer(layer_dims(gpt_1_7b(8, true, AttentionImpl::unfused), b));
+    layer.forward(fwd, {});
+    layer.backward(bwd, {}, Recompute::none);
+    CHECK(fwd.comms(CollectiveKind::all_reduce).empty());
+    CHECK(fwd.comms(CollectiveKind::all_gather).size() == 2);
+    CHECK(fwd.comms(CollectiveKind::reduce_scatter).size() == 2);
+    // Backward: gradient gathers (2), input-gradient reduce-scatters (2), and the re-gather of the
+    // norm outputs for the weight gradients (2), as Megatron-LM does.
+    CHECK(bwd.comms(CollectiveKind::all_gather).size() == 4);
+    CHECK(bwd.comms(CollectiveKind::reduce_scatter).size() == 2);
+  }
+  SECTION("a single TP rank communicates nothing") {
+    CountingSink fwd;
+    DenseLayer(layer_dims(gpt_1_7b(1, false, AttentionImpl::unfused), b)).forward(fwd, {});
+    for (const auto& o : fwd.ops) CHECK_FALSE(o.is_comm);
+  }
+}
+
+TEST_CASE("stored activations follow Korthikanti et al. 2022 (16-bit, GeLU, dropout, f = 4h)") {
+  using namespace layer_ops_rows;
+  const double sbh = s * b * h;
+  SECTION("no parallelism, no recompute: sbh (34 + 5 a s / h)") {
+    const DenseLayer l(layer_dims(gpt_1_7b(1, false, AttentionImpl::unfused), b));
+    CHECK(l.stored_activation_bytes(Recompute::none) == Approx(sbh * (34 + 5 * a * s / h)));
+  }
+  SECTION("tensor parallel t = 8: sbh (10 + 24 / t + 5 a s / (h t))") {
+    const DenseLayer l(layer_dims(gpt_1_7b(8, false, AttentionImpl::unfused), b));
+    CHECK(l.stored_activation_bytes(Recompute::none) == Approx(sbh * (10 + 24.0 / 8 + 5 * a * s / (h * 8))));
+  }
+  SECTION("tensor + sequence parallel: sbh / t (34 + 5 a s / h)") {
+    const DenseLayer l(layer_dims(gpt_1_7b(8, true, AttentionImpl::unfused), b));
+    CHECK(l.stored_activation_bytes(Recompute::none) == Approx(sbh / 8 * (34 + 5 * a * s / h)));
+  }
+  SECTION("selective recompute with SP: 34 sbh / t") {
+    const DenseLayer l(layer_dims(gpt_1_7b(8, true, AttentionImpl::unfused), b));
+    CHECK(l.stored_activation_bytes(Recompute::selective) == Approx(34 * sbh / 8));
+  }
+  SECTION("selective recompute of the norms too: (34 - 4) sbh / t") {
+    // Megatron-Core's "layernorm" module drops both norm outputs: sbh / t elements each with SP, at
+    // 2 bytes, so 2 x 2 sbh / t bytes of Korthikanti's 34 sbh / t.
+    JobSpec j = gpt_1_7b(8, true, AttentionImpl::unfused);
+    j.recompute_modules.layernorm = true;
+    const DenseLayer l(layer_dims(j, b));
+    CHECK(l.stored_activation_bytes(Recompute::selective) == Approx(30 * sbh / 8));
+  }
+  SECTION("full recompute keeps the layer input: 2 sbh") {
+    const DenseLayer l(layer_dims(gpt_1_7b(8, false, AttentionImpl::unfused), b));
+    CHECK(l.stored_activation_bytes(Recompute::full) == Approx(2 * sbh));
+  }
+}
+
+TEST_CASE("layer weights per TP rank: 12 h^2 + 13 h for a GPT layer") {
+  using namespace layer_ops_rows;
+  // QKV 3h^2 + 3h, projection h^2 + h, MLP 8h^2 + 5h, two layernorms 4h.
+  const DenseLayer l1(layer_dims(gpt_1_7b(1, false, AttentionImpl::unfused), b));
+  CHECK(l1.params_per_rank() == Approx(12 * h * h + 13 * h));
+  // With t = 2 the matrices and the column-parallel biases split; the row-parallel biases (2h) and
+  // the norms (4h) are replicated: 6h^2 + (3h + 4h)/2 + 2h + 4h.
+  const DenseLayer l2(layer_dims(gpt_1_7b(2, false, AttentionImpl::unfused), b));
+  CHECK(l2.params_per_rank() == Approx(6 * h * h + 3.5 * h + 6 * h));
+}
+
+TEST_CASE("the LM head runs 2 b s h V / t forward and twice that backward") {
+  using namespace layer_ops_rows;
+  JobSpec j = gpt_1_7b(4, false, AttentionImpl::unfused);
+  const LmHead head(layer_dims(j, b), j.model);
+  CountingSink fwd, bwd;
+  head.forward(fwd, {});
+  head.backward(bwd, {});
+  const double logits = 2 * b * s * h * 51200 / 4;
+  CHECK(fwd.gemm_flops() == Approx(logits));
+  CHECK(bwd.gemm_flops() == Approx(2 * logits));
+}
+
+TEST_CASE("context parallelism splits attention into a ring of cp steps with KV exchanges") {
+  using namespace layer_ops_rows;
+  JobSpec j = gpt_1_7b(2, false, AttentionImpl::flash);
+  j.parallel.cp = 4;
+  CountingSink fwd, bwd;
+  const DenseLayer layer(layer_dims(j, b));
+  layer.forward(fwd, {});
+  layer.backward(bwd, {}, Recompute::none);
+  // Each CP rank holds s / 4 queries that see the whole (causal) sequence: a quarter of the
+  // attention FLOPs of one TP rank without CP, 4 b s^2 h / tp x 1/2 x 1/4.
+  CHECK(fwd.flops(topo::OpClass::attention) == Approx(4 * b * s * s * h / 2 * 0.5 / 4));
+  const auto ex_f = fwd.comms(CollectiveKind::ring_exchange);
+  const auto ex_b = bwd.comms(CollectiveKind::ring_exchange);
+  REQUIRE(ex_f.size() == 3);  // cp - 1 blocks arrive from the ring
+  REQUIRE(ex_b.size() == 3);
+  // A K and V block of the local tokens: 2 x b (s / 4) x h / tp x 2 bytes; backward adds dK, dV.
+  const double block = 2 * b * (s / 4) * h / 2 * 2;
+  CHECK(ex_f[0]->comm.bytes == Approx(block));
+  CHECK(ex_b[0]->comm.bytes == Approx(2 * block));
+  CHECK(ex_f[0]->comm.dim == ParallelDim::cp);
+}

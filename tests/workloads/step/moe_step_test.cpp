@@ -1,0 +1,322 @@
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "tests/workloads/fake_planner.hpp"
+#include "topology/transfer_table.hpp"
+#include "workloads/step/rank_sink.hpp"
+#include "workloads/step/routing.hpp"
+#include "workloads/step/simulate.hpp"
+#include "workloads/step/train_step.hpp"
+
+using namespace stepsim;
+using namespace stepsim::work;
+using work::fakes::FixedCostPlanner;
+
+namespace {
+
+/// A small MoE model: 4 layers (the first dense, FFN 4096), h = 1024, 16 heads of 64, 8 experts of
+/// width 2048, top-2, vocab 32,000; on one 8-GPU H100-like node. PP 2 x DP 4 with EP 4: the EP group
+/// of stage 0 is ranks {0, 2, 4, 6} (order tp, cp, pp, dp: pp is innermost after tp and cp).
+JobSpec moe_job(double imbalance = 1.0) {
+  JobSpec j;
+  ModelSpec& m = j.model;
+  m.id = "tiny-moe";
+  m.layers = 4;
+  m.hidden = 1024;
+  m.heads = 16;
+  m.kv_heads = 16;
+  m.head_dim = 64;
+  m.ffn = 4096;
+  m.vocab = 32000;
+  m.experts = 8;
+  m.top_k = 2;
+  m.expert_ffn = 2048;
+  m.dense_layers = 1;
+  j.workload.seq_len = 1024;
+  j.workload.micro_batch = 1;
+  j.workload.global_batch = 4 * 4;  // dp 4 x 4 micro-batches
+  j.parallel.pp = 2;
+  j.parallel.dp = 4;
+  j.parallel.ep = 4;
+  j.moe.imbalance = imbalance;
+  topo::GpuSpec& g = j.cluster.gpu;
+  g.id = "h100-like";
+  g.bf16_flops_per_s = 989e12;
+  g.fp32_flops_per_s = 67e12;
+  g.hbm_bw_Bps = 3.35e12;
+  g.hbm_capacity_bytes = 80e9;
+  g.nvlink_bw_Bps = 450e9;
+  g.nvlink_domain = 8;
+  g.pcie_bw_Bps = 64e9;
+  g.nic_bw_Bps = 50e9;
+  g.kernel_gap_s = 4e-6;
+  j.cluster.nodes = 1;
+  j.cluster.gpus_per_node = 8;
+  j.cluster.nvlink_domain = 8;
+  return j;
+}
+
+/// Collectives of `kind` on the expert-parallel group, as the builder asked for them.
+std::vector<CommRequest> all_to_alls(const FixedCostPlanner& p) {
+  std::vector<CommRequest> out;
+  for (const auto& r : p.requests)
+    if (r.dim == ParallelDim::ep && r.kind == CollectiveKind::all_to_all) out.push_back(r);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("MoE step: dispatch and combine move tokens x hidden x top-k bytes per rank") {
+  FixedCostPlanner planner([](const CommRequest&) { return Time::zero(); });
+  const StepPlan plan = build_train_step(moe_job(), planner);
+  const auto a2a = all_to_alls(planner);
+  REQUIRE_FALSE(a2a.empty());
+  // Each rank routes its 1,024 tokens to 2 experts: 1,024 x 1,024 x 2 x 2 B = 4,194,304 bytes sent,
+  // the same received (balanced), over the EP group of stage 0 or 1: {0,2,4,6} or {1,3,5,7}.
+  for (const auto& r : a2a) {
+    CHECK(r.bytes == Approx(4'194'304.0));
+    CHECK(r.pair_bytes.empty());
+    REQUIRE(r.groups.size() == 1);
+    CHECK((r.groups.front() == std::vector<int>{0, 2, 4, 6} ||
+           r.groups.front() == std::vector<int>{1, 3, 5, 7}));
+  }
+  // The first layer is dense (dense_layers = 1): no router in it; layers 1-3 route.
+  bool router_in_0 = false, router_in_1 = false;
+  for (sim::OpId op = 0; op < plan.graph.op_count(); ++op) {
+    if (op_label(plan, op).find(".router mb") == std::string::npos) continue;
+    router_in_0 |= plan.info[op].layer == 0;
+    router_in_1 |= plan.info[op].layer == 1;
+  }
+  CHECK_FALSE(router_in_0);
+  CHECK(router_in_1);
+}
+
+TEST_CASE("MoE step: with skewed routing the matrix still sends what it receives") {
+  FixedCostPlanner planner([](const CommRequest&) { return Time::zero(); });
+  build_train_step(moe_job(2.0), planner);
+  const auto a2a = all_to_alls(planner);
+  int matrices = 0;
+  for (const auto& r : a2a) {
+    // The balanced counterparts (planned to price the imbalance) are plain all-to-alls.
+    if (r.pair_bytes.empty()) {
+      CHECK(r.bytes == Approx(4'194'304.0));
+      continue;
+    }
+    ++matrices;
+    REQUIRE(r.pair_bytes.size() == 16);
+    double sent = 0.0, received = 0.0;
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 4; ++j) sent += r.pair_bytes[i * 4 + j], received += r.pair_bytes[j * 4 + i];
+    // 4 ranks x 4,194,304 bytes each, whatever the skew.
+    CHECK(sent == Approx(4 * 4'194'304.0));
+    CHECK(received == Approx(sent));
+  }
+  // Three MoE layers, a dispatch and a combine matrix each (the payloads are cached per layer).
+  CHECK(matrices == 6);
+}
+
+TEST_CASE("MoE step: more skew is never faster") {
+  // Property: for several seeds, the step time does not decrease as the imbalance grows.
+  for (std::uint64_t seed : {1u, 7u, 42u}) {
+    double previous = 0.0;
+    for (double imbalance : {1.0, 1.2, 1.5, 2.0, 3.0, 4.0}) {
+      JobSpec job = moe_job(imbalance);
+      job.moe.seed = seed;
+      const double step = simulate(job).report.step_time_s;
+      CHECK(step >= previous * (1.0 - 1e-12));
+      previous = step;
+    }
+  }
+}
+
+TEST_CASE("MoE step: the representative busiest rank paces the step like the full simulation") {
+  // Every EP rank simulated (the seed decides which is busiest, layer by layer) against one rank per
+  // stage that is the busiest in every layer. The all-to-alls synchronise the group twice per layer,
+  // so both runs pay the per-layer maxima. The groups sit on one NVLink switch, so relabelling the
+  // busiest rank is a symmetry of the fabric.
+  for (double imbalance : {1.0, 1.5, 3.0}) {
+    const JobSpec job = moe_job(imbalance);
+    SimulateOptions all;
+    all.ranks = RankMode::all;
+    const Simulation rep = simulate(job);
+    const Simulation full = simulate(job, all);
+    CHECK(rep.plan.ranks.size() == 2);
+    CHECK(full.plan.ranks.size() == 8);
+    CHECK(rep.report.step_time_s == Approx(full.report.step_time_s).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("MoE step: representative and full simulation agree across nodes with node-limited routing") {
+  // 16 GPUs in 4 nodes of 4: stage 0 holds ranks {0, 2, ..., 14}, so the EP group {0, 2, 4, 6} spans
+  // nodes 0 and 1 and tokens reach one node each (M = 1); expert-DP pairs such as {0, 8} reduce expert
+  // gradients (ZeRO-1) beside the dense DP group of 8. In the full simulation the expert and dense
+  // reductions share no channel, so every member sees each group's collectives in program order.
+  JobSpec job = moe_job(1.5);
+  job.cluster.nodes = 4;
+  job.cluster.gpus_per_node = 4;
+  job.cluster.nvlink_domain = 4;
+  job.parallel.dp = 8;
+  job.workload.global_batch = 8 * 2;
+  job.parallel.zero_stage = 1;
+  job.moe.max_nodes_per_token = 1;
+  SimulateOptions all;
+  all.ranks = RankMode::all;
+  const Simulation rep = simulate(job);
+  const Simulation full = simulate(job, all);
+  CHECK(full.plan.ranks.size() == 16);
+  // Relabelling the busiest rank swaps whole nodes and in-node positions: a symmetry of the
+  // rail-optimised fabric up to which equal-cost paths the flows take, so agreement within 1%.
+  CHECK(rep.report.step_time_s == Approx(full.report.step_time_s).epsilon(0.01));
+}
+
+TEST_CASE("MoE step: the imbalance cost is zero when balanced and grows with the skew") {
+  const Simulation balanced = simulate(moe_job(1.0));
+  const Simulation skewed = simulate(moe_job(2.0));
+  CHECK(balanced.metrics.imbalance_s == Approx(0.0).margin(1e-12));
+  CHECK(skewed.metrics.imbalance_s > 0.0);
+  // It is the busiest rank's extra expert and all-to-all time: no more than the step grew by plus
+  // what overlapping hides.
+  CHECK(skewed.plan.routing.expert_imbalance == Approx(2.0));
+  CHECK(skewed.report.step_time_s > balanced.report.step_time_s);
+}
+
+TEST_CASE("a balanced router's all-to-all takes the analytic time on a uniform fabric") {
+  // 8 GPUs on one NVSwitch: every pair crosses its sender's NVLink and its receiver's; a balanced
+  // all-to-all sends S (p - 1) / p = 7/8 S through each GPU's link at 450 GB/s x 0.82. The fixed part
+  // (launch, per-peer latency) cancels in T(2S) - T(S) = 7/8 S / (450e9 x 0.82).
+  const JobSpec job = moe_job();
+  auto topology = std::make_shared<const topo::Topology>(job.cluster);
+  RoutingInputs in;
+  in.experts = 8;
+  in.top_k = 2;
+  in.tokens_per_rank = 4096;
+  in.node_of.assign(8, 0);
+  in.vector_bytes = 1024 * 2.0;
+  const LayerRouting r = route_layer(in, 0, HotRank::as_drawn);
+  REQUIRE(r.uniform);
+  const double S = r.sent(0) * in.vector_bytes;  // 4,096 x 2 x 2,048 B = 16,777,216
+  CHECK(S == Approx(16'777'216.0));
+  topo::TransferTableBuilder tb(topology);
+  const auto request = [&](double scale, bool matrix) {
+    topo::CollectiveRequest c;
+    c.op = topo::CollectiveOp::all_to_all;
+    c.groups = {{0, 1, 2, 3, 4, 5, 6, 7}};
+    c.bytes = S * scale;
+    if (matrix)
+      for (double b : r.dispatch_bytes) c.pair_bytes.push_back(b * scale);
+    return tb.table().info(tb.add(c)).time_alone_s;
+  };
+  const double bandwidth = 450e9 * 0.82;
+  const double expected = 7.0 / 8.0 * S / bandwidth;  // 47.75 us
+  CHECK(request(2.0, true) - request(1.0, true) == Approx(expected).epsilon(1e-9));
+  // The router's matrix and the plain all-to-all are the same transfer.
+  CHECK(request(1.0, true) == Approx(request(1.0, false)).epsilon(1e-12));
+}
+
+TEST_CASE("MTP: one more MoE layer, its glue and a second loss on the last stage only") {
+  FixedCostPlanner p0([](const CommRequest&) { return Time::zero(); });
+  FixedCostPlanner p1([](const CommRequest&) { return Time::zero(); });
+  JobSpec job = moe_job();
+  const StepPlan without = build_train_step(job, p0);
+  job.model.mtp_layers = 1;
+  const StepPlan with = build_train_step(job, p1);
+  // FLOPs of rank `rank`'s ops in layer `layer` (any layer: -2) whose label contains one of `names`
+  // (all ops: none given).
+  const auto flops_of = [](const StepPlan& plan, int rank, int layer, std::vector<std::string> names = {}) {
+    double f = 0.0;
+    for (sim::OpId op = 0; op < plan.graph.op_count(); ++op) {
+      if (plan.info[op].rank != rank || (layer != -2 && plan.info[op].layer != layer)) continue;
+      const std::string label = op_label(plan, op);
+      bool match = names.empty();
+      for (const auto& n : names) match |= label.find(n) != std::string::npos;
+      if (match) f += plan.graph.info(op).flops;
+    }
+    return f;
+  };
+  // Stage 0 (rank 0) is unchanged.
+  CHECK(flops_of(with, 0, -2) == Approx(flops_of(without, 0, -2)));
+  // The glue's projection [1024 x 2048] x [2048 x 1024]: forward, dgrad and wgrad, 4 micro-batches.
+  CHECK(flops_of(with, 1, 4, {"mtp.proj"}) == Approx(4 * 3 * 2.0 * 1024 * 2048 * 1024));
+  // The MTP layer (index 4) does what the last model layer (index 3, also routed) does; its context
+  // also holds the glue, the embedding lookup and the head's second pass.
+  const std::vector<std::string> glue_and_head{"mtp.", "embed", "final_norm", "logits", "loss"};
+  CHECK(flops_of(with, 1, 4) - flops_of(with, 1, 4, glue_and_head) == Approx(flops_of(with, 1, 3)));
+  CHECK(flops_of(with, 1, -2, {"logits"}) == Approx(2 * flops_of(without, 1, -2, {"logits"})));
+  // Weights on the last stage grow by the layer, the glue (two norms, 2h x h) and an embedding copy,
+  // 2 bytes each; the layer holds attention 4h^2, two norms 2h, a router 8h and 8 / ep 4 = 2 experts
+  // of 3 x h x 2048.
+  const double h = 1024.0;
+  const double layer = 4 * h * h + 2 * h + 8 * h + 2 * 3 * h * 2048;
+  const double glue = 2 * h + 2 * h * h, embedding = 32000 * h;
+  CHECK(with.static_memory[1].weights - without.static_memory[1].weights ==
+        Approx(2 * (layer + glue + embedding)));
+  CHECK(with.static_memory[0].weights == Approx(without.static_memory[0].weights));
+}
+
+TEST_CASE("MTP: representative and full simulation agree, and the step is no faster") {
+  JobSpec job = moe_job();
+  const Simulation plain = simulate(job);
+  job.model.mtp_layers = 1;
+  SimulateOptions all;
+  all.ranks = RankMode::all;
+  const Simulation rep = simulate(job);
+  const Simulation full = simulate(job, all);
+  CHECK(rep.report.step_time_s == Approx(full.report.step_time_s).epsilon(0.01));
+  CHECK(rep.report.step_time_s > plain.report.step_time_s);
+}
+
+TEST_CASE("MoE step: overlapped backward-forward pairs hide all-to-all time and do the same work") {
+  // Slow NVLink (20 GB/s) makes the all-to-alls worth hiding. 1F1B on 2 stages with 4 micro-batches:
+  // stage 0 runs F0 F1 (B0 F2) (B1 F3) B2 B3, two pairs.
+  JobSpec job = moe_job(1.0);
+  job.cluster.gpu.nvlink_bw_Bps = 20e9;
+  const Simulation plain = simulate(job);
+  job.parallel.ep_overlap = true;
+  const Simulation paired = simulate(job);
+  const auto kernel_work = [](const Simulation& s) {
+    double w = 0.0;
+    for (sim::OpId op = 0; op < s.plan.graph.op_count(); ++op)
+      if (s.plan.graph.exec(op).kind == sim::OpKind::compute) w += to_seconds(s.plan.graph.exec(op).work);
+    return w;
+  };
+  CHECK(kernel_work(paired) == Approx(kernel_work(plain)).epsilon(1e-12));
+  CHECK(paired.report.step_time_s < plain.report.step_time_s);
+  const auto ep_hidden = [](const Simulation& s) {
+    const auto& o = s.report.mean_overlap;
+    const auto d = static_cast<std::size_t>(ParallelDim::ep);
+    return o.busy_s[d] - o.exposed_s[d];
+  };
+  CHECK(ep_hidden(paired) > ep_hidden(plain));
+  // Every EP rank simulated agrees with one rank per stage.
+  SimulateOptions all;
+  all.ranks = RankMode::all;
+  CHECK(simulate(job, all).report.step_time_s == Approx(paired.report.step_time_s).epsilon(1e-9));
+}
+
+TEST_CASE("MoE step: FP8 dispatch sends a byte and a scale per 128 elements, the combine 2 bytes") {
+  FixedCostPlanner planner([](const CommRequest&) { return Time::zero(); });
+  JobSpec job = moe_job(1.0);
+  job.precision.compute = topo::Precision::fp8;
+  job.cluster.gpu.fp8_flops_per_s = 1979e12;
+  job.moe.fp8_dispatch = true;
+  const StepPlan plan = build_train_step(job, planner);
+  // 1,024 tokens x top-2 x h 1,024 per rank: dispatch 2,097,152 elements x (1 + 4 / 128) bytes =
+  // 2,162,688; combine x 2 bytes = 4,194,304.
+  int dispatch = 0, combine = 0;
+  for (const auto& r : all_to_alls(planner)) {
+    if (r.bytes == Approx(2'162'688.0)) ++dispatch;
+    if (r.bytes == Approx(4'194'304.0)) ++combine;
+  }
+  CHECK(dispatch > 0);
+  CHECK(combine > 0);
+  // The tokens are quantised before they leave; the experts still build the column-wise copy their
+  // weight gradient needs.
+  bool before_dispatch = false, in_experts = false;
+  for (sim::OpId op = 0; op < plan.graph.op_count(); ++op) {
+    const std::string label = op_label(plan, op);
+    before_dispatch |= label.find(".dispatch.quantize") != std::string::npos;
+    in_experts |= label.find(".experts_up.quantize") != std::string::npos;
+  }
+  CHECK(before_dispatch);
+  CHECK(in_experts);
+}

@@ -1,0 +1,110 @@
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <utility>
+
+#include "sim/error.hpp"
+#include "workloads/step/pipeline_schedule.hpp"
+
+using namespace stepsim;
+using namespace stepsim::work;
+using Kind = PipeStep::Kind;
+
+namespace {
+/// Every (micro-batch, chunk) runs forward once and backward once, backward after forward.
+void check_complete(const std::vector<PipeStep>& steps, int microbatches, int chunks) {
+  std::map<std::pair<int, int>, int> fwd_at, bwd_at;
+  for (int i = 0; i < static_cast<int>(steps.size()); ++i) {
+    auto& where = steps[i].kind == Kind::forward ? fwd_at : bwd_at;
+    CHECK(where.emplace(std::make_pair(steps[i].microbatch, steps[i].chunk), i).second);
+  }
+  CHECK(fwd_at.size() == static_cast<std::size_t>(microbatches * chunks));
+  CHECK(bwd_at.size() == fwd_at.size());
+  for (const auto& [key, i] : bwd_at) CHECK(fwd_at.at(key) < i);
+}
+}  // namespace
+
+TEST_CASE("1F1B: pp - rank - 1 warm-up forwards, then alternation") {
+  const auto sched = pipeline_schedule(PipelineSchedule::one_f_one_b, 4, 8, 1);
+  REQUIRE(sched.size() == 4);
+  for (int r = 0; r < 4; ++r) {
+    check_complete(sched[r], 8, 1);
+    const int warmup = 4 - r - 1;
+    for (int i = 0; i < warmup; ++i) CHECK(sched[r][i].kind == Kind::forward);
+    // After warm-up: F, B, F, B, ...
+    CHECK(sched[r][warmup].kind == Kind::forward);
+    CHECK(sched[r][warmup + 1].kind == Kind::backward);
+  }
+  // The last stage never waits to start a backward: F0 B0 F1 B1 ...
+  CHECK(sched[3][0].kind == Kind::forward);
+  CHECK(sched[3][1].kind == Kind::backward);
+  CHECK(sched[3][1].microbatch == 0);
+}
+
+TEST_CASE("GPipe runs all forwards before any backward") {
+  const auto sched = pipeline_schedule(PipelineSchedule::gpipe, 2, 3, 1);
+  for (const auto& steps : sched) {
+    check_complete(steps, 3, 1);
+    for (int i = 0; i < 3; ++i) CHECK(steps[i].kind == Kind::forward);
+  }
+}
+
+TEST_CASE("interleaved 1F1B visits every chunk and follows Megatron's virtual micro-batch order") {
+  const int pp = 4, m = 8, v = 2;
+  const auto sched = pipeline_schedule(PipelineSchedule::interleaved, pp, m, v);
+  for (int r = 0; r < pp; ++r) check_complete(sched[r], m, v);
+  // Rank 0 warms up with (pp - 1) * 2 + (v - 1) * pp = 10 forwards: micro-batches 0-3 of chunk 0,
+  // 0-3 of chunk 1, then 4-5 of chunk 0.
+  const auto& r0 = sched[0];
+  for (int i = 0; i < 10; ++i) CHECK(r0[i].kind == Kind::forward);
+  CHECK(r0[4].chunk == 1);
+  CHECK(r0[4].microbatch == 0);
+  CHECK(r0[8].chunk == 0);
+  CHECK(r0[8].microbatch == 4);
+  // The first backward on rank 0 is micro-batch 0 of the last chunk.
+  CHECK(r0[11].kind == Kind::backward);
+  CHECK(r0[11].chunk == v - 1);
+  CHECK(r0[11].microbatch == 0);
+}
+
+TEST_CASE("interleaving rejects micro-batch counts that are not a multiple of pp") {
+  CHECK_THROWS_AS(pipeline_schedule(PipelineSchedule::interleaved, 4, 6, 2), UserError);
+  CHECK_THROWS_AS(pipeline_schedule(PipelineSchedule::one_f_one_b, 4, 8, 2), UserError);
+}
+
+TEST_CASE("Megatron-Core's split of 126 layers over PP 8 x VP 8 with the embedding and loss as layers") {
+  // Llama 3.1 405B as NVIDIA runs it on GB200: 126 layers + embedding + loss = 128 slots, 16 per
+  // stage, 2 per model chunk; the first chunk (stage 0, chunk 0) and the last (stage 7, chunk 7)
+  // give one slot to the embedding and the loss: 1 + 62 x 2 + 1 = 126 transformer layers.
+  ParallelSpec p;
+  p.pp = 8;
+  p.virtual_stages = 8;
+  p.embedding_in_split = true;
+  p.loss_in_split = true;
+  int total = 0;
+  for (int vs = 0; vs < 64; ++vs) {
+    const int expected = vs == 0 || vs == 63 ? 1 : 2;
+    CHECK(p.chunk_layers(vs, 126) == expected);
+    total += p.chunk_layers(vs, 126);
+  }
+  CHECK(total == 126);
+  // Stages 0 and 7 hold 15 layers (8 chunks, one of 1), the others 16.
+  CHECK(p.stage_layers(0, 126) == 15);
+  CHECK(p.stage_layers(7, 126) == 15);
+  CHECK(p.stage_layers(3, 126) == 16);
+}
+
+TEST_CASE("uneven end stages split over their model chunks") {
+  // 80 layers, PP 4 x VP 2, first and last stages 16: the middle two share 48 (24 each); each
+  // stage's share halves over its chunks: chunk vs = c x pp + stage.
+  ParallelSpec p;
+  p.pp = 4;
+  p.virtual_stages = 2;
+  p.first_stage_layers = 16;
+  p.last_stage_layers = 16;
+  CHECK(p.chunk_layers(0, 80) == 8);   // stage 0, chunk 0
+  CHECK(p.chunk_layers(4, 80) == 8);   // stage 0, chunk 1
+  CHECK(p.chunk_layers(1, 80) == 12);  // stage 1
+  CHECK(p.chunk_layers(7, 80) == 8);   // stage 3, chunk 1
+  CHECK(p.stage_layers(2, 80) == 24);
+}

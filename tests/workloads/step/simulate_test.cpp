@@ -1,0 +1,152 @@
+#include <catch2/catch.hpp>
+
+#include "workloads/step/simulate.hpp"
+
+using namespace stepsim;
+using namespace stepsim::work;
+
+namespace {
+
+/// A GPT-like model on two 8-GPU nodes of H100-like GPUs with a rail-optimised fabric.
+JobSpec two_node_job(int tp, int pp, int dp, int zero) {
+  JobSpec j;
+  j.model.layers = 8;
+  j.model.hidden = 2048;
+  j.model.heads = 16;
+  j.model.kv_heads = 16;
+  j.model.head_dim = 128;
+  j.model.ffn = 8192;
+  j.model.vocab = 32000;
+  j.model.activation = Activation::swiglu;
+  j.workload.seq_len = 2048;
+  j.workload.micro_batch = 1;
+  j.workload.global_batch = dp * 4;
+  j.parallel.tp = tp;
+  j.parallel.pp = pp;
+  j.parallel.dp = dp;
+  j.parallel.zero_stage = zero;
+  j.parallel.dp_bucket_bytes = 20e6;
+  auto& g = j.cluster.gpu;
+  g.id = "test-h100";
+  g.bf16_flops_per_s = 989e12;
+  g.fp32_flops_per_s = 67e12;
+  g.hbm_bw_Bps = 3.35e12;
+  g.hbm_capacity_bytes = 80e9;
+  g.nvlink_bw_Bps = 450e9;
+  g.nic_bw_Bps = 50e9;
+  g.comm_sm_fraction = 0.15;
+  g.kernel_gap_s = 4e-6;
+  j.cluster.nodes = 2;
+  j.cluster.gpus_per_node = 8;
+  j.cluster.nvlink_domain = 8;
+  j.cluster.fabric.kind = topo::FabricKind::rail_optimized;
+  return j;
+}
+
+}  // namespace
+
+TEST_CASE("representative ranks reproduce the full simulation on a real topology") {
+  // The argument (docs/model.md): ranks at one pipeline stage run identical programs, and every
+  // collective of the simulated rank carries its symmetric images, so all replicas progress in
+  // lock step; simulating one rank per stage must give the step of simulating all 16.
+  for (auto [tp, pp, dp, zero] : {std::tuple{2, 2, 4, 0}, std::tuple{4, 1, 4, 1}, std::tuple{2, 4, 2, 3}}) {
+    CAPTURE(tp, pp, dp, zero);
+    const JobSpec job = two_node_job(tp, pp, dp, zero);
+    SimulateOptions rep_opts, all_opts;
+    rep_opts.ranks = RankMode::representative;
+    all_opts.ranks = RankMode::all;
+    const Simulation rep = simulate(job, rep_opts);
+    const Simulation all = simulate(job, all_opts);
+    CHECK(rep.plan.ranks.size() == static_cast<std::size_t>(pp));
+    CHECK(all.plan.ranks.size() == 16);
+    CHECK(rep.metrics.step_time_s == Approx(all.metrics.step_time_s).epsilon(1e-6));
+    // The breakdown can shift slightly: in the full simulation a collective may be gated by a peer's
+    // kernel rather than the rank's own, which moves a sliver of waiting between groups.
+    CHECK(rep.report.mean.bubble_s == Approx(all.report.mean.bubble_s).epsilon(0.02).margin(1e-9));
+  }
+}
+
+TEST_CASE("the simulated step is never faster than the closed-form bound at full efficiency") {
+  // With every efficiency at 1, the estimate's step time is a lower bound: the simulation adds
+  // bubbles, exposed communication, latencies and memory-bound kernels on top of the same work.
+  std::uint64_t state = 12345;
+  const auto pick = [&state](std::initializer_list<int> xs) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return *(xs.begin() + (state >> 33) % xs.size());
+  };
+  for (int trial = 0; trial < 12; ++trial) {
+    const int tp = pick({1, 2, 4}), pp = pick({1, 2}), dp = 16 / (tp * pp);
+    JobSpec job = two_node_job(tp, pp, dp, pick({0, 1}));
+    job.workload.micro_batch = pick({1, 2});
+    job.workload.global_batch = dp * job.workload.micro_batch * pick({1, 4});
+    job.recompute = pick({0, 1}) ? Recompute::full : Recompute::none;
+    auto& e = job.cluster.gpu.eff;
+    e.gemm16 = topo::GemmCurve{1.0, 0.0, 0.0};
+    e.attention = e.elementwise = 1.0;
+    e.hbm = e.nvlink = e.nic = 1.0;
+    e.estimate_compute = e.estimate_memory = e.estimate_network = 1.0;
+    CAPTURE(trial, tp, pp, dp, job.workload.micro_batch, job.workload.global_batch);
+    const Simulation s = simulate(job);
+    CHECK(s.metrics.step_time_s >= s.estimate.step_time_s * (1 - 1e-9));
+  }
+}
+
+TEST_CASE("a step of tiny kernels is host-bound: the launches set the pace") {
+  // One GPU, compute and HBM made free: every kernel costs only its GPU-side gap g = 1 us per
+  // launch, and every launch costs the host h = 10 us. The host issues launches back to back; each
+  // kernel starts when its launch ends and is done long before the next launch ends. The exceptions
+  // are the multi-tensor optimizer kernels (one launch per 21 M parameters: n launches cost the host
+  // n h and the GPU n g): the host's sync after the gradient norm waits for that kernel to finish,
+  // and Adam is the last kernel. So the step is (sum of host ops) + grad_norm's GPU time + Adam's.
+  JobSpec job = two_node_job(1, 1, 1, 0);
+  job.cluster.nodes = 1;
+  job.cluster.gpus_per_node = 1;
+  job.workload.global_batch = 2;
+  auto& g = job.cluster.gpu;
+  g.bf16_flops_per_s = g.fp32_flops_per_s = g.hbm_bw_Bps = 1e30;
+  g.kernel_gap_s = 1e-6;
+  g.host_launch_s = 10e-6;
+  const Simulation s = simulate(job);
+  double host_s = 0.0, gpu_s = 0.0, optimizer_s = 0.0;
+  int syncs = 0;
+  for (sim::OpId op = 0; op < s.plan.info.size(); ++op) {
+    const double work = to_seconds(s.plan.graph.op(op).work);
+    const std::string label(s.plan.graph.label(op));
+    if (s.plan.info[op].is_host) {
+      host_s += work;
+      syncs += label.find("sync") != std::string::npos;
+    } else {
+      gpu_s += work;
+      if (label == "grad_norm" || label == "adam") optimizer_s += work;
+    }
+  }
+  REQUIRE(syncs == 1);
+  // About 0.67 B parameters: 32 launches each for the gradient norm and Adam (32 us of GPU time each).
+  CHECK(optimizer_s == Approx(2 * 32e-6).epsilon(1e-6));
+  CHECK(s.metrics.step_time_s == Approx(host_s + optimizer_s).epsilon(1e-9));
+  // The breakdown: the kernels' own time, and all the rest waiting for launches.
+  CHECK(s.report.mean.compute_s + s.report.mean.memory_bound_s == Approx(gpu_s).epsilon(1e-9));
+  CHECK(s.report.mean.host_bound_s == Approx(s.metrics.step_time_s - gpu_s).epsilon(1e-6));
+}
+
+TEST_CASE("overlap_param_gather: the weight all-gathers move under the next forward, one per layer") {
+  JobSpec job = two_node_job(2, 2, 4, 1);
+  job.workload.global_batch = 4 * 8;
+  const Simulation exposed = simulate(job);
+  job.parallel.overlap_param_gather = true;
+  SimulateOptions all_opts;
+  all_opts.ranks = RankMode::all;
+  const Simulation hidden = simulate(job);
+  const Simulation all = simulate(job, all_opts);
+  // Same bytes, gathered per layer at the start of the step instead of per bucket after Adam: each
+  // of the 2 stages gathers its 4 layers (the embedding and the head ride with the first and last).
+  int gathers = 0;
+  for (sim::OpId op = 0; op < hidden.plan.info.size(); ++op)
+    gathers += std::string(hidden.plan.graph.label(op)).find("param_allgather") != std::string::npos;
+  CHECK(gathers == 2 * 4);
+  CHECK(hidden.metrics.step_time_s < exposed.metrics.step_time_s);
+  CHECK(hidden.report.mean.exposed_comm_s[static_cast<std::size_t>(ParallelDim::dp)] <
+        exposed.report.mean.exposed_comm_s[static_cast<std::size_t>(ParallelDim::dp)]);
+  // Every replica still runs the same program: representative and full simulation agree.
+  CHECK(all.metrics.step_time_s == Approx(hidden.metrics.step_time_s).epsilon(1e-6));
+}

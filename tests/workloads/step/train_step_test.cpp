@@ -1,0 +1,297 @@
+#include <catch2/catch.hpp>
+
+#include "sim/critical_path.hpp"
+#include "sim/engine.hpp"
+#include "tests/workloads/fake_planner.hpp"
+#include "workloads/step/layer_ops.hpp"
+#include "workloads/step/step_report.hpp"
+#include "workloads/step/train_step.hpp"
+
+using namespace stepsim;
+using namespace stepsim::work;
+using work::fakes::FixedCostPlanner;
+
+namespace {
+
+/// A small GPT-like job on A100-like GPUs; the caller sets the layout.
+JobSpec small_job(int tp, int pp, int dp, int micro_batches, int virtual_stages = 1) {
+  JobSpec j;
+  j.model.layers = 8;
+  j.model.hidden = 1024;
+  j.model.heads = 16;
+  j.model.kv_heads = 16;
+  j.model.head_dim = 64;
+  j.model.ffn = 4096;
+  j.model.vocab = 32000;
+  j.model.activation = Activation::gelu;
+  j.model.norm = NormKind::layernorm;
+  j.workload.seq_len = 1024;
+  j.workload.micro_batch = 2;
+  j.workload.global_batch = 2 * dp * micro_batches;
+  j.parallel.tp = tp;
+  j.parallel.pp = pp;
+  j.parallel.dp = dp;
+  j.parallel.virtual_stages = virtual_stages;
+  j.parallel.schedule = virtual_stages > 1 ? PipelineSchedule::interleaved : PipelineSchedule::one_f_one_b;
+  j.cluster.gpu.id = "test-gpu";
+  j.cluster.gpu.bf16_flops_per_s = 300e12;
+  j.cluster.gpu.hbm_bw_Bps = 2e12;
+  j.cluster.nodes = 1;
+  j.cluster.gpus_per_node = tp * pp * dp;
+  return j;
+}
+
+struct Simulated {
+  StepPlan plan;
+  sim::RunResult run;
+  StepReport report;
+};
+
+Simulated simulate(const JobSpec& job, FixedCostPlanner& planner, RankMode mode = RankMode::representative) {
+  Simulated s{build_train_step(job, planner, {mode}), {}, {}};
+  auto net = planner.make_network();
+  sim::Engine engine(s.plan.graph, net.get());
+  s.run = engine.run();
+  s.report = analyse_step(s.plan, s.run, sim::critical_path(s.plan.graph, s.run, net.get()));
+  return s;
+}
+
+FixedCostPlanner free_comm() {
+  return FixedCostPlanner([](const CommRequest&) { return Time::zero(); });
+}
+
+double kernel_sum(const Simulated& s, std::uint16_t rank) {
+  double sum = 0;
+  for (sim::OpId k : s.plan.graph.ops_on(s.plan.ranks[rank].compute))
+    sum += to_seconds(s.plan.graph.op(k).work);
+  return sum;
+}
+
+double optimizer_time(const Simulated& s, std::uint16_t rank) {
+  double sum = 0;
+  for (sim::OpId k : s.plan.graph.ops_on(s.plan.ranks[rank].compute))
+    if (s.plan.info[k].pass == Pass::optimizer) sum += to_seconds(s.plan.graph.op(k).work);
+  return sum;
+}
+
+}  // namespace
+
+TEST_CASE("with communication free and one stage, the step is the sum of its kernels") {
+  auto planner = free_comm();
+  const auto s = simulate(small_job(2, 1, 4, 3), planner);
+  REQUIRE(s.plan.ranks.size() == 1);
+  // No comm time and no pipeline: the compute stream never waits.
+  CHECK(s.report.step_time_s == Approx(kernel_sum(s, 0)).epsilon(1e-9));
+  CHECK(s.report.mean.bubble_s == Approx(0.0).margin(1e-12));
+  CHECK(s.report.mean.total() == Approx(s.report.step_time_s).epsilon(1e-9));
+}
+
+TEST_CASE("the 1F1B bubble emerges from the schedule: (p - 1) / (m + p - 1) of the pipeline") {
+  // Uniform stages need the embedding and LM head to cost nothing next to the layers: a one-token
+  // vocabulary, no kernel launch overhead and (so that their bandwidth-bound kernels vanish) a GPU
+  // with unlimited HBM bandwidth. The optimizer runs after the pipeline drains, so the
+  // pipelined part of the step is the step minus the optimizer.
+  for (int m : {4, 8, 16}) {
+    JobSpec job = small_job(1, 4, 1, m);
+    job.model.vocab = 1;
+    job.cluster.gpu.hbm_bw_Bps = 1e30;
+    // A flat GEMM curve, so that the one-column logits GEMM costs its FLOPs and no more.
+    job.cluster.gpu.eff.gemm16 = topo::GemmCurve{0.8, 0.0, 0.0};
+    auto planner = free_comm();
+    const auto s = simulate(job, planner);
+    const double p = 4;
+    // Each stage computes m micro-batches of work W: the pipeline takes (m + p - 1) W, of which each
+    // stage idles (p - 1) W.
+    const double expected = (p - 1) / (m + p - 1);
+    const double pipeline = s.report.step_time_s - optimizer_time(s, 0);
+    for (const auto& r : s.report.ranks)
+      CHECK(r.breakdown.bubble_s / pipeline == Approx(expected).epsilon(1e-3));
+  }
+}
+
+TEST_CASE("interleaving with v virtual stages shrinks the bubble by v") {
+  // Interleaved 1F1B: each stage idles (p - 1) W / v, a fraction (p - 1) / (v m + p - 1) of the
+  // pipelined part of the step.
+  const int p = 4, m = 8, v = 2;
+  JobSpec job = small_job(1, p, 1, m, v);
+  job.model.vocab = 1;
+  job.cluster.gpu.hbm_bw_Bps = 1e30;
+  auto planner = free_comm();
+  const auto s = simulate(job, planner);
+  const double expected = (p - 1.0) / (v * m + p - 1.0);
+  const double pipeline = s.report.step_time_s - optimizer_time(s, 0);
+  CHECK(s.report.mean.bubble_s / pipeline == Approx(expected).epsilon(1e-3));
+}
+
+TEST_CASE("the first 1F1B stage keeps p micro-batches of activations: Korthikanti's L x activation") {
+  const int p = 4, m = 8;
+  JobSpec job = small_job(1, p, 1, m);
+  job.model.vocab = 1;
+  auto planner = free_comm();
+  const auto s = simulate(job, planner);
+  const DenseLayer layer(layer_dims(job, job.workload.micro_batch));
+  // Stage 0 has L / p layers and p micro-batches in flight at the end of warm-up: L layers' worth.
+  const double expected = job.model.layers * layer.stored_activation_bytes(Recompute::none);
+  CHECK(s.report.ranks[0].memory.activation_bytes == Approx(expected).epsilon(1e-9));
+  // The last stage keeps one micro-batch (plus the fp32 logits of its loss).
+  CHECK(s.report.ranks[3].memory.activation_bytes < expected / 3);
+}
+
+TEST_CASE("communication that takes time shows up as exposed communication of its group") {
+  // Every TP collective costs 100 us; a single stage of TP 2 waits for each one.
+  auto planner = FixedCostPlanner(
+      [](const CommRequest& r) { return r.dim == ParallelDim::tp ? from_us(100) : Time::zero(); });
+  const auto s = simulate(small_job(2, 1, 1, 2), planner);
+  const auto tp = static_cast<std::size_t>(ParallelDim::tp);
+  CHECK(s.report.mean.exposed_comm_s[tp] > 0.0);
+  CHECK(s.report.mean.total() == Approx(s.report.step_time_s).epsilon(1e-9));
+  CHECK(s.report.step_time_s == Approx(kernel_sum(s, 0) + s.report.mean.exposed_comm_s[tp]).epsilon(1e-9));
+}
+
+TEST_CASE("representative ranks behave like the full simulation") {
+  // TP 2 x PP 2 x DP 2 = 8 GPUs, comm with fixed costs per group: simulating one rank per stage
+  // (others as symmetric images) gives the same step as simulating all eight.
+  auto cost = [](const CommRequest& r) { return from_us(r.dim == ParallelDim::dp ? 300 : 20); };
+  JobSpec job = small_job(2, 2, 2, 4);
+  FixedCostPlanner p1(cost), p2(cost);
+  const auto rep = simulate(job, p1, RankMode::representative);
+  const auto all = simulate(job, p2, RankMode::all);
+  CHECK(rep.plan.ranks.size() == 2);
+  CHECK(all.plan.ranks.size() == 8);
+  CHECK(rep.report.step_time_s == Approx(all.report.step_time_s).epsilon(1e-12));
+  // Images: the representative DP all-reduce carries both DP groups of its stage (tp = 0 and 1).
+  bool saw_dp = false;
+  for (const auto& r : p1.requests) {
+    if (r.dim != ParallelDim::dp) continue;
+    saw_dp = true;
+    CHECK(r.groups.size() == 2);
+  }
+  CHECK(saw_dp);
+}
+
+TEST_CASE("ZeRO-3 gathers each layer's weights before its forward and its backward") {
+  JobSpec job = small_job(1, 2, 4, 3);
+  job.parallel.zero_stage = 3;
+  auto planner = free_comm();
+  const auto s = simulate(job, planner);
+  const DenseLayer layer(layer_dims(job, job.workload.micro_batch));
+  double gathered = 0.0, scattered = 0.0;
+  for (sim::OpId op = 0; op < s.plan.graph.op_count(); ++op) {
+    if (s.plan.info[op].rank != 0) continue;
+    const auto label = s.plan.graph.label(op);
+    if (label.find("dp.param_gather") != std::string_view::npos) gathered += s.plan.graph.op(op).bytes;
+    if (label.find("dp.grad_reduce_scatter") != std::string_view::npos && s.plan.info[op].layer >= 0)
+      scattered += s.plan.graph.op(op).bytes;
+  }
+  // Stage 0 holds L / pp = 4 layers; each of m = 3 micro-batches gathers every layer twice
+  // (forward, backward) and reduce-scatters its gradients once: 4 x 3 x 2 x P x 2 bytes gathered.
+  const double p = layer.params_per_rank();
+  CHECK(gathered == Approx(4 * 3 * 2 * p * job.precision.param_bytes));
+  CHECK(scattered == Approx(4 * 3 * p * job.precision.grad_bytes));
+  // Weights at rest: the four layers sharded over dp = 4, plus the whole 32000 x 1024 embedding.
+  CHECK(s.plan.static_memory[0].weights == Approx((4 * p / 4 + 32000.0 * 1024) * job.precision.param_bytes));
+}
+
+namespace {
+struct ShardTraffic {
+  double gathered = 0.0, scattered = 0.0, replica_reduced = 0.0;
+};
+ShardTraffic shard_traffic(const Simulated& s) {
+  ShardTraffic t;
+  for (sim::OpId op = 0; op < s.plan.graph.op_count(); ++op) {
+    if (s.plan.info[op].rank != 0 || s.plan.info[op].layer < 0) continue;
+    const auto label = s.plan.graph.label(op);
+    const double bytes = s.plan.graph.op(op).bytes;
+    if (label.find("dp.param_gather") != std::string_view::npos) t.gathered += bytes;
+    if (label.find("dp.grad_reduce_scatter") != std::string_view::npos) t.scattered += bytes;
+    if (label.find("dp.grad_replica_allreduce") != std::string_view::npos) t.replica_reduced += bytes;
+  }
+  return t;
+}
+}  // namespace
+
+TEST_CASE("FSDP FULL_SHARD, SHARD_GRAD_OP and HSDP: gather and reduce volumes per step and memory") {
+  // One stage of 8 layers, dp = 8, m = 2 micro-batches; P = one layer's parameters.
+  JobSpec job = small_job(1, 1, 8, 2);
+  job.parallel.zero_stage = 3;
+  const double p = DenseLayer(layer_dims(job, job.workload.micro_batch)).params_per_rank();
+  const double pb = job.precision.param_bytes, gb = job.precision.grad_bytes;
+  auto planner = free_comm();
+  const auto full = simulate(job, planner);
+  const ShardTraffic f = shard_traffic(full);
+  // FULL_SHARD: every layer gathered before its forward and again before its backward, per
+  // micro-batch: 8 x 2 x 2 x P x pb; its gradients reduce-scattered once per micro-batch.
+  CHECK(f.gathered == Approx(8 * 2 * 2 * p * pb));
+  CHECK(f.scattered == Approx(8 * 2 * p * gb));
+  CHECK(f.replica_reduced == 0.0);
+
+  // SHARD_GRAD_OP (reshard_after_forward = false): the backward reuses the forward's gather, so
+  // half the gathers; the same reductions.
+  JobSpec sgo_job = job;
+  sgo_job.parallel.reshard_after_forward = false;
+  auto planner2 = free_comm();
+  const auto sgo = simulate(sgo_job, planner2);
+  const ShardTraffic g = shard_traffic(sgo);
+  CHECK(g.gathered == Approx(8 * 2 * p * pb));
+  CHECK(g.scattered == Approx(8 * 2 * p * gb));
+  // Memory: SHARD_GRAD_OP holds all 8 gathered layers when the forward ends (the activations at
+  // the two peaks are the same micro-batch's).
+  const double gap = sgo.report.ranks[0].memory.peak_bytes - full.report.ranks[0].memory.peak_bytes;
+  // FULL_SHARD's peak (the end of the forward) holds three: the last layer's, the next layer's
+  // prefetched gather, and the backward's first gather, which nothing holds back: gap >= 5 P.
+  CHECK(gap >= 5 * p * pb * (1 - 1e-9));
+  CHECK(gap <= 8 * p * pb * (1 + 1e-9));
+
+  // HSDP: shard over groups of 4 of the 8 replicas. The gathers and reduce-scatters move the same
+  // bytes per rank over groups of 4; each shard (P / 4) is then all-reduced over its 2 replicas.
+  JobSpec hsdp_job = job;
+  hsdp_job.parallel.shard_group = 4;
+  auto planner3 = free_comm();
+  const auto hsdp = simulate(hsdp_job, planner3);
+  const ShardTraffic h = shard_traffic(hsdp);
+  CHECK(h.gathered == Approx(f.gathered));
+  CHECK(h.scattered == Approx(f.scattered));
+  CHECK(h.replica_reduced == Approx(8 * 2 * p / 4 * gb));
+  for (const CommRequest& r : planner3.requests) {
+    if (r.dim != ParallelDim::dp || r.kind == CollectiveKind::all_reduce) continue;
+    if (r.kind == CollectiveKind::all_gather || r.kind == CollectiveKind::reduce_scatter)
+      CHECK((r.groups.front().size() == 4 || r.groups.front().size() == 8));  // 8: embedding/head buckets
+  }
+  // Weights at rest: the layers sharded over 4 instead of 8 (the embedding stays whole).
+  // The embedding, LM head and final norm stay whole in both, so the difference is 8 P / 4 - 8 P / 8.
+  CHECK(hsdp.plan.static_memory[0].weights - full.plan.static_memory[0].weights ==
+        Approx((8 * p / 4 - 8 * p / 8) * pb));
+}
+
+TEST_CASE("ZeRO-3 without dp_overlap reduces a micro-batch's gradients after its backward") {
+  // dp_overlap (the default) reduce-scatters each layer's gradients as soon as its backward is
+  // done, under the remaining layers' backward; without it the reductions wait for the whole
+  // micro-batch's backward. With free communication each reduction starts when it may.
+  JobSpec job = small_job(1, 1, 4, 1);
+  job.parallel.zero_stage = 3;
+  const auto starts_before_backward_ends = [](const Simulated& s) {
+    Time last_layer_end{};
+    for (sim::OpId op = 0; op < s.plan.graph.op_count(); ++op)
+      if (s.plan.info[op].pass == Pass::backward && s.plan.info[op].layer >= 0 && !s.plan.info[op].is_comm)
+        last_layer_end = std::max(last_layer_end, s.run.ops[op].end);
+    int early = 0, total = 0;
+    for (sim::OpId op = 0; op < s.plan.graph.op_count(); ++op) {
+      if (s.plan.graph.label(op).find("dp.grad_reduce_scatter") == std::string_view::npos) continue;
+      if (s.plan.info[op].layer < 0 || s.plan.info[op].rank != 0) continue;
+      ++total;
+      if (s.run.ops[op].start < last_layer_end) ++early;
+    }
+    return std::make_pair(early, total);
+  };
+  auto planner = free_comm();
+  const auto overlapped = simulate(job, planner);
+  const auto [early, total] = starts_before_backward_ends(overlapped);
+  CHECK(total == 8);
+  CHECK(early == 7);  // all but the first layer's, which is the backward's last
+  job.parallel.dp_overlap = false;
+  auto planner2 = free_comm();
+  const auto deferred = simulate(job, planner2);
+  const auto [early2, total2] = starts_before_backward_ends(deferred);
+  CHECK(total2 == 8);
+  CHECK(early2 == 0);
+}

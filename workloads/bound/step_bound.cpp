@@ -1,0 +1,553 @@
+// Lower bounds on a training step without building its graph (see step_bound.hpp for why they hold).
+// The walk mirrors train_step.cpp: the same emitters for the same ranks, in the same order, into a
+// sink that only times kernels; step_bound_test checks it against built and simulated steps.
+#include "workloads/bound/step_bound.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <deque>
+#include <limits>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sim/error.hpp"
+#include "workloads/bound/bound_sink.hpp"
+#include "workloads/step/layer_stack.hpp"
+#include "workloads/step/model_ops.hpp"
+#include "workloads/step/pipeline_schedule.hpp"
+#include "workloads/step/rank_sink.hpp"
+#include "workloads/step/train_step.hpp"
+
+namespace stepsim::work {
+namespace {
+
+using detail::BoundSink;
+using detail::Feed;
+using detail::Fingerprint;
+using detail::kNone;
+using detail::NoPlanner;
+using detail::Segment;
+using detail::State;
+using detail::StepCost;
+using Handle = OpSink::Handle;
+
+class Bounder {
+ public:
+  Bounder(const JobSpec& job, CommBound* comm)
+      : job_(job),
+        layout_(job.parallel),
+        dims_(layer_dims(job, job.workload.micro_batch)),
+        layers_(job, dims_, layout_, RankMode::representative),
+        embed_(dims_, job.model),
+        head_(dims_, job.model),
+        mtp_(dims_),
+        groups_(job, planner_, RankMode::representative),
+        sink_(job.cluster.gpu, groups_, comm, detail::grid_key(job.parallel, layout_)),
+        comm_(comm),
+        pp_(job.parallel.pp),
+        v_(job.parallel.virtual_stages) {}
+
+  StepBound run();
+
+ private:
+  using Schedule = std::vector<std::vector<PipeStep>>;
+  /// Where each stage's relaxed schedule ends: its stream, its last step's output, its kernel time.
+  struct Relaxed {
+    std::vector<std::int64_t> clock, last_output;
+    std::vector<Time> kernels;
+  };
+  /// Micro-batches per pipeline; throws the builder's UserErrors for layouts it refuses.
+  int check_and_count_microbatches() const;
+  Relaxed relax(const Schedule& schedule, int m, const std::vector<StepCost>& fwd,
+                const std::vector<StepCost>& bwd);
+  int vstages() const { return pp_ * v_; }
+  int rank_of(int stage) const { return layout_.rank({0, 0, stage, 0}); }
+  std::pair<int, int> layers_of(int vs) const;
+  template <class Emit>
+  const Segment& once(int rank, Emit emit) {
+    return extra_.emplace_back(sink_.segment(rank, emit));
+  }
+  const Segment& layer_forward(int l, int rank);
+  const Segment& layer_backward(int l, int rank);
+  /// A layer's backward as the builder runs it: its recomputation first under full recompute.
+  void add_layer_backward(StepCost& c, int l, int rank);
+  StepCost forward(int vs, int rank);
+  StepCost backward(int vs, int rank);
+  double kept(int vs, int rank);
+  RankParams params(int stage);
+  /// The pipeline transfer from stage `from` to stage `to` (connect_pipeline's request).
+  std::int64_t send_bound(int from, int to);
+  /// A data-parallel collective of `bytes` in `scope` from `rank` (its CommBound; 0 without one).
+  std::int64_t dp_bound(int rank, CollectiveKind kind, double bytes, CommScope scope);
+  /// One gradient source of the builder's (train_gradients.cpp): its weights and, for a layer or
+  /// MTP module, the layer index (else -1).
+  struct GradSource {
+    double params, experts;
+    int layer;
+  };
+  /// The stage's gradient buckets: per channel (dense, expert) when the last reduction can end and
+  /// the channel's busy time; the buckets' parameters in order.
+  struct Buckets {
+    std::array<std::int64_t, 2> reduced{kNone, kNone}, busy{0, 0};
+    std::vector<std::pair<double, CommScope>> sizes;
+  };
+  static int channel_of(CommScope s) { return s == CommScope::expert ? 1 : 0; }
+  std::vector<GradSource> gradient_sources(int stage, const std::vector<PipeStep>& steps);
+  std::array<std::int64_t, 2> zero3_per_microbatch(int stage, const std::vector<GradSource>& sources);
+  Buckets buckets(int stage, const std::vector<GradSource>& sources, std::int64_t last_output);
+  /// When the stage's step can end, its data-parallel work included, given when its stream is free
+  /// after the schedule and when its last step's output is ready.
+  std::int64_t with_gradients(int stage, const std::vector<PipeStep>& steps, std::int64_t stream,
+                              std::int64_t last_output, const Segment& optimizer);
+
+  const JobSpec& job_;
+  RankLayout layout_;
+  LayerDims dims_;
+  LayerStack layers_;
+  Embedding embed_;
+  LmHead head_;
+  MtpGlue mtp_;
+  NoPlanner planner_;
+  StepAssembler groups_;
+  BoundSink sink_;
+  CommBound* comm_;
+  int pp_, v_;
+  // Dense layers emit the same kernels whatever their index (LayerStack ignores it for them), so
+  // they are emitted once per rank: keys (rank, layer), layer -1 for every dense layer.
+  std::map<std::pair<int, int>, Segment> forward_, backward_;
+  std::deque<Segment> extra_;  // embedding, heads, MTP glue: stable addresses
+  std::map<std::pair<int, int>, std::int64_t> sends_;
+};
+
+std::pair<int, int> Bounder::layers_of(int vs) const {
+  // As TrainStepBuilder::layers_of: consecutive layers per model chunk, ParallelSpec::chunk_layers.
+  int begin = 0;
+  for (int s = 0; s < vs; ++s) begin += job_.parallel.chunk_layers(s, job_.model.layers);
+  return {begin, begin + job_.parallel.chunk_layers(vs, job_.model.layers)};
+}
+
+const Segment& Bounder::layer_forward(int l, int rank) {
+  const std::pair key{rank, layers_.is_moe(l) ? l : -1};
+  auto it = forward_.find(key);
+  if (it == forward_.end())
+    it = forward_
+             .emplace(key, sink_.segment(
+                               rank, [&](OpSink& s, Handle in) { return layers_.forward(s, l, rank, in); }))
+             .first;
+  return it->second;
+}
+
+const Segment& Bounder::layer_backward(int l, int rank) {
+  const std::pair key{rank, layers_.is_moe(l) ? l : -1};
+  auto it = backward_.find(key);
+  if (it == backward_.end())
+    it = backward_
+             .emplace(key, sink_.segment(rank,
+                                         [&](OpSink& s, Handle in) {
+                                           return layers_.backward(s, l, rank, in, job_.recompute);
+                                         }))
+             .first;
+  return it->second;
+}
+
+void Bounder::add_layer_backward(StepCost& c, int l, int rank) {
+  if (job_.recompute == Recompute::full) c.then(layer_forward(l, rank), Feed::alone);
+  c.then(layer_backward(l, rank));
+}
+
+StepCost Bounder::forward(int vs, int rank) {
+  StepCost c;
+  if (vs == 0) c.then(once(rank, [&](OpSink& s, Handle) { return embed_.forward(s); }), Feed::fresh);
+  const auto [begin, end] = layers_of(vs);
+  for (int l = begin; l < end; ++l) c.then(layer_forward(l, rank));
+  if (vs == vstages() - 1) {
+    // heads_forward: the loss, then per MTP depth the glue and its layer (which carry the running
+    // output on) and that depth's loss.
+    const Segment& loss = once(rank, [&](OpSink& s, Handle in) { return head_.forward(s, in); });
+    c.then(loss, Feed::side);
+    for (int d = 0; d < job_.model.mtp_layers; ++d) {
+      c.then(once(rank, [&](OpSink& s, Handle in) { return mtp_.forward(s, embed_, in); }));
+      c.then(layer_forward(job_.model.layers + d, rank));
+      c.then(loss, Feed::side);
+    }
+  }
+  return c;
+}
+
+StepCost Bounder::backward(int vs, int rank) {
+  StepCost c;
+  if (vs == vstages() - 1) {
+    // heads_backward, without the MTP gradient adds (leaving kernels and waits out only lowers the
+    // bound): each depth's loss gradient starts a chain through its layer and glue.
+    const Segment& loss = once(rank, [&](OpSink& s, Handle in) { return head_.backward(s, in); });
+    for (int d = job_.model.mtp_layers - 1; d >= 0; --d) {
+      c.then(loss, Feed::fresh);
+      add_layer_backward(c, job_.model.layers + d, rank);
+      c.then(once(rank, [&](OpSink& s, Handle in) { return mtp_.backward(s, embed_, in); }));
+    }
+    c.then(loss, Feed::fresh);
+  }
+  const auto [begin, end] = layers_of(vs);
+  for (int l = end - 1; l >= begin; --l) add_layer_backward(c, l, rank);
+  if (vs == 0) c.then(once(rank, [&](OpSink& s, Handle in) { return embed_.backward(s, in); }));
+  return c;
+}
+
+std::int64_t Bounder::send_bound(int from, int to) {
+  if (comm_ == nullptr) return 0;
+  const auto [it, inserted] = sends_.try_emplace({from, to}, 0);
+  if (!inserted) return it->second;
+  const double full = dims_.tokens * dims_.h * dims_.act_bytes;
+  const double bytes = dims_.tp > 1 ? full / dims_.tp : full;
+  const CommKey key = detail::comm_key(detail::grid_key(job_.parallel, layout_), CollectiveKind::send_recv,
+                                       ParallelDim::pp, CommScope::dense, 1, from, to, bytes);
+  it->second = comm_
+                   ->at_least(key,
+                              [&] {
+                                CommRequest req;
+                                req.kind = CollectiveKind::send_recv;
+                                req.dim = ParallelDim::pp;
+                                req.bytes = bytes;
+                                // The simulated pipeline's pair first, then every other pipeline's
+                                // (its images), as connect_pipeline lists them.
+                                const int own = layout_.rank({0, 0, 0, 0});
+                                std::vector<int> pipelines{own};
+                                for (int r = 0; r < layout_.world(); ++r)
+                                  if (r != own && layout_.coords(r).pp == 0) pipelines.push_back(r);
+                                for (int p : pipelines) {
+                                  RankCoords c = layout_.coords(p);
+                                  c.pp = from;
+                                  const int src = layout_.rank(c);
+                                  c.pp = to;
+                                  req.groups.push_back({src, layout_.rank(c)});
+                                }
+                                return req;
+                              })
+                   .count();
+  return it->second;
+}
+
+double Bounder::kept(int vs, int rank) {
+  double bytes = 0.0;
+  const auto [begin, end] = layers_of(vs);
+  for (int l = begin; l < end; ++l) bytes += layers_.stored_activation_bytes(l, rank, job_.recompute);
+  if (vs == vstages() - 1) {
+    bytes += head_.stored_activation_bytes();
+    for (int d = 0; d < job_.model.mtp_layers; ++d)
+      bytes += mtp_.stored_activation_bytes() +
+               layers_.stored_activation_bytes(job_.model.layers + d, rank, job_.recompute) +
+               head_.stored_activation_bytes();
+  }
+  return bytes;
+}
+
+RankParams Bounder::params(int stage) {
+  // The builder's gradient sources of this stage, summed in its key order: the embedding (-1),
+  // the layers, the head (L), the MTP modules (L + 1 + d) and their embedding copy.
+  RankParams p;
+  const int L = job_.model.layers, D = job_.model.mtp_layers;
+  const auto add = [&](double dense, double experts, bool layer) {
+    p.dense += dense;
+    p.experts += experts;
+    if (layer) p.layer_dense += dense;
+    if (layer) p.linear += dense + experts;
+  };
+  const bool first = stage == 0, last = stage == pp_ - 1;
+  if (first) add(embed_.params_per_rank(), 0.0, false);
+  std::vector<int> own;
+  for (int chunk = 0; chunk < v_; ++chunk) {
+    const auto [begin, end] = layers_of(chunk * pp_ + stage);
+    for (int l = begin; l < end; ++l) own.push_back(l);
+  }
+  std::sort(own.begin(), own.end());
+  for (int l : own) add(layers_.dense_params(l), layers_.expert_params(l), true);
+  if (last) {
+    add(head_.params_per_rank(), 0.0, false);
+    for (int d = 0; d < D; ++d)
+      add(layers_.dense_params(L + d) + mtp_.params_per_rank(), layers_.expert_params(L + d), true);
+    if (D > 0) add(embed_.params_per_rank(), 0.0, false);
+  }
+  return p;
+}
+
+std::int64_t Bounder::dp_bound(int rank, CollectiveKind kind, double bytes, CommScope scope) {
+  if (comm_ == nullptr) return 0;
+  const CommKey key = detail::comm_key(detail::grid_key(job_.parallel, layout_), kind, ParallelDim::dp, scope,
+                                       0, rank, 0, bytes);
+  return comm_
+      ->at_least(key,
+                 [&] {
+                   CommRequest req;
+                   req.kind = kind;
+                   req.dim = ParallelDim::dp;
+                   req.bytes = bytes;
+                   req.groups = groups_.groups(ParallelDim::dp, rank, scope);
+                   req.peer_offset = 0;  // as the builder's CommOp has it
+                   return req;
+                 })
+      .count();
+}
+
+std::vector<Bounder::GradSource> Bounder::gradient_sources(int stage, const std::vector<PipeStep>& steps) {
+  // The builder's bucket order is the order of their last gradients: the chunks by their last
+  // backward step; in a chunk the MTP modules, their embedding copy and the head, then the layers
+  // from the last, then the embedding.
+  const int L = job_.model.layers, D = job_.model.mtp_layers;
+  std::vector<std::pair<std::size_t, int>> chunks;  // (last backward step, chunk)
+  for (int c = 0; c < v_; ++c) chunks.emplace_back(0, c);
+  for (std::size_t i = 0; i < steps.size(); ++i)
+    if (steps[i].kind == PipeStep::Kind::backward) chunks[static_cast<std::size_t>(steps[i].chunk)].first = i;
+  std::sort(chunks.begin(), chunks.end());
+  std::vector<GradSource> out;
+  for (const auto& [last, chunk] : chunks) {
+    const int vs = chunk * pp_ + stage;
+    if (vs == vstages() - 1) {
+      for (int d = D - 1; d >= 0; --d)
+        out.push_back(
+            {layers_.dense_params(L + d) + mtp_.params_per_rank(), layers_.expert_params(L + d), L + d});
+      if (D > 0) out.push_back({embed_.params_per_rank(), 0.0, -1});
+      out.push_back({head_.params_per_rank(), 0.0, -1});
+    }
+    const auto [begin, end] = layers_of(vs);
+    for (int l = end - 1; l >= begin; --l)
+      out.push_back({layers_.dense_params(l), layers_.expert_params(l), l});
+    if (vs == 0) out.push_back({embed_.params_per_rank(), 0.0, -1});
+  }
+  return out;
+}
+
+std::array<std::int64_t, 2> Bounder::zero3_per_microbatch(int stage, const std::vector<GradSource>& sources) {
+  // Each layer's weights gathered for its forward and again for its backward (once with
+  // reshard_after_forward = false), and its gradients reduce-scattered after the backward
+  // (gather_layer, release_layer), inside the HSDP shard group when there is one, whose shards
+  // are then all-reduced over their replicas (reduce_layer_grads).
+  const auto& prec = job_.precision;
+  const auto& par = job_.parallel;
+  const int rank = rank_of(stage);
+  const std::int64_t gathers = par.reshard_after_forward ? 2 : 1;
+  const bool hybrid = par.shard_group > 0;
+  const CommScope scope = hybrid ? CommScope::shard : CommScope::dense;
+  std::array<std::int64_t, 2> t{0, 0};
+  for (const GradSource& src : sources) {
+    if (src.layer < 0) continue;
+    const double dense = layers_.dense_params(src.layer), experts = layers_.expert_params(src.layer);
+    t[0] += gathers * dp_bound(rank, CollectiveKind::all_gather, dense * prec.param_bytes, scope) +
+            dp_bound(rank, CollectiveKind::reduce_scatter, dense * prec.grad_bytes, scope);
+    if (hybrid && par.shard_replicas() > 1)
+      t[0] += dp_bound(rank, CollectiveKind::all_reduce, dense * prec.grad_bytes / par.shard_group,
+                       CommScope::replica);
+    if (experts > 0.0 && job_.parallel.expert_dp() > 1)
+      t[1] += gathers *
+                  dp_bound(rank, CollectiveKind::all_gather, experts * prec.param_bytes, CommScope::expert) +
+              dp_bound(rank, CollectiveKind::reduce_scatter, experts * prec.grad_bytes, CommScope::expert);
+  }
+  return t;
+}
+
+Bounder::Buckets Bounder::buckets(int stage, const std::vector<GradSource>& sources,
+                                  std::int64_t last_output) {
+  // reduce_buckets: filled in source order up to dp_bucket_mb; ZeRO-3 reduced the layers already.
+  const auto& par = job_.parallel;
+  const auto& prec = job_.precision;
+  const bool zero3 = par.zero_stage >= 3 && par.dp * par.cp > 1;
+  const double target = par.dp_bucket_bytes / prec.grad_bytes;
+  Buckets b;
+  for (const CommScope scope : {CommScope::dense, CommScope::expert}) {
+    const int replicas = scope == CommScope::expert ? par.expert_dp() : par.dp * par.cp;
+    std::vector<double> params;
+    for (const GradSource& src : sources) {
+      if (zero3 && src.layer >= 0) continue;
+      if (scope == CommScope::dense) params.push_back(src.params);
+      if (scope == CommScope::expert && src.experts > 0.0) params.push_back(src.experts);
+    }
+    double total = 0.0;
+    for (double p : params) total += p;
+    if (replicas <= 1 || total <= 0.0) continue;
+    const auto ch = static_cast<std::size_t>(channel_of(scope));
+    std::int64_t channel = 0;
+    double in_bucket = 0.0;
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      in_bucket += params[i];
+      if (in_bucket < target && i + 1 < params.size()) continue;
+      if (in_bucket <= 0.0) continue;
+      // A bucket waits for its last gradient, known here only for the step's last one (the last
+      // dense source is the last gradient emitted), or for all when they wait for the backward.
+      const bool last_gradient = scope == CommScope::dense && !zero3 && i + 1 == params.size();
+      const std::int64_t ready = (!par.dp_overlap || last_gradient) ? last_output : 0;
+      const std::int64_t t = dp_bound(
+          rank_of(stage), par.zero_stage >= 1 ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce,
+          in_bucket * prec.grad_bytes, scope);
+      channel = std::max(channel, ready) + t;
+      b.busy[ch] += t;
+      b.sizes.emplace_back(in_bucket, scope);
+      in_bucket = 0.0;
+    }
+    b.reduced[ch] = channel;
+  }
+  return b;
+}
+
+// The data-parallel side of a stage's step (train_gradients.cpp), on its two channels (dense and,
+// for MoE, expert): ZeRO-3's per-layer gathers and reduce-scatters, the gradient buckets the
+// optimizer waits for, and the weight all-gathers that follow it. Ops on one channel run one at a
+// time, so the channel's busy time bounds the step; and the optimizer cannot start before the last
+// bucket is reduced, nor the gathers before the optimizer ends.
+std::int64_t Bounder::with_gradients(int stage, const std::vector<PipeStep>& steps, std::int64_t stream,
+                                     std::int64_t last_output, const Segment& optimizer) {
+  const auto& par = job_.parallel;
+  const std::vector<GradSource> sources = gradient_sources(stage, steps);
+  Buckets b = buckets(stage, sources, last_output);
+  if (par.zero_stage >= 3 && par.dp * par.cp > 1) {
+    const std::int64_t m = job_.workload.global_batch / (job_.workload.micro_batch * par.dp);
+    const auto per = zero3_per_microbatch(stage, sources);
+    for (std::size_t c = 0; c < 2; ++c) b.busy[c] += m * per[c];
+  }
+  State st{std::max({stream, b.reduced[0], b.reduced[1]}), kNone};
+  st.apply(optimizer, Feed::alone);
+  std::int64_t end = st.stream;
+  if (par.zero_stage >= 1 && !par.overlap_param_gather) {
+    // The updated weights' all-gathers, one per bucket, after the optimizer, each channel in turn.
+    std::array<std::int64_t, 2> gathers{0, 0};
+    for (const auto& [params, scope] : b.sizes)
+      gathers[static_cast<std::size_t>(channel_of(scope))] +=
+          dp_bound(rank_of(stage), CollectiveKind::all_gather, params * job_.precision.param_bytes, scope);
+    for (std::size_t c = 0; c < 2; ++c) {
+      b.busy[c] += gathers[c];
+      end = std::max(end, st.stream + gathers[c]);
+    }
+  }
+  return std::max({end, b.busy[0], b.busy[1]});
+}
+
+int Bounder::check_and_count_microbatches() const {
+  // The builder's own refusals, so that a layout it cannot build is not bounded either.
+  const auto& w = job_.workload;
+  const auto& par = job_.parallel;
+  const int per_step = w.micro_batch * par.dp;
+  if (per_step <= 0 || w.global_batch % per_step != 0)
+    throw UserError("workload.global_batch = " + std::to_string(w.global_batch) +
+                    " must be a multiple of micro_batch x dp = " + std::to_string(per_step));
+  if (!par.uneven_split() && job_.model.layers % vstages() != 0)
+    throw UserError("model.layers = " + std::to_string(job_.model.layers) + " must divide evenly over pp x " +
+                    "virtual_stages = " + std::to_string(vstages()));
+  if (par.cp > 1 && w.attention_impl != AttentionImpl::flash)
+    throw UserError("context parallelism needs workload.attention_impl = \"flash\"");
+  return w.global_batch / per_step;
+}
+
+Bounder::Relaxed Bounder::relax(const Schedule& schedule, int m, const std::vector<StepCost>& fwd,
+                                const std::vector<StepCost>& bwd) {
+  // Each stage runs its steps in order, a step starting once its stage's stream is free and what it
+  // receives has arrived (the sender's output, then the transfer). Steps are taken in rounds so
+  // that senders go first.
+  const int V = vstages();
+  const auto at = [&](int mb, int vs) { return static_cast<std::size_t>(mb) * V + vs; };
+  std::vector<std::int64_t> fwd_out(static_cast<std::size_t>(m) * V, kNone), bwd_out = fwd_out;
+  std::vector<std::size_t> next(static_cast<std::size_t>(pp_), 0);
+  Relaxed r;
+  r.clock.assign(static_cast<std::size_t>(pp_), 0);
+  r.last_output = r.clock;
+  r.kernels.assign(static_cast<std::size_t>(pp_), Time::zero());
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (int s = 0; s < pp_; ++s) {
+      const auto si = static_cast<std::size_t>(s);
+      for (auto& i = next[si]; i < schedule[si].size(); ++i) {
+        const PipeStep& step = schedule[si][i];
+        const int vs = step.chunk * pp_ + s;
+        const bool is_fwd = step.kind == PipeStep::Kind::forward;
+        const int from = is_fwd ? vs - 1 : vs + 1;  // the virtual stage it receives from
+        std::int64_t arrival = kNone;
+        if (from >= 0 && from < V) {
+          const std::int64_t sent = (is_fwd ? fwd_out : bwd_out)[at(step.microbatch, from)];
+          if (sent == kNone) break;  // not computed yet: another stage's turn
+          arrival = sent + send_bound(from % pp_, s);
+        }
+        const StepCost& c = (is_fwd ? fwd : bwd)[static_cast<std::size_t>(vs)];
+        // Its first kernel waits for what it receives (the boundary's dependency enters there).
+        const State st = c.run(std::max(r.clock[si], arrival), arrival);
+        const std::int64_t out = st.output == kNone ? 0 : st.output;
+        (is_fwd ? fwd_out : bwd_out)[at(step.microbatch, vs)] = out;
+        r.clock[si] = st.stream;
+        r.last_output[si] = out;
+        r.kernels[si] += c.kernels;
+        moved = true;
+      }
+    }
+  }
+  for (int s = 0; s < pp_; ++s)
+    if (next[static_cast<std::size_t>(s)] < schedule[static_cast<std::size_t>(s)].size())
+      throw std::logic_error("step bound: the pipeline schedule deadlocks");
+  return r;
+}
+
+StepBound Bounder::run() {
+  const int m = check_and_count_microbatches();
+  const PipelineSchedule kind = v_ > 1 ? PipelineSchedule::interleaved : job_.parallel.schedule;
+  const Schedule schedule = pipeline_schedule(kind, pp_, m, v_);
+  Fingerprint program;
+  for (int v : {pp_, v_, m, static_cast<int>(kind)}) program.add(v);
+  const int V = vstages();
+  std::vector<StepCost> fwd(static_cast<std::size_t>(V)), bwd(static_cast<std::size_t>(V));
+  std::vector<double> kept_bytes(static_cast<std::size_t>(V));
+  for (int vs = 0; vs < V; ++vs) {
+    const int rank = rank_of(vs % pp_);
+    const auto i = static_cast<std::size_t>(vs);
+    fwd[i] = forward(vs, rank);
+    bwd[i] = backward(vs, rank);
+    kept_bytes[i] = kept(vs, rank);
+    program.add(fwd[i].program.value());
+    program.add(bwd[i].program.value());
+    program.add(kept_bytes[i]);
+  }
+  const Relaxed relaxed = relax(schedule, m, fwd, bwd);
+  StepBound b;
+  for (int s = 0; s < pp_; ++s) {
+    const auto si = static_cast<std::size_t>(s);
+    const RankParams p = params(s);
+    const Segment opt = sink_.segment(rank_of(s), [&](OpSink& sk, Handle in) {
+      return emit_optimizer(sk, dims_, job_.precision, train_optimizer_shard(job_, p), std::span(&in, 1));
+    });
+    const StaticMemory st = train_static_memory(job_, p);
+    program.add(opt.program);
+    for (double v : {st.weights, st.gradients, st.optimizer, st.low_precision_weights}) program.add(v);
+    const Time end{with_gradients(s, schedule[si], relaxed.clock[si], relaxed.last_output[si], opt)};
+    if (end > b.step) {
+      b.step = end;
+      b.busiest_stage = s;
+    }
+    b.kernels = std::max(b.kernels, relaxed.kernels[si] + opt.kernels);
+    // Activations of the forwards before the first backward, all alive at once.
+    double live = 0.0;
+    for (const PipeStep& step : schedule[si]) {
+      if (step.kind == PipeStep::Kind::backward) break;
+      live += kept_bytes[static_cast<std::size_t>(step.chunk * pp_ + s)];
+    }
+    // Less a relative 1e-9: the simulation adds the same figures in another order.
+    b.memory_bytes = std::max(b.memory_bytes, (st.total() + live) * (1.0 - 1e-9));
+  }
+  b.program = program.value();
+  return b;
+}
+
+}  // namespace
+
+StepBound bound_train_step(const JobSpec& job, CommBound* comm) {
+  if (job.workload.kind != WorkloadKind::train)
+    throw std::invalid_argument("bound_train_step: not a training job");
+  StepBound b = Bounder(job, comm).run();
+  if (job.parallel.ep_overlap) {
+    // Overlapped pairs put a forward and a backward on two compute streams that share the GPU, so
+    // the one-stream relaxation's order no longer holds (a pair's forward may finish before its
+    // backward's kernels). What stays true: the busiest rank does all its kernels' work at no more
+    // than full speed. The pairing also changes the step without changing any emitter's program.
+    b.step = b.kernels;
+    b.program = (b.program ^ 0x65705f6f7665726cull) * 1099511628211ull;
+  }
+  return b;
+}
+
+}  // namespace stepsim::work

@@ -1,0 +1,204 @@
+// Network bytes per token for every parallel dimension, placed on the link tier each crosses.
+#include <algorithm>
+#include <array>
+#include <optional>
+
+#include "workloads/estimate/estimate_parts.hpp"
+#include "workloads/model/kv.hpp"
+
+namespace stepsim::work {
+
+TierBytes collective_bytes(Collective c, double bytes, const GroupPlacement& where) {
+  const double n = where.size;
+  if (n <= 1.0 || bytes <= 0.0) return {};
+  const double k = where.per_domain;  // members sharing a scale-up domain
+  TierBytes t;
+  if (c == Collective::send_recv) {
+    // The worst-placed rank: one neighbour outside its domain puts the whole message on the NIC.
+    (where.inside_domain() ? t.scale_up : t.scale_out) = bytes;
+    return t;
+  }
+  if (c == Collective::all_to_all) {
+    // `bytes` leaves the rank split evenly over n peers (one share stays local).
+    t.scale_up = bytes * (k - 1.0) / n;
+    t.scale_out = bytes * (n - k) / n;
+    return t;
+  }
+  // Ring (or hierarchical) reduce-scatter / all-gather: (n-1)/n of the buffer per rank; an
+  // all-reduce is both. Spread over m domains of k ranks: reduce inside the domain over NVLink,
+  // then each rank carries 1/k of the buffer across the m domains through its NIC.
+  const double factor = c == Collective::all_reduce ? 2.0 : 1.0;
+  if (where.inside_domain()) {
+    t.scale_up = factor * (n - 1.0) / n * bytes;
+  } else {
+    const double m = n / k;
+    t.scale_up = factor * (k - 1.0) / k * bytes;
+    t.scale_out = factor * (m - 1.0) / m * bytes / k;
+  }
+  return t;
+}
+
+namespace {
+
+/// Collects terms; a term with no calls or no bytes is dropped.
+class TermList {
+ public:
+  TermList(const StepShape& s, int domain, const ParallelSpec& par) : shape_(s), domain_(domain), par_(par) {}
+
+  void add(const char* name, RankGroup g, Collective c, double message_bytes, double calls) {
+    if (calls <= 0.0 || message_bytes <= 0.0) return;
+    NetworkTerm t;
+    t.name = name;
+    t.group = g;
+    t.collective = c;
+    t.placement = placement(g);
+    if (t.placement.size <= 1) return;
+    t.message_bytes = message_bytes;
+    t.calls_per_step = calls;
+    const TierBytes per_call = collective_bytes(c, message_bytes, t.placement);
+    t.scale_up_bytes_per_token = calls * per_call.scale_up / shape_.tokens_per_gpu;
+    t.scale_out_bytes_per_token = calls * per_call.scale_out / shape_.tokens_per_gpu;
+    terms_.push_back(std::move(t));
+  }
+  std::vector<NetworkTerm> take() { return std::move(terms_); }
+
+ private:
+  /// place() walks every rank; terms on the same group share one walk.
+  const GroupPlacement& placement(RankGroup g) {
+    auto& slot = cache_[static_cast<std::size_t>(g)];
+    if (!slot) slot = place(par_, g, domain_);
+    return *slot;
+  }
+
+  const StepShape& shape_;
+  int domain_;
+  const ParallelSpec& par_;
+  std::vector<NetworkTerm> terms_;
+  static_assert(static_cast<int>(RankGroup::expert_dp) == 6, "one cache slot per RankGroup");
+  std::array<std::optional<GroupPlacement>, 7> cache_;  ///< by RankGroup
+};
+
+/// Passes over each micro-batch whose activations cross the network: forward, backward, and the
+/// recomputed forward under full recomputation.
+double comm_passes(const JobSpec& job, const StepShape& s) {
+  if (!s.training()) return 1.0;
+  return job.recompute == Recompute::full ? 3.0 : 2.0;
+}
+
+void add_tensor_parallel(TermList& out, const JobSpec& job, const StepShape& s) {
+  const ModelSpec& m = job.model;
+  const ParallelSpec& par = job.parallel;
+  // One all-reduce after the attention output projection and one after the FFN down projection,
+  // each mirrored in backward; a MoE layer's FFN reduces only when it has TP-sharded shared experts.
+  const double dense_per_stage = s.layers_per_stage - s.moe_layers_per_stage;
+  const double moe_ffn = m.shared_experts > 0 ? 1.0 : 0.0;
+  // A parallel (GPT-J / Falcon) block reduces its two branches' sum once.
+  const double per_pass = m.parallel_block ? s.layers_per_stage
+                                           : s.layers_per_stage + dense_per_stage + s.moe_layers_per_stage * moe_ffn;
+  const double calls = s.micro_batches * comm_passes(job, s) * per_pass;
+  const double bytes = s.tokens_per_micro_batch / par.cp * m.hidden * job.precision.activation_bytes;
+  if (par.sequence_parallel) {
+    // Sequence parallelism splits each all-reduce into a reduce-scatter and an all-gather.
+    out.add("tp.reduce_scatter", RankGroup::tp, Collective::reduce_scatter, bytes, calls);
+    out.add("tp.all_gather", RankGroup::tp, Collective::all_gather, bytes, calls);
+  } else {
+    out.add("tp.all_reduce", RankGroup::tp, Collective::all_reduce, bytes, calls);
+  }
+}
+
+void add_context_parallel(TermList& out, const JobSpec& job, const StepShape& s) {
+  const ModelSpec& m = job.model;
+  const ParallelSpec& par = job.parallel;
+  if (par.cp <= 1 || s.kind == WorkloadKind::decode) return;
+  // Each rank gathers the keys and values of the other chunks of the sequence (ring attention);
+  // backward gathers them again and reduce-scatters their gradients.
+  const LayerWidths w = layer_widths(m);
+  const double kv_width = m.attention == AttentionKind::mla
+                              ? (w.k + w.v) / par.tp
+                              : 2.0 * std::max(1.0, double(m.kv_heads) / par.tp) * m.head_dim;
+  const double chunk = s.tokens_per_micro_batch / par.cp * kv_width * job.precision.activation_bytes;
+  const double per_layer = s.micro_batches * s.layers_per_stage;
+  const double gathers = s.training() ? comm_passes(job, s) : 1.0;
+  out.add("cp.kv_all_gather", RankGroup::cp, Collective::all_gather, chunk * par.cp, per_layer * gathers);
+  if (s.training())
+    out.add("cp.kv_grad_reduce_scatter", RankGroup::cp, Collective::reduce_scatter, chunk * par.cp,
+            per_layer);
+}
+
+void add_pipeline(TermList& out, const JobSpec& job, const StepShape& s) {
+  const ParallelSpec& par = job.parallel;
+  // Each micro-batch crosses every stage boundary forward (activations) and, training, backward
+  // (their gradients); Megatron sends 1/tp of the tensor per TP rank. Interleaving multiplies the
+  // boundaries by the virtual stages.
+  const double bytes =
+      s.tokens_per_micro_batch / par.cp * job.model.hidden * job.precision.activation_bytes / par.tp;
+  const double directions = s.training() ? 2.0 : 1.0;
+  out.add("pp.send_recv", RankGroup::pp, Collective::send_recv, bytes,
+          s.micro_batches * par.virtual_stages * directions);
+}
+
+void add_expert_parallel(TermList& out, const JobSpec& job, const StepShape& s) {
+  const ModelSpec& m = job.model;
+  const ParallelSpec& par = job.parallel;
+  if (!m.is_moe()) return;
+  // Dispatch sends each of the rank's tokens (1/tp of the micro-batch: Megatron splits them across
+  // TP ranks) to top_k experts, combine brings them back; backward mirrors both. The busiest rank
+  // receives `imbalance` times the mean.
+  const double tokens = s.tokens_per_micro_batch / (double(par.cp) * par.tp);
+  const double bytes = tokens * m.hidden * m.top_k * job.precision.activation_bytes * job.moe.imbalance;
+  const double calls = s.micro_batches * s.moe_layers_per_stage * 2.0 * comm_passes(job, s);
+  out.add("ep.all_to_all", RankGroup::ep, Collective::all_to_all, bytes, calls);
+}
+
+void add_data_parallel(TermList& out, const JobSpec& job, const ParamShares& params, const StepShape& s) {
+  if (!s.training()) return;
+  const ParallelSpec& par = job.parallel;
+  const PrecisionSpec& prec = job.precision;
+  const GpuParams gp = params_on_gpu(job, params);
+  const double m = s.micro_batches;
+  const double gathers = job.recompute == Recompute::full ? 3.0 : 2.0;
+  struct Part {
+    const char* rs;
+    const char* ag;
+    const char* ar;
+    RankGroup group;
+    double params;
+  };
+  for (const Part& p : {Part{"dp.grad_reduce_scatter", "dp.param_all_gather", "dp.grad_all_reduce",
+                             RankGroup::dp_cp, gp.nonexpert},
+                        Part{"expert_dp.grad_reduce_scatter", "expert_dp.param_all_gather",
+                             "expert_dp.grad_all_reduce", RankGroup::expert_dp, gp.expert}}) {
+    const double grads = p.params * prec.grad_bytes;
+    const double weights = p.params * prec.param_bytes;
+    switch (par.zero_stage) {
+      case 0: out.add(p.ar, p.group, Collective::all_reduce, grads, 1.0); break;
+      case 1:  // distributed optimizer: reduce-scatter gradients, all-gather updated weights
+        out.add(p.rs, p.group, Collective::reduce_scatter, grads, 1.0);
+        out.add(p.ag, p.group, Collective::all_gather, weights, 1.0);
+        break;
+      case 2:  // gradients are sharded, so every micro-batch's gradients are reduce-scattered
+        out.add(p.rs, p.group, Collective::reduce_scatter, grads, m);
+        out.add(p.ag, p.group, Collective::all_gather, weights, 1.0);
+        break;
+      default:  // ZeRO-3: weights gathered for forward, backward (and recompute) of every micro-batch
+        out.add(p.rs, p.group, Collective::reduce_scatter, grads, m);
+        out.add(p.ag, p.group, Collective::all_gather, weights, m * gathers);
+        break;
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<NetworkTerm> network_terms(const JobSpec& job, const ParamShares& params, const StepShape& s,
+                                       int scale_up_domain) {
+  TermList out(s, scale_up_domain, job.parallel);
+  add_data_parallel(out, job, params, s);
+  add_tensor_parallel(out, job, s);
+  add_context_parallel(out, job, s);
+  add_pipeline(out, job, s);
+  add_expert_parallel(out, job, s);
+  return out.take();
+}
+
+}  // namespace stepsim::work

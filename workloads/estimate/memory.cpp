@@ -1,0 +1,155 @@
+// Memory capacity per GPU: weights, gradients, optimizer state (by ZeRO stage), activations (by
+// recompute mode, Korthikanti et al. 2022) and the KV cache.
+#include <algorithm>
+
+#include "workloads/estimate/estimate_parts.hpp"
+#include "workloads/model/kv.hpp"
+
+namespace stepsim::work {
+
+namespace {
+
+/// Korthikanti et al.'s per-token activation bytes of one layer, split by how TP shards them.
+struct LayerActivations {
+  double replicated = 0.0;  ///< norm inputs, GEMM inputs at hidden width, dropout masks (10h in the paper)
+  double sharded = 0.0;     ///< Q, K, V, attention output, FFN inner tensors
+  double scores = 0.0;      ///< softmax output, its dropout mask and output (5as in the paper)
+};
+
+/// Bytes per token of an average layer with 2-byte activations and 1-byte masks in the paper's
+/// case; `act` generalises the 2. For GPT (4h GELU FFN, MHA) this is 34h + 5as.
+LayerActivations layer_activations(const JobSpec& job, const StepShape& s) {
+  const ModelSpec& m = job.model;
+  const LayerWidths w = layer_widths(m);
+  const double act = job.precision.activation_bytes;
+  const double h = w.hidden;
+  LayerActivations a;
+  // Two norm inputs, the QKV and FFN-up GEMM inputs (act bytes each) and two dropout masks (1 byte).
+  a.replicated = 4.0 * act * h + 2.0 * h;
+  const double attention = act * (w.q + w.k + w.v + w.o);
+  const double dense_ffn = act * (w.ffn_in + w.ffn);
+  // MoE FFN: shared experts like a dense FFN; each routed copy keeps its input, activation input,
+  // down-projection input and output (for the combine's backward); the busiest rank holds `imbalance`x.
+  const double moe_ffn = act * w.shared_experts * (w.expert_in + w.expert) +
+                         act * w.top_k * job.moe.imbalance * (2.0 * h + w.expert_in + w.expert);
+  const double moe_share = m.layers > 0 ? double(m.moe_layers()) / m.layers : 0.0;
+  a.sharded = attention + (1.0 - moe_share) * dense_ffn + moe_share * moe_ffn;
+  // Scores: heads x keys per query, full sequence of keys even when context parallelism splits queries.
+  const double keys = s.kind == WorkloadKind::decode ? s.attended_keys : s.seq_len;
+  a.scores = (2.0 * act + 1.0) * w.heads * keys;
+  return a;
+}
+
+/// Selective recomputation's other modules (Megatron-Core recompute_modules): the two norm outputs
+/// ("layernorm"), MLA's Q, K and V ("mla_up_proj") and each routed copy's activation output ("moe_act").
+void drop_recomputed(const JobSpec& job, LayerActivations& a) {
+  const RecomputeModules& rc = job.recompute_modules;
+  const ModelSpec& m = job.model;
+  const LayerWidths w = layer_widths(m);
+  const double act = job.precision.activation_bytes;
+  if (rc.layernorm) a.replicated -= 2.0 * act * w.hidden;
+  if (rc.mla_up_proj && m.attention == AttentionKind::mla) a.sharded -= act * (w.q + w.k + w.v);
+  const double moe_share = m.layers > 0 ? double(m.moe_layers()) / m.layers : 0.0;
+  if (rc.moe_act) a.sharded -= moe_share * act * w.top_k * job.moe.imbalance * w.expert;
+}
+
+/// Bytes one layer keeps for one micro-batch on one GPU under `mode`.
+double layer_bytes(const JobSpec& job, const StepShape& s, Recompute mode) {
+  const ParallelSpec& par = job.parallel;
+  const double t = par.tp;
+  const double tokens = s.tokens_per_micro_batch / par.cp;
+  const double rep_split = par.sequence_parallel ? t : 1.0;
+  if (mode == Recompute::full)  // only the layer's input survives: 2sbh (/t with SP)
+    return tokens * job.precision.activation_bytes * job.model.hidden / rep_split;
+  LayerActivations a = layer_activations(job, s);
+  const bool selective = mode == Recompute::selective;
+  if (selective) drop_recomputed(job, a);
+  const double kept = a.replicated / rep_split + a.sharded / t;
+  // Selective recomputation of the attention core drops the scores; fused attention never stores them.
+  const bool scores = !(selective && job.recompute_modules.core_attn) &&
+                      job.workload.attention_impl == AttentionImpl::unfused;
+  return tokens * (scores ? kept + a.scores / t : kept);
+}
+
+/// Activation sets alive on pipeline stage `i` at its peak (Narayanan 2021, Korthikanti 2022):
+/// 1F1B warms up p - i micro-batches; the interleaved schedule 2(p-i-1) + (v-1)p + 1 model chunks
+/// of L/(pv) layers (stage 0: p (1 + (p-1)/(pv)) layer sets); GPipe keeps all m.
+double micro_batches_in_flight(const JobSpec& job, const StepShape& s, int i) {
+  const ParallelSpec& par = job.parallel;
+  const double p = par.pp;
+  if (p <= 1.0) return 1.0;  // gradient accumulation runs micro-batches one after another
+  switch (par.schedule) {
+    case PipelineSchedule::gpipe: return s.micro_batches;
+    case PipelineSchedule::one_f_one_b: return std::min(s.micro_batches, p - i);
+    case PipelineSchedule::interleaved: break;
+  }
+  const double v = par.virtual_stages;
+  return std::min(s.micro_batches, (2.0 * (p - i - 1.0) + (v - 1.0) * p + 1.0) / v);
+}
+
+/// ZeRO shards optimizer state (stage 1), gradients (2) and weights (3) over the ranks that hold
+/// the same weights: dp x cp for dense weights, expert_dp (tp x cp x dp / (ep x expert_tp)) for experts.
+void add_states(const JobSpec& job, const GpuParams& gp, MemoryEstimate& mem) {
+  const ParallelSpec& par = job.parallel;
+  const PrecisionSpec& prec = job.precision;
+  const double dense_group = par.zero_stage >= 3 ? par.dense_shard_ranks() : double(par.dp) * par.cp;
+  const double expert_group = par.expert_dp();
+  auto sharded = [&](int from_stage, double bytes_per_param) {
+    const bool on = par.zero_stage >= from_stage;
+    return bytes_per_param *
+           (gp.nonexpert / (on ? dense_group : 1.0) + gp.expert / (on ? expert_group : 1.0));
+  };
+  mem.weights_bytes = sharded(3, prec.param_bytes);
+  mem.gradients_bytes = sharded(2, prec.grad_bytes);
+  mem.optimizer_bytes = sharded(1, prec.optimizer_bytes);
+}
+
+MemoryEstimate inference_stage(const JobSpec& job, const ParamShares& params, const StepShape& s, int i) {
+  const ParallelSpec& par = job.parallel;
+  MemoryEstimate mem;
+  mem.weights_bytes = stage_params(job, params, i).total() * job.precision.param_bytes;
+  const double kv_layer = kv_bytes_per_token_layer_rank(job.model, job.precision.kv_bytes, par.tp);
+  const double cached = s.kind == WorkloadKind::decode ? s.attended_keys + 1.0 : s.seq_len;
+  mem.kv_cache_bytes =
+      s.sequences_per_micro_batch * cached / par.cp * kv_layer * par.stage_layers(i, job.model.layers);
+  // Forward only: one layer's working set at a time.
+  mem.activations_bytes = layer_bytes(job, s, Recompute::selective);
+  mem.micro_batches_in_flight = 1.0;
+  return mem;
+}
+
+MemoryEstimate training_stage(const JobSpec& job, const ParamShares& params, const StepShape& s, int i) {
+  const ParallelSpec& par = job.parallel;
+  const ModelSpec& m = job.model;
+  MemoryEstimate mem;
+  add_states(job, stage_params(job, params, i), mem);
+  mem.micro_batches_in_flight = micro_batches_in_flight(job, s, i);
+  double act =
+      layer_bytes(job, s, job.recompute) * par.stage_layers(i, m.layers) * mem.micro_batches_in_flight;
+  // Full recomputation rebuilds one layer at a time, whose whole working set is then alive.
+  if (job.recompute == Recompute::full) act += layer_bytes(job, s, Recompute::none);
+  // The last stage's final norm input, logits and cross-entropy in fp32: 4sbh/t (1 + v/h).
+  if (i == par.pp - 1) act += s.tokens_per_micro_batch / par.cp * 4.0 * (m.hidden + double(m.vocab)) / par.tp;
+  mem.activations_bytes = act;
+  return mem;
+}
+
+}  // namespace
+
+double layer_activation_bytes(const JobSpec& job, const StepShape& shape) {
+  return layer_bytes(job, shape, shape.training() ? job.recompute : Recompute::selective);
+}
+
+MemoryEstimate memory_per_gpu(const JobSpec& job, const ParamShares& params, const StepShape& s) {
+  MemoryEstimate worst;
+  for (int i = 0; i < job.parallel.pp; ++i) {
+    MemoryEstimate mem =
+        s.training() ? training_stage(job, params, s, i) : inference_stage(job, params, s, i);
+    mem.stage = i;
+    if (i == 0 || mem.total_bytes() > worst.total_bytes()) worst = mem;
+  }
+  worst.capacity_bytes = job.cluster.gpu.usable_hbm_bytes();
+  return worst;
+}
+
+}  // namespace stepsim::work

@@ -1,0 +1,174 @@
+// HBM traffic per token: weights, gradients, optimizer state, activations and KV cache.
+#include <algorithm>
+
+#include "workloads/estimate/estimate_parts.hpp"
+#include "workloads/model/kv.hpp"
+#include "workloads/step/layer_ops.hpp"
+
+namespace stepsim::work {
+
+namespace {
+
+bool full_recompute(const JobSpec& job, const StepShape& s) {
+  return s.training() && job.recompute == Recompute::full;
+}
+
+/// Stage extras (embedding, head, MTP) for the first and the last pipeline stage.
+struct StageExtras {
+  GpuParams first;
+  GpuParams last;
+};
+
+StageExtras stage_extras(const JobSpec& job, const ParamShares& p) {
+  const bool training = job.workload.kind == WorkloadKind::train;
+  // MTP modules sit after the last layer and only train; their routed experts shard like the rest.
+  const double mtp_expert = training ? p.mtp_routed() : 0.0;
+  const double mtp_nonexpert = training ? p.mtp - p.mtp_routed() : 0.0;
+  const double t = job.parallel.tp;
+  const double expert_split = double(job.parallel.ep) * job.parallel.expert_tp;
+  StageExtras e;
+  // Vocabulary-parallel embedding and head; with pipelining and tied embeddings the last stage
+  // keeps its own copy of the table for the output projection (Megatron).
+  const double head = p.lm_head > 0.0 ? p.lm_head : (job.parallel.pp > 1 ? p.embedding : 0.0);
+  e.first.nonexpert = (p.embedding + p.position) / t;
+  e.last.nonexpert = (head + mtp_nonexpert) / t;
+  e.last.expert = mtp_expert / expert_split;
+  if (job.parallel.pp == 1) {
+    e.first.nonexpert += e.last.nonexpert;
+    e.first.expert += e.last.expert;
+  }
+  return e;
+}
+
+}  // namespace
+
+LayerWidths layer_widths(const ModelSpec& m) {
+  LayerWidths w;
+  w.hidden = m.hidden;
+  w.heads = m.heads;
+  if (m.attention == AttentionKind::mla) {
+    const double qk = m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim;
+    w.q = w.k = m.heads * qk;  // latent keys are expanded to every head before attention
+    w.v = w.o = double(m.heads) * m.mla.v_head_dim;
+  } else {
+    w.q = w.o = double(m.heads) * m.head_dim;
+    w.k = w.v = double(m.kv_heads) * m.head_dim;
+  }
+  const double gate = m.activation == Activation::swiglu ? 2.0 : 1.0;
+  w.ffn = m.ffn;
+  w.ffn_in = gate * m.ffn;
+  w.expert = m.expert_ffn;
+  w.expert_in = gate * m.expert_ffn;
+  w.top_k = m.top_k;
+  w.shared_experts = m.shared_experts;
+  return w;
+}
+
+GpuParams stage_params(const JobSpec& job, const ParamShares& p, int stage) {
+  const ParallelSpec& par = job.parallel;
+  // Layer weights in proportion to the stage's layers (uneven end stages: first/last_stage_layers).
+  const double share = double(par.stage_layers(stage, job.model.layers)) / job.model.layers;
+  GpuParams g;
+  g.nonexpert = p.layer_nonexpert() * share / par.tp;
+  g.expert = p.routed_experts * share / (double(par.ep) * par.expert_tp);
+  const StageExtras e = stage_extras(job, p);
+  const GpuParams* extra = stage == 0 ? &e.first : stage == par.pp - 1 ? &e.last : nullptr;
+  if (extra) {
+    g.nonexpert += extra->nonexpert;
+    g.expert += extra->expert;
+  }
+  return g;
+}
+
+GpuParams params_on_gpu(const JobSpec& job, const ParamShares& p) {
+  GpuParams most;
+  for (int stage = 0; stage < job.parallel.pp; ++stage) {
+    const GpuParams g = stage_params(job, p, stage);
+    if (g.total() > most.total()) most = g;
+  }
+  return most;
+}
+
+namespace {
+
+/// Forward activation elements read and written per token, summed over every GPU of a replica
+/// (tensor-parallel ranks duplicate what they do not shard).
+double activation_io_per_token(const JobSpec& job, const LayerWidths& w) {
+  const ModelSpec& m = job.model;
+  const double t = job.parallel.tp;
+  const double h = w.hidden;
+  // Norms and residual adds: read and write the hidden vector (10h); sharded only with SP.
+  const double norm_residual = 10.0 * h * (job.parallel.sequence_parallel ? 1.0 : t);
+  // GEMM inputs and outputs at hidden width (QKV in, out-proj out, MLP in, MLP out): every rank.
+  const double gemm_edges = 4.0 * h * t;
+  const double attention = 2.0 * (w.q + w.k + w.v) + 2.0 * w.o;  // QKV out, core in/out, out-proj in
+  const double dense_ffn = 2.0 * w.ffn_in + 2.0 * w.ffn;         // up out, act in/out, down in
+  const double shared = w.shared_experts * (2.0 * w.expert_in + 2.0 * w.expert);
+  // Dispatch and combine permute the hidden vector to and from top_k copies; each copy runs an expert.
+  const double routed =
+      2.0 * h + w.top_k * (2.0 * h + job.moe.imbalance * (2.0 * h + 2.0 * w.expert_in + 2.0 * w.expert));
+  const double per_layer = norm_residual + gemm_edges + attention;
+  const double moe_layers = m.moe_layers();
+  const double dense_layers = m.layers - moe_layers;
+  // Embedding lookup writes h; the head reads h on every rank and writes and reads the logits.
+  const double head = h + h * t + 2.0 * m.vocab;
+  return m.layers * per_layer + dense_layers * dense_ffn + moe_layers * (shared + routed) + head;
+}
+
+double attention_core_io_per_token(const JobSpec& job, const LayerWidths& w) {
+  return job.model.layers * (w.q + w.k + w.v + w.o);
+}
+
+}  // namespace
+
+namespace {
+
+HbmPerToken training_hbm(const JobSpec& job, const ParamShares& params, const StepShape& s) {
+  const PrecisionSpec& prec = job.precision;
+  const ParallelSpec& par = job.parallel;
+  const GpuParams gp = params_on_gpu(job, params);
+  const bool full = full_recompute(job, s);
+  const LayerWidths w = layer_widths(job.model);
+  HbmPerToken b;
+  // Forward and backward (input gradient) stream the weights; full recompute adds a forward;
+  // ZeRO-3 first writes each gathered layer into HBM, then reads it.
+  const double passes = (full ? 3.0 : 2.0) * (par.zero_stage >= 3 ? 2.0 : 1.0);
+  b.weights = s.micro_batches * passes * gp.total() * prec.param_bytes / s.tokens_per_gpu;
+  // The first micro-batch writes the gradient buffer, later ones read-modify-write it.
+  b.gradients = (2.0 * s.micro_batches - 1.0) * gp.total() * prec.grad_bytes / s.tokens_per_gpu;
+  const double dense_group = par.zero_stage >= 1 ? double(par.dp) * par.cp : 1.0;
+  const double expert_group = par.zero_stage >= 1 ? double(par.expert_dp()) : 1.0;
+  const double shard = gp.nonexpert / dense_group + gp.expert / expert_group;
+  // Adam reads the gradient, reads and writes master weights and moments, and every working
+  // weight is rewritten once: by the update (ZeRO-0, ZeRO-3) or by the all-gather after it.
+  const double written = par.zero_stage >= 3 ? shard : gp.total();
+  b.optimizer = (shard * (prec.grad_bytes + 2.0 * prec.optimizer_bytes) + written * prec.param_bytes) /
+                s.tokens_per_gpu;
+  const double act_passes = 3.0 + (full ? 1.0 : 0.0);  // backward touches twice what forward does
+  b.activations = act_passes * activation_io_per_token(job, w) * prec.activation_bytes;
+  if (job.recompute == Recompute::selective)
+    b.activations += attention_core_io_per_token(job, w) * prec.activation_bytes;
+  return b;
+}
+
+}  // namespace
+
+HbmPerToken hbm_per_token(const JobSpec& job, const ParamShares& params, const StepShape& s) {
+  if (s.training()) return training_hbm(job, params, s);
+  const PrecisionSpec& prec = job.precision;
+  const double kv_per_token =  // all TP ranks of a replica
+      kv_bytes_per_token_layer_rank(job.model, prec.kv_bytes, job.parallel.tp) * job.model.layers *
+      job.parallel.tp;
+  HbmPerToken b;
+  // Inference: one forward per step; the weights are read once per step for the whole batch.
+  b.weights = params_on_gpu(job, params).total() * prec.param_bytes / s.tokens_per_gpu;
+  b.activations = activation_io_per_token(job, layer_widths(job.model)) * prec.activation_bytes;
+  if (s.kind == WorkloadKind::decode)
+    // Read the context (per-query-head kernels once per query head of a group), write the new token.
+    b.kv_cache = (s.attended_keys * decode_kv_reads(job) + 1.0) * kv_per_token;
+  else
+    b.kv_cache = kv_per_token;  // prefill writes each token's K and V once
+  return b;
+}
+
+}  // namespace stepsim::work

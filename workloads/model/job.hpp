@@ -1,0 +1,278 @@
+#pragma once
+// What to simulate: a model, a cluster, a workload and how it is parallelised. Scenarios produce a
+// validated JobSpec; the closed-form estimate and the step builders consume it.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "topology/cluster.hpp"
+#include "topology/collectives.hpp"
+#include "topology/gpu.hpp"
+#include "workloads/model/model.hpp"
+
+namespace stepsim::work {
+
+/// generate: a static batch served start to finish (one prefill, then output_len - 1 decode steps);
+/// the step builders see only its prefill and decode steps (workloads/serving/generation.hpp).
+/// serve: requests served by continuous batching (workloads/serving/serve.hpp), priced by decode and
+/// prefill steps.
+enum class WorkloadKind : std::uint8_t { train, prefill, decode, generate, serve };
+enum class AttentionImpl : std::uint8_t { flash, unfused };
+/// How weight gradients of successive micro-batches are summed.
+enum class GradAccumulation : std::uint8_t {
+  fused,     ///< the weight-gradient GEMM accumulates into the gradient buffer (beta = 1)
+  separate,  ///< the GEMM writes a fresh gradient and an element-wise kernel adds it to the buffer
+};
+enum class Recompute : std::uint8_t { none, selective, full };
+/// How pipeline stages exchange activations and gradients.
+enum class P2pMode : std::uint8_t {
+  overlapped,  ///< sends run on their own streams; only the consumer waits for the data
+  blocking,    ///< Megatron-LM's batched isend/irecv + synchronize: the sender's next step waits
+               ///< for the transfer to finish
+};
+enum class PipelineSchedule : std::uint8_t { gpipe, one_f_one_b, interleaved };
+/// How a sequence-parallel layer's TP all-gathers and reduce-scatters meet the GEMMs they feed
+/// (docs/model.md, "TP communication overlap"). Every mode overlaps the backward's all-gather of
+/// the weight-gradient input with the data-gradient GEMM and the data gradient's reduce-scatter
+/// with the weight-gradient GEMM, as Megatron-Core's and Transformer Engine's linears do.
+enum class TpCommOverlap : std::uint8_t {
+  off,          ///< the forward's gathers and reductions and the backward's gradient gather exposed
+  userbuffers,  ///< Transformer Engine userbuffers (Megatron --tp-comm-overlap): tp-step ring
+                ///< exchange under AG+GEMM on copy engines, GEMM+RS pipelined in chunks on SMs
+  async_tp,     ///< PyTorch AsyncTP (torchtitan): AG+GEMM and GEMM+RS as tp copy-engine steps
+};
+/// How the decode attention kernel reads a grouped-query cache (docs/model.md, "Decode attention").
+enum class DecodeAttention : std::uint8_t {
+  grouped,         ///< each KV head's keys and values are read once for all the query heads sharing
+                   ///< them (XQA, FlashInfer, FlashAttention's pack-GQA, FlashDecoding)
+  per_query_head,  ///< one thread block per (query head, sequence) reads its group's keys and values
+                   ///< itself (TensorRT-LLM's decoderMaskedMultiheadAttention, FasterTransformer)
+};
+/// Parallel dimensions, used to order rank placement (innermost first).
+enum class ParallelDim : std::uint8_t { tp, cp, ep, pp, dp };
+
+struct WorkloadSpec {
+  WorkloadKind kind = WorkloadKind::train;
+  int seq_len = 2048;    ///< train/prefill: tokens per sequence; generate: each prompt's tokens
+  int global_batch = 0;  ///< train: sequences per optimizer step
+  int micro_batch = 1;   ///< train: sequences per micro-batch per DP rank
+  int batch = 1;         ///< prefill/decode/generate: concurrent sequences per model replica
+  int context_len = 0;   ///< decode: tokens already in each sequence's KV cache
+  int output_len = 0;    ///< generate: tokens each sequence generates (the prefill yields the first)
+  /// How attention is computed: fused IO-aware kernels (FlashAttention: causal blocks skipped, scores
+  /// never in HBM) or the unfused GEMM + softmax + dropout path of Megatron-LM before 2022.
+  AttentionImpl attention_impl = AttentionImpl::flash;
+  /// Megatron-LM before its 2022 gradient-accumulation fusion added each micro-batch's weight
+  /// gradients to the main-gradient buffer in a separate kernel (a DDP hook).
+  GradAccumulation grad_accumulation = GradAccumulation::fused;
+  /// Kernels are replayed from CUDA graphs (torch.compile "reduce-overhead", TensorRT-LLM, vLLM
+  /// decode): each pays the GPU's graph_launch overhead instead of kernel_launch.
+  bool cuda_graphs = false;
+  /// decode/generate: how the attention kernel reads the cache of a grouped-query model.
+  DecodeAttention decode_attention = DecodeAttention::grouped;
+};
+
+struct ParallelSpec {
+  int dp = 1;
+  int tp = 1;
+  int pp = 1;
+  int cp = 1;  ///< context parallel (ring attention) ranks
+  /// Expert-parallel ranks (MoE). Megatron-Core re-divides the tp x cp x dp ranks of each pipeline
+  /// stage into expert_tp x ep x expert_dp (innermost first); see workloads/layout/rank_layout.hpp.
+  int ep = 1;
+  int expert_tp = 1;       ///< tensor parallelism inside an expert
+  int virtual_stages = 1;  ///< interleaved 1F1B model chunks per pipeline rank
+  /// Layers on the first / last pipeline stage when they differ from an even split (Megatron's
+  /// --decoder-first/last-pipeline-num-layers; Llama 3 405B puts 7 of 126 layers on each end so the
+  /// embedding and the output head balance). 0 = even split; the other stages share the rest evenly.
+  /// With virtual stages each stage's layers split evenly over its chunks.
+  int first_stage_layers = 0;
+  int last_stage_layers = 0;
+  /// Megatron-Core's --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split:
+  /// the embedding (loss) counts as one layer of the split, so the first (last) model chunk builds
+  /// one transformer layer fewer. Not combined with first/last_stage_layers (Megatron asserts it).
+  bool embedding_in_split = false;
+  bool loss_in_split = false;
+  bool sequence_parallel = false;
+  int zero_stage = 0;  ///< 0 none, 1 optimizer states, 2 + gradients, 3 + parameters (FSDP)
+  /// ZeRO-3 / FSDP: free each layer's gathered weights after its forward and gather them again for
+  /// its backward (FULL_SHARD, FSDP2's default); false keeps them from the forward to the end of the
+  /// backward (SHARD_GRAD_OP, reshard_after_forward = False).
+  bool reshard_after_forward = true;
+  /// ZeRO-3 / FSDP hybrid sharding (HSDP): the weights are sharded over groups of this many of the
+  /// dp x cp ranks and replicated across the groups; 0 = one group of all of them.
+  int shard_group = 0;
+  /// ZeRO-3 / FSDP: layers whose weight all-gathers may run ahead of the layer computing (FSDP's
+  /// forward/backward prefetch: 1; 0 gathers each layer only when the previous one is done).
+  int prefetch_layers = 1;
+  PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
+  /// Placement order, innermost (fastest-varying rank index) first: Megatron's tp, cp, ep, pp, dp.
+  std::vector<ParallelDim> order{ParallelDim::tp, ParallelDim::cp, ParallelDim::pp, ParallelDim::dp};
+  double dp_bucket_bytes = 40e6;  ///< gradient bucket size for overlapped DP reduction
+  /// Reduce DP gradients in buckets while the last micro-batch's backward runs (PyTorch DDP, Megatron
+  /// --overlap-grad-reduce); false reduces them after the backward pass (Megatron-LM 2021-2022).
+  bool dp_overlap = true;
+  /// ZeRO-1/2: the all-gather of the updated weights runs under the next step's forward, each layer's
+  /// first forward waiting for its own weights (Megatron --overlap-param-gather); false gathers them
+  /// after the optimizer, exposed.
+  bool overlap_param_gather = false;
+  TpCommOverlap tp_comm_overlap = TpCommOverlap::off;
+  /// Userbuffers' pipelined GEMM+RS: chunks per GEMM (TE's num_splits, default 4).
+  int tp_overlap_rs_splits = 4;
+  /// Expert-parallel all-to-all overlap across micro-batches (Megatron-Core's combined 1F1B,
+  /// --overlap-moe-expert-parallel-comm; DeepSeek-V3's overlapped forward-backward chunk pairs): each
+  /// steady-state backward runs with the next forward (of another micro-batch) as one pair, the two
+  /// sharing the GPU, so each one's all-to-alls hide under the other's compute.
+  bool ep_overlap = false;
+  P2pMode pp_p2p = P2pMode::overlapped;
+  int world() const { return dp * tp * pp * cp; }
+  /// Ranks that shard one copy of the dense weights' ZeRO state: dp x cp, or the HSDP shard group.
+  int dense_shard_ranks() const { return zero_stage >= 3 && shard_group > 0 ? shard_group : dp * cp; }
+  /// Copies of each shard (HSDP replicas; 1 otherwise).
+  int shard_replicas() const { return dp * cp / dense_shard_ranks(); }
+  /// Ranks of one pipeline stage that hold the same experts and reduce their gradients together:
+  /// tp x cp x dp / (ep x expert_tp). Requires ep x expert_tp to divide tp x cp x dp.
+  int expert_dp() const { return tp * cp * dp / (ep * expert_tp); }
+  /// Transformer layers of model chunk `vstage` = chunk x pp + stage (0-based) of a model with
+  /// `layers` layers, as Megatron-Core's get_num_layers_to_build splits them: uneven end stages or
+  /// the embedding and loss counted as layers, then each stage's share split evenly over its
+  /// virtual_stages chunks. Scenarios guarantee the split is whole.
+  int chunk_layers(int vstage, int layers) const {
+    const int per_stage = stage_slots(vstage % pp, layers);
+    int n = per_stage / virtual_stages;
+    if (embedding_in_split && vstage == 0) --n;
+    if (loss_in_split && vstage == pp * virtual_stages - 1) --n;
+    return n;
+  }
+  /// Layer slots of pipeline stage `stage` before its split over model chunks: its layers, plus the
+  /// embedding or loss where they count as layers.
+  int stage_slots(int stage, int layers) const {
+    if (first_stage_layers > 0 || last_stage_layers > 0) {
+      if (stage == 0 && first_stage_layers > 0) return first_stage_layers;
+      if (stage == pp - 1 && pp > 1 && last_stage_layers > 0) return last_stage_layers;
+      const int fixed = (first_stage_layers > 0 ? 1 : 0) + (pp > 1 && last_stage_layers > 0 ? 1 : 0);
+      return (layers - first_stage_layers - (pp > 1 ? last_stage_layers : 0)) / (pp - fixed);
+    }
+    return (layers + (embedding_in_split ? 1 : 0) + (loss_in_split ? 1 : 0)) / pp;
+  }
+  /// Transformer layers held by pipeline stage `stage` (all its chunks).
+  int stage_layers(int stage, int layers) const {
+    int n = 0;
+    for (int c = 0; c < virtual_stages; ++c) n += chunk_layers(c * pp + stage, layers);
+    return n;
+  }
+  /// Whether chunks differ in size (uneven ends, or the embedding/loss counted as layers).
+  bool uneven_split() const {
+    return first_stage_layers > 0 || last_stage_layers > 0 || embedding_in_split || loss_in_split;
+  }
+};
+
+/// How low-precision (FP8, FP4) linear GEMMs are scaled: Megatron-Core's --fp8-recipe, i.e.
+/// Transformer Engine's recipe classes. Each costs different quantisation kernels (docs/model.md).
+enum class LowPrecisionRecipe : std::uint8_t {
+  delayed,     ///< per-tensor scales from an amax history (TE DelayedScaling; Hopper's default)
+  tensorwise,  ///< per-tensor current scaling: an amax pass before each cast (Float8CurrentScaling)
+  blockwise,   ///< 1x128 activation and 128x128 weight tiles, as DeepSeek-V3 (Float8BlockScaling)
+  mxfp8,       ///< 32-element blocks with E8M0 scales, native on Blackwell (MXFP8BlockScaling)
+  nvfp4,       ///< FP4 with 16-element blocks and FP8 scales (Blackwell; NVFP4BlockScaling)
+};
+
+/// Weight-only quantisation of the linear layers' weights, with 16-bit activations and math (w8a16,
+/// w4a16: TensorRT-LLM's int8/int4 weight-only, AWQ, GPTQ); inference only.
+enum class WeightQuant : std::uint8_t {
+  none,
+  int8,  ///< one byte per weight, one 16-bit scale per output channel
+  int4,  ///< half a byte per weight, one 16-bit scale per group of 128 weights (AWQ/GPTQ)
+};
+
+struct PrecisionSpec {
+  /// Linear-layer GEMMs (projections, MLPs, experts). fp8/fp4 runs them as Transformer Engine
+  /// does: everything else (attention, embedding, LM head, router, norms, loss) stays 16-bit.
+  topo::Precision compute = topo::Precision::bf16;
+  LowPrecisionRecipe recipe = LowPrecisionRecipe::delayed;  ///< when compute is fp8 or fp4
+  bool fp8_attention = false;                               ///< FP8 dot-product attention (TE's fp8_dpa)
+  /// Weights kept in FP8 only and gathered in FP8 (--fp8-param-gather): no 16-bit working copy.
+  bool fp8_params = false;
+  double param_bytes = 2.0;       ///< bytes per stored weight (working copy)
+  WeightQuant weight_quant = WeightQuant::none;  ///< params = "int8" / "int4": weight-only GEMMs
+  double grad_bytes = 2.0;        ///< bytes per gradient element (also what DP reduces)
+  double optimizer_bytes = 12.0;  ///< per parameter: fp32 master + Adam m and v
+  double activation_bytes = 2.0;  ///< bytes per activation element
+  double kv_bytes = 2.0;          ///< bytes per KV-cache element (inference)
+
+  /// Whether the linear layers run below 16 bits (and so quantise their operands).
+  bool low_precision_linears() const {
+    return compute == topo::Precision::fp8 || compute == topo::Precision::fp4;
+  }
+  /// The precision of everything that is not a linear-layer GEMM.
+  topo::Precision other() const { return low_precision_linears() ? topo::Precision::bf16 : compute; }
+};
+
+/// Mixture-of-experts routing knobs (used when the model has experts).
+enum class MoeDispatcher : std::uint8_t { normal, low_latency };
+
+struct MoeSpec {
+  double capacity_factor = 0.0;  ///< 0 = no capacity limit (dropless)
+  int max_nodes_per_token = 0;   ///< node-limited routing; 0 = unlimited
+  double imbalance = 1.0;        ///< max/mean expert load; 1 = perfectly balanced
+  std::uint64_t seed = 1;        ///< seed of the routing model
+  /// Shared experts run while the dispatch all-to-all is in flight (Megatron-Core's
+  /// --moe-shared-expert-overlap, DeepSeek-V3); false runs them before it, Megatron-Core's default.
+  bool shared_expert_overlap = false;
+  /// Tokens travel to the experts in FP8 (1 x 128 blocks, one fp32 scale each): the forward's
+  /// dispatch and the gradients the backward sends to the experts (DeepSeek-V3 report section 3.3.2,
+  /// DeepEP); the combines stay in 16-bit. The tokens are quantised before they leave.
+  bool fp8_dispatch = false;
+  /// How tokens reach the experts: `normal` (an NCCL all-to-all or DeepEP's normal kernels: one
+  /// copy per GPU, forwarded through the rail peer across nodes) or DeepEP's low-latency kernels
+  /// (`low_latency`: every (token, expert) copy its own message, straight from the GPU's NIC).
+  MoeDispatcher dispatcher = MoeDispatcher::normal;
+};
+
+/// The notebook's own closed-form inputs, used when `formulas = notebook` (seed parity).
+struct NotebookInputs {
+  double n_params = 0.0;         ///< N as the notebook takes it (not computed from dimensions)
+  double kappa = 6.0;            ///< FLOPs per parameter per token (6 train, 2 forward)
+  double gamma = 1.0;            ///< recompute multiplier
+  double alpha_opt = 16.0;       ///< optimizer+gradient bytes per parameter per step
+  double c_act = 5.0;            ///< hidden-vector activation reads/writes per token per layer
+  double tokens_per_step = 0.0;  ///< B_g
+  double grad_bytes = 2.0;
+  int dp = 8;  ///< p
+};
+
+enum class EstimateFormulas : std::uint8_t { stepsim, notebook };
+
+struct EstimateOptions {
+  EstimateFormulas formulas = EstimateFormulas::stepsim;
+  NotebookInputs notebook;
+  std::optional<double> target_tokens_per_s;  ///< cluster-wide target rate for sizing
+};
+
+/// Megatron-Core's selective-recompute modules (`recompute_modules`), used when recompute is
+/// selective: each drops some of a layer's stored activations and recomputes them in backward.
+struct RecomputeModules {
+  bool core_attn = true;     ///< attention scores, softmax and dropout (a no-op with FlashAttention)
+  bool layernorm = false;    ///< the input and pre-MLP norms: their outputs are not kept
+  bool mla_up_proj = false;  ///< MLA query and key/value up-projections: Q, K and V are not kept
+  bool moe_act = false;      ///< the routed experts' activation function: its output is not kept
+};
+
+struct JobSpec {
+  ModelSpec model;
+  topo::ClusterSpec cluster;
+  WorkloadSpec workload;
+  ParallelSpec parallel;
+  PrecisionSpec precision;
+  Recompute recompute = Recompute::none;
+  RecomputeModules recompute_modules;  ///< what `selective` recomputes
+  MoeSpec moe;
+  EstimateOptions estimate;
+  /// [collective]: the algorithm and protocol NCCL is forced to (NCCL_ALGO, NCCL_PROTO).
+  topo::CommConfig collective;
+};
+
+}  // namespace stepsim::work

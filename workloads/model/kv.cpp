@@ -1,0 +1,67 @@
+#include "workloads/model/kv.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "sim/error.hpp"
+
+namespace stepsim::work {
+
+namespace {
+
+/// Cached elements per token per layer (whole model width, no parallelism).
+double kv_elements_per_layer(const ModelSpec& m) {
+  if (m.attention == AttentionKind::mla) return double(m.mla.kv_lora_rank) + m.mla.qk_rope_head_dim;
+  return 2.0 * m.kv_heads * m.head_dim;
+}
+
+void check(const KvQuery& q) {
+  if (q.context < 1)
+    throw UserError("kv: the context must be at least 1 token, got " + std::to_string(q.context));
+  if (q.batch < 1)
+    throw UserError("kv: the batch must be at least 1 sequence, got " + std::to_string(q.batch));
+  if (!(q.overhead >= 1.0))
+    throw UserError("kv: the overhead factor must be at least 1 (typical 1.1-1.3), got " +
+                    std::to_string(q.overhead));
+  if (q.gpus < 1) throw UserError("kv: the GPU count must be at least 1, got " + std::to_string(q.gpus));
+}
+
+}  // namespace
+
+double kv_bytes_per_token(const ModelSpec& m, double bytes_per_element) {
+  return kv_elements_per_layer(m) * m.layers * bytes_per_element;
+}
+
+double kv_bytes_per_token_layer_rank(const ModelSpec& m, double bytes_per_element, int tp) {
+  if (m.attention == AttentionKind::mla) return kv_elements_per_layer(m) * bytes_per_element;
+  const double heads_per_rank = std::max(1.0, double(m.kv_heads) / std::max(1, tp));
+  return 2.0 * heads_per_rank * m.head_dim * bytes_per_element;
+}
+
+KvReport size_kv(const ModelSpec& m, const KvQuery& q) {
+  check(q);
+  KvReport r;
+  const double T = q.context;
+  const double C = q.batch;
+  r.bytes_per_token = kv_bytes_per_token(m, q.kv_bytes);
+  r.bytes_per_sequence = r.bytes_per_token * T;
+  r.cache_bytes = C * r.bytes_per_sequence * q.overhead;
+  r.weights_bytes = q.params * q.weight_bytes;
+  r.total_bytes = r.weights_bytes + r.cache_bytes;
+  r.decode_bytes_per_token = r.weights_bytes / C + T * r.bytes_per_token;
+  if (q.target_tokens_per_s) r.decode_bandwidth_Bps = *q.target_tokens_per_s * r.decode_bytes_per_token;
+  if (!q.gpu) return r;
+  const topo::GpuSpec& g = *q.gpu;
+  const double capacity = q.gpus * g.usable_hbm_bytes();
+  r.capacity_bytes = capacity;
+  r.fits = r.total_bytes <= capacity;
+  r.max_tokens_per_s = q.gpus * g.hbm_bw_Bps * g.eff.estimate_memory / r.decode_bytes_per_token;
+  const double free = std::max(0.0, capacity - r.weights_bytes);
+  const double per_token = r.bytes_per_token * q.overhead;
+  r.max_batch = static_cast<long long>(std::floor(free / (T * per_token)));
+  r.max_context = static_cast<long long>(std::floor(free / (C * per_token)));
+  return r;
+}
+
+}  // namespace stepsim::work

@@ -1,0 +1,56 @@
+#pragma once
+// The KV-cache calculator: bytes per token and per sequence, memory for a serving batch, the
+// bandwidth decode needs for a target rate, and the largest batch or context that fits beside the
+// weights.
+
+#include <optional>
+
+#include "topology/gpu.hpp"
+#include "workloads/model/model.hpp"
+
+namespace stepsim::work {
+
+/// KV-cache bytes one token adds across all layers: 2 (K and V) x layers x kv_heads x head_dim x
+/// bytes; multi-head latent attention caches kv_lora_rank + qk_rope_head_dim per layer instead.
+double kv_bytes_per_token(const ModelSpec& m, double bytes_per_element);
+
+/// KV-cache bytes one token adds per layer on one tensor-parallel rank: heads split across `tp`
+/// ranks, but a rank always holds at least one KV head (MQA/GQA replicate); MLA's latent is
+/// replicated on every rank.
+double kv_bytes_per_token_layer_rank(const ModelSpec& m, double bytes_per_element, int tp);
+
+/// What to size.
+struct KvQuery {
+  int context = 0;                   ///< tokens per sequence (T)
+  int batch = 1;                     ///< concurrent sequences (C)
+  double overhead = 1.0;             ///< phi: allocator and fragmentation overhead on the cache (1.1-1.3)
+  double kv_bytes = 2.0;             ///< bytes per cached element
+  double weight_bytes = 2.0;         ///< bytes per weight
+  double params = 0.0;               ///< weights to hold beside the cache (total parameters)
+  std::optional<topo::GpuSpec> gpu;  ///< for fit and bandwidth checks
+  int gpus = 1;                      ///< GPUs holding one copy of the weights and the cache
+  std::optional<double> target_tokens_per_s;  ///< aggregate decode rate of the whole batch
+};
+
+struct KvReport {
+  double bytes_per_token = 0.0;
+  double bytes_per_sequence = 0.0;  ///< bytes_per_token x T
+  double cache_bytes = 0.0;         ///< C x T x bytes_per_token x phi
+  double weights_bytes = 0.0;
+  double total_bytes = 0.0;  ///< weights + cache
+  /// Decode reads every weight once per step and every cached token of every sequence:
+  /// bytes per generated token = weights / C + T x bytes_per_token (phi is allocation, not traffic).
+  double decode_bytes_per_token = 0.0;
+  std::optional<double> decode_bandwidth_Bps;  ///< at the target rate
+  // With a GPU:
+  std::optional<double> capacity_bytes;  ///< gpus x HBM
+  std::optional<bool> fits;
+  std::optional<double> max_tokens_per_s;  ///< gpus x usable HBM B/s / decode bytes per token
+  std::optional<long long> max_batch;      ///< at context T; 0 when the weights alone overflow
+  std::optional<long long> max_context;    ///< at batch C
+};
+
+/// Sizes the cache of `m` for `q`. Throws UserError on a non-positive context, batch or overhead.
+KvReport size_kv(const ModelSpec& m, const KvQuery& q);
+
+}  // namespace stepsim::work

@@ -1,0 +1,85 @@
+#pragma once
+#include <vector>
+// A transformer's dimensions, as the model catalog and scenarios give them. Parameter counts are
+// computed from these (workloads/model/params.hpp), never stored, except the published figure kept for
+// the catalog test.
+
+#include <cstdint>
+#include <string>
+
+namespace stepsim::work {
+
+enum class Activation : std::uint8_t { gelu, swiglu, relu };
+enum class NormKind : std::uint8_t { layernorm, rmsnorm };
+enum class AttentionKind : std::uint8_t {
+  standard,  ///< multi-head / grouped-query / multi-query (kv_heads says which)
+  mla,       ///< DeepSeek multi-head latent attention (MlaDims)
+};
+enum class PositionEmbedding : std::uint8_t { rope, learned };
+
+/// DeepSeek-V2/V3 multi-head latent attention projections.
+struct MlaDims {
+  int q_lora_rank = 0;  ///< 0 = queries projected directly (no low-rank query path)
+  int kv_lora_rank = 0;
+  int qk_nope_head_dim = 0;
+  int qk_rope_head_dim = 0;
+  int v_head_dim = 0;
+};
+
+struct ModelSpec {
+  std::string id;    ///< catalog key, e.g. "llama-3.1-70b"
+  std::string name;  ///< display name
+  int layers = 0;
+  int hidden = 0;
+  int heads = 0;
+  int kv_heads = 0;  ///< = heads for MHA, 1 for MQA
+  int head_dim = 0;  ///< usually hidden / heads
+  int ffn = 0;       ///< FFN width of dense layers
+  int vocab = 0;
+  Activation activation = Activation::swiglu;
+  NormKind norm = NormKind::rmsnorm;
+  PositionEmbedding position = PositionEmbedding::rope;
+  int max_positions = 0;     ///< learned position embeddings: table rows
+  bool linear_bias = false;  ///< biases on QKV/output/MLP projections (GPT-2/3, Megatron GPT)
+  bool tied_embeddings = false;
+  bool dropout = false;  ///< attention and hidden dropout in training (GPT-3/Megatron GPT: yes; Llama: no)
+  /// Attention and MLP side by side on one shared input norm, their outputs summed before one TP
+  /// all-reduce (GPT-J, GPT-NeoX's gpt_j_residual, Falcon's parallel_attn); simulated in inference.
+  bool parallel_block = false;
+  AttentionKind attention = AttentionKind::standard;
+  MlaDims mla;
+  // Mixture of experts (experts == 0 means dense).
+  int experts = 0;         ///< routed experts per MoE layer
+  int top_k = 0;           ///< routed experts per token
+  int shared_experts = 0;  ///< always-active experts per MoE layer
+  int expert_ffn = 0;      ///< FFN width of one expert
+  int dense_layers = 0;    ///< leading layers that use a dense FFN (of width `ffn`)
+  /// Megatron-Core's --moe-layer-freq: layer i (0-based, after the dense_layers) is MoE when
+  /// i % moe_layer_freq == 0, or as moe_layer_pattern says (one 0/1 per layer) when that is given.
+  /// Llama 4 Maverick: [0, 1] x 24, MoE in every second layer.
+  int moe_layer_freq = 1;
+  std::vector<int> moe_layer_pattern;
+  int mtp_layers = 0;             ///< multi-token-prediction modules (DeepSeek-V3), counted in total params
+  double published_params = 0.0;  ///< total parameters as published (for the catalog test)
+  double published_active_params = 0.0;  ///< MoE: activated parameters per token as published
+  /// Relative agreement the catalog test demands between computed and published counts: 0.01
+  /// unless the source prints its figure more coarsely (e.g. "1.7B" covers 1.65-1.75B).
+  double published_tolerance = 0.01;
+
+  bool is_moe() const { return experts > 0; }
+  /// Whether layer `i` has routed experts; multi-token-prediction layers (i >= layers) are MoE in
+  /// an MoE model.
+  bool is_moe_layer(int i) const {
+    if (!is_moe() || i < dense_layers) return false;
+    if (i >= layers) return true;
+    if (!moe_layer_pattern.empty()) return moe_layer_pattern[static_cast<std::size_t>(i)] != 0;
+    return i % moe_layer_freq == 0;
+  }
+  int moe_layers() const {
+    int n = 0;
+    for (int i = 0; i < layers; ++i) n += is_moe_layer(i) ? 1 : 0;
+    return n;
+  }
+};
+
+}  // namespace stepsim::work

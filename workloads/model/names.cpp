@@ -1,0 +1,129 @@
+#include "workloads/model/names.hpp"
+
+namespace stepsim::work {
+
+topo::KernelKind kernel_kind(std::string_view n, topo::OpClass op_class) {
+  using topo::KernelKind;
+  const auto starts = [&](std::string_view p) { return n.substr(0, p.size()) == p; };
+  for (std::string_view pass : {"fwd.", "bwd.", "rc."})
+    if (starts(pass)) n.remove_prefix(pass.size());
+  if (n.find("quantize") != std::string_view::npos || n.find("weight_cast") != std::string_view::npos)
+    return KernelKind::quantize;
+  if (op_class != topo::OpClass::elementwise) return KernelKind::other;
+  // DeepSeek fuses the residual add into its RMSNorm kernel (DropoutAddLayerNormFn); stepsim's
+  // bias-dropout-adds (bda) count with the norms so.
+  for (std::string_view p :
+       {"ln1", "ln2", "q_norm", "kv_norm", "bda1", "bda2", "final_norm", "ln_f", "mtp.norms"})
+    if (starts(p)) return KernelKind::norm;
+  for (std::string_view p : {"experts_act", "shared_act", "act"})
+    if (starts(p)) return KernelKind::activation;
+  for (std::string_view p : {"router_topk", "permute", "unpermute"})
+    if (starts(p)) return KernelKind::routing;
+  for (std::string_view p : {"adam", "optimizer", "grad_norm"})
+    if (starts(p)) return KernelKind::optimizer;
+  return KernelKind::other;
+}
+
+topo::KernelTime named_kernel_time(const topo::GpuSpec& gpu, std::string_view op_name,
+                                   const topo::KernelWork& work) {
+  if (!gpu.eff.has_hbm_kinds()) return topo::kernel_time(gpu, work);
+  topo::KernelWork w = work;
+  w.kind = kernel_kind(op_name, w.op_class);
+  return topo::kernel_time(gpu, w);
+}
+
+std::string_view name(Activation a) {
+  switch (a) {
+    case Activation::gelu: return "gelu";
+    case Activation::swiglu: return "swiglu";
+    case Activation::relu: return "relu";
+  }
+  return "unknown";
+}
+
+std::string_view name(WorkloadKind k) {
+  switch (k) {
+    case WorkloadKind::train: return "train";
+    case WorkloadKind::prefill: return "prefill";
+    case WorkloadKind::decode: return "decode";
+    case WorkloadKind::generate: return "generate";
+    case WorkloadKind::serve: return "serve";
+  }
+  return "unknown";
+}
+
+std::vector<std::string_view> names(const RecomputeModules& m) {
+  std::vector<std::string_view> out;
+  if (m.core_attn) out.emplace_back("core_attn");
+  if (m.layernorm) out.emplace_back("layernorm");
+  if (m.mla_up_proj) out.emplace_back("mla_up_proj");
+  if (m.moe_act) out.emplace_back("moe_act");
+  return out;
+}
+
+std::string_view name(Recompute r) {
+  switch (r) {
+    case Recompute::none: return "none";
+    case Recompute::selective: return "selective";
+    case Recompute::full: return "full";
+  }
+  return "unknown";
+}
+
+std::string_view name(AttentionImpl k) {
+  switch (k) {
+    case AttentionImpl::flash: return "flash";
+    case AttentionImpl::unfused: return "unfused";
+  }
+  return "unknown";
+}
+
+std::string_view name(GradAccumulation g) {
+  return g == GradAccumulation::separate ? "separate" : "fused";
+}
+
+std::string_view name(P2pMode m) {
+  return m == P2pMode::blocking ? "blocking" : "overlapped";
+}
+
+std::string_view name(LowPrecisionRecipe r) {
+  switch (r) {
+    case LowPrecisionRecipe::delayed: return "delayed";
+    case LowPrecisionRecipe::tensorwise: return "tensorwise";
+    case LowPrecisionRecipe::blockwise: return "blockwise";
+    case LowPrecisionRecipe::mxfp8: return "mxfp8";
+    case LowPrecisionRecipe::nvfp4: return "nvfp4";
+  }
+  return "?";
+}
+
+std::string_view name(TpCommOverlap m) {
+  switch (m) {
+    case TpCommOverlap::off: return "off";
+    case TpCommOverlap::userbuffers: return "userbuffers";
+    case TpCommOverlap::async_tp: return "async_tp";
+  }
+  return "?";
+}
+
+std::string_view name(PipelineSchedule s) {
+  switch (s) {
+    case PipelineSchedule::gpipe: return "gpipe";
+    case PipelineSchedule::one_f_one_b: return "1f1b";
+    case PipelineSchedule::interleaved: return "interleaved";
+  }
+  return "unknown";
+}
+
+std::string_view name(ParallelDim d) {
+  switch (d) {
+    case ParallelDim::tp: return "tp";
+    case ParallelDim::cp: return "cp";
+    case ParallelDim::ep: return "ep";
+    case ParallelDim::pp: return "pp";
+    case ParallelDim::dp: return "dp";
+  }
+  return "unknown";
+}
+
+}  // namespace stepsim::work

@@ -1,0 +1,269 @@
+// The attention half of a transformer layer: norm, projections (standard QKV or DeepSeek MLA),
+// the attention core (FlashAttention, the unfused Megatron path, or decode against the KV cache),
+// the output projection and the residual. Widths are per TP rank: heads split over tp.
+#include <string>
+
+#include "workloads/step/layer_ops.hpp"
+
+namespace stepsim::work {
+
+using Handle = OpSink::Handle;
+
+namespace {
+
+double qk_head(const LayerDims& d) {
+  return d.q_dim / d.heads;
+}
+double v_head(const LayerDims& d) {
+  return d.o_dim / d.heads;
+}
+
+/// A fused attention kernel's work (FlashAttention-2 style): QK^T and PV, 2 s_q s_kv (d_qk + d_v)
+/// FLOPs per head, causal masking skipping half the blocks.
+topo::KernelWork flash_work(const LayerDims& d, double factor) {
+  topo::KernelWork w;
+  w.op_class = topo::OpClass::attention;
+  w.precision = d.fp8_attention ? topo::Precision::fp8 : d.precision;
+  const double causal = d.causal ? 0.5 : 1.0;
+  w.flops = factor * 2.0 * d.b * d.s_local * d.s * (qk_head(d) + v_head(d)) * (d.heads / d.tp) * causal;
+  return w;
+}
+
+/// Width of the (latent) key/value path of MLA: kv_lora_rank + qk_rope_head_dim.
+double mla_latent(const LayerDims& d) {
+  return double(d.mla_dims.kv_lora_rank) + d.mla_dims.qk_rope_head_dim;
+}
+
+}  // namespace
+
+Handle DenseLayer::attention_forward(OpSink& sink, OpSink::Deps input) const {
+  const double E = d_.act_bytes, Tn = norm_tokens(), T = d_.tokens, t = d_.tp;
+  // Norm: read x, write y (8 FLOPs per element covers mean, variance, scale).
+  Handle h = sink.kernel_after("ln1", elementwise(d_, 2 * Tn * d_.h * E, 8 * Tn * d_.h), input.span());
+  h = projections_forward(sink, h);
+  if (d_.phase != WorkloadKind::train) h = write_kv_cache(sink, h);
+  h = d_.phase == WorkloadKind::decode ? decode_core(sink, h)
+                                       : attention_core_forward(sink, h, CoreScope::whole);
+  h = reduced_linear_forward(sink, d_, "proj", "tp.reduce_attn", T, d_.h, d_.o_dim / t, h);
+  // Bias + dropout + residual add: read branch and residual, write sum (+ 1-byte mask).
+  const double bda = 3 * Tn * d_.h * E + (d_.dropout ? Tn * d_.h : 0.0);
+  return sink.kernel("bda1", elementwise(d_, bda, 3 * Tn * d_.h), h);
+}
+
+Handle DenseLayer::projections_forward(OpSink& sink, Handle input) const {
+  // MLA's several input projections share one gathered norm output.
+  if (d_.mla) return mla_projections_forward(sink, sp_gather_linear_input(sink, d_, "tp.ag_ln1", input));
+  return gathered_linear_forward(sink, d_, "tp.ag_ln1", "qkv", d_.tokens,
+                                 (d_.q_dim + d_.kv_dim + d_.v_dim) / d_.tp, d_.h, input,
+                                 QuantOperand::norm_output);
+}
+
+Handle DenseLayer::mla_projections_forward(OpSink& sink, Handle input) const {
+  // Megatron-Core MLA: the down projections are duplicated on every TP rank (they are small), the up
+  // projections are column-parallel over heads.
+  const MlaDims& m = d_.mla_dims;
+  const double E = d_.act_bytes, T = d_.tokens, t = d_.tp, hl = d_.heads / t;
+  Handle h = input;
+  if (m.q_lora_rank > 0) {
+    const double r = m.q_lora_rank;
+    h = linear_forward(sink, d_, "q_down", T, r, d_.h, h);
+    h = sink.kernel("q_norm", elementwise(d_, 2 * T * r * E, 8 * T * r), h);
+    h = linear_forward(sink, d_, "q_up", T, d_.q_dim / t, r, h, QuantOperand::norm_output);
+  } else {
+    h = linear_forward(sink, d_, "q_proj", T, d_.q_dim / t, d_.h, h);
+  }
+  const double r = m.kv_lora_rank;
+  h = linear_forward(sink, d_, "kv_down", T, mla_latent(d_), d_.h, h);
+  h = sink.kernel("kv_norm", elementwise(d_, 2 * T * r * E, 8 * T * r), h);
+  // Decode absorbs the up projections into the query and the output (decode_core): the cache and
+  // the keys stay latent. Training and prefill expand keys and values for every head.
+  if (d_.phase == WorkloadKind::decode) return h;
+  return linear_forward(sink, d_, "kv_up", T, hl * (m.qk_nope_head_dim + m.v_head_dim), r, h,
+                        QuantOperand::norm_output);
+}
+
+Handle DenseLayer::write_kv_cache(OpSink& sink, Handle qkv) const {
+  // Read the new keys and values (MLA: the latent), write them into the cache in its precision.
+  const double w = d_.kv_cache_width();
+  return sink.kernel("kv_write", elementwise(d_, d_.tokens * w * (d_.act_bytes + d_.kv_bytes)), qkv);
+}
+
+Handle DenseLayer::decode_core(OpSink& sink, Handle qkv) const {
+  const double E = d_.act_bytes, T = d_.tokens, hl = d_.heads / d_.tp, keys = d_.b * d_.s;
+  topo::KernelWork w;
+  w.op_class = topo::OpClass::attention;
+  w.precision = d_.precision;
+  if (!d_.mla) {
+    // One query per sequence against its whole cache: every cached key and value is read once,
+    // or once per query head of its group by a per-query-head kernel.
+    w.flops = 2.0 * keys * (qk_head(d_) + v_head(d_)) * hl;
+    w.hbm_bytes = E * T * (d_.q_dim + d_.o_dim) / d_.tp +
+                  d_.kv_bytes * keys * d_.kv_cache_width() * d_.decode_kv_reads;
+    return sink.kernel("attn", w, qkv);
+  }
+  // MLA with absorbed projections (DeepSeek-V2 section 2.1.2): q_nope W_UK^T puts each head's query
+  // into the latent space; scores use latent + RoPE key (kv_lora + rope), values the latent.
+  const MlaDims& m = d_.mla_dims;
+  const double lora = m.kv_lora_rank, latent = mla_latent(d_);
+  Handle h = sink.kernel("q_absorb", weight_gemm(d_, d_.b, lora, m.qk_nope_head_dim, hl), qkv);
+  w.flops = 2.0 * keys * hl * (latent + lora);
+  w.hbm_bytes = E * T * hl * (latent + lora) + d_.kv_bytes * keys * latent;
+  h = sink.kernel("attn", w, h);
+  return sink.kernel("v_absorb", weight_gemm(d_, d_.b, m.v_head_dim, lora, hl), h);
+}
+
+Handle DenseLayer::attention_core_forward(OpSink& sink, Handle qkv, CoreScope scope) const {
+  const double E = d_.act_bytes, T = d_.tokens, t = d_.tp, hl = d_.heads / t;
+  if (d_.attention == AttentionImpl::flash) {
+    topo::KernelWork w = flash_work(d_, 1.0);
+    // Read Q, K, V (keys of the whole sequence under CP), write O and the fp32 log-sum-exp.
+    w.hbm_bytes = E * (T * (d_.q_dim + d_.o_dim) / t + d_.b * d_.s * (d_.kv_dim + d_.v_dim) / t) + 4 * T * hl;
+    return ring_attention(sink, qkv, w, "attn", 1.0);
+  }
+  // Unfused (Megatron-LM before FlashAttention): scores materialised in HBM.
+  const double s = d_.s, scores = d_.b * hl * s * s;
+  Handle h = sink.kernel("attn_scores", gemm(d_, s, s, qk_head(d_), d_.b * hl), qkv);
+  h = sink.kernel("softmax", elementwise(d_, 2 * scores * E, 5 * scores), h);
+  if (d_.dropout) h = sink.kernel("attn_dropout", elementwise(d_, scores * (2 * E + 1), 2 * scores), h);
+  if (scope == CoreScope::up_to_probabilities) return h;
+  return sink.kernel("attn_av", gemm(d_, s, v_head(d_), s, d_.b * hl), h);
+}
+
+Handle DenseLayer::ring_attention(OpSink& sink, Handle ready, const topo::KernelWork& whole,
+                                  std::string_view name, double blocks_per_exchange) const {
+  if (d_.cp <= 1) return sink.kernel(name, whole, ready);
+  // Ring attention (context parallel): cp steps, each attending to one key/value block while the
+  // next block travels from the neighbouring CP rank. Causal work is balanced across ranks, so each
+  // step does 1/cp of this rank's attention.
+  topo::KernelWork step = whole;
+  step.flops /= d_.cp;
+  step.hbm_bytes /= d_.cp;
+  const double kv_block = d_.tokens * (d_.kv_dim + d_.v_dim) / d_.tp * d_.act_bytes;
+  Handle block = ready, out;
+  for (int i = 0; i < d_.cp; ++i) {
+    Handle next;
+    if (i + 1 < d_.cp)
+      next = sink.comm(
+          "cp.kv_exchange",
+          CommOp{ParallelDim::cp, CollectiveKind::ring_exchange, kv_block * blocks_per_exchange, 1}, block);
+    out = sink.kernel(std::string(name) + " cp" + std::to_string(i), step, block);
+    block = next;
+  }
+  return out;
+}
+
+Handle DenseLayer::attention_backward(OpSink& sink, Handle grad, Recompute recompute) const {
+  const double E = d_.act_bytes, Tn = norm_tokens(), T = d_.tokens, t = d_.tp, hl = d_.heads / t;
+  Handle h =
+      sink.kernel("bda1.bwd", elementwise(d_, 2 * Tn * d_.h * E + (d_.dropout ? Tn * d_.h : 0.0)), grad);
+  h = gathered_linear_dgrad(sink, d_, "tp.ag_grad_attn", "proj.dgrad", T, d_.h, d_.o_dim / t, h);
+  emit_wgrad(sink, d_, "proj.wgrad", T, d_.h, d_.o_dim / t);
+  const RecomputeModules rc = selective_modules(d_, recompute);
+  if (d_.mla && rc.mla_up_proj) h = mla_up_recompute(sink, h);
+  if (d_.attention == AttentionImpl::flash) {
+    // FlashAttention-2 backward: 5 matmuls against the forward's 2 (it recomputes QK^T itself).
+    topo::KernelWork w = flash_work(d_, 2.5);
+    // Read Q, O, dO and K, V; write dQ and dK, dV.
+    w.hbm_bytes =
+        E * (2 * T * (d_.q_dim + d_.o_dim) / t + 2 * d_.b * d_.s * (d_.kv_dim + d_.v_dim) / t) + 4 * T * hl;
+    // Ring attention backward circulates the key/value blocks and their gradients.
+    h = ring_attention(sink, h, w, "attn.bwd", 2.0);
+  } else {
+    if (rc.core_attn) h = attention_core_forward(sink, h, CoreScope::up_to_probabilities);
+    const double s = d_.s, scores = d_.b * hl * s * s;
+    // PV backward: dP = dO V^T and dV = P^T dO.
+    h = sink.kernel("attn_av.bwd", gemm(d_, s, s, v_head(d_), 2 * d_.b * hl), h);
+    if (d_.dropout) h = sink.kernel("attn_dropout.bwd", elementwise(d_, scores * (2 * E + 1), scores), h);
+    h = sink.kernel("softmax.bwd", elementwise(d_, 3 * scores * E, 4 * scores), h);
+    // dQ = dS K and dK = dS^T Q.
+    h = sink.kernel("attn_scores.bwd", gemm(d_, s, qk_head(d_), s, 2 * d_.b * hl), h);
+  }
+  // The input projections' weight gradients need the (gathered, with SP) norm output; the gather
+  // is issued before the dgrad GEMMs and hides under them (as in the MLP), unless selective
+  // "layernorm" recompute must first regenerate the norm output.
+  Handle gathered = rc.layernorm ? Handle{} : sp_gather_linear_input(sink, d_, "tp.ag_ln1_wgrad", h);
+  h = projections_backward(sink, h);
+  if (rc.layernorm) h = sink.kernel("ln1.recompute", elementwise(d_, 2 * Tn * d_.h * E, 8 * Tn * d_.h), h);
+  if (rc.layernorm) gathered = sp_gather_linear_input(sink, d_, "tp.ag_ln1_wgrad", h);
+  const Handle reduced = tp_reduce(sink, d_, "tp.reduce_grad_attn", h);
+  const Handle after = d_.sp ? gathered : Handle{};
+  if (!d_.mla) {
+    emit_wgrad(sink, d_, "qkv.wgrad", T, (d_.q_dim + d_.kv_dim + d_.v_dim) / t, d_.h, after);
+  } else {
+    const double q_in = d_.mla_dims.q_lora_rank > 0 ? d_.mla_dims.q_lora_rank : d_.q_dim / t;
+    emit_wgrad(sink, d_, d_.mla_dims.q_lora_rank > 0 ? "q_down.wgrad" : "q_proj.wgrad", T, q_in, d_.h, after);
+    emit_wgrad(sink, d_, "kv_down.wgrad", T, mla_latent(d_), d_.h);
+  }
+  return sink.kernel("ln1.bwd", elementwise(d_, 4 * Tn * d_.h * E, 10 * Tn * d_.h), reduced);
+}
+
+Handle DenseLayer::projections_backward(OpSink& sink, Handle grad) const {
+  if (d_.mla) return mla_projections_backward(sink, grad);
+  return linear_dgrad(sink, d_, "qkv.dgrad", d_.tokens, (d_.q_dim + d_.kv_dim + d_.v_dim) / d_.tp, d_.h,
+                      grad);
+}
+
+Handle DenseLayer::mla_projections_backward(OpSink& sink, Handle grad) const {
+  const MlaDims& m = d_.mla_dims;
+  const double E = d_.act_bytes, T = d_.tokens, t = d_.tp, hl = d_.heads / t;
+  const double r = m.kv_lora_rank, up = hl * (m.qk_nope_head_dim + m.v_head_dim);
+  Handle h = linear_dgrad(sink, d_, "kv_up.dgrad", T, up, r, grad);
+  emit_wgrad(sink, d_, "kv_up.wgrad", T, up, r);
+  h = sink.kernel("kv_norm.bwd", elementwise(d_, 3 * T * r * E, 10 * T * r), h);
+  h = linear_dgrad(sink, d_, "kv_down.dgrad", T, mla_latent(d_), d_.h, h);
+  if (m.q_lora_rank <= 0) return linear_dgrad(sink, d_, "q_proj.dgrad", T, d_.q_dim / t, d_.h, h);
+  const double q = m.q_lora_rank;
+  h = linear_dgrad(sink, d_, "q_up.dgrad", T, d_.q_dim / t, q, h);
+  emit_wgrad(sink, d_, "q_up.wgrad", T, d_.q_dim / t, q);
+  h = sink.kernel("q_norm.bwd", elementwise(d_, 3 * T * q * E, 10 * T * q), h);
+  // Accumulates into the input gradient the kv path started.
+  return linear_dgrad(sink, d_, "q_down.dgrad", T, q, d_.h, h);
+}
+
+Handle DenseLayer::mla_up_recompute(OpSink& sink, Handle ready) const {
+  const MlaDims& m = d_.mla_dims;
+  const double T = d_.tokens, t = d_.tp, hl = d_.heads / t;
+  Handle h = m.q_lora_rank > 0 ? linear_forward(sink, d_, "q_up.recompute", T, d_.q_dim / t, m.q_lora_rank,
+                                                ready, QuantOperand::norm_output)
+                               : linear_forward(sink, d_, "q_proj.recompute", T, d_.q_dim / t, d_.h, ready);
+  return linear_forward(sink, d_, "kv_up.recompute", T, hl * (m.qk_nope_head_dim + m.v_head_dim),
+                        m.kv_lora_rank, h, QuantOperand::norm_output);
+}
+
+double DenseLayer::attention_stored_bytes(Recompute recompute) const {
+  const double E = d_.act_bytes, Tn = norm_tokens(), T = d_.tokens, t = d_.tp, hl = d_.heads / t;
+  if (recompute == Recompute::full) return E * Tn * d_.h;  // only the layer input
+  const RecomputeModules rc = selective_modules(d_, recompute);
+  // Korthikanti's "10 sbh", attention half (SP divides it by t): norm input, QKV input (the norm
+  // output, unless selective "layernorm" recomputes it), one mask.
+  const double replicated = (rc.layernorm ? 1 : 2) * E * Tn * d_.h + (d_.dropout ? Tn * d_.h : 0.0);
+  // Korthikanti's "24 sbh / t", attention half: Q, K, V (unless "mla_up_proj" recomputes them)
+  // and the projection input.
+  double split = E * T * ((d_.mla && rc.mla_up_proj ? 0.0 : d_.q_dim + d_.kv_dim + d_.v_dim) + d_.o_dim) / t;
+  // MLA also keeps its latents: the query latent before and after its norm, the KV latent + RoPE
+  // key and the normed latent (duplicated on every TP rank).
+  if (d_.mla) split += E * T * (2.0 * d_.mla_dims.q_lora_rank + mla_latent(d_) + d_.mla_dims.kv_lora_rank);
+  // Korthikanti's "5 a s^2 b / t": softmax output, dropout mask and output (unfused attention only).
+  double scores = 0.0;
+  if (d_.attention == AttentionImpl::unfused && !rc.core_attn)
+    scores = d_.b * hl * d_.s * d_.s * (E + (d_.dropout ? 1.0 + E : 0.0));
+  if (d_.attention == AttentionImpl::flash) scores = 4 * T * hl;  // fp32 log-sum-exp per row
+  return replicated + split + scores;
+}
+
+double DenseLayer::attention_params_per_rank() const {
+  const double t = d_.tp, norm = d_.norm == NormKind::layernorm ? 2.0 : 1.0;
+  double p = norm * d_.h + d_.o_dim / t * d_.h;  // input norm, output projection
+  if (!d_.mla) {
+    p += d_.h * (d_.q_dim + d_.kv_dim + d_.v_dim) / t;
+    if (d_.linear_bias) p += (d_.q_dim + d_.kv_dim + d_.v_dim) / t + d_.h;
+    return p;
+  }
+  const MlaDims& m = d_.mla_dims;
+  const double q = m.q_lora_rank, r = m.kv_lora_rank;
+  p += q > 0 ? d_.h * q + norm * q + q * d_.q_dim / t : d_.h * d_.q_dim / t;
+  p += d_.h * mla_latent(d_) + norm * r + r * d_.heads / t * (m.qk_nope_head_dim + m.v_head_dim);
+  return p;
+}
+
+}  // namespace stepsim::work

@@ -1,0 +1,424 @@
+#include "workloads/step/layer_ops.hpp"
+
+#include <algorithm>
+#include <array>
+#include <string>
+
+namespace stepsim::work {
+
+using Handle = OpSink::Handle;
+
+namespace {
+/// Query/key/value/output widths of the whole layer.
+void set_attention_widths(const ModelSpec& m, LayerDims& d) {
+  d.heads = m.heads;
+  d.mla = m.attention == AttentionKind::mla;
+  d.mla_dims = m.mla;
+  if (d.mla) {
+    const double qk = double(m.mla.qk_nope_head_dim) + m.mla.qk_rope_head_dim;
+    d.kv_heads = m.heads;
+    d.q_dim = d.kv_dim = m.heads * qk;
+    d.v_dim = d.o_dim = double(m.heads) * m.mla.v_head_dim;
+    return;
+  }
+  const double head_dim = m.head_dim > 0 ? m.head_dim : static_cast<double>(m.hidden) / m.heads;
+  d.kv_heads = m.kv_heads;
+  d.q_dim = d.o_dim = m.heads * head_dim;
+  d.kv_dim = d.v_dim = m.kv_heads * head_dim;
+}
+}  // namespace
+
+double decode_kv_reads(const JobSpec& job) {
+  const ModelSpec& m = job.model;
+  if (job.workload.decode_attention != DecodeAttention::per_query_head || m.attention == AttentionKind::mla)
+    return 1.0;
+  // A rank's heads / tp query heads share its max(1, kv_heads / tp) KV heads.
+  const double tp = job.parallel.tp;
+  return std::max(1.0, (m.heads / tp) / std::max(1.0, m.kv_heads / tp));
+}
+
+double LayerDims::kv_cache_width() const {
+  if (mla) return double(mla_dims.kv_lora_rank) + mla_dims.qk_rope_head_dim;
+  const double head_dim = kv_dim / kv_heads;
+  return 2.0 * std::max(1.0, kv_heads / tp) * head_dim;
+}
+
+LayerDims layer_dims(const JobSpec& job, double micro_batch) {
+  const ModelSpec& m = job.model;
+  LayerDims d;
+  d.phase = job.workload.kind;
+  const bool decode = d.phase == WorkloadKind::decode;
+  d.b = micro_batch;
+  // Decode: each sequence's one new token attends to its context and itself; context parallelism
+  // does not split it (docs/model.md).
+  d.s = decode ? job.workload.context_len + 1.0 : job.workload.seq_len;
+  d.cp = decode ? 1 : job.parallel.cp;
+  d.s_local = decode ? 1.0 : d.s / d.cp;
+  d.causal = !decode;
+  d.tokens = d.b * d.s_local;
+  d.tp = job.parallel.tp;
+  // Sequence parallelism is a training memory optimisation; inference keeps tokens whole.
+  d.sp = job.parallel.sequence_parallel && d.tp > 1 && d.phase == WorkloadKind::train;
+  d.h = m.hidden;
+  set_attention_widths(m, d);
+  d.ffn = m.ffn;
+  d.act_bytes = job.precision.activation_bytes;
+  d.param_bytes = job.precision.param_bytes;
+  d.grad_bytes = job.precision.grad_bytes;
+  d.kv_bytes = job.precision.kv_bytes;
+  d.decode_kv_reads = decode_kv_reads(job);
+  d.weight_quant = job.precision.weight_quant;
+  d.precision = job.precision.other();
+  d.linear = job.precision.compute;
+  d.recipe = job.precision.recipe;
+  d.fp8_attention = job.precision.fp8_attention;
+  d.activation = m.activation;
+  d.norm = m.norm;
+  d.attention = job.workload.attention_impl;
+  d.dropout = m.dropout && d.phase == WorkloadKind::train;
+  d.linear_bias = m.linear_bias;
+  d.parallel_block = m.parallel_block;
+  d.grad_accumulation = job.workload.grad_accumulation;
+  d.recompute = job.recompute_modules;
+  d.tp_overlap = d.sp ? job.parallel.tp_comm_overlap : TpCommOverlap::off;
+  d.rs_splits = job.parallel.tp_overlap_rs_splits;
+  return d;
+}
+
+namespace {
+topo::KernelWork gemm_in(const LayerDims& d, topo::Precision p, double m, double n, double k, double count) {
+  topo::KernelWork w;
+  w.op_class = topo::OpClass::gemm;
+  w.precision = p;
+  w.flops = 2.0 * m * n * k * count;
+  // FP8/FP4 operands are read in their own width; the product is written in the activations'.
+  const bool low = p == topo::Precision::fp8 || p == topo::Precision::fp4;
+  const double in = low ? topo::bytes_per_element(p) : d.act_bytes;
+  w.hbm_bytes = count * (in * (m * k + k * n) + d.act_bytes * m * n);
+  w.gemm_m = m;
+  w.gemm_n = n;
+  w.gemm_k = k;
+  if (d.recipe == LowPrecisionRecipe::blockwise) w.scaling = topo::FP8Scaling::block;
+  return w;
+}
+}  // namespace
+
+topo::KernelWork gemm(const LayerDims& d, double m, double n, double k, double count) {
+  return gemm_in(d, d.precision, m, n, k, count);
+}
+
+topo::KernelWork linear_gemm(const LayerDims& d, double m, double n, double k, double count) {
+  return gemm_in(d, d.linear, m, n, k, count);
+}
+
+topo::KernelWork linear_grad_gemm(const LayerDims& d, double m, double n, double k, double count) {
+  topo::KernelWork w = gemm_in(d, d.linear, m, n, k, count);
+  w.accumulation = topo::Accumulation::split;
+  return w;
+}
+
+topo::KernelWork weight_gemm(const LayerDims& d, double m, double n, double k, double count) {
+  topo::KernelWork w = linear_gemm(d, m, n, k, count);
+  if (!d.low_precision_linears()) w.hbm_bytes += (d.param_bytes - d.act_bytes) * count * k * n;
+  if (d.weight_quant != WeightQuant::none) w.vector_ops = dequant_ops(d.weight_quant, m, n, k, count);
+  return w;
+}
+
+double dequant_ops(WeightQuant q, double m, double n, double k, double count) {
+  // Mixed-input GEMMs (TensorRT-LLM's fpA_intB, Marlin) convert each weight tile to 16 bits in the
+  // main loop, once per block of kDequantTileRows output rows: int8 costs a convert and a scale
+  // multiply per weight, int4 an unpack, a convert and a scale multiply (assumed instruction counts).
+  constexpr double kDequantTileRows = 64.0;
+  const double ops = q == WeightQuant::int4 ? 3.0 : 2.0;
+  return ops * count * k * n * std::ceil(m / kDequantTileRows);
+}
+
+topo::KernelWork quantize_work(const LayerDims& d, double elements, QuantOperand operand) {
+  topo::KernelWork w;
+  w.op_class = topo::OpClass::elementwise;
+  w.precision = d.precision;
+  if (!d.low_precision_linears() || elements <= 0.0) return w;
+  const double E = d.act_bytes, q = topo::bytes_per_element(d.linear);
+  // Training needs the operand twice: row-wise for this GEMM and column-wise (transposed) for the
+  // backward's other GEMM, since Hopper's FP8 tensor cores take only the TN layout and block
+  // scales run along one axis. Inference needs one copy.
+  const bool both = d.phase == WorkloadKind::train;
+  const double copies = both ? 2.0 : 1.0;
+  double scale_bytes = 0.0;  // per element: block recipes write one scale per block and copy
+  double amax_pass = 0.0;    // per element: current scaling reads the tensor once for its amax
+  bool fused_norm = false;   // the norm wrote the row-wise FP8 copy itself
+  switch (d.recipe) {
+    case LowPrecisionRecipe::delayed: fused_norm = true; break;
+    case LowPrecisionRecipe::tensorwise: amax_pass = E; break;
+    case LowPrecisionRecipe::blockwise: scale_bytes = kFp8BlockScaleBytes; break;  // fp32 per 1x128 tile
+    case LowPrecisionRecipe::mxfp8: scale_bytes = 1.0 / 32.0; break;       // E8M0 per 32
+    case LowPrecisionRecipe::nvfp4: scale_bytes = 1.0 / 16.0; break;       // E4M3 per 16
+  }
+  double bytes = amax_pass + E + copies * (q + scale_bytes);
+  if (operand == QuantOperand::norm_output && fused_norm) {
+    if (!both) return w;  // the norm's FP8 output is all the GEMM needs
+    bytes = 2.0 * q;      // transpose the norm's FP8 output: read it, write the transposed copy
+  }
+  w.hbm_bytes = elements * bytes;
+  w.flops = 2.0 * elements;  // scale and convert (plus the amax compare)
+  return w;
+}
+
+Handle emit_quantize(OpSink& sink, const LayerDims& d, std::string_view name, double elements,
+                     QuantOperand operand, Handle dep) {
+  const topo::KernelWork w = quantize_work(d, elements, operand);
+  if (!(w.hbm_bytes > 0.0)) return dep;
+  return sink.kernel(std::string(name) + ".quantize", w, dep);
+}
+
+Handle linear_forward(OpSink& sink, const LayerDims& d, std::string_view name, double m, double n, double k,
+                      Handle dep, QuantOperand input) {
+  const Handle q = emit_quantize(sink, d, name, m * k, input, dep);
+  return sink.kernel(name, weight_gemm(d, m, n, k), q);
+}
+
+Handle linear_dgrad(OpSink& sink, const LayerDims& d, std::string_view name, double m, double n, double k,
+                    Handle dep) {
+  const std::string_view base = name.substr(0, name.rfind(".dgrad"));
+  const Handle q = emit_quantize(sink, d, std::string(base) + ".grad", m * n, QuantOperand::grad_output, dep);
+  return sink.kernel(name, linear_grad_gemm(d, m, k, n), q);
+}
+
+topo::KernelWork elementwise(const LayerDims& d, double bytes, double flops) {
+  topo::KernelWork w;
+  w.op_class = topo::OpClass::elementwise;
+  w.precision = d.precision;
+  w.flops = flops;
+  w.hbm_bytes = bytes;
+  return w;
+}
+
+namespace {
+
+double mlp_up_width(const LayerDims& d) {
+  return (d.activation == Activation::swiglu ? 2.0 : 1.0) * d.ffn / d.tp;
+}
+
+Handle tp_comm(OpSink& sink, const LayerDims& d, std::string_view name, CollectiveKind kind, Handle dep,
+               double element_bytes) {
+  if (d.tp <= 1) return dep;
+  return sink.comm(name, CommOp{ParallelDim::tp, kind, d.tokens * d.h * element_bytes, 0}, dep);
+}
+
+}  // namespace
+
+Handle tp_reduce(OpSink& sink, const LayerDims& d, std::string_view name, Handle dep) {
+  return tp_comm(sink, d, name, d.sp ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce, dep,
+                 d.act_bytes);
+}
+
+Handle sp_gather(OpSink& sink, const LayerDims& d, std::string_view name, Handle dep) {
+  return d.sp ? tp_comm(sink, d, name, CollectiveKind::all_gather, dep, d.act_bytes) : dep;
+}
+
+Handle sp_gather_linear_input(OpSink& sink, const LayerDims& d, std::string_view name, Handle dep) {
+  const double bytes = d.low_precision_linears() ? topo::bytes_per_element(d.linear) : d.act_bytes;
+  return d.sp ? tp_comm(sink, d, name, CollectiveKind::all_gather, dep, bytes) : dep;
+}
+
+Handle gathered_gemm(OpSink& sink, const LayerDims& d, std::string_view gather_name, std::string_view name,
+                     double m, double gathered_bytes, const RowGemm& rows, Handle dep) {
+  if (!d.sp) return sink.kernel(name, rows(m), dep);
+  if (d.tp_overlap == TpCommOverlap::off) {
+    const Handle g =
+        sink.comm(gather_name, CommOp{ParallelDim::tp, CollectiveKind::all_gather, gathered_bytes, 0}, dep);
+    return sink.kernel(name, rows(m), g);
+  }
+  // Transformer Engine's ring_exchange method (CommOverlapP2P, num_splits = tp) and AsyncTP's
+  // fused_all_gather_matmul: step i multiplies the chunk it holds while the copy engines send that
+  // chunk on to the next rank, whose step i + 1 needs it.
+  CommOp step{ParallelDim::tp, CollectiveKind::ring_exchange, gathered_bytes / d.tp, 1};
+  step.copy_engine = true;
+  Handle have = dep, out;
+  for (int i = 0; i < d.tp; ++i) {
+    const Handle next = i + 1 < d.tp ? sink.comm(gather_name, step, have) : Handle{};
+    out = sink.kernel(name, rows(m / d.tp), have);
+    have = next;
+  }
+  return out;
+}
+
+Handle reduced_gemm(OpSink& sink, const LayerDims& d, std::string_view name, std::string_view reduce_name,
+                    double m, double out_bytes, const RowGemm& rows, Handle dep) {
+  if (d.tp <= 1) return sink.kernel(name, rows(m), dep);
+  const CollectiveKind kind = d.sp ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce;
+  if (d.tp_overlap == TpCommOverlap::off) {
+    const Handle g = sink.kernel(name, rows(m), dep);
+    return sink.comm(reduce_name, CommOp{ParallelDim::tp, kind, out_bytes, 0}, g);
+  }
+  if (d.tp_overlap == TpCommOverlap::userbuffers) {
+    // TE's pipeline method (CommOverlap::split_overlap_rs): the GEMM in rs_splits chunks along M,
+    // each chunk's rows reduce-scattered by a userbuffers kernel on its own SMs (16 by default, the
+    // processor's comm slowdown) while the next chunk computes; the last reduction is exposed.
+    const int parts = d.rs_splits;
+    Handle r;
+    for (int i = 0; i < parts; ++i) {
+      const Handle g = sink.kernel(name, rows(m / parts), i == 0 ? dep : Handle{});
+      r = sink.comm(reduce_name, CommOp{ParallelDim::tp, kind, out_bytes / parts, 0}, g);
+    }
+    return r;
+  }
+  // AsyncTP's fused_matmul_reduce_scatter: step i computes the rows another rank owns and the copy
+  // engines send that partial there; each rank then sums the tp partials of its own rows.
+  CommOp step{ParallelDim::tp, CollectiveKind::ring_exchange, out_bytes / d.tp, 1};
+  step.copy_engine = true;
+  Handle g, sent;
+  for (int i = 0; i < d.tp; ++i) {
+    g = sink.kernel(name, rows(m / d.tp), i == 0 ? dep : Handle{});
+    if (i + 1 < d.tp) sent = sink.comm(reduce_name, step, g);
+  }
+  const double shard = out_bytes / d.tp;  // this rank's rows, in bytes
+  const topo::KernelWork sum = elementwise(d, shard * (d.tp + 1), (d.tp - 1) * shard / d.act_bytes);
+  const std::array<Handle, 2> both{g, sent};
+  return sink.kernel_after(std::string(reduce_name) + ".sum", sum, both);
+}
+
+Handle gathered_linear_forward(OpSink& sink, const LayerDims& d, std::string_view gather_name,
+                               std::string_view name, double m, double n, double k, Handle dep,
+                               QuantOperand input) {
+  const double elem = d.low_precision_linears() ? topo::bytes_per_element(d.linear) : d.act_bytes;
+  // Transformer Engine gathers the FP8 copy; with a fused norm the norm wrote it, so the
+  // remaining transpose (training) waits for the gathered tensor, as before the GEMM.
+  if (!d.sp) return linear_forward(sink, d, name, m, n, k, dep, input);
+  if (d.tp_overlap == TpCommOverlap::off) {
+    const Handle g =
+        sink.comm(gather_name, CommOp{ParallelDim::tp, CollectiveKind::all_gather, m * k * elem, 0}, dep);
+    return linear_forward(sink, d, name, m, n, k, g, input);
+  }
+  const Handle q = emit_quantize(sink, d, name, m * k, input, dep);
+  return gathered_gemm(
+      sink, d, gather_name, name, m, m * k * elem, [&](double rows) { return weight_gemm(d, rows, n, k); },
+      q);
+}
+
+Handle reduced_linear_forward(OpSink& sink, const LayerDims& d, std::string_view name,
+                              std::string_view reduce_name, double m, double n, double k, Handle dep) {
+  const Handle q = emit_quantize(sink, d, name, m * k, QuantOperand::input, dep);
+  return reduced_gemm(
+      sink, d, name, reduce_name, m, m * n * d.act_bytes,
+      [&](double rows) { return weight_gemm(d, rows, n, k); }, q);
+}
+
+Handle gathered_linear_dgrad(OpSink& sink, const LayerDims& d, std::string_view gather_name,
+                             std::string_view name, double m, double n, double k, Handle dep) {
+  if (!d.sp || d.tp_overlap == TpCommOverlap::off) {
+    const Handle g = sp_gather(sink, d, gather_name, dep);
+    return linear_dgrad(sink, d, name, m, n, k, g);
+  }
+  const std::string_view base = name.substr(0, name.rfind(".dgrad"));
+  const Handle q = emit_quantize(sink, d, std::string(base) + ".grad", m * n, QuantOperand::grad_output, dep);
+  // Userbuffers gathers the quantised gradient (fp8_buf); 16-bit otherwise.
+  const double elem = d.low_precision_linears() ? topo::bytes_per_element(d.linear) : d.act_bytes;
+  return gathered_gemm(
+      sink, d, gather_name, name, m, m * n * elem,
+      [&](double rows) { return linear_grad_gemm(d, rows, k, n); }, q);
+}
+
+Handle emit_wgrad(OpSink& sink, const LayerDims& d, std::string_view name, double m, double n, double k,
+                  Handle dep, double count) {
+  // dW[k x n] += X^T[k x m] dY[m x n].
+  topo::KernelWork w = linear_grad_gemm(d, k, n, m, count);
+  w.weight_grad = true;
+  if (d.grad_accumulation == GradAccumulation::fused) {
+    // Accumulating in the GEMM epilogue reads and writes the gradient buffer instead of writing dW.
+    w.hbm_bytes += count * k * n * (2.0 * d.grad_bytes - d.act_bytes);
+    return sink.kernel(name, w, dep);
+  }
+  const Handle g = sink.kernel(name, w, dep);
+  // Read the fresh gradient, read and write the buffer.
+  const double params = count * k * n;
+  return sink.kernel(std::string(name) + ".accumulate",
+                     elementwise(d, params * (d.act_bytes + 2.0 * d.grad_bytes), params), g);
+}
+
+Handle DenseLayer::forward(OpSink& sink, OpSink::Deps input) const {
+  if (d_.parallel_block) return parallel_forward(sink, input);
+  const Handle attn = attention_forward(sink, input);
+  return mlp_forward(sink, attn);
+}
+
+Handle DenseLayer::parallel_forward(OpSink& sink, OpSink::Deps input) const {
+  // GPT-J / Falcon: x + AllReduce(Attn(LN(x)) + MLP(LN(x))). Each branch's row-parallel output GEMM
+  // leaves a partial sum; one all-reduce of their sum replaces the two of a sequential block.
+  const double E = d_.act_bytes, T = d_.tokens, t = d_.tp, f = d_.ffn / t;
+  const Handle ln = sink.kernel_after("ln1", elementwise(d_, 2 * T * d_.h * E, 8 * T * d_.h), input.span());
+  Handle a = write_kv_cache(sink, projections_forward(sink, ln));
+  a = d_.phase == WorkloadKind::decode ? decode_core(sink, a) : attention_core_forward(sink, a, CoreScope::whole);
+  a = linear_forward(sink, d_, "proj", T, d_.h, d_.o_dim / t, a);
+  Handle m = linear_forward(sink, d_, "mlp_up", T, mlp_up_width(d_), d_.h, ln, QuantOperand::norm_output);
+  const double act = (d_.activation == Activation::swiglu ? 3.0 : 2.0) * T * f * E;
+  m = sink.kernel("act", elementwise(d_, act, 8 * T * f), m);
+  m = linear_forward(sink, d_, "mlp_down", T, d_.h, f, m);
+  const Handle both[] = {a, m};
+  Handle h = sink.kernel_after("branch_sum", elementwise(d_, 3 * T * d_.h * E, T * d_.h), both);
+  h = tp_reduce(sink, d_, "tp.reduce_block", h);
+  return sink.kernel("residual", elementwise(d_, 3 * T * d_.h * E, T * d_.h), h);
+}
+
+Handle DenseLayer::mlp_forward(OpSink& sink, Handle input) const {
+  const double E = d_.act_bytes, Tn = norm_tokens(), T = d_.tokens, t = d_.tp, f = d_.ffn / t;
+  Handle h = sink.kernel("ln2", elementwise(d_, 2 * Tn * d_.h * E, 8 * Tn * d_.h), input);
+  h = gathered_linear_forward(sink, d_, "tp.ag_ln2", "mlp_up", T, mlp_up_width(d_), d_.h, h,
+                              QuantOperand::norm_output);
+  // GeLU: read x, write y. SwiGLU: read gate and up, write their product.
+  const double act = (d_.activation == Activation::swiglu ? 3.0 : 2.0) * T * f * E;
+  h = sink.kernel("act", elementwise(d_, act, 8 * T * f), h);
+  h = reduced_linear_forward(sink, d_, "mlp_down", "tp.reduce_mlp", T, d_.h, f, h);
+  const double bda = 3 * Tn * d_.h * E + (d_.dropout ? Tn * d_.h : 0.0);
+  return sink.kernel("bda2", elementwise(d_, bda, 3 * Tn * d_.h), h);
+}
+
+Handle DenseLayer::backward(OpSink& sink, OpSink::Deps grad_output, Recompute recompute) const {
+  const Handle g = mlp_backward(sink, grad_output, selective_modules(d_, recompute));
+  return attention_backward(sink, g, recompute);
+}
+
+Handle DenseLayer::mlp_backward(OpSink& sink, OpSink::Deps grad, RecomputeModules rc) const {
+  const double E = d_.act_bytes, Tn = norm_tokens(), T = d_.tokens, t = d_.tp, f = d_.ffn / t;
+  const double up = mlp_up_width(d_);
+  // Dropout backward: read dy and mask, write dx.
+  Handle h = sink.kernel_after(
+      "bda2.bwd", elementwise(d_, 2 * Tn * d_.h * E + (d_.dropout ? Tn * d_.h : 0.0)), grad.span());
+  h = gathered_linear_dgrad(sink, d_, "tp.ag_grad_mlp", "mlp_down.dgrad", T, d_.h, f, h);
+  emit_wgrad(sink, d_, "mlp_down.wgrad", T, d_.h, f);
+  // GeLU backward reads x and dy, writes dx; SwiGLU reads gate, up, dy and writes both gradients.
+  const double act = (d_.activation == Activation::swiglu ? 5.0 : 3.0) * T * f * E;
+  h = sink.kernel("act.bwd", elementwise(d_, act, 8 * T * f), h);
+  // With SP the weight gradient needs the gathered norm output: Megatron-Core and Transformer
+  // Engine issue that all-gather before the dgrad GEMM, which hides it, and reduce-scatter the
+  // input gradient under the weight-gradient GEMM. Recomputing the norm first delays the gather.
+  Handle gathered = rc.layernorm ? Handle{} : sp_gather_linear_input(sink, d_, "tp.ag_ln2_wgrad", h);
+  h = linear_dgrad(sink, d_, "mlp_up.dgrad", T, up, d_.h, h);
+  if (rc.layernorm) h = sink.kernel("ln2.recompute", elementwise(d_, 2 * Tn * d_.h * E, 8 * Tn * d_.h), h);
+  if (rc.layernorm) gathered = sp_gather_linear_input(sink, d_, "tp.ag_ln2_wgrad", h);
+  const Handle reduced = tp_reduce(sink, d_, "tp.reduce_grad_mlp", h);
+  emit_wgrad(sink, d_, "mlp_up.wgrad", T, up, d_.h, d_.sp ? gathered : Handle{});
+  // Norm backward reads x, dy and the residual gradient, writes their sum.
+  return sink.kernel("ln2.bwd", elementwise(d_, 4 * Tn * d_.h * E, 10 * Tn * d_.h), reduced);
+}
+
+double DenseLayer::stored_activation_bytes(Recompute recompute) const {
+  const double attention = attention_stored_bytes(recompute);
+  if (recompute == Recompute::full) return attention;  // only the layer input
+  const double E = d_.act_bytes, Tn = norm_tokens(), T = d_.tokens;
+  // Korthikanti's "10 sbh", MLP half: norm input, MLP input (the norm output, unless selective
+  // "layernorm" recomputes it), one mask; "24 sbh / t", MLP half: the MLP's inner activations.
+  const double norm_out = selective_modules(d_, recompute).layernorm ? 0.0 : 1.0;
+  const double replicated = (1 + norm_out) * E * Tn * d_.h + (d_.dropout ? Tn * d_.h : 0.0);
+  const double mlp_inner = (d_.activation == Activation::swiglu ? 3.0 : 2.0) * E * T * d_.ffn / d_.tp;
+  return attention + replicated + mlp_inner;
+}
+
+double DenseLayer::params_per_rank() const {
+  const double t = d_.tp, up = mlp_up_width(d_) * t;
+  double p = d_.h * up / t + d_.ffn / t * d_.h;  // MLP
+  if (d_.linear_bias) p += up / t + d_.h;
+  return attention_params_per_rank() + p + d_.h * (d_.norm == NormKind::layernorm ? 2.0 : 1.0);  // + norm
+}
+
+}  // namespace stepsim::work

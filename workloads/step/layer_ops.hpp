@@ -1,0 +1,242 @@
+#pragma once
+// One transformer layer (and the embedding, LM head and optimizer) as kernels and communication.
+//
+// Every figure is per rank and per micro-batch: a rank holds 1/tp of each weight matrix and
+// 1/cp of each sequence. FLOPs are hardware FLOPs (what the kernels execute); bytes are HBM traffic
+// (inputs read, outputs written, weights read). docs/model.md derives each op; tests check them by
+// hand counts. The same emitters serve training, prefill (a forward that writes the KV cache) and
+// decode (one query token per sequence attending to its cache): LayerDims::phase says which.
+
+#include <functional>
+#include <string_view>
+
+#include "workloads/model/job.hpp"
+#include "workloads/step/op_sink.hpp"
+
+namespace stepsim::work {
+
+/// The per-rank dimensions of one layer for one micro-batch.
+struct LayerDims {
+  double b = 1;        ///< sequences in the micro-batch
+  double s = 1;        ///< keys each query can see: the sequence (train, prefill) or context + 1 (decode)
+  double s_local = 1;  ///< query tokens per sequence on this CP rank (s / cp; 1 in decode)
+  double tokens = 1;   ///< b x s_local
+  int tp = 1;
+  int cp = 1;
+  bool sp = false;  ///< sequence parallelism: norms/dropouts on tokens / tp
+  double h = 0;     ///< hidden size
+  // Attention widths of the whole layer (all heads) per token. MLA expands its latent keys and
+  // values to every head before the attention core (training, prefill).
+  double q_dim = 0;     ///< queries: heads x query/key head width
+  double kv_dim = 0;    ///< keys: kv_heads x head width (MLA: heads x (nope + rope))
+  double v_dim = 0;     ///< values: kv_heads x head width (MLA: heads x v_head_dim)
+  double o_dim = 0;     ///< attention output: heads x value head width
+  double heads = 0;     ///< attention heads (whole layer)
+  double kv_heads = 0;  ///< KV heads (whole layer; MLA: heads)
+  bool mla = false;     ///< DeepSeek multi-head latent attention projections
+  MlaDims mla_dims;
+  double ffn = 0;          ///< FFN width of this layer's dense MLP
+  double act_bytes = 2;    ///< bytes per activation element
+  double param_bytes = 2;  ///< bytes per weight
+  double grad_bytes = 2;   ///< bytes per gradient element (wgrad accumulation buffer)
+  double kv_bytes = 2;     ///< bytes per KV-cache element (inference)
+  /// Decode: times each cached key and value is read per step (per-query-head kernels read a
+  /// grouped cache once per query head of the group; 1 for grouped kernels and MLA).
+  double decode_kv_reads = 1;
+  WeightQuant weight_quant = WeightQuant::none;  ///< weight-only int8/int4 linear weights
+  WorkloadKind phase = WorkloadKind::train;
+  /// Math of everything but the linear layers: attention, embedding, LM head, router (16-bit).
+  topo::Precision precision = topo::Precision::bf16;
+  /// Math of the linear layers' forward, data-gradient and weight-gradient GEMMs.
+  topo::Precision linear = topo::Precision::bf16;
+  LowPrecisionRecipe recipe = LowPrecisionRecipe::delayed;  ///< how FP8/FP4 linears are scaled
+  bool fp8_attention = false;
+  Activation activation = Activation::swiglu;
+  NormKind norm = NormKind::rmsnorm;
+  AttentionImpl attention = AttentionImpl::flash;
+  bool dropout = false;
+  bool linear_bias = false;
+  bool parallel_block = false;  ///< attention and MLP on one norm, one TP reduction (ModelSpec)
+  bool causal = true;
+  GradAccumulation grad_accumulation = GradAccumulation::fused;
+  /// What selective recomputation regenerates, when the step recomputes selectively.
+  RecomputeModules recompute;
+  /// How the sequence-parallel gathers and reductions meet their GEMMs (off without SP).
+  TpCommOverlap tp_overlap = TpCommOverlap::off;
+  int rs_splits = 4;  ///< userbuffers' pipelined GEMM+RS chunks
+
+  /// KV-cache elements one token adds per layer on one TP rank: K and V of the rank's KV heads (at
+  /// least one), or MLA's latent and shared RoPE key (replicated on every rank).
+  double kv_cache_width() const;
+  /// Whether the linear layers quantise their operands (FP8 or FP4).
+  bool low_precision_linears() const {
+    return linear == topo::Precision::fp8 || linear == topo::Precision::fp4;
+  }
+  /// The same dimensions with the linear layers in 16 bits: the LM head and the router, which
+  /// Megatron-Core builds outside Transformer Engine's FP8 region.
+  /// Weight-only quantisation leaves them 16-bit too (TensorRT-LLM and AWQ keep the LM head).
+  LayerDims high_precision() const {
+    LayerDims c = *this;
+    c.linear = precision;
+    if (c.weight_quant != WeightQuant::none) c.param_bytes = c.act_bytes, c.weight_quant = WeightQuant::none;
+    return c;
+  }
+};
+
+/// The modules a layer recomputes in a step whose recomputation is `r` (none unless selective).
+inline RecomputeModules selective_modules(const LayerDims& d, Recompute r) {
+  return r == Recompute::selective ? d.recompute : RecomputeModules{false, false, false, false};
+}
+
+/// Dimensions of a layer of `job` for micro-batches of `micro_batch` sequences (training and
+/// prefill: seq_len tokens each; decode: one new token attending to context + 1 keys).
+LayerDims layer_dims(const JobSpec& job, double micro_batch);
+/// CUDA-core operations a weight-only GEMM [m x k] x [k x n] (`count` of them) spends converting its
+/// `q`-quantised weights to 16 bits (KernelWork::vector_ops).
+double dequant_ops(WeightQuant q, double m, double n, double k, double count = 1.0);
+/// Decode: how many times the attention kernel reads each cached key and value per step
+/// (LayerDims::decode_kv_reads): query heads per KV head on a rank for per-query-head kernels.
+double decode_kv_reads(const JobSpec& job);
+
+/// Emits the kernels and TP/CP communication of one dense transformer layer. Its attention and MLP
+/// halves are public so that the MoE layer reuses the attention block.
+class DenseLayer {
+ public:
+  explicit DenseLayer(const LayerDims& dims) : d_(dims) {}
+
+  /// Forward (also used to recompute it). Returns the op that produces the output.
+  OpSink::Handle forward(OpSink& sink, OpSink::Deps input) const;
+  /// Backward; with selective recompute the attention core is recomputed first. Returns the op
+  /// that produces the input gradient.
+  OpSink::Handle backward(OpSink& sink, OpSink::Deps grad_output, Recompute recompute) const;
+
+  /// The attention half: norm, projections, core, output projection, residual. In prefill and
+  /// decode it also writes the new tokens' keys and values to the KV cache.
+  OpSink::Handle attention_forward(OpSink& sink, OpSink::Deps input) const;
+  OpSink::Handle attention_backward(OpSink& sink, OpSink::Handle grad, Recompute recompute) const;
+  /// The dense MLP half: norm, up projection, activation, down projection, residual.
+  OpSink::Handle mlp_forward(OpSink& sink, OpSink::Handle input) const;
+  /// GPT-J / Falcon block (LayerDims::parallel_block): both branches on one norm, one reduction.
+  OpSink::Handle parallel_forward(OpSink& sink, OpSink::Deps input) const;
+  OpSink::Handle mlp_backward(OpSink& sink, OpSink::Deps grad, RecomputeModules rc) const;
+
+  /// Activation bytes this layer keeps from forward to backward for one micro-batch
+  /// (Korthikanti et al. 2022, generalised to GQA, MLA, SwiGLU and FlashAttention).
+  double stored_activation_bytes(Recompute recompute) const;
+  /// The attention half's share of stored_activation_bytes (the MoE layer adds its own FFN's).
+  double attention_stored_bytes(Recompute recompute) const;
+  /// Weights of this layer held by one TP rank (norm weights are replicated).
+  double params_per_rank() const;
+  /// The attention half's weights per TP rank (projections, MLA norms, the input norm).
+  double attention_params_per_rank() const;
+  const LayerDims& dims() const { return d_; }
+
+ private:
+  /// Which part of the unfused attention core to run: all of it, or up to the probabilities (what
+  /// selective recompute regenerates before the backward pass).
+  enum class CoreScope : std::uint8_t { whole, up_to_probabilities };
+  OpSink::Handle projections_forward(OpSink& sink, OpSink::Handle input) const;
+  OpSink::Handle projections_backward(OpSink& sink, OpSink::Handle grad) const;
+  OpSink::Handle mla_projections_forward(OpSink& sink, OpSink::Handle input) const;
+  OpSink::Handle mla_projections_backward(OpSink& sink, OpSink::Handle grad) const;
+  /// Selective recompute of MLA's up-projections before the attention core's backward.
+  OpSink::Handle mla_up_recompute(OpSink& sink, OpSink::Handle ready) const;
+  OpSink::Handle attention_core_forward(OpSink& sink, OpSink::Handle qkv, CoreScope scope) const;
+  /// Decode: one query per sequence against the cache (MLA: absorbed into the latent space).
+  OpSink::Handle decode_core(OpSink& sink, OpSink::Handle qkv) const;
+  /// Prefill and decode: the new tokens' keys and values (or MLA latents) into the cache.
+  OpSink::Handle write_kv_cache(OpSink& sink, OpSink::Handle qkv) const;
+  /// The attention kernel `whole`, split into a ring over the CP ranks when cp > 1; each exchange
+  /// moves `blocks_per_exchange` key/value-sized blocks.
+  OpSink::Handle ring_attention(OpSink& sink, OpSink::Handle ready, const topo::KernelWork& whole,
+                                std::string_view name, double blocks_per_exchange) const;
+  /// Tokens an element-wise op over hidden vectors touches (divided by tp with SP).
+  double norm_tokens() const { return d_.sp ? d_.tokens / d_.tp : d_.tokens; }
+  LayerDims d_;
+};
+
+/// A GEMM of an [m x k] by [k x n] product, `count` times (batched), as kernel work, in the
+/// 16-bit precision of non-linear math (attention cores, the LM head, the router).
+topo::KernelWork gemm(const LayerDims& d, double m, double n, double k, double count = 1.0);
+/// A linear layer's GEMM (forward, dgrad or wgrad) in the linear precision: FP8/FP4 operands are
+/// read in their own bytes, the output is written in the activations' precision.
+topo::KernelWork linear_gemm(const LayerDims& d, double m, double n, double k, double count = 1.0);
+/// The same for a data- or weight-gradient GEMM: FP8 ones accumulate in split (precise) mode.
+/// Bytes per element of a block-scaled FP8 tensor: one byte and an fp32 scale per 1 x 128 tile
+/// (DeepSeek-V3's activations; DeepEP's 7,168 + 56 x 4 bytes per dispatched token).
+inline constexpr double kFp8BlockScaleBytes = 4.0 / 128.0;
+inline constexpr double kFp8BlockBytes = 1.0 + kFp8BlockScaleBytes;
+
+topo::KernelWork linear_grad_gemm(const LayerDims& d, double m, double n, double k, double count = 1.0);
+/// A forward projection X[m x k] W[k x n]: as linear_gemm(), with a 16-bit W read in the weights'
+/// precision.
+topo::KernelWork weight_gemm(const LayerDims& d, double m, double n, double k, double count = 1.0);
+/// Emits the weight-gradient work of Y[m x n] = X[m x k] W[k x n] after `dep`: one GEMM that
+/// accumulates into the gradient buffer, or (separate accumulation) a GEMM and an add kernel.
+OpSink::Handle emit_wgrad(OpSink& sink, const LayerDims& d, std::string_view name, double m, double n,
+                          double k, OpSink::Handle dep = {}, double count = 1.0);
+
+/// What a low-precision linear GEMM's operand is quantised from.
+enum class QuantOperand : std::uint8_t {
+  input,        ///< a forward input in 16 bits: a cast (training: cast + transpose for the wgrad)
+  norm_output,  ///< the output of a norm fused with the linear (TE LayerNormLinear): the norm
+                ///< writes FP8 itself, only the transpose is left (delayed scaling)
+  grad_output,  ///< the output gradient before dgrad and wgrad: cast + transpose
+};
+/// The quantisation kernel of `elements` values of one operand under the dims' recipe; no work
+/// (zero bytes) when the linears run in 16 bits or nothing is left to do. docs/model.md derives
+/// the bytes per recipe.
+topo::KernelWork quantize_work(const LayerDims& d, double elements, QuantOperand operand);
+/// Emits quantize_work as `<name>.quantize` after `dep` when there is work; returns the op the
+/// GEMM must wait for (`dep` itself when nothing was emitted).
+OpSink::Handle emit_quantize(OpSink& sink, const LayerDims& d, std::string_view name, double elements,
+                             QuantOperand operand, OpSink::Handle dep);
+/// A linear layer's forward Y[m x n] = X[m x k] W[k x n] after quantising X: the common case.
+OpSink::Handle linear_forward(OpSink& sink, const LayerDims& d, std::string_view name, double m, double n,
+                              double k, OpSink::Handle dep, QuantOperand input = QuantOperand::input);
+/// That linear's data gradient dX[m x k] = dY[m x n] W^T after quantising dY (which its weight
+/// gradient reuses).
+OpSink::Handle linear_dgrad(OpSink& sink, const LayerDims& d, std::string_view name, double m, double n,
+                            double k, OpSink::Handle dep);
+/// A linear's forward whose input is sequence-parallel: the TP all-gather of X[m x k] (quantised
+/// first when the linears are FP8) and the GEMM, overlapped as `d.tp_overlap` says.
+OpSink::Handle gathered_linear_forward(OpSink& sink, const LayerDims& d, std::string_view gather_name,
+                                       std::string_view name, double m, double n, double k,
+                                       OpSink::Handle dep, QuantOperand input = QuantOperand::input);
+/// A row-parallel linear's forward and the TP reduction of its [m x n] output (reduce-scatter with
+/// SP, else all-reduce), overlapped as `d.tp_overlap` says.
+OpSink::Handle reduced_linear_forward(OpSink& sink, const LayerDims& d, std::string_view name,
+                                      std::string_view reduce_name, double m, double n, double k,
+                                      OpSink::Handle dep);
+/// A row-parallel linear's data gradient whose output gradient dY[m x n] is sequence-parallel: its
+/// TP all-gather and the dgrad GEMM, overlapped as `d.tp_overlap` says.
+OpSink::Handle gathered_linear_dgrad(OpSink& sink, const LayerDims& d, std::string_view gather_name,
+                                     std::string_view name, double m, double n, double k, OpSink::Handle dep);
+/// The kernel work of a GEMM over `rows` rows of its M (token) dimension.
+using RowGemm = std::function<topo::KernelWork(double rows)>;
+/// The TP all-gather of an operand (`gathered_bytes` per rank once gathered) and the GEMM over its
+/// `m` gathered rows. Off: gather, then GEMM. Userbuffers and AsyncTP: tp steps, each a GEMM on
+/// the m / tp rows at hand while the copy engines pass them on to the next rank (tp - 1 exchanges).
+OpSink::Handle gathered_gemm(OpSink& sink, const LayerDims& d, std::string_view gather_name,
+                             std::string_view name, double m, double gathered_bytes, const RowGemm& rows,
+                             OpSink::Handle dep);
+/// The GEMM over `m` rows and the TP reduction of its output (`out_bytes` per rank). Off: GEMM,
+/// then the collective. Userbuffers: rs_splits chunks, each reduce-scattered (on SMs) while the
+/// next computes. AsyncTP: tp chunks, each another rank's rows, sent there by the copy engines, and
+/// a final sum of the tp partials.
+OpSink::Handle reduced_gemm(OpSink& sink, const LayerDims& d, std::string_view name,
+                            std::string_view reduce_name, double m, double out_bytes, const RowGemm& rows,
+                            OpSink::Handle dep);
+/// A bandwidth-bound element-wise kernel moving `bytes` with `flops` of arithmetic.
+topo::KernelWork elementwise(const LayerDims& d, double bytes, double flops = 0.0);
+/// The reduction after a row-parallel GEMM (forward) or column-parallel dgrad (backward) of
+/// `tokens` hidden vectors: an all-reduce, or a reduce-scatter with sequence parallelism.
+OpSink::Handle tp_reduce(OpSink& sink, const LayerDims& d, std::string_view name, OpSink::Handle dep);
+/// With sequence parallelism, the sharded tokens are gathered before a column-parallel GEMM.
+OpSink::Handle sp_gather(OpSink& sink, const LayerDims& d, std::string_view name, OpSink::Handle dep);
+/// The same for a norm's output that feeds a linear layer: Transformer Engine gathers it already
+/// quantised when the linears run in FP8, so the bytes are the FP8 copy's.
+OpSink::Handle sp_gather_linear_input(OpSink& sink, const LayerDims& d, std::string_view name,
+                                      OpSink::Handle dep);
+
+}  // namespace stepsim::work

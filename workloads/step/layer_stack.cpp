@@ -1,0 +1,104 @@
+#include "workloads/step/layer_stack.hpp"
+
+#include <string>
+
+#include "sim/error.hpp"
+
+namespace stepsim::work {
+
+LayerStack::LayerStack(const JobSpec& job, const LayerDims& dims, const RankLayout& layout, RankMode mode)
+    : job_(job), layout_(layout), mode_(mode), dense_(dims) {
+  if (!job.model.is_moe()) return;
+  if (dims.phase == WorkloadKind::train && dims.tp > 1 && !dims.sp)
+    throw UserError("MoE training with tp = " + std::to_string(dims.tp) +
+                    " needs parallelism.sequence_parallel = true (Megatron-Core requires it: each TP rank "
+                    "routes its own sequence shard)");
+  moe_.emplace(dims, moe_dims(job));
+}
+
+RoutingInputs LayerStack::routing_inputs(int rank, double imbalance) const {
+  RoutingInputs in;
+  in.experts = job_.model.experts;
+  in.top_k = job_.model.top_k;
+  in.tokens_per_rank = moe_->routed_tokens();
+  in.vector_bytes = job_.model.hidden * job_.precision.activation_bytes;
+  if (job_.moe.fp8_dispatch) in.dispatch_vector_bytes = job_.model.hidden * kFp8BlockBytes;
+  in.moe = job_.moe;
+  in.moe.imbalance = imbalance;
+  const int per_node = job_.cluster.gpus_per_node > 0 ? job_.cluster.gpus_per_node : 1;
+  for (int member : layout_.ep_group(rank)) in.node_of.push_back(member / per_node);
+  return in;
+}
+
+MoeRank LayerStack::moe_rank(int layer, int rank) {
+  const HotRank hot = mode_ == RankMode::representative ? HotRank::first : HotRank::as_drawn;
+  auto it = routing_.find(layer);
+  if (it == routing_.end())
+    it = routing_.emplace(layer, route_layer(routing_inputs(rank, job_.moe.imbalance), layer, hot)).first;
+  if (!balanced_) balanced_ = route_layer(routing_inputs(rank, 1.0), 0, HotRank::as_drawn);
+  MoeRank r;
+  r.routing = &it->second;
+  r.balanced = &*balanced_;
+  r.ep_index = layout_.ep_index(rank);
+  r.pattern = 2 + 2 * layer;
+  r.balanced_pattern = 0;
+  return r;
+}
+
+OpSink::Handle LayerStack::forward(OpSink& sink, int layer, int rank, OpSink::Deps input) {
+  if (!is_moe(layer)) return dense_.forward(sink, input);
+  return moe_->forward(sink, input, moe_rank(layer, rank));
+}
+
+OpSink::Handle LayerStack::backward(OpSink& sink, int layer, int rank, OpSink::Deps grad,
+                                    Recompute recompute) {
+  if (!is_moe(layer)) return dense_.backward(sink, grad, recompute);
+  return moe_->backward(sink, grad, recompute, moe_rank(layer, rank));
+}
+
+double LayerStack::stored_activation_bytes(int layer, int rank, Recompute recompute) {
+  if (!is_moe(layer)) return dense_.stored_activation_bytes(recompute);
+  return moe_->stored_activation_bytes(recompute, moe_rank(layer, rank));
+}
+
+double LayerStack::dense_params(int layer) const {
+  return is_moe(layer) ? moe_->dense_params_per_rank() : dense_.params_per_rank();
+}
+
+double LayerStack::expert_params(int layer) const {
+  return is_moe(layer) ? moe_->expert_params_per_rank() : 0.0;
+}
+
+RoutingSummary LayerStack::routing_summary() const {
+  RoutingSummary s;
+  if (routing_.empty()) return s;
+  s.moe_layers = static_cast<int>(routing_.size());
+  s.expert_imbalance = s.rank_imbalance = 0.0;
+  for (const auto& [layer, r] : routing_) {
+    s.expert_imbalance += r.expert_imbalance / s.moe_layers;
+    s.rank_imbalance += r.rank_imbalance / s.moe_layers;
+    s.dropped_fraction += r.dropped_fraction / s.moe_layers;
+  }
+  return s;
+}
+
+double job_hardware_flops(const StepPlan& plan, RankMode mode, const ParallelSpec& par) {
+  const bool representative = mode == RankMode::representative;
+  const double per_sim_rank = representative ? double(par.tp) * par.cp * par.dp : 1.0;
+  double flops = 0.0;
+  for (sim::OpId op = 0; op < plan.graph.op_count(); ++op) flops += plan.graph.info(op).flops * per_sim_rank;
+  if (representative)
+    for (const BalancedOp& b : plan.balanced)
+      if (b.payload == BalancedOp{}.payload) flops += (b.flops - plan.graph.info(b.op).flops) * per_sim_rank;
+  return flops;
+}
+
+void finish_plan(StepPlan& plan, StepAssembler& assembler, const LayerStack& layers) {
+  plan.info = std::move(assembler.info());
+  plan.ranks = std::move(assembler.ranks());
+  for (const auto& [op, b] : assembler.balanced()) plan.balanced.push_back(b);
+  plan.hardware_flops_per_step = job_hardware_flops(plan, assembler.mode(), assembler.job().parallel);
+  plan.routing = layers.routing_summary();
+}
+
+}  // namespace stepsim::work

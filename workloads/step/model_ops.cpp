@@ -1,0 +1,160 @@
+#include "workloads/step/model_ops.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace stepsim::work {
+
+using Handle = OpSink::Handle;
+
+namespace {
+double norm_tokens(const LayerDims& d) {
+  return d.sp ? d.tokens / d.tp : d.tokens;
+}
+
+Handle tp_collective(OpSink& sink, const LayerDims& d, std::string_view name, CollectiveKind kind,
+                     double bytes, Handle dep) {
+  if (d.tp <= 1) return dep;
+  return sink.comm(name, CommOp{ParallelDim::tp, kind, bytes, 0}, dep);
+}
+}  // namespace
+
+Handle Embedding::forward(OpSink& sink) const {
+  const double E = d_.act_bytes, T = d_.tokens, Tn = norm_tokens(d_);
+  // Each TP rank looks up the tokens whose ids fall in its vocabulary shard and writes zeros
+  // elsewhere: read the rows, write the T x h output; the partial outputs are then summed.
+  Handle h = sink.kernel("embed", elementwise(d_, 2 * T * d_.h * E));
+  h = tp_collective(sink, d_, "tp.reduce_embed",
+                    d_.sp ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce, T * d_.h * E, h);
+  double add = 0.0;
+  if (model_.position == PositionEmbedding::learned) add += 3 * Tn * d_.h * E;  // read both, write sum
+  if (d_.dropout) add += 2 * Tn * d_.h * E + Tn * d_.h;
+  if (add > 0.0) h = sink.kernel("embed_pos_dropout", elementwise(d_, add, 2 * Tn * d_.h), h);
+  return h;
+}
+
+Handle Embedding::backward(OpSink& sink, Handle grad) const {
+  const double E = d_.act_bytes, T = d_.tokens;
+  // With SP the gradient is gathered back to full sequences before the scatter-add.
+  Handle h = d_.sp
+                 ? tp_collective(sink, d_, "tp.ag_grad_embed", CollectiveKind::all_gather, T * d_.h * E, grad)
+                 : grad;
+  // Scatter-add into the table rows: read dY, read and write the gradient rows.
+  return sink.kernel("embed.bwd", elementwise(d_, T * d_.h * (E + 2 * d_.grad_bytes), T * d_.h), h);
+}
+
+double Embedding::params_per_rank() const {
+  double p = static_cast<double>(model_.vocab) * d_.h / d_.tp;
+  if (model_.position == PositionEmbedding::learned) p += static_cast<double>(model_.max_positions) * d_.h;
+  return p;
+}
+
+Handle LmHead::forward(OpSink& sink, Handle input) const {
+  const double E = d_.act_bytes, T = d_.tokens, Tn = norm_tokens(d_),
+               v = model_.vocab / static_cast<double>(d_.tp);
+  Handle h = sink.kernel("final_norm", elementwise(d_, 2 * Tn * d_.h * E, 8 * Tn * d_.h), input);
+  if (d_.sp) h = tp_collective(sink, d_, "tp.ag_final", CollectiveKind::all_gather, T * d_.h * E, h);
+  h = sink.kernel("logits", gemm(d_, T, v, d_.h), h);
+  // Vocabulary-parallel cross-entropy: read the logits shard, write its fp32 softmax for backward;
+  // the max, the sum of exponentials and the target logit are all-reduced across TP (fp32 per token).
+  h = sink.kernel("loss_max", elementwise(d_, T * v * E, T * v), h);
+  h = tp_collective(sink, d_, "tp.loss_max", CollectiveKind::all_reduce, 4 * T, h);
+  h = sink.kernel("loss_softmax", elementwise(d_, T * v * (E + 4), 4 * T * v), h);
+  return tp_collective(sink, d_, "tp.loss_sum", CollectiveKind::all_reduce, 8 * T, h);
+}
+
+Handle LmHead::backward(OpSink& sink, Handle loss) const {
+  const double E = d_.act_bytes, T = d_.tokens, Tn = norm_tokens(d_),
+               v = model_.vocab / static_cast<double>(d_.tp);
+  // d(logits) = softmax - onehot: read the fp32 softmax, write the gradient.
+  Handle h = sink.kernel("loss.bwd", elementwise(d_, T * v * (4 + E), T * v), loss);
+  h = sink.kernel("logits.dgrad", gemm(d_, T, d_.h, v), h);
+  // Megatron-Core's output layer is outside Transformer Engine's FP8 region: 16-bit like the logits.
+  emit_wgrad(sink, d_.high_precision(), "logits.wgrad", T, v, d_.h);
+  h = tp_collective(sink, d_, "tp.reduce_grad_logits",
+                    d_.sp ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce, T * d_.h * E, h);
+  return sink.kernel("final_norm.bwd", elementwise(d_, 3 * Tn * d_.h * E, 10 * Tn * d_.h), h);
+}
+
+double LmHead::params_per_rank() const {
+  const double norm = d_.h * (model_.norm == NormKind::layernorm ? 2.0 : 1.0);
+  return (model_.tied_embeddings ? 0.0 : static_cast<double>(model_.vocab) * d_.h / d_.tp) + norm;
+}
+
+double LmHead::stored_activation_bytes() const {
+  return d_.tokens * model_.vocab / static_cast<double>(d_.tp) * 4.0;
+}
+
+Handle MtpGlue::forward(OpSink& sink, const Embedding& embed, Handle input) const {
+  const double E = d_.act_bytes, T = d_.tokens, Tn = norm_tokens(d_), h = d_.h;
+  const Handle e = embed.forward(sink);
+  // RMSNorm of each half: read and write Tn x h twice.
+  Handle n = sink.kernel_after("mtp.norms", elementwise(d_, 4 * Tn * h * E, 16 * Tn * h),
+                               std::array<Handle, 2>{input, e});
+  // The projection is tensor-parallel like a layer's: gather the 2h-wide input (SP), multiply,
+  // reduce(-scatter) the output.
+  if (d_.sp)
+    n = sink.comm("tp.ag_mtp", CommOp{ParallelDim::tp, CollectiveKind::all_gather, 2 * T * h * E, 0}, n);
+  return reduced_linear_forward(sink, d_, "mtp.proj", "tp.reduce_mtp", T, h, 2 * h / d_.tp, n);
+}
+
+Handle MtpGlue::backward(OpSink& sink, const Embedding& embed, Handle grad) const {
+  const double E = d_.act_bytes, T = d_.tokens, Tn = norm_tokens(d_), h = d_.h;
+  Handle g = gathered_linear_dgrad(sink, d_, "tp.ag_grad_mtp", "mtp.proj.dgrad", T, h, 2 * h / d_.tp, grad);
+  emit_wgrad(sink, d_, "mtp.proj.wgrad", T, h, 2 * h / d_.tp);
+  if (d_.sp)
+    g = sink.comm("tp.rs_grad_mtp", CommOp{ParallelDim::tp, CollectiveKind::reduce_scatter, 2 * T * h * E, 0},
+                  g);
+  else if (d_.tp > 1)
+    g = sink.comm("tp.reduce_grad_mtp", CommOp{ParallelDim::tp, CollectiveKind::all_reduce, 2 * T * h * E, 0},
+                  g);
+  g = sink.kernel("mtp.norms.bwd", elementwise(d_, 6 * Tn * h * E, 20 * Tn * h), g);
+  embed.backward(sink, g);  // the lookup's gradient: scatter-add into the embedding copy
+  return g;
+}
+
+double MtpGlue::params_per_rank() const {
+  return 2 * d_.h + 2 * d_.h * d_.h / d_.tp;
+}
+
+double MtpGlue::stored_activation_bytes() const {
+  // Both norm inputs and the (gathered, per TP rank) projection input.
+  return d_.act_bytes * (2 * norm_tokens(d_) * d_.h + 2 * d_.tokens * d_.h / d_.tp);
+}
+
+double low_precision_weight_bytes(const PrecisionSpec& p) {
+  if (!p.low_precision_linears()) return 0.0;
+  const double q = topo::bytes_per_element(p.compute);
+  // Row-wise and column-wise copies. With FP8 parameters the row-wise copy is the weight itself
+  // (its 16-bit working copy is gone: see param_bytes), so only the transposed one is extra.
+  return p.fp8_params ? q : 2.0 * q;
+}
+
+Handle emit_optimizer(OpSink& sink, const LayerDims& d, const PrecisionSpec& p, const OptimizerShard& s,
+                      std::span<const Handle> after) {
+  // Multi-tensor kernels (Transformer Engine's FusedAdam, apex's l2norm) launch once per 320 chunks
+  // of 65,536 elements: about 21 M parameters per launch.
+  constexpr double kElementsPerLaunch = 320.0 * 65536.0;
+  const double launches = std::max(1.0, std::ceil(s.optimizer_params / kElementsPerLaunch));
+  // Gradient norm for clipping: read every local gradient once.
+  topo::KernelWork norm = elementwise(d, s.optimizer_params * p.grad_bytes, 2 * s.optimizer_params);
+  norm.launches = launches;
+  Handle h = sink.kernel_after("grad_norm", norm, after);
+  // Megatron reads the norm on the host (`.item()` in clip_grad_norm) before launching the clip
+  // and the update: the host waits for the GPU here.
+  sink.host_sync(h, "host.sync grad_norm");
+  // Adam: read the gradient, read and write the fp32 master weights and both moments, write the
+  // working-precision weights. About 12 FLOPs per parameter.
+  const double bytes = s.optimizer_params * (p.grad_bytes + 2 * p.optimizer_bytes + p.param_bytes);
+  topo::KernelWork adam = elementwise(d, bytes, 12 * s.optimizer_params);
+  adam.launches = launches;
+  h = sink.kernel("adam", adam, h);
+  if (!p.low_precision_linears() || s.linear_params <= 0.0) return h;
+  // Transformer Engine casts each linear weight to FP8 (and its transpose) on the first
+  // micro-batch of a step and caches it (is_first_microbatch): read the weight, write both copies.
+  // With FP8 parameters the optimizer writes the FP8 weight itself; the transpose remains.
+  const double cast = s.linear_params * (p.param_bytes + low_precision_weight_bytes(p));
+  return sink.kernel("fp8.weight_cast", elementwise(d, cast, 2 * s.linear_params), h);
+}
+
+}  // namespace stepsim::work

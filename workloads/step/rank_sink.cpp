@@ -1,0 +1,356 @@
+#include "workloads/step/rank_sink.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "topology/compute_model.hpp"
+#include "workloads/model/names.hpp"
+
+namespace stepsim::work {
+namespace {
+
+constexpr std::size_t idx(ParallelDim d) {
+  return static_cast<std::size_t>(d);
+}
+
+std::string stream_label(int rank, std::string_view what) {
+  return "gpu" + std::to_string(rank) + "." + std::string(what);
+}
+
+}  // namespace
+
+std::string_view pass_name(Pass p) {
+  switch (p) {
+    case Pass::forward: return "fwd";
+    case Pass::backward: return "bwd";
+    case Pass::recompute: return "recomp";
+    case Pass::optimizer: return "opt";
+  }
+  return "?";
+}
+
+std::string op_label(const StepPlan& plan, sim::OpId op) {
+  const OpInfo& i = plan.info[op];
+  std::string out;
+  if (i.layer >= 0) out = "L" + std::to_string(i.layer) + ".";
+  out += plan.graph.label(op);
+  if (i.microbatch >= 0) out += " mb" + std::to_string(i.microbatch);
+  return out;
+}
+
+StepAssembler::StepAssembler(const JobSpec& job, CommPlanner& planner, RankMode mode)
+    : job_(job),
+      planner_(planner),
+      mode_(mode),
+      host_timeline_(!job.workload.cuda_graphs && job.cluster.gpu.host_launch_s > 0.0),
+      layout_(job.parallel) {
+  sim_index_.assign(static_cast<std::size_t>(layout_.world()), -1);
+  std::vector<int> simulated;
+  if (mode == RankMode::all) {
+    for (int r = 0; r < layout_.world(); ++r) simulated.push_back(r);
+  } else {
+    for (int s = 0; s < job.parallel.pp; ++s) simulated.push_back(layout_.rank({0, 0, s, 0}));
+  }
+  const sim::Processor proc{job.cluster.gpu.comm_sm_fraction, job.parallel.ep_overlap};
+  for (int r : simulated) {
+    sim_index_[static_cast<std::size_t>(r)] = static_cast<int>(ranks_.size());
+    const sim::ProcessorId p = graph_.add_processor(proc);
+    RankStreams s;
+    s.compute = graph_.add_stream(p, sim::StreamRole::compute, stream_label(r, "compute"));
+    for (ParallelDim d : {ParallelDim::tp, ParallelDim::cp, ParallelDim::ep, ParallelDim::dp})
+      s.comm[idx(d)] =
+          graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "comm." + std::string(name(d))));
+    s.send_next = graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "pp.send_next"));
+    s.recv_prev = graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "pp.recv_prev"));
+    s.send_prev = graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "pp.send_prev"));
+    s.recv_next = graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "pp.recv_next"));
+    s.expert_tp = s.comm[idx(ParallelDim::tp)];
+    s.expert_dp = s.comm[idx(ParallelDim::dp)];
+    if (job.model.is_moe()) {
+      s.expert_tp = graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "comm.expert_tp"));
+      s.expert_dp = graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "comm.expert_dp"));
+    }
+    // The host's launches are delay ops on a stream of their own: communication never slows them,
+    // and traces show them beside the GPU's streams.
+    s.tp_copy = s.comm[idx(ParallelDim::tp)];
+    if (job.parallel.tp_comm_overlap != TpCommOverlap::off && job.parallel.tp > 1)
+      s.tp_copy = graph_.add_stream(p, sim::StreamRole::copy, stream_label(r, "copy.tp"));
+    if (host_timeline_) s.host = graph_.add_stream(p, sim::StreamRole::compute, stream_label(r, "host"));
+    streams_.push_back(s);
+    ranks_.push_back(SimRank{r, layout_.coords(r).pp, p, s.compute});
+    if (job.parallel.ep_overlap) {
+      // The pair's backward: its own compute stream (sharing the SMs) and the channels its
+      // collectives take, so that the two micro-batches' all-to-alls do not queue behind each other.
+      RankStreams b = s;
+      b.compute = graph_.add_stream(p, sim::StreamRole::compute, stream_label(r, "compute.pair"));
+      for (ParallelDim d : {ParallelDim::tp, ParallelDim::cp, ParallelDim::ep})
+        b.comm[idx(d)] = graph_.add_stream(p, sim::StreamRole::comm,
+                                           stream_label(r, "comm." + std::string(name(d)) + ".pair"));
+      b.expert_tp = graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "comm.expert_tp.pair"));
+      if (s.tp_copy != s.comm[idx(ParallelDim::tp)])
+        b.tp_copy = graph_.add_stream(p, sim::StreamRole::copy, stream_label(r, "copy.tp.pair"));
+      else
+        b.tp_copy = b.comm[idx(ParallelDim::tp)];
+      pair_streams_.push_back(b);
+      ranks_.back().compute_pair = b.compute;
+    }
+  }
+}
+
+sim::OpId StepAssembler::add_host_op(int sim_rank, Time duration, std::string_view label,
+                                     const OpInfo& info) {
+  sim::Op op;
+  op.kind = sim::OpKind::delay;
+  op.bound = topo::tag(topo::Resource::host);
+  op.work = duration;
+  op.label = graph_.intern(label);
+  OpInfo i = info;
+  i.is_host = true;
+  const sim::StreamId stream = streams(sim_rank).host;
+  return add(op, std::span<const sim::StreamId>(&stream, 1), i);
+}
+
+int StepAssembler::sim_index(int rank) const {
+  return sim_index_[static_cast<std::size_t>(rank)];
+}
+
+sim::OpId StepAssembler::add(const sim::Op& op, std::span<const sim::StreamId> streams, const OpInfo& info) {
+  const sim::OpId id = graph_.add_op(op, streams);
+  info_.push_back(info);
+  host_sync_.push_back(false);
+  return id;
+}
+
+namespace {
+/// The communicator of `rank` along `d`. Data-parallel traffic (gradients, ZeRO shards) spans the
+/// context-parallel ranks too, since they hold the same weights; expert weights reduce over the
+/// ranks holding the same experts, and expert tensor parallelism has its own groups.
+std::vector<int> group_of(const RankLayout& layout, int rank, ParallelDim d, CommScope scope, int shard) {
+  if (scope == CommScope::expert && d == ParallelDim::dp) return layout.expert_dp_group(rank);
+  if (scope == CommScope::shard || scope == CommScope::replica) {
+    // HSDP: consecutive blocks of `shard` ranks of the (sorted) dp x cp group shard the weights;
+    // the ranks at the same position of every block hold the same shard.
+    const std::vector<int> all = layout.grad_group(rank);
+    const auto pos = static_cast<std::size_t>(std::find(all.begin(), all.end(), rank) - all.begin());
+    const auto s = static_cast<std::size_t>(shard);
+    std::vector<int> out;
+    for (std::size_t i = 0; i < all.size(); ++i)
+      if (scope == CommScope::shard ? i / s == pos / s : i % s == pos % s) out.push_back(all[i]);
+    return out;
+  }
+  if (scope == CommScope::expert && d == ParallelDim::tp) return layout.expert_tp_group(rank);
+  return d == ParallelDim::dp ? layout.grad_group(rank) : layout.group(rank, d);
+}
+}  // namespace
+
+const std::vector<std::vector<int>>& StepAssembler::groups(ParallelDim d, int rank, CommScope scope) {
+  // Representative mode: every group along d at this rank's pipeline stage (they run in lock step).
+  // Full mode: the rank's own group only.
+  const int key = mode_ == RankMode::all ? rank : layout_.coords(rank).pp;
+  auto [it, inserted] = group_cache_.try_emplace({static_cast<int>(d), static_cast<int>(scope), key});
+  if (!inserted) return it->second;
+  auto& out = it->second;
+  const int shard = job_.parallel.dense_shard_ranks();
+  out.push_back(group_of(layout_, rank, d, scope, shard));
+  if (mode_ == RankMode::representative) {
+    for (int r = 0; r < layout_.world(); ++r) {
+      if (layout_.coords(r).pp != key || r == out.front().front()) continue;
+      auto g = group_of(layout_, r, d, scope, shard);
+      if (g.front() == r) out.push_back(std::move(g));
+    }
+  }
+  return out;
+}
+
+RankSink::RankSink(StepAssembler& a, int sim_rank)
+    : a_(a), sim_rank_(sim_rank), rank_(a.ranks()[static_cast<std::size_t>(sim_rank)].rank) {}
+
+void RankSink::set_context(Pass pass, int layer, int microbatch) {
+  pass_ = pass;
+  plain_ = false;
+  layer_ = layer;
+  microbatch_ = microbatch;
+}
+
+void RankSink::set_plain_context(Pass pass) {
+  pass_ = pass;
+  plain_ = true;
+  layer_ = -1;
+  microbatch_ = -1;
+}
+
+sim::LabelId RankSink::label(std::string_view name) {
+  // Graph labels stay few and shared ("fwd.qkv"); the layer and micro-batch live in OpInfo and
+  // op_label() puts them back together ("L12.fwd.qkv mb3").
+  if (plain_) return a_.graph().intern(name);
+  label_scratch_.assign(pass_name(pass_));
+  label_scratch_ += '.';
+  label_scratch_ += name;
+  return a_.graph().intern(label_scratch_);
+}
+
+OpInfo RankSink::base_info() const {
+  OpInfo i;
+  i.pass = pass_;
+  i.layer = static_cast<std::int16_t>(layer_);
+  i.microbatch = microbatch_;
+  i.rank = static_cast<std::uint16_t>(sim_rank_);
+  return i;
+}
+
+void RankSink::add_deps(sim::OpId op, std::span<const Handle> deps) {
+  for (const Handle& h : deps)
+    if (h.valid()) a_.graph().add_dependency(h.id, op);
+}
+
+sim::OpId RankSink::launch(double launches) {
+  if (!a_.host_timeline()) return sim::StepGraph::kNoOp;
+  return a_.add_host_op(sim_rank_, from_seconds(launches * a_.job().cluster.gpu.host_launch_s), "host.launch",
+                        base_info());
+}
+
+void RankSink::on_host_sync(Handle op, std::string_view name) {
+  if (!a_.host_timeline() || !op.valid()) return;
+  // Waking up on the GPU's event costs about one launch; then launching resumes.
+  const sim::OpId h =
+      a_.add_host_op(sim_rank_, from_seconds(a_.job().cluster.gpu.host_launch_s), name, base_info());
+  a_.mark_host_sync(h);
+  a_.graph().add_dependency(op.id, h);
+}
+
+OpSink::Handle RankSink::emit_kernel(std::string_view name, const topo::KernelWork& work,
+                                     std::span<const Handle> deps) {
+  const sim::OpId host = launch(work.launches);
+  const topo::KernelTime t = named_kernel_time(a_.job().cluster.gpu, name, work);
+  sim::Op op;
+  op.kind = sim::OpKind::compute;
+  op.bound = topo::tag(t.bound);
+  op.work = t.duration;
+  op.flops = work.flops;
+  op.bytes = work.hbm_bytes;
+  op.label = label(name);
+  OpInfo info = base_info();
+  info.op_class = work.op_class;
+  const sim::StreamId stream = a_.streams(sim_rank_, lane_).compute;
+  const sim::OpId id = a_.add(op, std::span<const sim::StreamId>(&stream, 1), info);
+  if (host != sim::StepGraph::kNoOp) a_.graph().add_dependency(host, id);
+  add_deps(id, deps);
+  last_[static_cast<std::size_t>(lane_)] = Handle{id};
+  return Handle{id};
+}
+
+OpSink::Handle RankSink::barrier(Handle after) {
+  sim::Op op;
+  op.kind = sim::OpKind::delay;
+  op.label = label("pair.join");
+  const sim::StreamId stream = a_.streams(sim_rank_, lane_).compute;
+  const sim::OpId id = a_.add(op, std::span<const sim::StreamId>(&stream, 1), base_info());
+  if (after.valid()) a_.graph().add_dependency(after.id, id);
+  last_[static_cast<std::size_t>(lane_)] = Handle{id};
+  return Handle{id};
+}
+
+std::uint32_t RankSink::payload(const CommOp& c, const std::vector<std::vector<int>>& groups) {
+  const auto key = std::make_tuple(static_cast<int>(c.dim) * kCommScopes + static_cast<int>(c.scope),
+                                   static_cast<int>(c.kind) * 64 + c.peer_offset + 32, std::llround(c.bytes),
+                                   c.pair_bytes.empty() ? -1 : c.pattern);
+  auto [it, inserted] = payload_cache_.try_emplace(key, 0u);
+  if (inserted) {
+    CommRequest req;
+    req.kind = c.kind;
+    req.dim = c.dim;
+    req.bytes = c.bytes;
+    req.groups = groups;
+    req.peer_offset = c.peer_offset;
+    req.pair_bytes.assign(c.pair_bytes.begin(), c.pair_bytes.end());
+    it->second = a_.planner().plan(req);
+  }
+  return it->second;
+}
+
+sim::OpId RankSink::transfer(std::string_view name, const CommOp& c,
+                             const std::vector<std::vector<int>>& groups) {
+  const std::uint32_t id = payload(c, groups);
+  sim::Op op;
+  op.kind = sim::OpKind::transfer;
+  op.payload = id;
+  op.bytes = c.bytes;
+  op.label = label(name);
+  OpInfo info = base_info();
+  info.is_comm = true;
+  info.comm_dim = c.dim;
+  // The op occupies this dimension's channel on every simulated member of the group.
+  std::vector<sim::StreamId> streams;
+  for (int member : groups.front()) {
+    const int s = a_.sim_index(member);
+    if (s < 0) continue;
+    const RankStreams& rs = a_.streams(s, lane_);
+    streams.push_back(c.copy_engine && c.dim == ParallelDim::tp ? rs.tp_copy : rs.channel(c.dim, c.scope));
+  }
+  return a_.add(op, streams, info);
+}
+
+OpSink::Handle RankSink::emit_comm(std::string_view name, const CommOp& c, std::span<const Handle> deps) {
+  const auto& groups = a_.groups(c.dim, rank_, c.scope);
+  const sim::OpId host = launch(1.0);  // the NCCL kernel's launch
+  sim::OpId id;
+  if (a_.mode() == RankMode::all) {
+    // Copy-engine steps have a sequence of their own, after every dimension x scope's.
+    const int channel =
+        c.copy_engine ? 5 * kCommScopes : static_cast<int>(c.dim) * kCommScopes + static_cast<int>(c.scope);
+    const int seq = comm_seq_[static_cast<std::size_t>(channel)]++;
+    const auto key = std::make_tuple(channel, groups.front().front(), seq);
+    auto it = a_.shared_collectives().find(key);
+    if (it != a_.shared_collectives().end()) {
+      id = it->second;
+    } else {
+      id = transfer(name, c, groups);
+      a_.shared_collectives().emplace(key, id);
+    }
+  } else {
+    id = transfer(name, c, groups);
+  }
+  if (host != sim::StepGraph::kNoOp) a_.graph().add_dependency(host, id);
+  add_deps(id, deps);
+  return Handle{id};
+}
+
+void RankSink::on_balanced_kernel(Handle op, const topo::KernelWork& balanced) {
+  BalancedOp b;
+  b.op = op.id;
+  b.kernel = topo::kernel_time(a_.job().cluster.gpu, balanced).duration;  // its kind set by the layer
+  b.flops = balanced.flops;
+  a_.balanced().try_emplace(op.id, b);
+}
+
+void RankSink::on_balanced_comm(Handle op, const CommOp& balanced) {
+  if (a_.balanced().count(op.id) > 0) return;  // full mode: another member recorded it
+  BalancedOp b;
+  b.op = op.id;
+  b.payload = payload(balanced, a_.groups(balanced.dim, rank_, balanced.scope));
+  a_.balanced().emplace(op.id, b);
+}
+
+sim::OpId StepAssembler::add_pipeline_send(const CommRequest& req, int from, int to, Pass pass,
+                                           int microbatch, std::string_view label) {
+  const bool fwd = pass == Pass::forward;
+  const RankStreams& src = streams(from);
+  const RankStreams& dst = streams(to);
+  const std::array<sim::StreamId, 2> ends{fwd ? src.send_next : src.send_prev,
+                                          fwd ? dst.recv_prev : dst.recv_next};
+  sim::Op op;
+  op.kind = sim::OpKind::transfer;
+  op.payload = planner_.plan(req);
+  op.bytes = req.bytes;
+  op.label = graph_.intern(label);
+  OpInfo info;
+  info.pass = pass;
+  info.is_comm = true;
+  info.comm_dim = ParallelDim::pp;
+  info.microbatch = microbatch;
+  info.rank = static_cast<std::uint16_t>(from);
+  return add(op, ends, info);
+}
+
+}  // namespace stepsim::work

@@ -1,0 +1,175 @@
+#pragma once
+// Turns what layer emitters say (OpSink calls) into ops of the step graph, for one simulated rank.
+//
+// StepAssembler holds what all ranks of one build share: the graph builder, per-op info, the comm
+// planner with a payload cache, and the streams of every simulated rank. RankSink is the OpSink of
+// one rank; the step builder sets its context (pass, layer, micro-batch) before calling emitters.
+//
+// Representative mode simulates one rank per pipeline stage; each collective then carries every
+// symmetric image of its group. Full mode simulates every rank; a collective becomes one op that
+// occupies the streams of all its members, created by the first member that emits it and joined
+// by the others (programs are SPMD, so the k-th collective a member emits on a dimension is the
+// k-th collective of its group).
+
+#include <array>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "sim/graph.hpp"
+#include "workloads/layout/comm_planner.hpp"
+#include "workloads/layout/rank_layout.hpp"
+#include "workloads/step/step_plan.hpp"
+
+namespace stepsim::work {
+
+enum class RankMode : std::uint8_t {
+  representative,  ///< one rank per pipeline stage; other replicas as images
+  all,             ///< every rank (for checking the representative argument on small cases)
+};
+
+/// The streams of one simulated rank.
+struct RankStreams {
+  sim::StreamId compute = 0;
+  std::array<sim::StreamId, 5> comm{};  ///< indexed by ParallelDim (tp, cp, ep, pp unused, dp)
+  sim::StreamId send_next = 0, recv_prev = 0, send_prev = 0, recv_next = 0;
+  /// MoE jobs: Megatron-Core's expert-TP and expert-DP communicators get their own channels, so that
+  /// each channel carries one group's collectives in program order (as NCCL communicators do).
+  sim::StreamId expert_tp = 0, expert_dp = 0;
+  /// Eager launches: the host CPU's stream of kernel launches (delay ops), when modelled.
+  sim::StreamId host = 0;
+  /// TP-communication overlap: the copy engines' peer-to-peer channel (userbuffers, AsyncTP).
+  sim::StreamId tp_copy = 0;
+  /// The channel of a collective along `d` in `scope`.
+  sim::StreamId channel(ParallelDim d, CommScope scope) const {
+    if (scope == CommScope::expert && d == ParallelDim::tp) return expert_tp;
+    if (scope == CommScope::expert && d == ParallelDim::dp) return expert_dp;
+    return comm[static_cast<std::size_t>(d)];
+  }
+};
+
+/// "fwd", "bwd", "recomp", "opt".
+std::string_view pass_name(Pass p);
+
+/// The full name of an op: "L12.fwd.qkv mb3", "dp.grad_allreduce bucket 4", "pp.send_act mb5".
+std::string op_label(const StepPlan& plan, sim::OpId op);
+
+class StepAssembler {
+ public:
+  StepAssembler(const JobSpec& job, CommPlanner& planner, RankMode mode);
+
+  const JobSpec& job() const { return job_; }
+  const RankLayout& layout() const { return layout_; }
+  RankMode mode() const { return mode_; }
+  sim::StepGraphBuilder& graph() { return graph_; }
+  std::vector<OpInfo>& info() { return info_; }
+  std::vector<SimRank>& ranks() { return ranks_; }
+  const RankStreams& streams(int sim_rank) const { return streams_[static_cast<std::size_t>(sim_rank)]; }
+  /// The streams of `lane`: 0, or 1 for the backward of an overlapped forward-backward pair (its own
+  /// compute stream and TP/CP/EP channels; the DP, pipeline and host streams are shared).
+  const RankStreams& streams(int sim_rank, int lane) const {
+    return lane == 0 ? streams(sim_rank) : pair_streams_[static_cast<std::size_t>(sim_rank)];
+  }
+  CommPlanner& planner() { return planner_; }
+  /// Whether kernels are launched by a host timeline (eager PyTorch: no CUDA graphs and a GPU
+  /// with a host launch cost); each GPU op then waits for its launch on the rank's host stream.
+  bool host_timeline() const { return host_timeline_; }
+  /// The GPU op that `op` stands for: the op it launches if `op` is a host launch (launches come
+  /// right before their GPU op), else `op`. Builders remember "the next op" before emitting; this
+  /// turns that into the GPU's op once it exists.
+  sim::OpId gpu_op(sim::OpId op) const {
+    return op < info_.size() && info_[op].is_host && !host_sync_[op] ? op + 1 : op;
+  }
+  void mark_host_sync(sim::OpId op) { host_sync_[op] = true; }
+  /// Adds a host op of `duration` on `sim_rank`'s host stream; returns its id.
+  sim::OpId add_host_op(int sim_rank, Time duration, std::string_view label, const OpInfo& info);
+
+  /// Adds an op with its info; returns its id.
+  sim::OpId add(const sim::Op& op, std::span<const sim::StreamId> streams, const OpInfo& info);
+  /// The groups a collective along `d` of global rank `rank` covers (own group first, then images).
+  const std::vector<std::vector<int>>& groups(ParallelDim d, int rank, CommScope scope = CommScope::dense);
+  /// Full mode: the op of the collective that member `rank` emits as its `seq`-th on `d`, if an
+  /// earlier member created it.
+  std::map<std::tuple<int, int, int>, sim::OpId>& shared_collectives() { return shared_; }
+  /// Simulated rank index of a global rank, or -1.
+  int sim_index(int rank) const;
+  /// What ops would cost with balanced MoE routing (see OpSink::balanced_kernel), one entry per op.
+  std::map<sim::OpId, BalancedOp>& balanced() { return balanced_; }
+  /// A pipeline-boundary transfer from simulated rank `from` to `to` (forward: activations to the
+  /// next stage's receive stream; backward: gradients to the previous one), planned from `req`
+  /// (its first group is the simulated pair, the rest its images); returns the op.
+  sim::OpId add_pipeline_send(const CommRequest& req, int from, int to, Pass pass, int microbatch,
+                              std::string_view label);
+
+ private:
+  const JobSpec& job_;
+  CommPlanner& planner_;
+  RankMode mode_;
+  bool host_timeline_ = false;
+  RankLayout layout_;
+  sim::StepGraphBuilder graph_;
+  std::vector<OpInfo> info_;
+  std::vector<bool> host_sync_;  ///< per op: a host synchronisation (no GPU op follows it)
+  std::vector<SimRank> ranks_;
+  std::vector<RankStreams> streams_;
+  std::vector<RankStreams> pair_streams_;  ///< lane 1 (ep_overlap), else empty
+  std::vector<int> sim_index_;             ///< per global rank
+  std::map<std::tuple<int, int, int>, std::vector<std::vector<int>>> group_cache_;  // (dim, scope, key rank)
+  std::map<sim::OpId, BalancedOp> balanced_;
+  std::map<std::tuple<int, int, int>, sim::OpId> shared_;  // (dim, leader, seq)
+};
+
+class RankSink : public OpSink {
+ public:
+  RankSink(StepAssembler& assembler, int sim_rank);
+
+  /// Context for names and info of the ops emitted next: "L12.fwd.qkv mb3".
+  void set_context(Pass pass, int layer, int microbatch);
+  /// Ops emitted next carry no pass prefix ("dp.grad_allreduce bucket 4").
+  void set_plain_context(Pass pass);
+  int sim_rank() const { return sim_rank_; }
+  /// Ops emitted next go to `lane`'s streams (StepAssembler::streams).
+  void set_lane(int lane) { lane_ = lane; }
+  /// A zero-length op on the current lane's compute stream after `after`: what follows on the lane
+  /// waits for it.
+  Handle barrier(Handle after);
+  /// The last op emitted on `lane`'s compute stream (invalid before the first).
+  Handle last_on_lane(int lane) const { return last_[static_cast<std::size_t>(lane)]; }
+  int microbatch() const { return microbatch_; }
+  int global_rank() const { return rank_; }
+
+ protected:
+  Handle emit_kernel(std::string_view name, const topo::KernelWork& work,
+                     std::span<const Handle> deps) override;
+  Handle emit_comm(std::string_view name, const CommOp& op, std::span<const Handle> deps) override;
+  void on_balanced_kernel(Handle op, const topo::KernelWork& balanced) override;
+  void on_balanced_comm(Handle op, const CommOp& balanced) override;
+  void on_host_sync(Handle op, std::string_view name) override;
+
+ private:
+  sim::LabelId label(std::string_view name);
+  OpInfo base_info() const;
+  void add_deps(sim::OpId op, std::span<const Handle> deps);
+  /// The host launch of the next GPU op (`launches` kernels), or kNoOp without a host timeline.
+  sim::OpId launch(double launches);
+  sim::OpId transfer(std::string_view name, const CommOp& op, const std::vector<std::vector<int>>& groups);
+  std::uint32_t payload(const CommOp& op, const std::vector<std::vector<int>>& groups);
+
+  StepAssembler& a_;
+  int sim_rank_;
+  int rank_;
+  Pass pass_ = Pass::forward;
+  bool plain_ = false;
+  int layer_ = -1;
+  int microbatch_ = -1;
+  int lane_ = 0;
+  std::array<Handle, 2> last_{};
+  std::string label_scratch_;
+  /// Collectives emitted so far per dimension and scope, and copy-engine steps (full mode).
+  std::array<int, 5 * kCommScopes + 1> comm_seq_{};
+  std::map<std::tuple<int, int, long long, int>, std::uint32_t>
+      payload_cache_;  // (dim+scope, kind, bytes, pattern)
+};
+
+}  // namespace stepsim::work

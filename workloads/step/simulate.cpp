@@ -1,0 +1,119 @@
+#include "workloads/step/simulate.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include "sim/engine.hpp"
+#include "sim/error.hpp"
+
+#include "workloads/step/inference_step.hpp"
+#include "workloads/model/names.hpp"
+#include "workloads/layout/topology_planner.hpp"
+#include "workloads/step/train_step.hpp"
+
+namespace stepsim::work {
+namespace {
+
+StepMetrics metrics_of(const JobSpec& job, const Simulation& s) {
+  StepMetrics m;
+  m.step_time_s = s.report.step_time_s;
+  m.tokens_per_step = s.plan.tokens_per_step;
+  const double gpus = s.plan.world;
+  const double peak = job.cluster.gpu.peak_flops(job.precision.compute);
+  if (m.step_time_s > 0.0) {
+    m.tokens_per_s = m.tokens_per_step / m.step_time_s;
+    m.tokens_per_s_per_gpu = m.tokens_per_s / gpus;
+    m.model_flops_per_step = s.estimate.flops.model * m.tokens_per_step;
+    m.hardware_flops_per_step = s.plan.hardware_flops_per_step;
+    m.mfu = m.model_flops_per_step / (m.step_time_s * gpus * peak);
+    m.hfu = m.hardware_flops_per_step / (m.step_time_s * gpus * peak);
+    m.model_tflops_per_gpu = m.model_flops_per_step / (m.step_time_s * gpus) / 1e12;
+    m.tokens_per_s_per_replica = m.tokens_per_s / job.parallel.dp;
+    if (job.workload.kind != WorkloadKind::train) m.latency_s = m.step_time_s;
+  }
+  return m;
+}
+
+/// The busiest simulated rank's extra expert-kernel and all-to-all time over balanced routing.
+double imbalance_seconds(const StepPlan& plan, const topo::TransferTable& table) {
+  std::vector<double> per_rank(plan.ranks.size(), 0.0);
+  for (const BalancedOp& b : plan.balanced) {
+    const sim::Op op = plan.graph.op(b.op);
+    const double delta = b.payload != BalancedOp{}.payload
+                             ? table.info(op.payload).time_alone_s - table.info(b.payload).time_alone_s
+                             : to_seconds(op.work) - to_seconds(b.kernel);
+    per_rank[plan.info[b.op].rank] += delta;
+  }
+  return per_rank.empty() ? 0.0 : std::max(0.0, *std::max_element(per_rank.begin(), per_rank.end()));
+}
+
+/// Every link that starts or ends at a simulated rank's GPU (its NVLink/PCIe and NIC links).
+std::vector<topo::LinkId> links_of(const topo::Topology& t, const StepPlan& plan) {
+  std::vector<std::uint8_t> simulated(t.gpu_count(), 0);
+  for (const SimRank& r : plan.ranks) simulated[static_cast<std::size_t>(r.rank)] = 1;
+  std::vector<topo::LinkId> out;
+  const auto links = t.links();
+  for (topo::LinkId l = 0; l < links.size(); ++l) {
+    const auto touches = [&](topo::VertexId v) { return v < simulated.size() && simulated[v]; };
+    if (touches(links[l].from) || touches(links[l].to)) out.push_back(l);
+  }
+  return out;
+}
+
+}  // namespace
+
+Simulation simulate(const JobSpec& job, const SimulateOptions& options) {
+  // Before the topology: a cluster of ten million GPUs is itself too large to build.
+  if (job.workload.kind != WorkloadKind::generate && job.workload.kind != WorkloadKind::serve)
+    check_step_size(job, options.ranks, options.max_ops);
+  return simulate(job, std::make_shared<const topo::Topology>(job.cluster), options);
+}
+
+Simulation simulate(const JobSpec& job, std::shared_ptr<const topo::Topology> topology,
+                    const SimulateOptions& options) {
+  if (job.workload.kind == WorkloadKind::generate || job.workload.kind == WorkloadKind::serve)
+    throw std::logic_error(
+        "simulate() on a generation or serving job: use simulate_generation/simulate_serve");
+  check_step_size(job, options.ranks, options.max_ops);
+  topo::CommConfig comm = options.comm;
+  if (comm.algorithm == topo::CollectiveAlgorithm::automatic) comm.algorithm = job.collective.algorithm;
+  if (comm.protocol == topo::CollectiveProtocol::automatic) comm.protocol = job.collective.protocol;
+  TopologyPlanner planner(topology, comm, topo::FlowNetworkOptions{options.links});
+  StepPlan plan = job.workload.kind == WorkloadKind::train
+                      ? build_train_step(job, planner, {options.ranks})
+                      : build_inference_step(job, planner, {options.ranks});
+  if (options.links == topo::LinkAccounting::timeline) planner.watch_links(links_of(*topology, plan));
+  auto network = planner.make_network();
+  sim::Engine engine(plan.graph, network.get());
+  engine.set_observer(options.observer);
+  sim::RunResult run = engine.run();
+  sim::CriticalPath critical = sim::critical_path(plan.graph, run, network.get());
+  StepReport report = analyse_step(plan, run, critical);
+  Simulation s{std::move(topology),
+               planner.table(),
+               std::move(plan),
+               std::move(run),
+               std::move(critical),
+               std::move(report),
+               {},
+               {},
+               {},
+               {},
+               0.0,
+               0.0,
+               true};
+  s.estimate = estimate_stepsim(job);
+  s.metrics = metrics_of(job, s);
+  if (s.transfers) s.metrics.imbalance_s = imbalance_seconds(s.plan, *s.transfers);
+  if (options.links != topo::LinkAccounting::off) {
+    auto& flow = static_cast<topo::FlowNetwork&>(*network);
+    const auto bytes = flow.link_bytes();
+    s.link_bytes.assign(bytes.begin(), bytes.end());
+    s.link_timeline = flow.take_timeline();
+  }
+  s.capacity_bytes = job.cluster.gpu.usable_hbm_bytes();
+  s.device_bytes = job.cluster.gpu.hbm_capacity_bytes;
+  s.fits = s.report.ranks[s.report.peak_rank].memory.peak_bytes <= s.capacity_bytes;
+  return s;
+}
+
+}  // namespace stepsim::work

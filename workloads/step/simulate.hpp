@@ -1,0 +1,76 @@
+#pragma once
+// One step of a job, simulated end to end: the topology, the step graph, the engine run with the
+// flow-level network, and what the results mean (metrics, breakdown, critical path, memory), with
+// the closed-form estimate alongside.
+
+#include <memory>
+#include <vector>
+
+#include "sim/critical_path.hpp"
+#include "sim/observer.hpp"
+#include "sim/run_result.hpp"
+#include "topology/flow_network.hpp"
+#include "topology/topology.hpp"
+#include "topology/transfer_table.hpp"
+#include "workloads/estimate/estimate.hpp"
+#include "workloads/step/rank_sink.hpp"
+#include "workloads/step/step_plan.hpp"
+#include "workloads/step/step_report.hpp"
+#include "workloads/step/step_size.hpp"
+
+namespace stepsim::work {
+
+struct SimulateOptions {
+  RankMode ranks = RankMode::representative;
+  topo::CommConfig comm;
+  topo::LinkAccounting links = topo::LinkAccounting::off;
+  sim::RunObserver* observer = nullptr;  ///< receives op starts and ends as they happen; not owned
+  /// Refuse (UserError) a step whose estimated size exceeds this many ops (workloads/step/step_size.hpp).
+  std::uint64_t max_ops = kDefaultMaxOps;
+};
+
+/// Throughput and efficiency of the simulated step.
+struct StepMetrics {
+  double step_time_s = 0.0;
+  double tokens_per_step = 0.0;  ///< across the job
+  double tokens_per_s = 0.0;     ///< across the job
+  double tokens_per_s_per_gpu = 0.0;
+  double model_flops_per_step = 0.0;     ///< useful FLOPs (estimate's model FLOPs per token x tokens)
+  double hardware_flops_per_step = 0.0;  ///< executed, recompute included
+  double mfu = 0.0;                      ///< model FLOPs / (step x GPUs x dense peak)
+  double hfu = 0.0;                      ///< hardware FLOPs / (step x GPUs x dense peak)
+  double model_tflops_per_gpu = 0.0;     ///< model FLOPs per GPU per second / 1e12
+  /// Inference: time to first token (prefill) or per-token latency (decode), the step time; 0 in
+  /// training.
+  double latency_s = 0.0;
+  double tokens_per_s_per_replica = 0.0;  ///< tokens/s of one model replica (tokens_per_s / dp)
+  /// MoE: extra time the busiest expert rank spends because routing is not balanced: its expert
+  /// kernels and all-to-alls, each timed alone, against the same ops under balanced routing.
+  double imbalance_s = 0.0;
+};
+
+struct Simulation {
+  std::shared_ptr<const topo::Topology> topology;
+  std::shared_ptr<const topo::TransferTable> transfers;
+  StepPlan plan;
+  sim::RunResult run;
+  sim::CriticalPath critical;
+  StepReport report;
+  StepMetrics metrics;
+  Estimate estimate;               ///< the closed-form model of the same job
+  std::vector<double> link_bytes;  ///< per topology link, when options.links asks for them
+  /// Link loads over the step, when options.links is timeline; the watched links are those of
+  /// the simulated ranks' GPUs.
+  topo::LinkTimeline link_timeline;
+  double capacity_bytes = 0.0;  ///< HBM per GPU that tensors can use (GpuSpec::usable_hbm_bytes)
+  double device_bytes = 0.0;    ///< HBM per GPU as the device has it, before the reserve
+  bool fits = true;             ///< the busiest rank's memory peak fits in HBM
+};
+
+/// Simulates one step of `job`: a training step, or an inference step (prefill or decode).
+Simulation simulate(const JobSpec& job, const SimulateOptions& options = {});
+/// As above on a topology built earlier for the same cluster (sweeps share it).
+Simulation simulate(const JobSpec& job, std::shared_ptr<const topo::Topology> topology,
+                    const SimulateOptions& options = {});
+
+}  // namespace stepsim::work

@@ -1,0 +1,230 @@
+// The training step's weights and gradients: ZeRO-3 gathers and releases, gradient buckets over the
+// data-parallel and expert-data-parallel groups, the optimizer, and each rank's static memory.
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+#include "workloads/step/train_step_builder.hpp"
+
+namespace stepsim::work::detail {
+
+double TrainStepBuilder::layer_weight_bytes(int l) const {
+  return (layers_.dense_params(l) + layers_.expert_params(l)) * job_.precision.param_bytes;
+}
+
+Handle TrainStepBuilder::prefetch_point(const std::vector<Handle>& starts, Handle input) const {
+  const int depth = job_.parallel.prefetch_layers;
+  if (depth == 0) return input;
+  if (static_cast<int>(starts.size()) < depth) return Handle{};
+  return starts[starts.size() - static_cast<std::size_t>(depth)];
+}
+
+Handle TrainStepBuilder::gather_layer(RankSink& sink, int sim_rank, int l, Handle prefetch_after, Pass pass) {
+  if (!zero3_) return Handle{};
+  auto& kept = kept_weights_[static_cast<std::size_t>(sim_rank)];
+  if (pass == Pass::backward && !job_.parallel.reshard_after_forward) {
+    // SHARD_GRAD_OP: the forward's gathered weights are still here.
+    if (const auto it = kept.find({l, sink.microbatch()}); it != kept.end()) {
+      const Handle g = it->second;
+      kept.erase(it);
+      return g;
+    }
+  }
+  if (prefetch_after.valid()) prefetch_after = Handle{a_.gpu_op(prefetch_after.id)};  // the layer's kernel
+  const double dense = layers_.dense_params(l) * job_.precision.param_bytes;
+  const double experts = layers_.expert_params(l) * job_.precision.param_bytes;
+  const CommScope scope = job_.parallel.shard_group > 0 ? CommScope::shard : CommScope::dense;
+  Handle g = sink.comm("dp.param_gather",
+                       CommOp{ParallelDim::dp, CollectiveKind::all_gather, dense, 0, scope}, prefetch_after);
+  // Both run on the data-parallel channel, so the second's end is the layer's readiness.
+  if (experts > 0.0 && job_.parallel.expert_dp() > 1)
+    g = sink.comm("expert_dp.param_gather",
+                  CommOp{ParallelDim::dp, CollectiveKind::all_gather, experts, 0, CommScope::expert},
+                  prefetch_after);
+  memory(g.id, MemoryEvent::At::start, sim_rank, dense + experts);
+  if (pass == Pass::forward && !job_.parallel.reshard_after_forward) kept[{l, sink.microbatch()}] = g;
+  return g;
+}
+
+void TrainStepBuilder::release_layer(RankSink& sink, int sim_rank, int l, Handle gather, Handle last,
+                                     Pass pass) {
+  if (!gather.valid()) return;
+  // SHARD_GRAD_OP keeps the weights until the layer's backward is done.
+  if (pass == Pass::forward && !job_.parallel.reshard_after_forward) return;
+  memory(last.id, MemoryEvent::At::end, sim_rank, -layer_weight_bytes(l));
+  if (pass != Pass::backward) return;
+  if (!job_.parallel.dp_overlap) {
+    pending_grads_[static_cast<std::size_t>(sim_rank)].push_back(l);
+    return;
+  }
+  reduce_layer_grads(sink, l, last);
+}
+
+void TrainStepBuilder::reduce_layer_grads(RankSink& sink, int l, Handle last) {
+  const auto& par = job_.parallel;
+  const double g = job_.precision.grad_bytes;
+  const double dense = layers_.dense_params(l) * g;
+  const bool hybrid = par.shard_group > 0;
+  const Handle rs = sink.comm("dp.grad_reduce_scatter",
+                              CommOp{ParallelDim::dp, CollectiveKind::reduce_scatter, dense, 0,
+                                     hybrid ? CommScope::shard : CommScope::dense},
+                              last);
+  // HSDP: each shard's gradient is then all-reduced across the groups holding the same shard.
+  if (hybrid && par.shard_replicas() > 1)
+    sink.comm(
+        "dp.grad_replica_allreduce",
+        CommOp{ParallelDim::dp, CollectiveKind::all_reduce, dense / par.shard_group, 0, CommScope::replica},
+        rs);
+  if (layers_.expert_params(l) > 0.0 && par.expert_dp() > 1)
+    sink.comm("expert_dp.grad_reduce_scatter",
+              CommOp{ParallelDim::dp, CollectiveKind::reduce_scatter, layers_.expert_params(l) * g, 0,
+                     CommScope::expert},
+              last);
+}
+
+void TrainStepBuilder::flush_grad_reductions(RankSink& sink, int sim_rank, Handle after) {
+  auto& pending = pending_grads_[static_cast<std::size_t>(sim_rank)];
+  for (int l : pending) reduce_layer_grads(sink, l, after);
+  pending.clear();
+}
+
+void TrainStepBuilder::reduce_buckets(RankSink& sink, int sim_rank, std::vector<GradSource> sources,
+                                      CommScope scope, std::vector<Handle>& reduced,
+                                      std::vector<std::pair<double, CommScope>>& buckets) {
+  const auto& par = job_.parallel;
+  const auto& prec = job_.precision;
+  const int replicas = scope == CommScope::expert ? par.expert_dp() : par.dp * par.cp;
+  const double total = std::accumulate(sources.begin(), sources.end(), 0.0,
+                                       [](double a, const GradSource& g) { return a + g.params; });
+  if (replicas <= 1 || total <= 0.0) return;
+  // Buckets fill in the order gradients become final, as PyTorch DDP and Megatron fill them.
+  std::sort(sources.begin(), sources.end(),
+            [](const GradSource& x, const GradSource& y) { return x.ready.id < y.ready.id; });
+  const bool zero = par.zero_stage >= 1;
+  const std::string prefix = scope == CommScope::expert ? "expert_dp." : "dp.";
+  const double bucket_target = par.dp_bucket_bytes / prec.grad_bytes;
+  double in_bucket = 0.0;
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    in_bucket += sources[i].params;
+    if (in_bucket < bucket_target && i + 1 < sources.size()) continue;
+    if (in_bucket <= 0.0) continue;
+    const Handle ready = par.dp_overlap ? sources[i].ready : last_op_[static_cast<std::size_t>(sim_rank)];
+    const std::string name = prefix + (zero ? "grad_reduce_scatter" : "grad_allreduce") + " bucket " +
+                             std::to_string(buckets.size());
+    const CollectiveKind kind = zero ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce;
+    reduced.push_back(
+        sink.comm(name, CommOp{ParallelDim::dp, kind, in_bucket * prec.grad_bytes, 0, scope}, ready));
+    buckets.emplace_back(in_bucket, scope);
+    in_bucket = 0.0;
+  }
+}
+
+void TrainStepBuilder::gradients_and_optimizer(RankSink& sink, int sim_rank) {
+  const auto& par = job_.parallel;
+  const auto& prec = job_.precision;
+  std::vector<GradSource> dense, experts;
+  RankParams params;
+  for (const auto& [layer, src] : grads_[static_cast<std::size_t>(sim_rank)]) {
+    params.dense += src.params;
+    params.experts += src.expert_params;
+    if (src.layer) params.layer_dense += src.params;
+    if (src.layer) params.linear += src.params + src.expert_params;
+    // ZeRO-3 reduced the layers' gradients after each micro-batch; only the embedding and the head,
+    // kept whole, still need a reduction here.
+    if (zero3_ && src.layer) continue;
+    dense.push_back(src);
+    if (src.expert_params > 0.0) experts.push_back({src.ready, src.expert_params, 0.0, src.layer});
+  }
+  sink.set_plain_context(Pass::optimizer);
+  std::vector<Handle> reduced;
+  std::vector<std::pair<double, CommScope>> buckets;
+  reduce_buckets(sink, sim_rank, dense, CommScope::dense, reduced, buckets);
+  reduce_buckets(sink, sim_rank, experts, CommScope::expert, reduced, buckets);
+  if (reduced.empty()) reduced.push_back(last_op_[static_cast<std::size_t>(sim_rank)]);
+  const bool zero = par.zero_stage >= 1;
+  const Handle updated = emit_optimizer(sink, dims_, prec, train_optimizer_shard(job_, params), reduced);
+  // Overlapped, the gathers ran at the start of the step (issue_param_gathers): in a steady state
+  // this step's updated weights are gathered under the next step's forward.
+  if (!zero || par.overlap_param_gather) return;
+  for (std::size_t b = 0; b < buckets.size(); ++b) {
+    const bool expert = buckets[b].second == CommScope::expert;
+    sink.comm(std::string(expert ? "expert_dp" : "dp") + ".param_allgather bucket " + std::to_string(b),
+              CommOp{ParallelDim::dp, CollectiveKind::all_gather, buckets[b].first * prec.param_bytes, 0,
+                     buckets[b].second},
+              updated);
+  }
+}
+
+void TrainStepBuilder::issue_param_gathers(RankSink& sink, int sim_rank) {
+  const auto& prec = job_.precision;
+  const int stage = a_.ranks()[static_cast<std::size_t>(sim_rank)].stage;
+  auto& pending = param_gathers_[static_cast<std::size_t>(sim_rank)];
+  for (int chunk = 0; chunk < v_; ++chunk) {
+    const int vs = chunk * pp_ + stage;
+    const auto [begin, end] = layers_of(vs);
+    for (int l = begin; l < end; ++l) {
+      double dense = layers_.dense_params(l);
+      if (vs == 0 && l == begin) dense += embed_.params_per_rank();
+      if (vs == vstages() - 1 && l == end - 1) dense += head_.params_per_rank();
+      sink.set_context(Pass::optimizer, l, -1);
+      Handle g = sink.comm("dp.param_allgather",
+                           CommOp{ParallelDim::dp, CollectiveKind::all_gather, dense * prec.param_bytes, 0},
+                           Handle{});
+      const double experts = layers_.expert_params(l);
+      if (experts > 0.0 && job_.parallel.expert_dp() > 1)
+        g = sink.comm("expert_dp.param_allgather",
+                      CommOp{ParallelDim::dp, CollectiveKind::all_gather, experts * prec.param_bytes, 0,
+                             CommScope::expert},
+                      Handle{});
+      pending[l] = g;
+    }
+  }
+}
+
+StaticMemory TrainStepBuilder::static_memory(std::size_t r) const {
+  RankParams p;
+  for (const auto& [layer, src] : grads_[r]) {
+    p.dense += src.params;
+    p.experts += src.expert_params;
+    p.layer_dense += src.layer ? src.params : 0.0;
+    p.linear += src.layer ? src.params + src.expert_params : 0.0;
+  }
+  return train_static_memory(job_, p);
+}
+
+}  // namespace stepsim::work::detail
+
+namespace stepsim::work {
+
+OptimizerShard train_optimizer_shard(const JobSpec& job, const RankParams& p) {
+  const auto& par = job.parallel;
+  const double shard =
+      par.zero_stage >= 1 ? p.dense / par.dense_shard_ranks() + p.experts / par.expert_dp() : p.dense + p.experts;
+  return OptimizerShard{p.dense + p.experts, shard, p.linear};
+}
+
+StaticMemory train_static_memory(const JobSpec& job, const RankParams& p) {
+  const auto& par = job.parallel;
+  const auto& prec = job.precision;
+  const bool zero3 = par.zero_stage >= 3 && par.dp * par.cp > 1;
+  // ZeRO shards over dp x cp (HSDP under ZeRO-3: over the shard group); experts over expert-dp.
+  const double replicas = zero3 ? par.dense_shard_ranks() : double(par.dp) * par.cp;
+  const double expert_replicas = par.expert_dp();
+  const auto sharded = [&](int from_stage, double bytes) {
+    const bool on = par.zero_stage >= from_stage;
+    return bytes * (p.dense / (on ? replicas : 1.0) + p.experts / (on ? expert_replicas : 1.0));
+  };
+  StaticMemory m;
+  // ZeRO-3 shards the transformer layers' weights (experts over their own group); the embedding and
+  // head stay whole.
+  m.weights = zero3 ? (p.dense - p.layer_dense + p.layer_dense / replicas + p.experts / expert_replicas) *
+                          prec.param_bytes
+                    : (p.dense + p.experts) * prec.param_bytes;
+  m.gradients = sharded(2, prec.grad_bytes);
+  // FP8 copies of the layers' weights (ZeRO-3 gathers layers per use and keeps none).
+  if (!zero3) m.low_precision_weights = (p.layer_dense + p.experts) * low_precision_weight_bytes(prec);
+  m.optimizer = sharded(1, prec.optimizer_bytes);
+  return m;
+}
+
+}  // namespace stepsim::work

@@ -1,0 +1,358 @@
+#include "workloads/step/train_step.hpp"
+
+#include <algorithm>
+#include <string>
+#include <tuple>
+
+#include "sim/error.hpp"
+#include "workloads/step/train_step_builder.hpp"
+
+namespace stepsim::work {
+namespace detail {
+
+TrainStepBuilder::TrainStepBuilder(const JobSpec& job, CommPlanner& planner, RankMode mode)
+    : job_(job),
+      a_(job, planner, mode),
+      dims_(layer_dims(job, job.workload.micro_batch)),
+      layers_(job, dims_, a_.layout(), mode),
+      embed_(dims_, job.model),
+      head_(dims_, job.model),
+      mtp_(dims_),
+      mtp_depth_(job.model.mtp_layers),
+      pp_(job.parallel.pp),
+      v_(job.parallel.virtual_stages) {
+  const auto& w = job.workload;
+  const int per_step = w.micro_batch * job.parallel.dp;
+  if (per_step <= 0 || w.global_batch % per_step != 0)
+    throw UserError("workload.global_batch = " + std::to_string(w.global_batch) +
+                    " must be a multiple of micro_batch x dp = " + std::to_string(per_step));
+  m_ = w.global_batch / per_step;
+  if (!job.parallel.uneven_split() && job.model.layers % vstages() != 0)
+    throw UserError("model.layers = " + std::to_string(job.model.layers) + " must divide evenly over pp x " +
+                    "virtual_stages = " + std::to_string(vstages()));
+  if (job.parallel.cp > 1 && job.workload.attention_impl != AttentionImpl::flash)
+    throw UserError("context parallelism needs workload.attention_impl = \"flash\"");
+  const PipelineSchedule kind = v_ > 1 ? PipelineSchedule::interleaved : job.parallel.schedule;
+  schedule_ = pipeline_schedule(kind, pp_, m_, v_);
+  zero3_ = job.parallel.zero_stage >= 3 && job.parallel.dp * job.parallel.cp > 1;
+  const std::size_t n = a_.ranks().size();
+  sends_.resize(n);
+  steps_.resize(n);
+  loss_.resize(n);
+  mtp_loss_.resize(n);
+  grads_.resize(n);
+  last_op_.resize(n);
+  param_gathers_.resize(n);
+  kept_weights_.resize(n);
+  pending_grads_.resize(n);
+}
+
+int TrainStepBuilder::pipeline_of(int rank) const {
+  RankCoords c = a_.layout().coords(rank);
+  c.pp = 0;
+  return a_.layout().rank(c);
+}
+
+std::pair<int, int> TrainStepBuilder::layers_of(int vstage) const {
+  // Model chunks in order hold consecutive layers (uneven ends: Llama 3 405B's 7 + 14 x 8 + 7, or
+  // the embedding and loss counted as layers: 1 + 2 x 62 + 1 over PP 8 x VP 8).
+  const auto& par = job_.parallel;
+  int begin = 0;
+  for (int s = 0; s < vstage; ++s) begin += par.chunk_layers(s, job_.model.layers);
+  return {begin, begin + par.chunk_layers(vstage, job_.model.layers)};
+}
+
+double TrainStepBuilder::boundary_bytes() const {
+  const double full = dims_.tokens * dims_.h * dims_.act_bytes;
+  return dims_.tp > 1 ? full / dims_.tp : full;
+}
+
+void TrainStepBuilder::memory(sim::OpId op, MemoryEvent::At at, int sim_rank, double bytes) {
+  // Memory follows the GPU: an allocation remembered as "the next op" is the kernel's, not its launch's.
+  memory_.push_back(MemoryEvent{a_.gpu_op(op), at, static_cast<std::uint16_t>(sim_rank), bytes});
+}
+
+Handle TrainStepBuilder::receive_gather(RankSink& sink) {
+  if (dims_.tp <= 1 || dims_.sp) return Handle{};
+  return sink.comm(
+      "pp.gather",
+      CommOp{ParallelDim::tp, CollectiveKind::all_gather, dims_.tokens * dims_.h * dims_.act_bytes, 0},
+      Handle{});
+}
+
+void TrainStepBuilder::forward(RankSink& sink, int sim_rank, const PipeStep& step) {
+  const int stage = a_.ranks()[static_cast<std::size_t>(sim_rank)].stage;
+  const int vs = step.chunk * pp_ + stage;
+  const sim::OpId first = next_id();
+  Handle h;
+  if (vs == 0) {
+    sink.set_context(Pass::forward, -1, step.microbatch);
+    h = embed_.forward(sink);
+  } else {
+    sink.set_context(Pass::forward, -1, step.microbatch);
+    h = receive_gather(sink);
+    // In full mode the gather may be a collective another TP rank already created: the arriving
+    // activation must feed that op, not this rank's first kernel.
+    entries_[{pipeline_of(sink.global_rank()), vs - 1, step.microbatch, Kind::forward}] = {
+        h.valid() ? h.id : first, step_index_};
+  }
+  const auto [begin, end] = layers_of(vs);
+  const int rank = sink.global_rank();
+  std::vector<Handle> starts;  // first op of each layer emitted so far (ZeRO-3 prefetch points)
+  double kept = 0.0;
+  for (int l = begin; l < end; ++l) {
+    sink.set_context(Pass::forward, l, step.microbatch);
+    Handle weights = gather_layer(sink, sim_rank, l, prefetch_point(starts, h), Pass::forward);
+    auto& pending = param_gathers_[static_cast<std::size_t>(sim_rank)];
+    if (const auto it = pending.find(l); it != pending.end()) {  // the layer's first forward this step
+      weights = it->second;
+      pending.erase(it);
+    }
+    starts.push_back(Handle{next_id()});
+    h = layers_.forward(sink, l, rank, {h, weights});
+    release_layer(sink, sim_rank, l, weights, h, Pass::forward);
+    kept += layers_.stored_activation_bytes(l, rank, job_.recompute);
+  }
+  if (vs == vstages() - 1) {
+    kept += heads_forward(sink, sim_rank, step.microbatch, h);
+  } else {
+    sends_[static_cast<std::size_t>(sim_rank)].push_back(
+        {{pipeline_of(sink.global_rank()), vs, step.microbatch, Kind::forward}, h, step_index_});
+  }
+  memory(first, MemoryEvent::At::start, sim_rank, kept);
+}
+
+void TrainStepBuilder::backward(RankSink& sink, int sim_rank, const PipeStep& step) {
+  const int stage = a_.ranks()[static_cast<std::size_t>(sim_rank)].stage;
+  const int vs = step.chunk * pp_ + stage;
+  const sim::OpId first = next_id();
+  Handle g;
+  double freed = 0.0;
+  sink.set_context(Pass::backward, -1, step.microbatch);
+  if (vs == vstages() - 1) {
+    g = heads_backward(sink, sim_rank, step.microbatch, freed);
+  } else {
+    g = receive_gather(sink);
+    entries_[{pipeline_of(sink.global_rank()), vs + 1, step.microbatch, Kind::backward}] = {
+        g.valid() ? g.id : first, step_index_};
+  }
+  const auto [begin, end] = layers_of(vs);
+  std::vector<Handle> starts;
+  for (int l = end - 1; l >= begin; --l) {
+    sink.set_context(Pass::backward, l, step.microbatch);
+    g = layer_backward(sink, sim_rank, l, l, g, starts, freed);
+  }
+  flush_grad_reductions(sink, sim_rank, g);
+  if (vs == 0) {
+    sink.set_context(Pass::backward, -1, step.microbatch);
+    g = embed_.backward(sink, g);
+    grads_[static_cast<std::size_t>(sim_rank)][-1] = {g, embed_.params_per_rank(), 0.0, false};
+  } else {
+    sends_[static_cast<std::size_t>(sim_rank)].push_back(
+        {{pipeline_of(sink.global_rank()), vs, step.microbatch, Kind::backward}, g, step_index_});
+  }
+  memory(g.id, MemoryEvent::At::end, sim_rank, -freed);
+  last_op_[static_cast<std::size_t>(sim_rank)] = g;
+}
+
+Handle TrainStepBuilder::layer_backward(RankSink& sink, int sim_rank, int l, int key, Handle g,
+                                        std::vector<Handle>& starts, double& freed) {
+  const int rank = sink.global_rank();
+  const int microbatch = sink.microbatch();
+  const Handle weights = gather_layer(sink, sim_rank, l, prefetch_point(starts, g), Pass::backward);
+  const sim::OpId layer_first = next_id();
+  starts.push_back(Handle{layer_first});
+  if (job_.recompute == Recompute::full) {
+    sink.set_context(Pass::recompute, l, microbatch);
+    layers_.forward(sink, l, rank, weights);
+  }
+  sink.set_context(Pass::backward, l, microbatch);
+  g = layers_.backward(sink, l, rank, {g, weights}, job_.recompute);
+  release_layer(sink, sim_rank, l, weights, g, Pass::backward);
+  grads_[static_cast<std::size_t>(sim_rank)][key] = {g, layers_.dense_params(l), layers_.expert_params(l),
+                                                     true};
+  if (job_.recompute == Recompute::full) {
+    // The recomputed layer's activations live from its recomputation to the end of its backward.
+    const double transient = layers_.stored_activation_bytes(l, rank, Recompute::none);
+    memory(layer_first, MemoryEvent::At::start, sim_rank, transient);
+    memory(g.id, MemoryEvent::At::end, sim_rank, -transient);
+  }
+  freed += layers_.stored_activation_bytes(l, rank, job_.recompute);
+  return g;
+}
+
+double TrainStepBuilder::heads_forward(RankSink& sink, int sim_rank, int microbatch, Handle h) {
+  const auto r = static_cast<std::size_t>(sim_rank);
+  sink.set_context(Pass::forward, -1, microbatch);
+  loss_[r][microbatch] = head_.forward(sink, h);
+  double kept = head_.stored_activation_bytes();
+  auto& losses = mtp_loss_[r][microbatch];
+  for (int d = 0; d < mtp_depth_; ++d) {
+    // Module d reads the previous depth's output (the main model's for d = 0) and the embedding of
+    // the token d + 1 ahead; its layer has index L + d in routing and names.
+    const int l = job_.model.layers + d;
+    sink.set_context(Pass::forward, l, microbatch);
+    h = mtp_.forward(sink, embed_, h);
+    const Handle weights = gather_layer(sink, sim_rank, l, Handle{}, Pass::forward);
+    h = layers_.forward(sink, l, sink.global_rank(), {h, weights});
+    release_layer(sink, sim_rank, l, weights, h, Pass::forward);
+    sink.set_context(Pass::forward, l, microbatch);
+    losses.push_back(head_.forward(sink, h));
+    kept += mtp_.stored_activation_bytes() +
+            layers_.stored_activation_bytes(l, sink.global_rank(), job_.recompute) +
+            head_.stored_activation_bytes();
+  }
+  return kept;
+}
+
+Handle TrainStepBuilder::join_mtp_grad(RankSink& sink, Handle g, Handle from_mtp) {
+  if (!from_mtp.valid()) return g;
+  // Read both gradients and write their sum, on the rank's (sequence-parallel) share of the tokens.
+  const double tokens = dims_.sp ? dims_.tokens / dims_.tp : dims_.tokens;
+  return sink.kernel_after("mtp.add_grad", elementwise(dims_, 3 * tokens * dims_.h * dims_.act_bytes),
+                           std::array<Handle, 2>{g, from_mtp});
+}
+
+Handle TrainStepBuilder::heads_backward(RankSink& sink, int sim_rank, int microbatch, double& freed) {
+  const auto r = static_cast<std::size_t>(sim_rank);
+  const int L = job_.model.layers;
+  Handle from_mtp;
+  std::vector<Handle> starts;
+  const auto& losses = mtp_loss_[r][microbatch];
+  for (int d = mtp_depth_ - 1; d >= 0; --d) {
+    const int l = L + d;
+    sink.set_context(Pass::backward, l, microbatch);
+    Handle g = head_.backward(sink, losses[static_cast<std::size_t>(d)]);
+    g = join_mtp_grad(sink, g, from_mtp);  // a deeper module's gradient joins this module's output's
+    g = layer_backward(sink, sim_rank, l, L + 1 + d, g, starts, freed);
+    grads_[r][L + 1 + d].params += mtp_.params_per_rank();
+    sink.set_context(Pass::backward, l, microbatch);
+    from_mtp = mtp_.backward(sink, embed_, g);
+    freed += mtp_.stored_activation_bytes() + head_.stored_activation_bytes();
+  }
+  // The embedding copy the MTP modules look up (tied to stage 0's in Megatron-Core; the all-reduce
+  // that keeps the two equal is not modelled, as for tied embeddings).
+  if (mtp_depth_ > 0) grads_[r][L + 1 + mtp_depth_] = {from_mtp, embed_.params_per_rank(), 0.0, false};
+  sink.set_context(Pass::backward, -1, microbatch);
+  Handle g = head_.backward(sink, loss_[r][microbatch]);
+  grads_[r][L] = {g, head_.params_per_rank(), 0.0, false};
+  freed += head_.stored_activation_bytes();
+  return join_mtp_grad(sink, g, from_mtp);
+}
+
+void TrainStepBuilder::build_rank(int sim_rank) {
+  RankSink sink(a_, sim_rank);
+  const int stage = a_.ranks()[static_cast<std::size_t>(sim_rank)].stage;
+  auto& spans = steps_[static_cast<std::size_t>(sim_rank)];
+  step_index_ = 0;
+  if (job_.parallel.overlap_param_gather) issue_param_gathers(sink, sim_rank);
+  const auto& order = schedule_[static_cast<std::size_t>(stage)];
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const PipeStep& step = order[i];
+    const sim::OpId first = next_id();
+    // Steady state: a backward and the forward after it (of a later micro-batch, independent of it
+    // on every stage, the last one included) become one pair.
+    if (job_.parallel.ep_overlap && step.kind == Kind::backward && i + 1 < order.size() &&
+        order[i + 1].kind == Kind::forward) {
+      spans.push_back({first});
+      ++step_index_;  // both halves count as the second step: blocking sends wait before the next
+      overlapped_pair(sink, sim_rank, order[i + 1], step);
+      spans.push_back({first});
+      ++step_index_;
+      ++i;
+      continue;
+    }
+    if (step.kind == Kind::forward)
+      forward(sink, sim_rank, step);
+    else
+      backward(sink, sim_rank, step);
+    spans.push_back({first});
+    ++step_index_;
+  }
+  gradients_and_optimizer(sink, sim_rank);
+}
+
+void TrainStepBuilder::overlapped_pair(RankSink& sink, int sim_rank, const PipeStep& fwd,
+                                       const PipeStep& bwd) {
+  // Combined 1F1B (Megatron-Core) / DeepSeek-V3's overlapped chunk pair: a backward and the next
+  // forward, of different micro-batches, issued together on two compute streams that share the
+  // GPU. Whenever one waits for its all-to-all the other has the whole GPU; the pair ends when
+  // both have, and the next step waits for it. The backward is launched first: the forward's host
+  // synchronisations (dropless routing) then hold back only the forward's own launches, as the
+  // hand-interleaved launches of the real schedules arrange.
+  const Handle start = sink.barrier(sink.last_on_lane(1));  // after what came before, on either stream
+  sink.set_lane(1);
+  sink.barrier(start);
+  backward(sink, sim_rank, bwd);
+  sink.set_lane(0);
+  forward(sink, sim_rank, fwd);
+  const Handle joined = sink.barrier(sink.last_on_lane(1));
+  sink.set_lane(1);
+  sink.barrier(joined);
+  sink.set_lane(0);
+}
+
+void TrainStepBuilder::connect_pipeline() {
+  const RankLayout& layout = a_.layout();
+  // Every pipeline's first-stage rank: the images of a representative boundary.
+  std::vector<int> pipelines;
+  for (int r = 0; r < layout.world(); ++r)
+    if (layout.coords(r).pp == 0) pipelines.push_back(r);
+  for (std::size_t s = 0; s < sends_.size(); ++s) {
+    for (const PendingSend& send : sends_[s]) {
+      const bool fwd = send.key.kind == Kind::forward;
+      const int to_vs = send.key.vstage + (fwd ? 1 : -1);
+      const auto entry = entries_.find(send.key);  // receivers file their entry under the producer's key
+      if (entry == entries_.end()) throw std::logic_error("pipeline boundary without a receiver");
+      const int from_stage = send.key.vstage % pp_, to_stage = to_vs % pp_;
+      // Every replica's copy of this boundary crosses the fabric at the same moment.
+      CommRequest req;
+      req.kind = CollectiveKind::send_recv;
+      req.dim = ParallelDim::pp;
+      req.bytes = boundary_bytes();
+      const RankCoords own = layout.coords(send.key.pipeline);
+      const auto add_pair = [&](RankCoords c) {
+        c.pp = from_stage;
+        const int src = layout.rank(c);
+        c.pp = to_stage;
+        req.groups.push_back({src, layout.rank(c)});
+      };
+      add_pair(own);
+      if (a_.mode() == RankMode::representative)
+        for (int r : pipelines)
+          if (r != send.key.pipeline) add_pair(layout.coords(r));
+      const int dst_sim = a_.sim_index(req.groups.front()[1]);
+      const sim::OpId id =
+          a_.add_pipeline_send(req, static_cast<int>(s), dst_sim, fwd ? Pass::forward : Pass::backward,
+                               send.key.microbatch, fwd ? "pp.send_act" : "pp.send_grad");
+      a_.graph().add_dependency(send.producer.id, id);
+      a_.graph().add_dependency(id, a_.gpu_op(entry->second.op));
+      if (job_.parallel.pp_p2p == P2pMode::blocking) {
+        // The sender's next step waits for the exchange (Megatron's batch_isend_irecv followed by a
+        // synchronize). Receives are taken as posted in advance, as Megatron's paired calls post them.
+        const auto& sender = steps_[s];
+        if (send.step + 1 < static_cast<int>(sender.size()))
+          a_.graph().add_dependency(id, sender[send.step + 1].first);
+      }
+    }
+  }
+}
+
+StepPlan TrainStepBuilder::build() {
+  for (int r = 0; r < static_cast<int>(a_.ranks().size()); ++r) build_rank(r);
+  connect_pipeline();
+  StepPlan plan{std::move(a_.graph()).build(), {}, {}, {}, {}, a_.layout().world(), m_, 0.0, 0.0, {}, {}, {}};
+  plan.memory_events = std::move(memory_);
+  for (std::size_t r = 0; r < a_.ranks().size(); ++r) plan.static_memory.push_back(static_memory(r));
+  plan.tokens_per_step = double(job_.workload.global_batch) * job_.workload.seq_len;
+  finish_plan(plan, a_, layers_);
+  return plan;
+}
+
+}  // namespace detail
+
+StepPlan build_train_step(const JobSpec& job, CommPlanner& planner, const TrainStepOptions& options) {
+  return detail::TrainStepBuilder(job, planner, options.ranks).build();
+}
+
+}  // namespace stepsim::work

@@ -1,0 +1,145 @@
+#pragma once
+// The training-step builder's internals, shared by its two source files: train_step.cpp (schedule
+// steps, layers, heads and pipeline boundaries) and train_gradients.cpp (ZeRO-3 weight gathers,
+// gradient buckets, the optimizer and static memory). Only build_train_step (train_step.hpp) is public.
+
+#include <map>
+#include <vector>
+
+#include "workloads/step/layer_stack.hpp"
+#include "workloads/step/model_ops.hpp"
+#include "workloads/step/pipeline_schedule.hpp"
+#include "workloads/step/train_step.hpp"
+
+namespace stepsim::work::detail {
+
+using Handle = OpSink::Handle;
+using Kind = PipeStep::Kind;
+
+/// Where an activation (or its gradient) crosses a pipeline boundary.
+struct BoundaryKey {
+  int pipeline;  ///< global rank of the pipeline's stage-0 member
+  int vstage;    ///< virtual stage that produced it
+  int microbatch;
+  Kind kind;
+  auto operator<=>(const BoundaryKey&) const = default;
+};
+
+struct PendingSend {
+  BoundaryKey key;
+  Handle producer;
+  int step = 0;  ///< the sender's schedule step that produced it
+};
+
+/// Where a boundary's data enters its consumer.
+struct Entry {
+  sim::OpId op = 0;
+  int step = 0;  ///< the consumer's schedule step
+};
+
+/// The op that opens one schedule step of a rank.
+struct StepSpan {
+  sim::OpId first = 0;
+};
+
+/// What one layer contributes to the gradient buckets: its final weight-gradient op and size.
+struct GradSource {
+  Handle ready;
+  double params = 0.0;         ///< reduced over the data-parallel (x CP) group
+  double expert_params = 0.0;  ///< routed experts: reduced over the expert-data-parallel group
+  bool layer = false;          ///< a transformer layer (ZeRO-3 shards and reduces these per micro-batch)
+};
+
+class TrainStepBuilder {
+ public:
+  TrainStepBuilder(const JobSpec& job, CommPlanner& planner, RankMode mode);
+  StepPlan build();
+
+ private:
+  void build_rank(int sim_rank);
+  void forward(RankSink& sink, int sim_rank, const PipeStep& step);
+  void backward(RankSink& sink, int sim_rank, const PipeStep& step);
+  /// A steady-state forward and the backward after it as one overlapped pair (ep_overlap).
+  void overlapped_pair(RankSink& sink, int sim_rank, const PipeStep& fwd, const PipeStep& bwd);
+  void gradients_and_optimizer(RankSink& sink, int sim_rank);
+  /// The last virtual stage after its layers: the loss, then each multi-token-prediction module
+  /// (glue, layer, the shared head's second loss). Returns the activation bytes they keep.
+  double heads_forward(RankSink& sink, int sim_rank, int microbatch, Handle h);
+  /// Their backward: the MTP modules' losses back through their layers, the main loss, summed into
+  /// the gradient of the last layer's output. Returns that gradient; adds the bytes freed.
+  Handle heads_backward(RankSink& sink, int sim_rank, int microbatch, double& freed);
+  /// `g` plus the gradient an MTP module sends back (none: `g` as is).
+  Handle join_mtp_grad(RankSink& sink, Handle g, Handle from_mtp);
+  /// One layer's backward (with its recomputation under full recompute): records its gradient
+  /// source under `key` and the activation bytes it frees.
+  Handle layer_backward(RankSink& sink, int sim_rank, int l, int key, Handle g, std::vector<Handle>& starts,
+                        double& freed);
+  void connect_pipeline();
+  /// Receiving end of a boundary: with TP but no SP, Megatron sends 1/tp of the activation per
+  /// rank and all-gathers it over NVLink on arrival (the scatter/gather optimisation).
+  /// Returns the gather op, or an invalid handle when none is needed.
+  Handle receive_gather(RankSink& sink);
+  int pipeline_of(int rank) const;
+  int vstages() const { return pp_ * v_; }
+  std::pair<int, int> layers_of(int vstage) const;
+  double boundary_bytes() const;
+  sim::OpId next_id() { return static_cast<sim::OpId>(a_.graph().op_count()); }
+  /// ZeRO-3: all-gathers layer `l`'s weights before it runs (issued once `prefetch_after` starts,
+  /// over the HSDP shard group when there is one); returns an invalid handle without ZeRO-3. In the
+  /// backward without reshard_after_forward it returns the forward's gather instead.
+  Handle gather_layer(RankSink& sink, int sim_rank, int l, Handle prefetch_after, Pass pass);
+  /// Where layer prefetch_layers ahead's gather may start: the first op of the layer that many
+  /// before it in `starts` (the layers emitted so far), nothing (at once) when there are fewer, or
+  /// `input` (the previous layer's end) when prefetch_layers = 0.
+  Handle prefetch_point(const std::vector<Handle>& starts, Handle input) const;
+  /// dp_overlap = false under ZeRO-3: the micro-batch's gradient reductions, after its backward.
+  void flush_grad_reductions(RankSink& sink, int sim_rank, Handle after);
+  /// ZeRO-3 gradient reduction of layer `l` after `last`: reduce-scatter over the shard group, then
+  /// (HSDP) all-reduce of the shard over its replicas.
+  void reduce_layer_grads(RankSink& sink, int l, Handle last);
+  /// overlap_param_gather: the previous step's weight all-gathers, issued at the start of this one
+  /// per layer in forward order (the embedding with the first, the LM head with the last); each
+  /// layer's first forward waits for its own.
+  void issue_param_gathers(RankSink& sink, int sim_rank);
+  /// ZeRO-3: frees the gathered weights after `last` and reduce-scatters the layer's gradients.
+  void release_layer(RankSink& sink, int sim_rank, int l, Handle gather, Handle last, Pass pass);
+  /// Gradient buckets of one kind (dense over dp x cp, or experts over expert-dp), in the order the
+  /// gradients become final; returns the reductions and the parameters of each bucket.
+  void reduce_buckets(RankSink& sink, int sim_rank, std::vector<GradSource> sources, CommScope scope,
+                      std::vector<Handle>& reduced, std::vector<std::pair<double, CommScope>>& buckets);
+  /// ZeRO-3 shards these over their group: the layer's dense weights over dp x cp, its experts over
+  /// the expert-data-parallel group.
+  double layer_weight_bytes(int l) const;
+  /// Weights, gradients and optimizer state of simulated rank `r`, sharded as ZeRO says.
+  StaticMemory static_memory(std::size_t r) const;
+  void memory(sim::OpId op, MemoryEvent::At at, int sim_rank, double bytes);
+
+  const JobSpec& job_;
+  StepAssembler a_;
+  LayerDims dims_;
+  LayerStack layers_;
+  Embedding embed_;
+  LmHead head_;
+  MtpGlue mtp_;
+  int mtp_depth_ = 0;  ///< multi-token-prediction modules on the last stage (training)
+  int pp_, v_, m_;
+  std::vector<std::vector<PipeStep>> schedule_;
+  std::vector<std::map<int, Handle>> param_gathers_;  ///< per simulated rank: layer -> its weights' gather
+  std::vector<MemoryEvent> memory_;
+  std::map<BoundaryKey, Entry> entries_;                      // consumer's first op per boundary
+  std::vector<std::vector<StepSpan>> steps_;                  // per sim rank, per schedule step
+  int step_index_ = 0;                                        // schedule step being built
+  std::vector<std::vector<PendingSend>> sends_;               // per sim rank, in schedule order
+  std::vector<std::map<int, Handle>> loss_;                   // per sim rank: micro-batch -> loss op
+  std::vector<std::map<int, std::vector<Handle>>> mtp_loss_;  // per sim rank: micro-batch -> MTP losses
+  // per sim rank: layer (-1 embed, L head, L + 1 + d MTP module d, L + 1 + D the MTP embedding copy)
+  std::vector<std::map<int, GradSource>> grads_;
+  std::vector<Handle> last_op_;  // per sim rank
+  bool zero3_ = false;
+  /// Without reshard_after_forward: per sim rank, (layer, micro-batch) -> the forward's gather.
+  std::vector<std::map<std::pair<int, int>, Handle>> kept_weights_;
+  /// dp_overlap = false under ZeRO-3: per sim rank, layers whose gradients await reduction.
+  std::vector<std::vector<int>> pending_grads_;
+};
+
+}  // namespace stepsim::work::detail

@@ -138,9 +138,8 @@ std::string SweepScenarios::cluster_key(std::span<const SweepValue* const> value
   std::string key;
   for (std::size_t k = 0; k < values.size(); ++k) {
     const std::string& name = impl_->sweep.keys[k].key;
-    // cuda_graphs sets the GPU's per-kernel overhead, which the topology's transfers read.
-    if (prefix_of("hardware", name) || prefix_of("fabric", name) || prefix_of("catalog", name) ||
-        name == "workload.cuda_graphs")
+    // Only what builds the ClusterSpec: the launch mode (workload.cuda_graphs) changes no hardware.
+    if (prefix_of("hardware", name) || prefix_of("fabric", name) || prefix_of("catalog", name))
       key += name + "=" + values[k]->toml_text() + "\n";
   }
   return key;

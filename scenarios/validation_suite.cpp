@@ -4,14 +4,13 @@
 #include <atomic>
 #include <cmath>
 #include <exception>
-#include <mutex>
-#include <thread>
 
 #include "scenarios/scenario.hpp"
 #include "scenarios/toml_reader.hpp"
 #include "sim/error.hpp"
+#include "sim/parallel_for.hpp"
 #include "workloads/estimate/estimate.hpp"
-#include "workloads/estimate/explain.hpp"
+#include "workloads/step/explain.hpp"
 #include "workloads/serving/generation.hpp"
 #include "workloads/step/simulate.hpp"
 
@@ -119,21 +118,16 @@ ValidationReport run_validation(const std::filesystem::path& dir, const Catalog&
   const auto files = scenario_files(dir);
   std::vector<ValidationCase> results(files.size());
   std::vector<std::exception_ptr> errors(files.size());
-  std::atomic<std::size_t> next{0}, done{0};
-  const auto worker = [&] {
-    for (std::size_t i = next++; i < files.size(); i = next++) {
-      try {
-        results[i] = run_case(files[i], catalog, max_ops);
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
-      if (progress) progress(++done, files.size());
+  std::atomic<std::size_t> done{0};
+  // Every case runs even when one fails; the first failure in file order is the one reported.
+  parallel_for(files.size(), static_cast<unsigned>(std::max(1, jobs)), [&](std::size_t i) {
+    try {
+      results[i] = run_case(files[i], catalog, max_ops);
+    } catch (...) {
+      errors[i] = std::current_exception();
     }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < std::max(1, jobs); ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
+    if (progress) progress(++done, files.size());
+  });
   for (const auto& e : errors)
     if (e) std::rethrow_exception(e);
 

@@ -6,6 +6,7 @@
 
 #include "output/common/atomic_file.hpp"
 #include "output/views/compare_view.hpp"
+#include "output/report/compare_report.hpp"
 #include "output/common/render_format.hpp"
 #include "scenarios/catalog.hpp"
 #include "scenarios/scenario.hpp"

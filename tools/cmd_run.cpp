@@ -11,7 +11,7 @@
 #include "output/common/format.hpp"
 #include "output/views/generation_view.hpp"
 #include "output/common/render_format.hpp"
-#include "output/run/run_outputs.hpp"
+#include "output/report/run_outputs.hpp"
 #include "output/views/run_view.hpp"
 #include "output/views/serving_view.hpp"
 #include "scenarios/catalog.hpp"

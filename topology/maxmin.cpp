@@ -7,19 +7,46 @@
 #include <stdexcept>
 
 namespace stepsim::topo {
+namespace maxmin_contract {
+
+// The solver repairs nothing: a caller that means "no bound" says kUnbounded, and a value outside
+// the contract is a bug in the network model (an internal error, never a user's).
+[[noreturn]] void violated(const std::string& what, double value) {
+  std::ostringstream msg;
+  msg << "max-min solver: " << what << ", got " << value;
+  throw std::logic_error(msg.str());
+}
+
+void check_capacity(double capacity) {
+  if (!(capacity >= 0.0)) violated("a constraint's capacity must be >= 0", capacity);
+}
+
+}  // namespace maxmin_contract
 
 MaxMinSystem::ConstraintId MaxMinSystem::add_constraint(double capacity) {
-  cnsts_.push_back(Constraint{std::max(capacity, 0.0), {}, 0});
+  maxmin_contract::check_capacity(capacity);
+  cnsts_.push_back(Constraint{capacity, {}, 0});
   return static_cast<ConstraintId>(cnsts_.size() - 1);
 }
 
 void MaxMinSystem::set_capacity(ConstraintId c, double capacity) {
-  cnsts_[c].capacity = std::max(capacity, 0.0);
+  maxmin_contract::check_capacity(capacity);
+  cnsts_.at(c).capacity = capacity;
   dirty_cnsts_.push_back(c);
 }
 
 MaxMinSystem::VariableId MaxMinSystem::add_variable(double weight, double bound,
                                                     std::span<const Usage> usages) {
+  using maxmin_contract::violated;
+  if (!(weight > 0.0) || std::isinf(weight)) violated("a variable's weight must be > 0 and finite", weight);
+  if (!(bound > 0.0)) violated("a variable's bound must be > 0 (kUnbounded for none)", bound);
+  for (const Usage& u : usages) {
+    if (u.constraint >= cnsts_.size())
+      violated(
+          "a usage names constraint " + std::to_string(u.constraint) + " of " + std::to_string(cnsts_.size()),
+          u.coefficient);
+    if (!(u.coefficient > 0.0)) violated("a usage's coefficient must be > 0", u.coefficient);
+  }
   VariableId id;
   if (!free_vars_.empty()) {
     std::pop_heap(free_vars_.begin(), free_vars_.end(), std::greater<>());
@@ -30,17 +57,14 @@ MaxMinSystem::VariableId MaxMinSystem::add_variable(double weight, double bound,
     vars_.emplace_back();
   }
   Variable& v = vars_[id];
-  v.weight = weight > 0.0 ? weight : 1.0;
-  v.bound = bound > 0.0 ? bound : kUnbounded;
+  v.weight = weight;
+  v.bound = bound;
   v.rate = 0.0;
   v.limiter = kNone;
   v.alive = true;
   v.usages.clear();
   // Merge repeated constraints so each appears once, in increasing constraint order.
-  for (const Usage& u : usages) {
-    if (!(u.coefficient > 0.0)) continue;
-    v.usages.push_back(VarUsage{u.constraint, u.coefficient, 0});
-  }
+  for (const Usage& u : usages) v.usages.push_back(VarUsage{u.constraint, u.coefficient, 0});
   std::sort(v.usages.begin(), v.usages.end(),
             [](const VarUsage& a, const VarUsage& b) { return a.constraint < b.constraint; });
   std::size_t out = 0;

@@ -36,13 +36,16 @@ class MaxMinSystem {
   };
 
   /// Adds a constraint of `capacity` (>= 0, e.g. bytes per second of a link direction).
+  /// Throws std::logic_error for a negative or NaN capacity: the solver repairs no input.
   ConstraintId add_constraint(double capacity);
-  /// Changes a capacity; the affected component is re-solved at the next solve().
+  /// Changes a capacity (same contract); the affected component is re-solved at the next solve().
   void set_capacity(ConstraintId c, double capacity);
 
-  /// Adds a variable. `weight` > 0 scales its share (rate / weight is equalised); `bound` caps
-  /// its rate (kUnbounded for none). Repeated constraints in `usages` are merged by summing.
-  /// A variable with no usages and no bound gets an infinite rate.
+  /// Adds a variable. `weight` (> 0, finite) scales its share (rate / weight is equalised);
+  /// `bound` (> 0) caps its rate, kUnbounded for none. Every usage names an existing constraint
+  /// with a coefficient > 0; repeated constraints are merged by summing. Anything else throws
+  /// std::logic_error (a bug in the caller). A variable with no usages and no bound gets an
+  /// infinite rate.
   VariableId add_variable(double weight, double bound, std::span<const Usage> usages);
   /// Removes a live variable; its id may be handed out again by add_variable.
   void remove_variable(VariableId v);

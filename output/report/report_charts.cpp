@@ -6,7 +6,7 @@
 
 #include "output/common/format.hpp"
 #include "output/report/report_charts.hpp"
-#include "output/report/svg.hpp"
+#include "output/common/svg.hpp"
 #include "workloads/model/names.hpp"
 
 namespace stepsim::out::charts {

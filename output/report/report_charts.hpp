@@ -1,5 +1,5 @@
 #pragma once
-// The charts of the HTML report, each one inline <svg> (output/report/svg.hpp): built from a simulated
+// The charts of the HTML report, each one inline <svg> (output/common/svg.hpp): built from a simulated
 // step and the catalog, with no scripts and nothing fetched.
 
 #include <span>
@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "output/report/svg.hpp"
+#include "output/common/svg.hpp"
 #include "topology/gpu.hpp"
 #include "workloads/step/simulate.hpp"
 

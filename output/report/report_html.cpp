@@ -6,8 +6,8 @@
 #include "output/common/format.hpp"
 #include "output/report/report_charts.hpp"
 #include "output/run/run_figures.hpp"
-#include "output/report/svg.hpp"
-#include "workloads/estimate/explain.hpp"
+#include "output/common/svg.hpp"
+#include "workloads/step/explain.hpp"
 #include "workloads/model/names.hpp"
 
 namespace stepsim::out {

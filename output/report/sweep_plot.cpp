@@ -8,7 +8,7 @@
 #include <toml++/toml.hpp>
 
 #include "output/report/report_charts.hpp"
-#include "output/report/svg.hpp"
+#include "output/common/svg.hpp"
 #include "scenarios/suggest.hpp"
 #include "sim/error.hpp"
 

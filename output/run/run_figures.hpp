@@ -6,7 +6,7 @@
 #include <array>
 #include <string>
 
-#include "workloads/estimate/explain.hpp"
+#include "workloads/step/explain.hpp"
 #include "workloads/step/simulate.hpp"
 
 namespace stepsim::out {
@@ -18,7 +18,7 @@ struct RunFigures {
   double mfu = 0.0;
   std::string mfu_peak;         ///< the precision whose dense peak MFU divides by: "BF16", "FP8"
   double mfu_peak_flops = 0.0;  ///< that peak, FLOP/s per GPU
-  work::StepVerdict verdict;    ///< what the step waits on most (workloads/estimate/explain.hpp)
+  work::StepVerdict verdict;    ///< what the step waits on most (workloads/step/explain.hpp)
   std::string bottleneck;       ///< the verdict in words (verdict_text)
   std::array<double, work::kDimCount> exposed_comm_s{};  ///< mean over ranks, by ParallelDim
   bool fits = true;

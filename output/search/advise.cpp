@@ -8,8 +8,8 @@
 #include <set>
 
 #include "output/common/format.hpp"
-#include "output/common/parallel_for.hpp"
 #include "sim/error.hpp"
+#include "sim/parallel_for.hpp"
 #include "workloads/layout/layout_space.hpp"
 #include "workloads/step/simulate.hpp"
 

@@ -10,14 +10,14 @@
 #include <optional>
 #include <tuple>
 
-#include "output/common/parallel_for.hpp"
 #include "scenarios/cross_checks.hpp"
 #include "scenarios/scenario.hpp"
 #include "scenarios/suggest.hpp"
 #include "sim/error.hpp"
+#include "sim/parallel_for.hpp"
 #include "topology/topology.hpp"
 #include "workloads/bound/comm_bound.hpp"
-#include "workloads/estimate/explain.hpp"
+#include "workloads/step/explain.hpp"
 #include "workloads/step/simulate.hpp"
 #include "workloads/bound/step_bound.hpp"
 

@@ -6,7 +6,7 @@
 
 #include "output/common/format.hpp"
 #include "workloads/estimate/estimate.hpp"
-#include "workloads/estimate/explain.hpp"
+#include "workloads/step/explain.hpp"
 #include "workloads/model/names.hpp"
 
 namespace stepsim::out {

@@ -92,7 +92,8 @@ class SweepJournal {
   double last_sync_s_ = 0.0;         ///< steady-clock seconds of the last fdatasync
 };
 
-/// CRC-32 (IEEE 802.3, as zlib), to detect torn records.
+/// CRC-32 (IEEE 802.3, as zlib: Boost.CRC's crc_32_type), to detect torn records. Journals on disk
+/// carry it, so it is part of the file format.
 std::uint32_t crc32(std::string_view bytes);
 
 }  // namespace stepsim::out

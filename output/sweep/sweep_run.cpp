@@ -4,8 +4,8 @@
 #include <chrono>
 
 #include "output/common/atomic_file.hpp"
-#include "output/common/parallel_for.hpp"
 #include "output/sweep/sweep_eval.hpp"
+#include "sim/parallel_for.hpp"
 
 namespace stepsim::out {
 namespace {

@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "output/common/format.hpp"
-#include "output/report/svg.hpp"
+#include "output/common/svg.hpp"
 #include "output/common/text_table.hpp"
 
 namespace stepsim::out {

@@ -1,6 +1,7 @@
 #pragma once
 // Scenarios side by side (`stepsim compare`): the figures that decide between layouts and
-// fabrics, each row with the scenario(s) that win it, as a table, JSON or an HTML page.
+// fabrics, each row with the scenario(s) that win it, as a table or JSON (the HTML page:
+// output/report/compare_report.hpp).
 
 #include <nlohmann/json_fwd.hpp>
 #include <span>
@@ -41,8 +42,5 @@ std::vector<CompareRow> compare_rows(std::span<const CompareEntry> entries);
 
 std::string compare_table(std::span<const CompareEntry> entries, std::span<const CompareRow> rows);
 nlohmann::ordered_json compare_json(std::span<const CompareEntry> entries, std::span<const CompareRow> rows);
-/// A self-contained page: the table with winners marked and the breakdowns on one time scale.
-std::string compare_html(std::span<const CompareEntry> entries, std::span<const CompareRow> rows,
-                         std::string_view version);
 
 }  // namespace stepsim::out

@@ -3,7 +3,7 @@
 
 #include "output/run/run_figures.hpp"
 #include "output/views/run_view.hpp"
-#include "workloads/estimate/explain.hpp"
+#include "workloads/step/explain.hpp"
 #include "workloads/model/names.hpp"
 
 namespace stepsim::out {

@@ -237,6 +237,27 @@ values = [200]
   CHECK(scenarios.cluster_key(point_values(s, points.steps(0))) == "hardware.nic_gbps=200\n");
 }
 
+TEST_CASE("The launch mode is no part of the cluster: points that differ only in it share a topology") {
+  const Sweep s = sweep(R"([[axis]]
+key = "workload.cuda_graphs"
+values = [false, true]
+[[axis]]
+key = "hardware.nic_gbps"
+values = [200]
+)");
+  const SweepScenarios scenarios(s, stepsim::test::builtin_catalog());
+  const SweepPoints points(s);
+  const auto eager_values = point_values(s, points.steps(0)),
+             graphs_values = point_values(s, points.steps(1));
+  const Scenario eager = scenarios.load(eager_values), graphs = scenarios.load(graphs_values);
+  REQUIRE(eager.job.workload.cuda_graphs != graphs.job.workload.cuda_graphs);
+  // CUDA graphs only drop the host timeline: the GPU's launch figures are the catalog's either way.
+  CHECK(eager.job.cluster.gpu.kernel_gap_s == graphs.job.cluster.gpu.kernel_gap_s);
+  CHECK(eager.job.cluster.gpu.host_launch_s == graphs.job.cluster.gpu.host_launch_s);
+  CHECK(scenarios.cluster_key(eager_values) == "hardware.nic_gbps=200\n");
+  CHECK(scenarios.cluster_key(graphs_values) == "hardware.nic_gbps=200\n");
+}
+
 TEST_CASE("The bundled example sweeps load, and their keys are keys of their base") {
   int sweeps = 0;
   for (const auto& e : fs::directory_iterator(fs::path(STEPSIM_SOURCE_DIR) / "scenarios/examples/sweeps")) {

@@ -1,7 +1,9 @@
 #include "topology/maxmin.hpp"
 
 #include <catch2/catch.hpp>
+#include <limits>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 using stepsim::topo::MaxMinSystem;
@@ -176,4 +178,43 @@ TEST_CASE("random systems: feasible, max-min, incremental equals fresh", "[maxmi
     inc.solve();
     CHECK(inc.check().empty());
   }
+}
+
+TEST_CASE("the solver repairs no input: contract violations throw", "[maxmin]") {
+  // Before, a bound <= 0 became unbounded, a weight <= 0 became 1, a coefficient <= 0 was dropped
+  // and a negative capacity became 0: each hid a bug in the network model.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  MaxMinSystem s;
+  const auto link = s.add_constraint(10.0);
+  const Usage ok[] = {{link, 1.0}};
+  SECTION("capacity") {
+    CHECK_THROWS_AS(s.add_constraint(-1.0), std::logic_error);
+    CHECK_THROWS_AS(s.add_constraint(nan), std::logic_error);
+    CHECK_THROWS_AS(s.set_capacity(link, -1.0), std::logic_error);
+    CHECK(s.add_constraint(0.0) == link + 1);  // a zero capacity is a constraint like any other
+  }
+  SECTION("weight") {
+    CHECK_THROWS_WITH(s.add_variable(0.0, kInf, ok), Catch::Contains("weight must be > 0 and finite, got 0"));
+    CHECK_THROWS_AS(s.add_variable(-2.0, kInf, ok), std::logic_error);
+    CHECK_THROWS_AS(s.add_variable(kInf, kInf, ok), std::logic_error);
+    CHECK_THROWS_AS(s.add_variable(nan, kInf, ok), std::logic_error);
+  }
+  SECTION("bound") {
+    CHECK_THROWS_WITH(s.add_variable(1.0, 0.0, ok),
+                      Catch::Contains("bound must be > 0 (kUnbounded for none)"));
+    CHECK_THROWS_AS(s.add_variable(1.0, -5.0, ok), std::logic_error);
+    CHECK_THROWS_AS(s.add_variable(1.0, nan, ok), std::logic_error);
+  }
+  SECTION("usages") {
+    const Usage zero[] = {{link, 1.0}, {link, 0.0}}, negative[] = {{link, -1.0}},
+                missing[] = {{link + 1, 1.0}};
+    CHECK_THROWS_WITH(s.add_variable(1.0, kInf, zero), Catch::Contains("coefficient must be > 0, got 0"));
+    CHECK_THROWS_AS(s.add_variable(1.0, kInf, negative), std::logic_error);
+    CHECK_THROWS_WITH(s.add_variable(1.0, kInf, missing), Catch::Contains("names constraint 1 of 1"));
+  }
+  // A rejected variable leaves the system as it was: one valid variable still gets the whole link.
+  const auto x = s.add_variable(1.0, kInf, ok);
+  s.solve();
+  CHECK(s.variable_count() == 1);
+  CHECK(s.rate(x) == Approx(10.0));
 }

@@ -15,7 +15,7 @@
 #include "output/views/estimate_view.hpp"
 #include "output/views/generation_view.hpp"
 #include "output/search/layout_search.hpp"
-#include "output/run/run_outputs.hpp"
+#include "output/report/run_outputs.hpp"
 #include "output/views/run_view.hpp"
 #include "output/views/search_view.hpp"
 #include "output/views/serving_view.hpp"

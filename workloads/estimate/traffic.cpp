@@ -3,7 +3,6 @@
 
 #include "workloads/estimate/estimate_parts.hpp"
 #include "workloads/model/kv.hpp"
-#include "workloads/step/layer_ops.hpp"
 
 namespace stepsim::work {
 

@@ -14,7 +14,8 @@
 #include <vector>
 
 #include "sim/network.hpp"
-#include "workloads/step/op_sink.hpp"
+#include "workloads/model/collective_kind.hpp"
+#include "workloads/model/job.hpp"
 
 namespace stepsim::work {
 

@@ -69,7 +69,8 @@ struct WorkloadSpec {
   /// gradients to the main-gradient buffer in a separate kernel (a DDP hook).
   GradAccumulation grad_accumulation = GradAccumulation::fused;
   /// Kernels are replayed from CUDA graphs (torch.compile "reduce-overhead", TensorRT-LLM, vLLM
-  /// decode): each pays the GPU's graph_launch overhead instead of kernel_launch.
+  /// decode): no host timeline. Eager (false), each GPU op waits for its launch on the host
+  /// (GpuSpec::host_launch_s each); the GPU's own per-kernel gap is the same in both modes.
   bool cuda_graphs = false;
   /// decode/generate: how the attention kernel reads the cache of a grouped-query model.
   DecodeAttention decode_attention = DecodeAttention::grouped;

@@ -33,6 +33,15 @@ double kv_bytes_per_token(const ModelSpec& m, double bytes_per_element) {
   return kv_elements_per_layer(m) * m.layers * bytes_per_element;
 }
 
+double decode_kv_reads(const JobSpec& job) {
+  const ModelSpec& m = job.model;
+  if (job.workload.decode_attention != DecodeAttention::per_query_head || m.attention == AttentionKind::mla)
+    return 1.0;
+  // A rank's heads / tp query heads share its max(1, kv_heads / tp) KV heads.
+  const double tp = job.parallel.tp;
+  return std::max(1.0, (m.heads / tp) / std::max(1.0, m.kv_heads / tp));
+}
+
 double kv_bytes_per_token_layer_rank(const ModelSpec& m, double bytes_per_element, int tp) {
   if (m.attention == AttentionKind::mla) return kv_elements_per_layer(m) * bytes_per_element;
   const double heads_per_rank = std::max(1.0, double(m.kv_heads) / std::max(1, tp));

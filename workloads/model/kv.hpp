@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "topology/gpu.hpp"
+#include "workloads/model/job.hpp"
 #include "workloads/model/model.hpp"
 
 namespace stepsim::work {
@@ -18,6 +19,10 @@ double kv_bytes_per_token(const ModelSpec& m, double bytes_per_element);
 /// ranks, but a rank always holds at least one KV head (MQA/GQA replicate); MLA's latent is
 /// replicated on every rank.
 double kv_bytes_per_token_layer_rank(const ModelSpec& m, double bytes_per_element, int tp);
+
+/// Decode: how many times the attention kernel reads each cached key and value per step
+/// (LayerDims::decode_kv_reads): query heads per KV head on a rank for per-query-head kernels.
+double decode_kv_reads(const JobSpec& job);
 
 /// What to size.
 struct KvQuery {

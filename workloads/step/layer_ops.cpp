@@ -4,6 +4,8 @@
 #include <array>
 #include <string>
 
+#include "workloads/model/kv.hpp"
+
 namespace stepsim::work {
 
 using Handle = OpSink::Handle;
@@ -27,15 +29,6 @@ void set_attention_widths(const ModelSpec& m, LayerDims& d) {
   d.kv_dim = d.v_dim = m.kv_heads * head_dim;
 }
 }  // namespace
-
-double decode_kv_reads(const JobSpec& job) {
-  const ModelSpec& m = job.model;
-  if (job.workload.decode_attention != DecodeAttention::per_query_head || m.attention == AttentionKind::mla)
-    return 1.0;
-  // A rank's heads / tp query heads share its max(1, kv_heads / tp) KV heads.
-  const double tp = job.parallel.tp;
-  return std::max(1.0, (m.heads / tp) / std::max(1.0, m.kv_heads / tp));
-}
 
 double LayerDims::kv_cache_width() const {
   if (mla) return double(mla_dims.kv_lora_rank) + mla_dims.qk_rope_head_dim;
@@ -151,8 +144,8 @@ topo::KernelWork quantize_work(const LayerDims& d, double elements, QuantOperand
     case LowPrecisionRecipe::delayed: fused_norm = true; break;
     case LowPrecisionRecipe::tensorwise: amax_pass = E; break;
     case LowPrecisionRecipe::blockwise: scale_bytes = kFp8BlockScaleBytes; break;  // fp32 per 1x128 tile
-    case LowPrecisionRecipe::mxfp8: scale_bytes = 1.0 / 32.0; break;       // E8M0 per 32
-    case LowPrecisionRecipe::nvfp4: scale_bytes = 1.0 / 16.0; break;       // E4M3 per 16
+    case LowPrecisionRecipe::mxfp8: scale_bytes = 1.0 / 32.0; break;               // E8M0 per 32
+    case LowPrecisionRecipe::nvfp4: scale_bytes = 1.0 / 16.0; break;               // E4M3 per 16
   }
   double bytes = amax_pass + E + copies * (q + scale_bytes);
   if (operand == QuantOperand::norm_output && fused_norm) {
@@ -348,7 +341,8 @@ Handle DenseLayer::parallel_forward(OpSink& sink, OpSink::Deps input) const {
   const double E = d_.act_bytes, T = d_.tokens, t = d_.tp, f = d_.ffn / t;
   const Handle ln = sink.kernel_after("ln1", elementwise(d_, 2 * T * d_.h * E, 8 * T * d_.h), input.span());
   Handle a = write_kv_cache(sink, projections_forward(sink, ln));
-  a = d_.phase == WorkloadKind::decode ? decode_core(sink, a) : attention_core_forward(sink, a, CoreScope::whole);
+  a = d_.phase == WorkloadKind::decode ? decode_core(sink, a)
+                                       : attention_core_forward(sink, a, CoreScope::whole);
   a = linear_forward(sink, d_, "proj", T, d_.h, d_.o_dim / t, a);
   Handle m = linear_forward(sink, d_, "mlp_up", T, mlp_up_width(d_), d_.h, ln, QuantOperand::norm_output);
   const double act = (d_.activation == Activation::swiglu ? 3.0 : 2.0) * T * f * E;

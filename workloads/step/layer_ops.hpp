@@ -94,9 +94,6 @@ LayerDims layer_dims(const JobSpec& job, double micro_batch);
 /// CUDA-core operations a weight-only GEMM [m x k] x [k x n] (`count` of them) spends converting its
 /// `q`-quantised weights to 16 bits (KernelWork::vector_ops).
 double dequant_ops(WeightQuant q, double m, double n, double k, double count = 1.0);
-/// Decode: how many times the attention kernel reads each cached key and value per step
-/// (LayerDims::decode_kv_reads): query heads per KV head on a rank for per-query-head kernels.
-double decode_kv_reads(const JobSpec& job);
 
 /// Emits the kernels and TP/CP communication of one dense transformer layer. Its attention and MLP
 /// halves are public so that the MoE layer reuses the attention block.

@@ -94,9 +94,9 @@ double job_hardware_flops(const StepPlan& plan, RankMode mode, const ParallelSpe
 }
 
 void finish_plan(StepPlan& plan, StepAssembler& assembler, const LayerStack& layers) {
-  plan.info = std::move(assembler.info());
-  plan.ranks = std::move(assembler.ranks());
-  for (const auto& [op, b] : assembler.balanced()) plan.balanced.push_back(b);
+  plan.info = assembler.take_info();
+  plan.ranks = assembler.take_ranks();
+  plan.balanced = assembler.take_balanced();
   plan.hardware_flops_per_step = job_hardware_flops(plan, assembler.mode(), assembler.job().parallel);
   plan.routing = layers.routing_summary();
 }

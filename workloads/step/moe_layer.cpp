@@ -76,8 +76,9 @@ MoeLayer::ExpertLoadPair MoeLayer::loads(const MoeRank& r) const {
   return {{a.copies * m_.expert_tp, a.active_experts}, {b.copies * m_.expert_tp, b.active_experts}};
 }
 
-CommOp MoeLayer::all_to_all(const MoeRank& r, bool combine) const {
+CommOp MoeLayer::all_to_all(const MoeRank& r, A2aPhase phase) const {
   const LayerRouting& l = *r.routing;
+  const bool combine = phase == A2aPhase::combine;
   const CollectiveKind kind = m_.dispatcher == MoeDispatcher::low_latency
                                   ? CollectiveKind::all_to_all_low_latency
                                   : CollectiveKind::all_to_all;
@@ -92,11 +93,11 @@ CommOp MoeLayer::all_to_all(const MoeRank& r, bool combine) const {
   return c;
 }
 
-CommOp MoeLayer::balanced_all_to_all(const MoeRank& r, bool combine) const {
+CommOp MoeLayer::balanced_all_to_all(const MoeRank& r, A2aPhase phase) const {
   MoeRank b = r;
   b.routing = r.balanced;
   b.pattern = r.balanced_pattern;
-  return all_to_all(b, combine);
+  return all_to_all(b, phase);
 }
 
 Handle MoeLayer::forward(OpSink& sink, OpSink::Deps input, const MoeRank& rank) const {
@@ -132,8 +133,8 @@ Handle MoeLayer::ffn_forward(OpSink& sink, Handle input, const MoeRank& rank) co
   g = sink.kernel("permute", elementwise(d_, (Tm + sent) * h * E), g);
   // FP8 dispatch: the tokens are quantised before they leave.
   if (fp8_dispatch()) g = sink.kernel("dispatch.quantize", quantize_work(d_, Tm * h, QuantOperand::input), g);
-  Handle e = sink.comm("ep.dispatch", all_to_all(rank, false), g);
-  sink.balanced_comm(e, balanced_all_to_all(rank, false));
+  Handle e = sink.comm("ep.dispatch", all_to_all(rank, A2aPhase::dispatch), g);
+  sink.balanced_comm(e, balanced_all_to_all(rank, A2aPhase::dispatch));
   if (m_.shared_overlap) shared = shared_forward(sink, x);  // runs while the dispatch is in flight
   const ExpertLoadPair load = loads(rank);
   const double n = load.actual.copies;
@@ -145,8 +146,8 @@ Handle MoeLayer::ffn_forward(OpSink& sink, Handle input, const MoeRank& rank) co
     e = sink.comm("etp.reduce_scatter",
                   CommOp{ParallelDim::tp, CollectiveKind::reduce_scatter, n * h * E, 0, CommScope::expert},
                   e);
-  const Handle back = sink.comm("ep.combine", all_to_all(rank, true), e);
-  sink.balanced_comm(back, balanced_all_to_all(rank, true));
+  const Handle back = sink.comm("ep.combine", all_to_all(rank, A2aPhase::combine), e);
+  sink.balanced_comm(back, balanced_all_to_all(rank, A2aPhase::combine));
   // Unpermute: read the returned copies and their probabilities, write the weighted sum per token.
   Handle u =
       sink.kernel("unpermute", elementwise(d_, (sent + Tm) * h * E + 4 * Tm * m_.top_k, 2 * sent * h), back);
@@ -196,8 +197,9 @@ Handle MoeLayer::ffn_backward(OpSink& sink, OpSink::Deps grad, const MoeRank& ra
   // FP8 dispatch: the gradients travel to the experts quantised (report section 3.3.2).
   if (fp8_dispatch())
     e = sink.kernel("combine.bwd.quantize", quantize_work(d_, Tm * h, QuantOperand::grad_output), e);
-  e = sink.comm("ep.combine.bwd", all_to_all(rank, false), e);
-  sink.balanced_comm(e, balanced_all_to_all(rank, false));
+  // The combine's gradients travel the way the dispatch sent the tokens.
+  e = sink.comm("ep.combine.bwd", all_to_all(rank, A2aPhase::dispatch), e);
+  sink.balanced_comm(e, balanced_all_to_all(rank, A2aPhase::dispatch));
   if (m_.shared_overlap) shared = shared_backward(sink, g);  // runs while the gradients travel
   const ExpertLoadPair load = loads(rank);
   const double n = load.actual.copies;
@@ -209,8 +211,9 @@ Handle MoeLayer::ffn_backward(OpSink& sink, OpSink::Deps grad, const MoeRank& ra
     e = sink.comm("etp.reduce_scatter.bwd",
                   CommOp{ParallelDim::tp, CollectiveKind::reduce_scatter, n * h * E, 0, CommScope::expert},
                   e);
-  e = sink.comm("ep.dispatch.bwd", all_to_all(rank, true), e);
-  sink.balanced_comm(e, balanced_all_to_all(rank, true));
+  // The dispatch's gradients go back to the routing ranks, as the combine did.
+  e = sink.comm("ep.dispatch.bwd", all_to_all(rank, A2aPhase::combine), e);
+  sink.balanced_comm(e, balanced_all_to_all(rank, A2aPhase::combine));
   // Sum each token's copies back, then the router's input gradient and weight gradient.
   Handle p = sink.kernel("permute.bwd", elementwise(d_, (sent + Tm) * h * E, sent * h), e);
   // Selective "layernorm": the router's and shared experts' weight gradients need the norm output.

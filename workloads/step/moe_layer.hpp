@@ -78,10 +78,14 @@ class MoeLayer {
   /// `recompute_act`: selective "moe_act" recomputes the activation before the down projection.
   OpSink::Handle experts_backward(OpSink& sink, OpSink::Handle ready, const ExpertLoadPair& load,
                                   bool recompute_act) const;
-  /// The dispatch (or, transposed, the combine) all-to-all of `rank`'s layer.
-  CommOp all_to_all(const MoeRank& rank, bool combine) const;
+  /// Which way an all-to-all moves data: as the dispatch (tokens to their experts' ranks, the
+  /// routing matrix) or as the combine (expert outputs back, its transpose). The backward moves
+  /// the combine's gradients as the dispatch and the dispatch's as the combine.
+  enum class A2aPhase : std::uint8_t { dispatch, combine };
+  /// The all-to-all of `rank`'s layer in direction `phase`.
+  CommOp all_to_all(const MoeRank& rank, A2aPhase phase) const;
   /// The same collective under perfectly balanced routing (for the imbalance cost).
-  CommOp balanced_all_to_all(const MoeRank& rank, bool combine) const;
+  CommOp balanced_all_to_all(const MoeRank& rank, A2aPhase phase) const;
   OpSink::Handle shared_forward(OpSink& sink, OpSink::Handle input) const;
   OpSink::Handle shared_backward(OpSink& sink, OpSink::Handle grad) const;
   double up_width() const;  ///< one expert's up-projection output per expert-TP rank

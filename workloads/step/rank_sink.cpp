@@ -148,7 +148,7 @@ const std::vector<std::vector<int>>& StepAssembler::groups(ParallelDim d, int ra
   // Representative mode: every group along d at this rank's pipeline stage (they run in lock step).
   // Full mode: the rank's own group only.
   const int key = mode_ == RankMode::all ? rank : layout_.coords(rank).pp;
-  auto [it, inserted] = group_cache_.try_emplace({static_cast<int>(d), static_cast<int>(scope), key});
+  auto [it, inserted] = group_cache_.try_emplace(GroupKey{d, scope, key});
   if (!inserted) return it->second;
   auto& out = it->second;
   const int shard = job_.parallel.dense_shard_ranks();
@@ -160,6 +160,23 @@ const std::vector<std::vector<int>>& StepAssembler::groups(ParallelDim d, int ra
       if (g.front() == r) out.push_back(std::move(g));
     }
   }
+  return out;
+}
+
+sim::OpId StepAssembler::shared_collective(const CollectiveKey& key) const {
+  const auto it = shared_.find(key);
+  return it == shared_.end() ? sim::StepGraph::kNoOp : it->second;
+}
+
+void StepAssembler::share_collective(const CollectiveKey& key, sim::OpId op) {
+  shared_.emplace(key, op);
+}
+
+std::vector<BalancedOp> StepAssembler::take_balanced() {
+  std::vector<BalancedOp> out;
+  out.reserve(balanced_.size());
+  for (const auto& [op, b] : balanced_) out.push_back(b);
+  balanced_.clear();
   return out;
 }
 
@@ -252,9 +269,8 @@ OpSink::Handle RankSink::barrier(Handle after) {
 }
 
 std::uint32_t RankSink::payload(const CommOp& c, const std::vector<std::vector<int>>& groups) {
-  const auto key = std::make_tuple(static_cast<int>(c.dim) * kCommScopes + static_cast<int>(c.scope),
-                                   static_cast<int>(c.kind) * 64 + c.peer_offset + 32, std::llround(c.bytes),
-                                   c.pair_bytes.empty() ? -1 : c.pattern);
+  const PayloadKey key{
+      c.dim, c.scope, c.kind, c.peer_offset, std::llround(c.bytes), c.pair_bytes.empty() ? -1 : c.pattern};
   auto [it, inserted] = payload_cache_.try_emplace(key, 0u);
   if (inserted) {
     CommRequest req;
@@ -300,13 +316,11 @@ OpSink::Handle RankSink::emit_comm(std::string_view name, const CommOp& c, std::
     const int channel =
         c.copy_engine ? 5 * kCommScopes : static_cast<int>(c.dim) * kCommScopes + static_cast<int>(c.scope);
     const int seq = comm_seq_[static_cast<std::size_t>(channel)]++;
-    const auto key = std::make_tuple(channel, groups.front().front(), seq);
-    auto it = a_.shared_collectives().find(key);
-    if (it != a_.shared_collectives().end()) {
-      id = it->second;
-    } else {
+    const StepAssembler::CollectiveKey key{channel, groups.front().front(), seq};
+    id = a_.shared_collective(key);
+    if (id == sim::StepGraph::kNoOp) {
       id = transfer(name, c, groups);
-      a_.shared_collectives().emplace(key, id);
+      a_.share_collective(key, id);
     }
   } else {
     id = transfer(name, c, groups);
@@ -321,15 +335,15 @@ void RankSink::on_balanced_kernel(Handle op, const topo::KernelWork& balanced) {
   b.op = op.id;
   b.kernel = topo::kernel_time(a_.job().cluster.gpu, balanced).duration;  // its kind set by the layer
   b.flops = balanced.flops;
-  a_.balanced().try_emplace(op.id, b);
+  a_.record_balanced(b);
 }
 
 void RankSink::on_balanced_comm(Handle op, const CommOp& balanced) {
-  if (a_.balanced().count(op.id) > 0) return;  // full mode: another member recorded it
+  if (a_.has_balanced(op.id)) return;  // full mode: another member recorded it
   BalancedOp b;
   b.op = op.id;
   b.payload = payload(balanced, a_.groups(balanced.dim, rank_, balanced.scope));
-  a_.balanced().emplace(op.id, b);
+  a_.record_balanced(b);
 }
 
 sim::OpId StepAssembler::add_pipeline_send(const CommRequest& req, int from, int to, Pass pass,

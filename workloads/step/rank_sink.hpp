@@ -12,9 +12,9 @@
 // k-th collective of its group).
 
 #include <array>
+#include <compare>
 #include <map>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "sim/graph.hpp"
@@ -63,8 +63,7 @@ class StepAssembler {
   const RankLayout& layout() const { return layout_; }
   RankMode mode() const { return mode_; }
   sim::StepGraphBuilder& graph() { return graph_; }
-  std::vector<OpInfo>& info() { return info_; }
-  std::vector<SimRank>& ranks() { return ranks_; }
+  const std::vector<SimRank>& ranks() const { return ranks_; }
   const RankStreams& streams(int sim_rank) const { return streams_[static_cast<std::size_t>(sim_rank)]; }
   /// The streams of `lane`: 0, or 1 for the backward of an overlapped forward-backward pair (its own
   /// compute stream and TP/CP/EP channels; the DP, pipeline and host streams are shared).
@@ -89,13 +88,30 @@ class StepAssembler {
   sim::OpId add(const sim::Op& op, std::span<const sim::StreamId> streams, const OpInfo& info);
   /// The groups a collective along `d` of global rank `rank` covers (own group first, then images).
   const std::vector<std::vector<int>>& groups(ParallelDim d, int rank, CommScope scope = CommScope::dense);
-  /// Full mode: the op of the collective that member `rank` emits as its `seq`-th on `d`, if an
-  /// earlier member created it.
-  std::map<std::tuple<int, int, int>, sim::OpId>& shared_collectives() { return shared_; }
+  /// Full mode: one collective of one group, as each of its members emits it: the `seq`-th on
+  /// sequence channel `channel` (RankSink's per dimension x scope, or copy-engine, count) of the
+  /// group whose first global rank is `leader`.
+  struct CollectiveKey {
+    int channel = 0;
+    int leader = 0;
+    int seq = 0;
+    auto operator<=>(const CollectiveKey&) const = default;
+  };
+  /// The op an earlier member created for `key`, or StepGraph::kNoOp.
+  sim::OpId shared_collective(const CollectiveKey& key) const;
+  /// Records the op the first member created for `key`.
+  void share_collective(const CollectiveKey& key, sim::OpId op);
   /// Simulated rank index of a global rank, or -1.
   int sim_index(int rank) const;
-  /// What ops would cost with balanced MoE routing (see OpSink::balanced_kernel), one entry per op.
-  std::map<sim::OpId, BalancedOp>& balanced() { return balanced_; }
+  /// Whether what `op` would cost with balanced MoE routing is recorded (see OpSink::balanced_kernel).
+  bool has_balanced(sim::OpId op) const { return balanced_.count(op) > 0; }
+  /// Records that cost for `b.op`; an op keeps its first record (full mode: every member records).
+  void record_balanced(const BalancedOp& b) { balanced_.try_emplace(b.op, b); }
+  /// Hands the per-op info, the simulated ranks and the balanced costs (in op order) over to the
+  /// plan; the assembler is spent afterwards.
+  std::vector<OpInfo> take_info() { return std::move(info_); }
+  std::vector<SimRank> take_ranks() { return std::move(ranks_); }
+  std::vector<BalancedOp> take_balanced();
   /// A pipeline-boundary transfer from simulated rank `from` to `to` (forward: activations to the
   /// next stage's receive stream; backward: gradients to the previous one), planned from `req`
   /// (its first group is the simulated pair, the rest its images); returns the op.
@@ -115,9 +131,17 @@ class StepAssembler {
   std::vector<RankStreams> streams_;
   std::vector<RankStreams> pair_streams_;  ///< lane 1 (ep_overlap), else empty
   std::vector<int> sim_index_;             ///< per global rank
-  std::map<std::tuple<int, int, int>, std::vector<std::vector<int>>> group_cache_;  // (dim, scope, key rank)
+  /// The groups of a collective along `dim` in `scope`, for the ranks that share `key_rank`'s
+  /// groups (see groups()).
+  struct GroupKey {
+    ParallelDim dim;
+    CommScope scope;
+    int key_rank;
+    auto operator<=>(const GroupKey&) const = default;
+  };
+  std::map<GroupKey, std::vector<std::vector<int>>> group_cache_;
   std::map<sim::OpId, BalancedOp> balanced_;
-  std::map<std::tuple<int, int, int>, sim::OpId> shared_;  // (dim, leader, seq)
+  std::map<CollectiveKey, sim::OpId> shared_;
 };
 
 class RankSink : public OpSink {
@@ -155,6 +179,17 @@ class RankSink : public OpSink {
   sim::OpId launch(double launches);
   sim::OpId transfer(std::string_view name, const CommOp& op, const std::vector<std::vector<int>>& groups);
   std::uint32_t payload(const CommOp& op, const std::vector<std::vector<int>>& groups);
+  /// Everything of a CommOp its planned payload depends on (the groups follow from dim, scope and
+  /// this sink's rank). Bytes are whole: sizes within half a byte share one plan.
+  struct PayloadKey {
+    ParallelDim dim;
+    CommScope scope;
+    CollectiveKind kind;
+    int peer_offset;
+    long long bytes;
+    int pattern;  ///< CommOp::pattern, or -1 without a per-pair matrix
+    auto operator<=>(const PayloadKey&) const = default;
+  };
 
   StepAssembler& a_;
   int sim_rank_;
@@ -168,8 +203,7 @@ class RankSink : public OpSink {
   std::string label_scratch_;
   /// Collectives emitted so far per dimension and scope, and copy-engine steps (full mode).
   std::array<int, 5 * kCommScopes + 1> comm_seq_{};
-  std::map<std::tuple<int, int, long long, int>, std::uint32_t>
-      payload_cache_;  // (dim+scope, kind, bytes, pattern)
+  std::map<PayloadKey, std::uint32_t> payload_cache_;
 };
 
 }  // namespace stepsim::work

@@ -88,15 +88,15 @@ void TrainStepBuilder::flush_grad_reductions(RankSink& sink, int sim_rank, Handl
   pending.clear();
 }
 
-void TrainStepBuilder::reduce_buckets(RankSink& sink, int sim_rank, std::vector<GradSource> sources,
-                                      CommScope scope, std::vector<Handle>& reduced,
-                                      std::vector<std::pair<double, CommScope>>& buckets) {
+GradReductions TrainStepBuilder::reduce_buckets(RankSink& sink, int sim_rank, std::vector<GradSource> sources,
+                                                CommScope scope, std::size_t first_bucket) {
   const auto& par = job_.parallel;
   const auto& prec = job_.precision;
   const int replicas = scope == CommScope::expert ? par.expert_dp() : par.dp * par.cp;
   const double total = std::accumulate(sources.begin(), sources.end(), 0.0,
                                        [](double a, const GradSource& g) { return a + g.params; });
-  if (replicas <= 1 || total <= 0.0) return;
+  GradReductions out;
+  if (replicas <= 1 || total <= 0.0) return out;
   // Buckets fill in the order gradients become final, as PyTorch DDP and Megatron fill them.
   std::sort(sources.begin(), sources.end(),
             [](const GradSource& x, const GradSource& y) { return x.ready.id < y.ready.id; });
@@ -110,13 +110,14 @@ void TrainStepBuilder::reduce_buckets(RankSink& sink, int sim_rank, std::vector<
     if (in_bucket <= 0.0) continue;
     const Handle ready = par.dp_overlap ? sources[i].ready : last_op_[static_cast<std::size_t>(sim_rank)];
     const std::string name = prefix + (zero ? "grad_reduce_scatter" : "grad_allreduce") + " bucket " +
-                             std::to_string(buckets.size());
+                             std::to_string(first_bucket + out.buckets.size());
     const CollectiveKind kind = zero ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce;
-    reduced.push_back(
+    out.reduced.push_back(
         sink.comm(name, CommOp{ParallelDim::dp, kind, in_bucket * prec.grad_bytes, 0, scope}, ready));
-    buckets.emplace_back(in_bucket, scope);
+    out.buckets.push_back({in_bucket, scope});
     in_bucket = 0.0;
   }
+  return out;
 }
 
 void TrainStepBuilder::gradients_and_optimizer(RankSink& sink, int sim_rank) {
@@ -136,21 +137,25 @@ void TrainStepBuilder::gradients_and_optimizer(RankSink& sink, int sim_rank) {
     if (src.expert_params > 0.0) experts.push_back({src.ready, src.expert_params, 0.0, src.layer});
   }
   sink.set_plain_context(Pass::optimizer);
-  std::vector<Handle> reduced;
-  std::vector<std::pair<double, CommScope>> buckets;
-  reduce_buckets(sink, sim_rank, dense, CommScope::dense, reduced, buckets);
-  reduce_buckets(sink, sim_rank, experts, CommScope::expert, reduced, buckets);
-  if (reduced.empty()) reduced.push_back(last_op_[static_cast<std::size_t>(sim_rank)]);
+  // Dense buckets first, then the experts' (numbered after them).
+  GradReductions grads = reduce_buckets(sink, sim_rank, dense, CommScope::dense, 0);
+  const GradReductions expert_grads =
+      reduce_buckets(sink, sim_rank, experts, CommScope::expert, grads.buckets.size());
+  grads.reduced.insert(grads.reduced.end(), expert_grads.reduced.begin(), expert_grads.reduced.end());
+  grads.buckets.insert(grads.buckets.end(), expert_grads.buckets.begin(), expert_grads.buckets.end());
+  if (grads.reduced.empty()) grads.reduced.push_back(last_op_[static_cast<std::size_t>(sim_rank)]);
   const bool zero = par.zero_stage >= 1;
-  const Handle updated = emit_optimizer(sink, dims_, prec, train_optimizer_shard(job_, params), reduced);
+  const Handle updated =
+      emit_optimizer(sink, dims_, prec, train_optimizer_shard(job_, params), grads.reduced);
   // Overlapped, the gathers ran at the start of the step (issue_param_gathers): in a steady state
   // this step's updated weights are gathered under the next step's forward.
   if (!zero || par.overlap_param_gather) return;
-  for (std::size_t b = 0; b < buckets.size(); ++b) {
-    const bool expert = buckets[b].second == CommScope::expert;
-    sink.comm(std::string(expert ? "expert_dp" : "dp") + ".param_allgather bucket " + std::to_string(b),
-              CommOp{ParallelDim::dp, CollectiveKind::all_gather, buckets[b].first * prec.param_bytes, 0,
-                     buckets[b].second},
+  for (std::size_t b = 0; b < grads.buckets.size(); ++b) {
+    const GradBucket& bucket = grads.buckets[b];
+    sink.comm(std::string(bucket.scope == CommScope::expert ? "expert_dp" : "dp") +
+                  ".param_allgather bucket " + std::to_string(b),
+              CommOp{ParallelDim::dp, CollectiveKind::all_gather, bucket.params * prec.param_bytes, 0,
+                     bucket.scope},
               updated);
   }
 }

@@ -130,7 +130,9 @@ void TrainStepBuilder::backward(RankSink& sink, int sim_rank, const PipeStep& st
   double freed = 0.0;
   sink.set_context(Pass::backward, -1, step.microbatch);
   if (vs == vstages() - 1) {
-    g = heads_backward(sink, sim_rank, step.microbatch, freed);
+    const GradOut heads = heads_backward(sink, sim_rank, step.microbatch);
+    g = heads.grad;
+    freed += heads.freed;
   } else {
     g = receive_gather(sink);
     entries_[{pipeline_of(sink.global_rank()), vs + 1, step.microbatch, Kind::backward}] = {
@@ -140,13 +142,17 @@ void TrainStepBuilder::backward(RankSink& sink, int sim_rank, const PipeStep& st
   std::vector<Handle> starts;
   for (int l = end - 1; l >= begin; --l) {
     sink.set_context(Pass::backward, l, step.microbatch);
-    g = layer_backward(sink, sim_rank, l, l, g, starts, freed);
+    const LayerGradOut layer = layer_backward(sink, sim_rank, l, GradKey::layer(l), g, starts);
+    g = layer.grad;
+    freed += layer.freed;
+    starts.push_back(layer.first);
   }
   flush_grad_reductions(sink, sim_rank, g);
   if (vs == 0) {
     sink.set_context(Pass::backward, -1, step.microbatch);
     g = embed_.backward(sink, g);
-    grads_[static_cast<std::size_t>(sim_rank)][-1] = {g, embed_.params_per_rank(), 0.0, false};
+    const auto r = static_cast<std::size_t>(sim_rank);
+    grads_[r][GradKey::embedding()] = {g, embed_.params_per_rank(), 0.0, false};
   } else {
     sends_[static_cast<std::size_t>(sim_rank)].push_back(
         {{pipeline_of(sink.global_rank()), vs, step.microbatch, Kind::backward}, g, step_index_});
@@ -155,13 +161,12 @@ void TrainStepBuilder::backward(RankSink& sink, int sim_rank, const PipeStep& st
   last_op_[static_cast<std::size_t>(sim_rank)] = g;
 }
 
-Handle TrainStepBuilder::layer_backward(RankSink& sink, int sim_rank, int l, int key, Handle g,
-                                        std::vector<Handle>& starts, double& freed) {
+LayerGradOut TrainStepBuilder::layer_backward(RankSink& sink, int sim_rank, int l, GradKey key, Handle g,
+                                              const std::vector<Handle>& starts) {
   const int rank = sink.global_rank();
   const int microbatch = sink.microbatch();
   const Handle weights = gather_layer(sink, sim_rank, l, prefetch_point(starts, g), Pass::backward);
   const sim::OpId layer_first = next_id();
-  starts.push_back(Handle{layer_first});
   if (job_.recompute == Recompute::full) {
     sink.set_context(Pass::recompute, l, microbatch);
     layers_.forward(sink, l, rank, weights);
@@ -177,8 +182,7 @@ Handle TrainStepBuilder::layer_backward(RankSink& sink, int sim_rank, int l, int
     memory(layer_first, MemoryEvent::At::start, sim_rank, transient);
     memory(g.id, MemoryEvent::At::end, sim_rank, -transient);
   }
-  freed += layers_.stored_activation_bytes(l, rank, job_.recompute);
-  return g;
+  return {g, layers_.stored_activation_bytes(l, rank, job_.recompute), Handle{layer_first}};
 }
 
 double TrainStepBuilder::heads_forward(RankSink& sink, int sim_rank, int microbatch, Handle h) {
@@ -213,10 +217,11 @@ Handle TrainStepBuilder::join_mtp_grad(RankSink& sink, Handle g, Handle from_mtp
                            std::array<Handle, 2>{g, from_mtp});
 }
 
-Handle TrainStepBuilder::heads_backward(RankSink& sink, int sim_rank, int microbatch, double& freed) {
+GradOut TrainStepBuilder::heads_backward(RankSink& sink, int sim_rank, int microbatch) {
   const auto r = static_cast<std::size_t>(sim_rank);
   const int L = job_.model.layers;
   Handle from_mtp;
+  double freed = 0.0;
   std::vector<Handle> starts;
   const auto& losses = mtp_loss_[r][microbatch];
   for (int d = mtp_depth_ - 1; d >= 0; --d) {
@@ -224,20 +229,23 @@ Handle TrainStepBuilder::heads_backward(RankSink& sink, int sim_rank, int microb
     sink.set_context(Pass::backward, l, microbatch);
     Handle g = head_.backward(sink, losses[static_cast<std::size_t>(d)]);
     g = join_mtp_grad(sink, g, from_mtp);  // a deeper module's gradient joins this module's output's
-    g = layer_backward(sink, sim_rank, l, L + 1 + d, g, starts, freed);
-    grads_[r][L + 1 + d].params += mtp_.params_per_rank();
+    const LayerGradOut layer = layer_backward(sink, sim_rank, l, GradKey::mtp_module(d), g, starts);
+    g = layer.grad;
+    freed += layer.freed;
+    starts.push_back(layer.first);
+    grads_[r][GradKey::mtp_module(d)].params += mtp_.params_per_rank();
     sink.set_context(Pass::backward, l, microbatch);
     from_mtp = mtp_.backward(sink, embed_, g);
     freed += mtp_.stored_activation_bytes() + head_.stored_activation_bytes();
   }
   // The embedding copy the MTP modules look up (tied to stage 0's in Megatron-Core; the all-reduce
   // that keeps the two equal is not modelled, as for tied embeddings).
-  if (mtp_depth_ > 0) grads_[r][L + 1 + mtp_depth_] = {from_mtp, embed_.params_per_rank(), 0.0, false};
+  if (mtp_depth_ > 0) grads_[r][GradKey::mtp_embedding()] = {from_mtp, embed_.params_per_rank(), 0.0, false};
   sink.set_context(Pass::backward, -1, microbatch);
   Handle g = head_.backward(sink, loss_[r][microbatch]);
-  grads_[r][L] = {g, head_.params_per_rank(), 0.0, false};
+  grads_[r][GradKey::head()] = {g, head_.params_per_rank(), 0.0, false};
   freed += head_.stored_activation_bytes();
-  return join_mtp_grad(sink, g, from_mtp);
+  return {join_mtp_grad(sink, g, from_mtp), freed};
 }
 
 void TrainStepBuilder::build_rank(int sim_rank) {

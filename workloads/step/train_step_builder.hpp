@@ -3,6 +3,8 @@
 // steps, layers, heads and pipeline boundaries) and train_gradients.cpp (ZeRO-3 weight gathers,
 // gradient buckets, the optimizer and static memory). Only build_train_step (train_step.hpp) is public.
 
+#include <compare>
+#include <cstdint>
 #include <map>
 #include <vector>
 
@@ -42,12 +44,53 @@ struct StepSpan {
   sim::OpId first = 0;
 };
 
+/// Which part of the model a gradient source is. Sources are summed and bucketed in this order:
+/// the embedding, the transformer layers, the LM head, each multi-token-prediction module, then the
+/// embedding copy the MTP modules look up.
+struct GradKey {
+  enum class Part : std::uint8_t { embedding, layer, head, mtp_module, mtp_embedding };
+  Part part = Part::layer;
+  int index = 0;  ///< the layer (Part::layer) or the MTP module's depth (Part::mtp_module); else 0
+  auto operator<=>(const GradKey&) const = default;
+
+  static GradKey embedding() { return {Part::embedding, 0}; }
+  static GradKey layer(int l) { return {Part::layer, l}; }
+  static GradKey head() { return {Part::head, 0}; }
+  static GradKey mtp_module(int depth) { return {Part::mtp_module, depth}; }
+  static GradKey mtp_embedding() { return {Part::mtp_embedding, 0}; }
+};
+
 /// What one layer contributes to the gradient buckets: its final weight-gradient op and size.
 struct GradSource {
   Handle ready;
   double params = 0.0;         ///< reduced over the data-parallel (x CP) group
   double expert_params = 0.0;  ///< routed experts: reduced over the expert-data-parallel group
   bool layer = false;          ///< a transformer layer (ZeRO-3 shards and reduces these per micro-batch)
+};
+
+/// What a backward part leaves: the gradient of its input and the activation bytes it freed.
+struct GradOut {
+  Handle grad;
+  double freed = 0.0;
+};
+
+/// One layer's backward: as GradOut, plus the layer's first op (a later layer's prefetch point).
+struct LayerGradOut {
+  Handle grad;
+  double freed = 0.0;
+  Handle first;
+};
+
+/// One gradient bucket's reduction: the weights it carries and over which group.
+struct GradBucket {
+  double params = 0.0;
+  CommScope scope = CommScope::dense;
+};
+
+/// The reductions of a run of buckets and the buckets themselves, in order.
+struct GradReductions {
+  std::vector<Handle> reduced;
+  std::vector<GradBucket> buckets;
 };
 
 class TrainStepBuilder {
@@ -66,14 +109,15 @@ class TrainStepBuilder {
   /// (glue, layer, the shared head's second loss). Returns the activation bytes they keep.
   double heads_forward(RankSink& sink, int sim_rank, int microbatch, Handle h);
   /// Their backward: the MTP modules' losses back through their layers, the main loss, summed into
-  /// the gradient of the last layer's output. Returns that gradient; adds the bytes freed.
-  Handle heads_backward(RankSink& sink, int sim_rank, int microbatch, double& freed);
+  /// the gradient of the last layer's output. Returns that gradient and the bytes freed.
+  GradOut heads_backward(RankSink& sink, int sim_rank, int microbatch);
   /// `g` plus the gradient an MTP module sends back (none: `g` as is).
   Handle join_mtp_grad(RankSink& sink, Handle g, Handle from_mtp);
-  /// One layer's backward (with its recomputation under full recompute): records its gradient
-  /// source under `key` and the activation bytes it frees.
-  Handle layer_backward(RankSink& sink, int sim_rank, int l, int key, Handle g, std::vector<Handle>& starts,
-                        double& freed);
+  /// One layer's backward (with its recomputation under full recompute) after `g`: records its
+  /// gradient source under `key`; `starts` are the first ops of the layers emitted before it
+  /// (prefetch_point). Returns its input gradient, the activation bytes it frees and its first op.
+  LayerGradOut layer_backward(RankSink& sink, int sim_rank, int l, GradKey key, Handle g,
+                              const std::vector<Handle>& starts);
   void connect_pipeline();
   /// Receiving end of a boundary: with TP but no SP, Megatron sends 1/tp of the activation per
   /// rank and all-gathers it over NVLink on arrival (the scatter/gather optimisation).
@@ -104,9 +148,9 @@ class TrainStepBuilder {
   /// ZeRO-3: frees the gathered weights after `last` and reduce-scatters the layer's gradients.
   void release_layer(RankSink& sink, int sim_rank, int l, Handle gather, Handle last, Pass pass);
   /// Gradient buckets of one kind (dense over dp x cp, or experts over expert-dp), in the order the
-  /// gradients become final; returns the reductions and the parameters of each bucket.
-  void reduce_buckets(RankSink& sink, int sim_rank, std::vector<GradSource> sources, CommScope scope,
-                      std::vector<Handle>& reduced, std::vector<std::pair<double, CommScope>>& buckets);
+  /// gradients become final, named from bucket `first_bucket` on; returns their reductions.
+  GradReductions reduce_buckets(RankSink& sink, int sim_rank, std::vector<GradSource> sources,
+                                CommScope scope, std::size_t first_bucket);
   /// ZeRO-3 shards these over their group: the layer's dense weights over dp x cp, its experts over
   /// the expert-data-parallel group.
   double layer_weight_bytes(int l) const;
@@ -132,8 +176,7 @@ class TrainStepBuilder {
   std::vector<std::vector<PendingSend>> sends_;               // per sim rank, in schedule order
   std::vector<std::map<int, Handle>> loss_;                   // per sim rank: micro-batch -> loss op
   std::vector<std::map<int, std::vector<Handle>>> mtp_loss_;  // per sim rank: micro-batch -> MTP losses
-  // per sim rank: layer (-1 embed, L head, L + 1 + d MTP module d, L + 1 + D the MTP embedding copy)
-  std::vector<std::map<int, GradSource>> grads_;
+  std::vector<std::map<GradKey, GradSource>> grads_;          // per sim rank, in GradKey order
   std::vector<Handle> last_op_;  // per sim rank
   bool zero3_ = false;
   /// Without reshard_after_forward: per sim rank, (layer, micro-batch) -> the forward's gather.

@@ -1,12 +1,13 @@
 // `stepsim compare`'s rows: winners per row, ties, and memory verdicts.
 #include "output/views/compare_view.hpp"
+#include "output/report/compare_report.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "output/report/svg.hpp"
+#include "output/common/svg.hpp"
 #include "tests/output/small_run.hpp"
 
 using namespace stepsim;

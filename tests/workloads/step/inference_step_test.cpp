@@ -2,7 +2,7 @@
 #include <cmath>
 #include <string>
 
-#include "workloads/estimate/explain.hpp"
+#include "workloads/step/explain.hpp"
 #include "workloads/model/kv.hpp"
 #include "workloads/model/params.hpp"
 #include "workloads/step/simulate.hpp"

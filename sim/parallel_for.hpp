@@ -1,16 +1,20 @@
 #pragma once
-// Runs fn(0) .. fn(n - 1) on `jobs` threads (the caller's thread among them), handing out indices
-// in order from a shared counter. The first exception stops further work and is rethrown.
+// The one thread pool: runs fn(0) .. fn(n - 1) on `jobs` threads (the caller's thread among them),
+// handing out indices in increasing order from a shared counter. The first exception stops
+// further work and is rethrown; a caller that wants every index run catches inside `fn`.
+// Sweeps, the layout search and the validation suite use it (each simulation on one thread).
 
 #include <algorithm>
 #include <atomic>
+#include <cstddef>
 #include <exception>
 #include <mutex>
 #include <thread>
 #include <vector>
 
-namespace stepsim::out {
+namespace stepsim {
 
+/// Calls fn(i) for every i in [0, n) on min(max(jobs, 1), n) threads; returns once all have ended.
 template <class Fn>
 void parallel_for(std::size_t n, unsigned jobs, Fn&& fn) {
   std::atomic<std::size_t> next{0};
@@ -36,4 +40,4 @@ void parallel_for(std::size_t n, unsigned jobs, Fn&& fn) {
   if (error) std::rethrow_exception(error);
 }
 
-}  // namespace stepsim::out
+}  // namespace stepsim

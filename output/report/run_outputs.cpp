@@ -1,4 +1,4 @@
-#include "output/run/run_outputs.hpp"
+#include "output/report/run_outputs.hpp"
 
 #include <filesystem>
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-#include "workloads/estimate/explain.hpp"
+#include "workloads/step/explain.hpp"
 
 #include <algorithm>
 #include <cmath>

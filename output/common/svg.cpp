@@ -1,4 +1,4 @@
-#include "output/report/svg.hpp"
+#include "output/common/svg.hpp"
 
 #include <fmt/format.h>
 

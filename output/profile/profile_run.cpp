@@ -90,8 +90,11 @@ void add(SimulatedProfile& into, const SimulatedProfile& s) {
 
 std::vector<ProfiledRank> profiled_ranks(const std::vector<GpuTrace>& traces, const std::vector<int>& ranks) {
   std::vector<ProfiledRank> out;
-  for (std::size_t i = 0; i < traces.size(); ++i)
-    out.push_back(ProfiledRank{&traces[i], measure_profile(traces[i]), i < ranks.size() ? ranks[i] : 0});
+  for (std::size_t i = 0; i < traces.size(); ++i) {
+    const profile_run::TraceStep whole = profile_run::trace_step(traces[i], 1);
+    out.push_back(ProfiledRank{&traces[i], measure_profile(traces[i]), i < ranks.size() ? ranks[i] : 0,
+                               whole.span_s, whole.compute_s, whole.exposed_comm_s});
+  }
   return out;
 }
 
@@ -101,11 +104,10 @@ StepFigures step_figures(const std::vector<ProfiledRank>& ranks, int steps, cons
   f.steps = steps;
   const double n = static_cast<double>(ranks.size());
   for (const ProfiledRank& r : ranks) {
-    const profile_run::TraceStep m = profile_run::trace_step(*r.trace, steps);
     const profile_run::TraceStep s = profile_run::simulated_step(sim, r.rank);
-    f.measured_step_s += m.span_s / n;
-    f.measured_compute_s += m.compute_s / n;
-    f.measured_exposed_comm_s += m.exposed_comm_s / n;
+    f.measured_step_s += r.span_s / steps / n;
+    f.measured_compute_s += r.compute_s / steps / n;
+    f.measured_exposed_comm_s += r.exposed_comm_s / steps / n;
     f.simulated_compute_s += s.compute_s / n;
     f.simulated_exposed_comm_s += s.exposed_comm_s / n;
   }

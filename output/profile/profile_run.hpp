@@ -17,6 +17,9 @@ struct ProfiledRank {
   const GpuTrace* trace = nullptr;  ///< not owned
   MeasuredProfile measured;
   int rank = 0;
+  /// The whole trace's GPU span, time some compute kernel ran and communication it left exposed,
+  /// seconds (classed once here: the calibration compares the trace with many simulations).
+  double span_s = 0.0, compute_s = 0.0, exposed_comm_s = 0.0;
 };
 
 /// Measures every trace once (the calibration compares them with many simulations).

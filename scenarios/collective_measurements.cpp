@@ -153,9 +153,9 @@ void map_row(MeasuredCollective& m, const Catalog& catalog) {
   const bool nvl72 = m.fabric.find("NVL72") != std::string::npos;
   c.nvlink_domain = nvl72 ? 72 : m.gpus_per_node;
   if (c.nvlink_domain > c.total_gpus()) c.nvlink_domain = c.total_gpus();
-  c.nvls = gpu->eff.nvls > 0.0 && gpu->nvlink_bw_Bps > 0.0;
+  c.nvls = gpu->eff.nvls > 0.0 && gpu->nvlink_bw.value() > 0.0;
   c.fabric.kind = topo::FabricKind::rail_optimized;
-  c.fabric.nic_bw_Bps = units::gbps_to_Bps(m.nic_gbps);
+  c.fabric.nic_bw = units::gbit_per_s(m.nic_gbps);
   c.fabric.sharp = m.fabric.find("SHARP") != std::string::npos;
   m.op = *op;
   m.algorithm = *alg;

@@ -32,7 +32,7 @@ int domain_share(int domain, int gpn, int total) {
 /// GPUs of one scale-up domain as the topology builds it: the NVLink domain (capped at the
 /// cluster), or the host when GPUs share only PCIe.
 int scaleup_domain(const topo::ClusterSpec& c) {
-  const bool nvlink = c.gpu.nvlink_bw_Bps > 0.0 && c.nvlink_domain > 1;
+  const bool nvlink = c.gpu.nvlink_bw.value() > 0.0 && c.nvlink_domain > 1;
   return nvlink ? std::min(c.nvlink_domain, c.total_gpus()) : c.gpus_per_node;
 }
 
@@ -52,10 +52,10 @@ void check_weight_quant(const work::JobSpec& job) {
 void check_compute_peak(const work::JobSpec& job) {
   const topo::GpuSpec& gpu = job.cluster.gpu;
   const topo::Precision c = job.precision.compute;
-  const double peak = c == topo::Precision::fp8    ? gpu.fp8_flops_per_s
-                      : c == topo::Precision::fp4  ? gpu.fp4_flops_per_s
-                      : c == topo::Precision::fp32 ? gpu.fp32_flops_per_s
-                                                   : gpu.bf16_flops_per_s;
+  const double peak = c == topo::Precision::fp8    ? gpu.fp8_peak.value()
+                      : c == topo::Precision::fp4  ? gpu.fp4_peak.value()
+                      : c == topo::Precision::fp32 ? gpu.fp32_peak.value()
+                                                   : gpu.bf16_peak.value();
   if (!(peak > 0.0))
     refuse(
         "precision.compute",
@@ -65,8 +65,8 @@ void check_compute_peak(const work::JobSpec& job) {
 
 /// What the topology needs of the scale-up tier and the NICs (topology.cpp checked_domain_size).
 void check_scaleup(const topo::ClusterSpec& c) {
-  const bool nvlink = c.gpu.nvlink_bw_Bps > 0.0 && c.nvlink_domain > 1;
-  if (!nvlink && c.gpus_per_node > 1 && !(c.gpu.pcie_bw_Bps > 0.0))
+  const bool nvlink = c.gpu.nvlink_bw.value() > 0.0 && c.nvlink_domain > 1;
+  if (!nvlink && c.gpus_per_node > 1 && !(c.gpu.pcie_bw.value() > 0.0))
     refuse("hardware.gpu", "GPUs of one node need NVLink or PCIe bandwidth to reach each other",
            "set nvlink_gb_s or pcie_gb_s in [hardware.gpu]");
   if (c.nvls && !nvlink)
@@ -76,7 +76,7 @@ void check_scaleup(const topo::ClusterSpec& c) {
     refuse("hardware.nvls",
            "GPU `" + c.gpu.id + "` has no NVLS efficiency in the catalog (its switches cannot reduce)",
            "set nvls = false");
-  if (c.total_gpus() / scaleup_domain(c) > 1 && !(c.nic_bw_Bps() > 0.0))
+  if (c.total_gpus() / scaleup_domain(c) > 1 && !(c.nic_bw().value() > 0.0))
     refuse("hardware.nic_gbps",
            "the job spans " + to_string(c.total_gpus() / scaleup_domain(c)) + " scale-up domains, but GPU `" +
                c.gpu.id + "` has no NIC bandwidth to join them",
@@ -198,12 +198,12 @@ void resolve_precision(Scenario& s) {
 void resolve_recipe(Scenario& s) {
   work::PrecisionSpec& p = s.job.precision;
   using R = work::LowPrecisionRecipe;
-  const bool blackwell = s.job.cluster.gpu.fp4_flops_per_s > 0.0;
+  const bool blackwell = s.job.cluster.gpu.fp4_peak.value() > 0.0;
   const bool set = given(s, "precision.recipe");
   if (!p.low_precision_linears()) {
     if (set) refuse("precision.recipe", "is a recipe for FP8 or FP4 linear layers", "set compute = \"fp8\"");
     if (p.fp8_params) refuse("precision.fp8_params", "needs FP8 linear layers", "set compute = \"fp8\"");
-    if (p.fp8_attention && !(s.job.cluster.gpu.fp8_flops_per_s > 0.0))
+    if (p.fp8_attention && !(s.job.cluster.gpu.fp8_peak.value() > 0.0))
       refuse("precision.fp8_attention", "GPU `" + s.job.cluster.gpu.id + "` has no FP8 tensor cores");
     return;
   }
@@ -237,7 +237,7 @@ void resolve_nvlink_domain(Scenario& s) {
   const bool stated = c.nvlink_domain > 0;
   int d = c.nvlink_domain;
   if (!stated) {
-    d = c.gpu.nvlink_bw_Bps > 0.0 ? c.gpu.nvlink_domain : 1;  // the catalog's domain
+    d = c.gpu.nvlink_bw.value() > 0.0 ? c.gpu.nvlink_domain : 1;  // the catalog's domain
     if (d <= gpn)
       d = cross_checks_hardware::largest(d, [&](int x) { return gpn % x == 0; });
     else
@@ -249,7 +249,7 @@ void resolve_nvlink_domain(Scenario& s) {
            "is " + std::to_string(d) +
                ", neither a divisor nor a multiple of gpus_per_node = " + std::to_string(gpn),
            "a scale-up domain is part of a node, one node, or several whole nodes");
-  if (d > 1 && !(c.gpu.nvlink_bw_Bps > 0.0))
+  if (d > 1 && !(c.gpu.nvlink_bw.value() > 0.0))
     refuse("hardware.nvlink_domain",
            "is " + std::to_string(d) + " but GPU `" + c.gpu.id + "` has no NVLink bandwidth",
            "set nvlink_gb_s in [hardware.gpu], or nvlink_domain = 1");

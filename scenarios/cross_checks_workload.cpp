@@ -138,7 +138,7 @@ void check_serving(const work::JobSpec& job, const work::ServeSpec& serve) {
            "leaves no decode replica: " + to_string(serve.prefill_replicas) +
                " of dp = " + to_string(job.parallel.dp) + " replicas would prefill",
            "use at most dp - 1 prefill replicas, or more GPUs");
-  if (serve.prefill_replicas > 0 && !(job.cluster.gpu.nic_bw_Bps * job.cluster.gpu.eff.nic > 0.0))
+  if (serve.prefill_replicas > 0 && !(job.cluster.gpu.nic_bw.value() * job.cluster.gpu.eff.nic > 0.0))
     refuse("serving.prefill_replicas",
            "disaggregated serving moves KV caches over the GPUs' NICs, but GPU `" + job.cluster.gpu.id +
                "` has no NIC bandwidth",

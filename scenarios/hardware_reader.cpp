@@ -89,7 +89,7 @@ void read_links(TableReader& r, topo::FabricSpec& f) {
     if (!l.read("bw_gb_s", bw_gb_s, kBandwidthGBs)) l.fail("", "missing `bw_gb_s` (GB/s per direction)");
     l.read("latency_us", latency_us, kLatencyUs);
     l.finish();
-    link.bw_Bps = bw_gb_s * units::kGB;
+    link.bw = units::gb_per_s(bw_gb_s);
     link.latency_s = latency_us * 1e-6;
     f.custom_links.push_back(std::move(link));
   }
@@ -107,8 +107,7 @@ void read_hardware_section(TableReader r, const Catalog& catalog, Scenario& s) {
   r.read("nvls", c.nvls);
   double latency_us = 0.0;
   if (r.read("nvlink_latency_us", latency_us, kLatencyUs)) c.nvlink_latency_s = latency_us * 1e-6;
-  double nic_gbps = 0.0;
-  if (r.read("nic_gbps", nic_gbps, kBandwidthGbps)) c.fabric.nic_bw_Bps = units::gbps_to_Bps(nic_gbps);
+  r.read("nic_gbps", c.fabric.nic_bw, kBandwidthGbps, units::gbit_per_s);
   if (auto eff = r.table("efficiency")) read_efficiency(*eff, c.gpu.eff);
   r.finish();
 }

@@ -248,7 +248,7 @@ void read_collective_section(TableReader r, Scenario& s) {
   if (c.algorithm == CollectiveAlgorithm::collnet_direct && !cluster.fabric.sharp)
     r.fail("algorithm", "CollNet needs switches that reduce in the network",
            "set fabric.sharp = true (InfiniBand SHARP)");
-  if (c.protocol == topo::CollectiveProtocol::ll128 && !(cluster.gpu.nvlink_bw_Bps > 0.0))
+  if (c.protocol == topo::CollectiveProtocol::ll128 && !(cluster.gpu.nvlink_bw.value() > 0.0))
     r.fail("protocol", "NCCL runs LL128 only over NVLink, and this GPU has none", "use \"ll\" or \"simple\"");
 }
 

@@ -110,7 +110,9 @@ void check_attention(work::ModelSpec& m, const TableReader& r) {
 
 }  // namespace
 
-bool read_zero_or(TableReader& r, std::string_view key, double& out, const RealRange& range, double scale) {
+/// 0 (none) or a figure in `range`, stored as `to(v)`.
+template <class Out, class Convert>
+bool read_zero_or_as(TableReader& r, std::string_view key, Out& out, const RealRange& range, Convert to) {
   double v = 0.0;
   if (!r.read(key, v, RealRange{0.0, range.max, false, range.hint})) return false;
   if (v != 0.0 && v < range.min) {
@@ -118,8 +120,17 @@ bool read_zero_or(TableReader& r, std::string_view key, double& out, const RealR
     problem << "must be 0 (none) or in [" << range.min << ", " << range.max << "], got " << v;
     r.fail(key, problem.str(), std::string(range.hint));
   }
-  out = v * scale;
+  out = to(v);
   return true;
+}
+
+bool read_zero_or(TableReader& r, std::string_view key, double& out, const RealRange& range, double scale) {
+  return read_zero_or_as(r, key, out, range, [scale](double v) { return v * scale; });
+}
+template <class Tag>
+bool read_zero_or(TableReader& r, std::string_view key, Quantity<Tag>& out, const RealRange& range,
+                  Quantity<Tag> (*unit)(double)) {
+  return read_zero_or_as(r, key, out, range, unit);
 }
 
 namespace {
@@ -262,26 +273,25 @@ void read_sources(TableReader& r, topo::GpuSpec& g) {
 void read_gpu_fields(TableReader& r, topo::GpuSpec& g) {
   r.read("name", g.name);
   r.read("architecture", g.arch, choices::kGpuArch);
-  r.read("bf16_tflops", g.bf16_flops_per_s, kTflops, kTera);
-  read_zero_or(r, "fp8_tflops", g.fp8_flops_per_s, kTflops, kTera);
-  read_zero_or(r, "fp4_tflops", g.fp4_flops_per_s, kTflops, kTera);
-  read_zero_or(r, "fp32_tflops", g.fp32_flops_per_s, kTflops, kTera);
+  r.read("bf16_tflops", g.bf16_peak, kTflops, units::tflops_per_s);
+  read_zero_or(r, "fp8_tflops", g.fp8_peak, kTflops, units::tflops_per_s);
+  read_zero_or(r, "fp4_tflops", g.fp4_peak, kTflops, units::tflops_per_s);
+  read_zero_or(r, "fp32_tflops", g.fp32_peak, kTflops, units::tflops_per_s);
   if (r.has("hbm_gb") && r.has("hbm_gib"))
     r.fail("hbm_gb", "and hbm_gib both set the memory capacity", "keep one: an \"80 GB\" H100 has 80 GiB");
-  r.read("hbm_gb", g.hbm_capacity_bytes, kMemoryGB, kGB);
-  r.read("hbm_gib", g.hbm_capacity_bytes, kMemoryGB, units::kGiB);
-  r.read("hbm_reserved_gib", g.hbm_reserved_bytes, RealRange{0.0, kMemoryGB.max, false, kMemoryGB.hint},
-         units::kGiB);
+  r.read("hbm_gb", g.hbm_capacity, kMemoryGB, units::gb);
+  r.read("hbm_gib", g.hbm_capacity, kMemoryGB, units::gib);
+  r.read("hbm_reserved_gib", g.hbm_reserved, RealRange{0.0, kMemoryGB.max, false, kMemoryGB.hint},
+         units::gib);
   r.read("hbm_fragmentation", g.hbm_fragmentation,
          RealRange{0.0, 0.5, false, "share of free memory the allocator loses, e.g. 0.05"});
   r.read("sustained_clock", g.sustained_clock,
          RealRange{0.3, 1.2, false, "sustained over benchmark SM clock, e.g. 0.92"});
-  r.read("hbm_tb_s", g.hbm_bw_Bps, kHbmTBs, units::kTB);
-  read_zero_or(r, "nvlink_gb_s", g.nvlink_bw_Bps, kBandwidthGBs, kGB);
+  r.read("hbm_tb_s", g.hbm_bw, kHbmTBs, units::tb_per_s);
+  read_zero_or(r, "nvlink_gb_s", g.nvlink_bw, kBandwidthGBs, units::gb_per_s);
   r.read("nvlink_domain", g.nvlink_domain, kPositiveInt);
-  read_zero_or(r, "pcie_gb_s", g.pcie_bw_Bps, kBandwidthGBs, kGB);
-  double nic_gbps = 0.0;
-  if (read_zero_or(r, "nic_gbps", nic_gbps, kBandwidthGbps)) g.nic_bw_Bps = units::gbps_to_Bps(nic_gbps);
+  read_zero_or(r, "pcie_gb_s", g.pcie_bw, kBandwidthGBs, units::gb_per_s);
+  read_zero_or(r, "nic_gbps", g.nic_bw, kBandwidthGbps, units::gbit_per_s);
   r.read("price_per_hour", g.price_per_hour, kNonNegative);
   r.read("price_note", g.price_note);
   r.read("comm_sm_fraction", g.comm_sm_fraction,
@@ -300,12 +310,12 @@ void read_gpu_fields(TableReader& r, topo::GpuSpec& g) {
 }
 
 void validate_gpu(const topo::GpuSpec& g, const TableReader& r) {
-  if (!(g.bf16_flops_per_s > 0.0)) missing(r, "bf16_tflops", "dense BF16 TFLOP/s");
-  if (!(g.hbm_capacity_bytes > 0.0)) missing(r, "hbm_gib", "memory capacity in GiB (or hbm_gb in 1e9 bytes)");
-  if (g.usable_hbm_bytes() <= 0.0)
+  if (!(g.bf16_peak.value() > 0.0)) missing(r, "bf16_tflops", "dense BF16 TFLOP/s");
+  if (!(g.hbm_capacity.value() > 0.0)) missing(r, "hbm_gib", "memory capacity in GiB (or hbm_gb in 1e9 bytes)");
+  if (g.usable_hbm().value() <= 0.0)
     r.fail("hbm_reserved_gib", "reserves all of the device memory", "set it below hbm_gib");
-  if (!(g.hbm_bw_Bps > 0.0)) missing(r, "hbm_tb_s", "memory bandwidth in TB/s");
-  if (g.nvlink_domain > 1 && !(g.nvlink_bw_Bps > 0.0))
+  if (!(g.hbm_bw.value() > 0.0)) missing(r, "hbm_tb_s", "memory bandwidth in TB/s");
+  if (g.nvlink_domain > 1 && !(g.nvlink_bw.value() > 0.0))
     r.fail("nvlink_domain", "is " + std::to_string(g.nvlink_domain) + " but nvlink_gb_s is 0",
            "set nvlink_gb_s, or nvlink_domain = 1 for a GPU without scale-up links");
 }

@@ -18,6 +18,7 @@
 
 #include "scenarios/key_locations.hpp"
 #include "sim/error.hpp"
+#include "sim/quantity.hpp"
 
 namespace stepsim::scen {
 
@@ -87,6 +88,15 @@ class TableReader {
   // Each read() marks `key` valid here and, when present, checks and stores it, returning true.
   bool read(std::string_view key, int& out, IntRange range);
   bool read(std::string_view key, double& out, RealRange range, double scale = 1.0);
+  /// A quantity written in the unit `unit` names (`units::gib`, `units::tflops_per_s`, ...); the
+  /// range is in that unit.
+  template <class Tag>
+  bool read(std::string_view key, Quantity<Tag>& out, RealRange range, Quantity<Tag> (*unit)(double)) {
+    double v = 0.0;
+    if (!read(key, v, range)) return false;
+    out = unit(v);
+    return true;
+  }
   bool read(std::string_view key, bool& out);
   bool read(std::string_view key, std::string& out);
   bool read(std::string_view key, std::vector<std::string>& out);

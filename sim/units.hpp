@@ -2,10 +2,12 @@
 // Time and the unit conventions every layer shares.
 //
 // Simulated time is an integer number of picoseconds: exact, totally ordered, and 2^63 ps is about
-// 106 days, far beyond any step. Other quantities are doubles whose unit is in their name at every
-// boundary: `bytes`, `flops`, `bw_Bps` (bytes per second), `flops_per_s`, `capacity_bytes`.
-// Bandwidths and capacities are decimal: 1 GB = 1e9 bytes, 1 GB/s = 1e9 B/s, 1 Gb/s = 1.25e8 B/s.
-// Binary units (GiB) appear only where a name says so (`bytes_gib`).
+// 106 days, far beyond any step. Bytes, bandwidths, FLOPs and FLOP/s are types (sim/quantity.hpp)
+// at the interfaces of topology (GpuSpec, ClusterSpec, Link, KernelWork) and of the workloads'
+// memory figures; inside a formula they are doubles whose unit is in their name (`bytes`, `flops`,
+// `bw_Bps`, `flops_per_s`). Bandwidths and datasheet capacities are decimal: 1 GB = 1e9 bytes,
+// 1 GB/s = 1e9 B/s, 1 Gb/s = 1.25e8 B/s. Binary units (GiB) appear only where a name says so
+// (`units::gib`, `format_gib`).
 
 #include <algorithm>
 #include <chrono>

@@ -106,7 +106,7 @@ topo::ClusterSpec make_cluster(const Options& o) {
   c.gpus_per_node = o.gpus_per_node > 0 ? o.gpus_per_node : (nvl72 ? 4 : 8);
   c.nvlink_domain = o.nvlink_domain > 0 ? o.nvlink_domain : (nvl72 ? 72 : c.gpus_per_node);
   if (o.nvls != "auto" && o.nvls != "on" && o.nvls != "off") one_of("--nvls", o.nvls, {"auto", "on", "off"});
-  c.nvls = o.nvls == "on" || (o.nvls == "auto" && c.gpu.eff.nvls > 0.0 && c.gpu.nvlink_bw_Bps > 0.0);
+  c.nvls = o.nvls == "on" || (o.nvls == "auto" && c.gpu.eff.nvls > 0.0 && c.gpu.nvlink_bw.value() > 0.0);
   c.fabric.kind = kind;
   c.fabric.tiers = o.tiers;
   // The same rules as a scenario's [hardware.fabric] oversubscription: one ratio for every tier,
@@ -127,7 +127,7 @@ topo::ClusterSpec make_cluster(const Options& o) {
   c.fabric.sharp = o.sharp;
   if (o.nic_gbps) {
     check_in_range("--nic-gbps", *o.nic_gbps, scen::kBandwidthGbps);
-    c.fabric.nic_bw_Bps = units::gbps_to_Bps(*o.nic_gbps);
+    c.fabric.nic_bw = units::gbit_per_s(*o.nic_gbps);
   }
   return c;
 }

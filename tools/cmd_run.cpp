@@ -158,9 +158,9 @@ out::Advice advise_run(const RunArgs& a, const scen::Catalog& catalog, const sce
 /// on stderr after the report has been printed and its files written.
 int strict_exit_code(const work::Simulation& sim) {
   if (sim.fits) return 0;
-  const double peak = sim.report.ranks[sim.report.peak_rank].memory.peak_bytes;
+  const double peak = sim.report.ranks[sim.report.peak_rank].memory.peak.value();
   std::cerr << "error: --strict: the step does not fit in memory (peak " << out::format_bytes(peak)
-            << " per GPU, " << out::format_bytes(sim.capacity_bytes) << " usable)\n";
+            << " per GPU, " << out::format_bytes(sim.usable_hbm) << " usable)\n";
   return 2;
 }
 

@@ -19,14 +19,14 @@ enum class FabricKind : std::uint8_t {
 struct CustomLink {
   std::string a;
   std::string b;
-  double bw_Bps = 0.0;  ///< per direction
+  BytesPerSecond bw;  ///< per direction
   double latency_s = 0.0;
 };
 
 struct FabricSpec {
   FabricKind kind = FabricKind::rail_optimized;
   int tiers = 2;            ///< 2 = leaf/spine, 3 = leaf/spine/core
-  double nic_bw_Bps = 0.0;  ///< per GPU per direction; 0 = the GPU's catalog default
+  BytesPerSecond nic_bw;  ///< per GPU per direction; 0 = the GPU's catalog default
   /// Downlink:uplink bandwidth ratio at each switch tier (leaf, spine, core); 1 = non-blocking.
   std::array<double, 3> oversubscription{1.0, 1.0, 1.0};
   int hosts_per_leaf = 32;        ///< NICs attached to one leaf switch (per rail for rail-optimised)
@@ -58,7 +58,7 @@ struct ClusterSpec {
   /// The physical scale-up domain's GPUs (the rack's, or the job's domain when it fills them).
   int physical_domain() const { return rack_gpus > 0 ? rack_gpus : nvlink_domain; }
   /// Scale-out bandwidth per GPU per direction actually in use.
-  double nic_bw_Bps() const { return fabric.nic_bw_Bps > 0.0 ? fabric.nic_bw_Bps : gpu.nic_bw_Bps; }
+  BytesPerSecond nic_bw() const { return fabric.nic_bw.value() > 0.0 ? fabric.nic_bw : gpu.nic_bw; }
 };
 
 }  // namespace stepsim::topo

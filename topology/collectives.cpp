@@ -71,7 +71,7 @@ bool nvls_sharp_shape(const AlgoContext& ctx) {
 // domains, so ranks all in one domain (two trays of an NVL72 rack) are one node and never CollNet.
 // (Such a group has no switch route between its ranks: planning it crashed, found by fuzz_topology.)
 bool collnet_shape(const AlgoContext& ctx) {
-  if (!ctx.topo.spec().fabric.sharp || ctx.topo.spec().gpu.nvlink_bw_Bps <= 0.0) return false;
+  if (!ctx.topo.spec().fabric.sharp || ctx.topo.spec().gpu.nvlink_bw.value() <= 0.0) return false;
   for (const GroupLayout& l : ctx.layouts)
     if (l.hosts.size() < 2 || l.one_domain || l.max_per_host > 8 || !l.uniform) return false;
   return true;

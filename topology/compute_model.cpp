@@ -26,12 +26,12 @@ KernelTime kernel_time(const GpuSpec& gpu, const KernelWork& w) {
     hbm_eff = gpu.eff.hbm_of(w.kind);
   }
   // Element-wise arithmetic runs on the vector units (fp32 FMA pipes), not the tensor cores.
-  const bool vector = w.op_class == OpClass::elementwise && gpu.fp32_flops_per_s > 0.0;
-  const double peak = (vector ? gpu.fp32_flops_per_s : gpu.peak_flops(w.precision)) * gpu.sustained_clock;
-  double compute_s = w.flops > 0.0 ? w.flops / (peak * eff) : 0.0;
-  if (w.vector_ops > 0.0 && gpu.fp32_flops_per_s > 0.0)
-    compute_s += w.vector_ops / (gpu.fp32_flops_per_s * gpu.sustained_clock * gpu.eff.elementwise);
-  const double memory_s = w.hbm_bytes > 0.0 ? w.hbm_bytes / (gpu.hbm_bw_Bps * hbm_eff) : 0.0;
+  const bool vector = w.op_class == OpClass::elementwise && gpu.fp32_peak.value() > 0.0;
+  const double peak = (vector ? gpu.fp32_peak : gpu.peak_flops(w.precision)).value() * gpu.sustained_clock;
+  double compute_s = w.flops.value() > 0.0 ? w.flops.value() / (peak * eff) : 0.0;
+  if (w.vector_ops > 0.0 && gpu.fp32_peak.value() > 0.0)
+    compute_s += w.vector_ops / (gpu.fp32_peak.value() * gpu.sustained_clock * gpu.eff.elementwise);
+  const double memory_s = w.hbm_bytes.value() > 0.0 ? w.hbm_bytes.value() / (gpu.hbm_bw.value() * hbm_eff) : 0.0;
   KernelTime t;
   t.bound = compute_s >= memory_s ? Resource::compute : Resource::hbm;
   t.duration = from_seconds(std::max(compute_s, memory_s) + w.launches * gpu.kernel_gap_s);

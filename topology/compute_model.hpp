@@ -25,8 +25,8 @@ enum class FP8Scaling : std::uint8_t { tensor, block };
 struct KernelWork {
   OpClass op_class = OpClass::elementwise;
   Precision precision = Precision::bf16;
-  double flops = 0.0;
-  double hbm_bytes = 0.0;
+  Flops flops;
+  Bytes hbm_bytes;  ///< read and written in device memory
   /// GEMMs only: the product's [m x k] x [k x n] shape (0 = a huge dimension).
   double gemm_m = 0.0;
   double gemm_n = 0.0;

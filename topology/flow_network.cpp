@@ -15,14 +15,14 @@ FlowNetwork::FlowNetwork(std::shared_ptr<const TransferTable> table, FlowNetwork
   const auto links = table_->topology().links();
   link_resource_.reserve(links.size());
   for (const Link& l : links) {
-    sys_.add_constraint(l.bw_Bps);  // constraint id == link id
+    sys_.add_constraint(l.bw.value());  // constraint id == link id
     link_resource_.push_back(resource_of(l.kind));
   }
   if (options_.accounting != LinkAccounting::off) link_bytes_.assign(links.size(), 0.0);
   if (options_.accounting == LinkAccounting::timeline) {
     link_state_.reserve(links.size());
     for (const Link& l : links)
-      link_state_.push_back(LinkState{0.0, 0.0, l.bw_Bps, {}, {}, MaxMinSystem::kNone, l.kind});
+      link_state_.push_back(LinkState{0.0, 0.0, l.bw.value(), {}, {}, MaxMinSystem::kNone, l.kind});
   }
 }
 

@@ -6,16 +6,16 @@
 
 namespace stepsim::topo {
 
-double GpuSpec::peak_flops(Precision p) const {
-  double peak = 0.0;
+FlopsPerSecond GpuSpec::peak_flops(Precision p) const {
+  FlopsPerSecond peak;
   switch (p) {
-    case Precision::fp32: peak = fp32_flops_per_s; break;
+    case Precision::fp32: peak = fp32_peak; break;
     case Precision::bf16:
-    case Precision::fp16: peak = bf16_flops_per_s; break;
-    case Precision::fp8: peak = fp8_flops_per_s; break;
-    case Precision::fp4: peak = fp4_flops_per_s; break;
+    case Precision::fp16: peak = bf16_peak; break;
+    case Precision::fp8: peak = fp8_peak; break;
+    case Precision::fp4: peak = fp4_peak; break;
   }
-  if (!(peak > 0.0))
+  if (!(peak.value() > 0.0))
     throw UserError("GPU `" + id + "` has no " + std::string(topo::name(p)) +
                     " throughput in the catalog; choose another precision or set it in [hardware.gpu]");
   return peak;

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/quantity.hpp"
+
 namespace stepsim::topo {
 
 /// Numeric formats of tensor-core math and of stored tensors.
@@ -142,21 +144,21 @@ struct GpuSpec {
   std::string id;                 ///< catalog key, e.g. "h100-sxm"
   std::string name;               ///< display name, e.g. "NVIDIA H100 SXM5 80GB"
   GpuArch arch = GpuArch::other;  ///< generation (catalog key `architecture`)
-  double bf16_flops_per_s = 0.0;  ///< dense BF16/FP16 tensor FLOP/s (no sparsity)
-  double fp8_flops_per_s = 0.0;   ///< dense FP8; 0 = unsupported
-  double fp4_flops_per_s = 0.0;   ///< dense FP4; 0 = unsupported
-  double fp32_flops_per_s = 0.0;  ///< non-tensor FP32; 0 = unknown
+  FlopsPerSecond bf16_peak;  ///< dense BF16/FP16 tensor FLOP/s (no sparsity)
+  FlopsPerSecond fp8_peak;   ///< dense FP8; 0 = unsupported
+  FlopsPerSecond fp4_peak;   ///< dense FP4; 0 = unsupported
+  FlopsPerSecond fp32_peak;  ///< non-tensor FP32; 0 = unknown
   /// Device memory as the datasheet means it (80 GB parts have 80 GiB; see the catalog).
-  double hbm_capacity_bytes = 0.0;
+  Bytes hbm_capacity;
   /// Held before any tensor: the CUDA context, cuBLAS/cuDNN workspaces and NCCL buffers.
-  double hbm_reserved_bytes = 0.0;
+  Bytes hbm_reserved;
   /// Share of the rest lost to the caching allocator's fragmentation.
   double hbm_fragmentation = 0.0;
-  double hbm_bw_Bps = 0.0;
-  double nvlink_bw_Bps = 0.0;   ///< scale-up bandwidth per GPU per direction; 0 = no NVLink
-  int nvlink_domain = 1;        ///< GPUs in one scale-up domain (8 for HGX, 72 for NVL72, 1 = none)
-  double pcie_bw_Bps = 0.0;     ///< host link per direction
-  double nic_bw_Bps = 0.0;      ///< default scale-out bandwidth per GPU per direction
+  BytesPerSecond hbm_bw;
+  BytesPerSecond nvlink_bw;  ///< scale-up bandwidth per GPU per direction; 0 = no NVLink
+  int nvlink_domain = 1;     ///< GPUs in one scale-up domain (8 for HGX, 72 for NVL72, 1 = none)
+  BytesPerSecond pcie_bw;    ///< host link per direction
+  BytesPerSecond nic_bw;     ///< default scale-out bandwidth per GPU per direction
   double price_per_hour = 0.0;  ///< USD per GPU-hour, representative (see price_note)
   std::string price_note;       ///< where the price comes from ("article, mid-2026 on-demand")
   Efficiency eff;
@@ -175,11 +177,9 @@ struct GpuSpec {
   double nvls_latency_s = 0.0;
 
   /// Dense peak FLOP/s for math in `p` (the datasheet's); throws UserError if the GPU lacks it.
-  double peak_flops(Precision p) const;
+  FlopsPerSecond peak_flops(Precision p) const;
   /// What a tensor can use: capacity less the reserve, less fragmentation of the rest.
-  double usable_hbm_bytes() const {
-    return (hbm_capacity_bytes - hbm_reserved_bytes) * (1.0 - hbm_fragmentation);
-  }
+  Bytes usable_hbm() const { return (hbm_capacity - hbm_reserved) * (1.0 - hbm_fragmentation); }
 };
 
 /// Lower-case name of a precision ("bf16").

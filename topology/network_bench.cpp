@@ -18,9 +18,9 @@ double since(Clock::time_point t0) {
 ClusterSpec cluster_1024() {
   ClusterSpec c;
   c.gpu.id = "bench-h100";
-  c.gpu.nvlink_bw_Bps = 450e9;
+  c.gpu.nvlink_bw = units::gb_per_s(450);
   c.gpu.nvlink_domain = 8;
-  c.gpu.nic_bw_Bps = units::gbps_to_Bps(400);
+  c.gpu.nic_bw = units::gbit_per_s(400);
   c.gpu.kernel_gap_s = 4e-6;
   c.nodes = 128;
   c.gpus_per_node = 8;

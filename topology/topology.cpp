@@ -38,7 +38,7 @@ void require(bool ok, const char* key, const std::string& problem, const char* h
 }
 
 bool has_nvlink(const ClusterSpec& s) {
-  return s.gpu.nvlink_bw_Bps > 0.0 && s.nvlink_domain > 1;
+  return s.gpu.nvlink_bw.value() > 0.0 && s.nvlink_domain > 1;
 }
 
 // Scale-up domain size: the NVLink domain (capped at the cluster), or the host when GPUs share
@@ -51,7 +51,7 @@ std::uint32_t checked_domain_size(const ClusterSpec& s) {
           "must be at least 1, got " + std::to_string(s.nvlink_domain));
   const int total = s.total_gpus();
   if (!has_nvlink(s)) {
-    require(s.gpus_per_node == 1 || s.gpu.pcie_bw_Bps > 0.0, "hardware.gpu.pcie_gb_s",
+    require(s.gpus_per_node == 1 || s.gpu.pcie_bw.value() > 0.0, "hardware.gpu.pcie_gb_s",
             "GPUs of one node need NVLink or PCIe bandwidth to reach each other",
             "set nvlink_gb_s or pcie_gb_s for this GPU");
     return static_cast<std::uint32_t>(s.gpus_per_node);
@@ -71,7 +71,7 @@ std::uint32_t checked_domain_size(const ClusterSpec& s) {
 
 void check_fabric(const ClusterSpec& s) {
   const FabricSpec& f = s.fabric;
-  require(s.nic_bw_Bps() > 0.0, "hardware.nic_gbps", "scale-out bandwidth must be positive",
+  require(s.nic_bw().value() > 0.0, "hardware.nic_gbps", "scale-out bandwidth must be positive",
           "set nic_gbps for this GPU or in [hardware]");
   if (f.kind == FabricKind::custom) return;
   require(f.tiers == 2 || f.tiers == 3, "fabric.tiers", "must be 2 or 3, got " + std::to_string(f.tiers));
@@ -116,9 +116,9 @@ VertexId Topology::add_vertex(VertexKind kind) {
   return static_cast<VertexId>(boost::add_vertex(VertexProps{kind}, graph_));
 }
 
-LinkId Topology::add_link(VertexId from, VertexId to, LinkKind kind, double bw_Bps, double latency_s) {
+LinkId Topology::add_link(VertexId from, VertexId to, LinkKind kind, BytesPerSecond bw, double latency_s) {
   const auto id = static_cast<LinkId>(links_.size());
-  links_.push_back(Link{from, to, kind, bw_Bps, latency_s});
+  links_.push_back(Link{from, to, kind, bw, latency_s});
   boost::add_edge(from, to, EdgeProps{id}, graph_);
   return id;
 }
@@ -129,7 +129,7 @@ void Topology::build_scaleup() {
   if (domain_size_ <= 1) return;
   const bool nvlink = has_nvlink(spec_);
   const LinkKind kind = nvlink ? LinkKind::nvlink : LinkKind::pcie;
-  const double bw = nvlink ? spec_.gpu.nvlink_bw_Bps : spec_.gpu.pcie_bw_Bps;
+  const BytesPerSecond bw = nvlink ? spec_.gpu.nvlink_bw : spec_.gpu.pcie_bw;
   const double half_step = spec_.nvlink_latency_s / 2.0;
   for (GpuId first = 0; first < gpu_count_; first += domain_size_) {
     const VertexId sw = add_vertex(nvlink ? VertexKind::nvswitch : VertexKind::pcie_switch);

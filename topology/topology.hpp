@@ -55,7 +55,7 @@ struct Link {
   VertexId from = 0;
   VertexId to = 0;
   LinkKind kind = LinkKind::nic;
-  double bw_Bps = 0.0;     ///< line rate, bytes per second
+  BytesPerSecond bw;       ///< line rate
   double latency_s = 0.0;  ///< propagation plus the switch hop it ends in (see topology.cpp)
 };
 
@@ -119,7 +119,7 @@ class Topology {
 
  private:
   VertexId add_vertex(VertexKind kind);
-  LinkId add_link(VertexId from, VertexId to, LinkKind kind, double bw_Bps, double latency_s);
+  LinkId add_link(VertexId from, VertexId to, LinkKind kind, BytesPerSecond bw, double latency_s);
   void build_scaleup();
   void build_fabric();
   void add_fabric_links(Fabric& fab, double leaf_spine_bw, double spine_core_bw);

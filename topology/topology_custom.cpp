@@ -98,11 +98,11 @@ void Topology::add_custom_links(Custom& custom, const std::map<std::string, Vert
     const VertexId a = custom_endpoint(cl.a, key + ".a", names, gpu_count_);
     const VertexId b = custom_endpoint(cl.b, key + ".b", names, gpu_count_);
     if (a == b) throw UserError({}, key, "a link must join two different endpoints");
-    if (!(cl.bw_Bps > 0.0)) throw UserError({}, key + ".bw_gb_s", "must be positive");
+    if (!(cl.bw.value() > 0.0)) throw UserError({}, key + ".bw_gb_s", "must be positive");
     if (!(cl.latency_s >= 0.0)) throw UserError({}, key + ".latency_us", "must be >= 0");
     const LinkKind kind = a < gpu_count_ || b < gpu_count_ ? LinkKind::nic : LinkKind::leaf_spine;
     for (auto [from, to] : {std::pair{a, b}, std::pair{b, a}}) {
-      const LinkId l = add_link(from, to, kind, cl.bw_Bps, cl.latency_s);
+      const LinkId l = add_link(from, to, kind, cl.bw, cl.latency_s);
       if (from < gpu_count_ && nic_up_[from] == kNoLink) nic_up_[from] = l;
       if (to < gpu_count_ && nic_down_[to] == kNoLink) nic_down_[to] = l;
       custom.out[from].push_back(l);

@@ -59,7 +59,7 @@ void place_nics(Topology::Fabric& fab, const FabricSpec& f, std::uint32_t gpus, 
 
 void Topology::build_fabric() {
   const FabricSpec& f = spec_.fabric;
-  const double nic = spec_.nic_bw_Bps();
+  const double nic = spec_.nic_bw().value();
   const auto hpl = static_cast<std::uint32_t>(f.hosts_per_leaf);
   auto fab = std::make_shared<Fabric>();
   place_nics(*fab, f, gpu_count_, gpus_per_host_);
@@ -83,9 +83,9 @@ void Topology::add_fabric_links(Fabric& fab, double leaf_spine_bw, double spine_
   for (auto& v : spine_v) v = add_vertex(VertexKind::spine);
   for (GpuId g = 0; g < gpu_count_; ++g) {
     // The NIC pair costs nic_latency_s per message; the leaf hop is charged on the way down.
-    nic_up_[g] = add_link(g, leaf_v[fab.leaf_of[g]], LinkKind::nic, spec_.nic_bw_Bps(), f.nic_latency_s / 2);
+    nic_up_[g] = add_link(g, leaf_v[fab.leaf_of[g]], LinkKind::nic, spec_.nic_bw(), f.nic_latency_s / 2);
     nic_down_[g] =
-        add_link(leaf_v[fab.leaf_of[g]], g, LinkKind::nic, spec_.nic_bw_Bps(), f.nic_latency_s / 2 + hop);
+        add_link(leaf_v[fab.leaf_of[g]], g, LinkKind::nic, spec_.nic_bw(), f.nic_latency_s / 2 + hop);
   }
   const std::uint32_t P = fab.spines;
   fab.leaf_up.resize(std::size_t{fab.leaves} * P);
@@ -93,8 +93,8 @@ void Topology::add_fabric_links(Fabric& fab, double leaf_spine_bw, double spine_
   for (std::uint32_t leaf = 0; leaf < fab.leaves; ++leaf)
     for (std::uint32_t j = 0; j < P; ++j) {
       const VertexId spine = spine_v[(leaf / fab.leaves_per_pod) * P + j];
-      fab.leaf_up[leaf * P + j] = add_link(leaf_v[leaf], spine, LinkKind::leaf_spine, leaf_spine_bw, hop);
-      fab.leaf_down[leaf * P + j] = add_link(spine, leaf_v[leaf], LinkKind::leaf_spine, leaf_spine_bw, hop);
+      fab.leaf_up[leaf * P + j] = add_link(leaf_v[leaf], spine, LinkKind::leaf_spine, BytesPerSecond::of(leaf_spine_bw), hop);
+      fab.leaf_down[leaf * P + j] = add_link(spine, leaf_v[leaf], LinkKind::leaf_spine, BytesPerSecond::of(leaf_spine_bw), hop);
     }
   if (fab.cores == 0) return;
   const std::uint32_t C = fab.cores;
@@ -107,8 +107,8 @@ void Topology::add_fabric_links(Fabric& fab, double leaf_spine_bw, double spine_
       for (std::uint32_t k = 0; k < C; ++k) {
         const std::size_t i = (std::size_t{pod} * P + j) * C + k;
         const VertexId spine = spine_v[pod * P + j], core = core_v[j * C + k];
-        fab.spine_up[i] = add_link(spine, core, LinkKind::spine_core, spine_core_bw, hop);
-        fab.spine_down[i] = add_link(core, spine, LinkKind::spine_core, spine_core_bw, hop);
+        fab.spine_up[i] = add_link(spine, core, LinkKind::spine_core, BytesPerSecond::of(spine_core_bw), hop);
+        fab.spine_down[i] = add_link(core, spine, LinkKind::spine_core, BytesPerSecond::of(spine_core_bw), hop);
       }
 }
 

@@ -143,7 +143,7 @@ NcclShape shape_of(const AlgoContext& ctx, CollectiveAlgorithm a) {
   s.arch = ctx.topo.spec().gpu.arch;
   s.ranks = static_cast<int>(ctx.layouts[0].ranks);
   s.nodes = static_cast<int>(ctx.layouts[0].domains);
-  s.nvlink = ctx.topo.spec().gpu.nvlink_bw_Bps > 0.0 && ctx.topo.domain_size() > 1;
+  s.nvlink = ctx.topo.spec().gpu.nvlink_bw.value() > 0.0 && ctx.topo.domain_size() > 1;
   s.channels = nccl_channels(ctx, a, s.nodes);
   return s;
 }

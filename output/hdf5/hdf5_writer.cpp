@@ -61,8 +61,8 @@ void write_ranks(H5::H5File& f, const work::Simulation& s) {
     const auto node = static_cast<std::int32_t>(s.topology->host_of(static_cast<topo::GpuId>(r.rank)));
     table.append({static_cast<std::uint16_t>(i), r.rank, node, r.stage, r.breakdown.compute_s,
                   r.breakdown.memory_bound_s, b[0], b[1], b[2], b[3], b[4], r.breakdown.bubble_s,
-                  r.breakdown.host_bound_s, r.memory.static_bytes, r.memory.activation_bytes,
-                  r.memory.peak_bytes, r.memory.peak_time_s});
+                  r.breakdown.host_bound_s, r.memory.static_state.value(), r.memory.activations.value(),
+                  r.memory.peak.value(), r.memory.peak_time_s});
   }
   table.flush();
 }
@@ -181,7 +181,7 @@ void Hdf5Writer::tier_load(const TierLoad& row) {
 }
 
 void Hdf5Writer::link_load(const topo::LinkLoadChange& c) {
-  const double bw = sim_.topology->link(c.link).bw_Bps;
+  const double bw = sim_.topology->link(c.link).bw.value();
   t_->link_loads->append(
       {c.time.count(), to_seconds(c.time), c.link, c.load_Bps, bw > 0 ? c.load_Bps / bw : 0.0});
 }
@@ -197,7 +197,7 @@ void Hdf5Writer::end() {
     h5::Table<h5::LinkRowH5> table(t_->file, "links", h5::link_type(), 65536);
     const auto links = sim_.topology->links();
     for (topo::LinkId l = 0; l < links.size(); ++l)
-      table.append({l, static_cast<std::uint8_t>(links[l].kind), links[l].from, links[l].to, links[l].bw_Bps,
+      table.append({l, static_cast<std::uint8_t>(links[l].kind), links[l].from, links[l].to, links[l].bw.value(),
                     links[l].latency_s, usage[l].bytes, usage[l].busy_s, usage[l].mean_utilisation,
                     usage[l].peak_utilisation});
     table.flush();

@@ -151,7 +151,7 @@ void memory_bar(svg::Canvas& c, const work::Simulation& s, std::size_t i, double
   const auto& st = s.plan.static_memory[i];
   const auto& m = s.report.ranks[i].memory;
   const double parts[] = {st.weights + st.low_precision_weights, st.gradients, st.optimizer,
-                          m.activation_bytes};
+                          m.activations.value()};
   double x = kLabelW;
   for (std::size_t p = 0; p < 4; ++p) {
     const double w = parts[p] * scale;
@@ -160,8 +160,8 @@ void memory_bar(svg::Canvas& c, const work::Simulation& s, std::size_t i, double
            "mem-bar");
     x += w;
   }
-  const bool fits = m.peak_bytes <= s.capacity_bytes;
-  c.text(x + 6, y + 14, format_bytes(m.peak_bytes) + (fits ? "" : " (over)"), "start",
+  const bool fits = m.peak <= s.usable_hbm;
+  c.text(x + 6, y + 14, format_bytes(m.peak) + (fits ? "" : " (over)"), "start",
          fits ? "value" : "value bad");
 }
 
@@ -173,7 +173,7 @@ std::vector<int> busiest_per_stage(const work::Simulation& s) {
   for (std::size_t i = 0; i < s.plan.ranks.size(); ++i) {
     const auto st = static_cast<std::size_t>(s.plan.ranks[i].stage);
     if (st >= pick.size()) pick.resize(st + 1, -1);
-    const auto peak = [&](int r) { return s.report.ranks[static_cast<std::size_t>(r)].memory.peak_bytes; };
+    const auto peak = [&](int r) { return s.report.ranks[static_cast<std::size_t>(r)].memory.peak.value(); };
     if (pick[st] < 0 || peak(static_cast<int>(i)) > peak(pick[st])) pick[st] = static_cast<int>(i);
   }
   return pick;
@@ -181,8 +181,8 @@ std::vector<int> busiest_per_stage(const work::Simulation& s) {
 
 std::string memory_chart(const work::Simulation& s) {
   const std::vector<int> pick = busiest_per_stage(s);
-  double max_b = s.capacity_bytes;
-  for (const auto& r : s.report.ranks) max_b = std::max(max_b, r.memory.peak_bytes);
+  double max_b = s.usable_hbm.value();
+  for (const auto& r : s.report.ranks) max_b = std::max(max_b, r.memory.peak.value());
   const double scale = kPlotW / (max_b * 1.08), row = 22.0, top = 34.0;
   const double bottom = top + row * static_cast<double>(pick.size());
   svg::Canvas c(kLabelW + kPlotW + 110.0, bottom + 44.0, "memory",
@@ -197,9 +197,9 @@ std::string memory_chart(const work::Simulation& s) {
     c.text(kLabelW - 8, y + 14, fmt::format("stage {} (gpu{})", k, s.plan.ranks[i].rank), "end", "rowlabel");
     memory_bar(c, s, i, y, row, scale);
   }
-  const double cx = kLabelW + s.capacity_bytes * scale;
+  const double cx = kLabelW + s.usable_hbm.value() * scale;
   c.line(cx, top - 4, cx, bottom, "#c00", 1.5, "5,3");
-  c.text(cx, bottom + 16, "capacity " + format_bytes(s.capacity_bytes), "middle", "tick");
+  c.text(cx, bottom + 16, "capacity " + format_bytes(s.usable_hbm), "middle", "tick");
   c.text(kLabelW + kPlotW / 2, bottom + 36, "memory per GPU at its peak (bytes)", "middle", "axis");
   return c.str();
 }

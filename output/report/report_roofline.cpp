@@ -78,7 +78,7 @@ namespace {
 /// The datasheet roofline, the achievable one, and their labels.
 void draw_ceilings(svg::Canvas& c, const LogAxes& a, const work::JobSpec& job) {
   const topo::GpuSpec& gpu = job.cluster.gpu;
-  const double peak = gpu.peak_flops(job.precision.compute), bw = gpu.hbm_bw_Bps, ridge = peak / bw;
+  const double peak = gpu.peak_flops(job.precision.compute).value(), bw = gpu.hbm_bw.value(), ridge = peak / bw;
   ceiling(c, a, peak, bw, "#222", 2.0, {});
   ceiling(c, a, peak * gpu.eff.headline(topo::OpClass::gemm), bw * gpu.eff.hbm, "#888", 1.2, "6,4");
   // The ceiling's name sits above the slope's end, left of the ridge, where the kernels never are.
@@ -135,8 +135,8 @@ void place_kernels(svg::Canvas& c, const LogAxes& a, const work::Simulation& s) 
 }  // namespace
 
 std::string roofline_chart(const work::JobSpec& job, const work::Simulation& s) {
-  const double peak = job.cluster.gpu.peak_flops(job.precision.compute);
-  const double ridge = peak / job.cluster.gpu.hbm_bw_Bps;
+  const double peak = job.cluster.gpu.peak_flops(job.precision.compute).value();
+  const double ridge = peak / job.cluster.gpu.hbm_bw.value();
   LogAxes a{96.0, 20.0, 560.0, 340.0, -1, 4, 0, 0};
   a.xhi = std::max(4, static_cast<int>(std::ceil(std::log10(ridge * 10.0))));
   a.yhi = static_cast<int>(std::ceil(std::log10(peak * 1.5)));
@@ -162,11 +162,11 @@ double per(double price, double amount) {
 constexpr CostMetric kMetrics[] = {
     {"$ per GPU-hour", [](const topo::GpuSpec& g) { return g.price_per_hour; }},
     {"$ per TFLOP/s-hour (BF16 dense)",
-     [](const topo::GpuSpec& g) { return per(g.price_per_hour, g.bf16_flops_per_s / 1e12); }},
+     [](const topo::GpuSpec& g) { return per(g.price_per_hour, units::in_tflops_per_s(g.bf16_peak)); }},
     {"$ per TB/s-hour (HBM)",
-     [](const topo::GpuSpec& g) { return per(g.price_per_hour, g.hbm_bw_Bps / 1e12); }},
+     [](const topo::GpuSpec& g) { return per(g.price_per_hour, units::in_tb_per_s(g.hbm_bw)); }},
     {"$ per GB-hour (HBM)",
-     [](const topo::GpuSpec& g) { return per(g.price_per_hour, g.hbm_capacity_bytes / 1e9); }},
+     [](const topo::GpuSpec& g) { return per(g.price_per_hour, units::in_gb(g.hbm_capacity)); }},
 };
 
 /// Three significant figures at most, two decimals at least: 3.90, 1.16, 0.0394, 0.00394.

@@ -120,9 +120,9 @@ std::string memory_timeline_chart(const work::Simulation& s) {
   // The busiest simulated rank of each stage, as the memory-per-stage chart picks them.
   std::vector<int> pick = busiest_per_stage(s);
   std::erase(pick, -1);
-  double max_b = s.capacity_bytes;
+  double max_b = s.usable_hbm.value();
   for (const int r : pick)
-    max_b = std::max(max_b, s.report.ranks[static_cast<std::size_t>(r)].memory.peak_bytes);
+    max_b = std::max(max_b, s.report.ranks[static_cast<std::size_t>(r)].memory.peak.value());
   max_b *= 1.08;
   svg::Canvas c(kX0 + kPlot + 20, kTop + kHeight + 44, "memory-timeline", "memory in use over the step");
   static constexpr std::string_view kColours[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759",
@@ -148,9 +148,9 @@ std::string memory_timeline_chart(const work::Simulation& s) {
     std::vector<std::pair<double, double>> steps(timeline.begin(), timeline.end());
     c.raw(polyline(bucket_max(steps, step), y_of, kColours[k], items[k].first));
   }
-  const double cy = y_of(s.capacity_bytes);
+  const double cy = y_of(s.usable_hbm.value());
   c.line(kX0, cy, kX0 + kPlot, cy, "#c00", 1.5, "5,3");
-  c.text(kX0 + kPlot, cy - 4, "capacity " + format_bytes(s.capacity_bytes), "end", "tick");
+  c.text(kX0 + kPlot, cy - 4, "capacity " + format_bytes(s.usable_hbm), "end", "tick");
   c.line(kX0, kTop + kHeight, kX0 + kPlot, kTop + kHeight, "#555");
   time_axis(c, kX0, kPlot, kTop + kHeight, step);
   axis_titles(c, "memory in use per GPU");

@@ -29,10 +29,10 @@ std::vector<LinkUsage> link_usage(const topo::Topology& topology, std::span<cons
     LinkUsage& u = out[l];
     if (l < stats.size()) {
       u.busy_s = to_seconds(stats[l].busy);
-      u.peak_utilisation = stats[l].peak_load_Bps / links[l].bw_Bps;
+      u.peak_utilisation = stats[l].peak_load_Bps / links[l].bw.value();
     }
     if (l < link_bytes.size()) u.bytes = link_bytes[l];
-    if (step_s > 0.0) u.mean_utilisation = u.bytes / (links[l].bw_Bps * step_s);
+    if (step_s > 0.0) u.mean_utilisation = u.bytes / (links[l].bw.value() * step_s);
   }
   return out;
 }
@@ -40,7 +40,7 @@ std::vector<LinkUsage> link_usage(const topo::Topology& topology, std::span<cons
 std::vector<TierLoad> tier_loads(const topo::Topology& topology,
                                  std::span<const topo::TierLoadChange> changes) {
   std::array<double, topo::kLinkKindCount> capacity{};
-  for (const topo::Link& l : topology.links()) capacity[idx(l.kind)] += l.bw_Bps;
+  for (const topo::Link& l : topology.links()) capacity[idx(l.kind)] += l.bw.value();
   std::array<bool, topo::kLinkKindCount> at_zero{};
   for (const auto& c : changes)
     if (c.time == Time{}) at_zero[idx(c.tier)] = true;

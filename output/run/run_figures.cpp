@@ -16,13 +16,13 @@ RunFigures run_figures(const work::JobSpec& job, const work::Simulation& s) {
   // StepMetrics::mfu divides by the dense peak of the linear layers' precision.
   for (const char c : topo::name(job.precision.compute))
     f.mfu_peak += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  f.mfu_peak_flops = job.cluster.gpu.peak_flops(job.precision.compute);
+  f.mfu_peak_flops = job.cluster.gpu.peak_flops(job.precision.compute).value();
   f.verdict = work::step_verdict(s.report);
   f.bottleneck = verdict_text(f.verdict);
   f.exposed_comm_s = s.report.mean.exposed_comm_s;
   f.fits = s.fits;
-  f.peak_bytes = s.report.ranks[s.report.peak_rank].memory.peak_bytes;
-  f.capacity_bytes = s.capacity_bytes;
+  f.peak_bytes = s.report.ranks[s.report.peak_rank].memory.peak.value();
+  f.capacity_bytes = s.usable_hbm.value();
   f.headroom_bytes = f.capacity_bytes - f.peak_bytes;
   f.gpus = s.plan.world;
   f.cluster_per_hour = job.cluster.gpu.price_per_hour * s.plan.world;

@@ -181,7 +181,7 @@ std::vector<AdviceChange> setting_changes(const work::JobSpec& j, const work::Si
     out.push_back(setting(ChangeFamily::runtime, "replay kernels from CUDA graphs",
                           {"workload.cuda_graphs=true"},
                           "static shapes and graph capture in the training or serving loop"));
-  if (j.precision.compute == topo::Precision::bf16 && j.cluster.gpu.fp8_flops_per_s > 0.0)
+  if (j.precision.compute == topo::Precision::bf16 && j.cluster.gpu.fp8_peak.value() > 0.0)
     out.push_back(setting(ChangeFamily::precision, "FP8 linear layers (Transformer Engine)",
                           {"precision.compute=\"fp8\""},
                           "FP8 numerics: the recipe's convergence must be checked on the model"));
@@ -189,7 +189,7 @@ std::vector<AdviceChange> setting_changes(const work::JobSpec& j, const work::Si
     out.push_back(setting(ChangeFamily::precision, "FP8 KV cache", {"precision.kv_cache=\"fp8\""},
                           "FP8 attention numerics"));
   if (j.cluster.total_gpus() > j.cluster.gpus_per_node) {
-    const double gbps = j.cluster.nic_bw_Bps() * 8.0 / 1e9;
+    const double gbps = units::in_gbit_per_s(j.cluster.nic_bw());
     out.push_back(
         setting(ChangeFamily::hardware, "NICs of twice the bandwidth",
                 {"hardware.nic_gbps=" + std::to_string(static_cast<long long>(std::llround(2.0 * gbps)))},

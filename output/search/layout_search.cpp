@@ -106,7 +106,7 @@ Config load_config(const std::filesystem::path& path, const scen::Catalog& catal
   c.info.gpus = cl.total_gpus();
   c.info.nodes = cl.nodes;
   c.info.price_per_hour = cl.gpu.price_per_hour;
-  c.info.usable_hbm_bytes = cl.gpu.usable_hbm_bytes();
+  c.info.usable_hbm_bytes = cl.gpu.usable_hbm().value();
   c.tokens_per_step = double(c.job.workload.global_batch) * c.job.workload.seq_len;
   if (o.rank == SearchRank::cost && !(c.info.price_per_hour > 0.0))
     throw UserError("--rank cost: GPU `" + c.info.gpu +
@@ -414,9 +414,9 @@ SimulatedFigures simulated_figures(const work::JobSpec& job, const work::Simulat
   // What the step waits on most, from the breakdown (the run's headline verdict).
   f.bottleneck = work::step_verdict(sim.report).primary.label;
   f.mean = sim.report.mean;
-  f.memory_peak_bytes = sim.report.ranks[sim.report.peak_rank].memory.peak_bytes;
-  f.capacity_bytes = sim.capacity_bytes;
-  f.fits = f.memory_peak_bytes + headroom_bytes <= sim.capacity_bytes;
+  f.memory_peak_bytes = sim.report.ranks[sim.report.peak_rank].memory.peak.value();
+  f.capacity_bytes = sim.usable_hbm.value();
+  f.fits = f.memory_peak_bytes + headroom_bytes <= sim.usable_hbm.value();
   return f;
 }
 

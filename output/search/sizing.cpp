@@ -103,8 +103,8 @@ class SizeLoader {
     r.tokens_per_s_per_gpu = sim.metrics.tokens_per_s_per_gpu;
     r.step_time_s = sim.metrics.step_time_s;
     r.mfu = sim.metrics.mfu;
-    r.peak_bytes = sim.report.ranks[sim.report.peak_rank].memory.peak_bytes;
-    r.capacity_bytes = sim.capacity_bytes;
+    r.peak_bytes = sim.report.ranks[sim.report.peak_rank].memory.peak.value();
+    r.capacity_bytes = sim.usable_hbm.value();
     r.fits = sim.fits;
     // The same relative tolerance as the closed-form sizing: a rate equal to the target meets it.
     r.meets_target = r.tokens_per_s >= target * (1.0 - 1e-9);

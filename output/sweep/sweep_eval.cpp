@@ -91,9 +91,9 @@ const ResultColumn kResults[] = {
     {"host_bound_s", ColumnType::float64, "compute waiting for host kernel launches",
      STEPSIM_REAL(o.simulation ? o.simulation->report.mean.host_bound_s : kEvalNaN)},
     {"memory_peak_bytes", ColumnType::float64, "busiest GPU's memory peak",
-     STEPSIM_REAL(peak(o) ? peak(o)->peak_bytes : kEvalNaN)},
+     STEPSIM_REAL(peak(o) ? peak(o)->peak.value() : kEvalNaN)},
     {"memory_capacity_bytes", ColumnType::float64, "HBM per GPU that tensors can use",
-     STEPSIM_REAL(o.scenario.job.cluster.gpu.usable_hbm_bytes())},
+     STEPSIM_REAL(o.scenario.job.cluster.gpu.usable_hbm().value())},
     {"fits", ColumnType::int64, "1 if the simulated peak fits in HBM, 0 if not, -1 not simulated",
      STEPSIM_INT(o.simulation ? (o.simulation->fits ? 1 : 0) : -1)},
     {"usd_per_million_tokens", ColumnType::float64, "GPU-hour price at the simulated rate",
@@ -106,7 +106,7 @@ const ResultColumn kResults[] = {
      resource_names},
     {"est_mfu", ColumnType::float64, "estimate: MFU", STEPSIM_REAL(o.estimate.mfu)},
     {"est_memory_bytes", ColumnType::float64, "estimate: busiest GPU's memory",
-     STEPSIM_REAL(o.estimate.memory ? o.estimate.memory->total_bytes() : kEvalNaN)},
+     STEPSIM_REAL(o.estimate.memory ? o.estimate.memory->total().value() : kEvalNaN)},
     {"est_fits", ColumnType::int64, "estimate: 1 fits, 0 does not, -1 unknown",
      STEPSIM_INT(o.estimate.memory ? (o.estimate.memory->fits() ? 1 : 0) : -1)},
     {"est_usd_per_million_tokens", ColumnType::float64, "estimate: price at the bound rate",
@@ -130,13 +130,13 @@ void fill(Row& row, const SweepSchema& schema, const PointOutcome& o) {
     fits = o.simulation->fits;
     if (!fits) {
       const auto& r = o.simulation->report.ranks[o.simulation->report.peak_rank];
-      message = "memory peak " + gb(r.memory.peak_bytes) + " on rank " + std::to_string(r.rank) + " (stage " +
-                std::to_string(r.stage) + ") exceeds " + gb(o.simulation->capacity_bytes) + " of HBM";
+      message = "memory peak " + gb(r.memory.peak.value()) + " on rank " + std::to_string(r.rank) + " (stage " +
+                std::to_string(r.stage) + ") exceeds " + gb(o.simulation->usable_hbm.value()) + " of HBM";
     }
   } else if (o.estimate.memory && !o.estimate.memory->fits()) {
     fits = false;
-    message = "estimated memory " + gb(o.estimate.memory->total_bytes()) + " on stage " +
-              std::to_string(o.estimate.memory->stage) + " exceeds " + gb(o.estimate.memory->capacity_bytes) +
+    message = "estimated memory " + gb(o.estimate.memory->total().value()) + " on stage " +
+              std::to_string(o.estimate.memory->stage) + " exceeds " + gb(o.estimate.memory->capacity.value()) +
               " of HBM";
   }
   row[schema.first_result] = std::string(name(fits ? PointStatus::ok : PointStatus::out_of_memory));

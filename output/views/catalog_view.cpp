@@ -24,10 +24,10 @@ std::string figure(double v, int decimals) {
 }
 
 double usd_per_tflop_hour(const topo::GpuSpec& g) {
-  return g.price_per_hour / (g.bf16_flops_per_s / units::kTera);
+  return g.price_per_hour / (units::in_tflops_per_s(g.bf16_peak));
 }
 double usd_per_tb_s_hour(const topo::GpuSpec& g) {
-  return g.price_per_hour / (g.hbm_bw_Bps / units::kTB);
+  return g.price_per_hour / (units::in_tb_per_s(g.hbm_bw));
 }
 
 std::string gpu_table(const scen::Catalog& catalog) {
@@ -37,11 +37,11 @@ std::string gpu_table(const scen::Catalog& catalog) {
       {Align::left, Align::right, Align::right, Align::right, Align::right, Align::right, Align::right,
        Align::right, Align::right, Align::right, Align::right, Align::right, Align::left});
   for (const auto& g : catalog.gpus())
-    t.add_row({g.id, figure(g.bf16_flops_per_s / units::kTera, 0),
-               figure(g.fp8_flops_per_s / units::kTera, 0), figure(g.fp4_flops_per_s / units::kTera, 0),
-               figure(g.hbm_capacity_bytes / units::kGB, 0), fixed(g.hbm_bw_Bps / units::kTB, 2),
-               figure(g.nvlink_bw_Bps / units::kGB, 0), std::to_string(g.nvlink_domain),
-               figure(g.nic_bw_Bps * units::kBitsPerByte / 1e9, 0), fixed(g.price_per_hour, 2),
+    t.add_row({g.id, figure(units::in_tflops_per_s(g.bf16_peak), 0),
+               figure(units::in_tflops_per_s(g.fp8_peak), 0), figure(units::in_tflops_per_s(g.fp4_peak), 0),
+               figure(units::in_gb(g.hbm_capacity), 0), fixed(units::in_tb_per_s(g.hbm_bw), 2),
+               figure(units::in_gb_per_s(g.nvlink_bw), 0), std::to_string(g.nvlink_domain),
+               figure(units::in_gbit_per_s(g.nic_bw), 0), fixed(g.price_per_hour, 2),
                fixed(usd_per_tflop_hour(g), 5), fixed(usd_per_tb_s_hour(g), 2), g.name});
   std::string out = t.render();
   out +=
@@ -79,19 +79,19 @@ std::string figure_value(const topo::GpuSpec& g, const std::string& key) {
   };
   const topo::Efficiency& e = g.eff;
   const std::pair<const char*, std::string> values[] = {
-      {"bf16_tflops", fixed(g.bf16_flops_per_s / units::kTera, 1)},
-      {"fp8_tflops", fixed(g.fp8_flops_per_s / units::kTera, 1)},
-      {"fp4_tflops", fixed(g.fp4_flops_per_s / units::kTera, 1)},
-      {"fp32_tflops", fixed(g.fp32_flops_per_s / units::kTera, 1)},
-      {"hbm_gib", fixed(g.hbm_capacity_bytes / units::kGiB, 2)},
-      {"hbm_gb", fixed(g.hbm_capacity_bytes / units::kGB, 2)},
-      {"hbm_reserved_gib", fixed(g.hbm_reserved_bytes / units::kGiB, 2)},
+      {"bf16_tflops", fixed(units::in_tflops_per_s(g.bf16_peak), 1)},
+      {"fp8_tflops", fixed(units::in_tflops_per_s(g.fp8_peak), 1)},
+      {"fp4_tflops", fixed(units::in_tflops_per_s(g.fp4_peak), 1)},
+      {"fp32_tflops", fixed(units::in_tflops_per_s(g.fp32_peak), 1)},
+      {"hbm_gib", fixed(units::in_gib(g.hbm_capacity), 2)},
+      {"hbm_gb", fixed(units::in_gb(g.hbm_capacity), 2)},
+      {"hbm_reserved_gib", fixed(g.hbm_reserved.value() / units::kGiB, 2)},
       {"hbm_fragmentation", fixed(g.hbm_fragmentation, 3)},
-      {"hbm_tb_s", fixed(g.hbm_bw_Bps / units::kTB, 3)},
-      {"nvlink_gb_s", fixed(g.nvlink_bw_Bps / units::kGB, 0)},
+      {"hbm_tb_s", fixed(units::in_tb_per_s(g.hbm_bw), 3)},
+      {"nvlink_gb_s", fixed(units::in_gb_per_s(g.nvlink_bw), 0)},
       {"nvlink_domain", std::to_string(g.nvlink_domain)},
-      {"pcie_gb_s", fixed(g.pcie_bw_Bps / units::kGB, 0)},
-      {"nic_gbps", fixed(g.nic_bw_Bps * units::kBitsPerByte / 1e9, 0)},
+      {"pcie_gb_s", fixed(units::in_gb_per_s(g.pcie_bw), 0)},
+      {"nic_gbps", fixed(units::in_gbit_per_s(g.nic_bw), 0)},
       {"price_per_hour", fixed(g.price_per_hour, 2)},
       {"comm_sm_fraction", fixed(g.comm_sm_fraction, 3)},
       {"kernel_gap_us", fixed(g.kernel_gap_s * 1e6, 2)},

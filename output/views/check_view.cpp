@@ -39,9 +39,9 @@ std::string model_line(const scen::Scenario& s) {
 }
 
 std::string gpu_line(const topo::GpuSpec& g) {
-  return g.id + " (" + g.name + "): " + num(g.bf16_flops_per_s / units::kTera) + " TFLOP/s bf16, " +
-         num(g.hbm_capacity_bytes / units::kGB) + " GB at " + num(g.hbm_bw_Bps / units::kTB) +
-         " TB/s, NVLink " + num(g.nvlink_bw_Bps / units::kGB) + " GB/s, $" + num(g.price_per_hour) + "/h";
+  return g.id + " (" + g.name + "): " + num(units::in_tflops_per_s(g.bf16_peak)) + " TFLOP/s bf16, " +
+         num(units::in_gb(g.hbm_capacity)) + " GB at " + num(units::in_tb_per_s(g.hbm_bw)) +
+         " TB/s, NVLink " + num(units::in_gb_per_s(g.nvlink_bw)) + " GB/s, $" + num(g.price_per_hour) + "/h";
 }
 
 std::string cluster_line(const topo::ClusterSpec& c) {
@@ -51,7 +51,7 @@ std::string cluster_line(const topo::ClusterSpec& c) {
   return std::to_string(c.nodes) + " nodes x " + std::to_string(c.gpus_per_node) + " = " +
          std::to_string(c.total_gpus()) + " GPUs, NVLink domain " + std::to_string(c.nvlink_domain) +
          (c.rack_gpus > 0 ? " of each " + std::to_string(c.rack_gpus) + "-GPU rack" : "") +
-         (c.nvls ? " (NVLS)" : "") + ", NIC " + num(c.nic_bw_Bps() * units::kBitsPerByte / 1e9) + " Gb/s, " +
+         (c.nvls ? " (NVLS)" : "") + ", NIC " + num(units::in_gbit_per_s(c.nic_bw())) + " Gb/s, " +
          kind + " " + std::to_string(c.fabric.tiers) + "-tier fabric" + (c.fabric.sharp ? " with SHARP" : "");
 }
 

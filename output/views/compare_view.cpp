@@ -148,7 +148,7 @@ constexpr SettingText kComparedSettings[] = {
     [](const CompareEntry& e) { return format_count(e.sim->plan.world, "GPU", "GPUs"); },
     [](const CompareEntry& e) { return "NVLink domain " + std::to_string(e.job->cluster.nvlink_domain); },
     [](const CompareEntry& e) {
-      return fmt::format("NIC {:g} Gb/s", e.job->cluster.nic_bw_Bps() * 8.0 / 1e9);
+      return fmt::format("NIC {:g} Gb/s", units::in_gbit_per_s(e.job->cluster.nic_bw()));
     },
     [](const CompareEntry& e) { return fabric_text(e.job->cluster.fabric); },
     [](const CompareEntry& e) { return parallel_layout(*e.job); },

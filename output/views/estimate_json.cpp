@@ -56,17 +56,17 @@ Json memory_json(const work::Estimate& e) {
   const work::MemoryEstimate& m = *e.memory;
   return Json{{"checked", true},
               {"fits", m.fits()},
-              {"bytes_per_gpu", m.total_bytes()},
-              {"capacity_bytes", m.capacity_bytes},
-              {"shortfall_bytes", m.shortfall_bytes()},
+              {"bytes_per_gpu", m.total().value()},
+              {"capacity_bytes", m.capacity.value()},
+              {"shortfall_bytes", m.shortfall().value()},
               {"stage", m.stage},
               {"micro_batches_in_flight", m.micro_batches_in_flight},
               {"breakdown",
-               {{"weights", m.weights_bytes},
-                {"gradients", m.gradients_bytes},
-                {"optimizer", m.optimizer_bytes},
-                {"activations", m.activations_bytes},
-                {"kv_cache", m.kv_cache_bytes}}}};
+               {{"weights", m.weights.value()},
+                {"gradients", m.gradients.value()},
+                {"optimizer", m.optimizer.value()},
+                {"activations", m.activations.value()},
+                {"kv_cache", m.kv_cache.value()}}}};
 }
 
 Json cost_json(const work::CostEstimate& c) {

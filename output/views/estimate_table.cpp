@@ -77,11 +77,11 @@ void memory_section(std::string& out, const work::Estimate& e) {
   const work::MemoryEstimate& m = *e.memory;
   out += fmt::format(
       "\nmemory per GPU: weights {}  gradients {}  optimizer {}  activations {}  KV cache {}\n",
-      format_bytes(m.weights_bytes), format_bytes(m.gradients_bytes), format_bytes(m.optimizer_bytes),
-      format_bytes(m.activations_bytes), format_bytes(m.kv_cache_bytes));
+      format_bytes(m.weights), format_bytes(m.gradients), format_bytes(m.optimizer),
+      format_bytes(m.activations), format_bytes(m.kv_cache));
   if (e.gpus > 1 && m.stage > 0) out += fmt::format("  (pipeline stage {} is the most loaded)\n", m.stage);
-  out += fmt::format("  total {} of {}: {}\n", format_bytes(m.total_bytes()), format_bytes(m.capacity_bytes),
-                     m.fits() ? "fits" : "DOES NOT FIT, short by " + format_bytes(m.shortfall_bytes()));
+  out += fmt::format("  total {} of {}: {}\n", format_bytes(m.total()), format_bytes(m.capacity),
+                     m.fits() ? "fits" : "DOES NOT FIT, short by " + format_bytes(m.shortfall()));
 }
 
 void cost_section(std::string& out, const work::Estimate& e) {
@@ -117,12 +117,12 @@ std::string estimate_table(const work::Estimate& e, const EstimateLabels& labels
   // Whether the run fits comes first, before any rate (the breakdown is in the memory section).
   if (e.memory) {
     const work::MemoryEstimate& m = *e.memory;
-    out += m.fits() ? fmt::format("memory: fits, {} of {} per GPU\n", format_bytes(m.total_bytes()),
-                                  format_bytes(m.capacity_bytes))
+    out += m.fits() ? fmt::format("memory: fits, {} of {} per GPU\n", format_bytes(m.total()),
+                                  format_bytes(m.capacity))
                     : fmt::format("memory: DOES NOT FIT, {} of {} per GPU ({} over); the rates below are not "
                                   "achievable as configured\n",
-                                  format_bytes(m.total_bytes()), format_bytes(m.capacity_bytes),
-                                  format_bytes(m.shortfall_bytes()));
+                                  format_bytes(m.total()), format_bytes(m.capacity),
+                                  format_bytes(m.shortfall()));
   }
   out += "\n";
   rates_section(out, e);

@@ -18,10 +18,10 @@ using Json = nlohmann::ordered_json;
 /// longest-context decode step's.
 std::pair<double, double> memory_peak(const work::Generation& g) {
   const auto peak_of = [](const work::Simulation& s) {
-    return s.report.ranks.empty() ? 0.0 : s.report.ranks[s.report.peak_rank].memory.peak_bytes;
+    return s.report.ranks.empty() ? 0.0 : s.report.ranks[s.report.peak_rank].memory.peak.value();
   };
   return {std::max(peak_of(g.prefill), g.last_decode ? peak_of(*g.last_decode) : 0.0),
-          g.prefill.capacity_bytes};
+          g.prefill.usable_hbm.value()};
 }
 
 std::string fit_line(const work::Generation& g) {

@@ -94,23 +94,23 @@ json parallel_json(const work::ParallelSpec& p) {
 json gpu_json(const topo::GpuSpec& g) {
   return json{{"id", g.id},
               {"name", g.name},
-              {"bf16_flops_per_s", g.bf16_flops_per_s},
-              {"fp8_flops_per_s", g.fp8_flops_per_s},
-              {"fp4_flops_per_s", g.fp4_flops_per_s},
-              {"fp32_flops_per_s", g.fp32_flops_per_s},
-              {"hbm_capacity_bytes", g.hbm_capacity_bytes},
-              {"hbm_bw_Bps", g.hbm_bw_Bps},
-              {"nvlink_bw_Bps", g.nvlink_bw_Bps},
+              {"bf16_flops_per_s", g.bf16_peak.value()},
+              {"fp8_flops_per_s", g.fp8_peak.value()},
+              {"fp4_flops_per_s", g.fp4_peak.value()},
+              {"fp32_flops_per_s", g.fp32_peak.value()},
+              {"hbm_capacity_bytes", g.hbm_capacity.value()},
+              {"hbm_bw_Bps", g.hbm_bw.value()},
+              {"nvlink_bw_Bps", g.nvlink_bw.value()},
               {"nvlink_domain", g.nvlink_domain},
-              {"pcie_bw_Bps", g.pcie_bw_Bps},
-              {"nic_bw_Bps", g.nic_bw_Bps},
+              {"pcie_bw_Bps", g.pcie_bw.value()},
+              {"nic_bw_Bps", g.nic_bw.value()},
               {"price_per_hour", g.price_per_hour},
               {"price_note", g.price_note},
               {"comm_sm_fraction", g.comm_sm_fraction},
               {"kernel_gap_s", g.kernel_gap_s},
               {"host_launch_s", g.host_launch_s},
               {"sustained_clock", g.sustained_clock},
-              {"hbm_reserved_bytes", g.hbm_reserved_bytes},
+              {"hbm_reserved_bytes", g.hbm_reserved.value()},
               {"hbm_fragmentation", g.hbm_fragmentation},
               {"efficiency", efficiency_json(g.eff)}};
 }
@@ -156,9 +156,9 @@ json cluster_json(const topo::ClusterSpec& c) {
   const topo::FabricSpec& f = c.fabric;
   json links = json::array();
   for (const auto& l : f.custom_links)
-    links.push_back(json{{"a", l.a}, {"b", l.b}, {"bw_Bps", l.bw_Bps}, {"latency_s", l.latency_s}});
+    links.push_back(json{{"a", l.a}, {"b", l.b}, {"bw_Bps", l.bw.value()}, {"latency_s", l.latency_s}});
   json fabric{{"kind", fabric_name(f.kind)},        {"tiers", f.tiers},
-              {"nic_bw_Bps", c.nic_bw_Bps()},       {"oversubscription", f.oversubscription},
+              {"nic_bw_Bps", c.nic_bw().value()},       {"oversubscription", f.oversubscription},
               {"hosts_per_leaf", f.hosts_per_leaf}, {"leaves_per_pod", f.leaves_per_pod},
               {"hop_latency_s", f.hop_latency_s}};
   if (f.kind == topo::FabricKind::custom) {

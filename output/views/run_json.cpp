@@ -55,20 +55,20 @@ Json critical_json(const work::StepReport& r) {
 Json memory_json(const work::Simulation& s) {
   const auto& peak = s.report.ranks[s.report.peak_rank];
   const auto& st = s.plan.static_memory[s.report.peak_rank];
-  return Json{{"peak_bytes", peak.memory.peak_bytes},
-              {"capacity_bytes", s.capacity_bytes},
+  return Json{{"peak_bytes", peak.memory.peak.value()},
+              {"capacity_bytes", s.usable_hbm.value()},
               {"fits", s.fits},
-              {"shortfall_bytes", s.fits ? 0.0 : peak.memory.peak_bytes - s.capacity_bytes},
+              {"shortfall_bytes", s.fits ? 0.0 : peak.memory.peak.value() - s.usable_hbm.value()},
               {"rank", peak.rank},
               {"stage", peak.stage},
               {"peak_time_s", peak.memory.peak_time_s},
               {"weights_bytes", st.weights},
               {"gradients_bytes", st.gradients},
               {"optimizer_bytes", st.optimizer},
-              {"activations_bytes", peak.memory.activation_bytes},
+              {"activations_bytes", peak.memory.activations.value()},
               {"kv_cache_bytes", st.kv_cache},
               {"low_precision_weights_bytes", st.low_precision_weights},
-              {"device_capacity_bytes", s.device_bytes}};
+              {"device_capacity_bytes", s.device_hbm.value()}};
 }
 
 /// Inference only: latency, per-replica rate and how much KV cache fits.
@@ -102,7 +102,7 @@ Json ranks_json(const work::Simulation& s) {
     a.push_back({{"rank", r.rank},
                  {"stage", r.stage},
                  {"breakdown", breakdown_json(r.breakdown)},
-                 {"memory_peak_bytes", r.memory.peak_bytes}});
+                 {"memory_peak_bytes", r.memory.peak.value()}});
   return a;
 }
 

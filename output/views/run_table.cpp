@@ -83,7 +83,7 @@ void utilisation_lines(std::ostringstream& o, const work::JobSpec& job, const wo
   o << "MFU / HFU   " << pct(m.mfu, 1.0) << " / " << pct(m.hfu, 1.0) << " of the " << f.mfu_peak
     << " dense peak (" << format_number(f.mfu_peak_flops / 1e12, 0) << " TFLOP/s per GPU); "
     << format_number(m.model_tflops_per_gpu, 1) << " model TFLOP/s per GPU\n";
-  const double bf16 = job.cluster.gpu.bf16_flops_per_s;
+  const double bf16 = job.cluster.gpu.bf16_peak.value();
   if (job.precision.low_precision_linears() && bf16 > 0.0)
     o << "            MFU against the BF16 dense peak (" << format_number(bf16 / 1e12, 0)
       << " TFLOP/s): " << pct(m.mfu * f.mfu_peak_flops / bf16, 1.0) << "\n";
@@ -160,15 +160,15 @@ std::string memory_table(const work::Simulation& s) {
   mem.add_row({"optimizer state", format_bytes(st.optimizer)});
   if (st.low_precision_weights > 0.0)
     mem.add_row({"FP8 weight copies", format_bytes(st.low_precision_weights)});
-  mem.add_row({"activations at peak", format_bytes(peak.memory.activation_bytes)});
+  mem.add_row({"activations at peak", format_bytes(peak.memory.activations)});
   mem.add_row(
-      {"peak / usable", format_bytes(peak.memory.peak_bytes) + " / " + format_bytes(s.capacity_bytes)});
-  const std::string usable = "  usable: " + format_gib(s.device_bytes) + " of device memory less " +
-                             format_gib(s.device_bytes - s.capacity_bytes) +
+      {"peak / usable", format_bytes(peak.memory.peak) + " / " + format_bytes(s.usable_hbm)});
+  const std::string usable = "  usable: " + format_gib(s.device_hbm) + " of device memory less " +
+                             format_gib(s.device_hbm - s.usable_hbm) +
                              " (CUDA context, workspaces, NCCL buffers, fragmentation)\n";
   return mem.render() + usable +
          (s.fits ? "  fits\n"
-                 : "  DOES NOT FIT: " + format_bytes(peak.memory.peak_bytes - s.capacity_bytes) +
+                 : "  DOES NOT FIT: " + format_bytes(peak.memory.peak - s.usable_hbm) +
                        " over capacity\n");
 }
 

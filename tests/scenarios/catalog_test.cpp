@@ -38,19 +38,19 @@ TEST_CASE("the built-in catalog has every required GPU and model") {
 
 TEST_CASE("catalog figures are converted to base units") {
   const auto& h100 = *stepsim::test::builtin_catalog().find_gpu("h100-sxm");
-  CHECK(h100.bf16_flops_per_s == Approx(989e12));  // 989 TFLOP/s
-  CHECK(h100.hbm_bw_Bps == Approx(3.35e12));       // 3.35 TB/s
-  CHECK(h100.nvlink_bw_Bps == Approx(450e9));      // 450 GB/s per direction
-  CHECK(h100.nic_bw_Bps == Approx(50e9));          // 400 Gb/s / 8 = 50 GB/s
+  CHECK(h100.bf16_peak.value() == Approx(989e12));  // 989 TFLOP/s
+  CHECK(h100.hbm_bw.value() == Approx(3.35e12));       // 3.35 TB/s
+  CHECK(h100.nvlink_bw.value() == Approx(450e9));      // 450 GB/s per direction
+  CHECK(h100.nic_bw.value() == Approx(50e9));          // 400 Gb/s / 8 = 50 GB/s
   CHECK(h100.kernel_gap_s == Approx(1.24e-6));
   CHECK(h100.host_launch_s == Approx(7.7e-6));
   CHECK(h100.eff.gemm16.peak == Approx(0.828));
-  CHECK(h100.hbm_capacity_bytes == Approx(79.65 * 1073741824.0));  // 79.65 GiB
+  CHECK(h100.hbm_capacity.value() == Approx(79.65 * 1073741824.0));  // 79.65 GiB
   CHECK(h100.eff.estimate_network == Approx(0.75));
   CHECK(stepsim::test::builtin_catalog().find_gpu("h800")->comm_sm_fraction ==
         Approx(0.15));  // 20 of 132 SMs
   CHECK(stepsim::test::builtin_catalog().find_gpu("gb200")->nvlink_domain == 72);
-  CHECK(stepsim::test::builtin_catalog().find_gpu("a100-sxm-80gb")->nic_bw_Bps ==
+  CHECK(stepsim::test::builtin_catalog().find_gpu("a100-sxm-80gb")->nic_bw.value() ==
         Approx(25e9));  // 200 Gb/s HDR
 }
 
@@ -106,8 +106,8 @@ vocab = 1000
   CHECK(h100.price_per_hour == 2.5);
   CHECK(h100.eff.hbm == Approx(0.8));
   CHECK(h100.eff.gemm16.peak == Approx(0.828));    // untouched
-  CHECK(h100.bf16_flops_per_s == Approx(989e12));  // untouched
-  CHECK(h100.nic_bw_Bps == Approx(100e9));         // 800 Gb/s
+  CHECK(h100.bf16_peak.value() == Approx(989e12));  // untouched
+  CHECK(h100.nic_bw.value() == Approx(100e9));         // 800 Gb/s
   CHECK(c.gpus().size() == 9);
   CHECK(c.find_gpu("my-gpu")->name == "my-gpu");
   CHECK(c.find_model("llama-3.1-70b")->head_dim == 256);
@@ -170,7 +170,7 @@ TEST_CASE("every figure of every built-in GPU says where it comes from") {
       CAPTURE(key);
       CHECK(std::any_of(g.sources.begin(), g.sources.end(), [&](const auto& s) { return s.key == key; }));
     }
-    if (g.fp8_flops_per_s > 0.0)
+    if (g.fp8_peak.value() > 0.0)
       CHECK(std::any_of(g.sources.begin(), g.sources.end(),
                         [](const auto& s) { return s.key == "efficiency.gemm_fp8"; }));
   }

@@ -39,7 +39,7 @@ TEST_CASE("measured collectives map to the clusters and collectives they describ
   CHECK(ring.cluster.gpu.id == "b200");
   CHECK(ring.cluster.total_gpus() == 8);
   CHECK(ring.cluster.fabric.sharp);
-  CHECK(ring.cluster.nic_bw_Bps() == Approx(50e9));  // 400 Gb/s
+  CHECK(ring.cluster.nic_bw().value() == Approx(50e9));  // 400 Gb/s
   CHECK(ring.algorithm == topo::CollectiveAlgorithm::ring);
   CHECK(ring.bytes == 17179869184.0);
   CHECK(row(rows, "80").algorithm == topo::CollectiveAlgorithm::collnet_direct);  // "CollNet SHARP"

@@ -43,7 +43,7 @@ TEST_CASE("a minimal scenario resolves presets and derives dp") {
   CHECK(s.job.parallel.dp == 4);            // 16 / (tp 2 x pp 2 x cp 1)
   CHECK(s.dp_derived);
   CHECK(s.job.cluster.nvlink_domain == 8);            // H100's catalog domain, one node
-  CHECK(s.job.cluster.nic_bw_Bps() == Approx(50e9));  // catalog 400 Gb/s
+  CHECK(s.job.cluster.nic_bw().value() == Approx(50e9));  // catalog 400 Gb/s
   CHECK(s.job.parallel.schedule == work::PipelineSchedule::one_f_one_b);
   CHECK(s.job.precision.param_bytes == 2.0);
   CHECK(s.job.precision.optimizer_bytes == 12.0);
@@ -82,8 +82,8 @@ optimizer = 8
   CHECK(s.job.model.hidden == 4096);
   CHECK(s.job.cluster.gpu.id == "h200");
   CHECK(s.job.cluster.gpu.price_per_hour == 3.0);
-  CHECK(s.job.cluster.gpu.bf16_flops_per_s == Approx(900e12));
-  CHECK(s.job.cluster.gpu.hbm_capacity_bytes == Approx(140.4 * 1073741824.0));  // the preset's 140.4 GiB
+  CHECK(s.job.cluster.gpu.bf16_peak.value() == Approx(900e12));
+  CHECK(s.job.cluster.gpu.hbm_capacity.value() == Approx(140.4 * 1073741824.0));  // the preset's 140.4 GiB
   CHECK(s.job.cluster.gpu.eff.estimate_compute == 0.5);
   CHECK(s.job.cluster.gpu.eff.nvlink == 0.7);
   CHECK(s.job.cluster.nvls);
@@ -142,7 +142,7 @@ context = 1024
   CHECK(s.job.cluster.nodes == 1);
   CHECK(s.job.cluster.nvlink_domain == 1);  // L4 has no NVLink
   REQUIRE(s.job.cluster.fabric.custom_links.size() == 2);
-  CHECK(s.job.cluster.fabric.custom_links[1].bw_Bps == Approx(12.5e9));
+  CHECK(s.job.cluster.fabric.custom_links[1].bw.value() == Approx(12.5e9));
   CHECK(s.job.cluster.fabric.custom_links[1].latency_s == Approx(2e-6));
   CHECK(s.job.workload.context_len == 1024);
 }
@@ -258,7 +258,7 @@ TEST_CASE("the bundled examples load with the intended layouts") {
                                stepsim::test::builtin_catalog());
   CHECK(b.job.parallel.dp == 16);
   CHECK(b.job.model.vocab == 51200);
-  CHECK(b.job.cluster.nic_bw_Bps() == Approx(25e9));  // 200 Gb/s
+  CHECK(b.job.cluster.nic_bw().value() == Approx(25e9));  // 200 Gb/s
   const auto c = load_scenario(kSource / "scenarios/examples/llama3.1-405b-16384xh100.toml",
                                stepsim::test::builtin_catalog());
   CHECK(c.job.parallel.dp == 128);
@@ -287,7 +287,7 @@ TEST_CASE("all 18 dense validation cases load with their published id, group and
     REQUIRE(s.validation.has_value());
     CHECK(s.validation->measured_step_s > 0.0);
     CHECK(s.job.cluster.gpu.id == "a100-sxm-80gb");
-    CHECK(s.job.cluster.nic_bw_Bps() == Approx(25e9));
+    CHECK(s.job.cluster.nic_bw().value() == Approx(25e9));
     CHECK(s.job.precision.compute == stepsim::topo::Precision::fp16);
     ++count;
   }
@@ -402,6 +402,6 @@ micro_batch = 1
           .job);
   const auto& a = eager.report.ranks[0].memory;
   const auto& b = graphs.report.ranks[0].memory;
-  CHECK(a.activation_bytes == Approx(b.activation_bytes));
-  CHECK(a.peak_bytes == Approx(b.peak_bytes));
+  CHECK(a.activations.value() == Approx(b.activations.value()));
+  CHECK(a.peak.value() == Approx(b.peak.value()));
 }

@@ -221,7 +221,7 @@ values = [200]
   const Scenario ok = scenarios.load(point_values(s, points.steps(0)));
   CHECK(ok.job.parallel.tp == 2);
   CHECK(ok.job.parallel.dp == 8);                           // 16 GPUs / tp 2
-  CHECK(ok.job.cluster.nic_bw_Bps() == Approx(200e9 / 8));  // 200 Gb/s = 25 GB/s
+  CHECK(ok.job.cluster.nic_bw().value() == Approx(200e9 / 8));  // 200 Gb/s = 25 GB/s
   // tp = 0 is out of range; the message names the value in the sweep file (line 13, column 14:
   // the `0` of `values = [2, 0, 3]`).
   CHECK_THROWS_WITH(scenarios.load(point_values(s, points.steps(1))),

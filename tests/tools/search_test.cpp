@@ -67,7 +67,7 @@ TEST_CASE("The search simulates every layout whose bound is below its best simul
       ++invalid;
       continue;
     }
-    if (to_seconds(b.step) >= best || b.memory_bytes > s.job.cluster.gpu.usable_hbm_bytes()) continue;
+    if (to_seconds(b.step) >= best || b.memory_bytes > s.job.cluster.gpu.usable_hbm().value()) continue;
     ++below;
     // It could beat the winner, so it (or a layout running the same program) must have run.
     CAPTURE(l.compact(), to_seconds(b.step), best);

@@ -11,10 +11,10 @@ using namespace stepsim::topo;
 namespace {
 GpuSpec gpu() {
   GpuSpec g;
-  g.bf16_flops_per_s = 1000e12;
-  g.fp8_flops_per_s = 2000e12;
-  g.fp32_flops_per_s = 60e12;
-  g.hbm_bw_Bps = 4e12;
+  g.bf16_peak = units::flops_per_s(1000e12);
+  g.fp8_peak = units::flops_per_s(2000e12);
+  g.fp32_peak = units::flops_per_s(60e12);
+  g.hbm_bw = units::bytes_per_s(4e12);
   g.eff.gemm16 = GemmCurve{0.8, 0.0, 0.0};  // flat: the roofline tests below need no shape terms
   g.eff.hbm = 0.9;
   g.kernel_gap_s = 4e-6;
@@ -23,8 +23,8 @@ GpuSpec gpu() {
 KernelWork gemm(double m, double n, double k) {
   KernelWork w;
   w.op_class = OpClass::gemm;
-  w.flops = 2 * m * n * k;
-  w.hbm_bytes = 2 * (m * k + k * n + m * n);
+  w.flops = units::flops(2 * m * n * k);
+  w.hbm_bytes = units::bytes(2 * (m * k + k * n + m * n));
   w.gemm_m = m;
   w.gemm_n = n;
   w.gemm_k = k;
@@ -77,13 +77,13 @@ TEST_CASE("a sustained clock below the benchmark's slows compute, not HBM") {
   CHECK(to_seconds(kernel_time(g, gemm(8192, 8192, 8192)).duration) ==
         Approx(2 * std::pow(8192.0, 3) / (800e12 * 0.9) + 4e-6));
   KernelWork copy;
-  copy.hbm_bytes = 1e9;
+  copy.hbm_bytes = units::bytes(1e9);
   CHECK(to_seconds(kernel_time(g, copy).duration) == Approx(1e9 / (4e12 * 0.9) + 4e-6));
 }
 
 TEST_CASE("a kernel standing for several launches pays the GPU-side gap for each") {
   KernelWork copy;
-  copy.hbm_bytes = 1e9;
+  copy.hbm_bytes = units::bytes(1e9);
   copy.launches = 10;
   CHECK(to_seconds(kernel_time(gpu(), copy).duration) == Approx(1e9 / (4e12 * 0.9) + 10 * 4e-6));
 }
@@ -98,7 +98,7 @@ TEST_CASE("a large GEMM is compute-bound: FLOPs over the efficient peak, plus th
 TEST_CASE("a decode GEMV streams its weights at gemm_hbm, element-wise kernels at hbm") {
   GpuSpec g = gpu();
   const KernelWork gemv = gemm(1, 28672, 8192);
-  const double bytes = gemv.hbm_bytes;  // 2 B x (8192 + 8192 x 28672 + 28672)
+  const double bytes = gemv.hbm_bytes.value();  // 2 B x (8192 + 8192 x 28672 + 28672)
   SECTION("without a gemm_hbm figure, GEMMs use hbm") {
     const KernelTime t = kernel_time(g, gemv);
     CHECK(t.bound == Resource::hbm);
@@ -108,7 +108,7 @@ TEST_CASE("a decode GEMV streams its weights at gemm_hbm, element-wise kernels a
     g.eff.gemm_hbm = 0.74;
     CHECK(to_seconds(kernel_time(g, gemv).duration) == Approx(bytes / (4e12 * 0.74) + 4e-6));
     KernelWork copy;
-    copy.hbm_bytes = bytes;
+    copy.hbm_bytes = units::bytes(bytes);
     CHECK(to_seconds(kernel_time(g, copy).duration) == Approx(bytes / (4e12 * 0.9) + 4e-6));
   }
 }

@@ -15,12 +15,12 @@ inline GpuSpec h100() {
   g.id = "h100-sxm";
   g.name = "NVIDIA H100 SXM5 80GB";
   g.arch = GpuArch::hopper;
-  g.bf16_flops_per_s = 989e12;
-  g.hbm_bw_Bps = 3.35e12;
-  g.nvlink_bw_Bps = 450e9;  // NVLink4: 900 GB/s bidirectional
+  g.bf16_peak = units::flops_per_s(989e12);
+  g.hbm_bw = units::bytes_per_s(3.35e12);
+  g.nvlink_bw = units::bytes_per_s(450e9);  // NVLink4: 900 GB/s bidirectional
   g.nvlink_domain = 8;
-  g.pcie_bw_Bps = 64e9;
-  g.nic_bw_Bps = units::gbps_to_Bps(400);  // NDR, 50 GB/s
+  g.pcie_bw = units::bytes_per_s(64e9);
+  g.nic_bw = units::bytes_per_s(units::gbps_to_Bps(400));  // NDR, 50 GB/s
   g.eff.nvlink = 0.82;
   g.eff.nic = 0.85;
   g.eff.nvls = 0.689;

@@ -41,7 +41,7 @@ TEST_CASE("a latency past the time range is an error, not a wrapped completion t
 TEST_CASE("a bandwidth so low a flow would end past the time range is an error", "[flow_network]") {
   auto spec = test::cluster(2, 1);
   // 1e-3 B/s per NIC: each ring step moves 0.5 GiB, 5e11 s = 5e23 ps, past the range.
-  spec.gpu.nic_bw_Bps = 1e-3;
+  spec.gpu.nic_bw = units::bytes_per_s(1e-3);
   CHECK_THROWS_WITH(flow_time_range::ring_all_reduce(spec), Catch::Contains("limited by the nic links"));
 }
 

@@ -27,7 +27,7 @@ TEST_CASE("one node: GPUs meet at the NVSwitch", "[topology]") {
   CHECK(t.link(r[0]).kind == LinkKind::nvlink);
   CHECK(t.link(r[0]).from == 0);
   CHECK(t.link(r[1]).to == 5);
-  CHECK(t.link(r[0]).bw_Bps == 450e9);
+  CHECK(t.link(r[0]).bw.value() == 450e9);
   CHECK(t.latency_s(r) == Approx(1e-6));
   CHECK(t.shortest_hops(0, 5) == 2);
   // 8 GPUs x 2 directions, no fabric for a single domain.
@@ -58,7 +58,7 @@ TEST_CASE("two-tier fat-tree routes and hop counts", "[topology]") {
   SECTION("non-blocking leaf: uplinks sum to the NICs below") {
     // 16 NICs x 50 GB/s = 800 GB/s over P = 16 spines -> 50 GB/s per leaf-spine link.
     const auto r = route(t, 0, 16);
-    CHECK(t.link(r[1]).bw_Bps == Approx(50e9));
+    CHECK(t.link(r[1]).bw.value() == Approx(50e9));
   }
 }
 
@@ -70,7 +70,7 @@ TEST_CASE("oversubscription divides leaf uplinks", "[topology]") {
   double up = 0.0;
   int spines = 0;
   for (const Link& l : t.links())
-    if (l.kind == LinkKind::leaf_spine && l.from == t.link(route(t, 0, 16)[1]).from) up += l.bw_Bps, ++spines;
+    if (l.kind == LinkKind::leaf_spine && l.from == t.link(route(t, 0, 16)[1]).from) up += l.bw.value(), ++spines;
   // 16 x 50 GB/s / 2 = 400 GB/s of uplink per leaf, over round(16 / 2) = 8 spines.
   CHECK(up == Approx(400e9));
   CHECK(spines == 8);
@@ -149,20 +149,20 @@ TEST_CASE("custom fabric from an edge list", "[topology]") {
   spec.fabric.kind = FabricKind::custom;
   spec.fabric.custom_switches = {"sw0", "sw1"};
   for (int g = 0; g < 8; ++g)
-    spec.fabric.custom_links.push_back({"gpu" + std::to_string(g), g < 4 ? "sw0" : "sw1", 25e9, 1e-6});
-  spec.fabric.custom_links.push_back({"sw0", "sw1", 100e9, 1e-6});
+    spec.fabric.custom_links.push_back({"gpu" + std::to_string(g), g < 4 ? "sw0" : "sw1", units::gb_per_s(25), 1e-6});
+  spec.fabric.custom_links.push_back({"sw0", "sw1", units::gb_per_s(100), 1e-6});
   SECTION("routes follow shortest paths") {
     const Topology t(spec);
     const auto r = route(t, 1, 6);
     // gpu1 -> sw0 -> sw1 -> gpu6: three links of 1 us.
     REQUIRE(r.size() == 3);
     CHECK(t.link(r[1]).kind == LinkKind::leaf_spine);
-    CHECK(t.link(r[1]).bw_Bps == 100e9);
+    CHECK(t.link(r[1]).bw.value() == 100e9);
     CHECK(t.latency_s(r) == Approx(3e-6));
     CHECK(route(t, 1, 2).size() == 2);  // same NVLink domain: NVSwitch
   }
   SECTION("unknown endpoints are user errors with a hint") {
-    spec.fabric.custom_links.push_back({"sw0", "sw2", 1e9, 0});
+    spec.fabric.custom_links.push_back({"sw0", "sw2", units::gb_per_s(1), 0});
     CHECK_THROWS_WITH(Topology(spec), Catch::Contains("fabric.link[9].b") && Catch::Contains("`sw0`"));
   }
   SECTION("disconnected GPUs are user errors") {
@@ -216,8 +216,8 @@ TEST_CASE("spine oversubscription divides spine-core uplinks", "[topology]") {
   const VertexId spine = t.link(r[2]).from;
   double up = 0.0, down = 0.0;
   for (const Link& l : t.links()) {
-    if (l.from == spine && l.kind == LinkKind::spine_core) up += l.bw_Bps;
-    if (l.from == spine && l.kind == LinkKind::leaf_spine) down += l.bw_Bps;
+    if (l.from == spine && l.kind == LinkKind::spine_core) up += l.bw.value();
+    if (l.from == spine && l.kind == LinkKind::leaf_spine) down += l.bw.value();
   }
   CHECK(down == Approx(200e9));
   CHECK(up == Approx(100e9));
@@ -225,14 +225,14 @@ TEST_CASE("spine oversubscription divides spine-core uplinks", "[topology]") {
 
 TEST_CASE("GPUs without NVLink meet at a PCIe switch", "[topology]") {
   auto spec = cluster(2, 4);
-  spec.gpu.nvlink_bw_Bps = 0.0;
+  spec.gpu.nvlink_bw = units::bytes_per_s(0.0);
   spec.nvlink_domain = 1;
   const Topology t(spec);
   CHECK(t.domain_size() == 4);  // the host
   const auto local = route(t, 0, 3);
   REQUIRE(local.size() == 2);
   CHECK(t.link(local[0]).kind == LinkKind::pcie);
-  CHECK(t.link(local[0]).bw_Bps == 64e9);
+  CHECK(t.link(local[0]).bw.value() == 64e9);
   CHECK_FALSE(t.relays_across_rails());  // no NVLink to relay over
   CHECK(t.link(route(t, 0, 5)[0]).kind == LinkKind::nic);
 }

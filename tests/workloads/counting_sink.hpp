@@ -22,14 +22,14 @@ class CountingSink : public OpSink {
   double flops(topo::OpClass c) const {
     double f = 0;
     for (const auto& o : ops)
-      if (!o.is_comm && o.work.op_class == c) f += o.work.flops;
+      if (!o.is_comm && o.work.op_class == c) f += o.work.flops.value();
     return f;
   }
   double gemm_flops() const { return flops(topo::OpClass::gemm); }
   double bytes() const {
     double b = 0;
     for (const auto& o : ops)
-      if (!o.is_comm) b += o.work.hbm_bytes;
+      if (!o.is_comm) b += o.work.hbm_bytes.value();
     return b;
   }
   std::vector<const Recorded*> comms(CollectiveKind k) const {

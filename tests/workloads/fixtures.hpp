@@ -51,13 +51,13 @@ inline work::ModelSpec tiny_gpt() {
 inline topo::GpuSpec round_gpu() {
   topo::GpuSpec g;
   g.id = "round";
-  g.bf16_flops_per_s = 1000e12;
-  g.hbm_bw_Bps = 2e12;
-  g.hbm_capacity_bytes = 80e9;
-  g.nvlink_bw_Bps = 400e9;
+  g.bf16_peak = units::flops_per_s(1000e12);
+  g.hbm_bw = units::bytes_per_s(2e12);
+  g.hbm_capacity = units::bytes(80e9);
+  g.nvlink_bw = units::bytes_per_s(400e9);
   g.nvlink_domain = 8;
-  g.pcie_bw_Bps = 32e9;
-  g.nic_bw_Bps = 50e9;
+  g.pcie_bw = units::bytes_per_s(32e9);
+  g.nic_bw = units::bytes_per_s(50e9);
   g.price_per_hour = 2.0;
   g.eff.estimate_compute = 0.5;
   g.eff.estimate_memory = 0.8;

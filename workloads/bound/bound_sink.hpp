@@ -133,8 +133,8 @@ class BoundSink final : public OpSink {
   void on_balanced_kernel(Handle op, const topo::KernelWork& w) override {
     fp_.add(4);
     fp_.add(static_cast<std::uint64_t>(op.id));
-    fp_.add(w.flops);
-    fp_.add(w.hbm_bytes);
+    fp_.add(w.flops.value());
+    fp_.add(w.hbm_bytes.value());
   }
   void on_balanced_comm(Handle op, const CommOp& c) override {
     fp_.add(5);

@@ -20,10 +20,10 @@ CostEstimate cost_lines(const JobSpec& job, double tokens_per_s_per_gpu) {
   const double price = g.price_per_hour;
   CostEstimate c;
   c.per_gpu_hour = price;
-  c.per_tflop_hour = per(price, g.peak_flops(job.precision.compute) / units::kTera);
-  c.per_tb_s_hour = per(price, g.hbm_bw_Bps / units::kTB);
-  c.per_gb_hour = per(price, g.hbm_capacity_bytes / units::kGB);
-  c.per_gbps_hour = per(price, job.cluster.nic_bw_Bps() * units::kBitsPerByte / 1e9);
+  c.per_tflop_hour = per(price, units::in_tflops_per_s(g.peak_flops(job.precision.compute)));
+  c.per_tb_s_hour = per(price, units::in_tb_per_s(g.hbm_bw));
+  c.per_gb_hour = per(price, units::in_gb(g.hbm_capacity));
+  c.per_gbps_hour = per(price, units::in_gbit_per_s(job.cluster.nic_bw()));
   // Dollars per hour over tokens per hour, per million tokens.
   c.per_million_tokens = per(price, tokens_per_s_per_gpu * 3600.0) * 1e6;
   c.cluster_per_hour = price * job.parallel.world();

@@ -23,11 +23,11 @@ struct ScaleUp {
 };
 
 ScaleUp scale_up_of(const topo::ClusterSpec& c) {
-  if (c.gpu.nvlink_bw_Bps > 0.0 && c.nvlink_domain > 1)
-    return {topo::Resource::nvlink, c.gpu.nvlink_bw_Bps, c.nvlink_domain};
-  if (c.gpu.pcie_bw_Bps > 0.0 && c.gpus_per_node > 1)
-    return {topo::Resource::pcie, c.gpu.pcie_bw_Bps, c.gpus_per_node};
-  return {c.gpu.nvlink_bw_Bps > 0.0 ? topo::Resource::nvlink : topo::Resource::pcie, 0.0, 1};
+  if (c.gpu.nvlink_bw.value() > 0.0 && c.nvlink_domain > 1)
+    return {topo::Resource::nvlink, c.gpu.nvlink_bw.value(), c.nvlink_domain};
+  if (c.gpu.pcie_bw.value() > 0.0 && c.gpus_per_node > 1)
+    return {topo::Resource::pcie, c.gpu.pcie_bw.value(), c.gpus_per_node};
+  return {c.gpu.nvlink_bw.value() > 0.0 ? topo::Resource::nvlink : topo::Resource::pcie, 0.0, 1};
 }
 
 ResourceRate make_rate(topo::Resource r, double demand, double usable, double stretch = 1.0) {
@@ -51,12 +51,12 @@ std::vector<ResourceRate> resource_rates(const JobSpec& job, const Estimate& e, 
     up_bytes += t.scale_up_bytes_per_token;
     out_bytes += t.scale_out_bytes_per_token;
   }
-  const double peak = g.peak_flops(job.precision.compute);
+  const double peak = g.peak_flops(job.precision.compute).value();
   return {make_rate(topo::Resource::compute, e.flops.busiest_gpu, eff.estimate_compute * peak,
                     1.0 + e.pipeline_bubble),
-          make_rate(topo::Resource::hbm, e.hbm.total(), eff.estimate_memory * g.hbm_bw_Bps),
+          make_rate(topo::Resource::hbm, e.hbm.total(), eff.estimate_memory * g.hbm_bw.value()),
           make_rate(up.resource, up_bytes, eff.estimate_network * up.bw_Bps),
-          make_rate(topo::Resource::nic, out_bytes, eff.estimate_network * job.cluster.nic_bw_Bps())};
+          make_rate(topo::Resource::nic, out_bytes, eff.estimate_network * job.cluster.nic_bw().value())};
 }
 
 /// Everything but sizing.
@@ -83,10 +83,10 @@ Estimate core(const JobSpec& job) {
   e.tokens_per_s_per_gpu = best->tokens_per_s;
   e.tokens_per_s_cluster = e.tokens_per_s_per_gpu * e.gpus;
   e.step_time_s = e.tokens_per_step / e.tokens_per_s_cluster;
-  const double peak = g.peak_flops(job.precision.compute);
+  const double peak = g.peak_flops(job.precision.compute).value();
   e.mfu = e.flops.model * e.tokens_per_s_per_gpu / peak;
   e.intensity_flops_per_byte = e.flops.busiest_gpu / e.hbm.total();
-  e.ridge_flops_per_byte = peak / g.hbm_bw_Bps;
+  e.ridge_flops_per_byte = peak / g.hbm_bw.value();
   e.memory = memory_per_gpu(job, params, s);
   e.cost = cost_lines(job, e.tokens_per_s_per_gpu);
   return e;
@@ -197,8 +197,8 @@ std::string gb(double bytes) {
 
 void add_notes(const JobSpec& job, Estimate& e) {
   if (e.memory && !e.memory->fits())
-    e.notes.push_back("does not fit: the most loaded GPU needs " + gb(e.memory->total_bytes()) + " of " +
-                      gb(e.memory->capacity_bytes));
+    e.notes.push_back("does not fit: the most loaded GPU needs " + gb(e.memory->total().value()) + " of " +
+                      gb(e.memory->capacity.value()));
   if (job.workload.kind == WorkloadKind::decode && job.parallel.cp > 1)
     e.notes.push_back("context parallelism is not modelled for decode; cp only splits the work");
   if (job.parallel.expert_tp > 1)

@@ -68,19 +68,17 @@ struct ResourceRate {
 /// the embedding on the first, the head on the last, the micro-batches it keeps in flight).
 struct MemoryEstimate {
   int stage = 0;  ///< pipeline stage of the most loaded GPU
-  double weights_bytes = 0.0;
-  double gradients_bytes = 0.0;
-  double optimizer_bytes = 0.0;
-  double activations_bytes = 0.0;
-  double kv_cache_bytes = 0.0;
-  double capacity_bytes = 0.0;           ///< the GPU's HBM
+  Bytes weights;
+  Bytes gradients;
+  Bytes optimizer;
+  Bytes activations;
+  Bytes kv_cache;
+  Bytes capacity;                        ///< HBM per GPU that tensors can use (GpuSpec::usable_hbm)
   double micro_batches_in_flight = 0.0;  ///< activation sets alive on that stage at its peak
-  double total_bytes() const {
-    return weights_bytes + gradients_bytes + optimizer_bytes + activations_bytes + kv_cache_bytes;
-  }
-  bool fits() const { return total_bytes() <= capacity_bytes; }
-  /// Bytes over capacity; 0 when it fits.
-  double shortfall_bytes() const { return fits() ? 0.0 : total_bytes() - capacity_bytes; }
+  Bytes total() const { return weights + gradients + optimizer + activations + kv_cache; }
+  bool fits() const { return total() <= capacity; }
+  /// Over capacity; 0 when it fits.
+  Bytes shortfall() const { return fits() ? Bytes{} : total() - capacity; }
 };
 
 /// Prices of each resource and of the work, from the GPU's hourly price.

@@ -99,21 +99,21 @@ void add_states(const JobSpec& job, const GpuParams& gp, MemoryEstimate& mem) {
     return bytes_per_param *
            (gp.nonexpert / (on ? dense_group : 1.0) + gp.expert / (on ? expert_group : 1.0));
   };
-  mem.weights_bytes = sharded(3, prec.param_bytes);
-  mem.gradients_bytes = sharded(2, prec.grad_bytes);
-  mem.optimizer_bytes = sharded(1, prec.optimizer_bytes);
+  mem.weights = units::bytes(sharded(3, prec.param_bytes));
+  mem.gradients = units::bytes(sharded(2, prec.grad_bytes));
+  mem.optimizer = units::bytes(sharded(1, prec.optimizer_bytes));
 }
 
 MemoryEstimate inference_stage(const JobSpec& job, const ParamShares& params, const StepShape& s, int i) {
   const ParallelSpec& par = job.parallel;
   MemoryEstimate mem;
-  mem.weights_bytes = stage_params(job, params, i).total() * job.precision.param_bytes;
+  mem.weights = units::bytes(stage_params(job, params, i).total() * job.precision.param_bytes);
   const double kv_layer = kv_bytes_per_token_layer_rank(job.model, job.precision.kv_bytes, par.tp);
   const double cached = s.kind == WorkloadKind::decode ? s.attended_keys + 1.0 : s.seq_len;
-  mem.kv_cache_bytes =
-      s.sequences_per_micro_batch * cached / par.cp * kv_layer * par.stage_layers(i, job.model.layers);
+  mem.kv_cache = units::bytes(s.sequences_per_micro_batch * cached / par.cp * kv_layer *
+                              par.stage_layers(i, job.model.layers));
   // Forward only: one layer's working set at a time.
-  mem.activations_bytes = layer_bytes(job, s, Recompute::selective);
+  mem.activations = units::bytes(layer_bytes(job, s, Recompute::selective));
   mem.micro_batches_in_flight = 1.0;
   return mem;
 }
@@ -130,7 +130,7 @@ MemoryEstimate training_stage(const JobSpec& job, const ParamShares& params, con
   if (job.recompute == Recompute::full) act += layer_bytes(job, s, Recompute::none);
   // The last stage's final norm input, logits and cross-entropy in fp32: 4sbh/t (1 + v/h).
   if (i == par.pp - 1) act += s.tokens_per_micro_batch / par.cp * 4.0 * (m.hidden + double(m.vocab)) / par.tp;
-  mem.activations_bytes = act;
+  mem.activations = units::bytes(act);
   return mem;
 }
 
@@ -146,9 +146,9 @@ MemoryEstimate memory_per_gpu(const JobSpec& job, const ParamShares& params, con
     MemoryEstimate mem =
         s.training() ? training_stage(job, params, s, i) : inference_stage(job, params, s, i);
     mem.stage = i;
-    if (i == 0 || mem.total_bytes() > worst.total_bytes()) worst = mem;
+    if (i == 0 || mem.total() > worst.total()) worst = mem;
   }
-  worst.capacity_bytes = job.cluster.gpu.usable_hbm_bytes();
+  worst.capacity = job.cluster.gpu.usable_hbm();
   return worst;
 }
 

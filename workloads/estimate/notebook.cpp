@@ -49,10 +49,10 @@ Estimate estimate_notebook(const JobSpec& job) {
   e.hbm.optimizer = nb.alpha_opt * N / Bg;
   e.hbm.activations = nb.c_act * job.model.layers * job.model.hidden * job.precision.activation_bytes;
   const double net = 2.0 * (nb.dp - 1) * N * nb.grad_bytes / Bg;
-  const double peak = g.peak_flops(job.precision.compute);
+  const double peak = g.peak_flops(job.precision.compute).value();
   e.rates = {rate(topo::Resource::compute, e.flops.hardware, g.eff.estimate_compute * peak),
-             rate(topo::Resource::hbm, e.hbm.total(), g.eff.estimate_memory * g.hbm_bw_Bps),
-             rate(topo::Resource::nic, net, g.eff.estimate_network * job.cluster.nic_bw_Bps())};
+             rate(topo::Resource::hbm, e.hbm.total(), g.eff.estimate_memory * g.hbm_bw.value()),
+             rate(topo::Resource::nic, net, g.eff.estimate_network * job.cluster.nic_bw().value())};
   const ResourceRate* best = &e.rates.front();
   for (const ResourceRate& r : e.rates)
     if (r.tokens_per_s < best->tokens_per_s) best = &r;
@@ -62,7 +62,7 @@ Estimate estimate_notebook(const JobSpec& job) {
   e.step_time_s = Bg / e.tokens_per_s_cluster;
   e.mfu = e.flops.model * e.tokens_per_s_per_gpu / peak;
   e.intensity_flops_per_byte = e.flops.hardware / e.hbm.total();
-  e.ridge_flops_per_byte = peak / g.hbm_bw_Bps;
+  e.ridge_flops_per_byte = peak / g.hbm_bw.value();
   e.cost = cost_lines(job, e.tokens_per_s_per_gpu);
   if (job.estimate.target_tokens_per_s) {
     Sizing s;

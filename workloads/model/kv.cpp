@@ -62,10 +62,10 @@ KvReport size_kv(const ModelSpec& m, const KvQuery& q) {
   if (q.target_tokens_per_s) r.decode_bandwidth_Bps = *q.target_tokens_per_s * r.decode_bytes_per_token;
   if (!q.gpu) return r;
   const topo::GpuSpec& g = *q.gpu;
-  const double capacity = q.gpus * g.usable_hbm_bytes();
+  const double capacity = q.gpus * g.usable_hbm().value();
   r.capacity_bytes = capacity;
   r.fits = r.total_bytes <= capacity;
-  r.max_tokens_per_s = q.gpus * g.hbm_bw_Bps * g.eff.estimate_memory / r.decode_bytes_per_token;
+  r.max_tokens_per_s = q.gpus * g.hbm_bw.value() * g.eff.estimate_memory / r.decode_bytes_per_token;
   const double free = std::max(0.0, capacity - r.weights_bytes);
   const double per_token = r.bytes_per_token * q.overhead;
   r.max_batch = static_cast<long long>(std::floor(free / (T * per_token)));

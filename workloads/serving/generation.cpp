@@ -125,7 +125,7 @@ Generation simulate_generation(const JobSpec& job, std::shared_ptr<const topo::T
     for (auto& [context, s] : sampler.steps()) {
       const auto& peak = s.report.ranks[s.report.peak_rank];
       g.points.push_back({context, context - w.seq_len + 2, s.metrics.step_time_s,
-                          s.plan.static_memory[s.report.peak_rank].kv_cache, peak.memory.peak_bytes});
+                          s.plan.static_memory[s.report.peak_rank].kv_cache, peak.memory.peak.value()});
     }
     g.last_decode.emplace(std::move(sampler.steps().at(last)));
     g.fits = g.fits && g.last_decode->fits;

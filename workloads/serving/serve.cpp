@@ -61,7 +61,7 @@ Limits limits_of(const std::vector<Request>& requests) {
 /// Memory a step needs beyond the weights and the KV cache on its busiest GPU.
 double activation_bytes(const Simulation& s) {
   const auto& peak = s.report.ranks[s.report.peak_rank];
-  return std::max(0.0, peak.memory.peak_bytes - s.plan.static_memory[s.report.peak_rank].total());
+  return std::max(0.0, peak.memory.peak.value() - s.plan.static_memory[s.report.peak_rank].total());
 }
 
 /// Assumed fixed cost of starting one KV transfer (connection setup, descriptors, completion).
@@ -74,7 +74,7 @@ Disaggregation disaggregation(const JobSpec& job, const ServeSpec& spec, const S
                     "must lie in [1, dp - 1] for disaggregated serving (at least one decode replica); got " +
                         std::to_string(spec.prefill_replicas) +
                         " with dp = " + std::to_string(job.parallel.dp));
-  const double bytes_per_s = job.cluster.gpu.nic_bw_Bps * job.cluster.gpu.eff.nic;
+  const double bytes_per_s = job.cluster.gpu.nic_bw.value() * job.cluster.gpu.eff.nic;
   if (!(bytes_per_s > 0.0))
     throw UserError(
         "serving: disaggregated serving moves KV caches over the NICs, but this GPU has no NIC "
@@ -113,7 +113,7 @@ ServeCostModel::ServeCostModel(const JobSpec& job, const ServeSpec& spec, const 
       if (b == batches_.back() && c == contexts_.back()) {
         kv_bytes_per_token_ = s.plan.kv.bytes_per_token;
         weights_bytes_ = s.plan.static_memory[s.report.peak_rank].weights;
-        capacity_bytes_ = s.capacity_bytes;
+        capacity_bytes_ = s.usable_hbm.value();
       }
     }
   }

@@ -163,7 +163,7 @@ KvCapacity InferenceStepBuilder::kv_capacity(const std::vector<StaticMemory>& me
     const auto [begin, end] = layers_of(a_.ranks()[r].stage);
     KvCapacity k;
     k.bytes_per_token = kv_per_token_layer() * (end - begin);
-    k.free_bytes = std::max(0.0, job_.cluster.gpu.usable_hbm_bytes() - memory[r].weights);
+    k.free_bytes = std::max(0.0, job_.cluster.gpu.usable_hbm().value() - memory[r].weights);
     const double tokens = k.bytes_per_token > 0.0 ? k.free_bytes / k.bytes_per_token : fewest;
     k.max_batch = static_cast<long long>(std::floor(tokens / context));
     k.max_context = static_cast<long long>(std::floor(tokens / dims_.b));

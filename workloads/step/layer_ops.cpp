@@ -83,11 +83,11 @@ topo::KernelWork gemm_in(const LayerDims& d, topo::Precision p, double m, double
   topo::KernelWork w;
   w.op_class = topo::OpClass::gemm;
   w.precision = p;
-  w.flops = 2.0 * m * n * k * count;
+  w.flops = units::flops(2.0 * m * n * k * count);
   // FP8/FP4 operands are read in their own width; the product is written in the activations'.
   const bool low = p == topo::Precision::fp8 || p == topo::Precision::fp4;
   const double in = low ? topo::bytes_per_element(p) : d.act_bytes;
-  w.hbm_bytes = count * (in * (m * k + k * n) + d.act_bytes * m * n);
+  w.hbm_bytes = units::bytes(count * (in * (m * k + k * n) + d.act_bytes * m * n));
   w.gemm_m = m;
   w.gemm_n = n;
   w.gemm_k = k;
@@ -112,7 +112,7 @@ topo::KernelWork linear_grad_gemm(const LayerDims& d, double m, double n, double
 
 topo::KernelWork weight_gemm(const LayerDims& d, double m, double n, double k, double count) {
   topo::KernelWork w = linear_gemm(d, m, n, k, count);
-  if (!d.low_precision_linears()) w.hbm_bytes += (d.param_bytes - d.act_bytes) * count * k * n;
+  if (!d.low_precision_linears()) w.hbm_bytes += units::bytes((d.param_bytes - d.act_bytes) * count * k * n);
   if (d.weight_quant != WeightQuant::none) w.vector_ops = dequant_ops(d.weight_quant, m, n, k, count);
   return w;
 }
@@ -152,15 +152,15 @@ topo::KernelWork quantize_work(const LayerDims& d, double elements, QuantOperand
     if (!both) return w;  // the norm's FP8 output is all the GEMM needs
     bytes = 2.0 * q;      // transpose the norm's FP8 output: read it, write the transposed copy
   }
-  w.hbm_bytes = elements * bytes;
-  w.flops = 2.0 * elements;  // scale and convert (plus the amax compare)
+  w.hbm_bytes = units::bytes(elements * bytes);
+  w.flops = units::flops(2.0 * elements);  // scale and convert (plus the amax compare)
   return w;
 }
 
 Handle emit_quantize(OpSink& sink, const LayerDims& d, std::string_view name, double elements,
                      QuantOperand operand, Handle dep) {
   const topo::KernelWork w = quantize_work(d, elements, operand);
-  if (!(w.hbm_bytes > 0.0)) return dep;
+  if (!(w.hbm_bytes.value() > 0.0)) return dep;
   return sink.kernel(std::string(name) + ".quantize", w, dep);
 }
 
@@ -181,8 +181,8 @@ topo::KernelWork elementwise(const LayerDims& d, double bytes, double flops) {
   topo::KernelWork w;
   w.op_class = topo::OpClass::elementwise;
   w.precision = d.precision;
-  w.flops = flops;
-  w.hbm_bytes = bytes;
+  w.flops = units::flops(flops);
+  w.hbm_bytes = units::bytes(bytes);
   return w;
 }
 
@@ -319,7 +319,7 @@ Handle emit_wgrad(OpSink& sink, const LayerDims& d, std::string_view name, doubl
   w.weight_grad = true;
   if (d.grad_accumulation == GradAccumulation::fused) {
     // Accumulating in the GEMM epilogue reads and writes the gradient buffer instead of writing dW.
-    w.hbm_bytes += count * k * n * (2.0 * d.grad_bytes - d.act_bytes);
+    w.hbm_bytes += units::bytes(count * k * n * (2.0 * d.grad_bytes - d.act_bytes));
     return sink.kernel(name, w, dep);
   }
   const Handle g = sink.kernel(name, w, dep);

@@ -33,7 +33,7 @@ double act_backward(const LayerDims& d) {
 topo::KernelWork wgrad_work(const LayerDims& d, double m, double n, double k, double count) {
   topo::KernelWork w = linear_grad_gemm(d, k, n, m, count);
   w.weight_grad = true;
-  w.hbm_bytes += count * k * n * (2.0 * d.grad_bytes - d.act_bytes);
+  w.hbm_bytes += units::bytes(count * k * n * (2.0 * d.grad_bytes - d.act_bytes));
   return w;
 }
 

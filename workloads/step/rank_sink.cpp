@@ -244,8 +244,8 @@ OpSink::Handle RankSink::emit_kernel(std::string_view name, const topo::KernelWo
   op.kind = sim::OpKind::compute;
   op.bound = topo::tag(t.bound);
   op.work = t.duration;
-  op.flops = work.flops;
-  op.bytes = work.hbm_bytes;
+  op.flops = work.flops.value();
+  op.bytes = work.hbm_bytes.value();
   op.label = label(name);
   OpInfo info = base_info();
   info.op_class = work.op_class;
@@ -334,7 +334,7 @@ void RankSink::on_balanced_kernel(Handle op, const topo::KernelWork& balanced) {
   BalancedOp b;
   b.op = op.id;
   b.kernel = topo::kernel_time(a_.job().cluster.gpu, balanced).duration;  // its kind set by the layer
-  b.flops = balanced.flops;
+  b.flops = balanced.flops.value();
   a_.record_balanced(b);
 }
 

@@ -18,7 +18,7 @@ StepMetrics metrics_of(const JobSpec& job, const Simulation& s) {
   m.step_time_s = s.report.step_time_s;
   m.tokens_per_step = s.plan.tokens_per_step;
   const double gpus = s.plan.world;
-  const double peak = job.cluster.gpu.peak_flops(job.precision.compute);
+  const double peak = job.cluster.gpu.peak_flops(job.precision.compute).value();
   if (m.step_time_s > 0.0) {
     m.tokens_per_s = m.tokens_per_step / m.step_time_s;
     m.tokens_per_s_per_gpu = m.tokens_per_s / gpus;
@@ -98,8 +98,8 @@ Simulation simulate(const JobSpec& job, std::shared_ptr<const topo::Topology> to
                {},
                {},
                {},
-               0.0,
-               0.0,
+               Bytes{},
+               Bytes{},
                true};
   s.estimate = estimate_stepsim(job);
   s.metrics = metrics_of(job, s);
@@ -110,9 +110,9 @@ Simulation simulate(const JobSpec& job, std::shared_ptr<const topo::Topology> to
     s.link_bytes.assign(bytes.begin(), bytes.end());
     s.link_timeline = flow.take_timeline();
   }
-  s.capacity_bytes = job.cluster.gpu.usable_hbm_bytes();
-  s.device_bytes = job.cluster.gpu.hbm_capacity_bytes;
-  s.fits = s.report.ranks[s.report.peak_rank].memory.peak_bytes <= s.capacity_bytes;
+  s.usable_hbm = job.cluster.gpu.usable_hbm();
+  s.device_hbm = job.cluster.gpu.hbm_capacity;
+  s.fits = s.report.ranks[s.report.peak_rank].memory.peak <= s.usable_hbm;
   return s;
 }
 

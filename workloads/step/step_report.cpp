@@ -130,7 +130,7 @@ class RankAnalyser {
 
 MemoryPeak memory_of(const StepPlan& plan, const sim::RunResult& run, std::uint16_t rank) {
   MemoryPeak m;
-  m.static_bytes = plan.static_memory[rank].total();
+  m.static_state = units::bytes(plan.static_memory[rank].total());
   std::vector<std::pair<Time, double>> changes;
   for (const MemoryEvent& e : plan.memory_events) {
     if (e.rank != rank) continue;
@@ -142,16 +142,16 @@ MemoryPeak memory_of(const StepPlan& plan, const sim::RunResult& run, std::uint1
     return x.first != y.first ? x.first < y.first : x.second < y.second;
   });
   double live = 0.0;
-  m.timeline.push_back({0.0, m.static_bytes});
+  m.timeline.push_back({0.0, m.static_state.value()});
   for (const auto& [t, bytes] : changes) {
     live += bytes;
-    m.timeline.push_back({to_seconds(t), m.static_bytes + live});
-    if (live > m.activation_bytes) {
-      m.activation_bytes = live;
+    m.timeline.push_back({to_seconds(t), m.static_state.value() + live});
+    if (live > m.activations.value()) {
+      m.activations = units::bytes(live);
       m.peak_time_s = to_seconds(t);
     }
   }
-  m.peak_bytes = m.static_bytes + m.activation_bytes;
+  m.peak = m.static_state + m.activations;
   return m;
 }
 
@@ -197,7 +197,7 @@ StepReport analyse_step(const StepPlan& plan, const sim::RunResult& run, const s
       r.mean_overlap.busy_s[d] += rr.overlap.busy_s[d] / n;
       r.mean_overlap.exposed_s[d] += rr.overlap.exposed_s[d] / n;
     }
-    if (rr.memory.peak_bytes > (r.ranks.empty() ? -1.0 : r.ranks[r.peak_rank].memory.peak_bytes))
+    if (r.ranks.empty() || rr.memory.peak > r.ranks[r.peak_rank].memory.peak)
       r.peak_rank = i;
     r.ranks.push_back(std::move(rr));
   }

@@ -31,9 +31,9 @@ struct CommOverlap {
 };
 
 struct MemoryPeak {
-  double static_bytes = 0.0;      ///< weights + gradients + optimizer state
-  double activation_bytes = 0.0;  ///< activations (and recompute transients) at the peak
-  double peak_bytes = 0.0;        ///< static + activations at the peak
+  Bytes static_state;  ///< weights + gradients + optimizer state
+  Bytes activations;   ///< activations (and recompute transients) at the peak
+  Bytes peak;          ///< static + activations at the peak
   double peak_time_s = 0.0;
   std::vector<std::pair<double, double>> timeline;  ///< (time s, bytes in use) at each change
 };

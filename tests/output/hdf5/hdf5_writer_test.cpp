@@ -127,8 +127,8 @@ TEST_CASE("hdf5: the summary says whether the step fits and what it waits on", "
   const test::TempDir dir;
   auto run = test::small_run();
   // Usable HBM cut to half the peak: the step does not fit, by peak / 2.
-  const double peak = run.sim.report.ranks[run.sim.report.peak_rank].memory.peak_bytes;
-  run.sim.capacity_bytes = peak / 2.0;
+  const double peak = run.sim.report.ranks[run.sim.report.peak_rank].memory.peak.value();
+  run.sim.usable_hbm = units::bytes(peak / 2.0);
   run.sim.fits = false;
   write(run, dir.path() / "over.h5");
   const SummaryTables s = h5_summary(H5::H5File((dir.path() / "over.h5").string(), H5F_ACC_RDONLY));

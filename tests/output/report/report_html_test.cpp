@@ -77,7 +77,7 @@ TEST_CASE("report: a banner above the figures says whether the step fits", "[rep
   CHECK(banner < fits.find("id=\"hl-step-time\""));
   CHECK(fits.find("not achievable") == std::string::npos);
   // Usable HBM cut to half the peak: the banner turns red and the rates are marked.
-  run.sim.capacity_bytes = run.sim.report.ranks[run.sim.report.peak_rank].memory.peak_bytes / 2.0;
+  run.sim.usable_hbm = run.sim.report.ranks[run.sim.report.peak_rank].memory.peak / 2.0;
   run.sim.fits = false;
   const std::string over = page(run);
   const auto bad =

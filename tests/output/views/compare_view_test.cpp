@@ -52,8 +52,8 @@ TEST_CASE("compare: a scenario that does not fit cannot win the memory row", "[c
   auto c = test::small_run(work::RankMode::representative, topo::LinkAccounting::off);
   // B: twice the capacity (half the fraction, fits); C: a capacity below the peak (does not fit,
   // even though its fraction is not the lowest it must not win).
-  b.sim.capacity_bytes *= 2.0;
-  c.sim.capacity_bytes = a.sim.report.ranks[a.sim.report.peak_rank].memory.peak_bytes / 2.0;
+  b.sim.usable_hbm *= 2.0;
+  c.sim.usable_hbm = a.sim.report.ranks[a.sim.report.peak_rank].memory.peak / 2.0;
   c.sim.fits = false;
   const std::vector<out::CompareEntry> e{{"A", "", &a.scenario.job, &a.sim},
                                          {"B", "", &b.scenario.job, &b.sim},
@@ -81,7 +81,7 @@ TEST_CASE("compare: a scenario that does not fit wins no row and its rates say s
   c.sim.metrics.tokens_per_s *= 2.0;
   c.sim.metrics.mfu *= 2.0;
   c.sim.report.mean.exposed_comm_s = {};
-  c.sim.capacity_bytes *= 4.0;
+  c.sim.usable_hbm *= 4.0;
   c.sim.fits = false;
   const std::vector<out::CompareEntry> e{{"A", "", &a.scenario.job, &a.sim},
                                          {"B", "", &b.scenario.job, &b.sim},
@@ -136,7 +136,7 @@ TEST_CASE("compare: a row lists what differs between the scenarios, and only tha
   }
   SECTION("another NIC and GPU price") {
     // The scenario's 400 Gb/s NIC (50 GB/s) against 800 Gb/s (100 GB/s); $/GPU-hour doubled.
-    b.scenario.job.cluster.fabric.nic_bw_Bps = 100e9;
+    b.scenario.job.cluster.fabric.nic_bw = units::bytes_per_s(100e9);
     b.scenario.job.cluster.gpu.price_per_hour *= 2.0;
     const std::vector<out::CompareEntry> e{{"A", "", &a.scenario.job, &a.sim},
                                            {"B", "", &b.scenario.job, &b.sim}};

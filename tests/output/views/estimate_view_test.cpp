@@ -16,10 +16,10 @@ JobSpec notebook_h100() {
   JobSpec j;
   j.model = test::llama_70b();
   j.cluster.gpu.id = "h100";
-  j.cluster.gpu.bf16_flops_per_s = 900e12;
-  j.cluster.gpu.hbm_bw_Bps = 3.35e12;
-  j.cluster.gpu.hbm_capacity_bytes = 80e9;
-  j.cluster.gpu.nic_bw_Bps = 25e9;  // 200 Gb/s
+  j.cluster.gpu.bf16_peak = units::flops_per_s(900e12);
+  j.cluster.gpu.hbm_bw = units::bytes_per_s(3.35e12);
+  j.cluster.gpu.hbm_capacity = units::bytes(80e9);
+  j.cluster.gpu.nic_bw = units::bytes_per_s(25e9);  // 200 Gb/s
   j.cluster.gpu.price_per_hour = 3.93;
   j.parallel.dp = 8;
   j.estimate.formulas = EstimateFormulas::notebook;

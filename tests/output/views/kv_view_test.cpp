@@ -31,8 +31,8 @@ TEST_CASE("KV table with a GPU gives the fit and the largest batch") {
   q.overhead = 1.2;
   q.params = 70e9;
   topo::GpuSpec g;
-  g.hbm_capacity_bytes = 141e9;
-  g.hbm_bw_Bps = 4.8e12;
+  g.hbm_capacity = units::bytes(141e9);
+  g.hbm_bw = units::bytes_per_s(4.8e12);
   g.eff.estimate_memory = 0.75;
   q.gpu = g;
   q.gpus = 8;

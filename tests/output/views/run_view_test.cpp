@@ -19,7 +19,7 @@ const out::RunLabels kRunViewLabels{"small test step", "h100-sxm", "tiny"};
 /// The small step with its usable HBM cut to half its peak, so that it does not fit.
 test::SmallRun infeasible_small_run() {
   auto run = test::small_run(work::RankMode::representative, topo::LinkAccounting::off);
-  run.sim.capacity_bytes = run.sim.report.ranks[run.sim.report.peak_rank].memory.peak_bytes / 2.0;
+  run.sim.usable_hbm = run.sim.report.ranks[run.sim.report.peak_rank].memory.peak / 2.0;
   run.sim.fits = false;
   return run;
 }
@@ -116,13 +116,13 @@ TEST_CASE("run table and JSON: MFU says which peak it divides by", "[run_view]")
   CHECK(t.find("MFU against the BF16 dense peak") == std::string::npos);
   const auto j = out::run_json(run.scenario.job, run.sim, kRunViewLabels);
   CHECK(j["mfu_peak"]["precision"] == "BF16");
-  CHECK(j["mfu_peak"]["flops_per_s"].get<double>() == run.scenario.job.cluster.gpu.bf16_flops_per_s);
+  CHECK(j["mfu_peak"]["flops_per_s"].get<double>() == run.scenario.job.cluster.gpu.bf16_peak.value());
   // The same figures read as an FP8 run: MFU divides by the FP8 peak (twice BF16's on H100), and the
   // table adds the BF16-peak figure, MFU x FP8 peak / BF16 peak.
   run.scenario.job.precision.compute = topo::Precision::fp8;
   const auto j8 = out::run_json(run.scenario.job, run.sim, kRunViewLabels);
   CHECK(j8["mfu_peak"]["precision"] == "FP8");
-  CHECK(j8["mfu_peak"]["flops_per_s"].get<double>() == run.scenario.job.cluster.gpu.fp8_flops_per_s);
+  CHECK(j8["mfu_peak"]["flops_per_s"].get<double>() == run.scenario.job.cluster.gpu.fp8_peak.value());
   const std::string t8 = out::run_table(run.scenario.job, run.sim, kRunViewLabels);
   CHECK(line_starting(t8, "MFU / HFU").find("of the FP8 dense peak") != std::string::npos);
   CHECK(t8.find("MFU against the BF16 dense peak (989 TFLOP/s): ") != std::string::npos);

@@ -104,7 +104,7 @@ TEST_CASE("The step bound is never above the simulated step, nor its memory boun
       CHECK(b.step <= sim.run.makespan);
       CHECK(b.kernels <= b.step);
       CHECK(b.step > Time::zero());
-      const double peak = sim.report.ranks[sim.report.peak_rank].memory.peak_bytes;
+      const double peak = sim.report.ranks[sim.report.peak_rank].memory.peak.value();
       CHECK(b.memory_bytes <= peak);
       // The static memory alone is already most of the bound on these small models' ranks.
       CHECK(b.memory_bytes >= 0.5 * peak);

@@ -58,26 +58,26 @@ TEST_CASE("Memory of tiny_training by ZeRO stage") {
   // 57,938,432 params on each GPU (see the HBM test).
   Estimate e = estimate(j);
   REQUIRE(e.memory);
-  CHECK(e.memory->weights_bytes == 115'876'864.0);    // x 2 B
-  CHECK(e.memory->gradients_bytes == 115'876'864.0);  // x 2 B
-  CHECK(e.memory->optimizer_bytes == 695'261'184.0);  // x 12 B
+  CHECK(e.memory->weights.value() == 115'876'864.0);    // x 2 B
+  CHECK(e.memory->gradients.value() == 115'876'864.0);  // x 2 B
+  CHECK(e.memory->optimizer.value() == 695'261'184.0);  // x 12 B
   // Activations: 4 layers x 427,819,008 (one micro-batch in flight) + the head's
   // 4 s b h / t (1 + v/h) = 4,096 x 4 x (1,024 + 32,000) / 2 = 270,532,608.
-  CHECK(e.memory->activations_bytes == 4 * 427'819'008.0 + 270'532'608.0);
-  CHECK(e.memory->total_bytes() == 2'908'823'552.0);
+  CHECK(e.memory->activations.value() == 4 * 427'819'008.0 + 270'532'608.0);
+  CHECK(e.memory->total().value() == 2'908'823'552.0);
   CHECK(e.memory->fits());
-  CHECK(e.memory->shortfall_bytes() == 0.0);
+  CHECK(e.memory->shortfall().value() == 0.0);
   j.parallel.zero_stage = 1;
   e = estimate(j);
-  CHECK(e.memory->optimizer_bytes == 695'261'184.0 / 4);  // sharded over dp 4
-  CHECK(e.memory->gradients_bytes == 115'876'864.0);
+  CHECK(e.memory->optimizer.value() == 695'261'184.0 / 4);  // sharded over dp 4
+  CHECK(e.memory->gradients.value() == 115'876'864.0);
   j.parallel.zero_stage = 2;
   e = estimate(j);
-  CHECK(e.memory->gradients_bytes == 115'876'864.0 / 4);
-  CHECK(e.memory->weights_bytes == 115'876'864.0);
+  CHECK(e.memory->gradients.value() == 115'876'864.0 / 4);
+  CHECK(e.memory->weights.value() == 115'876'864.0);
   j.parallel.zero_stage = 3;
   e = estimate(j);
-  CHECK(e.memory->weights_bytes == 115'876'864.0 / 4);
+  CHECK(e.memory->weights.value() == 115'876'864.0 / 4);
 }
 
 TEST_CASE("Recompute modes shrink the activations") {
@@ -85,10 +85,10 @@ TEST_CASE("Recompute modes shrink the activations") {
   j.workload.attention_impl = AttentionImpl::unfused;
   j.recompute = Recompute::selective;
   // Per layer s b h (10 + 24/2) = 4,194,304 x 22 = 92,274,688.
-  CHECK(estimate(j).memory->activations_bytes == 4 * 92'274'688.0 + 270'532'608.0);
+  CHECK(estimate(j).memory->activations.value() == 4 * 92'274'688.0 + 270'532'608.0);
   j.recompute = Recompute::full;
   // Layer inputs 2 s b h = 8,388,608 each, plus one layer rebuilt in full (427,819,008).
-  CHECK(estimate(j).memory->activations_bytes == 4 * 8'388'608.0 + 427'819'008.0 + 270'532'608.0);
+  CHECK(estimate(j).memory->activations.value() == 4 * 8'388'608.0 + 427'819'008.0 + 270'532'608.0);
 }
 
 TEST_CASE("Pipeline schedules: micro-batches in flight on the first stage") {
@@ -99,9 +99,9 @@ TEST_CASE("Pipeline schedules: micro-batches in flight on the first stage") {
   Estimate e = estimate(j);
   // 1F1B: p = 2 micro-batches alive, 2 layers per stage; no head on the first stage.
   CHECK(e.memory->micro_batches_in_flight == 2.0);
-  CHECK(e.memory->activations_bytes == 2 * 2 * 427'819'008.0);
+  CHECK(e.memory->activations.value() == 2 * 2 * 427'819'008.0);
   // Params: 50,340,864 / (2 x 2) + embedding 32,768,000 / 2 = 28,969,216.
-  CHECK(e.memory->weights_bytes == 2.0 * 28'969'216.0);
+  CHECK(e.memory->weights.value() == 2.0 * 28'969'216.0);
   j.parallel.schedule = PipelineSchedule::interleaved;
   j.parallel.virtual_stages = 2;
   e = estimate(j);
@@ -121,10 +121,10 @@ TEST_CASE("A 70B model with Adam does not fit one 80 GB GPU without sharding") {
   j.workload.global_batch = 256;
   const Estimate e = estimate(j);
   // 16 B x 70,553,706,496 = 1,128,859,303,936 B of weights, gradients and Adam state alone.
-  CHECK(e.memory->weights_bytes + e.memory->gradients_bytes + e.memory->optimizer_bytes ==
+  CHECK(e.memory->weights.value() + e.memory->gradients.value() + e.memory->optimizer.value() ==
         16.0 * 70'553'706'496.0);
   CHECK_FALSE(e.memory->fits());
-  CHECK(e.memory->shortfall_bytes() == e.memory->total_bytes() - 80e9);
+  CHECK(e.memory->shortfall().value() == e.memory->total().value() - 80e9);
 }
 
 TEST_CASE("Decode memory: weights, the KV cache of the batch and one layer's working set") {
@@ -133,11 +133,11 @@ TEST_CASE("Decode memory: weights, the KV cache of the batch and one layer's wor
   j.workload.batch = 16;
   j.workload.context_len = 1000;
   const Estimate e = estimate(j);
-  CHECK(e.memory->weights_bytes == 115'876'864.0);
-  CHECK(e.memory->optimizer_bytes == 0.0);
+  CHECK(e.memory->weights.value() == 115'876'864.0);
+  CHECK(e.memory->optimizer.value() == 0.0);
   // 16 sequences x 1,001 tokens x (2 x 8 heads per rank x 64 x 2 B = 2,048) x 4 layers.
-  CHECK(e.memory->kv_cache_bytes == 16.0 * 1001 * 2048 * 4);
-  CHECK(e.memory->activations_bytes == 16.0 * (10'240 + 24'576 / 2));  // selective form, 16 tokens
+  CHECK(e.memory->kv_cache.value() == 16.0 * 1001 * 2048 * 4);
+  CHECK(e.memory->activations.value() == 16.0 * (10'240 + 24'576 / 2));  // selective form, 16 tokens
 }
 
 TEST_CASE("Uneven pipeline stages: the fullest stage sets the pace and the memory") {
@@ -157,7 +157,7 @@ TEST_CASE("Uneven pipeline stages: the fullest stage sets the pace and the memor
   REQUIRE(e.memory);
   CHECK(e.memory->stage == 1);
   CHECK(e.memory->micro_batches_in_flight == 1.0);
-  CHECK(e.memory->weights_bytes == 2.0 * 35'261'824.0);
-  CHECK(e.memory->activations_bytes == 3 * 92'274'688.0 + 270'532'608.0);
-  CHECK(e.memory->total_bytes() == 1'111'545'856.0);
+  CHECK(e.memory->weights.value() == 2.0 * 35'261'824.0);
+  CHECK(e.memory->activations.value() == 3 * 92'274'688.0 + 270'532'608.0);
+  CHECK(e.memory->total().value() == 1'111'545'856.0);
 }

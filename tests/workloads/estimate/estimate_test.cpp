@@ -49,7 +49,7 @@ TEST_CASE("Cost lines from the GPU's hourly price") {
   CHECK(e.cost.per_million_tokens == Approx(0.00069397546));
   CHECK(e.cost.cluster_per_hour == 16.0);  // 8 GPUs
   JobSpec no_nic = test::tiny_training();
-  no_nic.cluster.gpu.nic_bw_Bps = 0.0;
+  no_nic.cluster.gpu.nic_bw = units::bytes_per_s(0.0);
   CHECK(std::isnan(estimate(no_nic).cost.per_gbps_hour));  // not applicable, not free
 }
 

@@ -18,9 +18,9 @@ JobSpec notebook_job(double tflops, double hbm_tb_s, double nic_gbps, double pri
   JobSpec j;
   j.model = test::llama_70b();
   j.cluster.gpu.id = "nb";
-  j.cluster.gpu.bf16_flops_per_s = tflops * 1e12;
-  j.cluster.gpu.hbm_bw_Bps = hbm_tb_s * 1e12;
-  j.cluster.gpu.nic_bw_Bps = units::gbps_to_Bps(nic_gbps);
+  j.cluster.gpu.bf16_peak = units::flops_per_s(tflops * 1e12);
+  j.cluster.gpu.hbm_bw = units::bytes_per_s(hbm_tb_s * 1e12);
+  j.cluster.gpu.nic_bw = units::bytes_per_s(units::gbps_to_Bps(nic_gbps));
   j.cluster.gpu.price_per_hour = price;
   j.cluster.gpu.eff.estimate_compute = j.cluster.gpu.eff.estimate_memory =
       j.cluster.gpu.eff.estimate_network = 0.75;

@@ -59,8 +59,8 @@ TEST_CASE("size_kv: cache, fit, decode bandwidth and the largest batch and conte
   q.params = 70e9;
   q.target_tokens_per_s = 2000.0;
   topo::GpuSpec h200;
-  h200.hbm_capacity_bytes = 141e9;
-  h200.hbm_bw_Bps = 4.8e12;
+  h200.hbm_capacity = units::bytes(141e9);
+  h200.hbm_bw = units::bytes_per_s(4.8e12);
   h200.eff.estimate_memory = 0.75;
   q.gpu = h200;
   q.gpus = 8;
@@ -88,8 +88,8 @@ TEST_CASE("size_kv: weights that overflow leave no room for any sequence") {
   q.context = 1024;
   q.params = 70e9;  // 140 GB of weights on one 80 GB GPU
   topo::GpuSpec g;
-  g.hbm_capacity_bytes = 80e9;
-  g.hbm_bw_Bps = 3.35e12;
+  g.hbm_capacity = units::bytes(80e9);
+  g.hbm_bw = units::bytes_per_s(3.35e12);
   q.gpu = g;
   const KvReport r = size_kv(with_kv_heads(8), q);
   CHECK_FALSE(*r.fits);

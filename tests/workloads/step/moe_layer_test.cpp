@@ -75,7 +75,7 @@ TEST_CASE("an MoE layer's expert GEMMs do k experts' work per routed token") {
   layer.forward(sink, {}, MoeRank{&r, &r, 0, 2, 0});
   double experts = 0.0;
   for (const auto& o : sink.ops)
-    if (!o.is_comm && (o.name == "experts_up" || o.name == "experts_down")) experts += o.work.flops;
+    if (!o.is_comm && (o.name == "experts_up" || o.name == "experts_down")) experts += o.work.flops.value();
   CHECK(experts == Approx(16384.0 * 2 * 3 * 7168 * 2048));
   // Dispatch: 16,384 copies x 7,168 x 2 B = 234,881,024 bytes per rank; the combine returns them.
   const auto a2a = sink.comms(CollectiveKind::all_to_all);
@@ -99,11 +99,11 @@ TEST_CASE("MLA decode reads the latent cache: 576 elements per token per layer")
   const auto* attn = sink.find("attn");
   REQUIRE(attn != nullptr);
   const double queries = 2.0 * 4 * 128 * (576 + 512);  // latent query in, latent output out, 2 B
-  CHECK(attn->work.hbm_bytes == Approx(4.0 * 1024 * 576 * 2 + queries));
+  CHECK(attn->work.hbm_bytes.value() == Approx(4.0 * 1024 * 576 * 2 + queries));
   // Scores over 576 dims and values over 512, for 128 heads: 2 x 4,096 x 128 x (576 + 512) FLOPs.
-  CHECK(attn->work.flops == Approx(2.0 * 4096 * 128 * (576 + 512)));
+  CHECK(attn->work.flops.value() == Approx(2.0 * 4096 * 128 * (576 + 512)));
   // The new token's latent is appended: read 576 elements, write 576 (2 B each), per sequence.
-  CHECK(sink.find("kv_write")->work.hbm_bytes == Approx(4.0 * 576 * 4));
+  CHECK(sink.find("kv_write")->work.hbm_bytes.value() == Approx(4.0 * 576 * 4));
 }
 
 TEST_CASE("Megatron-Core expert groups span the TP ranks of a stage") {
@@ -149,7 +149,7 @@ TEST_CASE("selective recompute modules: what each drops from storage and adds to
     l.backward(bwd, {}, Recompute::selective, rank);
     REQUIRE(bwd.find("ln1.recompute") != nullptr);
     REQUIRE(bwd.find("ln2.recompute") != nullptr);
-    CHECK(bwd.find("ln2.recompute")->work.hbm_bytes == Approx(2 * E * Tn * h));  // read x, write y
+    CHECK(bwd.find("ln2.recompute")->work.hbm_bytes.value() == Approx(2 * E * Tn * h));  // read x, write y
     CHECK(bwd.gemm_flops() == Approx(base_bwd.gemm_flops()));
   }
   SECTION("mla_up_proj: Q, K and V are recomputed by the two up projections") {
@@ -170,7 +170,7 @@ TEST_CASE("selective recompute modules: what each drops from storage and adds to
     CountingSink bwd;
     l.backward(bwd, {}, Recompute::selective, rank);
     REQUIRE(bwd.find("experts_act.recompute") != nullptr);
-    CHECK(bwd.find("experts_act.recompute")->work.flops == Approx(8.0 * 16384 * 2048));
+    CHECK(bwd.find("experts_act.recompute")->work.flops.value() == Approx(8.0 * 16384 * 2048));
   }
   SECTION("modules apply only to selective recomputation") {
     const MoeLayer l = layer_with({true, true, true, true});

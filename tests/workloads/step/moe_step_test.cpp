@@ -41,14 +41,14 @@ JobSpec moe_job(double imbalance = 1.0) {
   j.moe.imbalance = imbalance;
   topo::GpuSpec& g = j.cluster.gpu;
   g.id = "h100-like";
-  g.bf16_flops_per_s = 989e12;
-  g.fp32_flops_per_s = 67e12;
-  g.hbm_bw_Bps = 3.35e12;
-  g.hbm_capacity_bytes = 80e9;
-  g.nvlink_bw_Bps = 450e9;
+  g.bf16_peak = units::flops_per_s(989e12);
+  g.fp32_peak = units::flops_per_s(67e12);
+  g.hbm_bw = units::bytes_per_s(3.35e12);
+  g.hbm_capacity = units::bytes(80e9);
+  g.nvlink_bw = units::bytes_per_s(450e9);
   g.nvlink_domain = 8;
-  g.pcie_bw_Bps = 64e9;
-  g.nic_bw_Bps = 50e9;
+  g.pcie_bw = units::bytes_per_s(64e9);
+  g.nic_bw = units::bytes_per_s(50e9);
   g.kernel_gap_s = 4e-6;
   j.cluster.nodes = 1;
   j.cluster.gpus_per_node = 8;
@@ -269,7 +269,7 @@ TEST_CASE("MoE step: overlapped backward-forward pairs hide all-to-all time and 
   // Slow NVLink (20 GB/s) makes the all-to-alls worth hiding. 1F1B on 2 stages with 4 micro-batches:
   // stage 0 runs F0 F1 (B0 F2) (B1 F3) B2 B3, two pairs.
   JobSpec job = moe_job(1.0);
-  job.cluster.gpu.nvlink_bw_Bps = 20e9;
+  job.cluster.gpu.nvlink_bw = units::bytes_per_s(20e9);
   const Simulation plain = simulate(job);
   job.parallel.ep_overlap = true;
   const Simulation paired = simulate(job);
@@ -297,7 +297,7 @@ TEST_CASE("MoE step: FP8 dispatch sends a byte and a scale per 128 elements, the
   FixedCostPlanner planner([](const CommRequest&) { return Time::zero(); });
   JobSpec job = moe_job(1.0);
   job.precision.compute = topo::Precision::fp8;
-  job.cluster.gpu.fp8_flops_per_s = 1979e12;
+  job.cluster.gpu.fp8_peak = units::flops_per_s(1979e12);
   job.moe.fp8_dispatch = true;
   const StepPlan plan = build_train_step(job, planner);
   // 1,024 tokens x top-2 x h 1,024 per rank: dispatch 2,097,152 elements x (1 + 4 / 128) bytes =

@@ -28,12 +28,12 @@ JobSpec two_node_job(int tp, int pp, int dp, int zero) {
   j.parallel.dp_bucket_bytes = 20e6;
   auto& g = j.cluster.gpu;
   g.id = "test-h100";
-  g.bf16_flops_per_s = 989e12;
-  g.fp32_flops_per_s = 67e12;
-  g.hbm_bw_Bps = 3.35e12;
-  g.hbm_capacity_bytes = 80e9;
-  g.nvlink_bw_Bps = 450e9;
-  g.nic_bw_Bps = 50e9;
+  g.bf16_peak = units::flops_per_s(989e12);
+  g.fp32_peak = units::flops_per_s(67e12);
+  g.hbm_bw = units::bytes_per_s(3.35e12);
+  g.hbm_capacity = units::bytes(80e9);
+  g.nvlink_bw = units::bytes_per_s(450e9);
+  g.nic_bw = units::bytes_per_s(50e9);
   g.comm_sm_fraction = 0.15;
   g.kernel_gap_s = 4e-6;
   j.cluster.nodes = 2;
@@ -103,7 +103,8 @@ TEST_CASE("a step of tiny kernels is host-bound: the launches set the pace") {
   job.cluster.gpus_per_node = 1;
   job.workload.global_batch = 2;
   auto& g = job.cluster.gpu;
-  g.bf16_flops_per_s = g.fp32_flops_per_s = g.hbm_bw_Bps = 1e30;
+  g.bf16_peak = g.fp32_peak = units::flops_per_s(1e30);
+  g.hbm_bw = units::bytes_per_s(1e30);
   g.kernel_gap_s = 1e-6;
   g.host_launch_s = 10e-6;
   const Simulation s = simulate(job);

@@ -40,7 +40,7 @@ class TimedSink : public OpSink {
   Handle emit_kernel(std::string_view, const topo::KernelWork& w, std::span<const Handle> deps) override {
     sim::Op op;
     op.kind = sim::OpKind::compute;
-    op.work = Time{static_cast<std::int64_t>(w.flops * 1000.0)};
+    op.work = Time{static_cast<std::int64_t>(w.flops.value() * 1000.0)};
     const sim::OpId id = b_.add_op(op, compute_);
     for (Handle h : deps) b_.add_dependency(h.id, id);
     kernel_rows.push_back(w.gemm_m);
@@ -77,7 +77,7 @@ RowGemm timed_gemm(double us_per_row) {
   return [us_per_row](double rows) {
     topo::KernelWork w;
     w.op_class = topo::OpClass::gemm;
-    w.flops = rows * us_per_row * 1000.0;  // TimedSink: 1 FLOP = 1 ns
+    w.flops = units::flops(rows * us_per_row * 1000.0);  // TimedSink: 1 FLOP = 1 ns
     w.gemm_m = rows;
     return w;
   };

@@ -34,8 +34,8 @@ JobSpec small_job(int tp, int pp, int dp, int micro_batches, int virtual_stages 
   j.parallel.virtual_stages = virtual_stages;
   j.parallel.schedule = virtual_stages > 1 ? PipelineSchedule::interleaved : PipelineSchedule::one_f_one_b;
   j.cluster.gpu.id = "test-gpu";
-  j.cluster.gpu.bf16_flops_per_s = 300e12;
-  j.cluster.gpu.hbm_bw_Bps = 2e12;
+  j.cluster.gpu.bf16_peak = units::flops_per_s(300e12);
+  j.cluster.gpu.hbm_bw = units::bytes_per_s(2e12);
   j.cluster.nodes = 1;
   j.cluster.gpus_per_node = tp * pp * dp;
   return j;
@@ -94,7 +94,7 @@ TEST_CASE("the 1F1B bubble emerges from the schedule: (p - 1) / (m + p - 1) of t
   for (int m : {4, 8, 16}) {
     JobSpec job = small_job(1, 4, 1, m);
     job.model.vocab = 1;
-    job.cluster.gpu.hbm_bw_Bps = 1e30;
+    job.cluster.gpu.hbm_bw = units::bytes_per_s(1e30);
     // A flat GEMM curve, so that the one-column logits GEMM costs its FLOPs and no more.
     job.cluster.gpu.eff.gemm16 = topo::GemmCurve{0.8, 0.0, 0.0};
     auto planner = free_comm();
@@ -115,7 +115,7 @@ TEST_CASE("interleaving with v virtual stages shrinks the bubble by v") {
   const int p = 4, m = 8, v = 2;
   JobSpec job = small_job(1, p, 1, m, v);
   job.model.vocab = 1;
-  job.cluster.gpu.hbm_bw_Bps = 1e30;
+  job.cluster.gpu.hbm_bw = units::bytes_per_s(1e30);
   auto planner = free_comm();
   const auto s = simulate(job, planner);
   const double expected = (p - 1.0) / (v * m + p - 1.0);
@@ -132,9 +132,9 @@ TEST_CASE("the first 1F1B stage keeps p micro-batches of activations: Korthikant
   const DenseLayer layer(layer_dims(job, job.workload.micro_batch));
   // Stage 0 has L / p layers and p micro-batches in flight at the end of warm-up: L layers' worth.
   const double expected = job.model.layers * layer.stored_activation_bytes(Recompute::none);
-  CHECK(s.report.ranks[0].memory.activation_bytes == Approx(expected).epsilon(1e-9));
+  CHECK(s.report.ranks[0].memory.activations.value() == Approx(expected).epsilon(1e-9));
   // The last stage keeps one micro-batch (plus the fp32 logits of its loss).
-  CHECK(s.report.ranks[3].memory.activation_bytes < expected / 3);
+  CHECK(s.report.ranks[3].memory.activations.value() < expected / 3);
 }
 
 TEST_CASE("communication that takes time shows up as exposed communication of its group") {
@@ -236,7 +236,7 @@ TEST_CASE("FSDP FULL_SHARD, SHARD_GRAD_OP and HSDP: gather and reduce volumes pe
   CHECK(g.scattered == Approx(8 * 2 * p * gb));
   // Memory: SHARD_GRAD_OP holds all 8 gathered layers when the forward ends (the activations at
   // the two peaks are the same micro-batch's).
-  const double gap = sgo.report.ranks[0].memory.peak_bytes - full.report.ranks[0].memory.peak_bytes;
+  const double gap = sgo.report.ranks[0].memory.peak.value() - full.report.ranks[0].memory.peak.value();
   // FULL_SHARD's peak (the end of the forward) holds three: the last layer's, the next layer's
   // prefetched gather, and the backward's first gather, which nothing holds back: gap >= 5 P.
   CHECK(gap >= 5 * p * pb * (1 - 1e-9));

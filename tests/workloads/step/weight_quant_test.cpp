@@ -52,14 +52,14 @@ TEST_CASE("dequantisation adds vector-unit time to a GEMM's compute term") {
   // A compute-bound GEMM of 1e12 FLOPs at 1,000 TFLOP/s x 0.8 = 1.25 ms, plus 1e11 vector ops at
   // 60 TFLOP/s x 0.5 = 3.33 ms; memory 1 MB at 2 TB/s is negligible.
   topo::GpuSpec g = test::round_gpu();
-  g.fp32_flops_per_s = 60e12;
+  g.fp32_peak = units::flops_per_s(60e12);
   g.eff.gemm16.peak = 0.8;
   g.eff.elementwise = 0.5;
   g.kernel_gap_s = 0.0;
   topo::KernelWork w;
   w.op_class = topo::OpClass::gemm;
-  w.flops = 1e12;
-  w.hbm_bytes = 1e6;
+  w.flops = units::flops(1e12);
+  w.hbm_bytes = units::bytes(1e6);
   const double plain = to_seconds(topo::kernel_time(g, w).duration);
   w.vector_ops = 1e11;
   const double dequant = to_seconds(topo::kernel_time(g, w).duration);

@@ -6,10 +6,12 @@
 #include <string>
 
 #include "scenarios/catalog.hpp"
+#include "scenarios/scenario.hpp"
 #include "scenarios/validation_suite.hpp"
 #include "sim/error.hpp"
 #include "tests/support/catalog.hpp"
 #include "tests/support/temp_files.hpp"
+#include "workloads/step/simulate.hpp"
 
 using stepsim::UserError;
 using stepsim::scen::Catalog;
@@ -54,7 +56,12 @@ TEST_CASE("a not-simulated case is listed with its reason and left out of the gr
   const ValidationCase& a = find(r, "a");
   const ValidationCase& b = find(r, "b");
   CHECK(a.simulated());
+  // The prediction is the scenario's simulated step, its error (predicted - measured) / measured
+  // against the fixture's 0.5 s.
+  const auto a_alone = stepsim::scen::load_scenario(dir.path() / "a.toml", stepsim::test::builtin_catalog());
   CHECK(a.predicted_step_s > 0.0);
+  CHECK(a.predicted_step_s == stepsim::work::simulate(a_alone.job).metrics.step_time_s);
+  CHECK(a.error == Approx((a.predicted_step_s - 0.5) / 0.5).epsilon(1e-12));
   CHECK_FALSE(b.simulated());
   CHECK(b.not_simulated == "the measured quantity is a whole batch");
   CHECK(b.load_error.empty());

@@ -24,7 +24,7 @@ TEST_CASE("quantities are built in a named unit and read out in one") {
   CHECK(units::in_tflops_per_s(units::flops_per_s(989e12)) == 989.0);
 }
 
-TEST_CASE("dividing a quantity by its rate gives seconds; same kinds give a ratio") {
+TEST_CASE("dividing a quantity by its rate gives seconds, by its own kind a ratio") {
   // 80 GB over 400 Gb/s: 80e9 / 50e9 = 1.6 s.
   CHECK(units::gb(80) / units::gbit_per_s(400) == Approx(1.6));
   // 2 x 8192^3 FLOPs at 989 TFLOP/s: 1.0995e12 / 989e12 = 1.1117 ms.

@@ -32,6 +32,7 @@ double rounded(double v, int decimals) {
 TEST_CASE("Seed parity: the notebook's default example on its three GPUs") {
   struct Row {
     const char* file;
+    double hbm_tb_s;
     double comp, mem, net;
     int gpus;
     double per_hour, per_tb_s;
@@ -40,9 +41,9 @@ TEST_CASE("Seed parity: the notebook's default example on its three GPUs") {
   // r_net = 0.75 NIC / 3,828,125 B; GPUs = ceil(200,000 / r_comp); $/h = GPUs x price;
   // $/TB/s-h = price / TB/s. The notebook's printed figures (reference.md section 1).
   const Row rows[] = {
-      {"notebook-h100", 1339.29, 287435, 4898, 150, 589.50, 1.17},  // 900 TF, 3.35 TB/s, 200 Gb/s, $3.93
-      {"notebook-h200", 1488.10, 411848, 9796, 135, 584.55, 0.90},  // 1000 TF, 4.80 TB/s, 400 Gb/s, $4.33
-      {"notebook-l4", 178.57, 25741, 2449, 1120, 1288.00, 3.83},    // 120 TF, 0.30 TB/s, 100 Gb/s, $1.15
+      {"notebook-h100", 3.35, 1339.29, 287435, 4898, 150, 589.50, 1.17},  // 900 TF, 200 Gb/s, $3.93
+      {"notebook-h200", 4.80, 1488.10, 411848, 9796, 135, 584.55, 0.90},  // 1000 TF, 400 Gb/s, $4.33
+      {"notebook-l4", 0.30, 178.57, 25741, 2449, 1120, 1288.00, 3.83},    // 120 TF, 100 Gb/s, $1.15
   };
   for (const Row& row : rows) {
     CAPTURE(row.file);
@@ -54,13 +55,14 @@ TEST_CASE("Seed parity: the notebook's default example on its three GPUs") {
     // Exact r_mem: 287,435.22, 411,847.48, 25,740.47; reference.md prints the last two one unit
     // higher (see tests/workloads/estimate/notebook_test.cpp), so: within one unit of the printed figure.
     CHECK(j["rates"]["hbm"].get<double>() == Approx(row.mem).margin(1.0));
+    CHECK(j["rates"]["hbm"].get<double>() == Approx(0.75 * row.hbm_tb_s * 1e12 / 8'741'100.0).epsilon(1e-12));
     CHECK(std::round(j["rates"]["nic"].get<double>()) == row.net);
     CHECK(j["gpus_needed"] == row.gpus);
     CHECK(rounded(j["cluster_cost_per_hour"].get<double>(), 2) == Approx(row.per_hour));
     CHECK(rounded(j["cost"]["per_tb_s_hour"].get<double>(), 2) == Approx(row.per_tb_s));
     CHECK(j["memory"]["checked"] == false);
-    // Cluster HBM demand: 200,000 x 8,741,100 B = 1.748 TB/s whatever the GPU.
-    CHECK(rounded(j["target"]["cluster_hbm_tb_s"].get<double>(), 3) == Approx(1.748));
+    // Cluster HBM demand: 200,000 x 8,741,100 B = 1.74822 TB/s (printed 1.748) whatever the GPU.
+    CHECK(j["target"]["cluster_hbm_tb_s"].get<double>() == Approx(1.74822).epsilon(1e-12));
   }
 }
 
@@ -84,16 +86,18 @@ TEST_CASE("The same seed scenarios under the stepsim formulas") {
   CHECK(h100["demand_per_token"]["compute"].get<double>() == 566'499'475'456.0);
   CHECK(h100["bound"] == "compute");
   // 0.75 x 900e12 / 566,499,475,456 = 1,191.53 tokens/s per GPU (notebook: 1,339.29).
-  CHECK(h100["tokens_per_s_per_gpu"].get<double>() == Approx(1191.528).epsilon(1e-6));
+  CHECK(h100["tokens_per_s_per_gpu"].get<double>() ==
+        Approx(0.75 * 900e12 / 566'499'475'456.0).epsilon(1e-12));
   // HBM per token (64,000 tokens per GPU per step, m = 32 micro-batches of 2,000 tokens):
   // weights 32 x 3 x 141,107,412,992 / 64,000 = 211,661,119.488; gradients 63 x 141.1e9 / 64,000 =
   // 138,902,609.664; optimizer 28 B x 70.55e9 / 64,000 = 30,867,246.592; activations 26,159,616
   // elements x 2 B x 4 passes = 209,276,928. Total 590,707,903.744 (notebook: 8,741,100).
   CHECK(h100["hbm_bytes_per_token"]["total"].get<double>() == Approx(590'707'903.744));
-  CHECK(h100["rates"]["hbm"].get<double>() == Approx(4253.37).epsilon(1e-6));
+  // 0.75 x 3.35 TB/s / 590,707,903.744 B = 4,253.37 tokens/s.
+  CHECK(h100["rates"]["hbm"].get<double>() == Approx(0.75 * 3.35e12 / 590'707'903.744).epsilon(1e-12));
   // The 8 ranks share one NVLink domain: 2 x 7/8 x 141,107,412,992 B / 64,000 = 3,858,405.824 B per
   // token on NVLink at 0.75 x 450 GB/s = 87,471.36 tokens/s; nothing on the NIC.
-  CHECK(h100["rates"]["nvlink"].get<double>() == Approx(87'471.36).epsilon(1e-6));
+  CHECK(h100["rates"]["nvlink"].get<double>() == Approx(0.75 * 450e9 / 3'858'405.824).epsilon(1e-12));
   CHECK(h100["rates"]["nic"].is_null());
   // Memory: 16 B x 70.55e9 = 1,128,859,303,936 + activations 2sbh x 80 = 2,621,440,000, one layer
   // rebuilt 290,816 B x 2,000 = 581,632,000, logits 4 x 2,000 x (8,192 + 128,256) = 1,091,584,000.
@@ -118,7 +122,7 @@ TEST_CASE("The fitted layout of the notebook's job fits and is compute-bound") {
   const auto j = estimate_json(seed("notebook-h100-tp8"));
   // Selective recompute: 3 x 141,624,868,864 + 2,621,440,000 = 427,496,046,592 FLOPs per token;
   // 675e12 / that = 1,578.96 tokens/s per GPU.
-  CHECK(j["tokens_per_s_per_gpu"].get<double>() == Approx(1578.96).epsilon(1e-5));
+  CHECK(j["tokens_per_s_per_gpu"].get<double>() == Approx(675e12 / 427'496'046'592.0).epsilon(1e-12));
   CHECK(j["bound"] == "compute");
   CHECK(j["memory"]["fits"] == true);
   CHECK(j["gpus_needed"] == 128);  // 200,000 / 1,578.96 = 126.7 GPUs -> 16 replicas of 8

@@ -56,8 +56,17 @@ TEST_CASE("stepsim profile sets a trace's classes beside the simulated step", "[
   // The simulation knows the GEMMs' FLOPs: the measured kernels' rate at those FLOPs, for both GEMM
   // classes together (kernel names split them differently from the simulation).
   CHECK(rows["gemm_dense"]["measured_tflops"].is_null());
-  CHECK(doc["gemm_total"]["measured_tflops"].get<double>() > 0.0);
-  CHECK(rows["attention"]["measured_tflops"].get<double>() > 0.0);
+  // The window: layers 0-1 of the 1.7B GPT (h 2304, 24 heads of 96) for both micro-batches (global
+  // batch 16 over dp 8) of 1,024 tokens, forward and backward. GEMMs: 2 x 1,024 x 12 h^2 per layer
+  // forward (QKV 3h^2, projection h^2, MLP 8h^2) = 130,459,631,616 FLOPs, x 3 passes x 2 layers x 2
+  // micro-batches over the 400 us measured = 3,913.79 TFLOP/s.
+  CHECK(doc["gemm_total"]["measured_tflops"].get<double>() ==
+        Approx(2.0 * 1024 * 12 * 2304.0 * 2304 * 3 * 2 * 2 / 400e-6 / 1e12).epsilon(1e-12));
+  // Causal attention: 2 (QK^T, PV) x 1,024 x 1,024 / 2 keys x 2 x 2304 = 4,831,838,208 FLOPs forward; the
+  // FlashAttention backward recomputes QK^T (5 GEMMs to the forward's 2: 2.5 x). x (1 + 2.5) x 2 layers
+  // x 2 micro-batches over 100 us = 676.46 TFLOP/s.
+  CHECK(rows["attention"]["measured_tflops"].get<double>() ==
+        Approx(2.0 * 1024 * 1024 * 2304 * 3.5 * 2 * 2 / 100e-6 / 1e12).epsilon(1e-12));
   CHECK(rows["attention"]["measured_ms"].get<double>() == Approx(0.1));
   CHECK(rows["norm"]["kernels"] == 1);
   // Measured: 400 + 100 + 20 us of compute classes (the all-reduce is communication).

@@ -57,6 +57,12 @@ TEST_CASE("stepsim run --format json keeps its contract") {
   CHECK(j["tokens_per_s_per_gpu"].get<double>() == Approx(16 * 2048 / j["step_time_s"].get<double>() / 16));
   CHECK(j["mfu"].get<double>() > 0.0);
   CHECK(j["mfu"].get<double>() < 1.0);
+  // MFU = F_model x tokens/s per GPU / 989 TFLOP/s (docs/model.md). 8 Llama-3.1-8B layers: 8 x (4096^2 x
+  // 2 + 4096 x 1024 x 2 + 3 x 4096 x 14,336) = 1,744,830,464 matmul weights + the 525,336,576 head, x 6
+  // = 13,621,002,240; causal attention 3 passes x 2 x (QK^T + PV) x 1,024 keys on average x 4096 x 8
+  // = 402,653,184: F_model = 14,023,655,424 FLOPs per token.
+  CHECK(j["mfu"].get<double>() ==
+        Approx(14'023'655'424.0 * j["tokens_per_s_per_gpu"].get<double>() / 989e12).epsilon(1e-12));
   // Usable: (79.65 GiB - 1.35 GiB reserved) x (1 - 0.05 fragmentation), of 79.65 GiB on the device.
   CHECK(j["memory"]["capacity_bytes"].get<double>() == Approx((79.65 - 1.35) * 0.95 * 1073741824.0));
   CHECK(j["memory"]["device_capacity_bytes"].get<double>() == Approx(79.65 * 1073741824.0));
@@ -114,7 +120,12 @@ context = 1024
   CHECK(j["tokens_per_s"].get<double>() == Approx(4 / step));
   CHECK(j["inference"]["per_token_latency_s"].get<double>() == step);
   CHECK(j["inference"]["time_to_first_token_s"].is_null());
-  CHECK(j["inference"]["kv_cache"]["max_batch"].get<long long>() > 4);
+  // KV capacity (reference.md): usable (79.65 - 1.35 GiB) x 0.95 = 79,870,285,578 B less 8,030,261,248
+  // bf16 weights (16,060,522,496 B) leaves 63,809,763,082 B; a token holds 2 x 32 layers x 8 KV heads x
+  // 128 x 2 B = 131,072 B: floor(63,809,763,082 / (1,024 x 131,072)) = floor(475.4) = 475 sequences,
+  // or floor(63,809,763,082 / (4 x 131,072)) = 121,707 tokens each at batch 4.
+  CHECK(j["inference"]["kv_cache"]["max_batch"].get<long long>() == 475);
+  CHECK(j["inference"]["kv_cache"]["max_context"].get<long long>() == 121'707);
   // Small-batch decode streams weights and cache: its kernels wait on HBM, on the critical path
   // and in the breakdown alike.
   CHECK(j["critical_path"]["bottleneck"] == "hbm");

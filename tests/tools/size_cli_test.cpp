@@ -55,7 +55,13 @@ TEST_CASE("stepsim size: the sized job is what stepsim run simulates at that siz
   CHECK(j["smaller"]["dp"] == dp - 1);
   CHECK(j["smaller"]["tokens_per_s"].get<double>() < target);
   // The closed form beside it, and the cost at the catalog price.
-  CHECK(j["closed_form"]["gpus"].get<int>() > 0);
+  // The closed form is `stepsim estimate --target`'s size for the same rate, and the simulated size
+  // exceeds it by the fraction the JSON reports.
+  const auto est = size_cli_json("estimate " + size_cli_small() + " --target " + std::to_string(target));
+  const int closed_gpus = j["closed_form"]["gpus"].get<int>();
+  CHECK(closed_gpus > 0);
+  CHECK(closed_gpus == est["target"]["gpus_needed"].get<int>());
+  CHECK(j["closed_form"]["undersized_by"].get<double>() == Approx(1.0 - double(closed_gpus) / gpus));
   CHECK(j["cost"]["cluster_per_hour"].get<double>() ==
         Approx(j["cost"]["price_per_gpu_hour"].get<double>() * gpus));
   CHECK(j["cost"]["run"].is_null());

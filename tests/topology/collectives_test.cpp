@@ -1,21 +1,25 @@
 // Collectives simulated on the flow network against closed forms.
 //
-// Test hardware (test_cluster.hpp): H100, NVLink 450 GB/s per direction at protocol efficiency
-// 0.82 -> C_nv = 369 GB/s; NIC 400 Gb/s = 50 GB/s at 0.85 -> C_nic = 42.5 GB/s; kernel launch
-// 4 us; one NVLink step (GPU -> NVSwitch -> GPU) 1 us; a scale-out path through leaf, spine,
-// leaf 2 us of NICs + 3 x 0.5 us of switch hops = 3.5 us.
+// Test hardware (h100() in tests/support/fixtures.hpp): H100, NVLink 450 GB/s per direction at
+// protocol efficiency 0.82 -> C_nv = 369 GB/s; NIC 400 Gb/s = 50 GB/s at 0.85 -> C_nic = 42.5 GB/s;
+// kernel launch 4 us; one NVLink step (GPU -> NVSwitch -> GPU) 1 us; a scale-out path through leaf,
+// spine, leaf 2 us of NICs + 3 x 0.5 us of switch hops = 3.5 us.
 #include <catch2/catch.hpp>
 
 #include "tests/topology/test_cluster.hpp"
 #include "topology/collectives.hpp"
 
+using namespace stepsim;
 using namespace stepsim::topo;
-using namespace stepsim::topo::test;
+using namespace stepsim::test;
 using Catch::Detail::Approx;
 
 namespace {
 constexpr double kNic = 50e9 * 0.85;
 constexpr double kLaunch = 4e-6;
+// The closed forms below are the model's exact arithmetic; the simulation rounds each event time up to a
+// whole picosecond, a few ps on these millisecond results (relative 1e-9), so 1e-6 is tight yet safe.
+constexpr double kPsRounding = 1e-6;
 
 CollectiveRequest request(CollectiveOp op, std::vector<std::vector<GpuId>> groups, double bytes,
                           CollectiveAlgorithm a = CollectiveAlgorithm::automatic) {
@@ -39,7 +43,7 @@ TEST_CASE("ring all-reduce on one node matches 2(p-1)/p S/B + 2(p-1) steps", "[c
     // p = 4: 8.4 + 6 x 1.7 = 18.6 us, + 1.5 x 1 GiB / 369 GB/s = 4364.7 us.
     const double expected = 8.4e-6 + 2.0 * (p - 1) * 1.7e-6 + 2.0 * (p - 1) / p * kGiB / kNv;
     INFO("p = " << p);
-    CHECK(out.time_s == Approx(expected).epsilon(0.01));
+    CHECK(out.time_s == Approx(expected).epsilon(kPsRounding));
     CHECK(out.alone_s == Approx(out.time_s).epsilon(1e-6));  // the table's prediction is the run
   }
 }
@@ -52,7 +56,7 @@ TEST_CASE("all-gather and reduce-scatter take (p-1)/p S/B + (p-1) steps", "[coll
   for (auto op : {CollectiveOp::all_gather, CollectiveOp::reduce_scatter}) {
     const auto out = simulate_one(spec, request(op, {iota(0, 8)}, kGiB));
     CHECK(out.algorithm == CollectiveAlgorithm::ring);
-    CHECK(out.time_s == Approx(expected).epsilon(0.01));
+    CHECK(out.time_s == Approx(expected).epsilon(kPsRounding));
   }
 }
 
@@ -62,7 +66,7 @@ TEST_CASE("chain broadcast streams the buffer once plus a pipeline fill", "[coll
   // Every GPU but the last forwards S over its uplink: S / 369 GB/s = 2909.8 us; latency 4 us +
   // 7 steps; fill 6 hops of one 512 KiB chunk on each of 16 channels (8 MiB) at 369 GB/s = 136.4 us.
   const double expected = kLaunch + 7e-6 + (6.0 * 16 * 512 * 1024 + kGiB) / kNv;
-  CHECK(out.time_s == Approx(expected).epsilon(0.01));
+  CHECK(out.time_s == Approx(expected).epsilon(kPsRounding));
 }
 
 TEST_CASE("all-to-all on a 2:1 oversubscribed two-tier fabric takes the bisection time", "[collectives]") {
@@ -77,13 +81,13 @@ TEST_CASE("all-to-all on a 2:1 oversubscribed two-tier fabric takes the bisectio
     // Leaving a leaf: 16 sources x 48 remote GPUs x S/64 = 12 S over 16 x 50 / 2 = 400 GB/s of
     // uplink at 0.85 -> 12 S / 340 GB/s = 1.5 S / 42.5 GB/s = 37.897 ms.
     const auto out = simulate_one(spec, r);
-    CHECK(out.time_s == Approx(latency + 12.0 * kGiB / (400e9 * 0.85)).epsilon(0.01));
+    CHECK(out.time_s == Approx(latency + 12.0 * kGiB / (400e9 * 0.85)).epsilon(kPsRounding));
   }
   SECTION("non-blocking: each NIC binds") {
     // A NIC sends to the 56 GPUs of other nodes: 56/64 S / 42.5 GB/s = 22.107 ms; uplinks carry
     // 12 S over 800 GB/s, less.
     const auto out = simulate_one(spec, r);
-    CHECK(out.time_s == Approx(latency + 56.0 / 64.0 * kGiB / kNic).epsilon(0.01));
+    CHECK(out.time_s == Approx(latency + 56.0 / 64.0 * kGiB / kNic).epsilon(kPsRounding));
   }
 }
 
@@ -104,7 +108,7 @@ TEST_CASE("hierarchical all-reduce beats the flat ring across nodes for large me
     // 2 chunks of 512 KiB x 16 channels at the NVLink rate.
     const double fill = 2.0 * 16 * 512 * 1024 * 1.75 / kNv;
     CHECK(hier.time_s ==
-          Approx(kLaunch + 14e-6 + 2 * (nodes - 1) * 2.5e-6 + fill + 1.75 * kGiB / kNv).epsilon(0.01));
+          Approx(kLaunch + 14e-6 + 2 * (nodes - 1) * 2.5e-6 + fill + 1.75 * kGiB / kNv).epsilon(kPsRounding));
   }
 }
 
@@ -114,12 +118,18 @@ TEST_CASE("contention: collectives sharing links split them max-min fairly", "[c
   // B: ring all-reduce of 2S on GPUs 0-7 (1.75 per uplink). On the links of GPUs 0-3 both run at
   // one rate t: (1.5 + 1.75) t = C_nv -> t = C_nv / 3.25. A finishes after S at 3.25 S / C_nv;
   // B has then moved S and runs alone at C_nv / 1.75 for its last S: 3.25 S + 1.75 S = 5 S / C_nv.
+  // Each phase's latency comes first (NCCL ring Simple: A 8.4 + 6 x 1.7 = 18.6 us, B 8.4 + 14 x 1.7
+  // = 32.2 us), so A runs alone at C_nv / 1.5 for 13.6 us before B starts:
+  //  A = 32.2 us + 3.25 (S / C_nv - 13.6 us / 1.5) = 3.25 S / C_nv + 2.733 us;
+  //  B then has 2S - S + 3.25 x 9.067 us x C_nv / 3.25 left at C_nv / 1.75:
+  //  B = A + 1.75 S / C_nv + 1.75 x 9.067 us = 5 S / C_nv + 18.6 us.
   const double S = kGiB;
   const auto out =
       simulate(spec, {request(CollectiveOp::all_reduce, {iota(0, 4)}, S, CollectiveAlgorithm::ring),
                       request(CollectiveOp::all_reduce, {iota(0, 8)}, 2 * S, CollectiveAlgorithm::ring)});
-  CHECK(out[0].time_s == Approx(3.25 * S / kNv).epsilon(0.01));
-  CHECK(out[1].time_s == Approx(5.0 * S / kNv).epsilon(0.01));
+  const double alone_us = 32.2 - 18.6;  // A's head start
+  CHECK(out[0].time_s == Approx(32.2e-6 + 3.25 * (S / kNv - alone_us * 1e-6 / 1.5)).epsilon(kPsRounding));
+  CHECK(out[1].time_s == Approx(18.6e-6 + 5.0 * S / kNv).epsilon(kPsRounding));
 }
 
 TEST_CASE("images load the fabric with every replica's traffic", "[collectives]") {
@@ -135,8 +145,10 @@ TEST_CASE("images load the fabric with every replica's traffic", "[collectives]"
   // Alone: p = 2 ring moves S each way through one NIC: S / 42.5 GB/s = 25.26 ms.
   // With its 7 images: 8 groups x 2 channels of weight 1/2 over 4 uplinks (d-mod-k spreads them
   // 2 per uplink... 4 flows of 1/2) -> 2 unit flows per uplink: twice the time.
-  CHECK(alone.time_s == Approx(kGiB / kNic).epsilon(0.01));
-  CHECK(all.time_s == Approx(2.0 * kGiB / kNic).epsilon(0.01));
+  // Latency first, the same for every group: NCCL's ring Simple with one rank per node, 8.4 us + 1/2
+  // x 2 network steps x 14 us (the tree's network latency) = 22.4 us (the route's: 4 + 2 x 3.5 = 11).
+  CHECK(alone.time_s == Approx(22.4e-6 + kGiB / kNic).epsilon(kPsRounding));
+  CHECK(all.time_s == Approx(22.4e-6 + 2.0 * kGiB / kNic).epsilon(kPsRounding));
 }
 
 TEST_CASE("per-pair byte matrices: the heaviest sender finishes last", "[collectives]") {
@@ -149,7 +161,7 @@ TEST_CASE("per-pair byte matrices: the heaviest sender finishes last", "[collect
   // Every uplink carries one sender at rate t; downlink j gets t/3 from rank 0 and 2 x t/3 from the
   // others: t = C_nv until ranks 1-3 finish (1.5b), then rank 0 alone still at C_nv (its uplink):
   // 3b / C_nv = 2081.3 us, plus 4 us + 3 rounds x 1 us.
-  CHECK(out.time_s == Approx(kLaunch + 3e-6 + 3.0 * b / kNv).epsilon(0.01));
+  CHECK(out.time_s == Approx(kLaunch + 3e-6 + 3.0 * b / kNv).epsilon(kPsRounding));
 }
 
 TEST_CASE("automatic algorithm choice follows size and topology", "[collectives]") {

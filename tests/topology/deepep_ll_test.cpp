@@ -17,6 +17,7 @@
 #include "tests/topology/test_cluster.hpp"
 #include "topology/collectives.hpp"
 
+using namespace stepsim;
 using namespace stepsim::topo;
 using Catch::Detail::Approx;
 

@@ -7,7 +7,7 @@
 
 using namespace stepsim;
 using namespace stepsim::topo;
-using namespace stepsim::topo::test;
+using namespace stepsim::test;
 using Catch::Detail::Approx;
 
 namespace {

@@ -1,8 +1,8 @@
 // The network model against real hardware: nccl-tests all_reduce_perf on 8 x H100 SXM
 // (reference.md section 4).
 //
-// Calibration is global, per GPU and link type, never per size (test_cluster.hpp mirrors the
-// catalog's H100 entry):
+// Calibration is global, per GPU and link type, never per size (h100() in tests/support/fixtures.hpp
+// mirrors the catalog's H100 entry):
 //  - NVLink protocol efficiency 0.82: NCCL rings reach ~370 of 450 GB/s (reference.md).
 //  - Latency: the larger of the route's (a 1.24 us launch plus 1 us per NVLink step) and NCCL's
 //    for the algorithm and protocol (the 8-byte all-reduce, 14 ring steps, takes 13.67 us).
@@ -20,6 +20,7 @@
 #include "topology/collective_sweep.hpp"
 #include "topology/nccl_reference.hpp"
 
+using namespace stepsim;
 using namespace stepsim::topo;
 
 TEST_CASE("8 x H100 all-reduce follows the nccl-tests curve", "[collectives][nccl]") {

@@ -50,7 +50,9 @@ TEST_CASE("a slow but in-range transfer still completes at its exact time", "[fl
   spec.nvlink_latency_s = 1e3;  // 1,000 s per step: 1e15 ps, far inside the range
   const auto done = flow_time_range::ring_all_reduce(spec);
   REQUIRE(done.size() == 1);
-  // 7 reduce-scatter + 7 all-gather steps of 1,000 s each at least: more than 14,000 s, positive.
-  CHECK(to_seconds(done[0]) > 14e3);
+  // 7 reduce-scatter + 7 all-gather steps of 1,000 s each plus the 4 us launch (the route's latency,
+  // above NCCL's 32.2 us), then 1.75 x 1 GiB at 369 GB/s = 5.092 ms: 14,000.005096 s. Times are whole
+  // picoseconds, exact here to 1e-15 of the result; 1e-12 is 14 ns, far below the 5 ms transfer.
+  CHECK(to_seconds(done[0]) == Approx(14e3 + 4e-6 + 1.75 * test::kGiB / test::kNv).epsilon(1e-12));
   CHECK(done[0] < kTimeRangeEnd);
 }

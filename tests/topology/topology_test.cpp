@@ -6,9 +6,10 @@
 #include "sim/error.hpp"
 #include "tests/topology/test_cluster.hpp"
 
+using namespace stepsim;
 using namespace stepsim::topo;
 using Catch::Detail::Approx;
-using stepsim::topo::test::cluster;
+using stepsim::test::cluster;
 
 namespace {
 std::vector<LinkId> route(const Topology& t, GpuId a, GpuId b, std::uint32_t ch = 0) {

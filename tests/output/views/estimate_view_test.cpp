@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "output/views/estimate_view.hpp"
-#include "tests/workloads/fixtures.hpp"
+#include "tests/support/fixtures.hpp"
 
 using namespace stepsim;
 using namespace stepsim::work;
@@ -12,20 +12,9 @@ namespace {
 
 const out::EstimateLabels kLabels{"tiny", "round", "tiny-gpt"};
 
+/// The notebook's H100 row: 900 TFLOP/s, 3.35 TB/s, 200 Gb/s, $3.93/h.
 JobSpec notebook_h100() {
-  JobSpec j;
-  j.model = test::llama_70b();
-  j.cluster.gpu.id = "h100";
-  j.cluster.gpu.bf16_peak = units::flops_per_s(900e12);
-  j.cluster.gpu.hbm_bw = units::bytes_per_s(3.35e12);
-  j.cluster.gpu.hbm_capacity = units::bytes(80e9);
-  j.cluster.gpu.nic_bw = units::bytes_per_s(25e9);  // 200 Gb/s
-  j.cluster.gpu.price_per_hour = 3.93;
-  j.parallel.dp = 8;
-  j.estimate.formulas = EstimateFormulas::notebook;
-  j.estimate.notebook = {70e9, 6.0, 1.2, 16.0, 5.0, 512'000.0, 2.0, 8};
-  j.estimate.target_tokens_per_s = 200'000.0;
-  return j;
+  return test::notebook_job(900, 3.35, 200, 3.93);
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "output/views/kv_view.hpp"
-#include "tests/workloads/fixtures.hpp"
+#include "tests/support/fixtures.hpp"
 
 using namespace stepsim;
 using namespace stepsim::work;
@@ -25,17 +25,7 @@ TEST_CASE("KV JSON echoes the inputs and the figures, GPU figures are null witho
 }
 
 TEST_CASE("KV table with a GPU gives the fit and the largest batch") {
-  KvQuery q;
-  q.context = 8192;
-  q.batch = 32;
-  q.overhead = 1.2;
-  q.params = 70e9;
-  topo::GpuSpec g;
-  g.hbm_capacity = units::bytes(141e9);
-  g.hbm_bw = units::bytes_per_s(4.8e12);
-  g.eff.estimate_memory = 0.75;
-  q.gpu = g;
-  q.gpus = 8;
+  const KvQuery q = test::kv_70b_on_8_h200();
   const KvReport r = size_kv(test::llama_70b(), q);
   const auto j = out::kv_json(r, q, {"llama-3.1-70b", "h200"});
   CHECK(j["fits"] == true);

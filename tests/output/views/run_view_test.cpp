@@ -71,7 +71,10 @@ TEST_CASE("run JSON: feasible and the headroom come before the step time", "[run
   const auto b = out::run_json(over.scenario.job, over.sim, kRunViewLabels);
   CHECK(a["feasible"] == true);
   CHECK(b["feasible"] == false);
+  // Headroom = usable capacity less the busiest rank's peak, from the simulation's own figures.
+  const double peak = fits.sim.report.ranks[fits.sim.report.peak_rank].memory.peak.value();
   CHECK(a["memory_headroom_bytes"].get<double>() > 0.0);
+  CHECK(a["memory_headroom_bytes"].get<double>() == fits.sim.usable_hbm.value() - peak);
   CHECK(b["memory_headroom_bytes"].get<double>() ==
         Approx(-b["memory"]["peak_bytes"].get<double>() / 2.0));  // capacity = peak / 2
   // Keys keep their order: feasibility is printed before any rate.

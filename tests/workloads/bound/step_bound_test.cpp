@@ -5,13 +5,13 @@
 #include <map>
 
 #include "sim/error.hpp"
+#include "tests/support/fixtures.hpp"
 #include "tests/workloads/fake_planner.hpp"
-#include "tests/workloads/fixtures.hpp"
 #include "topology/topology.hpp"
 #include "workloads/bound/comm_bound.hpp"
+#include "workloads/bound/step_bound.hpp"
 #include "workloads/layout/layout_space.hpp"
 #include "workloads/step/simulate.hpp"
-#include "workloads/bound/step_bound.hpp"
 #include "workloads/step/train_step.hpp"
 
 using namespace stepsim;

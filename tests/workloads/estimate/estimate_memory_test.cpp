@@ -4,7 +4,7 @@
 // (with SP), 2 sbh per layer under full recompute.
 #include <catch2/catch.hpp>
 
-#include "tests/workloads/fixtures.hpp"
+#include "tests/support/fixtures.hpp"
 #include "workloads/estimate/estimate.hpp"
 #include "workloads/estimate/estimate_parts.hpp"
 

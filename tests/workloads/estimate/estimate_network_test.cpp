@@ -6,7 +6,7 @@
 #include <limits>
 #include <string>
 
-#include "tests/workloads/fixtures.hpp"
+#include "tests/support/fixtures.hpp"
 #include "workloads/estimate/estimate.hpp"
 #include "workloads/estimate/estimate_parts.hpp"
 

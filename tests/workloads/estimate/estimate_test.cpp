@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "tests/workloads/fixtures.hpp"
+#include "tests/support/fixtures.hpp"
 #include "workloads/estimate/estimate.hpp"
 
 using namespace stepsim;

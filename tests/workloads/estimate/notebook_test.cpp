@@ -3,33 +3,14 @@
 
 #include <cmath>
 
-#include "tests/workloads/fixtures.hpp"
 #include "sim/units.hpp"
+#include "tests/support/fixtures.hpp"
 #include "workloads/estimate/estimate.hpp"
 
 using namespace stepsim;
 using namespace stepsim::work;
 
 namespace {
-
-/// The notebook's inputs: N = 70e9, L = 80, d = 8192, b = 2, kappa 6, gamma 1.2, alpha_opt 16, c_act 5,
-/// B_g = 512,000, b_grad 2, p = 8, target 200,000 tokens/s, e = 0.75 everywhere.
-JobSpec notebook_job(double tflops, double hbm_tb_s, double nic_gbps, double price) {
-  JobSpec j;
-  j.model = test::llama_70b();
-  j.cluster.gpu.id = "nb";
-  j.cluster.gpu.bf16_peak = units::flops_per_s(tflops * 1e12);
-  j.cluster.gpu.hbm_bw = units::bytes_per_s(hbm_tb_s * 1e12);
-  j.cluster.gpu.nic_bw = units::bytes_per_s(units::gbps_to_Bps(nic_gbps));
-  j.cluster.gpu.price_per_hour = price;
-  j.cluster.gpu.eff.estimate_compute = j.cluster.gpu.eff.estimate_memory =
-      j.cluster.gpu.eff.estimate_network = 0.75;
-  j.parallel.dp = 8;
-  j.estimate.formulas = EstimateFormulas::notebook;
-  j.estimate.notebook = {70e9, 6.0, 1.2, 16.0, 5.0, 512'000.0, 2.0, 8};
-  j.estimate.target_tokens_per_s = 200'000.0;
-  return j;
-}
 
 double rate(const Estimate& e, topo::Resource r) {
   for (const ResourceRate& x : e.rates)
@@ -41,7 +22,7 @@ double rate(const Estimate& e, topo::Resource r) {
 }  // namespace
 
 TEST_CASE("Notebook formulas: per-token demands") {
-  const Estimate e = estimate(notebook_job(900, 3.35, 200, 3.93));
+  const Estimate e = estimate(test::notebook_job(900, 3.35, 200, 3.93));
   CHECK(e.formulas == EstimateFormulas::notebook);
   CHECK(e.flops.hardware == Approx(5.04e11));  // 1.2 * 6 * 70e9
   CHECK(e.flops.model == Approx(4.2e11));      // 6 * 70e9
@@ -68,12 +49,13 @@ TEST_CASE("Notebook formulas reproduce the notebook's H100 / H200 / L4 table") {
   };
   for (const Row& r : rows) {
     CAPTURE(r.tflops);
-    const Estimate e = estimate(notebook_job(r.tflops, r.tb_s, r.gbps, r.price));
+    const Estimate e = estimate(test::notebook_job(r.tflops, r.tb_s, r.gbps, r.price));
     CHECK(std::round(rate(e, topo::Resource::compute) * 100) / 100 == Approx(r.comp));
     // r_mem to within one unit of the printed figure: the exact values are 287,435.22, 411,847.48
     // and 25,740.47; reference.md prints the last two as 411,848 and 25,741 (no single rounding
-    // rule maps all three exact values to the printed ones).
+    // rule maps all three exact values to the printed ones). Exactly: 0.75 x TB/s x 1e12 / 8,741,100.
     CHECK(rate(e, topo::Resource::hbm) == Approx(r.mem).margin(1.0));
+    CHECK(rate(e, topo::Resource::hbm) == Approx(0.75 * r.tb_s * 1e12 / 8'741'100.0).epsilon(1e-12));
     CHECK(std::round(rate(e, topo::Resource::nic)) == r.net);
     CHECK(e.bound == topo::Resource::compute);
     CHECK(e.tokens_per_s_per_gpu == rate(e, topo::Resource::compute));
@@ -85,13 +67,15 @@ TEST_CASE("Notebook formulas reproduce the notebook's H100 / H200 / L4 table") {
 }
 
 TEST_CASE("Notebook formulas: cluster HBM demand, MFU and cost per token") {
-  const Estimate e = estimate(notebook_job(900, 3.35, 200, 3.93));
-  // 200,000 tokens/s * 8,741,100 B/token = 1.748 TB/s (the notebook's cluster_HBM_TBs).
-  CHECK(e.sizing->cluster_hbm_Bps / 1e12 == Approx(1.748).margin(0.0005));
+  const Estimate e = estimate(test::notebook_job(900, 3.35, 200, 3.93));
+  // 200,000 tokens/s * 8,741,100 B/token = 1.74822 TB/s (the notebook's cluster_HBM_TBs, 1.748).
+  CHECK(e.sizing->cluster_hbm_Bps == Approx(1.74822e12).epsilon(1e-12));
   // MFU = 6N * r / peak = 4.2e11 * 1,339.29 / 9e14 = 0.625 (= 0.75 / gamma).
   CHECK(e.mfu == Approx(0.625));
+  // r = 0.75 x 9e14 / 5.04e11 = 1,339.2857 tokens/s per GPU.
+  const double r = 0.75 * 900e12 / 5.04e11;
   // $3.93 / (1,339.29 tokens/s * 3,600 s) * 1e6 = $0.8151 per million tokens.
-  CHECK(e.cost.per_million_tokens == Approx(0.81511).epsilon(1e-4));
-  // Step time at the scenario's 8 GPUs: 512,000 / (8 * 1,339.29) = 47.79 s.
-  CHECK(e.step_time_s == Approx(47.787).epsilon(1e-4));
+  CHECK(e.cost.per_million_tokens == Approx(3.93 / (r * 3600) * 1e6).epsilon(1e-12));
+  // Step time at the scenario's 8 GPUs: 512,000 / (8 * 1,339.29) = 47.787 s.
+  CHECK(e.step_time_s == Approx(512'000.0 / (8 * r)).epsilon(1e-12));
 }

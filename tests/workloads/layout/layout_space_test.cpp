@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "tests/workloads/fixtures.hpp"
+#include "tests/support/fixtures.hpp"
 #include "workloads/layout/layout_space.hpp"
 
 using namespace stepsim;

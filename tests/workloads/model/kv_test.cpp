@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include "tests/workloads/fixtures.hpp"
 #include "sim/error.hpp"
+#include "tests/support/fixtures.hpp"
 #include "workloads/model/kv.hpp"
 
 using namespace stepsim;
@@ -52,18 +52,8 @@ TEST_CASE("Per-rank KV shards heads but never below one head") {
 }
 
 TEST_CASE("size_kv: cache, fit, decode bandwidth and the largest batch and context") {
-  KvQuery q;
-  q.context = 8192;
-  q.batch = 32;
-  q.overhead = 1.2;
-  q.params = 70e9;
+  KvQuery q = test::kv_70b_on_8_h200();
   q.target_tokens_per_s = 2000.0;
-  topo::GpuSpec h200;
-  h200.hbm_capacity = units::bytes(141e9);
-  h200.hbm_bw = units::bytes_per_s(4.8e12);
-  h200.eff.estimate_memory = 0.75;
-  q.gpu = h200;
-  q.gpus = 8;
   const KvReport r = size_kv(with_kv_heads(8), q);
   CHECK(r.bytes_per_token == 327'680.0);
   CHECK(r.bytes_per_sequence == 2'684'354'560.0);     // 327,680 * 8,192

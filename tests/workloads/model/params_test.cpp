@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "tests/workloads/fixtures.hpp"
+#include "tests/support/fixtures.hpp"
 #include "workloads/model/params.hpp"
 
 using stepsim::work::Activation;
@@ -11,18 +11,6 @@ using stepsim::work::NormKind;
 using stepsim::work::PositionEmbedding;
 
 namespace {
-
-ModelSpec llama2_7b() {
-  ModelSpec m;
-  m.layers = 32;
-  m.hidden = 4096;
-  m.heads = 32;
-  m.kv_heads = 32;
-  m.head_dim = 128;
-  m.ffn = 11008;
-  m.vocab = 32000;
-  return m;  // swiglu, rmsnorm, rope, no biases, untied: the defaults
-}
 
 ModelSpec gpt3_175b() {
   ModelSpec m;
@@ -45,7 +33,7 @@ ModelSpec gpt3_175b() {
 }  // namespace
 
 TEST_CASE("Llama-2-7B count matches the checkpoint exactly") {
-  const auto b = count_params(llama2_7b());
+  const auto b = count_params(stepsim::test::llama2_7b());
   // embedding = head = 32000 x 4096 = 131,072,000
   CHECK(b.embedding == 131072000.0);
   CHECK(b.lm_head == 131072000.0);
@@ -89,7 +77,7 @@ TEST_CASE("untying the head adds vocab x hidden, GELU and ReLU MLPs have two mat
 }
 
 TEST_CASE("grouped-query attention shrinks K and V only") {
-  ModelSpec m = llama2_7b();
+  ModelSpec m = stepsim::test::llama2_7b();
   const double mha = count_params(m).attention;
   m.kv_heads = 8;
   // K and V go from 4096 x 4096 to 4096 x (8 x 128) each: saves 2 x 4096 x 3072 per layer
@@ -97,7 +85,7 @@ TEST_CASE("grouped-query attention shrinks K and V only") {
 }
 
 TEST_CASE("Mixtral 8x7B: total counts every expert, active only the top-2") {
-  ModelSpec m = llama2_7b();
+  ModelSpec m = stepsim::test::llama2_7b();
   m.kv_heads = 8;
   m.ffn = 0;
   m.vocab = 32000;
@@ -143,7 +131,7 @@ TEST_CASE("MoE layers interleaved with dense ones (moe_layer_freq) count each ki
   // Mixtral's dimensions with a dense FFN of 14336 in every second layer: 16 dense and 16 MoE
   // layers. The counts depend on how many of each there are, not on their order, so the pattern
   // [0, 1] x 16, the integer form 2 (layers 0, 2, ... MoE) and 16 leading dense layers agree.
-  ModelSpec m = llama2_7b();
+  ModelSpec m = stepsim::test::llama2_7b();
   m.kv_heads = 8;
   m.ffn = 14336;
   m.vocab = 32000;

@@ -2,9 +2,10 @@
 #include <cmath>
 #include <string>
 
-#include "workloads/step/explain.hpp"
+#include "tests/support/fixtures.hpp"
 #include "workloads/model/kv.hpp"
 #include "workloads/model/params.hpp"
+#include "workloads/step/explain.hpp"
 #include "workloads/step/simulate.hpp"
 
 using namespace stepsim;
@@ -12,37 +13,13 @@ using namespace stepsim::work;
 
 namespace {
 
-/// Llama-2-7B dimensions: 32 layers, h 4096, 32 heads of 128 (MHA), SwiGLU 11,008, vocab 32,000.
-/// Parameters: attention 4 h^2 x 32 = 2,147,483,648; MLP 3 x 4096 x 11008 x 32 = 4,328,521,728;
-/// norms 65 x 4096 = 266,240; embedding = head = 131,072,000; total 6,738,415,616.
-ModelSpec llama2_7b() {
-  ModelSpec m;
-  m.id = "llama-2-7b";
-  m.layers = 32;
-  m.hidden = 4096;
-  m.heads = 32;
-  m.kv_heads = 32;
-  m.head_dim = 128;
-  m.ffn = 11008;
-  m.vocab = 32000;
-  return m;
-}
-
-/// One GPU with round figures and no launch overhead, so a kernel takes exactly its roofline time:
-/// 1,000 TFLOP/s, 2 TB/s HBM at 0.85, 80 GB.
+/// Llama-2-7B on one round GPU (test::round_gpu(), no launch overhead, so a kernel takes exactly its
+/// roofline time): 1,000 TFLOP/s, 2 TB/s HBM at 0.85, 80 GB; FP32 60 TFLOP/s.
 JobSpec inference(WorkloadKind kind, int batch) {
   JobSpec j;
-  j.model = llama2_7b();
-  topo::GpuSpec& g = j.cluster.gpu;
-  g.id = "round";
-  g.bf16_peak = units::flops_per_s(1000e12);
-  g.fp32_peak = units::flops_per_s(60e12);
-  g.hbm_bw = units::bytes_per_s(2e12);
-  g.hbm_capacity = units::bytes(80e9);
-  g.nvlink_bw = units::bytes_per_s(400e9);
-  g.nvlink_domain = 8;
-  g.nic_bw = units::bytes_per_s(50e9);
-  g.kernel_gap_s = 0.0;
+  j.model = test::llama2_7b();
+  j.cluster.gpu = test::round_gpu();
+  j.cluster.gpu.fp32_peak = units::flops_per_s(60e12);
   j.cluster.nodes = 1;
   j.cluster.gpus_per_node = 1;
   j.cluster.nvlink_domain = 1;
@@ -60,8 +37,8 @@ constexpr double kKvPerToken = 2.0 * 32 * 32 * 128 * 2;  // 524,288 B: K and V, 
 }  // namespace
 
 TEST_CASE("the model's parameter count is what the inference test derives") {
-  CHECK(count_params(llama2_7b()).total == kParams);
-  CHECK(kv_bytes_per_token(llama2_7b(), 2.0) == kKvPerToken);
+  CHECK(count_params(test::llama2_7b()).total == kParams);
+  CHECK(kv_bytes_per_token(test::llama2_7b(), 2.0) == kKvPerToken);
 }
 
 TEST_CASE("decode at batch 1 streams the weights and the cache: HBM-bound") {
@@ -104,8 +81,8 @@ TEST_CASE("the KV capacity limit is reference.md's formula") {
   q.batch = 4;
   q.params = kParams;
   q.gpu = inference(WorkloadKind::decode, 4).cluster.gpu;
-  CHECK(size_kv(llama2_7b(), q).max_batch == std::optional<long long>(s.plan.kv.max_batch));
-  CHECK(size_kv(llama2_7b(), q).max_context == std::optional<long long>(s.plan.kv.max_context));
+  CHECK(size_kv(test::llama2_7b(), q).max_batch == std::optional<long long>(s.plan.kv.max_batch));
+  CHECK(size_kv(test::llama2_7b(), q).max_context == std::optional<long long>(s.plan.kv.max_context));
 }
 
 TEST_CASE("decode of an MoE model reads only the experts its tokens pick") {

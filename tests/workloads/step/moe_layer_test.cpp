@@ -1,11 +1,11 @@
 #include <catch2/catch.hpp>
 
+#include "tests/support/fixtures.hpp"
 #include "tests/workloads/counting_sink.hpp"
-#include "tests/workloads/fixtures.hpp"
+#include "workloads/layout/rank_layout.hpp"
+#include "workloads/model/params.hpp"
 #include "workloads/step/layer_ops.hpp"
 #include "workloads/step/moe_layer.hpp"
-#include "workloads/model/params.hpp"
-#include "workloads/layout/rank_layout.hpp"
 
 using namespace stepsim;
 using namespace stepsim::work;

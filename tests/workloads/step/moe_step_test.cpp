@@ -307,8 +307,12 @@ TEST_CASE("MoE step: FP8 dispatch sends a byte and a scale per 128 elements, the
     if (r.bytes == Approx(2'162'688.0)) ++dispatch;
     if (r.bytes == Approx(4'194'304.0)) ++combine;
   }
+  // Every EP all-to-all is one of the two, and each FP8 send to the experts (the forward's dispatch,
+  // the backward's gradients) has its 16-bit way back (the forward's combine, the backward's
+  // gradients from the experts: docs/scenarios.md, moe.fp8_dispatch).
   CHECK(dispatch > 0);
-  CHECK(combine > 0);
+  CHECK(dispatch == combine);
+  CHECK(std::size_t(dispatch + combine) == all_to_alls(planner).size());
   // The tokens are quantised before they leave; the experts still build the column-wise copy their
   // weight gradient needs.
   bool before_dispatch = false, in_experts = false;

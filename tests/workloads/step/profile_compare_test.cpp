@@ -21,8 +21,8 @@
 #include <string>
 
 #include "output/profile/profile_compare.hpp"
-#include "scenarios/catalog.hpp"
 #include "scenarios/scenario.hpp"
+#include "tests/support/catalog.hpp"
 #include "tests/workloads/fake_planner.hpp"
 #include "workloads/step/rank_sink.hpp"
 #include "workloads/step/train_step.hpp"
@@ -56,9 +56,8 @@ std::map<std::string, double> profile_classes() {
 
 /// Simulated kernel time per class of four MoE layers (3-6), micro-batch 0, forward and backward.
 std::map<std::string, double> simulated_classes() {
-  const auto catalog = scen::Catalog::load_dir(fs::path(STEPSIM_DATA_BUILD_DIR) / "catalog");
   const scen::Scenario s =
-      scen::load_scenario(kSource / "scenarios/profiles/deepseek-v3-ep64-h800.toml", catalog);
+      scen::load_scenario(kSource / "scenarios/profiles/deepseek-v3-ep64-h800.toml", test::builtin_catalog());
   work::fakes::FixedCostPlanner planner([](const CommRequest&) { return Time::zero(); });
   const StepPlan plan = build_train_step(s.job, planner);
   const double beside_comm = 1.0 / (1.0 - s.job.cluster.gpu.comm_sm_fraction);

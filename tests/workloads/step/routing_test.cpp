@@ -67,7 +67,11 @@ TEST_CASE("a skewed router keeps total bytes sent equal to bytes received") {
   // The combine returns every copy: it is the transpose.
   CHECK(r.combine[1 * 8 + 6] == Approx(r.dispatch[6 * 8 + 1]));
   CHECK(r.expert_imbalance == Approx(3.0).epsilon(1e-9));
+  // Max over mean copies per rank (routing.hpp's definition).
+  double busiest = 0.0, copies = 0.0;
+  for (const auto& rank : r.ranks) busiest = std::max(busiest, rank.copies), copies += rank.copies;
   CHECK(r.rank_imbalance > 1.0);
+  CHECK(r.rank_imbalance == Approx(busiest / (copies / 8)).epsilon(1e-12));
 }
 
 TEST_CASE("the seed moves the hot experts, never the load profile, and the same seed repeats exactly") {

@@ -129,12 +129,21 @@ TEST_CASE("the first 1F1B stage keeps p micro-batches of activations: Korthikant
   job.model.vocab = 1;
   auto planner = free_comm();
   const auto s = simulate(job, planner);
+  // One layer of one micro-batch (docs/model.md, no recompute; FlashAttention stores no scores; no
+  // dropout masks): s b (4 b_a h + b_a (q + k + v + o + f_in + f)) = 2,048 tokens x (8h + 2 x 12h) B =
+  // 2,048 x 32 x 1,024 = 67,108,864 B, plus FlashAttention's fp32 log-sum-exp per head kept for the
+  // backward, 2,048 x 16 x 4 = 131,072: 67,239,936 B.
+  const double per_layer = 2048.0 * 32 * 1024 + 2048.0 * 16 * 4;
   const DenseLayer layer(layer_dims(job, job.workload.micro_batch));
-  // Stage 0 has L / p layers and p micro-batches in flight at the end of warm-up: L layers' worth.
-  const double expected = job.model.layers * layer.stored_activation_bytes(Recompute::none);
+  CHECK(layer.stored_activation_bytes(Recompute::none) == per_layer);
+  // Stage 0 has L / p layers and p micro-batches in flight at the end of warm-up: L layers' worth,
+  // 8 x 67,239,936 = 537,919,488 B.
+  const double expected = job.model.layers * per_layer;
   CHECK(s.report.ranks[0].memory.activations.value() == Approx(expected).epsilon(1e-9));
-  // The last stage keeps one micro-batch (plus the fp32 logits of its loss).
+  // The last stage keeps one micro-batch of its 2 layers plus the fp32 logits of its loss (2,048 tokens
+  // x a 1-token vocabulary x 4 B): 134,479,872 + 8,192 = 134,488,064 B.
   CHECK(s.report.ranks[3].memory.activations.value() < expected / 3);
+  CHECK(s.report.ranks[3].memory.activations.value() == Approx(2 * per_layer + 2048.0 * 4).epsilon(1e-12));
 }
 
 TEST_CASE("communication that takes time shows up as exposed communication of its group") {

@@ -2,7 +2,7 @@
 #include <cmath>
 #include <string>
 
-#include "tests/workloads/fixtures.hpp"
+#include "tests/support/fixtures.hpp"
 #include "topology/compute_model.hpp"
 #include "workloads/step/layer_ops.hpp"
 #include "workloads/step/simulate.hpp"

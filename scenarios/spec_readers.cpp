@@ -311,7 +311,8 @@ void read_gpu_fields(TableReader& r, topo::GpuSpec& g) {
 
 void validate_gpu(const topo::GpuSpec& g, const TableReader& r) {
   if (!(g.bf16_peak.value() > 0.0)) missing(r, "bf16_tflops", "dense BF16 TFLOP/s");
-  if (!(g.hbm_capacity.value() > 0.0)) missing(r, "hbm_gib", "memory capacity in GiB (or hbm_gb in 1e9 bytes)");
+  if (!(g.hbm_capacity.value() > 0.0))
+    missing(r, "hbm_gib", "memory capacity in GiB (or hbm_gb in 1e9 bytes)");
   if (g.usable_hbm().value() <= 0.0)
     r.fail("hbm_reserved_gib", "reserves all of the device memory", "set it below hbm_gib");
   if (!(g.hbm_bw.value() > 0.0)) missing(r, "hbm_tb_s", "memory bandwidth in TB/s");

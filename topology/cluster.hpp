@@ -26,7 +26,7 @@ struct CustomLink {
 struct FabricSpec {
   FabricKind kind = FabricKind::rail_optimized;
   int tiers = 2;            ///< 2 = leaf/spine, 3 = leaf/spine/core
-  BytesPerSecond nic_bw;  ///< per GPU per direction; 0 = the GPU's catalog default
+  BytesPerSecond nic_bw;    ///< per GPU per direction; 0 = the GPU's catalog default
   /// Downlink:uplink bandwidth ratio at each switch tier (leaf, spine, core); 1 = non-blocking.
   std::array<double, 3> oversubscription{1.0, 1.0, 1.0};
   int hosts_per_leaf = 32;        ///< NICs attached to one leaf switch (per rail for rail-optimised)

@@ -9,7 +9,8 @@ std::uint32_t PatternPool::add(std::vector<LinkUse> uses) {
   double spb = 0.0;
   LinkId bottleneck = kNoLink;
   for (const LinkUse& u : uses)
-    if (const double t = u.coefficient / topo_->link(u.link).bw.value(); t > spb) spb = t, bottleneck = u.link;
+    if (const double t = u.coefficient / topo_->link(u.link).bw.value(); t > spb)
+      spb = t, bottleneck = u.link;
   begin_.push_back(static_cast<std::uint32_t>(uses_.size()));
   uses_.insert(uses_.end(), uses.begin(), uses.end());
   spb_.push_back(spb);

@@ -31,7 +31,8 @@ KernelTime kernel_time(const GpuSpec& gpu, const KernelWork& w) {
   double compute_s = w.flops.value() > 0.0 ? w.flops.value() / (peak * eff) : 0.0;
   if (w.vector_ops > 0.0 && gpu.fp32_peak.value() > 0.0)
     compute_s += w.vector_ops / (gpu.fp32_peak.value() * gpu.sustained_clock * gpu.eff.elementwise);
-  const double memory_s = w.hbm_bytes.value() > 0.0 ? w.hbm_bytes.value() / (gpu.hbm_bw.value() * hbm_eff) : 0.0;
+  const double memory_s =
+      w.hbm_bytes.value() > 0.0 ? w.hbm_bytes.value() / (gpu.hbm_bw.value() * hbm_eff) : 0.0;
   KernelTime t;
   t.bound = compute_s >= memory_s ? Resource::compute : Resource::hbm;
   t.duration = from_seconds(std::max(compute_s, memory_s) + w.launches * gpu.kernel_gap_s);

@@ -144,10 +144,10 @@ struct GpuSpec {
   std::string id;                 ///< catalog key, e.g. "h100-sxm"
   std::string name;               ///< display name, e.g. "NVIDIA H100 SXM5 80GB"
   GpuArch arch = GpuArch::other;  ///< generation (catalog key `architecture`)
-  FlopsPerSecond bf16_peak;  ///< dense BF16/FP16 tensor FLOP/s (no sparsity)
-  FlopsPerSecond fp8_peak;   ///< dense FP8; 0 = unsupported
-  FlopsPerSecond fp4_peak;   ///< dense FP4; 0 = unsupported
-  FlopsPerSecond fp32_peak;  ///< non-tensor FP32; 0 = unknown
+  FlopsPerSecond bf16_peak;       ///< dense BF16/FP16 tensor FLOP/s (no sparsity)
+  FlopsPerSecond fp8_peak;        ///< dense FP8; 0 = unsupported
+  FlopsPerSecond fp4_peak;        ///< dense FP4; 0 = unsupported
+  FlopsPerSecond fp32_peak;       ///< non-tensor FP32; 0 = unknown
   /// Device memory as the datasheet means it (80 GB parts have 80 GiB; see the catalog).
   Bytes hbm_capacity;
   /// Held before any tensor: the CUDA context, cuBLAS/cuDNN workspaces and NCCL buffers.
@@ -155,10 +155,10 @@ struct GpuSpec {
   /// Share of the rest lost to the caching allocator's fragmentation.
   double hbm_fragmentation = 0.0;
   BytesPerSecond hbm_bw;
-  BytesPerSecond nvlink_bw;  ///< scale-up bandwidth per GPU per direction; 0 = no NVLink
-  int nvlink_domain = 1;     ///< GPUs in one scale-up domain (8 for HGX, 72 for NVL72, 1 = none)
-  BytesPerSecond pcie_bw;    ///< host link per direction
-  BytesPerSecond nic_bw;     ///< default scale-out bandwidth per GPU per direction
+  BytesPerSecond nvlink_bw;     ///< scale-up bandwidth per GPU per direction; 0 = no NVLink
+  int nvlink_domain = 1;        ///< GPUs in one scale-up domain (8 for HGX, 72 for NVL72, 1 = none)
+  BytesPerSecond pcie_bw;       ///< host link per direction
+  BytesPerSecond nic_bw;        ///< default scale-out bandwidth per GPU per direction
   double price_per_hour = 0.0;  ///< USD per GPU-hour, representative (see price_note)
   std::string price_note;       ///< where the price comes from ("article, mid-2026 on-demand")
   Efficiency eff;

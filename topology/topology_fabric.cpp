@@ -93,8 +93,10 @@ void Topology::add_fabric_links(Fabric& fab, double leaf_spine_bw, double spine_
   for (std::uint32_t leaf = 0; leaf < fab.leaves; ++leaf)
     for (std::uint32_t j = 0; j < P; ++j) {
       const VertexId spine = spine_v[(leaf / fab.leaves_per_pod) * P + j];
-      fab.leaf_up[leaf * P + j] = add_link(leaf_v[leaf], spine, LinkKind::leaf_spine, BytesPerSecond::of(leaf_spine_bw), hop);
-      fab.leaf_down[leaf * P + j] = add_link(spine, leaf_v[leaf], LinkKind::leaf_spine, BytesPerSecond::of(leaf_spine_bw), hop);
+      fab.leaf_up[leaf * P + j] =
+          add_link(leaf_v[leaf], spine, LinkKind::leaf_spine, BytesPerSecond::of(leaf_spine_bw), hop);
+      fab.leaf_down[leaf * P + j] =
+          add_link(spine, leaf_v[leaf], LinkKind::leaf_spine, BytesPerSecond::of(leaf_spine_bw), hop);
     }
   if (fab.cores == 0) return;
   const std::uint32_t C = fab.cores;
@@ -108,7 +110,8 @@ void Topology::add_fabric_links(Fabric& fab, double leaf_spine_bw, double spine_
         const std::size_t i = (std::size_t{pod} * P + j) * C + k;
         const VertexId spine = spine_v[pod * P + j], core = core_v[j * C + k];
         fab.spine_up[i] = add_link(spine, core, LinkKind::spine_core, BytesPerSecond::of(spine_core_bw), hop);
-        fab.spine_down[i] = add_link(core, spine, LinkKind::spine_core, BytesPerSecond::of(spine_core_bw), hop);
+        fab.spine_down[i] =
+            add_link(core, spine, LinkKind::spine_core, BytesPerSecond::of(spine_core_bw), hop);
       }
 }
 

@@ -12,10 +12,14 @@ namespace stepsim::out {
 std::string format_seconds(double seconds);
 /// Decimal units: "1.50 GB", "320 MB".
 std::string format_bytes(double bytes);
-inline std::string format_bytes(Bytes b) { return format_bytes(b.value()); }
+inline std::string format_bytes(Bytes b) {
+  return format_bytes(b.value());
+}
 /// Binary, labelled: "79.65 GiB" (device memory as the device and PyTorch report it).
 std::string format_gib(double bytes);
-inline std::string format_gib(Bytes b) { return format_gib(b.value()); }
+inline std::string format_gib(Bytes b) {
+  return format_gib(b.value());
+}
 /// "1,339.29" style thousands separators with `decimals` digits after the point; a value that
 /// rounds to zero prints without a sign ("0.0", never "-0.0").
 std::string format_number(double value, int decimals);

@@ -197,9 +197,9 @@ void Hdf5Writer::end() {
     h5::Table<h5::LinkRowH5> table(t_->file, "links", h5::link_type(), 65536);
     const auto links = sim_.topology->links();
     for (topo::LinkId l = 0; l < links.size(); ++l)
-      table.append({l, static_cast<std::uint8_t>(links[l].kind), links[l].from, links[l].to, links[l].bw.value(),
-                    links[l].latency_s, usage[l].bytes, usage[l].busy_s, usage[l].mean_utilisation,
-                    usage[l].peak_utilisation});
+      table.append({l, static_cast<std::uint8_t>(links[l].kind), links[l].from, links[l].to,
+                    links[l].bw.value(), links[l].latency_s, usage[l].bytes, usage[l].busy_s,
+                    usage[l].mean_utilisation, usage[l].peak_utilisation});
     table.flush();
   } catch (const H5::Exception& e) {
     hdf5_writer::failed(path_, e);

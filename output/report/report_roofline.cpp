@@ -78,7 +78,8 @@ namespace {
 /// The datasheet roofline, the achievable one, and their labels.
 void draw_ceilings(svg::Canvas& c, const LogAxes& a, const work::JobSpec& job) {
   const topo::GpuSpec& gpu = job.cluster.gpu;
-  const double peak = gpu.peak_flops(job.precision.compute).value(), bw = gpu.hbm_bw.value(), ridge = peak / bw;
+  const double peak = gpu.peak_flops(job.precision.compute).value(), bw = gpu.hbm_bw.value(),
+               ridge = peak / bw;
   ceiling(c, a, peak, bw, "#222", 2.0, {});
   ceiling(c, a, peak * gpu.eff.headline(topo::OpClass::gemm), bw * gpu.eff.hbm, "#888", 1.2, "6,4");
   // The ceiling's name sits above the slope's end, left of the ridge, where the kernels never are.

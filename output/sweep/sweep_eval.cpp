@@ -130,14 +130,15 @@ void fill(Row& row, const SweepSchema& schema, const PointOutcome& o) {
     fits = o.simulation->fits;
     if (!fits) {
       const auto& r = o.simulation->report.ranks[o.simulation->report.peak_rank];
-      message = "memory peak " + gb(r.memory.peak.value()) + " on rank " + std::to_string(r.rank) + " (stage " +
-                std::to_string(r.stage) + ") exceeds " + gb(o.simulation->usable_hbm.value()) + " of HBM";
+      message = "memory peak " + gb(r.memory.peak.value()) + " on rank " + std::to_string(r.rank) +
+                " (stage " + std::to_string(r.stage) + ") exceeds " + gb(o.simulation->usable_hbm.value()) +
+                " of HBM";
     }
   } else if (o.estimate.memory && !o.estimate.memory->fits()) {
     fits = false;
     message = "estimated memory " + gb(o.estimate.memory->total().value()) + " on stage " +
-              std::to_string(o.estimate.memory->stage) + " exceeds " + gb(o.estimate.memory->capacity.value()) +
-              " of HBM";
+              std::to_string(o.estimate.memory->stage) + " exceeds " +
+              gb(o.estimate.memory->capacity.value()) + " of HBM";
   }
   row[schema.first_result] = std::string(name(fits ? PointStatus::ok : PointStatus::out_of_memory));
   row[schema.first_result + 1] = std::move(message);

@@ -51,8 +51,8 @@ std::string cluster_line(const topo::ClusterSpec& c) {
   return std::to_string(c.nodes) + " nodes x " + std::to_string(c.gpus_per_node) + " = " +
          std::to_string(c.total_gpus()) + " GPUs, NVLink domain " + std::to_string(c.nvlink_domain) +
          (c.rack_gpus > 0 ? " of each " + std::to_string(c.rack_gpus) + "-GPU rack" : "") +
-         (c.nvls ? " (NVLS)" : "") + ", NIC " + num(units::in_gbit_per_s(c.nic_bw())) + " Gb/s, " +
-         kind + " " + std::to_string(c.fabric.tiers) + "-tier fabric" + (c.fabric.sharp ? " with SHARP" : "");
+         (c.nvls ? " (NVLS)" : "") + ", NIC " + num(units::in_gbit_per_s(c.nic_bw())) + " Gb/s, " + kind +
+         " " + std::to_string(c.fabric.tiers) + "-tier fabric" + (c.fabric.sharp ? " with SHARP" : "");
 }
 
 /// ", collectives forced to tree / ll" when [collective] forces NCCL's algorithm or protocol.

@@ -75,10 +75,10 @@ void memory_section(std::string& out, const work::Estimate& e) {
     return;
   }
   const work::MemoryEstimate& m = *e.memory;
-  out += fmt::format(
-      "\nmemory per GPU: weights {}  gradients {}  optimizer {}  activations {}  KV cache {}\n",
-      format_bytes(m.weights), format_bytes(m.gradients), format_bytes(m.optimizer),
-      format_bytes(m.activations), format_bytes(m.kv_cache));
+  out +=
+      fmt::format("\nmemory per GPU: weights {}  gradients {}  optimizer {}  activations {}  KV cache {}\n",
+                  format_bytes(m.weights), format_bytes(m.gradients), format_bytes(m.optimizer),
+                  format_bytes(m.activations), format_bytes(m.kv_cache));
   if (e.gpus > 1 && m.stage > 0) out += fmt::format("  (pipeline stage {} is the most loaded)\n", m.stage);
   out += fmt::format("  total {} of {}: {}\n", format_bytes(m.total()), format_bytes(m.capacity),
                      m.fits() ? "fits" : "DOES NOT FIT, short by " + format_bytes(m.shortfall()));
@@ -119,10 +119,10 @@ std::string estimate_table(const work::Estimate& e, const EstimateLabels& labels
     const work::MemoryEstimate& m = *e.memory;
     out += m.fits() ? fmt::format("memory: fits, {} of {} per GPU\n", format_bytes(m.total()),
                                   format_bytes(m.capacity))
-                    : fmt::format("memory: DOES NOT FIT, {} of {} per GPU ({} over); the rates below are not "
-                                  "achievable as configured\n",
-                                  format_bytes(m.total()), format_bytes(m.capacity),
-                                  format_bytes(m.shortfall()));
+                    : fmt::format(
+                          "memory: DOES NOT FIT, {} of {} per GPU ({} over); the rates below are not "
+                          "achievable as configured\n",
+                          format_bytes(m.total()), format_bytes(m.capacity), format_bytes(m.shortfall()));
   }
   out += "\n";
   rates_section(out, e);

@@ -158,7 +158,7 @@ json cluster_json(const topo::ClusterSpec& c) {
   for (const auto& l : f.custom_links)
     links.push_back(json{{"a", l.a}, {"b", l.b}, {"bw_Bps", l.bw.value()}, {"latency_s", l.latency_s}});
   json fabric{{"kind", fabric_name(f.kind)},        {"tiers", f.tiers},
-              {"nic_bw_Bps", c.nic_bw().value()},       {"oversubscription", f.oversubscription},
+              {"nic_bw_Bps", c.nic_bw().value()},   {"oversubscription", f.oversubscription},
               {"hosts_per_leaf", f.hosts_per_leaf}, {"leaves_per_pod", f.leaves_per_pod},
               {"hop_latency_s", f.hop_latency_s}};
   if (f.kind == topo::FabricKind::custom) {

@@ -161,15 +161,13 @@ std::string memory_table(const work::Simulation& s) {
   if (st.low_precision_weights > 0.0)
     mem.add_row({"FP8 weight copies", format_bytes(st.low_precision_weights)});
   mem.add_row({"activations at peak", format_bytes(peak.memory.activations)});
-  mem.add_row(
-      {"peak / usable", format_bytes(peak.memory.peak) + " / " + format_bytes(s.usable_hbm)});
+  mem.add_row({"peak / usable", format_bytes(peak.memory.peak) + " / " + format_bytes(s.usable_hbm)});
   const std::string usable = "  usable: " + format_gib(s.device_hbm) + " of device memory less " +
                              format_gib(s.device_hbm - s.usable_hbm) +
                              " (CUDA context, workspaces, NCCL buffers, fragmentation)\n";
   return mem.render() + usable +
          (s.fits ? "  fits\n"
-                 : "  DOES NOT FIT: " + format_bytes(peak.memory.peak - s.usable_hbm) +
-                       " over capacity\n");
+                 : "  DOES NOT FIT: " + format_bytes(peak.memory.peak - s.usable_hbm) + " over capacity\n");
 }
 
 /// Why the simulation and the closed-form estimate differ, largest effect first.

@@ -39,9 +39,9 @@ TEST_CASE("the built-in catalog has every required GPU and model") {
 TEST_CASE("catalog figures are converted to base units") {
   const auto& h100 = *stepsim::test::builtin_catalog().find_gpu("h100-sxm");
   CHECK(h100.bf16_peak.value() == Approx(989e12));  // 989 TFLOP/s
-  CHECK(h100.hbm_bw.value() == Approx(3.35e12));       // 3.35 TB/s
-  CHECK(h100.nvlink_bw.value() == Approx(450e9));      // 450 GB/s per direction
-  CHECK(h100.nic_bw.value() == Approx(50e9));          // 400 Gb/s / 8 = 50 GB/s
+  CHECK(h100.hbm_bw.value() == Approx(3.35e12));    // 3.35 TB/s
+  CHECK(h100.nvlink_bw.value() == Approx(450e9));   // 450 GB/s per direction
+  CHECK(h100.nic_bw.value() == Approx(50e9));       // 400 Gb/s / 8 = 50 GB/s
   CHECK(h100.kernel_gap_s == Approx(1.24e-6));
   CHECK(h100.host_launch_s == Approx(7.7e-6));
   CHECK(h100.eff.gemm16.peak == Approx(0.828));
@@ -107,7 +107,7 @@ vocab = 1000
   CHECK(h100.eff.hbm == Approx(0.8));
   CHECK(h100.eff.gemm16.peak == Approx(0.828));    // untouched
   CHECK(h100.bf16_peak.value() == Approx(989e12));  // untouched
-  CHECK(h100.nic_bw.value() == Approx(100e9));         // 800 Gb/s
+  CHECK(h100.nic_bw.value() == Approx(100e9));      // 800 Gb/s
   CHECK(c.gpus().size() == 9);
   CHECK(c.find_gpu("my-gpu")->name == "my-gpu");
   CHECK(c.find_model("llama-3.1-70b")->head_dim == 256);

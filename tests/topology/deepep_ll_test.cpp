@@ -39,7 +39,7 @@ constexpr LlRow kRows[] = {
 
 ClusterSpec h800(int nodes) {
   ClusterSpec spec = test::cluster(nodes);  // rail-optimised, 8 per node
-  spec.gpu.nvlink_bw = units::bytes_per_s(200e9);           // H800: 400 GB/s bidirectional
+  spec.gpu.nvlink_bw = units::bytes_per_s(200e9);  // H800: 400 GB/s bidirectional
   spec.gpu.eff.nvlink = 0.67;               // the catalog's H800 (derived from DeepEP's row 223)
   spec.gpu.kernel_gap_s = 1.24e-6;
   return spec;

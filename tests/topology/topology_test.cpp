@@ -71,7 +71,8 @@ TEST_CASE("oversubscription divides leaf uplinks", "[topology]") {
   double up = 0.0;
   int spines = 0;
   for (const Link& l : t.links())
-    if (l.kind == LinkKind::leaf_spine && l.from == t.link(route(t, 0, 16)[1]).from) up += l.bw.value(), ++spines;
+    if (l.kind == LinkKind::leaf_spine && l.from == t.link(route(t, 0, 16)[1]).from)
+      up += l.bw.value(), ++spines;
   // 16 x 50 GB/s / 2 = 400 GB/s of uplink per leaf, over round(16 / 2) = 8 spines.
   CHECK(up == Approx(400e9));
   CHECK(spines == 8);
@@ -150,7 +151,8 @@ TEST_CASE("custom fabric from an edge list", "[topology]") {
   spec.fabric.kind = FabricKind::custom;
   spec.fabric.custom_switches = {"sw0", "sw1"};
   for (int g = 0; g < 8; ++g)
-    spec.fabric.custom_links.push_back({"gpu" + std::to_string(g), g < 4 ? "sw0" : "sw1", units::gb_per_s(25), 1e-6});
+    spec.fabric.custom_links.push_back(
+        {"gpu" + std::to_string(g), g < 4 ? "sw0" : "sw1", units::gb_per_s(25), 1e-6});
   spec.fabric.custom_links.push_back({"sw0", "sw1", units::gb_per_s(100), 1e-6});
   SECTION("routes follow shortest paths") {
     const Topology t(spec);

@@ -37,7 +37,8 @@ Handle BoundSink::emit_kernel(std::string_view name, const topo::KernelWork& w,
   fp_.add(1);
   fp_.add(static_cast<int>(w.op_class));
   fp_.add(static_cast<int>(w.precision));
-  for (double v : {w.flops.value(), w.hbm_bytes.value(), w.gemm_m, w.gemm_n, w.gemm_k, w.launches}) fp_.add(v);
+  for (double v : {w.flops.value(), w.hbm_bytes.value(), w.gemm_m, w.gemm_n, w.gemm_k, w.launches})
+    fp_.add(v);
   fp_.add(static_cast<int>(w.accumulation));
   fp_.add(static_cast<int>(w.scaling));
   fp_.add(static_cast<std::uint64_t>(d.count()));  // the kernel's kind, where it prices by kind

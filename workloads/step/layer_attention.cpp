@@ -25,7 +25,8 @@ topo::KernelWork flash_work(const LayerDims& d, double factor) {
   w.op_class = topo::OpClass::attention;
   w.precision = d.fp8_attention ? topo::Precision::fp8 : d.precision;
   const double causal = d.causal ? 0.5 : 1.0;
-  w.flops = units::flops(factor * 2.0 * d.b * d.s_local * d.s * (qk_head(d) + v_head(d)) * (d.heads / d.tp) * causal);
+  w.flops = units::flops(factor * 2.0 * d.b * d.s_local * d.s * (qk_head(d) + v_head(d)) * (d.heads / d.tp) *
+                         causal);
   return w;
 }
 
@@ -98,7 +99,7 @@ Handle DenseLayer::decode_core(OpSink& sink, Handle qkv) const {
     // or once per query head of its group by a per-query-head kernel.
     w.flops = units::flops(2.0 * keys * (qk_head(d_) + v_head(d_)) * hl);
     w.hbm_bytes = units::bytes(E * T * (d_.q_dim + d_.o_dim) / d_.tp +
-                  d_.kv_bytes * keys * d_.kv_cache_width() * d_.decode_kv_reads);
+                               d_.kv_bytes * keys * d_.kv_cache_width() * d_.decode_kv_reads);
     return sink.kernel("attn", w, qkv);
   }
   // MLA with absorbed projections (DeepSeek-V2 section 2.1.2): q_nope W_UK^T puts each head's query
@@ -117,7 +118,8 @@ Handle DenseLayer::attention_core_forward(OpSink& sink, Handle qkv, CoreScope sc
   if (d_.attention == AttentionImpl::flash) {
     topo::KernelWork w = flash_work(d_, 1.0);
     // Read Q, K, V (keys of the whole sequence under CP), write O and the fp32 log-sum-exp.
-    w.hbm_bytes = units::bytes(E * (T * (d_.q_dim + d_.o_dim) / t + d_.b * d_.s * (d_.kv_dim + d_.v_dim) / t) + 4 * T * hl);
+    w.hbm_bytes = units::bytes(
+        E * (T * (d_.q_dim + d_.o_dim) / t + d_.b * d_.s * (d_.kv_dim + d_.v_dim) / t) + 4 * T * hl);
     return ring_attention(sink, qkv, w, "attn", 1.0);
   }
   // Unfused (Megatron-LM before FlashAttention): scores materialised in HBM.
@@ -164,7 +166,8 @@ Handle DenseLayer::attention_backward(OpSink& sink, Handle grad, Recompute recom
     // FlashAttention-2 backward: 5 matmuls against the forward's 2 (it recomputes QK^T itself).
     topo::KernelWork w = flash_work(d_, 2.5);
     // Read Q, O, dO and K, V; write dQ and dK, dV.
-    w.hbm_bytes = units::bytes(E * (2 * T * (d_.q_dim + d_.o_dim) / t + 2 * d_.b * d_.s * (d_.kv_dim + d_.v_dim) / t) + 4 * T * hl);
+    w.hbm_bytes = units::bytes(
+        E * (2 * T * (d_.q_dim + d_.o_dim) / t + 2 * d_.b * d_.s * (d_.kv_dim + d_.v_dim) / t) + 4 * T * hl);
     // Ring attention backward circulates the key/value blocks and their gradients.
     h = ring_attention(sink, h, w, "attn.bwd", 2.0);
   } else {

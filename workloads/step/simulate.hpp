@@ -62,8 +62,8 @@ struct Simulation {
   /// Link loads over the step, when options.links is timeline; the watched links are those of
   /// the simulated ranks' GPUs.
   topo::LinkTimeline link_timeline;
-  Bytes usable_hbm;  ///< HBM per GPU that tensors can use (GpuSpec::usable_hbm)
-  Bytes device_hbm;  ///< HBM per GPU as the device has it, before the reserve
+  Bytes usable_hbm;             ///< HBM per GPU that tensors can use (GpuSpec::usable_hbm)
+  Bytes device_hbm;             ///< HBM per GPU as the device has it, before the reserve
   bool fits = true;             ///< the busiest rank's memory peak fits in HBM
 };
 

@@ -197,8 +197,7 @@ StepReport analyse_step(const StepPlan& plan, const sim::RunResult& run, const s
       r.mean_overlap.busy_s[d] += rr.overlap.busy_s[d] / n;
       r.mean_overlap.exposed_s[d] += rr.overlap.exposed_s[d] / n;
     }
-    if (r.ranks.empty() || rr.memory.peak > r.ranks[r.peak_rank].memory.peak)
-      r.peak_rank = i;
+    if (r.ranks.empty() || rr.memory.peak > r.ranks[r.peak_rank].memory.peak) r.peak_rank = i;
     r.ranks.push_back(std::move(rr));
   }
   for (const auto& share : path.by_bound) {

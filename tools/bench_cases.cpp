@@ -11,6 +11,8 @@ BenchResult bench_network_all_to_all();
 BenchResult bench_network_ring();
 BenchResult bench_run_gpt3_1024();
 BenchResult bench_run_llama405b_16k();
+BenchResult bench_run_llama405b_128_all();
+BenchResult bench_run_llama405b_1024_all();
 BenchResult bench_moe_imbalance();
 BenchResult bench_serve_10k();
 BenchResult bench_sweep_64();
@@ -34,6 +36,12 @@ constexpr BenchCase kBenchCases[] = {
     {"run_llama405b_16384",
      "stepsim run: Llama-3.1-405B on 16,384 H100 (TP8 PP16 DP128, rail-optimised 400 Gb/s)",
      bench_run_llama405b_16k},
+    {"run_llama405b_128_all",
+     "stepsim run --ranks all: Llama-3.1-405B on 128 H100 (TP8 PP16, GBS 32), every GPU simulated",
+     bench_run_llama405b_128_all},
+    {"run_llama405b_1024_all",
+     "stepsim run --ranks all: Llama-3.1-405B on 1,024 H100 (TP8 PP16 DP8, GBS 256), every GPU simulated",
+     bench_run_llama405b_1024_all},
     {"moe_imbalance",
      "stepsim run of every bundled MoE scenario with moe.imbalance = 1.3; reports the slowest",
      bench_moe_imbalance},

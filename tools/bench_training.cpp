@@ -34,7 +34,57 @@ BenchResult run_example(const char* name, const char* file) {
   return r;
 }
 
+/// `file` with every GPU simulated (`--ranks all`) after `sets`: the every-GPU costs issue 19
+/// tracks (CPU seconds, events per second, microseconds and bytes per op).
+BenchResult run_all_ranks(const char* name, const char* file, std::vector<std::string> sets) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const scen::Catalog catalog = scen::Catalog::load_builtin();
+  scen::LoadOptions load;
+  load.set = std::move(sets);
+  const scen::Scenario s = scen::load_scenario(scen::data_dir() / "examples" / file, catalog, load);
+  rusage before{};
+  getrusage(RUSAGE_SELF, &before);
+  work::SimulateOptions options;
+  options.ranks = work::RankMode::all;
+  const work::Simulation sim = work::simulate(s.job, options);
+  rusage after{};
+  getrusage(RUSAGE_SELF, &after);
+  const auto cpu_s = [](const rusage& u) {
+    return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+  };
+  BenchResult r;
+  r.name = name;
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.peak_rss_bytes = static_cast<double>(after.ru_maxrss) * 1024.0;
+  const double ops = static_cast<double>(sim.plan.graph.op_count());
+  const double events = static_cast<double>(sim.run.stats.events);
+  const double cpu = cpu_s(after) - cpu_s(before);
+  r.metrics = {{"gpus", sim.plan.world},
+               {"simulated_ranks", static_cast<double>(sim.plan.ranks.size())},
+               {"ops", ops},
+               {"events", events},
+               {"cpu_s", cpu},
+               {"events_per_cpu_s", events / cpu},
+               {"us_per_op", cpu / ops * 1e6},
+               {"peak_rss_bytes_per_op", r.peak_rss_bytes / ops},
+               {"simulated_step_s", sim.metrics.step_time_s}};
+  std::string with;
+  for (const std::string& set : load.set) with += " " + set;
+  r.note = std::string(file) + " --ranks all," + with + " (cpu_s: build, simulate and analyse)";
+  return r;
+}
+
 }  // namespace
+
+BenchResult bench_run_llama405b_128_all() {
+  return run_all_ranks("run_llama405b_128_all", "llama3.1-405b-16384xh100.toml",
+                       {"hardware.nodes=16", "parallelism.dp=1", "workload.global_batch=32"});
+}
+BenchResult bench_run_llama405b_1024_all() {
+  return run_all_ranks("run_llama405b_1024_all", "llama3.1-405b-16384xh100.toml",
+                       {"hardware.nodes=128", "parallelism.dp=8", "workload.global_batch=256"});
+}
 
 BenchResult bench_moe_imbalance() {
   // Every MoE scenario shipped (validation cases and examples) with moe.imbalance = 1.3: the

@@ -73,8 +73,7 @@ void FlowNetwork::advance_to(Time now, std::vector<sim::OpId>& completed) {
         break;
       case EventKind::transfer_done: {
         const Active& a = actives_[ev.target];
-        if (a.op >= op_shares_.size()) op_shares_.resize(a.op + 1);
-        op_shares_[a.op] = a.shares;
+        op_shares_.insert_or_assign(a.op, a.shares);
         completed.push_back(a.op);
         free_actives_.push_back(ev.target);
         --active_count_;
@@ -86,10 +85,10 @@ void FlowNetwork::advance_to(Time now, std::vector<sim::OpId>& completed) {
 }
 
 void FlowNetwork::attribution(sim::OpId op, std::vector<sim::BoundShare>& out) const {
-  if (op >= op_shares_.size()) return;
+  const auto it = op_shares_.find(op);
+  if (it == op_shares_.end()) return;
   for (std::size_t r = 0; r < kResources; ++r)
-    if (op_shares_[op][r] > Time::zero())
-      out.push_back(sim::BoundShare{static_cast<sim::BoundTag>(r), op_shares_[op][r]});
+    if (it->second[r] > Time::zero()) out.push_back(sim::BoundShare{static_cast<sim::BoundTag>(r), it->second[r]});
 }
 
 namespace {

@@ -16,6 +16,7 @@
 #include <memory>
 #include <queue>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/network.hpp"
@@ -146,7 +147,8 @@ class FlowNetwork final : public sim::Network {
   std::vector<Flow> flows_;  // indexed by solver variable id
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   std::uint64_t seq_ = 0;
-  std::vector<Shares> op_shares_;  // indexed by OpId, filled at completion
+  /// Per completed transfer (under 1% of a step's ops): its time by resource, for attribution.
+  std::unordered_map<sim::OpId, Shares> op_shares_;
   std::vector<double> link_bytes_;
   std::vector<MaxMinSystem::Usage> usage_scratch_;
   // Timeline accounting (link_state_ empty when off).

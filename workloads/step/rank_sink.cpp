@@ -53,7 +53,8 @@ StepAssembler::StepAssembler(const JobSpec& job, CommPlanner& planner, RankMode 
   // times the ops emitted): no reallocation copies while building, and the tables are advised
   // huge pages before their first touch. Reserved but untouched pages cost address space only.
   // Where the address space is short (strict overcommit), building grows the tables instead.
-  const auto ops = static_cast<std::size_t>(std::min(step_size(job, mode).graph_ops, 4.0e8));
+  const double estimate = step_size(job, mode).graph_ops;
+  const std::size_t ops = estimate > 0.0 ? static_cast<std::size_t>(std::min(estimate, 4.0e8)) : 0;
   try {
     graph_.reserve(ops, 2 * ops, 2 * ops);
     sim::reserve_huge(info_, ops);

@@ -5,6 +5,9 @@
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 namespace stepsim::sim {
 
@@ -19,6 +22,16 @@ void advise_huge_pages(void* data, std::size_t bytes) {
 #else
   (void)data;
   (void)bytes;
+#endif
+}
+
+void keep_freed_memory() {
+#if defined(__GLIBC__)
+  // A fixed threshold at glibc's largest (32 MiB) instead of the adaptive one that starts at 128
+  // KiB, and no trimming of the heap's top: a sweep's next point reuses the pages the last one
+  // faulted in instead of mapping and zeroing new ones.
+  (void)mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  (void)mallopt(M_TRIM_THRESHOLD, 1 << 30);
 #endif
 }
 

@@ -16,6 +16,7 @@ BenchResult bench_run_llama405b_1024_all();
 BenchResult bench_moe_imbalance();
 BenchResult bench_serve_10k();
 BenchResult bench_sweep_64();
+BenchResult bench_sweep_70b_64();
 BenchResult bench_sweep_1024();
 BenchResult bench_search_gpt3_1024();
 
@@ -50,6 +51,8 @@ constexpr BenchCase kBenchCases[] = {
      bench_serve_10k},
     {"sweep_64", "sweep of 132 Llama 3.1 8B training points on 64 H100, 2 threads, end to end",
      bench_sweep_64},
+    {"sweep_70b_64", "sweep of 36 Llama 3.1 70B training points on 64 H100, 2 threads, end to end",
+     bench_sweep_70b_64},
     {"sweep_1024", "sweep of 8 Llama 3.1 70B training points on 1,024 H100, 2 threads, end to end",
      bench_sweep_1024},
     {"search_gpt3_175b_1024", "stepsim search: GPT-3 175B on 1,024 A100, default layout space, 2 threads",

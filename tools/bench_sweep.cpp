@@ -92,6 +92,33 @@ values = [64, 128, 256]
       "sequences of 4K");
 }
 
+BenchResult bench_sweep_70b_64() {
+  // The issue-19 sweep point: a 70B-class model on 64 H100 (8 nodes), TP x PP x NIC, DP derived.
+  return run_bench("sweep_70b_64", R"([sweep]
+[base.model]
+preset = "llama-3.1-70b"
+[base.hardware]
+gpu = "h100-sxm"
+nodes = 8
+[base.workload]
+kind = "train"
+seq_len = 4096
+global_batch = 64
+[base.parallelism]
+zero_stage = 1
+[[axis]]
+key = "parallelism.tp"
+values = [2, 4, 8]
+[[axis]]
+key = "parallelism.pp"
+values = [2, 4, 8]
+[[axis]]
+key = "hardware.nic_gbps"
+values = [100, 200, 400, 800]
+)",
+                   "Llama 3.1 70B on 64 H100: tp 2-8 x pp 2-8 x 4 NIC speeds, 4K context, global batch 64");
+}
+
 BenchResult bench_sweep_1024() {
   // 1,024 H100 (128 nodes) training Llama 3.1 70B at 8K context, Megatron-style layouts.
   return run_bench(

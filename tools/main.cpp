@@ -8,6 +8,7 @@
 
 #include "scenarios/suggest.hpp"
 #include "sim/error.hpp"
+#include "sim/memory.hpp"
 #include "tools/commands.hpp"
 
 namespace {
@@ -25,6 +26,7 @@ void print_usage(std::FILE* out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  stepsim::sim::keep_freed_memory();
   if (argc < 2) {
     print_usage(stderr);
     return 2;

@@ -71,10 +71,6 @@ inline constexpr double kTB = 1e12;
 inline constexpr double kGiB = 1073741824.0;  ///< binary, only where labelled
 inline constexpr double kTera = 1e12;         ///< TFLOP/s -> FLOP/s
 inline constexpr double kBitsPerByte = 8.0;
-/// Gb/s (decimal gigabits per second) to bytes per second.
-constexpr double gbps_to_Bps(double gbps) { return gbps * 1e9 / kBitsPerByte; }
-/// GB/s (decimal gigabytes per second) to bytes per second.
-constexpr double GBps_to_Bps(double GBps) { return GBps * kGB; }
 }  // namespace units
 
 }  // namespace stepsim

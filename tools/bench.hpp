@@ -2,6 +2,8 @@
 // `stepsim bench`: named benchmark cases, each timing one workload and reporting figures.
 // Timing lives here, never in tests.
 
+#include <sys/resource.h>
+
 #include <chrono>
 #include <span>
 #include <string>
@@ -22,6 +24,21 @@ struct BenchResult {
 /// Wall seconds elapsed since `t0` on the steady clock.
 inline double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// CPU seconds (user + system) the process has used so far, over all its threads.
+inline double process_cpu_s() {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
+/// The process's peak resident set so far, in bytes (Linux reports KiB).
+inline double peak_rss_bytes() {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) * 1024.0;
 }
 
 struct BenchCase {

@@ -1,5 +1,4 @@
 // `stepsim bench` cases for the flow-level network (workloads in topology/network_bench.cpp).
-#include <sys/resource.h>
 
 #include "tools/bench.hpp"
 #include "topology/network_bench.hpp"
@@ -7,12 +6,6 @@
 namespace stepsim::cli {
 
 namespace {
-
-double peak_rss_bytes() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_maxrss) * 1024.0;  // Linux reports KiB
-}
 
 BenchResult report(const char* name, const topo::NetworkBenchFigures& f, const char* note) {
   BenchResult out;

@@ -1,6 +1,5 @@
 // Benchmark: `stepsim search` on the bundled GPT-3 175B example (1,024 A100) with the default
 // space, end to end on two threads: enumerate, bound, merge, simulate in bound order.
-#include <sys/resource.h>
 
 #include <chrono>
 
@@ -20,10 +19,8 @@ BenchResult bench_search_gpt3_1024() {
       out::search_layouts(scen::data_dir() / "examples" / "gpt3-175b-1024xa100.toml", catalog, o);
   BenchResult r;
   r.name = "search_gpt3_175b_1024";
-  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  r.peak_rss_bytes = static_cast<double>(u.ru_maxrss) * 1024.0;
+  r.wall_s = seconds_since(t0);
+  r.peak_rss_bytes = peak_rss_bytes();
   const out::SearchConfig& c = s.total;
   r.metrics = {{"layouts", static_cast<double>(c.enumerated)},
                {"space", static_cast<double>(c.space)},

@@ -1,6 +1,5 @@
 // Benchmarks: sweep throughput on two threads, end to end (point loading, simulation, journal,
 // HDF5), for 64-GPU and 1,024-GPU dense training points.
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -15,13 +14,6 @@
 
 namespace stepsim::cli {
 namespace {
-
-double process_cpu_s() {
-  rusage u{};
-  ::getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
-}
 
 BenchResult run_bench(const std::string& name, const std::string& sweep_text, const std::string& what) {
   namespace fs = std::filesystem;
@@ -57,15 +49,10 @@ BenchResult run_bench(const std::string& name, const std::string& sweep_text, co
   return r;
 }
 
-}  // namespace
-
-BenchResult bench_sweep_64() {
-  // 64 H100 (8 nodes) training Llama 3.1 8B at 4K context: TP x PP x NIC x batch, DP derived.
-  return run_bench(
-      "sweep_64", R"([sweep]
-where = ["tp * pp <= 16"]
-[base.model]
-preset = "llama-3.1-8b"
+/// The base of the 64-GPU sweeps: `preset` training on 8 H100 nodes at 4K context, global batch
+/// 64, distributed optimizer; DP derived per point.
+std::string h100_64_base(const char* preset) {
+  return std::string("[base.model]\npreset = \"") + preset + R"("
 [base.hardware]
 gpu = "h100-sxm"
 nodes = 8
@@ -75,7 +62,15 @@ seq_len = 4096
 global_batch = 64
 [base.parallelism]
 zero_stage = 1
-[[axis]]
+)";
+}
+
+}  // namespace
+
+BenchResult bench_sweep_64() {
+  // 64 H100 (8 nodes) training Llama 3.1 8B at 4K context: TP x PP x NIC x batch, DP derived.
+  return run_bench(
+      "sweep_64", "[sweep]\nwhere = [\"tp * pp <= 16\"]\n" + h100_64_base("llama-3.1-8b") + R"([[axis]]
 key = "parallelism.tp"
 values = [1, 2, 4, 8]
 [[axis]]
@@ -94,19 +89,7 @@ values = [64, 128, 256]
 
 BenchResult bench_sweep_70b_64() {
   // The issue-19 sweep point: a 70B-class model on 64 H100 (8 nodes), TP x PP x NIC, DP derived.
-  return run_bench("sweep_70b_64", R"([sweep]
-[base.model]
-preset = "llama-3.1-70b"
-[base.hardware]
-gpu = "h100-sxm"
-nodes = 8
-[base.workload]
-kind = "train"
-seq_len = 4096
-global_batch = 64
-[base.parallelism]
-zero_stage = 1
-[[axis]]
+  return run_bench("sweep_70b_64", "[sweep]\n" + h100_64_base("llama-3.1-70b") + R"([[axis]]
 key = "parallelism.tp"
 values = [2, 4, 8]
 [[axis]]

@@ -1,6 +1,5 @@
 // Benchmark: `stepsim run` on the bundled large training examples, end to end (load, build the
 // topology and step graph, simulate, analyse).
-#include <sys/resource.h>
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -21,10 +20,8 @@ BenchResult run_example(const char* name, const char* file) {
   const work::Simulation sim = work::simulate(s.job);
   BenchResult r;
   r.name = name;
-  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  r.peak_rss_bytes = static_cast<double>(u.ru_maxrss) * 1024.0;
+  r.wall_s = seconds_since(t0);
+  r.peak_rss_bytes = peak_rss_bytes();
   r.metrics = {{"gpus", sim.plan.world},
                {"simulated_ranks", static_cast<double>(sim.plan.ranks.size())},
                {"ops", static_cast<double>(sim.plan.graph.op_count())},
@@ -42,24 +39,17 @@ BenchResult run_all_ranks(const char* name, const char* file, std::vector<std::s
   scen::LoadOptions load;
   load.set = std::move(sets);
   const scen::Scenario s = scen::load_scenario(scen::data_dir() / "examples" / file, catalog, load);
-  rusage before{};
-  getrusage(RUSAGE_SELF, &before);
+  const double cpu0 = process_cpu_s();
   work::SimulateOptions options;
   options.ranks = work::RankMode::all;
   const work::Simulation sim = work::simulate(s.job, options);
-  rusage after{};
-  getrusage(RUSAGE_SELF, &after);
-  const auto cpu_s = [](const rusage& u) {
-    return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-           static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
-  };
+  const double cpu = process_cpu_s() - cpu0;
   BenchResult r;
   r.name = name;
-  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  r.peak_rss_bytes = static_cast<double>(after.ru_maxrss) * 1024.0;
+  r.wall_s = seconds_since(t0);
+  r.peak_rss_bytes = peak_rss_bytes();
   const double ops = static_cast<double>(sim.plan.graph.op_count());
   const double events = static_cast<double>(sim.run.stats.events);
-  const double cpu = cpu_s(after) - cpu_s(before);
   r.metrics = {{"gpus", sim.plan.world},
                {"simulated_ranks", static_cast<double>(sim.plan.ranks.size())},
                {"ops", ops},

@@ -1,5 +1,4 @@
 // `stepsim bench [CASE...] [--format table|json]`: runs benchmark cases and prints what they measured.
-#include <sys/resource.h>
 
 #include <boost/program_options.hpp>
 #include <cstdio>
@@ -21,13 +20,6 @@ namespace stepsim::cli {
 namespace {
 
 namespace po = boost::program_options;
-
-/// Peak resident set of this process so far, in bytes (Linux reports ru_maxrss in KiB).
-double peak_rss_bytes() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_maxrss) * 1024.0;
-}
 
 const BenchCase& find_case(const std::string& name) {
   std::vector<std::string> known;

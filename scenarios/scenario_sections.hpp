@@ -26,6 +26,9 @@ void read_moe_section(TableReader r, Scenario& s);
 void read_estimate_section(TableReader r, Scenario& s);
 /// [collective]: the algorithm and protocol every collective is forced to (NCCL_ALGO, NCCL_PROTO).
 void read_collective_section(TableReader r, Scenario& s);
+/// [variability]: slow GPUs and nodes, part-to-part spread, kernel jitter, host stalls. After
+/// [hardware]: named GPUs and nodes must exist.
+void read_variability_section(TableReader r, Scenario& s);
 /// [serving]: the requests (drawn or read from a trace file relative to `base_dir`) and the engine.
 void read_serving_section(TableReader r, Scenario& s, const std::filesystem::path& base_dir);
 

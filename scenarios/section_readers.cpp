@@ -252,6 +252,56 @@ void read_collective_section(TableReader r, Scenario& s) {
     r.fail("protocol", "NCCL runs LL128 only over NVLink, and this GPU has none", "use \"ll\" or \"simple\"");
 }
 
+namespace variability_reader {
+
+/// `slow_gpus = [{ rank = 17, factor = 1.1 }]` or `slow_nodes = [{ node = 3, factor = 1.2 }]`.
+std::vector<work::SlowPart> read_slow_parts(TableReader& r, std::string_view key, std::string_view index_key,
+                                            int count) {
+  std::vector<work::SlowPart> out;
+  for (TableReader& t : r.tables(key)) {
+    work::SlowPart part;
+    if (!t.has(index_key))
+      t.fail(index_key, "each entry needs `" + std::string(index_key) + "`",
+             "e.g. { " + std::string(index_key) + " = 0, factor = 1.1 }");
+    if (!t.has("factor"))
+      t.fail("factor", "each entry needs `factor`",
+             "its kernels' time multiplier, e.g. factor = 1.1 (10% slower)");
+    t.read(index_key, part.index, IntRange{0, count - 1});
+    t.read("factor", part.factor,
+           RealRange{0.0, 100.0, true, "a time multiplier: 1.1 = 10% slower, 0.9 = 10% faster"});
+    t.finish();
+    out.push_back(part);
+  }
+  return out;
+}
+
+}  // namespace variability_reader
+
+void read_variability_section(TableReader r, Scenario& s) {
+  work::VariabilitySpec& v = s.job.variability;
+  const topo::ClusterSpec& c = s.job.cluster;
+  int seed = 1;
+  if (r.read("seed", seed, kNonNegativeInt)) v.seed = static_cast<std::uint64_t>(seed);
+  v.slow_gpus = variability_reader::read_slow_parts(r, "slow_gpus", "rank", c.total_gpus());
+  v.slow_nodes = variability_reader::read_slow_parts(r, "slow_nodes", "node", c.nodes);
+  r.read("gpu_speed_sd", v.gpu_speed_sd,
+         RealRange{0.0, 0.3, false, "the spread of per-GPU kernel time as a fraction, e.g. 0.02"});
+  r.read("throttled_fraction", v.throttled_fraction,
+         RealRange{0.0, 1.0, false, "the fraction of GPUs that are throttled, e.g. 0.005"});
+  r.read("throttled_factor", v.throttled_factor,
+         RealRange{0.0, 100.0, true, "a throttled GPU's time multiplier, e.g. 1.15"});
+  r.read("kernel_jitter_cv", v.kernel_jitter_cv,
+         RealRange{0.0, 2.0, false, "the coefficient of variation of one kernel's time, e.g. 0.03"});
+  r.read("host_stalls_per_step", v.host_stalls_per_step,
+         RealRange{0.0, 1000.0, false, "expected stalls per GPU per step, e.g. 0.01"});
+  r.read("host_stall_ms", v.host_stall_ms, RealRange{0.0, 1e6, false, "milliseconds per stall, e.g. 20"});
+  r.finish();
+  if (v.throttled_fraction > 0.0 && !r.has("throttled_factor"))
+    r.fail("throttled_fraction", "throttled GPUs need their slowdown", "set throttled_factor, e.g. 1.15");
+  if (v.host_stalls_per_step > 0.0 && !(v.host_stall_ms > 0.0))
+    r.fail("host_stalls_per_step", "stalls need a length", "set host_stall_ms, e.g. 20");
+}
+
 void read_estimate_section(TableReader r, Scenario& s) {
   work::EstimateOptions& e = s.job.estimate;
   r.read("formulas", e.formulas, choices::kFormulas);

@@ -102,9 +102,13 @@ void Engine::start(OpId id) {
   if (observer_ != nullptr) observer_->on_op_start(id, now_);
   const OpExec& op = graph_.exec(id);
   switch (op.kind) {
-    case OpKind::compute: start_compute(id, op); break;
+    case OpKind::compute:
+      start_compute(id, op.aux, variation_ != nullptr ? variation_->duration(id, op.aux, op.work) : op.work);
+      break;
     case OpKind::transfer: start_transfer(id, op); break;
     case OpKind::memory:
+      schedule(id, variation_ != nullptr ? variation_->duration(id, op.aux, op.work) : op.work);
+      break;
     case OpKind::delay: schedule(id, op.work); break;
   }
 }
@@ -138,16 +142,16 @@ void Engine::finish(OpId id) {
   }
 }
 
-void Engine::start_compute(OpId id, const OpExec& op) {
-  ProcessorState& p = processors_[op.aux];
-  if (p.keep == 1.0 && !p.share) return schedule(id, op.work);  // no interference: nothing to track
+void Engine::start_compute(OpId id, ProcessorId processor, Time work) {
+  ProcessorState& p = processors_[processor];
+  if (p.keep == 1.0 && !p.share) return schedule(id, work);     // no interference: nothing to track
   const bool sharing = p.share && !p.running.empty();           // the others slow down from now
   if (sharing) settle(p, p.rate());                             // their progress so far, at the old rate
-  p.running.push_back({id, static_cast<double>(op.work.count()), now_});
+  p.running.push_back({id, static_cast<double>(work.count()), now_});
   state_[id].tracked = 1;
   if (sharing) return reschedule(p);
   const double rate = p.rate();
-  schedule(id, rate == 1.0 ? op.work : ceil_to_time(static_cast<double>(op.work.count()) / rate));
+  schedule(id, rate == 1.0 ? work : ceil_to_time(static_cast<double>(work.count()) / rate));
 }
 
 void Engine::untrack_compute(OpId id) {

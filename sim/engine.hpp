@@ -21,6 +21,7 @@
 #include "sim/network.hpp"
 #include "sim/observer.hpp"
 #include "sim/run_result.hpp"
+#include "sim/variation.hpp"
 
 namespace stepsim::sim {
 
@@ -35,6 +36,8 @@ class Engine {
 
   /// Receives op starts and ends as they happen; null (the default) for none. Not owned.
   void set_observer(RunObserver* observer) { observer_ = observer; }
+  /// Varies this run's kernel durations (sim/variation.hpp); null (the default) for none. Not owned.
+  void set_variation(const Variation* variation) { variation_ = variation; }
 
   /// Executes the graph from time 0 to the last op's end. May be called once per Engine. Throws
   /// std::logic_error, naming stuck ops and their streams, if ops remain but nothing can happen, and
@@ -71,7 +74,7 @@ class Engine {
   void step(Time network_next);
   void start(OpId id);
   void finish(OpId id);
-  void start_compute(OpId id, const OpExec& op);
+  void start_compute(OpId id, ProcessorId processor, Time work);
   void untrack_compute(OpId id);
   void start_transfer(OpId id, const OpExec& op);
   void finish_transfer(OpId id);
@@ -97,6 +100,7 @@ class Engine {
   const StepGraph& graph_;
   Network* network_;
   RunObserver* observer_ = nullptr;
+  const Variation* variation_ = nullptr;
   bool ran_ = false;
 
   Time now_{};

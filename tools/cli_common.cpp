@@ -217,6 +217,12 @@ work::RankMode parse_rank_mode(const std::string& text) {
   throw UserError("--ranks: expected representative or all, got `" + text + "`");
 }
 
+work::RankMode parse_rank_mode(const std::string& text, const work::JobSpec& job) {
+  if (text == "auto") return job.variability.active() ? work::RankMode::all : work::RankMode::representative;
+  if (text == "representative" || text == "all") return parse_rank_mode(text);
+  throw UserError("--ranks: expected auto, representative or all, got `" + text + "`");
+}
+
 const std::string& scenario_label(const scen::Scenario& s) {
   return s.label();
 }

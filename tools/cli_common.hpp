@@ -135,6 +135,9 @@ auto with_elapsed_spinner(std::string label, bool quiet, out::RenderFormat forma
 
 /// The --ranks value: representative or all; throws UserError otherwise.
 work::RankMode parse_rank_mode(const std::string& text);
+/// As above, also accepting "auto": every GPU when the job's GPUs differ ([variability]), else
+/// representative ranks.
+work::RankMode parse_rank_mode(const std::string& text, const work::JobSpec& job);
 
 /// The name a scenario is reported under: its [meta] name, else its display name.
 const std::string& scenario_label(const scen::Scenario& s);

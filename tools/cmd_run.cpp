@@ -1,4 +1,5 @@
-// `stepsim run SCENARIO [--format table|json] [--ranks representative|all] [--catalog FILE]...
+// `stepsim run SCENARIO [--format table|json] [--ranks auto|representative|all] [--steps N] [--catalog
+// FILE]...
 //  [--set KEY=VALUE]... [--trace FILE.json [--trace-ranks 0-15]] [--hdf5 FILE.h5] [--report FILE.html]`:
 //  simulates one step event by event and reports where its time goes.
 #include <boost/program_options.hpp>
@@ -29,7 +30,8 @@ namespace po = boost::program_options;
 struct RunArgs {
   std::string scenario;
   std::string format = "table";
-  std::string ranks = "representative";
+  std::string ranks = "auto";
+  int steps = 1;  ///< --steps: steps simulated with [variability]'s draws
   std::vector<std::string> catalogs;
   scen::LoadOptions load;
   out::RunOutputs outputs;
@@ -53,9 +55,13 @@ RunArgs parse_run_args(Args args) {
       "over the schedule and how it compares with the closed-form estimate");
   visible.add_options()("help,h", "show this help")("format", po::value(&a.format)->default_value("table"),
                                                     "table or json")(
-      "ranks", po::value(&a.ranks)->default_value("representative"),
-      "representative (one rank per pipeline stage, others as images) or all")(
-      "catalog", po::value(&a.catalogs)->composing(), "extra catalog file (repeatable)")(
+      "ranks", po::value(&a.ranks)->default_value("auto"),
+      "representative (one rank per pipeline stage, others as images), all, or auto (all with [variability], "
+      "else representative)")(
+      "steps", count_value(a.steps, "--steps", 1, 100000)->default_value("1"),
+      "simulate this many steps, each with its own [variability] draws: the step-time "
+      "distribution and what the slow steps waited on")("catalog", po::value(&a.catalogs)->composing(),
+                                                        "extra catalog file (repeatable)")(
       "set", po::value(&a.load.set)->composing(), "override a scenario key, e.g. --set parallelism.tp=4")(
       "trace", po::value(&a.outputs.trace_path), "write a Chrome trace (open it at ui.perfetto.dev)")(
       "trace-ranks", po::value(&a.outputs.trace_ranks),
@@ -175,7 +181,8 @@ int cmd_run(Args args) {
   const scen::Catalog catalog = load_catalog(a.catalogs, parse_price(a.price));
   const scen::Scenario s = scen::load_scenario(a.scenario, catalog, a.load);
   work::SimulateOptions options;
-  options.ranks = parse_rank_mode(a.ranks);
+  options.ranks = parse_rank_mode(a.ranks, s.job);
+  options.steps = a.steps;
   options.links = out::link_accounting_for(a.outputs);
   options.max_ops = a.max_ops;
   const out::RunLabels labels{scenario_label(s), s.job.cluster.gpu.id, s.job.model.id};

@@ -127,6 +127,48 @@ Json estimate_json(const work::Estimate& e) {
 
 }  // namespace
 
+namespace run_json_steps {
+
+Json waits_json(const work::StepWaits& w) {
+  Json ranks = Json::array(), ops = Json::array();
+  for (const auto& r : w.ranks)
+    ranks.push_back({{"rank", r.rank}, {"kernel_s", r.kernel_s}, {"factor", r.factor}});
+  for (const auto& k : w.ops)
+    ops.push_back({{"label", k.label},
+                   {"rank", k.rank},
+                   {"duration_s", k.duration_s},
+                   {"added_s", k.added_s},
+                   {"host_stall", k.stalled}});
+  return {{"ranks", std::move(ranks)}, {"ops", std::move(ops)}};
+}
+
+}  // namespace run_json_steps
+
+Json steps_json(const work::StepDistribution& d) {
+  Json times = Json::array(), waited = Json::array();
+  for (const auto& st : d.steps) {
+    times.push_back(st.time_s);
+    waited.push_back(st.waited_on_rank);
+  }
+  Json slow = Json::array();
+  for (const auto& g : d.slow_gpus) slow.push_back({{"rank", g.rank}, {"factor", g.factor}});
+  return {{"count", d.steps.size()},
+          {"nominal_s", d.nominal_s},
+          {"mean_s", d.mean_s},
+          {"p50_s", d.p50_s},
+          {"p90_s", d.p90_s},
+          {"p99_s", d.p99_s},
+          {"min_s", d.min_s},
+          {"max_s", d.max_s},
+          {"median_step", d.median_step},
+          {"slowest_step", d.slowest_step},
+          {"step_time_s", std::move(times)},
+          {"waited_on_rank", std::move(waited)},
+          {"slowest_waited_on", run_json_steps::waits_json(d.slowest)},
+          {"gpus_varied", d.gpus_varied},
+          {"slowest_gpus", std::move(slow)}};
+}
+
 nlohmann::ordered_json run_json(const work::JobSpec& job, const work::Simulation& s,
                                 const RunLabels& labels) {
   const auto& m = s.metrics;
@@ -170,6 +212,7 @@ nlohmann::ordered_json run_json(const work::JobSpec& job, const work::Simulation
       {"cluster_per_hour", cluster_per_hour},
       {"per_million_tokens", m.tokens_per_s > 0 ? cluster_per_hour / 3600.0 / m.tokens_per_s * 1e6 : 0.0}};
   j["ranks"] = ranks_json(s);
+  if (!s.steps.empty()) j["steps"] = steps_json(s.steps);
   j["engine"] = {{"ops", s.plan.graph.op_count()},
                  {"events", s.run.stats.events},
                  {"transfers", s.transfers ? s.transfers->size() : 0}};

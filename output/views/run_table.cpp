@@ -180,11 +180,60 @@ void differences(std::ostringstream& o, const work::Simulation& s) {
   o << "\n";
 }
 
+/// Several steps under [variability]: the distribution, the nominal step, what the slowest waited on.
+void steps_section(std::ostringstream& o, const work::Simulation& s) {
+  const work::StepDistribution& d = s.steps;
+  if (d.empty()) return;
+  const double n = static_cast<double>(d.steps.size());
+  o << "steps       " << format_count(static_cast<long long>(d.steps.size()), "step", "steps")
+    << " simulated with [variability]'s draws; the report above and below is the median step (step "
+    << d.median_step << ")\n";
+  TextTable t(
+      {"step time over " + format_count(static_cast<long long>(n), "step", "steps"), "time", "vs nominal"});
+  const auto row = [&](const std::string& label, double v) {
+    t.add_row({label, format_seconds(v),
+               d.nominal_s > 0 ? (v >= d.nominal_s ? "+" : "") + format_percent(v / d.nominal_s - 1.0)
+                               : std::string("-")});
+  };
+  t.add_row({"nominal (nothing varying)", format_seconds(d.nominal_s), ""});
+  row("mean", d.mean_s);
+  row("p50", d.p50_s);
+  row("p90", d.p90_s);
+  row("p99", d.p99_s);
+  row("max (step " + std::to_string(d.slowest_step) + ")", d.max_s);
+  o << t.render();
+  if (d.mean_s > 0)
+    o << "  at the mean step: " << format_number(s.metrics.tokens_per_step / d.mean_s / s.plan.world, 1)
+      << " tokens/s per GPU\n";
+  if (d.gpus_varied > 0) {
+    o << "  " << format_count(d.gpus_varied, "GPU differs", "GPUs differ") << " from nominal; slowest:";
+    for (std::size_t i = 0; i < d.slow_gpus.size() && i < 5; ++i)
+      o << (i ? ", " : " ") << "rank " << d.slow_gpus[i].rank << " x"
+        << format_number(d.slow_gpus[i].factor, 3);
+    o << "\n";
+  }
+  if (!d.slowest.ranks.empty()) {
+    TextTable r({"slowest step waited on (GPU)", "kernels on its critical path", "time factor"});
+    for (const auto& w : d.slowest.ranks)
+      r.add_row({"rank " + std::to_string(w.rank), format_seconds(w.kernel_s), format_number(w.factor, 3)});
+    o << r.render();
+  }
+  if (!d.slowest.ops.empty()) {
+    TextTable k({"kernels variation lengthened most on that path", "rank", "time", "added"});
+    for (const auto& w : d.slowest.ops)
+      k.add_row({w.label + (w.stalled ? " (host stall)" : ""), std::to_string(w.rank),
+                 format_seconds(w.duration_s), format_seconds(w.added_s)});
+    o << k.render();
+  }
+  o << "\n";
+}
+
 }  // namespace
 
 std::string run_table(const work::JobSpec& job, const work::Simulation& s, const RunLabels& labels) {
   std::ostringstream o;
   headline(o, job, s, labels);
+  steps_section(o, s);
   TextTable bd({"where the time goes (mean over ranks)", "time", "share"});
   breakdown_rows(bd, s.report.mean, s.metrics.step_time_s);
   o << bd.render() << "\n" << overlap_table(s) << "\n" << memory_table(s) << "\n";

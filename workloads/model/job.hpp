@@ -262,6 +262,41 @@ struct RecomputeModules {
   bool moe_act = false;      ///< the routed experts' activation function: its output is not kept
 };
 
+/// One GPU or node made slower than its peers by `factor` (a time multiplier: 1.1 = 10% slower).
+struct SlowPart {
+  int index = 0;  ///< global rank, or node index (rank / gpus_per_node)
+  double factor = 1.0;
+};
+
+/// [variability]: how GPUs differ from one another and from step to step. Seeded: one seed gives
+/// one set of per-GPU speeds and one sequence of per-step draws.
+struct VariabilitySpec {
+  std::uint64_t seed = 1;
+  std::vector<SlowPart> slow_gpus;   ///< named slow GPUs
+  std::vector<SlowPart> slow_nodes;  ///< named slow nodes: every GPU of the node
+  /// Part-to-part spread: each GPU's kernels take 1 + gpu_speed_sd z longer (z standard normal,
+  /// drawn once per GPU), as a fraction; 0 = identical parts.
+  double gpu_speed_sd = 0.0;
+  /// A tail of throttled parts: this fraction of GPUs (drawn per GPU) is slower by
+  /// `throttled_factor` on top of the spread.
+  double throttled_fraction = 0.0;
+  double throttled_factor = 1.0;
+  /// Per-kernel jitter: each kernel's time is multiplied by a mean-1 lognormal draw of this
+  /// coefficient of variation, independently per kernel and step; 0 = none.
+  double kernel_jitter_cv = 0.0;
+  /// Host hiccups: the expected number of stalls per GPU per step, each stall_ms long, before a
+  /// kernel drawn uniformly among the GPU's kernels.
+  double host_stalls_per_step = 0.0;
+  double host_stall_ms = 0.0;
+
+  /// Whether anything varies (a scenario without [variability] has nothing).
+  bool active() const {
+    return !slow_gpus.empty() || !slow_nodes.empty() || gpu_speed_sd > 0.0 ||
+           (throttled_fraction > 0.0 && throttled_factor != 1.0) || kernel_jitter_cv > 0.0 ||
+           (host_stalls_per_step > 0.0 && host_stall_ms > 0.0);
+  }
+};
+
 struct JobSpec {
   ModelSpec model;
   topo::ClusterSpec cluster;
@@ -274,6 +309,8 @@ struct JobSpec {
   EstimateOptions estimate;
   /// [collective]: the algorithm and protocol NCCL is forced to (NCCL_ALGO, NCCL_PROTO).
   topo::CommConfig collective;
+  /// [variability]: slow GPUs, part-to-part spread, kernel jitter, host stalls.
+  VariabilitySpec variability;
 };
 
 }  // namespace stepsim::work

@@ -59,6 +59,67 @@ std::vector<topo::LinkId> links_of(const topo::Topology& t, const StepPlan& plan
   return out;
 }
 
+/// Runs `count` steps of `plan` with [variability]'s draws (and one with nothing varying), fills
+/// `out`, and returns the variation of the median step, which the caller runs again for the report.
+sim::Variation run_steps(const JobSpec& job, const StepPlan& plan, TopologyPlanner& planner, int count,
+                         StepDistribution& out) {
+  const VariabilitySpec& v = job.variability;
+  const std::vector<double> factors = gpu_time_factors(v, plan.world, job.cluster.gpus_per_node);
+  {
+    auto network = planner.make_network();
+    sim::Engine engine(plan.graph, network.get());
+    out.nominal_s = to_seconds(engine.run().makespan);
+  }
+  const int n = std::max(1, count);
+  std::vector<double> times;
+  times.reserve(static_cast<std::size_t>(n));
+  for (int step = 0; step < n; ++step) {
+    const sim::Variation variation = step_variation(v, plan, factors, static_cast<std::uint64_t>(step));
+    auto network = planner.make_network();
+    sim::Engine engine(plan.graph, network.get());
+    engine.set_variation(&variation);
+    const sim::RunResult run = engine.run();
+    const sim::CriticalPath path = sim::critical_path(plan.graph, run, network.get());
+    StepWaits waits = step_waits(plan, run, path, variation, factors, 5);
+    StepSample sample;
+    sample.time_s = to_seconds(run.makespan);
+    if (!waits.ranks.empty()) {
+      sample.waited_on_rank = waits.ranks.front().rank;
+      sample.waited_on_s = waits.ranks.front().kernel_s;
+    }
+    if (out.steps.empty() || sample.time_s > out.steps[static_cast<std::size_t>(out.slowest_step)].time_s) {
+      out.slowest_step = step;
+      out.slowest = std::move(waits);
+    }
+    out.steps.push_back(sample);
+    times.push_back(sample.time_s);
+  }
+  double sum = 0.0;
+  for (double t : times) sum += t;
+  out.mean_s = sum / static_cast<double>(n);
+  out.p50_s = quantile(times, 0.50);
+  out.p90_s = quantile(times, 0.90);
+  out.p99_s = quantile(times, 0.99);
+  out.min_s = *std::min_element(times.begin(), times.end());
+  out.max_s = *std::max_element(times.begin(), times.end());
+  // The lower median: the step whose time ranks (n - 1) / 2 (ties to the earlier step).
+  std::vector<int> order(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) order[static_cast<std::size_t>(i)] = i;
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return times[static_cast<std::size_t>(a)] < times[static_cast<std::size_t>(b)];
+  });
+  out.median_step = order[static_cast<std::size_t>((n - 1) / 2)];
+  for (int r = 0; r < static_cast<int>(factors.size()); ++r)
+    if (factors[static_cast<std::size_t>(r)] != 1.0) {
+      ++out.gpus_varied;
+      out.slow_gpus.push_back({r, 0.0, factors[static_cast<std::size_t>(r)]});
+    }
+  std::stable_sort(out.slow_gpus.begin(), out.slow_gpus.end(),
+                   [](const RankWait& a, const RankWait& b) { return a.factor > b.factor; });
+  if (out.slow_gpus.size() > 16) out.slow_gpus.resize(16);
+  return step_variation(v, plan, factors, static_cast<std::uint64_t>(out.median_step));
+}
+
 }  // namespace
 
 Simulation simulate(const JobSpec& job, const SimulateOptions& options) {
@@ -82,9 +143,20 @@ Simulation simulate(const JobSpec& job, std::shared_ptr<const topo::Topology> to
                       ? build_train_step(job, planner, {options.ranks})
                       : build_inference_step(job, planner, {options.ranks});
   if (options.links == topo::LinkAccounting::timeline) planner.watch_links(links_of(*topology, plan));
+  StepDistribution steps;
+  sim::Variation variation;
+  const bool varied = job.variability.active() || options.steps > 1;
+  if (varied) {
+    if (job.variability.active() && options.ranks != RankMode::all)
+      throw UserError(
+          "[variability] makes GPUs differ, and representative ranks assume they do not: simulate every GPU "
+          "(stepsim run --ranks all)");
+    variation = run_steps(job, plan, planner, options.steps, steps);
+  }
   auto network = planner.make_network();
   sim::Engine engine(plan.graph, network.get());
   engine.set_observer(options.observer);
+  if (varied) engine.set_variation(&variation);
   sim::RunResult run = engine.run();
   sim::CriticalPath critical = sim::critical_path(plan.graph, run, network.get());
   StepReport report = analyse_step(plan, run, critical);
@@ -100,7 +172,9 @@ Simulation simulate(const JobSpec& job, std::shared_ptr<const topo::Topology> to
                {},
                Bytes{},
                Bytes{},
-               true};
+               true,
+               {}};
+  s.steps = std::move(steps);
   s.estimate = estimate_stepsim(job);
   s.metrics = metrics_of(job, s);
   if (s.transfers) s.metrics.imbalance_s = imbalance_seconds(s.plan, *s.transfers);

@@ -17,6 +17,7 @@
 #include "workloads/step/step_plan.hpp"
 #include "workloads/step/step_report.hpp"
 #include "workloads/step/step_size.hpp"
+#include "workloads/step/variability.hpp"
 
 namespace stepsim::work {
 
@@ -27,6 +28,10 @@ struct SimulateOptions {
   sim::RunObserver* observer = nullptr;  ///< receives op starts and ends as they happen; not owned
   /// Refuse (UserError) a step whose estimated size exceeds this many ops (workloads/step/step_size.hpp).
   std::uint64_t max_ops = kDefaultMaxOps;
+  /// Steps to simulate (training and single inference steps). With more than one, or with
+  /// [variability], the step is run `steps` times with that step's draws, the run and report
+  /// describe the median step and Simulation::steps the distribution.
+  int steps = 1;
 };
 
 /// Throughput and efficiency of the simulated step.
@@ -65,6 +70,8 @@ struct Simulation {
   Bytes usable_hbm;             ///< HBM per GPU that tensors can use (GpuSpec::usable_hbm)
   Bytes device_hbm;             ///< HBM per GPU as the device has it, before the reserve
   bool fits = true;             ///< the busiest rank's memory peak fits in HBM
+  /// Several steps (SimulateOptions::steps, [variability]); empty for one step with nothing varying.
+  StepDistribution steps;
 };
 
 /// Simulates one step of `job`: a training step, or an inference step (prefill or decode).

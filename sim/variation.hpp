@@ -1,0 +1,47 @@
+#pragma once
+// What varies between two runs of one step graph: a GPU that is slower than its peers, kernels
+// whose durations scatter around their mean, a host that stalls now and then.
+//
+// `sim` knows no GPUs: a Variation scales the duration of compute and memory ops (kernels) by a
+// factor per processor, a mean-1 lognormal factor per op, and adds a fixed stall before an op
+// with a probability per processor. Transfers and delay ops keep their durations: a collective's
+// time emerges from the links, and launch gaps belong to the host. Every draw is a pure function
+// of (seed, op id), so a run is reproducible for its seed and independent of event order; a
+// processor's factor is the caller's (a property of the part, the same in every step).
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/graph.hpp"
+#include "sim/units.hpp"
+
+namespace stepsim::sim {
+
+struct Variation {
+  /// Per processor: its kernels' time multiplier (1.1 = 10% slower). Empty: 1 for every processor.
+  std::vector<double> processor_factor;
+  /// Sigma of ln(factor) of each kernel's lognormal time factor, whose mean is 1; 0 = no jitter.
+  double jitter_sigma = 0.0;
+  /// Per processor: the probability that one given kernel is preceded by a stall; empty = none.
+  std::vector<double> stall_probability;
+  Time stall{};  ///< the length of one stall
+  std::uint64_t seed = 0;
+
+  /// The duration of kernel `id` on processor `p` in this run, its full-speed work being `work`.
+  Time duration(OpId id, ProcessorId p, Time work) const;
+  /// Whether kernel `id` on `p` is preceded by a stall in this run.
+  bool stalls(OpId id, ProcessorId p) const;
+  /// Its lognormal jitter factor alone (1 without jitter).
+  double jitter(OpId id) const;
+};
+
+/// A 64-bit seed derived from `seed` and `key` (SplitMix64): independent streams of draws.
+std::uint64_t mix_seed(std::uint64_t seed, std::uint64_t key);
+/// A uniform draw in (0, 1), a pure function of (seed, key): SplitMix64 of their mix.
+double hash_uniform(std::uint64_t seed, std::uint64_t key);
+/// A standard normal draw, a pure function of (seed, key) (Box-Muller on two hash_uniform draws).
+double hash_normal(std::uint64_t seed, std::uint64_t key);
+/// sigma of ln X for a lognormal X of mean 1 and coefficient of variation `cv`: sqrt(ln(1 + cv^2)).
+double lognormal_sigma_for_cv(double cv);
+
+}  // namespace stepsim::sim

@@ -1,0 +1,141 @@
+// sim::Variation: per-processor factors, mean-1 lognormal kernel jitter, stalls; and the engine's
+// makespan over N jittered processors against the exact expected maximum of N lognormal draws.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+#include "sim/engine.hpp"
+#include "sim/variation.hpp"
+#include "tests/sim/sim_fixtures.hpp"
+
+using namespace stepsim;
+using namespace stepsim::sim;
+using namespace stepsim::test;
+
+TEST_CASE("a processor factor scales its kernels, not its delays") {
+  StepGraphBuilder b;
+  const Gpu g0 = add_gpu(b);
+  const Gpu g1 = add_gpu(b);
+  const OpId a = b.add_op(compute(us(10)), g0.compute);
+  const OpId m = b.add_op(memory(us(4)), g0.compute);
+  const OpId d = b.add_op(delay(us(3)), g0.compute);
+  const OpId other = b.add_op(compute(us(10)), g1.compute);
+  const StepGraph graph = std::move(b).build();
+  Variation v;
+  v.processor_factor = {1.5, 1.0};
+  Engine e(graph);
+  e.set_variation(&v);
+  const RunResult r = e.run();
+  // g0: compute 10 x 1.5 = 15 us, memory 4 x 1.5 = 6 us, the delay keeps its 3 us: 24 us. g1: 10 us.
+  CHECK(r.ops[a].end == us(15));
+  CHECK(r.ops[m].end - r.ops[m].start == us(6));
+  CHECK(r.ops[d].end - r.ops[d].start == us(3));
+  CHECK(r.ops[other].end == us(10));
+  CHECK(r.makespan == us(24));
+}
+
+TEST_CASE("a stall adds its length before the kernel it strikes") {
+  StepGraphBuilder b;
+  const Gpu g = add_gpu(b);
+  for (int i = 0; i < 4; ++i) b.add_op(compute(us(2)), g.compute);
+  const StepGraph graph = std::move(b).build();
+  Variation v;
+  v.stall_probability = {1.0};  // every kernel stalls
+  v.stall = us(5);
+  Engine e(graph);
+  e.set_variation(&v);
+  // 4 kernels x (2 + 5) us.
+  CHECK(e.run().makespan == us(28));
+}
+
+TEST_CASE("draws are a function of the seed and the op: same seed, same run") {
+  Variation v;
+  v.jitter_sigma = lognormal_sigma_for_cv(0.1);
+  v.seed = 42;
+  Variation w = v;
+  CHECK(v.jitter(7) == w.jitter(7));
+  w.seed = 43;
+  CHECK(v.jitter(7) != w.jitter(7));
+  CHECK(v.jitter(7) != v.jitter(8));
+  Variation none;
+  CHECK(none.jitter(7) == 1.0);
+}
+
+TEST_CASE("kernel jitter has mean 1 and the coefficient of variation asked for") {
+  // Over n = 200,000 ops the sample mean of a cv = 0.2 factor has a standard error 0.2 / sqrt(n) =
+  // 4.5e-4; the sample cv's is about cv / sqrt(2n) x sqrt(1 + 2 cv^2) = 3.3e-4. Checked within 5 of each.
+  const double cv = 0.2;
+  Variation v;
+  v.jitter_sigma = lognormal_sigma_for_cv(cv);
+  v.seed = 9;
+  const int n = 200000;
+  double sum = 0.0, sq = 0.0;
+  for (int i = 0; i < n; ++i) {
+    const double x = v.jitter(static_cast<OpId>(i));
+    sum += x;
+    sq += x * x;
+  }
+  const double mean = sum / n;
+  const double sd = std::sqrt(sq / n - mean * mean);
+  CHECK(mean == Approx(1.0).margin(5 * 4.5e-4));
+  CHECK(sd / mean == Approx(cv).margin(5 * 3.3e-4));
+}
+
+namespace variation_test_detail {
+
+/// E[max of n iid lognormals with ln X ~ N(mu, sigma^2)] = integral over x >= 0 of 1 - F(x)^n,
+/// by the trapezoid rule on a fine grid up to where F^n is 1 within double precision.
+double expected_max_lognormal(int n, double mu, double sigma) {
+  const auto cdf = [&](double x) {
+    return x <= 0.0 ? 0.0 : 0.5 * std::erfc(-(std::log(x) - mu) / (sigma * std::numbers::sqrt2));
+  };
+  const double upper = std::exp(mu + 9.0 * sigma);
+  const int steps = 200000;
+  const double h = upper / steps;
+  double sum = 0.0;
+  for (int i = 0; i <= steps; ++i) {
+    const double x = i * h;
+    const double f = 1.0 - std::pow(cdf(x), n);
+    sum += (i == 0 || i == steps) ? 0.5 * f : f;
+  }
+  return sum * h;
+}
+
+}  // namespace variation_test_detail
+
+TEST_CASE("the slowest of N jittered GPUs grows with N as the maximum of N lognormal draws") {
+  // N processors, each one kernel of 1 ms with mean-1 lognormal jitter of cv 0.1 (sigma 0.0998),
+  // all finishing into one step: the makespan is 1 ms x the largest of N draws. Over 300 seeds the
+  // mean makespan estimates E[max]; its standard error is about sd(max) / sqrt(300), and sd(max) of
+  // N lognormals is below sigma (the spread of a maximum shrinks with N). Checked within 4 standard
+  // errors of the exact expectation, and growing with N: E[max] for N = 1, 16, 256 is 1.000, about
+  // 1.17 and about 1.29 (for a normal the gain is sigma sqrt(2 ln N) to first order).
+  const double sigma = lognormal_sigma_for_cv(0.1);
+  const double mu = -0.5 * sigma * sigma;
+  const int seeds = 300;
+  double previous = 0.0;
+  for (int n : {1, 16, 256}) {
+    StepGraphBuilder b;
+    for (int p = 0; p < n; ++p) b.add_op(compute(us(1000)), add_gpu(b).compute);
+    const StepGraph graph = std::move(b).build();
+    double sum = 0.0, sq = 0.0;
+    for (int s = 0; s < seeds; ++s) {
+      Variation v;
+      v.jitter_sigma = sigma;
+      v.seed = static_cast<std::uint64_t>(1000 * n + s);
+      Engine e(graph);
+      e.set_variation(&v);
+      const double x = to_seconds(e.run().makespan) / 1e-3;
+      sum += x;
+      sq += x * x;
+    }
+    const double mean = sum / seeds;
+    const double se = std::sqrt(std::max(0.0, sq / seeds - mean * mean) / seeds);
+    const double expected = variation_test_detail::expected_max_lognormal(n, mu, sigma);
+    INFO("N = " << n << ": mean of the maximum " << mean << ", expected " << expected << ", se " << se);
+    CHECK(std::abs(mean - expected) <= 4.0 * se + 1e-9);
+    CHECK(mean > previous);
+    previous = mean;
+  }
+}

@@ -1,0 +1,151 @@
+// [variability] in the step: per-GPU factors from the seed, a slow GPU in a pure data-parallel step
+// against the critical path's prediction, several steps and their distribution.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "sim/error.hpp"
+#include "tests/support/fixtures.hpp"
+#include "workloads/step/simulate.hpp"
+
+using namespace stepsim;
+using namespace stepsim::work;
+
+namespace variability_test_detail {
+
+/// tiny_training as pure data parallelism on 8 GPUs, gradients reduced after the backward pass
+/// (no overlap), every GPU simulated.
+JobSpec pure_dp() {
+  JobSpec j = test::tiny_training();
+  j.parallel.tp = 1;
+  j.parallel.dp = 8;
+  j.parallel.dp_overlap = false;
+  return j;
+}
+
+SimulateOptions all_ranks(int steps = 1) {
+  SimulateOptions o;
+  o.ranks = RankMode::all;
+  o.steps = steps;
+  return o;
+}
+
+/// Time of the kernels (compute and memory ops) on a run's critical path.
+double kernel_time_on_path(const Simulation& s) {
+  double t = 0.0;
+  for (const sim::OpId id : s.critical.ops) {
+    const sim::OpKind k = s.plan.graph.exec(id).kind;
+    if (k == sim::OpKind::compute || k == sim::OpKind::memory)
+      t += to_seconds(s.run.ops[id].end - s.run.ops[id].start);
+  }
+  return t;
+}
+
+}  // namespace variability_test_detail
+
+using namespace variability_test_detail;
+
+TEST_CASE("named slow GPUs and nodes multiply the drawn factors") {
+  VariabilitySpec v;
+  v.slow_gpus = {{5, 1.2}};
+  v.slow_nodes = {{1, 1.5}};
+  const auto f = gpu_time_factors(v, 16, 8);
+  REQUIRE(f.size() == 16);
+  CHECK(f[5] == 1.2);
+  CHECK(f[4] == 1.0);
+  for (int r = 8; r < 16; ++r) CHECK(f[static_cast<std::size_t>(r)] == 1.5);  // node 1 = ranks 8-15
+  v.slow_gpus = {{9, 1.2}};
+  CHECK(gpu_time_factors(v, 16, 8)[9] == Approx(1.8));  // 1.5 x 1.2
+}
+
+TEST_CASE("the part-to-part spread and the throttled tail have the moments asked for") {
+  // 100,000 GPUs: the sample sd of a 0.02 spread has a standard error 0.02 / sqrt(2 x 1e5) = 4.5e-5,
+  // the throttled fraction 0.01 a binomial standard error sqrt(0.01 x 0.99 / 1e5) = 3.1e-4.
+  VariabilitySpec v;
+  v.seed = 3;
+  v.gpu_speed_sd = 0.02;
+  const int n = 100000;
+  auto f = gpu_time_factors(v, n, 8);
+  double sum = 0.0, sq = 0.0;
+  for (double x : f) sum += x, sq += x * x;
+  const double mean = sum / n;
+  CHECK(mean == Approx(1.0).margin(5 * 0.02 / std::sqrt(n)));
+  CHECK(std::sqrt(sq / n - mean * mean) == Approx(0.02).margin(5 * 4.5e-5));
+  v.gpu_speed_sd = 0.0;
+  v.throttled_fraction = 0.01;
+  v.throttled_factor = 1.15;
+  f = gpu_time_factors(v, n, 8);
+  int throttled = 0, other = 0;
+  for (double x : f) {
+    throttled += x == 1.15;
+    other += x != 1.0 && x != 1.15;
+  }
+  CHECK(other == 0);
+  CHECK(throttled / double(n) == Approx(0.01).margin(5 * 3.1e-4));
+  // The same seed draws the same parts; another seed others.
+  CHECK(gpu_time_factors(v, n, 8) == f);
+  v.seed = 4;
+  CHECK(gpu_time_factors(v, n, 8) != f);
+}
+
+TEST_CASE("one GPU slowed by f slows a pure data-parallel step by (f - 1) x its critical kernels") {
+  // Without overlap every rank computes its micro-batches alone, then all wait in the gradient
+  // all-reduce and run the optimizer. The nominal critical path is one rank's kernels, the
+  // reduction and its optimizer kernels. Slowing one GPU by f stretches each of its kernels by f;
+  // the others wait for it at the reduction, and its optimizer ends last: the step grows by
+  // (f - 1) x K, K the kernel time on the nominal critical path (to within a picosecond per op).
+  const JobSpec nominal_job = pure_dp();
+  const Simulation nominal = simulate(nominal_job, all_ranks());
+  const double K = kernel_time_on_path(nominal);
+  REQUIRE(K > 0.5 * nominal.report.step_time_s);
+  for (double f : {1.1, 1.5}) {
+    JobSpec j = nominal_job;
+    j.variability.slow_gpus = {{5, f}};
+    const Simulation slow = simulate(j, all_ranks());
+    REQUIRE(slow.steps.steps.size() == 1);
+    CHECK(slow.steps.nominal_s == Approx(nominal.report.step_time_s).epsilon(1e-12));
+    CHECK(slow.report.step_time_s - nominal.report.step_time_s == Approx((f - 1.0) * K).epsilon(1e-6));
+    // What the step waited on: GPU 5, for its stretched kernels, f x K.
+    REQUIRE(!slow.steps.slowest.ranks.empty());
+    CHECK(slow.steps.slowest.ranks.front().rank == 5);
+    CHECK(slow.steps.slowest.ranks.front().factor == f);
+    CHECK(slow.steps.slowest.ranks.front().kernel_s == Approx(f * K).epsilon(1e-6));
+    CHECK(slow.steps.steps.front().waited_on_rank == 5);
+  }
+}
+
+TEST_CASE("several jittered steps: a distribution around the nominal step, the median reported") {
+  JobSpec j = pure_dp();
+  j.variability.kernel_jitter_cv = 0.05;
+  const Simulation s = simulate(j, all_ranks(9));
+  const StepDistribution& d = s.steps;
+  REQUIRE(d.steps.size() == 9);
+  CHECK(d.min_s <= d.p50_s);
+  CHECK(d.p50_s <= d.p90_s);
+  CHECK(d.p90_s <= d.p99_s);
+  CHECK(d.p99_s <= d.max_s);
+  CHECK(d.max_s == d.steps[static_cast<std::size_t>(d.slowest_step)].time_s);
+  // Nine steps: the median is the 5th smallest, and the run reported is that step, run again.
+  CHECK(d.p50_s == d.steps[static_cast<std::size_t>(d.median_step)].time_s);
+  CHECK(s.report.step_time_s == Approx(d.p50_s).epsilon(1e-12));
+  // Mean-1 jitter on a step that waits for the slowest of 8 GPUs at each synchronisation: slower
+  // than nominal, and not identical from step to step.
+  CHECK(d.mean_s > d.nominal_s);
+  CHECK(d.max_s > d.min_s);
+  // Deterministic for the seed.
+  const Simulation again = simulate(j, all_ranks(9));
+  CHECK(again.steps.mean_s == d.mean_s);
+  j.variability.seed = 2;
+  CHECK(simulate(j, all_ranks(9)).steps.mean_s != d.mean_s);
+}
+
+TEST_CASE("variability needs every GPU simulated") {
+  JobSpec j = pure_dp();
+  j.variability.kernel_jitter_cv = 0.05;
+  CHECK_THROWS_AS(simulate(j), UserError);
+  // Without variability, several steps of the representative ranks are identical.
+  SimulateOptions o;
+  o.steps = 3;
+  const Simulation s = simulate(pure_dp(), o);
+  CHECK(s.steps.max_s == s.steps.min_s);
+  CHECK(s.steps.mean_s == Approx(s.steps.nominal_s).epsilon(1e-12));
+}

@@ -275,6 +275,44 @@ std::vector<work::SlowPart> read_slow_parts(TableReader& r, std::string_view key
   return out;
 }
 
+/// `degraded_links = [{ rank = 5, link = "nic", bandwidth = 0.5 }]`, into the cluster.
+void read_degraded_links(TableReader& r, Scenario& s) {
+  topo::ClusterSpec& c = s.job.cluster;
+  std::vector<int> nics_down(static_cast<std::size_t>(c.nodes), 0);
+  for (TableReader& t : r.tables("degraded_links")) {
+    topo::LinkDegradation d;
+    for (const char* key : {"rank", "link", "bandwidth"})
+      if (!t.has(key))
+        t.fail(key, std::string("each entry needs `") + key + "`",
+               "e.g. { rank = 5, link = \"nic\", bandwidth = 0.5 }");
+    t.read("rank", d.gpu, IntRange{0, c.total_gpus() - 1});
+    std::string part;
+    t.read("link", part);
+    if (part != "nic" && part != "nvlink")
+      t.fail("link", "expected \"nic\" or \"nvlink\", got \"" + part + "\"",
+             "the GPU's scale-out NIC or its NVLink ports");
+    d.part = part == "nic" ? topo::LinkDegradation::Part::nic : topo::LinkDegradation::Part::nvlink;
+    t.read("bandwidth", d.bandwidth,
+           RealRange{0.0, 1.0, false, "the fraction of the line rate left, 0 = down (NIC only)"});
+    t.finish();
+    if (d.bandwidth == 0.0) {
+      if (d.part == topo::LinkDegradation::Part::nvlink)
+        t.fail("bandwidth", "an NVLink down is not modelled (the GPU would leave its domain)",
+               "give it a small bandwidth instead, e.g. bandwidth = 0.25");
+      if (c.fabric.kind == topo::FabricKind::custom)
+        t.fail("bandwidth", "a NIC down is rerouted on generated fabrics only",
+               "on a custom fabric, give the GPU's [[fabric.link]] a lower bw_gb_s");
+      const int node = d.gpu / c.gpus_per_node;
+      if (++nics_down[static_cast<std::size_t>(node)] >= c.gpus_per_node)
+        t.fail("bandwidth",
+               "every NIC of node " + std::to_string(node) + " is down: its GPUs cannot reach the others",
+               "the job cannot run on that node: leave it out, or give a NIC a small bandwidth");
+    }
+    c.degraded.push_back(d);
+  }
+  s.job.variability.degraded_links = static_cast<int>(c.degraded.size());
+}
+
 }  // namespace variability_reader
 
 void read_variability_section(TableReader r, Scenario& s) {
@@ -284,6 +322,7 @@ void read_variability_section(TableReader r, Scenario& s) {
   if (r.read("seed", seed, kNonNegativeInt)) v.seed = static_cast<std::uint64_t>(seed);
   v.slow_gpus = variability_reader::read_slow_parts(r, "slow_gpus", "rank", c.total_gpus());
   v.slow_nodes = variability_reader::read_slow_parts(r, "slow_nodes", "node", c.nodes);
+  variability_reader::read_degraded_links(r, s);
   r.read("gpu_speed_sd", v.gpu_speed_sd,
          RealRange{0.0, 0.3, false, "the spread of per-GPU kernel time as a fraction, e.g. 0.02"});
   r.read("throttled_fraction", v.throttled_fraction,

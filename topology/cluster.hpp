@@ -40,6 +40,17 @@ struct FabricSpec {
   std::vector<CustomLink> custom_links;      ///< custom only
 };
 
+/// One GPU's link running below its line rate, or down (a NIC negotiated down, a flapping NVLink
+/// lane, a dead port).
+struct LinkDegradation {
+  enum class Part : std::uint8_t { nic, nvlink };
+  int gpu = 0;
+  Part part = Part::nic;
+  /// Fraction of the line rate left, both directions; 0 = down (NIC only: the GPU then sends and
+  /// receives through the NIC of another GPU of its node, as NCCL picks the nearest NIC at init).
+  double bandwidth = 1.0;
+};
+
 struct ClusterSpec {
   GpuSpec gpu;
   int nodes = 1;
@@ -53,6 +64,8 @@ struct ClusterSpec {
   bool nvls = false;               ///< NVSwitch in-network reduction (NVLink SHARP) available
   double nvlink_latency_s = 1e-6;  ///< per NVLink transfer step
   FabricSpec fabric;
+  /// Links below their line rate or down ([variability] degraded_links).
+  std::vector<LinkDegradation> degraded;
 
   int total_gpus() const { return nodes * gpus_per_node; }
   /// The physical scale-up domain's GPUs (the rack's, or the job's domain when it fills them).

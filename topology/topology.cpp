@@ -105,10 +105,14 @@ Topology::Topology(const ClusterSpec& spec) : spec_(spec) {
   if (gpu_count_ / domain_size_ > 1) {
     check_fabric(spec_);
     pxn_ = spec_.fabric.kind == FabricKind::rail_optimized && nvlink && gpus_per_host_ > 1;
-    if (spec_.fabric.kind == FabricKind::custom)
+    if (spec_.fabric.kind == FabricKind::custom) {
       build_custom();
-    else
-      build_fabric();
+      degrade_links(nullptr);
+    } else {
+      build_fabric();  // degrades its links before freezing its routing tables
+    }
+  } else {
+    degrade_links(nullptr);
   }
 }
 

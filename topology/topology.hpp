@@ -124,6 +124,9 @@ class Topology {
   void build_fabric();
   void add_fabric_links(Fabric& fab, double leaf_spine_bw, double spine_core_bw);
   void build_custom();
+  /// Applies spec_.degraded: scales the links of degraded parts; moves the traffic of a GPU whose
+  /// NIC is down onto the nearest working NIC of its node (`fab`: null on custom fabrics).
+  void degrade_links(Fabric* fab);
   void add_custom_links(Custom& custom, const std::map<std::string, VertexId>& names);
   void compute_custom_distances(Custom& custom) const;
   void route_scaleout(GpuId src, GpuId dst, std::uint32_t channel, std::vector<LinkId>& out) const;

@@ -72,6 +72,7 @@ void Topology::build_fabric() {
   const double spine_core_bw =
       three ? fab->leaves_per_pod * leaf_spine_bw / (f.oversubscription[1] * fab->cores) : 0.0;
   add_fabric_links(*fab, leaf_spine_bw, spine_core_bw);
+  degrade_links(fab.get());
   fabric_ = std::move(fab);
 }
 
@@ -140,6 +141,64 @@ void Topology::route_fabric(GpuId src, GpuId dst, std::uint32_t channel, std::ve
     out.push_back(fab.leaf_down[std::size_t{lb} * P + j]);
   }
   out.push_back(nic_down_[dst]);
+}
+
+namespace degraded_detail {
+void degraded_require(bool ok, const char* key, const std::string& problem, const char* hint = "") {
+  if (!ok) throw UserError({}, key, problem, hint);
+}
+}  // namespace degraded_detail
+
+void Topology::degrade_links(Fabric* fab) {
+  using degraded_detail::degraded_require;
+  std::vector<std::uint8_t> nic_down(gpu_count_, 0);
+  for (std::size_t i = 0; i < spec_.degraded.size(); ++i) {
+    const LinkDegradation& d = spec_.degraded[i];
+    const std::string key = "variability.degraded_links[" + std::to_string(i) + "]";
+    degraded_require(
+        d.gpu >= 0 && static_cast<std::uint32_t>(d.gpu) < gpu_count_, key.c_str(),
+        "GPU " + std::to_string(d.gpu) + " is not in the job (" + std::to_string(gpu_count_) + " GPUs)");
+    const auto g = static_cast<GpuId>(d.gpu);
+    const bool nvlink = d.part == LinkDegradation::Part::nvlink;
+    const LinkId up = nvlink ? up_[g] : nic_up_[g], down = nvlink ? down_[g] : nic_down_[g];
+    degraded_require(up != kNoLink, key.c_str(),
+                     std::string("GPU ") + std::to_string(g) + " has no " + (nvlink ? "NVLink" : "NIC") +
+                         " link in this cluster (" +
+                         (nvlink ? "no scale-up domain" : "one NVLink domain, no fabric") + ")");
+    if (d.bandwidth > 0.0) {
+      links_[up].bw = BytesPerSecond::of(links_[up].bw.value() * d.bandwidth);
+      links_[down].bw = BytesPerSecond::of(links_[down].bw.value() * d.bandwidth);
+      continue;
+    }
+    degraded_require(!nvlink, key.c_str(), "an NVLink down is not modelled (the GPU would leave its domain)",
+                     "give it a small bandwidth instead, e.g. bandwidth = 0.25");
+    degraded_require(fab != nullptr, key.c_str(), "a NIC down is rerouted on generated fabrics only",
+                     "on a custom fabric, give the GPU's [[fabric.link]] a lower bw_gb_s");
+    nic_down[g] = 1;
+  }
+  if (fab == nullptr) return;
+  constexpr GpuId kNoGpu = 0xffffffffu;
+  // A GPU whose NIC is down uses the nearest working NIC of its node: its PCIe-switch partner
+  // first (local index i xor 1, the GPU pair that shares a switch and two NICs in DGX and HGX
+  // nodes), then by local index. It shares that NIC's links, leaf and place in the routing.
+  for (GpuId g = 0; g < gpu_count_; ++g) {
+    if (!nic_down[g]) continue;
+    const GpuId host = host_of(g) * gpus_per_host_, i = local_index(g);
+    GpuId peer = kNoGpu;
+    const GpuId partner = i ^ 1u;
+    if (partner < gpus_per_host_ && !nic_down[host + partner]) peer = host + partner;
+    for (GpuId k = 1; peer == kNoGpu && k < gpus_per_host_; ++k)
+      for (const GpuId j : {i + k, i - k})
+        if (j < gpus_per_host_ && !nic_down[host + j] && peer == kNoGpu) peer = host + j;
+    degraded_require(
+        peer != kNoGpu, "variability.degraded_links",
+        "every NIC of node " + std::to_string(host_of(g)) + " is down: its GPUs cannot reach the others",
+        "the job cannot run on this node: leave it out, or give a NIC a small bandwidth");
+    nic_up_[g] = nic_up_[peer];
+    nic_down_[g] = nic_down_[peer];
+    fab->leaf_of[g] = fab->leaf_of[peer];
+    fab->nic_index[g] = fab->nic_index[peer];
+  }
 }
 
 }  // namespace stepsim::topo

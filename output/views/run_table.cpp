@@ -181,7 +181,7 @@ void differences(std::ostringstream& o, const work::Simulation& s) {
 }
 
 /// Several steps under [variability]: the distribution, the nominal step, what the slowest waited on.
-void steps_section(std::ostringstream& o, const work::Simulation& s) {
+void steps_section(std::ostringstream& o, const work::JobSpec& job, const work::Simulation& s) {
   const work::StepDistribution& d = s.steps;
   if (d.empty()) return;
   const double n = static_cast<double>(d.steps.size());
@@ -195,7 +195,9 @@ void steps_section(std::ostringstream& o, const work::Simulation& s) {
                d.nominal_s > 0 ? (v >= d.nominal_s ? "+" : "") + format_percent(v / d.nominal_s - 1.0)
                                : std::string("-")});
   };
-  t.add_row({"nominal (nothing varying)", format_seconds(d.nominal_s), ""});
+  t.add_row({job.cluster.degraded.empty() ? "nominal (nothing varying)"
+                                          : "nominal (healthy links, nothing varying)",
+             format_seconds(d.nominal_s), ""});
   row("mean", d.mean_s);
   row("p50", d.p50_s);
   row("p90", d.p90_s);
@@ -205,6 +207,16 @@ void steps_section(std::ostringstream& o, const work::Simulation& s) {
   if (d.mean_s > 0)
     o << "  at the mean step: " << format_number(s.metrics.tokens_per_step / d.mean_s / s.plan.world, 1)
       << " tokens/s per GPU\n";
+  if (!job.cluster.degraded.empty()) {
+    o << "  degraded links:";
+    for (std::size_t i = 0; i < job.cluster.degraded.size(); ++i) {
+      const auto& l = job.cluster.degraded[i];
+      o << (i ? ", " : " ") << "rank " << l.gpu
+        << (l.part == topo::LinkDegradation::Part::nic ? " NIC" : " NVLink")
+        << (l.bandwidth > 0 ? " at " + format_percent(l.bandwidth, 0) : std::string(" down"));
+    }
+    o << "\n";
+  }
   if (d.gpus_varied > 0) {
     o << "  " << format_count(d.gpus_varied, "GPU differs", "GPUs differ") << " from nominal; slowest:";
     for (std::size_t i = 0; i < d.slow_gpus.size() && i < 5; ++i)
@@ -233,7 +245,7 @@ void steps_section(std::ostringstream& o, const work::Simulation& s) {
 std::string run_table(const work::JobSpec& job, const work::Simulation& s, const RunLabels& labels) {
   std::ostringstream o;
   headline(o, job, s, labels);
-  steps_section(o, s);
+  steps_section(o, job, s);
   TextTable bd({"where the time goes (mean over ranks)", "time", "share"});
   breakdown_rows(bd, s.report.mean, s.metrics.step_time_s);
   o << bd.render() << "\n" << overlap_table(s) << "\n" << memory_table(s) << "\n";

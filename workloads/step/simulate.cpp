@@ -152,6 +152,17 @@ Simulation simulate(const JobSpec& job, std::shared_ptr<const topo::Topology> to
           "[variability] makes GPUs differ, and representative ranks assume they do not: simulate every GPU "
           "(stepsim run --ranks all)");
     variation = run_steps(job, plan, planner, options.steps, steps);
+    if (!job.cluster.degraded.empty()) {
+      // The nominal step is the healthy fabric's: the same job with every link at its line rate
+      // and nothing varying, which representative ranks simulate exactly.
+      JobSpec healthy = job;
+      healthy.cluster.degraded.clear();
+      healthy.variability = {};
+      SimulateOptions o;
+      o.comm = options.comm;
+      o.max_ops = options.max_ops;
+      steps.nominal_s = simulate(healthy, o).report.step_time_s;
+    }
   }
   auto network = planner.make_network();
   sim::Engine engine(plan.graph, network.get());

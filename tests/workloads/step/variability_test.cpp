@@ -149,3 +149,19 @@ TEST_CASE("variability needs every GPU simulated") {
   CHECK(s.steps.max_s == s.steps.min_s);
   CHECK(s.steps.mean_s == Approx(s.steps.nominal_s).epsilon(1e-12));
 }
+
+TEST_CASE("a degraded NIC slows the step, and the nominal step is the healthy fabric's") {
+  // Pure data parallelism over two nodes: the gradient reduction crosses the NICs, so one NIC at
+  // half rate slows it; representative ranks simulate the healthy job exactly.
+  JobSpec j = pure_dp();
+  j.cluster.nodes = 2;
+  j.parallel.dp = 16;
+  const Simulation healthy = simulate(j);
+  j.cluster.degraded = {{3, topo::LinkDegradation::Part::nic, 0.5}};
+  j.variability.degraded_links = 1;
+  const Simulation slow = simulate(j, all_ranks());
+  CHECK(slow.steps.nominal_s == Approx(healthy.report.step_time_s).epsilon(1e-12));
+  CHECK(slow.report.step_time_s > healthy.report.step_time_s);
+  // No draws: every step is the same.
+  CHECK(slow.steps.max_s == slow.steps.min_s);
+}

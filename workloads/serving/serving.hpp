@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/stats.hpp"
+
 namespace stepsim::work {
 
 // ---- Requests -------------------------------------------------------------------------------------
@@ -138,23 +140,10 @@ struct RequestRecord {
   }
 };
 
-/// Summary of one metric over the requests that have it; all zero when count == 0.
-struct MetricStats {
-  int count = 0;
-  double mean_s = 0.0;
-  double p50_s = 0.0;
-  double p90_s = 0.0;
-  double p99_s = 0.0;
-  double max_s = 0.0;
-};
-
-/// The percentile `p` (0-100) of `values` by linear interpolation between closest ranks (numpy's
-/// default): with the values sorted, x[h] at h = (n - 1) p / 100, interpolated between floor and ceil.
-/// 0 for no values. Throws std::invalid_argument when p is outside [0, 100].
-double percentile(std::vector<double> values, double p);
-
-/// MetricStats of `values` (percentiles as `percentile`).
-MetricStats metric_stats(std::vector<double> values);
+// MetricStats, percentile and metric_stats: sim/stats.hpp (the step distribution uses them too).
+using sim::metric_stats;
+using sim::MetricStats;
+using sim::percentile;
 
 struct ServingSummary {
   int requests = 0;

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include "sim/engine.hpp"
 #include "sim/error.hpp"
+#include "sim/stats.hpp"
 
 #include "workloads/step/inference_step.hpp"
 #include "workloads/model/names.hpp"
@@ -73,8 +74,9 @@ sim::Variation run_steps(const JobSpec& job, const StepPlan& plan, TopologyPlann
   const int n = std::max(1, count);
   std::vector<double> times;
   times.reserve(static_cast<std::size_t>(n));
+  sim::Variation variation = plan_variation(v, plan, factors);
   for (int step = 0; step < n; ++step) {
-    const sim::Variation variation = step_variation(v, plan, factors, static_cast<std::uint64_t>(step));
+    variation.seed = step_seed(v, static_cast<std::uint64_t>(step));
     auto network = planner.make_network();
     sim::Engine engine(plan.graph, network.get());
     engine.set_variation(&variation);
@@ -94,14 +96,13 @@ sim::Variation run_steps(const JobSpec& job, const StepPlan& plan, TopologyPlann
     out.steps.push_back(sample);
     times.push_back(sample.time_s);
   }
-  double sum = 0.0;
-  for (double t : times) sum += t;
-  out.mean_s = sum / static_cast<double>(n);
-  out.p50_s = quantile(times, 0.50);
-  out.p90_s = quantile(times, 0.90);
-  out.p99_s = quantile(times, 0.99);
+  const sim::MetricStats stats = sim::metric_stats(times);
+  out.mean_s = stats.mean_s;
+  out.p50_s = stats.p50_s;
+  out.p90_s = stats.p90_s;
+  out.p99_s = stats.p99_s;
+  out.max_s = stats.max_s;
   out.min_s = *std::min_element(times.begin(), times.end());
-  out.max_s = *std::max_element(times.begin(), times.end());
   // The lower median: the step whose time ranks (n - 1) / 2 (ties to the earlier step).
   std::vector<int> order(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) order[static_cast<std::size_t>(i)] = i;
@@ -117,7 +118,8 @@ sim::Variation run_steps(const JobSpec& job, const StepPlan& plan, TopologyPlann
   std::stable_sort(out.slow_gpus.begin(), out.slow_gpus.end(),
                    [](const RankWait& a, const RankWait& b) { return a.factor > b.factor; });
   if (out.slow_gpus.size() > 16) out.slow_gpus.resize(16);
-  return step_variation(v, plan, factors, static_cast<std::uint64_t>(out.median_step));
+  variation.seed = step_seed(v, static_cast<std::uint64_t>(out.median_step));
+  return variation;
 }
 
 }  // namespace

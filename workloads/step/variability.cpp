@@ -39,10 +39,13 @@ std::vector<double> gpu_time_factors(const VariabilitySpec& v, int world, int gp
   return f;
 }
 
-sim::Variation step_variation(const VariabilitySpec& v, const StepPlan& plan,
-                              const std::vector<double>& gpu_factors, std::uint64_t step) {
+std::uint64_t step_seed(const VariabilitySpec& v, std::uint64_t step) {
+  return sim::mix_seed(sim::mix_seed(v.seed, variability_detail::kStepStream), step);
+}
+
+sim::Variation plan_variation(const VariabilitySpec& v, const StepPlan& plan,
+                              const std::vector<double>& gpu_factors) {
   sim::Variation out;
-  out.seed = sim::mix_seed(sim::mix_seed(v.seed, variability_detail::kStepStream), step);
   out.jitter_sigma = v.kernel_jitter_cv > 0.0 ? sim::lognormal_sigma_for_cv(v.kernel_jitter_cv) : 0.0;
   const std::size_t processors = plan.graph.processor_count();
   out.processor_factor.assign(processors, 1.0);
@@ -101,15 +104,6 @@ StepWaits step_waits(const StepPlan& plan, const sim::RunResult& run, const sim:
   if (w.ranks.size() > top) w.ranks.resize(top);
   if (w.ops.size() > top) w.ops.resize(top);
   return w;
-}
-
-double quantile(std::vector<double> values, double q) {
-  if (values.empty()) return 0.0;
-  std::sort(values.begin(), values.end());
-  const double pos = std::clamp(q, 0.0, 1.0) * static_cast<double>(values.size() - 1);
-  const std::size_t lo = static_cast<std::size_t>(std::floor(pos));
-  const std::size_t hi = std::min(lo + 1, values.size() - 1);
-  return values[lo] + (pos - static_cast<double>(lo)) * (values[hi] - values[lo]);
 }
 
 }  // namespace stepsim::work

@@ -19,10 +19,13 @@ namespace stepsim::work {
 /// of `gpus_per_node` each. Named GPUs and nodes multiply the drawn factor.
 std::vector<double> gpu_time_factors(const VariabilitySpec& v, int world, int gpus_per_node);
 
-/// What the engine varies in step `step` of `plan` (a plan of every rank): the simulated ranks'
-/// factors from `gpu_factors` (per global rank), jitter and stalls drawn for that step.
-sim::Variation step_variation(const VariabilitySpec& v, const StepPlan& plan,
-                              const std::vector<double>& gpu_factors, std::uint64_t step);
+/// What the engine varies in every step of `plan` (a plan of every rank): the simulated ranks'
+/// factors from `gpu_factors` (per global rank), the jitter's sigma and each GPU's stall
+/// probability per kernel. The draws of one step come from its seed (step_seed).
+sim::Variation plan_variation(const VariabilitySpec& v, const StepPlan& plan,
+                              const std::vector<double>& gpu_factors);
+/// The seed of step `step`'s draws.
+std::uint64_t step_seed(const VariabilitySpec& v, std::uint64_t step);
 
 /// One GPU's kernels on a step's critical path.
 struct RankWait {
@@ -70,8 +73,5 @@ struct StepDistribution {
   int gpus_varied = 0;  ///< GPUs whose factor is not 1
   bool empty() const { return steps.empty(); }
 };
-
-/// The `q` quantile (0..1) of `values` by linear interpolation between order statistics.
-double quantile(std::vector<double> values, double q);
 
 }  // namespace stepsim::work

@@ -10,6 +10,7 @@
 #include "topology/gpu.hpp"
 #include "workloads/model/job.hpp"
 #include "workloads/model/model.hpp"
+#include "workloads/reliability/reliability_spec.hpp"
 
 namespace stepsim::scen::choices {
 
@@ -93,6 +94,8 @@ inline constexpr std::array<Choice<topo::CollectiveProtocol>, 4> kProtocol{
      {"simple", topo::CollectiveProtocol::simple},
      {"ll128", topo::CollectiveProtocol::ll128},
      {"ll", topo::CollectiveProtocol::ll}}};
+inline constexpr std::array<Choice<work::CheckpointMode>, 2> kCheckpointMode{
+    {{"sync", work::CheckpointMode::sync}, {"async", work::CheckpointMode::async}}};
 inline constexpr std::array<Choice<work::MoeDispatcher>, 2> kMoeDispatcher{
     {{"normal", work::MoeDispatcher::normal}, {"low_latency", work::MoeDispatcher::low_latency}}};
 inline constexpr std::array<Choice<topo::FabricKind>, 3> kFabricKind{

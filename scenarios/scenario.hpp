@@ -11,6 +11,7 @@
 #include "scenarios/catalog.hpp"
 #include "scenarios/key_locations.hpp"
 #include "workloads/model/job.hpp"
+#include "workloads/reliability/reliability_spec.hpp"
 #include "workloads/serving/serve.hpp"
 
 namespace stepsim::scen {
@@ -46,6 +47,9 @@ struct Scenario {
   std::optional<ValidationData> validation;
   Target target;
   std::optional<work::ServeSpec> serve;  ///< [serving], for workload.kind = "serve"
+  /// [reliability]: failure rates, checkpoints and restarts for `stepsim goodput`; the defaults
+  /// (reliability_spec.hpp) when the table is absent.
+  work::ReliabilitySpec reliability;
   std::string model_preset;  ///< catalog id the model started from ("" if given inline)
   std::string gpu_preset;    ///< catalog id of the GPU
   bool dp_derived = false;   ///< dp was omitted and computed as GPUs / (tp x pp x cp)

@@ -9,9 +9,9 @@
 namespace stepsim::scen {
 namespace {
 
-constexpr std::string_view kTables[] = {"meta",        "model",     "hardware",   "fabric",     "workload",
-                                        "parallelism", "precision", "moe",        "estimate",   "target",
-                                        "validation",  "serving",   "collective", "variability"};
+constexpr std::string_view kTables[] = {
+    "meta",     "model",  "hardware",   "fabric",  "workload",   "parallelism", "precision",  "moe",
+    "estimate", "target", "validation", "serving", "collective", "variability", "reliability"};
 
 std::string trim(std::string_view s) {
   const auto b = s.find_first_not_of(" \t");
@@ -148,6 +148,7 @@ Scenario read_document(Scenario s, toml::table& doc, const Catalog& base, const 
   if (auto t = root.table("collective")) detail::read_collective_section(*t, s);
   if (auto t = root.table("serving")) detail::read_serving_section(*t, s, base_dir);
   if (auto t = root.table("variability")) detail::read_variability_section(*t, s);
+  if (auto t = root.table("reliability")) detail::read_reliability_section(*t, s);
   if (auto t = root.table("target")) read_target(*t, s);
   if (auto t = root.table("validation")) read_validation(*t, s);
   if (options.check_configuration) detail::resolve_and_check(s);

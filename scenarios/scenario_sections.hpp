@@ -29,6 +29,8 @@ void read_collective_section(TableReader r, Scenario& s);
 /// [variability]: slow GPUs and nodes, part-to-part spread, kernel jitter, host stalls. After
 /// [hardware]: named GPUs and nodes must exist.
 void read_variability_section(TableReader r, Scenario& s);
+/// [reliability]: failure rates per component, checkpoint storage and mode, restart time (train only).
+void read_reliability_section(TableReader r, Scenario& s);
 /// [serving]: the requests (drawn or read from a trace file relative to `base_dir`) and the engine.
 void read_serving_section(TableReader r, Scenario& s, const std::filesystem::path& base_dir);
 

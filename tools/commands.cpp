@@ -18,6 +18,7 @@ int cmd_merge(Args args);
 int cmd_slurm(Args args);
 int cmd_search(Args args);
 int cmd_size(Args args);
+int cmd_goodput(Args args);
 int cmd_import(Args args);
 int cmd_profile(Args args);
 int cmd_plot(Args args);
@@ -35,7 +36,8 @@ constexpr Command kCommands[] = {
      "stepsim import scenarios/hf/DeepSeek-V3.json --out deepseek-v3-model.toml\n"
      "stepsim import --megatron scenarios/megatron/gpt3-175b.sh --gpu h100-sxm --nodes 16\n"
      "stepsim import --nemo scenarios/megatron/llama3.1-70b-nemo.yaml --gpu h100-sxm --out llama70b.toml"},
-    {"profile", "a PyTorch profiler trace's kernels by class, side by side with the simulated step", cmd_profile,
+    {"profile", "a PyTorch profiler trace's kernels by class, side by side with the simulated step",
+     cmd_profile,
      "stepsim profile trace.json --scenario scenarios/profiles/deepseek-v3-ep64-h800.toml --layers 3-6 "
      "--microbatches 0"},
     {"check", "validate a scenario and show what it resolves to", cmd_check,
@@ -76,6 +78,11 @@ constexpr Command kCommands[] = {
     {"size", "GPUs and cost for a target rate or token budget, from the simulated rate", cmd_size,
      "stepsim size scenarios/examples/llama3.1-70b-512xh100.toml --tokens-per-s 1e6\n"
      "stepsim size scenarios/examples/llama3.1-70b-512xh100.toml --tokens 15e12 --days 90"},
+    {"goodput", "wall time and goodput of a training run with failures and checkpoints (Monte Carlo)",
+     cmd_goodput,
+     "stepsim goodput scenarios/examples/reliability/llama3.1-405b-16384xh100-goodput.toml --tokens 15e12\n"
+     "stepsim goodput scenarios/examples/llama3.1-70b-512xh100.toml --steps 100000 --interval-steps 500 "
+     "--checkpoint-mode async"},
     {"bench", "time the simulator on named benchmark cases", cmd_bench,
      "stepsim bench engine_fixed scenario_load"},
 };

@@ -2,9 +2,11 @@
 //  [reliability options] [--format table|json] [--ranks representative|all] [--catalog FILE]...
 //  [--set KEY=VALUE]... [--quiet]`: a training run's wall time and goodput with failures and
 //  checkpoints, from the simulated step (workloads/reliability/goodput.hpp, docs/reliability.md).
+#include <array>
 #include <boost/program_options.hpp>
 #include <cmath>
 #include <iostream>
+#include <iterator>
 #include <limits>
 
 #include "output/common/render_format.hpp"

@@ -42,9 +42,10 @@ std::string checkpoint_lines(const work::GoodputAssessment& a) {
   const work::CheckpointCost& c = a.checkpoint;
   const work::CheckpointSpec& spec = a.spec.checkpoint;
   std::ostringstream o;
-  o << "checkpoint  " << format_bytes(c.bytes) << " (" << format_number(c.params / 1e9, 1)
-    << " B parameters x " << format_number(c.bytes_per_param, 0) << " bytes: weights and optimizer state), "
-    << format_bytes(c.bytes_per_gpu) << " per GPU\n";
+  const bool billions = c.params >= 1e9;
+  o << "checkpoint  " << format_bytes(c.bytes) << " (" << format_number(c.params / (billions ? 1e9 : 1e6), 1)
+    << (billions ? " B" : " M") << " parameters x " << format_number(c.bytes_per_param, 0)
+    << " bytes: weights and optimizer state), " << format_bytes(c.bytes_per_gpu) << " per GPU\n";
   o << "            write " << format_seconds(c.write_s) << " at "
     << format_number(units::in_gb_per_s(spec.storage_write), 0) << " GB/s, read " << format_seconds(c.read_s)
     << " at " << format_number(units::in_gb_per_s(spec.storage_read), 0) << " GB/s; " << mode_name(spec.mode)
@@ -72,8 +73,8 @@ std::string monte_carlo_lines(const work::GoodputAssessment& a) {
                    duration_text(s.p50_wall_s), duration_text(s.p90_wall_s));
   o << spread_line("goodput     ", format_percent(s.goodput), format_percent(s.p10_goodput),
                    format_percent(s.p50_goodput), format_percent(s.p90_goodput));
-  o << "failures    " << format_number(s.mean_failures, 1) << " expected (job MTBF "
-    << duration_text(a.young_daly.mtbf_s) << ")\n";
+  o << "failures    " << format_number(s.mean_failures, s.mean_failures < 10.0 ? 2 : 1)
+    << " expected (job MTBF " << duration_text(a.young_daly.mtbf_s) << ")\n";
   TextTable t({"where the wall time goes", "mean", "share"});
   const auto row = [&](const char* label, double v) {
     t.add_row({label, duration_text(v), format_percent(v / s.mean_wall_s)});

@@ -93,7 +93,7 @@ TEST_CASE("stepsim goodput: the defaults give back the Llama 3 report's 419 inte
   CHECK(j["checkpoint"]["bytes"].get<double>() == Approx(5.68e12).epsilon(0.01));
 }
 
-TEST_CASE("stepsim goodput: options override [reliability]; the same seed repeats, another differs") {
+TEST_CASE("stepsim goodput: options override the reliability table, the same seed repeats and another differs") {
   const std::string base = "goodput " + goodput_cli_small() + " --steps 200000 --interval-steps 1000";
   // GPUs failing every 10 hours each: 16 / 10 = 1.6 failures per hour from the GPUs alone.
   const auto fast = goodput_cli_json(base + " --gpu-mtbf-hours 10 --restart-s 60 --seed 5");

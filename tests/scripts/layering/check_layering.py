@@ -15,7 +15,7 @@ import sys
 
 TOP = ["sim", "topology", "workloads", "scenarios", "output", "tools"]
 LAYERS = {
-    "workloads": [["model"], ["layout"], ["estimate"], ["step"], ["bound", "serving"]],
+    "workloads": [["model"], ["layout"], ["estimate"], ["step"], ["bound", "serving", "reliability"]],
     "output": [["common"], ["run"], ["hdf5", "sweep", "search", "profile"], ["views"], ["report"]],
 }
 LIBRARY = {"sim": "stepsim_sim", "topology": "stepsim_topology", "workloads": "stepsim_workloads",

@@ -145,7 +145,7 @@ TEST_CASE("goodput: the interval with the highest goodput is within 1.5x of Youn
   CHECK(sweep.back().goodput < sweep[best].goodput - 0.02);
 }
 
-TEST_CASE("goodput: a seed gives the same result every time; another seed a different one") {
+TEST_CASE("goodput: a seed gives the same result every time, another seed a different one") {
   const GoodputPlan plan = first_order_plan();
   const GoodputStats a = stepsim::work::simulate_goodput(plan, kK, MonteCarloOptions{50, 42});
   const GoodputStats b = stepsim::work::simulate_goodput(plan, kK, MonteCarloOptions{50, 42});

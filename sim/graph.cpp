@@ -64,12 +64,12 @@ StreamId StepGraphBuilder::add_stream(ProcessorId processor, StreamRole role, st
 }
 
 LabelId StepGraphBuilder::intern(std::string_view label) {
-  // Heterogeneous lookup would avoid this temporary, but labels are interned once per distinct
-  // name by careful builders; the map is never iterated, so its order cannot leak into results.
-  std::string key(label);
-  const auto [it, inserted] = label_index_.try_emplace(std::move(key), static_cast<LabelId>(labels_.size()));
-  if (inserted) labels_.emplace_back(label);
-  return it->second;
+  // The map is never iterated, so its order cannot leak into results.
+  if (const auto it = label_index_.find(label); it != label_index_.end()) return it->second;
+  const auto id = static_cast<LabelId>(labels_.size());
+  label_index_.emplace(std::string(label), id);
+  labels_.emplace_back(label);
+  return id;
 }
 
 OpId StepGraphBuilder::add_op(const Op& op, std::span<const StreamId> streams) {

@@ -141,7 +141,14 @@ class StepGraphBuilder {
   std::vector<Processor> processors_;
   std::vector<Stream> streams_;
   std::vector<std::string> labels_;
-  std::unordered_map<std::string, LabelId> label_index_;  // lookups only, never iterated
+  /// Transparent hashing: `intern` looks a string_view up without building a std::string (one
+  /// label per op is interned, most of them already known).
+  struct LabelHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, LabelId, LabelHash, std::equal_to<>>
+      label_index_;  // lookups only, never iterated
   std::vector<OpExec> exec_;
   std::vector<OpInfo> info_;
   std::vector<std::uint32_t> op_stream_begin_;  // ops + 1 offsets into op_streams_

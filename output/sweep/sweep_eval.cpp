@@ -5,9 +5,10 @@
 #include <limits>
 
 #include "output/common/format.hpp"
+#include "workloads/bound/step_bound.hpp"
 #include "workloads/estimate/estimate.hpp"
-#include "workloads/step/explain.hpp"
 #include "workloads/model/names.hpp"
+#include "workloads/step/explain.hpp"
 
 namespace stepsim::out {
 namespace {
@@ -94,8 +95,9 @@ const ResultColumn kResults[] = {
      STEPSIM_REAL(peak(o) ? peak(o)->peak.value() : kEvalNaN)},
     {"memory_capacity_bytes", ColumnType::float64, "HBM per GPU that tensors can use",
      STEPSIM_REAL(o.scenario.job.cluster.gpu.usable_hbm().value())},
-    {"fits", ColumnType::int64, "1 if the simulated peak fits in HBM, 0 if not, -1 not simulated",
-     STEPSIM_INT(o.simulation ? (o.simulation->fits ? 1 : 0) : -1)},
+    {"fits", ColumnType::int64,
+     "1 if the simulated peak fits in HBM, 0 if not (or if its lower bound does not), -1 not simulated",
+     STEPSIM_INT(o.simulation ? (o.simulation->fits ? 1 : 0) : (o.memory_bound_bytes > 0.0 ? 0 : -1))},
     {"usd_per_million_tokens", ColumnType::float64, "GPU-hour price at the simulated rate",
      STEPSIM_REAL(usd_per_mtok(o, metrics(o) ? metrics(o)->tokens_per_s : 0.0))},
     {"est_step_time_s", ColumnType::float64, "closed-form estimate: step time",
@@ -134,6 +136,11 @@ void fill(Row& row, const SweepSchema& schema, const PointOutcome& o) {
                 " (stage " + std::to_string(r.stage) + ") exceeds " + gb(o.simulation->usable_hbm.value()) +
                 " of HBM";
     }
+  } else if (o.memory_bound_bytes > 0.0) {
+    fits = false;
+    message = "memory peak at least " + gb(o.memory_bound_bytes) +
+              " (static memory and the activations before the first backward step) exceeds " +
+              gb(o.scenario.job.cluster.gpu.usable_hbm().value()) + " of HBM; not simulated";
   } else if (o.estimate.memory && !o.estimate.memory->fits()) {
     fits = false;
     message = "estimated memory " + gb(o.estimate.memory->total().value()) + " on stage " +
@@ -199,6 +206,15 @@ Row PointEvaluator::evaluate(std::uint64_t index, std::span<const std::uint32_t>
       options.max_ops = max_ops_;
       // Before the topology is built: a point of ten million GPUs is refused, not built.
       work::check_step_size(s.job, options.ranks, options.max_ops);
+      // A training step whose memory lower bound is over HBM cannot fit: its time is not a result
+      // (its row says so), so it is not simulated. Sweeps of layouts are often half such points.
+      if (s.job.workload.kind == work::WorkloadKind::train && !s.job.variability.active()) {
+        const double bound = work::bound_train_step(s.job).memory_bytes;
+        if (bound > s.job.cluster.gpu.usable_hbm().value()) {
+          fill(row, schema_, PointOutcome{s, nullptr, work::estimate(s.job), bound});
+          return row;
+        }
+      }
       const work::Simulation sim =
           work::simulate(s.job, topologies_.get(scenarios_.cluster_key(values), s.job.cluster), options);
       fill(row, schema_, PointOutcome{s, &sim, sim.estimate});

@@ -19,8 +19,11 @@ namespace stepsim::out {
 /// What a point produced; result columns read it.
 struct PointOutcome {
   const scen::Scenario& scenario;
-  const work::Simulation* simulation;  ///< null in estimate mode
+  const work::Simulation* simulation;  ///< null in estimate mode and when not simulated
   const work::Estimate& estimate;
+  /// A lower bound on the busiest rank's memory peak above usable HBM: the point does not fit, so
+  /// it was not simulated (0 otherwise).
+  double memory_bound_bytes = 0.0;
 };
 
 /// Topologies shared by points on the same cluster (keyed by SweepScenarios::cluster_key), at

@@ -281,3 +281,62 @@ TEST_CASE("stepsim slurm writes an array and a dependent merge, and submits them
   CHECK(f.exit_code == 2);
   CHECK_THAT(f.err, Catch::Contains("invalid partition"));
 }
+
+TEST_CASE("Sweep points whose memory lower bound exceeds HBM are out of memory without a simulation") {
+  // kSweep gives each GPU 16 GB: GPT 1.7B at tp 1 or 2 and pp 1 keeps its whole static memory
+  // (weights, gradients, optimizer state: at least 1.7 B x 16 bytes / tp) and a micro-batch's
+  // activations before the first backward step, over the usable HBM. Such a row is not simulated:
+  // status out_of_memory, fits 0, no simulated figures, and the message says so. The same layout
+  // through `stepsim run --strict` simulates it and fails for memory (exit 2): the bound was sound.
+  TempDir dir;
+  const auto s = dir.write("s.toml", kSweep);
+  sweep_ok(q(s) + " --out " + q(dir.path() / "r.h5") + " --csv " + q(dir.path() / "r.csv"));
+  std::istringstream csv(slurp(dir.path() / "r.csv"));
+  std::string header, line;
+  std::getline(csv, header);
+  const auto column = [&](const std::string& name) {
+    const auto at = ("," + header + ",").find("," + name + ",");
+    return static_cast<std::size_t>(
+        std::count(header.begin(), header.begin() + static_cast<std::ptrdiff_t>(at), ','));
+  };
+  const auto field = [](const std::string& row, std::size_t i) {
+    std::stringstream ss(row);
+    std::string f;
+    for (std::size_t k = 0; k <= i; ++k) std::getline(ss, f, ',');
+    return f;
+  };
+  int skipped = 0;
+  std::string tp, pp, mb;
+  while (std::getline(csv, line)) {
+    const std::string message = field(line, column("message"));
+    if (message.find("not simulated") == std::string::npos) continue;
+    ++skipped;
+    CHECK(field(line, column("status")) == "out_of_memory");
+    CHECK_THAT(message, Catch::StartsWith("memory peak at least"));
+    CHECK(field(line, column("fits")) == "0");
+    CHECK(field(line, column("step_time_s")).empty());
+    CHECK(std::stod(field(line, column("est_step_time_s"))) > 0.0);
+    tp = field(line, column("parallelism.tp"));
+    pp = field(line, column("parallelism.pp"));
+    mb = field(line, column("workload.micro_batch"));
+  }
+  REQUIRE(skipped > 0);
+  const std::string scenario = R"([model]
+preset = "megatron-gpt-1.7b"
+[hardware]
+nodes = 1
+[hardware.gpu]
+preset = "h100-sxm"
+hbm_gb = 16
+[workload]
+kind = "train"
+seq_len = 1024
+global_batch = 16
+)";
+  const auto run =
+      run_stepsim("run " + q(dir.write("p.toml", scenario)) + " --strict --set parallelism.tp=" + tp +
+                  " --set parallelism.pp=" + pp + " --set workload.micro_batch=" + mb);
+  INFO(run.out << run.err);
+  CHECK(run.exit_code == 2);
+  CHECK_THAT(run.err, Catch::Contains("the step does not fit in memory"));
+}

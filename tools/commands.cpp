@@ -19,6 +19,7 @@ int cmd_slurm(Args args);
 int cmd_search(Args args);
 int cmd_size(Args args);
 int cmd_goodput(Args args);
+int cmd_cluster(Args args);
 int cmd_import(Args args);
 int cmd_profile(Args args);
 int cmd_plot(Args args);
@@ -83,6 +84,9 @@ constexpr Command kCommands[] = {
      "stepsim goodput scenarios/examples/reliability/llama3.1-405b-16384xh100-goodput.toml --tokens 15e12\n"
      "stepsim goodput scenarios/examples/llama3.1-70b-512xh100.toml --steps 100000 --interval-steps 500 "
      "--checkpoint-mode async"},
+    {"cluster",
+     "several jobs on one cluster: each job's step alone and shared, and the links they contend on",
+     cmd_cluster, "stepsim cluster scenarios/examples/cluster/two-jobs.cluster.toml"},
     {"bench", "time the simulator on named benchmark cases", cmd_bench,
      "stepsim bench engine_fixed scenario_load"},
 };

@@ -1,4 +1,5 @@
-// Every bundled single-step example (scenarios/examples, train, prefill and decode) through the real
+// Every bundled single-step example (scenarios/examples, train, prefill and decode; not the sweep and
+// cluster files, which name other scenarios) through the real
 // binary: the headline verdict is the largest entry of the breakdown and its second, in the table
 // and the JSON; the memory verdict comes before any rate; HFU is never below MFU; no "-0.0%"; and an
 // example that does not fit says at the top of its file why it is shown anyway.
@@ -32,6 +33,7 @@ std::vector<fs::path> single_step_examples() {
   const fs::path root = fs::path(STEPSIM_SOURCE_DIR) / "scenarios" / "examples";
   for (const auto& e : fs::recursive_directory_iterator(root)) {
     if (e.path().extension() != ".toml" || e.path().parent_path().filename() == "sweeps") continue;
+    if (e.path().stem().extension() == ".cluster") continue;  // several scenarios: `stepsim cluster`
     const auto kind = scen::load_scenario(e.path().string(), test::builtin_catalog()).job.workload.kind;
     if (kind == work::WorkloadKind::serve || kind == work::WorkloadKind::generate) continue;
     out.push_back(e.path());

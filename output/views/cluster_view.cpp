@@ -53,7 +53,8 @@ std::string cluster_jobs_table(const work::ClusterJobs& spec, const work::Cluste
       std::any_of(s.jobs.begin(), s.jobs.end(), [](const auto& r) { return r.start_s > 0.0; });
   std::vector<std::string> headings{"job", "placement", "nodes", "GPUs"};
   if (offsets) headings.push_back("start");
-  for (const char* h : {"step alone", "step shared", "slowdown", "steps in window"}) headings.push_back(h);
+  for (const char* h : {"step alone", "step shared", "slowdown", "steps in window", "memory peak"})
+    headings.push_back(h);
   TextTable jobs(headings);
   for (std::size_t j = 0; j < s.jobs.size(); ++j) {
     const work::ClusterJobOutcome& r = s.jobs[j];
@@ -62,7 +63,8 @@ std::string cluster_jobs_table(const work::ClusterJobs& spec, const work::Cluste
     if (offsets) row.push_back(format_seconds(r.start_s));
     for (std::string cell :
          {format_seconds(r.alone_step_s), format_seconds(r.shared_step_s), format_percent(r.slowdown(), 2),
-          std::to_string(r.steps_in_window) + " of " + std::to_string(r.steps_run)})
+          std::to_string(r.steps_in_window) + " of " + std::to_string(r.steps_run),
+          format_bytes(r.memory_peak_bytes) + (r.fits() ? "" : " DOES NOT FIT")})
       row.push_back(std::move(cell));
     jobs.add_row(std::move(row));
   }
@@ -81,6 +83,12 @@ std::string cluster_table(const std::string& name, const work::ClusterJobs& spec
     << format_seconds(s.makespan_s) << " simulated; all jobs running for the first "
     << format_seconds(s.window_s) << "\n\n";
   o << cluster_jobs_table(spec, s);
+  for (const work::ClusterJobOutcome& r : s.jobs)
+    if (!r.fits())
+      o << "memory      job `" << r.name << "` DOES NOT FIT: peak " << format_bytes(r.memory_peak_bytes)
+        << " of " << format_bytes(r.usable_hbm_bytes)
+        << " usable per GPU; its step times are not achievable as configured (`stepsim run` on its "
+           "scenario shows where the memory goes)\n";
   if (s.contended.empty()) {
     o << "\ncontended   no link carries traffic of more than one job\n";
     return o.str();
@@ -141,6 +149,9 @@ Json cluster_json(const std::string& name, const work::ClusterJobs& spec, const 
     o["steps_run"] = r.steps_run;
     o["steps_in_window"] = r.steps_in_window;
     o["shared_steps_s"] = r.shared_steps_s;
+    o["memory_peak_bytes"] = r.memory_peak_bytes;
+    o["usable_hbm_bytes"] = r.usable_hbm_bytes;
+    o["fits"] = r.fits();
     jobs.push_back(std::move(o));
   }
   j["jobs"] = std::move(jobs);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "sim/critical_path.hpp"
 #include "sim/engine.hpp"
 #include "sim/error.hpp"
 #include "sim/graph_copy.hpp"
@@ -11,6 +12,7 @@
 #include "topology/transfer_table.hpp"
 #include "workloads/layout/topology_planner.hpp"
 #include "workloads/step/inference_step.hpp"
+#include "workloads/step/step_report.hpp"
 #include "workloads/step/train_step.hpp"
 
 namespace stepsim::work {
@@ -73,6 +75,7 @@ struct JobBuild {
   StepPlan plan;
   std::vector<double> link_bytes;  ///< per link, one step alone
   double alone_s = 0.0;
+  double memory_peak_bytes = 0.0;  ///< the busiest simulated rank's, in its step alone
   int steps = 1;
   double start_s = 0.0;
 };
@@ -171,6 +174,7 @@ std::vector<JobBuild> build_cluster_jobs(const ClusterJobs& spec,
                           : build_inference_step(job, planner, {RankMode::all}),
                       {},
                       0.0,
+                      0.0,
                       1,
                       spec.jobs[j].start_s});
   }
@@ -184,7 +188,10 @@ void run_alone(std::vector<JobBuild>& builds, const std::shared_ptr<const topo::
   for (JobBuild& b : builds) {
     topo::FlowNetwork net(table, {topo::LinkAccounting::totals});
     sim::Engine engine(b.plan.graph, &net);
-    b.alone_s = to_seconds(engine.run().makespan);
+    const sim::RunResult run = engine.run();
+    b.alone_s = to_seconds(run.makespan);
+    const StepReport report = analyse_step(b.plan, run, sim::critical_path(b.plan.graph, run, &net));
+    b.memory_peak_bytes = report.ranks[report.peak_rank].memory.peak.value();
     b.link_bytes.assign(net.link_bytes().begin(), net.link_bytes().end());
     b.link_bytes.resize(table->topology().links().size(), 0.0);
   }
@@ -268,6 +275,8 @@ ClusterSimulation simulate_cluster(const ClusterJobs& spec, const ClusterSimOpti
     o.gpus = spec.jobs[j].job.cluster.total_gpus();
     o.tokens_per_step = builds[j].plan.tokens_per_step;
     o.alone_step_s = builds[j].alone_s;
+    o.memory_peak_bytes = builds[j].memory_peak_bytes;
+    o.usable_hbm_bytes = spec.jobs[j].job.cluster.gpu.usable_hbm().value();
     out.jobs.push_back(std::move(o));
   }
   out.contended = contended_links(*topology, builds, net.take_timeline());

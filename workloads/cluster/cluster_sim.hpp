@@ -41,6 +41,11 @@ struct ClusterJobOutcome {
   int steps_run = 0;           ///< steps simulated in the shared run
   int steps_in_window = 0;     ///< of those, ended while every job was still running
   std::vector<double> shared_steps_s;  ///< every simulated step, in order
+  /// The busiest GPU's memory peak in its step alone, against the GPU's usable HBM: a job that
+  /// does not fit is reported as such, its times not achievable as configured.
+  double memory_peak_bytes = 0.0;
+  double usable_hbm_bytes = 0.0;
+  bool fits() const { return memory_peak_bytes <= usable_hbm_bytes; }
   double slowdown() const { return alone_step_s > 0.0 ? shared_step_s / alone_step_s - 1.0 : 0.0; }
 };
 

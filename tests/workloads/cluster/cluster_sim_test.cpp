@@ -9,6 +9,7 @@
 #include "sim/error.hpp"
 #include "tests/support/fixtures.hpp"
 #include "workloads/cluster/cluster_sim.hpp"
+#include "workloads/step/simulate.hpp"
 
 using namespace stepsim;
 using work::ClusterJob;
@@ -73,6 +74,16 @@ TEST_CASE("cluster: two jobs on disjoint nodes of a non-blocking fat-tree do not
       for (double t : j.shared_steps_s) CHECK(t == j.alone_step_s);
     }
     CHECK(s.contended.empty());
+    // Each job's memory peak is its step's alone, as `stepsim run --ranks all` simulates it.
+    work::SimulateOptions all;
+    all.ranks = work::RankMode::all;
+    const work::Simulation one =
+        work::simulate(cluster_test_dp_job("a", s.topology->spec(), NodePlacement::packed).job, all);
+    for (const auto& j : s.jobs) {
+      CHECK(j.memory_peak_bytes == one.report.ranks[one.report.peak_rank].memory.peak.value());
+      CHECK(j.usable_hbm_bytes == one.usable_hbm.value());
+      CHECK(j.fits() == one.fits);
+    }
   }
   SECTION("spread: both jobs cross the leaves and meet on uplinks that static routing shares") {
     // Non-blocking is not contention-free: d-mod-k routing gives each (destination, channel) one

@@ -1,15 +1,21 @@
 // `stepsim goodput SCENARIO (--tokens T | --steps N) [--interval-steps K] [--trials N] [--seed S]
 //  [reliability options] [--format table|json] [--ranks representative|all] [--catalog FILE]...
-//  [--set KEY=VALUE]... [--quiet]`: a training run's wall time and goodput with failures and
-//  checkpoints, from the simulated step (workloads/reliability/goodput.hpp, docs/reliability.md).
+//  [--set KEY=VALUE]... [--hdf5 FILE.h5] [--report FILE.html] [--quiet]`: a training run's wall time
+//  and goodput with failures and checkpoints, from the simulated step
+//  (workloads/reliability/goodput.hpp, docs/reliability.md).
 #include <array>
 #include <boost/program_options.hpp>
 #include <cmath>
+#include <filesystem>
 #include <iostream>
 #include <iterator>
 #include <limits>
 
+#include "output/common/atomic_file.hpp"
+#include "output/common/format.hpp"
 #include "output/common/render_format.hpp"
+#include "output/hdf5/goodput_hdf5.hpp"
+#include "output/report/goodput_report.hpp"
 #include "output/views/goodput_view.hpp"
 #include "scenarios/scenario.hpp"
 #include "sim/error.hpp"
@@ -58,6 +64,8 @@ struct GoodputArgs {
   work::MonteCarloOptions monte_carlo;
   std::array<std::string, kReliabilityOptionCount> reliability;  ///< as typed, "" when absent
   std::uint64_t max_ops = work::kDefaultMaxOps;
+  std::string hdf5_path;    ///< --hdf5; empty = none
+  std::string report_path;  ///< --report; empty = none
   bool quiet = false;
 };
 
@@ -84,7 +92,11 @@ po::options_description goodput_options(GoodputArgs& a) {
       "ranks", po::value(&a.ranks)->default_value("representative"),
       "representative (one rank per pipeline stage, others as images) or all")(
       "catalog", po::value(&a.catalogs)->composing(), "extra catalog file (repeatable)")(
-      "set", po::value(&a.load.set)->composing(), "override a scenario key, e.g. --set parallelism.tp=4");
+      "set", po::value(&a.load.set)->composing(), "override a scenario key, e.g. --set parallelism.tp=4")(
+      "hdf5", po::value(&a.hdf5_path)->value_name("FILE"),
+      "write goodput over checkpoint intervals and the summary to an HDF5 file (docs/hdf5.md)")(
+      "report", po::value(&a.report_path)->value_name("FILE"),
+      "write a self-contained HTML page: goodput over intervals beside Young/Daly, where the wall time goes");
   for (std::size_t i = 0; i < kReliabilityOptionCount; ++i)
     o.add_options()(kReliabilityOptions[i].option, po::value(&a.reliability[i])->value_name("VALUE"),
                     kReliabilityOptions[i].help);
@@ -104,6 +116,29 @@ work::RunLength run_length(const GoodputArgs& a) {
   return work::RunLength{tokens ? a.tokens : 0.0, a.steps};
 }
 
+/// Writes the files asked for, each whole or not at all, and says so on stderr.
+void write_goodput_files(const GoodputArgs& a, const scen::Scenario& s, const work::GoodputAssessment& g,
+                         const out::RunLabels& labels) {
+  const auto written = [](const std::string& path) {
+    std::error_code ec;
+    const auto n = std::filesystem::file_size(path, ec);
+    std::cerr << "wrote " << path << " (" << (ec ? "?" : out::format_bytes(static_cast<double>(n))) << ")\n";
+  };
+  if (!a.hdf5_path.empty()) {
+    std::string overrides;
+    for (const auto& kv : a.load.set) overrides += kv + "\n";
+    out::write_goodput_hdf5(a.hdf5_path, g,
+                            out::Hdf5Meta{STEPSIM_VERSION, labels.scenario, s.source_text, overrides,
+                                          out::goodput_json(s.job, g, labels)});
+    written(a.hdf5_path);
+  }
+  if (!a.report_path.empty()) {
+    out::write_file_atomically(a.report_path, out::goodput_html(s.job, g, labels, STEPSIM_VERSION),
+                               "--report");
+    written(a.report_path);
+  }
+}
+
 }  // namespace
 
 int cmd_goodput(Args args) {
@@ -111,6 +146,9 @@ int cmd_goodput(Args args) {
   if (!parse_command_line(args, goodput_options(a), "scenario", a.scenario)) return 0;
   if (a.scenario.empty())
     throw UserError("missing the scenario file (usage: stepsim goodput SCENARIO --tokens 15e12)");
+  // Before any work: a file that cannot be written fails now.
+  if (!a.hdf5_path.empty()) out::check_output_path(a.hdf5_path, "--hdf5");
+  if (!a.report_path.empty()) out::check_output_path(a.report_path, "--report");
   const out::RenderFormat format = out::parse_render_format(a.format);
   const work::RunLength length = run_length(a);
   for (std::size_t i = 0; i < kReliabilityOptionCount; ++i)
@@ -138,6 +176,7 @@ int cmd_goodput(Args args) {
     std::cout << out::goodput_json(s.job, g, labels).dump(2) << "\n";
   else
     std::cout << out::goodput_table(s.job, g, labels);
+  write_goodput_files(a, s, g, labels);
   return 0;
 }
 

@@ -14,6 +14,12 @@ const H5::PredType& f64() {
 const H5::PredType& i64() {
   return H5::PredType::NATIVE_INT64;
 }
+const H5::PredType& u64() {
+  return H5::PredType::NATIVE_UINT64;
+}
+const H5::PredType& u8() {
+  return H5::PredType::NATIVE_UINT8;
+}
 const H5::PredType& i32() {
   return H5::PredType::NATIVE_INT32;
 }
@@ -170,6 +176,63 @@ H5::CompType link_load_type() {
   STEPSIM_MEMBER(LinkLoadRowH5, link, u32());
   STEPSIM_MEMBER(LinkLoadRowH5, load_Bps, f64());
   STEPSIM_MEMBER(LinkLoadRowH5, utilisation, f64());
+  return t;
+}
+
+H5::CompType step_type() {
+  H5::CompType t(sizeof(StepRowH5));
+  STEPSIM_MEMBER(StepRowH5, step, u32());
+  STEPSIM_MEMBER(StepRowH5, seed, u64());
+  STEPSIM_MEMBER(StepRowH5, time_s, f64());
+  STEPSIM_MEMBER(StepRowH5, waited_on_gpu, i32());
+  STEPSIM_MEMBER(StepRowH5, waited_on_s, f64());
+  return t;
+}
+
+H5::CompType rank_slowness_type() {
+  H5::CompType t(sizeof(RankSlownessRowH5));
+  STEPSIM_MEMBER(RankSlownessRowH5, gpu, i32());
+  STEPSIM_MEMBER(RankSlownessRowH5, node, i32());
+  STEPSIM_MEMBER(RankSlownessRowH5, sim_rank, i32());
+  STEPSIM_MEMBER(RankSlownessRowH5, time_factor, f64());
+  STEPSIM_MEMBER(RankSlownessRowH5, busy_s, f64());
+  STEPSIM_MEMBER(RankSlownessRowH5, waiting_s, f64());
+  STEPSIM_MEMBER(RankSlownessRowH5, waiting_share, f64());
+  return t;
+}
+
+H5::CompType failure_type(const std::vector<std::string_view>& components) {
+  H5::CompType t(sizeof(FailureRowH5));
+  STEPSIM_MEMBER(FailureRowH5, component, enum_type(components));
+  STEPSIM_MEMBER(FailureRowH5, count, f64());
+  STEPSIM_MEMBER(FailureRowH5, mtbf_hours, f64());
+  STEPSIM_MEMBER(FailureRowH5, failures_per_hour, f64());
+  return t;
+}
+
+H5::CompType goodput_type() {
+  H5::CompType t(sizeof(GoodputRowH5));
+  STEPSIM_MEMBER(GoodputRowH5, interval_steps, i64());
+  STEPSIM_MEMBER(GoodputRowH5, interval_compute_s, f64());
+  STEPSIM_MEMBER(GoodputRowH5, finishes, u8());
+  STEPSIM_MEMBER(GoodputRowH5, best, u8());
+  STEPSIM_MEMBER(GoodputRowH5, young_daly, u8());
+  STEPSIM_MEMBER(GoodputRowH5, chosen, u8());
+  STEPSIM_MEMBER(GoodputRowH5, goodput, f64());
+  STEPSIM_MEMBER(GoodputRowH5, p10_goodput, f64());
+  STEPSIM_MEMBER(GoodputRowH5, p50_goodput, f64());
+  STEPSIM_MEMBER(GoodputRowH5, p90_goodput, f64());
+  STEPSIM_MEMBER(GoodputRowH5, first_order_goodput, f64());
+  STEPSIM_MEMBER(GoodputRowH5, mean_wall_s, f64());
+  STEPSIM_MEMBER(GoodputRowH5, stddev_wall_s, f64());
+  STEPSIM_MEMBER(GoodputRowH5, p10_wall_s, f64());
+  STEPSIM_MEMBER(GoodputRowH5, p50_wall_s, f64());
+  STEPSIM_MEMBER(GoodputRowH5, p90_wall_s, f64());
+  STEPSIM_MEMBER(GoodputRowH5, mean_failures, f64());
+  STEPSIM_MEMBER(GoodputRowH5, useful_s, f64());
+  STEPSIM_MEMBER(GoodputRowH5, checkpoint_s, f64());
+  STEPSIM_MEMBER(GoodputRowH5, rework_s, f64());
+  STEPSIM_MEMBER(GoodputRowH5, restart_s, f64());
   return t;
 }
 

@@ -3,7 +3,9 @@
 // Internal to output/: the writer fills these structs and HDF5 stores them field by field.
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string_view>
+#include <vector>
 
 #include "output/hdf5/hdf5_table.hpp"
 
@@ -72,6 +74,32 @@ struct LinkLoadRowH5 {  // /link_loads
   double load_Bps, utilisation;
 };
 
+struct StepRowH5 {  // /steps/times: one row per step of `stepsim run --steps N`
+  std::uint32_t step;
+  std::uint64_t seed;
+  double time_s;
+  std::int32_t waited_on_gpu;  // -1 when the step's critical path ran no kernels
+  double waited_on_s;
+};
+struct RankSlownessRowH5 {  // /steps/ranks: one row per GPU of the job
+  std::int32_t gpu, node;
+  std::int32_t sim_rank;  // -1 for a GPU that was not simulated (representative ranks)
+  double time_factor;
+  double busy_s, waiting_s, waiting_share;  // in the median step; NaN when not simulated
+};
+struct FailureRowH5 {      // goodput file: /failures
+  std::uint8_t component;  // enum: the assessment's component names in order
+  double count, mtbf_hours, failures_per_hour;
+};
+struct GoodputRowH5 {  // goodput file: /intervals
+  std::int64_t interval_steps;
+  double interval_compute_s;
+  std::uint8_t finishes, best, young_daly, chosen;
+  double goodput, p10_goodput, p50_goodput, p90_goodput, first_order_goodput;
+  double mean_wall_s, stddev_wall_s, p10_wall_s, p50_wall_s, p90_wall_s;
+  double mean_failures, useful_s, checkpoint_s, rework_s, restart_s;
+};
+
 /// Copies `text` into a fixed-length field, NUL-padded, cut at the field's size (before a UTF-8
 /// continuation byte, so that a cut text still decodes).
 template <std::size_t N>
@@ -82,6 +110,10 @@ void set_text(char (&field)[N], std::string_view text) {
   for (std::size_t i = 0; i < N; ++i) field[i] = i < n ? text[i] : '\0';
 }
 
+/// Every leaf of a JSON summary under its slash-separated path: numbers (booleans as 0/1, null as
+/// NaN) in the table `summary`, strings in `summary_text` (docs/hdf5.md).
+void write_summary_tables(H5::H5File& file, const nlohmann::ordered_json& summary);
+
 H5::CompType figure_type();
 H5::CompType text_type();
 H5::CompType rank_type();
@@ -91,5 +123,10 @@ H5::CompType memory_type();
 H5::CompType link_type();
 H5::CompType tier_type();
 H5::CompType link_load_type();
+H5::CompType step_type();
+H5::CompType rank_slowness_type();
+/// `components`: the enum's names ("GPU", "node", "NIC", "switch"), in code order.
+H5::CompType failure_type(const std::vector<std::string_view>& components);
+H5::CompType goodput_type();
 
 }  // namespace stepsim::out::h5

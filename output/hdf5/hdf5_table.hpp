@@ -28,6 +28,20 @@ H5::StrType fixed_string(std::size_t chars);
 void write_text(H5::H5File& file, const std::string& name, const std::string& text);
 /// A variable-length string attribute on `obj`.
 void write_attribute(H5::H5Object& obj, const std::string& name, const std::string& value);
+/// A float64 attribute on `obj` (a figure of a summary: seconds, shares, bytes).
+void write_attribute(H5::H5Object& obj, const std::string& name, double value);
+/// An int64 attribute on `obj` (counts, indices, step intervals).
+void write_integer_attribute(H5::H5Object& obj, const std::string& name, std::int64_t value);
+
+/// A group at `name` (its parent must exist), without timestamps.
+H5::Group create_group(H5::H5File& file, const std::string& name);
+
+/// A file that lives in memory only (HDF5's core driver, no backing file): HDF5 never writes to
+/// disk itself, so a full disk is a failed write of ours with its reason. `file_image` gives its
+/// bytes, to write whole (output/common/atomic_file.hpp).
+H5::H5File in_memory_file();
+/// The bytes of `file` as a file; Hdf5Failure when HDF5 cannot flush or copy it.
+std::string file_image(H5::H5File& file);
 
 /// A table of `Row` structs appended in batches. `type` must describe `Row` (insertMember with
 /// HOFFSET). Variable-length strings referenced by rows must live until flush() (or the

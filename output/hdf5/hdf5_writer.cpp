@@ -1,6 +1,5 @@
 #include "output/hdf5/hdf5_writer.hpp"
 
-#include <atomic>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -39,8 +38,9 @@ std::uint8_t group_of(const work::OpInfo& i) {
   return i.is_comm ? static_cast<std::uint8_t>(static_cast<int>(i.comm_dim) + 1) : 0;
 }
 
-/// Every leaf of the JSON summary: numbers in `summary`, strings in `summary_text`.
-void write_summary(H5::H5File& f, const Json& summary) {
+}  // namespace
+
+void h5::write_summary_tables(H5::H5File& f, const Json& summary) {
   std::vector<std::pair<std::string, double>> figures;
   std::vector<std::pair<std::string, std::string>> texts;
   flatten(summary, "", figures, texts);
@@ -51,6 +51,8 @@ void write_summary(H5::H5File& f, const Json& summary) {
   for (const auto& [name, value] : texts) strings.append({name.c_str(), value.c_str()});
   strings.flush();
 }
+
+namespace {
 
 /// One row per simulated rank: its breakdown (exposed time by ParallelDim order) and memory.
 void write_ranks(H5::H5File& f, const work::Simulation& s) {
@@ -65,6 +67,51 @@ void write_ranks(H5::H5File& f, const work::Simulation& s) {
                   r.memory.peak.value(), r.memory.peak_time_s});
   }
   table.flush();
+}
+
+/// `stepsim run --steps N`: the steps (their seeds, times and the GPU each waited on most), the
+/// distribution's summary as the group's attributes, and every GPU's kernel time factor beside
+/// its busy and waiting time in the median step (the run's report describes that step).
+void write_steps(H5::H5File& f, const work::Simulation& s) {
+  const work::StepDistribution& d = s.steps;
+  H5::Group g = h5::create_group(f, "steps");
+  h5::write_integer_attribute(g, "count", static_cast<std::int64_t>(d.steps.size()));
+  for (const auto& [name, value] : {std::pair{"nominal_s", d.nominal_s},
+                                    {"mean_s", d.mean_s},
+                                    {"p50_s", d.p50_s},
+                                    {"p90_s", d.p90_s},
+                                    {"p99_s", d.p99_s},
+                                    {"min_s", d.min_s},
+                                    {"max_s", d.max_s}})
+    h5::write_attribute(g, name, value);
+  h5::write_integer_attribute(g, "median_step", d.median_step);
+  h5::write_integer_attribute(g, "slowest_step", d.slowest_step);
+  h5::write_integer_attribute(g, "gpus_varied", d.gpus_varied);
+  h5::Table<h5::StepRowH5> steps(f, "steps/times", h5::step_type(), 1024);
+  for (std::size_t i = 0; i < d.steps.size(); ++i) {
+    const work::StepSample& x = d.steps[i];
+    steps.append({static_cast<std::uint32_t>(i), x.seed, x.time_s, x.waited_on_rank, x.waited_on_s});
+  }
+  steps.flush();
+  std::vector<std::int32_t> sim_rank(static_cast<std::size_t>(s.plan.world), -1);
+  for (std::size_t i = 0; i < s.plan.ranks.size(); ++i)
+    sim_rank[static_cast<std::size_t>(s.plan.ranks[i].rank)] = static_cast<std::int32_t>(i);
+  const double step = s.report.step_time_s, nan = std::numeric_limits<double>::quiet_NaN();
+  h5::Table<h5::RankSlownessRowH5> ranks(f, "steps/ranks", h5::rank_slowness_type(), 4096);
+  for (std::int32_t gpu = 0; gpu < s.plan.world; ++gpu) {
+    const auto g_index = static_cast<std::size_t>(gpu);
+    const double factor = g_index < d.gpu_factors.size() ? d.gpu_factors[g_index] : 1.0;
+    const auto node = static_cast<std::int32_t>(s.topology->host_of(static_cast<topo::GpuId>(gpu)));
+    double busy = nan, waiting = nan, share = nan;
+    if (sim_rank[g_index] >= 0) {
+      const work::Breakdown& b = s.report.ranks[static_cast<std::size_t>(sim_rank[g_index])].breakdown;
+      busy = b.compute_s + b.memory_bound_s;
+      waiting = step - busy;
+      share = step > 0.0 ? waiting / step : 0.0;
+    }
+    ranks.append({gpu, node, sim_rank[g_index], factor, busy, waiting, share});
+  }
+  ranks.flush();
 }
 
 }  // namespace
@@ -92,14 +139,9 @@ namespace hdf5_writer {
 Hdf5Writer::Hdf5Writer(const std::filesystem::path& path, const work::Simulation& s, Hdf5Meta meta)
     : path_(path), sim_(s), meta_(std::move(meta)) {
   quiet_hdf5_errors();  // errors become exceptions with a message of ours
-  static std::atomic<unsigned> files{0};
   try {
     t_ = std::make_unique<Tables>();
-    H5::FileAccPropList in_memory;
-    in_memory.setCore(1 << 20, false);
-    // A name under /dev/null cannot exist: HDF5's first, tentative open of the name finds nothing.
-    t_->file = H5::H5File("/dev/null/stepsim-run-" + std::to_string(files++) + ".h5", H5F_ACC_TRUNC,
-                          h5::file_creation(), in_memory);
+    t_->file = h5::in_memory_file();
   } catch (const H5::Exception& e) {
     hdf5_writer::failed(path_, e);
   }
@@ -115,8 +157,9 @@ void Hdf5Writer::begin(const StepLayout&) {
   h5::write_text(f, "scenario_toml", meta_.scenario_toml);
   h5::write_text(f, "scenario_overrides", meta_.overrides);
   h5::write_text(f, "summary_json", meta_.summary.dump(2));
-  write_summary(f, meta_.summary);
+  h5::write_summary_tables(f, meta_.summary);
   write_ranks(f, sim_);
+  if (!sim_.steps.empty()) write_steps(f, sim_);
   t_->ops.emplace(f, "ops", h5::op_type(), 16384);
   t_->memory.emplace(f, "memory", h5::memory_type(), 16384);
   t_->tiers.emplace(f, "link_tiers", h5::tier_type(), 16384);
@@ -204,13 +247,12 @@ void Hdf5Writer::end() {
   } catch (const H5::Exception& e) {
     hdf5_writer::failed(path_, e);
   }
-  const hid_t file = t_->file.getId();
   std::string image;
-  const ssize_t size = H5Fflush(file, H5F_SCOPE_GLOBAL) < 0 ? -1 : H5Fget_file_image(file, nullptr, 0);
-  if (size >= 0) image.resize(static_cast<std::size_t>(size));
-  if (size < 0 || H5Fget_file_image(file, image.data(), image.size()) != size)
-    throw UserError(SourceLocation{path_.string(), 0, 0}, "",
-                    "--hdf5: cannot build the file (" + last_hdf5_error() + ")");
+  try {
+    image = h5::file_image(t_->file);
+  } catch (const Hdf5Failure& e) {
+    throw UserError(SourceLocation{path_.string(), 0, 0}, "", std::string("--hdf5: ") + e.what());
+  }
   t_.reset();  // closes the in-memory file
   write_file_atomically(path_, image, "--hdf5");
 }

@@ -2,8 +2,9 @@
 // A simulated step as an HDF5 file (schema in docs/hdf5.md): the summary of `stepsim run
 // --format json` as a table of figures plus the JSON text and the scenario's TOML, per-rank
 // breakdowns, the critical path, every op of the selected ranks, memory in use over time, and link
-// utilisation per link and per tier over time. Tables are compound datasets written in chunks as rows arrive,
-// into a file built in memory and written whole at the end.
+// utilisation per link and per tier over time; with several steps (`--steps N`, [variability]) each
+// step, the distribution's summary and every GPU's kernel time factor (/steps). Tables are compound
+// datasets written in chunks as rows arrive, into a file built in memory and written whole at the end.
 
 #include <filesystem>
 #include <memory>

@@ -53,6 +53,14 @@ std::string cost_charts(std::span<const topo::GpuSpec> gpus, std::string_view hi
 /// The same figures as a table.
 std::string cost_table(std::span<const topo::GpuSpec> gpus, std::string_view highlight);
 
+/// Several steps (stepsim run --steps N): one bar per step, fastest to slowest (the slowest red),
+/// against lines at the nominal step, p50 and p99; at most 1,000 bars (evenly spaced ranks beyond).
+std::string step_time_chart(const work::StepDistribution& d);
+/// Every GPU's kernel time factor as a grid, a block of `gpus_per_node` cells per node (white at
+/// 1, red slower, blue faster), the slowest GPU outlined; each cell's tooltip has its waiting share
+/// of the median step.
+std::string slowness_map(const work::Simulation& s, int gpus_per_node);
+
 /// Colour of a communication group (fixed palette).
 std::string_view group_colour(work::ParallelDim d);
 

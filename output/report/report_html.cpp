@@ -102,6 +102,23 @@ std::string breakdown_section(const work::Simulation& s) {
   return h + charts::breakdown_chart(bars, "breakdown");
 }
 
+/// Several steps under [variability]: their distribution and which GPUs are slow.
+std::string variability_section(const work::JobSpec& job, const work::Simulation& s) {
+  const work::StepDistribution& d = s.steps;
+  std::string h = fmt::format(
+      "<h2 id=\"s-step-times\">Step-time distribution</h2>\n<p class=\"note\">{} steps, each with its own "
+      "draws of kernel jitter and host stalls on the same GPUs: mean {}, p50 {}, p90 {}, p99 {}, max {} "
+      "against {} with nothing varying. This page describes the median step (step {}).</p>\n",
+      format_number(static_cast<double>(d.steps.size()), 0), format_seconds(d.mean_s),
+      format_seconds(d.p50_s), format_seconds(d.p90_s), format_seconds(d.p99_s), format_seconds(d.max_s),
+      format_seconds(d.nominal_s), d.median_step);
+  h += charts::step_time_chart(d);
+  h += "<h2 id=\"s-slowness\">Slowness map</h2>\n<p class=\"note\">Each GPU's kernel time factor, drawn once "
+       "for the run (named slow GPUs and nodes, the part-to-part spread, the throttled tail): a block of "
+       "cells per node. Hover a cell for its factor and the share of the median step it spent waiting.</p>\n";
+  return h + charts::slowness_map(s, job.cluster.gpus_per_node);
+}
+
 std::string differences(const work::Simulation& s) {
   const auto diffs = work::explain_differences(s);
   if (diffs.empty()) return {};
@@ -142,6 +159,7 @@ std::string report_html(const work::JobSpec& job, const work::Simulation& s, con
       s.plan.ranks.size(), format_number(s.plan.world, 0));
   h += headline(job, s);
   h += breakdown_section(s);
+  if (!s.steps.empty()) h += variability_section(job, s);
   if (advice != nullptr) h += advice_html(*advice);
   h +=
       "<h2 id=\"s-gantt\">One pipeline replica</h2>\n<p class=\"note\">Stages top to bottom; per stage a "

@@ -8,11 +8,7 @@
 #include "output/common/text_table.hpp"
 
 namespace stepsim::out {
-namespace {
 
-using Json = nlohmann::ordered_json;
-
-/// Seconds up to two minutes, minutes up to two hours, hours up to two days, then days.
 std::string duration_text(double s) {
   if (!std::isfinite(s)) return "never";
   if (s < 120.0) return format_seconds(s);
@@ -20,6 +16,10 @@ std::string duration_text(double s) {
   if (s < 48.0 * 3600.0) return format_number(s / 3600.0, 2) + " h";
   return format_number(s / 86400.0, 2) + " days";
 }
+
+namespace {
+
+using Json = nlohmann::ordered_json;
 
 Json finite_or_null(double v) {
   return std::isfinite(v) ? Json(v) : Json(nullptr);

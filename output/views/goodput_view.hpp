@@ -20,4 +20,8 @@ std::string goodput_table(const work::JobSpec& job, const work::GoodputAssessmen
 nlohmann::ordered_json goodput_json(const work::JobSpec& job, const work::GoodputAssessment& a,
                                     const RunLabels& labels);
 
+/// A duration as people read a run's: seconds up to two minutes, minutes up to two hours, hours
+/// up to two days, then days; "never" when infinite.
+std::string duration_text(double seconds);
+
 }  // namespace stepsim::out

@@ -30,4 +30,19 @@ inline SmallRun small_run(work::RankMode ranks = work::RankMode::representative,
   return SmallRun{std::move(s), std::move(sim)};
 }
 
+/// The small step with [variability] (GPU 5 20% slow, a 2% part-to-part spread, 5% kernel jitter,
+/// seed 11), every GPU simulated, `steps` steps.
+inline SmallRun small_varied_run(int steps, topo::LinkAccounting links = topo::LinkAccounting::timeline) {
+  scen::Scenario s = scen::load_scenario(
+      std::string(STEPSIM_SOURCE_DIR) + "/tests/output/data/small-train.toml", builtin_catalog());
+  s.job.variability.seed = 11;
+  s.job.variability.slow_gpus = {{5, 1.2}};
+  s.job.variability.gpu_speed_sd = 0.02;
+  s.job.variability.kernel_jitter_cv = 0.05;
+  work::SimulateOptions o = small_options(work::RankMode::all, links);
+  o.steps = steps;
+  work::Simulation sim = work::simulate(s.job, o);
+  return SmallRun{std::move(s), std::move(sim)};
+}
+
 }  // namespace stepsim::test

@@ -84,6 +84,7 @@ sim::Variation run_steps(const JobSpec& job, const StepPlan& plan, TopologyPlann
     const sim::CriticalPath path = sim::critical_path(plan.graph, run, network.get());
     StepWaits waits = step_waits(plan, run, path, variation, factors, 5);
     StepSample sample;
+    sample.seed = variation.seed;
     sample.time_s = to_seconds(run.makespan);
     if (!waits.ranks.empty()) {
       sample.waited_on_rank = waits.ranks.front().rank;
@@ -118,6 +119,7 @@ sim::Variation run_steps(const JobSpec& job, const StepPlan& plan, TopologyPlann
   std::stable_sort(out.slow_gpus.begin(), out.slow_gpus.end(),
                    [](const RankWait& a, const RankWait& b) { return a.factor > b.factor; });
   if (out.slow_gpus.size() > 16) out.slow_gpus.resize(16);
+  out.gpu_factors = factors;
   variation.seed = step_seed(v, static_cast<std::uint64_t>(out.median_step));
   return variation;
 }

@@ -55,6 +55,7 @@ StepWaits step_waits(const StepPlan& plan, const sim::RunResult& run, const sim:
 
 /// One of several simulated steps.
 struct StepSample {
+  std::uint64_t seed = 0;  ///< the seed of its draws (step_seed)
   double time_s = 0.0;
   int waited_on_rank = -1;  ///< the GPU whose kernels take the most of its critical path
   double waited_on_s = 0.0;
@@ -71,6 +72,8 @@ struct StepDistribution {
   /// GPUs whose kernel factor is not 1, slowest first (at most 16): the slowness map's tail.
   std::vector<RankWait> slow_gpus;
   int gpus_varied = 0;  ///< GPUs whose factor is not 1
+  /// Every GPU's kernel time factor, by global rank (gpu_time_factors): the whole slowness map.
+  std::vector<double> gpu_factors;
   bool empty() const { return steps.empty(); }
 };
 

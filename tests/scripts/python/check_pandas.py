@@ -1,16 +1,17 @@
-"""Every HDF5 table of a run and of a sweep reads into pandas as docs/hdf5.md says, and the
-documented snippets run.
+"""Every HDF5 table of a run, of a run of several steps with [variability], of a goodput assessment
+and of a sweep reads into pandas as docs/hdf5.md says, and the documented snippets run.
 
 Usage: check_pandas.py STEPSIM_BINARY SOURCE_DIR WORK_DIR (PYTHONPATH holds the built package).
 
-1. The run's file (`stepsim run --hdf5`) and a sweep's (`stepsim sweep`, with a string axis) are
+1. The run's file (`stepsim run --hdf5`), a run of 5 steps with [variability] (`--steps 5`), a
+   goodput file (`stepsim goodput --hdf5`) and a sweep's (`stepsim sweep`, with a string axis) are
    written by the command-line tool.
 2. stepsim.read_tables reads every compound table of both: each HDF5 enum field is a pandas
    category whose categories are all the enum's names in code order and whose values are the
    names of the stored codes (missing text as NaN); each string field holds `str` values equal to
    the decoded bytes; every other field keeps its numpy type; row counts agree with h5py.
-3. The `python` code blocks of docs/hdf5.md run as written, in a folder holding run.h5 and
-   sweep.h5."""
+3. The `python` code blocks of docs/hdf5.md run as written, in a folder holding run.h5,
+   straggler.h5 (the run with [variability]) and sweep.h5."""
 
 import os
 import pathlib
@@ -54,6 +55,13 @@ values = [[1, 8], [3, 3]]
 """)
 subprocess.run([binary, "sweep", str(work / "sweep.toml"), "--out", str(work / "sweep.h5"), "--progress",
                 "none"], check=True, stdout=subprocess.DEVNULL)
+# GPU 5 named 20% slow on top of a 2% spread, 5 steps with 5% kernel jitter, every GPU simulated.
+subprocess.run([binary, "run", str(scenario), "--steps", "5", "--ranks", "all", "--set", "variability.seed=11",
+                "--set", "variability.slow_gpus=[{rank=5,factor=1.2}]", "--set", "variability.gpu_speed_sd=0.02",
+                "--set", "variability.kernel_jitter_cv=0.05", "--hdf5", str(work / "straggler.h5")], check=True,
+               stdout=subprocess.DEVNULL)
+subprocess.run([binary, "goodput", str(scenario), "--steps", "100000", "--trials", "20", "--hdf5",
+                str(work / "goodput.h5")], check=True, stdout=subprocess.DEVNULL)
 
 
 # 2. Every table, field by field, against what h5py reads raw.
@@ -111,6 +119,27 @@ covered = (path["end_s"] - path["start_s"] + path["wait_s"]).sum()
 check(len(path) > 0 and abs(covered - step_s) <= 1e-12 * len(path) + 1e-15 and path["end_s"].iloc[-1] == step_s,
       f"critical_path: {len(path)} ops and waits add up to the step ({covered} s of {step_s} s)")
 
+steps = check_file(work / "straggler.h5", {"steps/times", "steps/ranks", "ranks", "summary"})
+times, ranks = steps["steps/times"], steps["steps/ranks"]
+with h5py.File(work / "straggler.h5") as f:
+    attrs = dict(f["steps"].attrs)
+check(len(times) == 5 and list(times["step"]) == list(range(5)) and times["time_s"].max() == attrs["max_s"],
+      f"steps/times: 5 steps in order, the largest time the max_s attribute ({attrs['max_s']})")
+check(len(ranks) == 16 and ranks["time_factor"].idxmax() == 5 and (ranks["sim_rank"] >= 0).all(),
+      "steps/ranks: every GPU simulated, GPU 5 the slowest")
+median_s = dict(zip(steps["summary"]["name"], steps["summary"]["value"]))["step_time_s"]
+check(((ranks["busy_s"] + ranks["waiting_s"]) - median_s).abs().max() <= 1e-12 * median_s,
+      f"steps/ranks: busy and waiting add up to the median step ({median_s} s) on every GPU")
+goodput = check_file(work / "goodput.h5", {"intervals", "failures", "summary", "summary_text"})
+intervals = goodput["intervals"]
+with h5py.File(work / "goodput.h5") as f:
+    best = int(f.attrs["best_interval_steps"])
+    schema = f.attrs["schema"]
+check(intervals["interval_steps"].is_monotonic_increasing and intervals["best"].sum() == 1
+      and int(intervals.loc[intervals["best"] == 1, "interval_steps"].iloc[0]) == best,
+      f"goodput intervals: increasing, one best ({best}) as the root attribute says")
+check(schema == "stepsim.goodput/1", f"goodput file schema {schema!r}")
+
 sweep = check_file(work / "sweep.h5", {"results"})["results"]
 check(list(sweep["hardware.gpu"].cat.categories) == ["h100-sxm", "a100-sxm-80gb"],
       "a string axis is a category of its values in the sweep's order")
@@ -125,7 +154,7 @@ check(frame.equals(sweep), "SweepResult.frame() is the same DataFrame as read_ta
 # 3. The documented snippets, as written.
 doc = (source / "docs/hdf5.md").read_text()
 blocks = re.findall(r"```python\n(.*?)```", doc, re.S)
-check(len(blocks) == 2, f"docs/hdf5.md has {len(blocks)} python snippets (2 expected)")
+check(len(blocks) == 3, f"docs/hdf5.md has {len(blocks)} python snippets (3 expected)")
 os.chdir(work)
 for i, block in enumerate(blocks):
     try:

@@ -236,15 +236,24 @@ double DenseLayer::attention_stored_bytes(Recompute recompute) const {
   const double E = d_.act_bytes, Tn = norm_tokens(), T = d_.tokens, t = d_.tp, hl = d_.heads / t;
   if (recompute == Recompute::full) return E * Tn * d_.h;  // only the layer input
   const RecomputeModules rc = selective_modules(d_, recompute);
+  // Linear inputs as the linears keep them (saved_linear_input_bytes): a low-precision linear keeps
+  // its own quantised copy, so a tensor another op also keeps costs both.
+  const double Q = saved_linear_input_bytes(d_);
+  const bool copy = d_.low_precision_linears();
   // Korthikanti's "10 sbh", attention half (SP divides it by t): norm input, QKV input (the norm
   // output, unless selective "layernorm" recomputes it), one mask.
-  const double replicated = (rc.layernorm ? 1 : 2) * E * Tn * d_.h + (d_.dropout ? Tn * d_.h : 0.0);
-  // Korthikanti's "24 sbh / t", attention half: Q, K, V (unless "mla_up_proj" recomputes them)
-  // and the projection input.
-  double split = E * T * ((d_.mla && rc.mla_up_proj ? 0.0 : d_.q_dim + d_.kv_dim + d_.v_dim) + d_.o_dim) / t;
-  // MLA also keeps its latents: the query latent before and after its norm, the KV latent + RoPE
-  // key and the normed latent (duplicated on every TP rank).
-  if (d_.mla) split += E * T * (2.0 * d_.mla_dims.q_lora_rank + mla_latent(d_) + d_.mla_dims.kv_lora_rank);
+  const double replicated = (E + (rc.layernorm ? 0.0 : Q)) * Tn * d_.h + (d_.dropout ? Tn * d_.h : 0.0);
+  // Korthikanti's "24 sbh / t", attention half: Q, K, V (unless "mla_up_proj" recomputes them), kept
+  // by the attention core, and the projection input: the core's output, which FlashAttention keeps
+  // for its backward, and the output projection's quantised copy of it in low precision.
+  double split = E * T * (d_.mla && rc.mla_up_proj ? 0.0 : d_.q_dim + d_.kv_dim + d_.v_dim) / t +
+                 (d_.attention == AttentionImpl::flash && copy ? E + Q : E) * T * d_.o_dim / t;
+  // MLA also keeps its latents: the query latent before (for its norm) and after its norm (the up
+  // projection's input), the KV latent + RoPE key (for the norm and RoPE) and the normed latent
+  // (the KV up projection's input); duplicated on every TP rank.
+  if (d_.mla)
+    split += T * (E * (d_.mla_dims.q_lora_rank + mla_latent(d_)) +
+                  Q * (d_.mla_dims.q_lora_rank + d_.mla_dims.kv_lora_rank));
   // Korthikanti's "5 a s^2 b / t": softmax output, dropout mask and output (unfused attention only).
   double scores = 0.0;
   if (d_.attention == AttentionImpl::unfused && !rc.core_attn)

@@ -104,6 +104,19 @@ topo::KernelWork linear_gemm(const LayerDims& d, double m, double n, double k, d
   return gemm_in(d, d.linear, m, n, k, count);
 }
 
+double saved_linear_input_bytes(const LayerDims& d) {
+  if (d.linear == topo::Precision::fp4) return 0.5 + 1.0 / 16.0;
+  if (d.linear != topo::Precision::fp8) return d.act_bytes;
+  switch (d.recipe) {
+    case LowPrecisionRecipe::blockwise: return kFp8BlockBytes;
+    case LowPrecisionRecipe::mxfp8: return 1.0 + 1.0 / 32.0;
+    case LowPrecisionRecipe::delayed:
+    case LowPrecisionRecipe::tensorwise:
+    case LowPrecisionRecipe::nvfp4: break;
+  }
+  return 1.0;
+}
+
 topo::KernelWork linear_grad_gemm(const LayerDims& d, double m, double n, double k, double count) {
   topo::KernelWork w = gemm_in(d, d.linear, m, n, k, count);
   w.accumulation = topo::Accumulation::split;
@@ -399,12 +412,15 @@ Handle DenseLayer::mlp_backward(OpSink& sink, OpSink::Deps grad, RecomputeModule
 double DenseLayer::stored_activation_bytes(Recompute recompute) const {
   const double attention = attention_stored_bytes(recompute);
   if (recompute == Recompute::full) return attention;  // only the layer input
-  const double E = d_.act_bytes, Tn = norm_tokens(), T = d_.tokens;
+  const double E = d_.act_bytes, Q = saved_linear_input_bytes(d_), Tn = norm_tokens(), T = d_.tokens;
   // Korthikanti's "10 sbh", MLP half: norm input, MLP input (the norm output, unless selective
-  // "layernorm" recomputes it), one mask; "24 sbh / t", MLP half: the MLP's inner activations.
-  const double norm_out = selective_modules(d_, recompute).layernorm ? 0.0 : 1.0;
-  const double replicated = (1 + norm_out) * E * Tn * d_.h + (d_.dropout ? Tn * d_.h : 0.0);
-  const double mlp_inner = (d_.activation == Activation::swiglu ? 3.0 : 2.0) * E * T * d_.ffn / d_.tp;
+  // "layernorm" recomputes it: as the up projection keeps it, Q bytes), one mask; "24 sbh / t", MLP
+  // half: the up projection's output (kept by the activation's backward) and the activation's
+  // output (kept by the down projection: Q bytes).
+  const double norm_out = selective_modules(d_, recompute).layernorm ? 0.0 : Q;
+  const double replicated = (E + norm_out) * Tn * d_.h + (d_.dropout ? Tn * d_.h : 0.0);
+  const double up = d_.activation == Activation::swiglu ? 2.0 : 1.0;
+  const double mlp_inner = (up * E + Q) * T * d_.ffn / d_.tp;
   return attention + replicated + mlp_inner;
 }
 

@@ -164,6 +164,15 @@ topo::KernelWork linear_gemm(const LayerDims& d, double m, double n, double k, d
 inline constexpr double kFp8BlockScaleBytes = 4.0 / 128.0;
 inline constexpr double kFp8BlockBytes = 1.0 + kFp8BlockScaleBytes;
 
+/// Bytes per element of a linear layer's input as it is kept for the weight gradient. 16-bit
+/// linears keep the input tensor itself (shared with whatever else saved it). Low-precision ones
+/// keep their own quantised copy instead, as Transformer Engine's Linear, LayerNormLinear and
+/// GroupedLinear do (module/linear.py: `saved_inputmat = inputmat`, the quantised input with only
+/// its column-wise data; `save_original_input` is off by default): 1 byte per element with
+/// per-tensor scales (delayed, tensorwise), plus an fp32 scale per 128 (blockwise) or an E8M0
+/// scale per 32 (MXFP8); NVFP4 half a byte plus an FP8 scale per 16.
+double saved_linear_input_bytes(const LayerDims& d);
+
 topo::KernelWork linear_grad_gemm(const LayerDims& d, double m, double n, double k, double count = 1.0);
 /// A forward projection X[m x k] W[k x n]: as linear_gemm(), with a 16-bit W read in the weights'
 /// precision.

@@ -291,14 +291,22 @@ double MoeLayer::stored_activation_bytes(Recompute recompute, const MoeRank& ran
   // Norm input and output (unless selective "layernorm"), routing probabilities (fp32), the
   // experts' inputs, inner activations (the up projection's output, and the activation's unless
   // "moe_act") and the returned copies the unpermute weighs; the shared experts' inner activations.
-  const double inner = act_forward(d_) - (rc.moe_act ? 1.0 : 0.0);
+  // Linear inputs as the linears keep them (saved_linear_input_bytes): the experts' inputs and the
+  // activation's output (the down projection's input) in Q bytes; the up projection's output, which
+  // the activation's backward keeps, in E.
+  const double Q = saved_linear_input_bytes(d_);
+  const double inner = gate(d_) * E + (rc.moe_act ? 0.0 : Q);
   // FP8 dispatch: the experts keep the FP8 tokens they received (and their scales) for the weight
   // gradient, as DeepSeek-V3 caches them (report section 3.3.2).
-  const double in_bytes = fp8_dispatch() ? kFp8BlockBytes : E;
-  double bytes = (rc.layernorm ? 1 : 2) * E * Tn * h + 4 * Tm * m_.experts +
-                 n * (in_bytes * h + E * inner * f) + E * sent * h;
+  const double in_bytes = fp8_dispatch() ? kFp8BlockBytes : Q;
+  // The norm's output feeds the router, a 16-bit GEMM outside the FP8 region that keeps it (E),
+  // and the shared experts' up projection, which keeps its own quantised copy in low precision.
+  const double norm_out =
+      rc.layernorm ? 0.0 : E + (m_.shared_experts > 0 && d_.low_precision_linears() ? Q : 0.0);
+  double bytes =
+      (E + norm_out) * Tn * h + 4 * Tm * m_.experts + n * (in_bytes * h + inner * f) + E * sent * h;
   if (m_.shared_experts > 0)
-    bytes += act_forward(d_) * E * d_.tokens * m_.shared_experts * m_.expert_ffn / d_.tp;
+    bytes += (gate(d_) * E + Q) * d_.tokens * m_.shared_experts * m_.expert_ffn / d_.tp;
   return attention + bytes;
 }
 

@@ -143,6 +143,30 @@ TEST_CASE("stored activations follow Korthikanti et al. 2022 (16-bit, GeLU, drop
   }
 }
 
+TEST_CASE("FP8 linears keep their quantised inputs: Transformer Engine's saved activations") {
+  // Transformer Engine's Linear and LayerNormLinear keep the quantised input (Q bytes per element)
+  // for the weight gradient, not the 16-bit one (module/linear.py). Against 16 bits (E = 2) with
+  // FlashAttention, t = 8 and SP (every term over t), per layer:
+  //   the two norm outputs (QKV and MLP inputs): sbh / t each, 2 -> Q bytes;
+  //   the GeLU's output (the down projection's input): 4h wide, sbh 4 / t, 2 -> Q;
+  //   the attention output: FlashAttention keeps it at 2 bytes and the output projection its own
+  //   Q-byte copy, + Q sbh / t.
+  // Difference: ((Q - 2) (1 + 1 + 4) + Q) sbh / t = (7 Q - 12) sbh / t: -5 sbh / t with per-tensor
+  // scales (Q = 1), (7 x 1.03125 - 12) sbh / t with DeepSeek's 1 x 128 blocks (an fp32 scale each).
+  using namespace layer_ops_rows;
+  const double sbh = s * b * h;
+  const JobSpec bf16 = gpt_1_7b(8, true, AttentionImpl::flash);
+  const double base = DenseLayer(layer_dims(bf16, b)).stored_activation_bytes(Recompute::none);
+  for (const auto& [recipe, q] : {std::pair{LowPrecisionRecipe::delayed, 1.0},
+                                  std::pair{LowPrecisionRecipe::blockwise, 1.0 + 4.0 / 128.0}}) {
+    JobSpec fp8 = bf16;
+    fp8.precision.compute = topo::Precision::fp8;
+    fp8.precision.recipe = recipe;
+    const double bytes = DenseLayer(layer_dims(fp8, b)).stored_activation_bytes(Recompute::none);
+    CHECK(bytes - base == Approx((7 * q - 12) * sbh / 8));
+  }
+}
+
 TEST_CASE("layer weights per TP rank: 12 h^2 + 13 h for a GPT layer") {
   using namespace layer_ops_rows;
   // QKV 3h^2 + 3h, projection h^2 + h, MLP 8h^2 + 5h, two layernorms 4h.

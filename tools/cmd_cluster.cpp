@@ -4,6 +4,7 @@
 #include <boost/program_options.hpp>
 #include <iostream>
 
+#include "output/common/format.hpp"
 #include "output/common/render_format.hpp"
 #include "output/views/cluster_view.hpp"
 #include "scenarios/cluster_file.hpp"
@@ -24,6 +25,7 @@ struct ClusterArgs {
   int steps = 0;
   std::uint64_t max_ops = work::kDefaultMaxOps;
   bool quiet = false;
+  bool strict = false;  ///< --strict: a job whose step does not fit in memory exits 2
 };
 
 po::options_description cluster_options(ClusterArgs& a) {
@@ -39,6 +41,8 @@ po::options_description cluster_options(ClusterArgs& a) {
       "steps each job runs at least (default: [cluster] steps, else 4); shorter jobs run more")(
       "format", po::value(&a.format)->default_value("table"), "table or json")(
       "catalog", po::value(&a.catalogs)->composing(), "extra catalog file (repeatable)");
+  o.add_options()("strict", po::bool_switch(&a.strict),
+                  "exit 2 after the report when a job's step does not fit in memory");
   add_quiet_option(o, a.quiet);
   add_max_ops_option(o, a.max_ops);
   return o;
@@ -64,6 +68,14 @@ int cmd_cluster(Args args) {
     std::cout << out::cluster_json(f.name, f.jobs, sim).dump(2) << "\n";
   else
     std::cout << out::cluster_table(f.name, f.jobs, sim);
+  if (a.strict)
+    for (const work::ClusterJobOutcome& j : sim.jobs)
+      if (!j.fits()) {
+        std::cerr << "error: --strict: job `" << j.name << "` does not fit in memory (peak "
+                  << out::format_bytes(j.memory_peak_bytes) << " per GPU, "
+                  << out::format_bytes(j.usable_hbm_bytes) << " usable)\n";
+        return 2;
+      }
   return 0;
 }
 

@@ -67,6 +67,7 @@ struct GoodputArgs {
   std::string hdf5_path;    ///< --hdf5; empty = none
   std::string report_path;  ///< --report; empty = none
   bool quiet = false;
+  bool strict = false;  ///< --strict: a step that does not fit in memory exits 2
 };
 
 po::options_description goodput_options(GoodputArgs& a) {
@@ -100,6 +101,8 @@ po::options_description goodput_options(GoodputArgs& a) {
   for (std::size_t i = 0; i < kReliabilityOptionCount; ++i)
     o.add_options()(kReliabilityOptions[i].option, po::value(&a.reliability[i])->value_name("VALUE"),
                     kReliabilityOptions[i].help);
+  o.add_options()("strict", po::bool_switch(&a.strict),
+                  "exit 2 after the report when the step does not fit in memory");
   add_quiet_option(o, a.quiet);
   add_max_ops_option(o, a.max_ops);
   return o;
@@ -167,16 +170,20 @@ int cmd_goodput(Args args) {
   work::GoodputAssessment g =
       work::assess_goodput(s.job, *sim.topology, sim.metrics.step_time_s, sim.metrics.tokens_per_step,
                            sim.estimate.params, s.reliability, length, a.monte_carlo);
-  if (!sim.fits)
-    g.notes.push_back(
-        "the step does not fit in memory as configured (`stepsim run` says by how much): its time "
-        "is not achievable");
+  g.memory_peak_bytes = sim.report.ranks[sim.report.peak_rank].memory.peak.value();
+  g.usable_hbm_bytes = sim.usable_hbm.value();
   const out::RunLabels labels{scenario_label(s), s.job.cluster.gpu.id, s.job.model.id};
   if (format == out::RenderFormat::json)
     std::cout << out::goodput_json(s.job, g, labels).dump(2) << "\n";
   else
     std::cout << out::goodput_table(s.job, g, labels);
   write_goodput_files(a, s, g, labels);
+  if (a.strict && !g.step_fits()) {
+    std::cerr << "error: --strict: the step does not fit in memory (peak "
+              << out::format_bytes(g.memory_peak_bytes) << " per GPU, "
+              << out::format_bytes(g.usable_hbm_bytes) << " usable)\n";
+    return 2;
+  }
   return 0;
 }
 

@@ -242,6 +242,12 @@ std::string goodput_html(const work::JobSpec& job, const work::GoodputAssessment
       svg::esc(labels.scenario), svg::esc(labels.model), format_number(job.cluster.total_gpus(), 0),
       svg::esc(labels.gpu), svg::esc(parallel_layout(job)), format_count(a.steps, "step", "steps"),
       format_seconds(a.step_s), a.monte_carlo.trials, a.monte_carlo.seed);
+  if (!a.step_fits())
+    h += fmt::format(
+        "<p class=\"banner bad\" id=\"feasibility\" data-feasible=\"false\">Does not fit in memory: the "
+        "step's peak is {} of {} usable per GPU, so the wall times and goodput below are not achievable as "
+        "configured (<code>stepsim run</code> shows where the memory goes).</p>\n",
+        format_bytes(a.memory_peak_bytes), format_bytes(a.usable_hbm_bytes));
   h += headline(a);
   h += fmt::format(
       "<h2 id=\"s-goodput-curve\">Goodput over checkpoint intervals</h2>\n<p class=\"note\">Each interval "

@@ -148,6 +148,11 @@ std::string goodput_table(const work::JobSpec& job, const work::GoodputAssessmen
   o << "  " << format_count(a.steps, "step", "steps") << " of " << format_number(a.tokens_per_step, 0)
     << " tokens (" << format_number(static_cast<double>(a.steps) * a.tokens_per_step, 0) << " tokens), step "
     << format_seconds(a.step_s) << " (simulated)\n\n";
+  if (!a.step_fits())
+    o << "memory      DOES NOT FIT: the step's peak is " << format_bytes(a.memory_peak_bytes) << " of "
+      << format_bytes(a.usable_hbm_bytes)
+      << " usable per GPU (`stepsim run` shows where it goes); the wall times and goodput below are not "
+         "achievable as configured\n\n";
   o << "failure-free " << duration_text(a.failure_free_s()) << " (steps "
     << duration_text(a.at_interval.useful_s) << " + checkpoints " << duration_text(a.at_interval.checkpoint_s)
     << ")\n\n";
@@ -206,6 +211,9 @@ Json goodput_json(const work::JobSpec& job, const work::GoodputAssessment& a, co
                 {"first_order_goodput", 1.0 - work::first_order_waste(a.plan, a.young_daly.tau_opt_s)}}},
               {"best_interval_steps", a.sweep[a.best].interval_steps},
               {"sweep", std::move(sweep)},
+              {"memory_peak_bytes", a.memory_peak_bytes},
+              {"usable_hbm_bytes", a.usable_hbm_bytes},
+              {"fits", a.step_fits()},
               {"notes", a.notes}};
 }
 

@@ -93,7 +93,8 @@ TEST_CASE("stepsim goodput: the defaults give back the Llama 3 report's 419 inte
   CHECK(j["checkpoint"]["bytes"].get<double>() == Approx(5.68e12).epsilon(0.01));
 }
 
-TEST_CASE("stepsim goodput: options override the reliability table, the same seed repeats and another differs") {
+TEST_CASE(
+    "stepsim goodput: options override the reliability table, the same seed repeats and another differs") {
   const std::string base = "goodput " + goodput_cli_small() + " --steps 200000 --interval-steps 1000";
   // GPUs failing every 10 hours each: 16 / 10 = 1.6 failures per hour from the GPUs alone.
   const auto fast = goodput_cli_json(base + " --gpu-mtbf-hours 10 --restart-s 60 --seed 5");
@@ -143,4 +144,25 @@ TEST_CASE("stepsim goodput: bad input exits 2 naming the option or key") {
                                   "/scenarios/examples/llama3.1-70b-decode-8xh200-bs1.toml' --steps 10");
   CHECK(decode.exit_code == 2);
   CHECK_THAT(decode.err, Catch::Contains("workload.kind: goodput is a question about a training run"));
+}
+
+TEST_CASE("stepsim goodput: a step that does not fit in memory is marked, and --strict exits 2") {
+  // The bundled 405B example's busiest stage peaks above the H100's usable HBM (its header says so):
+  // the table says so before any wall time, JSON carries the peak and `fits`, and --strict turns it
+  // into the user's error after the report. The small scenario fits: --strict leaves it at 0.
+  const auto run = goodput_cli_json("run " + goodput_cli_405b());
+  const auto j = goodput_cli_json("goodput " + goodput_cli_405b() + " --steps 1000 --trials 5");
+  CHECK_FALSE(j["fits"].get<bool>());
+  CHECK(j["memory_peak_bytes"].get<double>() > j["usable_hbm_bytes"].get<double>());
+  CHECK(j["memory_peak_bytes"].get<double>() == run["memory"]["peak_bytes"].get<double>());
+  const auto table = run_stepsim("goodput " + goodput_cli_405b() + " --steps 1000 --trials 5");
+  CHECK(table.exit_code == 0);
+  CHECK(table.out.find("DOES NOT FIT") < table.out.find("failure-free"));
+  const auto strict = run_stepsim("goodput " + goodput_cli_405b() + " --steps 1000 --trials 5 --strict");
+  CHECK(strict.exit_code == 2);
+  CHECK_THAT(strict.err, Catch::Contains("--strict: the step does not fit in memory"));
+  const auto small = run_stepsim("goodput " + goodput_cli_small() + " --steps 1000 --trials 5 --strict");
+  INFO(small.err);
+  CHECK(small.exit_code == 0);
+  CHECK(small.out.find("DOES NOT FIT") == std::string::npos);
 }

@@ -88,6 +88,11 @@ struct GoodputAssessment {
   std::vector<GoodputStats> sweep;  ///< intervals around Young/Daly's, in increasing order
   std::size_t best = 0;             ///< the sweep's highest goodput
   std::vector<std::string> notes;   ///< where the model's assumptions are stretched
+  /// The simulated step's busiest GPU memory peak against usable HBM (the caller fills them from
+  /// its simulation): a step that does not fit makes every wall time here not achievable.
+  double memory_peak_bytes = 0.0;
+  double usable_hbm_bytes = 0.0;
+  bool step_fits() const { return memory_peak_bytes <= usable_hbm_bytes; }
   double failure_free_s() const { return at_interval.useful_s + at_interval.checkpoint_s; }
 };
 

@@ -147,18 +147,28 @@ TEST_CASE("stepsim goodput: bad input exits 2 naming the option or key") {
 }
 
 TEST_CASE("stepsim goodput: a step that does not fit in memory is marked, and --strict exits 2") {
-  // The bundled 405B example's busiest stage peaks above the H100's usable HBM (its header says so):
-  // the table says so before any wall time, JSON carries the peak and `fits`, and --strict turns it
-  // into the user's error after the report. The small scenario fits: --strict leaves it at 0.
-  const auto run = goodput_cli_json("run " + goodput_cli_405b());
-  const auto j = goodput_cli_json("goodput " + goodput_cli_405b() + " --steps 1000 --trials 5");
+  // The small scenario on H100s cut to 1.5 GB of HBM: its step (about 0.7 GB at the busiest GPU)
+  // cannot fit. The table says so before any wall time, JSON carries `stepsim run`'s peak and `fits`,
+  // and --strict turns it into the user's error after the report. The scenario as it is fits:
+  // --strict leaves it at 0.
+  stepsim::test::TempDir dir;
+  std::string text =
+      stepsim::test::slurp(std::string(STEPSIM_SOURCE_DIR) + "/tests/output/data/small-train.toml");
+  const std::string gpu_line = "gpu = \"h100-sxm\"\n";
+  REQUIRE(text.find(gpu_line) != std::string::npos);
+  text.replace(text.find(gpu_line), gpu_line.size(), "");
+  text.replace(text.find("[fabric]"), 8, "[hardware.gpu]\npreset = \"h100-sxm\"\nhbm_gb = 1.5\n\n[fabric]");
+  const std::string oom = "'" + dir.write("oom.toml", text).string() + "'";
+  const auto run = goodput_cli_json("run " + oom);
+  CHECK_FALSE(run["memory"]["fits"].get<bool>());
+  const auto j = goodput_cli_json("goodput " + oom + " --steps 1000 --trials 5");
   CHECK_FALSE(j["fits"].get<bool>());
   CHECK(j["memory_peak_bytes"].get<double>() > j["usable_hbm_bytes"].get<double>());
   CHECK(j["memory_peak_bytes"].get<double>() == run["memory"]["peak_bytes"].get<double>());
-  const auto table = run_stepsim("goodput " + goodput_cli_405b() + " --steps 1000 --trials 5");
+  const auto table = run_stepsim("goodput " + oom + " --steps 1000 --trials 5");
   CHECK(table.exit_code == 0);
   CHECK(table.out.find("DOES NOT FIT") < table.out.find("failure-free"));
-  const auto strict = run_stepsim("goodput " + goodput_cli_405b() + " --steps 1000 --trials 5 --strict");
+  const auto strict = run_stepsim("goodput " + oom + " --steps 1000 --trials 5 --strict");
   CHECK(strict.exit_code == 2);
   CHECK_THAT(strict.err, Catch::Contains("--strict: the step does not fit in memory"));
   const auto small = run_stepsim("goodput " + goodput_cli_small() + " --steps 1000 --trials 5 --strict");

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "output/common/format.hpp"
 #include "scenarios/suggest.hpp"
 #include "sim/error.hpp"
 
@@ -225,6 +226,13 @@ work::RankMode parse_rank_mode(const std::string& text, const work::JobSpec& job
 
 const std::string& scenario_label(const scen::Scenario& s) {
   return s.label();
+}
+
+int strict_memory_exit(std::string_view what, double peak_bytes, double usable_bytes) {
+  std::cerr << "error: --strict: " << what << " does not fit in memory (peak "
+            << out::format_bytes(peak_bytes) << " per GPU, " << out::format_bytes(usable_bytes)
+            << " usable)\n";
+  return 2;
 }
 
 }  // namespace stepsim::cli

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "output/common/progress.hpp"
@@ -46,6 +47,10 @@ bool parse_command_line(Args args, const boost::program_options::options_descrip
 /// The example lines ending a command's --help ("Example:\n  stepsim run ...\n"), from the command
 /// table entry named by args[0].
 std::string help_example(Args args);
+
+/// --strict on a step that does not fit: says so on stderr (after the report) and returns 2, the
+/// code of a user error; `what` names it ("the step", "job `a`").
+int strict_memory_exit(std::string_view what, double peak_bytes, double usable_bytes);
 
 /// Prints `visible` and then help_example(args) to stdout.
 void print_help(Args args, const boost::program_options::options_description& visible);

@@ -4,7 +4,6 @@
 #include <boost/program_options.hpp>
 #include <iostream>
 
-#include "output/common/format.hpp"
 #include "output/common/render_format.hpp"
 #include "output/views/cluster_view.hpp"
 #include "scenarios/cluster_file.hpp"
@@ -70,12 +69,8 @@ int cmd_cluster(Args args) {
     std::cout << out::cluster_table(f.name, f.jobs, sim);
   if (a.strict)
     for (const work::ClusterJobOutcome& j : sim.jobs)
-      if (!j.fits()) {
-        std::cerr << "error: --strict: job `" << j.name << "` does not fit in memory (peak "
-                  << out::format_bytes(j.memory_peak_bytes) << " per GPU, "
-                  << out::format_bytes(j.usable_hbm_bytes) << " usable)\n";
-        return 2;
-      }
+      if (!j.fits())
+        return strict_memory_exit("job `" + j.name + "`", j.memory_peak_bytes, j.usable_hbm_bytes);
   return 0;
 }
 

@@ -178,12 +178,8 @@ int cmd_goodput(Args args) {
   else
     std::cout << out::goodput_table(s.job, g, labels);
   write_goodput_files(a, s, g, labels);
-  if (a.strict && !g.step_fits()) {
-    std::cerr << "error: --strict: the step does not fit in memory (peak "
-              << out::format_bytes(g.memory_peak_bytes) << " per GPU, "
-              << out::format_bytes(g.usable_hbm_bytes) << " usable)\n";
-    return 2;
-  }
+  if (a.strict && !g.step_fits())
+    return strict_memory_exit("the step", g.memory_peak_bytes, g.usable_hbm_bytes);
   return 0;
 }
 

@@ -7,12 +7,12 @@
 #include <optional>
 #include <thread>
 
-#include "output/search/advise.hpp"
-#include "output/views/advise_view.hpp"
 #include "output/common/format.hpp"
-#include "output/views/generation_view.hpp"
 #include "output/common/render_format.hpp"
 #include "output/report/run_outputs.hpp"
+#include "output/search/advise.hpp"
+#include "output/views/advise_view.hpp"
+#include "output/views/generation_view.hpp"
 #include "output/views/run_view.hpp"
 #include "output/views/serving_view.hpp"
 #include "scenarios/catalog.hpp"
@@ -164,10 +164,8 @@ out::Advice advise_run(const RunArgs& a, const scen::Catalog& catalog, const sce
 /// on stderr after the report has been printed and its files written.
 int strict_exit_code(const work::Simulation& sim) {
   if (sim.fits) return 0;
-  const double peak = sim.report.ranks[sim.report.peak_rank].memory.peak.value();
-  std::cerr << "error: --strict: the step does not fit in memory (peak " << out::format_bytes(peak)
-            << " per GPU, " << out::format_bytes(sim.usable_hbm) << " usable)\n";
-  return 2;
+  return strict_memory_exit("the step", sim.report.ranks[sim.report.peak_rank].memory.peak.value(),
+                            sim.usable_hbm.value());
 }
 
 }  // namespace

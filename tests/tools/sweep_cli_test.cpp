@@ -90,6 +90,21 @@ std::uintmax_t size_or_zero(const fs::path& p) {
   return ec ? 0 : n;
 }
 
+/// The index of column `name` in a CSV header (the results' columns hold no commas).
+std::size_t sweep_csv_column(const std::string& header, const std::string& name) {
+  const auto at = ("," + header + ",").find("," + name + ",");
+  return static_cast<std::size_t>(
+      std::count(header.begin(), header.begin() + static_cast<std::ptrdiff_t>(at), ','));
+}
+
+/// Field `i` of a CSV row.
+std::string sweep_csv_field(const std::string& row, std::size_t i) {
+  std::stringstream ss(row);
+  std::string f;
+  for (std::size_t k = 0; k <= i; ++k) std::getline(ss, f, ',');
+  return f;
+}
+
 }  // namespace
 
 TEST_CASE("Sweep results are byte-identical whatever the number of threads") {
@@ -207,17 +222,8 @@ TEST_CASE("Estimate-only sweeps fill the estimate columns and leave the simulati
   std::istringstream csv(slurp(dir.path() / "r.csv"));
   std::string header, line;
   std::getline(csv, header);
-  const auto column = [&](const std::string& name) {
-    const auto at = ("," + header + ",").find("," + name + ",");
-    return static_cast<std::size_t>(
-        std::count(header.begin(), header.begin() + static_cast<std::ptrdiff_t>(at), ','));
-  };
-  const auto field = [](const std::string& row, std::size_t i) {
-    std::stringstream ss(row);
-    std::string f;
-    for (std::size_t k = 0; k <= i; ++k) std::getline(ss, f, ',');
-    return f;
-  };
+  const auto column = [&](const std::string& name) { return sweep_csv_column(header, name); };
+  const auto field = sweep_csv_field;
   int ok = 0;
   while (std::getline(csv, line)) {
     if (field(line, column("status")) != "ok") continue;
@@ -294,17 +300,8 @@ TEST_CASE("Sweep points whose memory lower bound exceeds HBM are out of memory w
   std::istringstream csv(slurp(dir.path() / "r.csv"));
   std::string header, line;
   std::getline(csv, header);
-  const auto column = [&](const std::string& name) {
-    const auto at = ("," + header + ",").find("," + name + ",");
-    return static_cast<std::size_t>(
-        std::count(header.begin(), header.begin() + static_cast<std::ptrdiff_t>(at), ','));
-  };
-  const auto field = [](const std::string& row, std::size_t i) {
-    std::stringstream ss(row);
-    std::string f;
-    for (std::size_t k = 0; k <= i; ++k) std::getline(ss, f, ',');
-    return f;
-  };
+  const auto column = [&](const std::string& name) { return sweep_csv_column(header, name); };
+  const auto field = sweep_csv_field;
   int skipped = 0;
   std::string tp, pp, mb;
   while (std::getline(csv, line)) {

@@ -73,7 +73,7 @@ void FlowNetwork::advance_to(Time now, std::vector<sim::OpId>& completed) {
         break;
       case EventKind::transfer_done: {
         const Active& a = actives_[ev.target];
-        remember_shares(a.op, a.shares);
+        op_shares_.insert_or_assign(a.op, a.shares);
         completed.push_back(a.op);
         free_actives_.push_back(ev.target);
         --active_count_;
@@ -85,37 +85,10 @@ void FlowNetwork::advance_to(Time now, std::vector<sim::OpId>& completed) {
 }
 
 void FlowNetwork::attribution(sim::OpId op, std::vector<sim::BoundShare>& out) const {
-  if (shares_slots_.empty()) return;
-  const auto& slot = shares_slots_[shares_slot(op)];
-  if (slot.first != op) return;
-  const Shares& shares = op_shares_[slot.second];
+  const auto it = op_shares_.find(op);
+  if (it == op_shares_.end()) return;
   for (std::size_t r = 0; r < kResources; ++r)
-    if (shares[r] > Time::zero()) out.push_back(sim::BoundShare{static_cast<sim::BoundTag>(r), shares[r]});
-}
-
-std::size_t FlowNetwork::shares_slot(sim::OpId op) const {
-  const std::size_t mask = shares_slots_.size() - 1;
-  // Fibonacci hashing spreads consecutive op ids over the table.
-  std::size_t i = static_cast<std::size_t>((std::uint64_t{op} * 0x9E3779B97F4A7C15ull) >> 20) & mask;
-  while (shares_slots_[i].first != op && shares_slots_[i].first != sim::StepGraph::kNoOp) i = (i + 1) & mask;
-  return i;
-}
-
-void FlowNetwork::remember_shares(sim::OpId op, const Shares& shares) {
-  if (2 * (op_shares_.size() + 1) > shares_slots_.size()) {
-    std::vector<std::pair<sim::OpId, std::uint32_t>> old(std::max<std::size_t>(64, 2 * shares_slots_.size()),
-                                                         {sim::StepGraph::kNoOp, 0});
-    old.swap(shares_slots_);
-    for (const auto& e : old)
-      if (e.first != sim::StepGraph::kNoOp) shares_slots_[shares_slot(e.first)] = e;
-  }
-  auto& slot = shares_slots_[shares_slot(op)];
-  if (slot.first == op) {
-    op_shares_[slot.second] = shares;
-    return;
-  }
-  slot = {op, static_cast<std::uint32_t>(op_shares_.size())};
-  op_shares_.push_back(shares);
+    if (it->second[r] > Time::zero()) out.push_back(sim::BoundShare{static_cast<sim::BoundTag>(r), it->second[r]});
 }
 
 namespace {

@@ -148,13 +148,7 @@ class FlowNetwork final : public sim::Network {
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   std::uint64_t seq_ = 0;
   /// Per completed transfer (under 1% of a step's ops): its time by resource, for attribution.
-  /// An open-addressing table (op id -> index into op_shares_, linear probing, power-of-two size,
-  /// at most half full): a node-based map's allocation per completed transfer was 7% of a
-  /// DeepSeek-V3 step's run.
-  std::vector<Shares> op_shares_;
-  std::vector<std::pair<sim::OpId, std::uint32_t>> shares_slots_;
-  std::size_t shares_slot(sim::OpId op) const;  // the slot holding op, or the empty one it would take
-  void remember_shares(sim::OpId op, const Shares& shares);
+  std::unordered_map<sim::OpId, Shares> op_shares_;
   std::vector<double> link_bytes_;
   std::vector<MaxMinSystem::Usage> usage_scratch_;
   // Timeline accounting (link_state_ empty when off).

@@ -159,6 +159,19 @@ void map_row(MeasuredCollective& m, const Catalog& catalog) {
   c.fabric.sharp = m.fabric.find("SHARP") != std::string::npos;
   m.op = *op;
   m.algorithm = *alg;
+  m.collnet = *alg == topo::CollectiveAlgorithm::collnet_direct;
+  // NCCL runs NVLS across NVLink domains only as NVLS + CollNet, with CollNet enabled
+  // (src/graph/tuning.cc: NVLS is disabled for nNodes > 1 unless config.collnetEnable), and a run
+  // that forces an algorithm NCCL disabled fails ("No algorithm/protocol available"). A row that
+  // names NVLS across domains without naming CollNet therefore measured what NCCL chose itself
+  // with CollNet off; the B200 cluster's rows bear that out (their figures equal its Ring or
+  // NVLSTree rows). stepsim compares them with its own choice under the same rule.
+  if (*alg == topo::CollectiveAlgorithm::nvls && c.total_gpus() > c.nvlink_domain) {
+    m.algorithm = topo::CollectiveAlgorithm::automatic;
+    m.substitution =
+        "NCCL runs NVLS across NVLink domains only with CollNet enabled, so this run measured NCCL's own "
+        "choice without CollNet; compared with stepsim's choice under the same rule";
+  }
 }
 
 }  // namespace
@@ -232,6 +245,7 @@ topo::SweepRequest measured_sweep(const MeasuredCollective& row, topo::Collectiv
   r.groups = measured_groups(row);
   r.sizes_bytes = {row.bytes};
   r.algorithm = algorithm;
+  r.config.collnet = row.collnet;
   return r;
 }
 

@@ -40,6 +40,10 @@ struct MeasuredCollective {
   topo::ClusterSpec cluster;
   topo::CollectiveOp op = topo::CollectiveOp::all_reduce;
   topo::CollectiveAlgorithm algorithm = topo::CollectiveAlgorithm::automatic;
+  /// NCCL_COLLNET_ENABLE for the run: on where the row names CollNet (forcing it needs it on).
+  bool collnet = false;
+  /// Set where the row is compared with something other than the algorithm it names, and why.
+  std::string substitution;
 };
 
 /// Reads the file and maps every row. Throws UserError (file:line, the column, a hint) for a row

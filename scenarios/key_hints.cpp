@@ -49,6 +49,7 @@ constexpr KeyHome kHomes[] = {
     {"nvls", "hardware"},
     {"sharp", "fabric"},
     {"protocol", "collective"},
+    {"collnet", "collective"},
     {"dispatcher", "moe"},
     {"nic_gbps", "hardware"},
     {"nvlink_latency_us", "hardware"},

@@ -239,6 +239,7 @@ void read_collective_section(TableReader r, Scenario& s) {
   topo::CommConfig& c = s.job.collective;
   r.read("algorithm", c.algorithm, choices::kForcedAlgorithm);
   r.read("protocol", c.protocol, choices::kProtocol);
+  r.read("collnet", c.collnet);
   r.finish();
   // [hardware] and [fabric] are read before this table, so what the algorithm needs is known.
   const topo::ClusterSpec& cluster = s.job.cluster;
@@ -248,6 +249,9 @@ void read_collective_section(TableReader r, Scenario& s) {
   if (c.algorithm == CollectiveAlgorithm::collnet_direct && !cluster.fabric.sharp)
     r.fail("algorithm", "CollNet needs switches that reduce in the network",
            "set fabric.sharp = true (InfiniBand SHARP)");
+  if (c.collnet && !cluster.fabric.sharp)
+    r.fail("collnet", "NCCL's CollNet runs only on switches that reduce in the network",
+           "set fabric.sharp = true (InfiniBand SHARP), or drop collnet");
   if (c.protocol == topo::CollectiveProtocol::ll128 && !(cluster.gpu.nvlink_bw.value() > 0.0))
     r.fail("protocol", "NCCL runs LL128 only over NVLink, and this GPU has none", "use \"ll\" or \"simple\"");
 }

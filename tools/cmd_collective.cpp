@@ -47,6 +47,7 @@ struct Options {
   std::string algorithm = "auto";
   std::string protocol = "auto";
   bool sharp = false;
+  bool collnet = false;
   int channels = 0;
   bool compare = false;
   std::string compare_file;
@@ -125,6 +126,9 @@ topo::ClusterSpec make_cluster(const Options& o) {
   c.fabric.hosts_per_leaf = o.hosts_per_leaf;
   c.fabric.leaves_per_pod = o.leaves_per_pod;
   c.fabric.sharp = o.sharp;
+  if (o.collnet && !o.sharp)
+    throw UserError({}, "--collnet", "NCCL's CollNet runs only on switches that reduce in the network",
+                    "add --sharp (InfiniBand SHARP), or drop --collnet");
   if (o.nic_gbps) {
     check_in_range("--nic-gbps", *o.nic_gbps, scen::kBandwidthGbps);
     c.fabric.nic_bw = units::gbit_per_s(*o.nic_gbps);
@@ -168,6 +172,7 @@ topo::SweepRequest make_sweep(const Options& o, const topo::Topology& topo) {
     for (int g = 0; g < ranks; ++g) group.push_back(static_cast<topo::GpuId>(g));
   r.groups = {group};
   r.config.channels = o.channels;
+  r.config.collnet = o.collnet;
   if (!o.bytes.empty())
     r.sizes_bytes = parse_list(o.bytes, "bytes");
   else
@@ -248,6 +253,9 @@ po::options_description describe(Options& o) {
        "auto | ring | tree | nvls | nvls-tree | collnet-direct | hierarchical | pairwise | deepep-ll | direct")
       ("protocol", po::value(&o.protocol)->default_value(o.protocol), "NCCL protocol: auto | simple | ll128 | ll")
       ("sharp", po::bool_switch(&o.sharp), "the fabric's switches reduce in the network (InfiniBand SHARP)")
+      ("collnet", po::bool_switch(&o.collnet),
+       "NCCL's CollNet enabled (NCCL_COLLNET_ENABLE=1): with --sharp, CollNet Direct and NVLS across NVLink "
+       "domains may run (NCCL's default: off)")
       ("channels", count_value(o.channels, "--channels", 1, 1024),
        "parallel channels (default: 2 per GPU of a host)")
       ("compare-nccl-h100", po::bool_switch(&o.compare), "add the error against nccl-tests on 8 x H100")

@@ -105,6 +105,7 @@ void compare_measurements(const std::filesystem::path& file, const scen::Catalog
         r["protocol"] = topo::name(o.ran.protocol);
         r["chosen_algorithm"] = topo::name(o.chosen.algorithm);
         r["chosen_protocol"] = topo::name(o.chosen.protocol);
+        if (!o.row->substitution.empty()) r["compared_with"] = o.row->substitution;
       }
       j.push_back(std::move(r));
     }
@@ -122,9 +123,17 @@ void compare_measurements(const std::filesystem::path& file, const scen::Catalog
       std::printf("%9s %7s  not simulated: %s\n", "-", "-", o.refused.c_str());
       continue;
     }
-    std::printf("%9.1f %+6.1f%%  %-20s %s\n", o.ran.busbw_GBps, o.error * 100.0, label(o.ran).c_str(),
-                label(o.chosen).c_str());
+    std::printf("%9.1f %+6.1f%%  %-20s %s%s\n", o.ran.busbw_GBps, o.error * 100.0, label(o.ran).c_str(),
+                label(o.chosen).c_str(), o.row->substitution.empty() ? "" : "  [*]");
   }
+  // Rows compared with something other than the algorithm they name, grouped by the reason.
+  std::map<std::string, std::string> substituted;
+  for (const auto& o : out)
+    if (o.refused.empty() && !o.row->substitution.empty()) {
+      std::string& ids = substituted[o.row->substitution];
+      ids += (ids.empty() ? "" : ", ") + o.row->id;
+    }
+  for (const auto& [why, ids] : substituted) std::printf("[*] rows %s: %s\n", ids.c_str(), why.c_str());
   std::printf(
       "\nbus bandwidth error by message size (simulated rows; bound: 10%% from 64 MB, 25%% below):\n");
   for (const auto& [name, b] : bands)

@@ -114,6 +114,8 @@ struct AlgoContext {
   PatternPool& pool;
   const std::array<double, kLinkKindCount>& efficiency;
   double nvls_efficiency = 0.0;
+  /// NCCL's CollNet is enabled (CommConfig::collnet, or CollNet forced for this request).
+  bool collnet = false;
 };
 
 /// The ring a channel follows: hosts in order, each host's ranks rotated by the channel so that

@@ -61,17 +61,19 @@ bool nvls_tree_shape(const AlgoContext& ctx) {
     if (l.one_domain || !l.domains_uniform) return false;
   return true;
 }
-// NCCL runs NVLS across nodes only with CollNet: every domain holding the same number of ranks
-// and a fabric whose switches reduce.
+// NCCL runs NVLS across nodes only with CollNet enabled (tuning.cc disables NVLS for nNodes > 1
+// unless config.collnetEnable): every domain holding the same number of ranks and a fabric whose
+// switches reduce.
 bool nvls_sharp_shape(const AlgoContext& ctx) {
-  return ctx.topo.spec().fabric.sharp && nvls_tree_shape(ctx);
+  return ctx.collnet && ctx.topo.spec().fabric.sharp && nvls_tree_shape(ctx);
 }
 // NCCL runs CollNet Direct only on NVSwitch systems with at most 8 ranks per host, each host a
 // NIC's worth of ranks, and only where the fabric's switches reduce (SHARP); its nodes are NVLink
 // domains, so ranks all in one domain (two trays of an NVL72 rack) are one node and never CollNet.
 // (Such a group has no switch route between its ranks: planning it crashed, found by fuzz_topology.)
 bool collnet_shape(const AlgoContext& ctx) {
-  if (!ctx.topo.spec().fabric.sharp || ctx.topo.spec().gpu.nvlink_bw.value() <= 0.0) return false;
+  if (!ctx.collnet || !ctx.topo.spec().fabric.sharp || ctx.topo.spec().gpu.nvlink_bw.value() <= 0.0)
+    return false;
   for (const GroupLayout& l : ctx.layouts)
     if (l.hosts.size() < 2 || l.one_domain || l.max_per_host > 8 || !l.uniform) return false;
   return true;
@@ -90,11 +92,11 @@ using Alg = CollectiveAlgorithm;
 constexpr Strategy kStrategies[] = {
     {Op::all_reduce, Alg::ring, any, build_ring, ""},
     {Op::all_reduce, Alg::nvls, nvls_domain, build_nvls_all_reduce,
-     "needs NVLS (hardware.nvls) and every rank in one NVLink domain, or in-network reduction "
-     "(fabric.sharp) across domains"},
+     "needs NVLS (hardware.nvls) and every rank in one NVLink domain, or, across domains, NCCL's "
+     "CollNet (collective.collnet = true, or --collnet) on switches that reduce (fabric.sharp, or --sharp)"},
     {Op::all_reduce, Alg::nvls, nvls_sharp_shape, build_nvls_sharp_all_reduce,
-     "needs NVLS (hardware.nvls) and every rank in one NVLink domain, or in-network reduction "
-     "(fabric.sharp) across domains"},
+     "needs NVLS (hardware.nvls) and every rank in one NVLink domain, or, across domains, NCCL's "
+     "CollNet (collective.collnet = true, or --collnet) on switches that reduce (fabric.sharp, or --sharp)"},
     {Op::all_reduce, Alg::tree, multi_host, build_tree_all_reduce, "needs ranks on at least two hosts"},
     {Op::all_reduce, Alg::nvls_tree, nvls_tree_shape, build_nvls_tree_all_reduce,
      "needs NVLS (hardware.nvls) and ranks in two or more NVLink domains, the same number in each"},

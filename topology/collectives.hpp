@@ -95,6 +95,12 @@ struct CommConfig {
   /// `automatic` whose operation the algorithm implements (the protocol: whose operation NCCL tunes).
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::automatic;
   CollectiveProtocol protocol = CollectiveProtocol::automatic;
+  /// NCCL_COLLNET_ENABLE: NCCL's CollNet algorithms (CollNet Direct, and NVLS across NVLink domains,
+  /// which NCCL runs only as NVLS + CollNet) may run where the fabric reduces in the network
+  /// (FabricSpec::sharp). NCCL's default is off (src/graph/tuning.cc disables them unless
+  /// config.collnetEnable), so SHARP switches alone do not change NCCL's choice. Forcing
+  /// `collnet_direct` implies it, as setting NCCL_ALGO=CollNet means enabling CollNet.
+  bool collnet = false;
 };
 
 /// True when `a` is one of the algorithms stepsim has for `op` (whether or not it fits a group).

@@ -101,7 +101,15 @@ std::uint32_t TransferTableBuilder::add(const CollectiveRequest& original) {
   info.phases_begin = static_cast<std::uint32_t>(table_.phases_.size());
   const auto payload = static_cast<std::uint32_t>(table_.infos_.size());
   if (info.ranks >= 2 && bytes > 0.0) {  // else nothing moves: it completes as soon as it starts
-    AlgoContext ctx{topo, request, {}, 1, builder_, table_.pool_, efficiency_, topo.spec().gpu.eff.nvls};
+    AlgoContext ctx{topo,
+                    request,
+                    {},
+                    1,
+                    builder_,
+                    table_.pool_,
+                    efficiency_,
+                    topo.spec().gpu.eff.nvls,
+                    config_.collnet || request.algorithm == CollectiveAlgorithm::collnet_direct};
     for (const auto& g : request.groups) ctx.layouts.push_back(layout_of(topo, g));
     ctx.channels = config_.channels > 0 ? static_cast<std::uint32_t>(config_.channels)
                                         : static_cast<std::uint32_t>(2 * ctx.layouts[0].max_per_host);

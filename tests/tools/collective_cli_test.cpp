@@ -78,4 +78,12 @@ TEST_CASE("stepsim collective rejects bad input with exit code 2", "[cli][collec
   CHECK_THAT(nvls.out, Catch::Contains("nvls"));
   CHECK(run("--ranks 9").exit_code == 2);
   CHECK(run("--bytes 12,abc").exit_code == 2);
+  const auto collnet = run("--nodes 2 --collnet --bytes 1e6");
+  CHECK(collnet.exit_code == 2);
+  CHECK_THAT(collnet.out, Catch::Contains("--collnet") && Catch::Contains("add --sharp"));
+  // NVLS across two nodes is what NCCL runs only with CollNet enabled.
+  const auto across = run("--gpu b200 --nodes 2 --sharp --algorithm nvls --bytes 1e9");
+  CHECK(across.exit_code == 2);
+  CHECK_THAT(across.out, Catch::Contains("collective.collnet = true"));
+  CHECK(run("--gpu b200 --nodes 2 --sharp --collnet --algorithm nvls --bytes 1e9").exit_code == 0);
 }

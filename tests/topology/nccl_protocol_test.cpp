@@ -211,3 +211,32 @@ TEST_CASE("forced protocols and algorithms that NCCL would not run are refused",
                      forced)
             .protocol == CollectiveProtocol::ll);
 }
+
+// NCCL runs CollNet Direct, and NVLS across nodes (as NVLS + CollNet), only with CollNet enabled
+// (NCCL_COLLNET_ENABLE; src/graph/tuning.cc disables them otherwise, and its default is off).
+// SHARP switches alone leave NCCL's choice to the ring, tree and NVLS-tree.
+TEST_CASE("CollNet and NVLS across nodes run only with NCCL's CollNet enabled", "[collectives][nccl]") {
+  auto spec = fast_routes(2);  // 2 nodes x 8 H100, one NVLink domain per node
+  spec.nvls = true;
+  spec.fabric.sharp = true;
+  const auto big = all_reduce(16, 1024 * kMiB, CollectiveAlgorithm::automatic, CollectiveProtocol::automatic);
+  // Without CollNet: NVLS inside each node and the heads' trees between them (NVLS-tree), as NCCL
+  // chose on the 2-node B200 cluster (scenarios/validation/collectives-multinode.csv row 77).
+  const auto off = simulate_one(spec, big);
+  CHECK(off.algorithm == CollectiveAlgorithm::nvls_tree);
+  CommConfig enabled;
+  enabled.collnet = true;
+  const auto on = simulate_one(spec, big, enabled);
+  // With CollNet on, NVLS + SHARP is a candidate and is first among equals: on two nodes each head
+  // NIC carries its slice S/8 each way in both, so the time is the same.
+  CHECK(on.algorithm == CollectiveAlgorithm::nvls);
+  CHECK(on.time_s == Approx(off.time_s).epsilon(1e-9));
+  // Forcing NVLS across the two domains without CollNet is what NCCL refuses ("No algorithm/protocol
+  // available"); with CollNet it runs. Forcing CollNet Direct implies enabling it.
+  const auto nvls = all_reduce(16, 1024 * kMiB, CollectiveAlgorithm::nvls, CollectiveProtocol::automatic);
+  CHECK_THROWS_WITH(simulate_one(spec, nvls), Catch::Contains("collective.collnet = true"));
+  CHECK(simulate_one(spec, nvls, enabled).algorithm == CollectiveAlgorithm::nvls);
+  CHECK(simulate_one(spec, all_reduce(16, 1024 * kMiB, CollectiveAlgorithm::collnet_direct,
+                                      CollectiveProtocol::automatic))
+            .algorithm == CollectiveAlgorithm::collnet_direct);
+}

@@ -51,6 +51,8 @@ constexpr KeyHome kHomes[] = {
     {"protocol", "collective"},
     {"collnet", "collective"},
     {"dispatcher", "moe"},
+    {"probs", "moe"},
+    {"activation_fp8_input_store", "precision"},
     {"nic_gbps", "hardware"},
     {"nvlink_latency_us", "hardware"},
     {"efficiency", "hardware"},

@@ -52,7 +52,8 @@ struct ImportedRun {
   std::string compute = "bf16", params = "bf16", grads = "fp32";
   std::string recipe;  ///< FP8/FP4 scaling recipe; "" with 16/32-bit linears
   bool fp8_params = false;
-  std::string optimizer = "adam";  ///< "adam", "sgd-momentum" or a number of bytes per parameter
+  bool activation_fp8_input_store = false;  ///< --activation-func-fp8-input-store
+  std::string optimizer = "adam";           ///< "adam", "sgd-momentum" or a number of bytes per parameter
   bool shared_expert_overlap = false;
   /// How derived values came about ("dp = 1024 GPUs / (tp 4 x pp 4 x cp 2) = 32"): comments.
   std::vector<std::string> derivations;

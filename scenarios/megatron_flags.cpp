@@ -34,6 +34,7 @@ constexpr std::array kRows = std::to_array<Row>({
     {"account_for_loss_in_pipeline_split", Kind::flag},
     {"activation", Kind::word,
      "gelu|fast-gelu|openai-gelu|swiglu|fast-swiglu|geglu|fast-geglu|reglu|fast-reglu|squared-relu|relu"},
+    {"activation_func_fp8_input_store", Kind::flag},
     {"add_bias_linear", Kind::flag},
     {"add_qkv_bias", Kind::flag},
     {"attention_backend", Kind::word, "auto|flash|fused|unfused|local"},

@@ -220,6 +220,7 @@ void precision(const RunSettings& s, ImportedRun& r) {
   r.fp8_params = s.on("fp8_param_gather") && r.compute == "fp8";
   if (s.on("fp8_param_gather") && !r.fp8_params)
     note_unused(s, r, "fp8_param_gather", "only with FP8 linears");
+  r.activation_fp8_input_store = s.on("activation_func_fp8_input_store");
   const std::string backend = word_or(s, "attention_backend", "auto");
   r.attention_impl = backend == "unfused" ? "unfused" : "flash";
   r.grad_accumulation_separate =

@@ -124,6 +124,7 @@ std::string precision_table(const ImportedRun& r) {
   std::string out = "[precision]\n" + line("compute", r.compute);
   if (!r.recipe.empty()) out += line("recipe", r.recipe);
   if (r.fp8_params) out += line("fp8_params", true);
+  if (r.activation_fp8_input_store) out += line("activation_fp8_input_store", true);
   out += line("params", r.params) + line("grads", r.grads);
   const bool bytes = !r.optimizer.empty() && r.optimizer.find_first_not_of("0123456789") == std::string::npos;
   out += bytes ? "optimizer = " + r.optimizer + "  # bytes per parameter\n" : line("optimizer", r.optimizer);

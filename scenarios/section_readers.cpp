@@ -213,6 +213,7 @@ void read_precision_section(TableReader r, Scenario& s) {
   r.read("recipe", p.recipe, choices::kRecipe);
   r.read("fp8_attention", p.fp8_attention);
   r.read("fp8_params", p.fp8_params);
+  r.read("activation_fp8_input_store", p.activation_fp8_input_store);
   read_params(r, p);
   read_bytes(r, "grads", p.grad_bytes);
   read_optimizer(r, p.optimizer_bytes);
@@ -231,6 +232,7 @@ void read_moe_section(TableReader r, Scenario& s) {
   r.read("shared_expert_overlap", m.shared_expert_overlap);
   r.read("fp8_dispatch", m.fp8_dispatch);
   r.read("dispatcher", m.dispatcher, choices::kMoeDispatcher);
+  r.read("probs", m.probs, choices::kMoeProbs);
   r.finish();
 }
 

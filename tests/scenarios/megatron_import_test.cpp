@@ -209,8 +209,10 @@ TEST_CASE("megatron import: Megatron's defaults and derivations") {
     const ImportedRun r = megatron(kSmall +
                                    "--fp8-format hybrid --fp8-recipe tensorwise --recompute-granularity "
                                    "selective --recompute-modules core_attn mlp --use-distributed-optimizer "
-                                   "--overlap-grad-reduce --overlap-param-gather");
+                                   "--overlap-grad-reduce --overlap-param-gather "
+                                   "--activation-func-fp8-input-store");
     CHECK(r.compute == "fp8");
+    CHECK(r.activation_fp8_input_store);
     CHECK(r.recipe == "tensorwise");
     CHECK(r.recompute == "selective");
     CHECK(r.recompute_modules == std::vector<std::string>{"core_attn"});
@@ -220,6 +222,7 @@ TEST_CASE("megatron import: Megatron's defaults and derivations") {
     CHECK(s.job.parallel.zero_stage == 1);
     CHECK(s.job.parallel.dp_overlap);
     CHECK(s.job.recompute == stepsim::work::Recompute::selective);
+    CHECK(s.job.precision.activation_fp8_input_store);
   }
 }
 

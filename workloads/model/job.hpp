@@ -197,12 +197,16 @@ struct PrecisionSpec {
   bool fp8_attention = false;                               ///< FP8 dot-product attention (TE's fp8_dpa)
   /// Weights kept in FP8 only and gathered in FP8 (--fp8-param-gather): no 16-bit working copy.
   bool fp8_params = false;
-  double param_bytes = 2.0;       ///< bytes per stored weight (working copy)
+  double param_bytes = 2.0;                      ///< bytes per stored weight (working copy)
   WeightQuant weight_quant = WeightQuant::none;  ///< params = "int8" / "int4": weight-only GEMMs
-  double grad_bytes = 2.0;        ///< bytes per gradient element (also what DP reduces)
-  double optimizer_bytes = 12.0;  ///< per parameter: fp32 master + Adam m and v
-  double activation_bytes = 2.0;  ///< bytes per activation element
-  double kv_bytes = 2.0;          ///< bytes per KV-cache element (inference)
+  double grad_bytes = 2.0;                       ///< bytes per gradient element (also what DP reduces)
+  double optimizer_bytes = 12.0;                 ///< per parameter: fp32 master + Adam m and v
+  double activation_bytes = 2.0;                 ///< bytes per activation element
+  /// The activation function (SwiGLU, GeLU) keeps its input for the backward in FP8, one byte per
+  /// element (Megatron-Core's --activation-func-fp8-input-store; DeepSeek-V3 caches the SwiGLU
+  /// inputs of its experts in FP8, report section 3.3.3): the forward writes that copy.
+  bool activation_fp8_input_store = false;
+  double kv_bytes = 2.0;  ///< bytes per KV-cache element (inference)
 
   /// Whether the linear layers run below 16 bits (and so quantise their operands).
   bool low_precision_linears() const {
@@ -214,6 +218,16 @@ struct PrecisionSpec {
 
 /// Mixture-of-experts routing knobs (used when the model has experts).
 enum class MoeDispatcher : std::uint8_t { normal, low_latency };
+/// Where each routed copy is weighted by its routing probability.
+enum class MoeProbs : std::uint8_t {
+  /// In the experts' activation (Megatron-Core 0.13 on: the dispatcher sends permuted_probs and the
+  /// experts run a weighted SwiGLU; frameworks on DeepEP, whose combine has no probability
+  /// gradient): the combine only sums, and nothing h-wide is kept for the probabilities' gradient.
+  activation,
+  /// In the unpermute after the combine (Megatron-Core up to 0.12): its backward needs every
+  /// returned copy for the probabilities' gradient, so the copies are kept.
+  unpermute
+};
 
 struct MoeSpec {
   double capacity_factor = 0.0;  ///< 0 = no capacity limit (dropless)
@@ -231,6 +245,7 @@ struct MoeSpec {
   /// copy per GPU, forwarded through the rail peer across nodes) or DeepEP's low-latency kernels
   /// (`low_latency`: every (token, expert) copy its own message, straight from the GPU's NIC).
   MoeDispatcher dispatcher = MoeDispatcher::normal;
+  MoeProbs probs = MoeProbs::activation;
 };
 
 /// The notebook's own closed-form inputs, used when `formulas = notebook` (seed parity).

@@ -56,6 +56,9 @@ LayerDims layer_dims(const JobSpec& job, double micro_batch) {
   set_attention_widths(m, d);
   d.ffn = m.ffn;
   d.act_bytes = job.precision.activation_bytes;
+  d.act_input_bytes = job.precision.activation_fp8_input_store && d.phase == WorkloadKind::train
+                          ? std::min(1.0, d.act_bytes)
+                          : d.act_bytes;
   d.param_bytes = job.precision.param_bytes;
   d.grad_bytes = job.precision.grad_bytes;
   d.kv_bytes = job.precision.kv_bytes;
@@ -358,8 +361,7 @@ Handle DenseLayer::parallel_forward(OpSink& sink, OpSink::Deps input) const {
                                        : attention_core_forward(sink, a, CoreScope::whole);
   a = linear_forward(sink, d_, "proj", T, d_.h, d_.o_dim / t, a);
   Handle m = linear_forward(sink, d_, "mlp_up", T, mlp_up_width(d_), d_.h, ln, QuantOperand::norm_output);
-  const double act = (d_.activation == Activation::swiglu ? 3.0 : 2.0) * T * f * E;
-  m = sink.kernel("act", elementwise(d_, act, 8 * T * f), m);
+  m = sink.kernel("act", elementwise(d_, act_forward_bytes(d_) * T * f, 8 * T * f), m);
   m = linear_forward(sink, d_, "mlp_down", T, d_.h, f, m);
   const Handle both[] = {a, m};
   Handle h = sink.kernel_after("branch_sum", elementwise(d_, 3 * T * d_.h * E, T * d_.h), both);
@@ -373,8 +375,7 @@ Handle DenseLayer::mlp_forward(OpSink& sink, Handle input) const {
   h = gathered_linear_forward(sink, d_, "tp.ag_ln2", "mlp_up", T, mlp_up_width(d_), d_.h, h,
                               QuantOperand::norm_output);
   // GeLU: read x, write y. SwiGLU: read gate and up, write their product.
-  const double act = (d_.activation == Activation::swiglu ? 3.0 : 2.0) * T * f * E;
-  h = sink.kernel("act", elementwise(d_, act, 8 * T * f), h);
+  h = sink.kernel("act", elementwise(d_, act_forward_bytes(d_) * T * f, 8 * T * f), h);
   h = reduced_linear_forward(sink, d_, "mlp_down", "tp.reduce_mlp", T, d_.h, f, h);
   const double bda = 3 * Tn * d_.h * E + (d_.dropout ? Tn * d_.h : 0.0);
   return sink.kernel("bda2", elementwise(d_, bda, 3 * Tn * d_.h), h);
@@ -394,8 +395,7 @@ Handle DenseLayer::mlp_backward(OpSink& sink, OpSink::Deps grad, RecomputeModule
   h = gathered_linear_dgrad(sink, d_, "tp.ag_grad_mlp", "mlp_down.dgrad", T, d_.h, f, h);
   emit_wgrad(sink, d_, "mlp_down.wgrad", T, d_.h, f);
   // GeLU backward reads x and dy, writes dx; SwiGLU reads gate, up, dy and writes both gradients.
-  const double act = (d_.activation == Activation::swiglu ? 5.0 : 3.0) * T * f * E;
-  h = sink.kernel("act.bwd", elementwise(d_, act, 8 * T * f), h);
+  h = sink.kernel("act.bwd", elementwise(d_, act_backward_bytes(d_) * T * f, 8 * T * f), h);
   // With SP the weight gradient needs the gathered norm output: Megatron-Core and Transformer
   // Engine issue that all-gather before the dgrad GEMM, which hides it, and reduce-scatter the
   // input gradient under the weight-gradient GEMM. Recomputing the norm first delays the gather.
@@ -420,7 +420,7 @@ double DenseLayer::stored_activation_bytes(Recompute recompute) const {
   const double norm_out = selective_modules(d_, recompute).layernorm ? 0.0 : Q;
   const double replicated = (E + norm_out) * Tn * d_.h + (d_.dropout ? Tn * d_.h : 0.0);
   const double up = d_.activation == Activation::swiglu ? 2.0 : 1.0;
-  const double mlp_inner = (up * E + Q) * T * d_.ffn / d_.tp;
+  const double mlp_inner = (up * d_.act_input_bytes + Q) * T * d_.ffn / d_.tp;
   return attention + replicated + mlp_inner;
 }
 

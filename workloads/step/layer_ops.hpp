@@ -35,11 +35,12 @@ struct LayerDims {
   double kv_heads = 0;  ///< KV heads (whole layer; MLA: heads)
   bool mla = false;     ///< DeepSeek multi-head latent attention projections
   MlaDims mla_dims;
-  double ffn = 0;          ///< FFN width of this layer's dense MLP
-  double act_bytes = 2;    ///< bytes per activation element
-  double param_bytes = 2;  ///< bytes per weight
-  double grad_bytes = 2;   ///< bytes per gradient element (wgrad accumulation buffer)
-  double kv_bytes = 2;     ///< bytes per KV-cache element (inference)
+  double ffn = 0;              ///< FFN width of this layer's dense MLP
+  double act_bytes = 2;        ///< bytes per activation element
+  double act_input_bytes = 2;  ///< bytes per element the activation function keeps of its input
+  double param_bytes = 2;      ///< bytes per weight
+  double grad_bytes = 2;       ///< bytes per gradient element (wgrad accumulation buffer)
+  double kv_bytes = 2;         ///< bytes per KV-cache element (inference)
   /// Decode: times each cached key and value is read per step (per-query-head kernels read a
   /// grouped cache once per query head of the group; 1 for grouped kernels and MLA).
   double decode_kv_reads = 1;
@@ -82,6 +83,19 @@ struct LayerDims {
     return c;
   }
 };
+
+/// HBM bytes per output element of the activation function (SwiGLU: out = silu(gate) x up; GeLU).
+/// Forward: read the input (2 elements for SwiGLU), write the output, and with an FP8 input store
+/// also write the kept FP8 copy of the input. Backward: read the kept input (act_input_bytes) and
+/// the output gradient, write the input gradients.
+inline double act_forward_bytes(const LayerDims& d) {
+  const double in = d.activation == Activation::swiglu ? 2.0 : 1.0;
+  return (in + 1.0) * d.act_bytes + (d.act_input_bytes < d.act_bytes ? in * d.act_input_bytes : 0.0);
+}
+inline double act_backward_bytes(const LayerDims& d) {
+  const double in = d.activation == Activation::swiglu ? 2.0 : 1.0;
+  return in * d.act_input_bytes + (1.0 + in) * d.act_bytes;
+}
 
 /// The modules a layer recomputes in a step whose recomputation is `r` (none unless selective).
 inline RecomputeModules selective_modules(const LayerDims& d, Recompute r) {

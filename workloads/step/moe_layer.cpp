@@ -20,13 +20,6 @@ topo::KernelWork dgrad(const LayerDims& d, double m, double n, double k, double 
 double gate(const LayerDims& d) {
   return d.activation == Activation::swiglu ? 2.0 : 1.0;
 }
-/// Element-wise passes of the activation: forward reads and writes (SwiGLU: gate, up -> product).
-double act_forward(const LayerDims& d) {
-  return d.activation == Activation::swiglu ? 3.0 : 2.0;
-}
-double act_backward(const LayerDims& d) {
-  return d.activation == Activation::swiglu ? 5.0 : 3.0;
-}
 
 /// Weight gradient of Y[m x n] = X[m x k] W[k x n], accumulated in the GEMM epilogue (experts are
 /// Megatron-Core grouped GEMMs with fused accumulation).
@@ -60,6 +53,7 @@ MoeDims moe_dims(const JobSpec& job) {
   m.shared_overlap = job.moe.shared_expert_overlap;
   m.fp8_dispatch = job.moe.fp8_dispatch;
   m.dispatcher = job.moe.dispatcher;
+  m.probs = job.moe.probs;
   m.dropless = job.moe.capacity_factor <= 0.0;
   return m;
 }
@@ -148,9 +142,13 @@ Handle MoeLayer::ffn_forward(OpSink& sink, Handle input, const MoeRank& rank) co
                   e);
   const Handle back = sink.comm("ep.combine", all_to_all(rank, A2aPhase::combine), e);
   sink.balanced_comm(back, balanced_all_to_all(rank, A2aPhase::combine));
-  // Unpermute: read the returned copies and their probabilities, write the weighted sum per token.
-  Handle u =
-      sink.kernel("unpermute", elementwise(d_, (sent + Tm) * h * E + 4 * Tm * m_.top_k, 2 * sent * h), back);
+  // Unpermute: read the returned copies (and their probabilities, unless the experts applied
+  // them), write the (weighted) sum per token.
+  const bool weigh_here = m_.probs == MoeProbs::unpermute;
+  Handle u = sink.kernel("unpermute",
+                         elementwise(d_, (sent + Tm) * h * E + (weigh_here ? 4 * Tm * m_.top_k : 0.0),
+                                     (weigh_here ? 2.0 : 1.0) * sent * h),
+                         back);
   if (d_.tp > 1 && !d_.sp)  // each TP rank routed a slice: gather the layer output back
     u = sink.comm("tp.ag_moe", CommOp{ParallelDim::tp, CollectiveKind::all_gather, d_.tokens * h * E, 0}, u);
   // Residual add (and the shared experts' output): read the inputs, write the sum.
@@ -161,10 +159,12 @@ Handle MoeLayer::ffn_forward(OpSink& sink, Handle input, const MoeRank& rank) co
 Handle MoeLayer::experts_forward(OpSink& sink, Handle ready, const ExpertLoadPair& load) const {
   // Grouped GEMMs: `touched` experts, n / touched tokens each (MoE GEMMs are often small). Each
   // kernel also records its cost under balanced routing.
-  const double f = m_.expert_ffn / m_.expert_tp, h = d_.h, E = d_.act_bytes;
+  const double f = m_.expert_ffn / m_.expert_tp, h = d_.h;
   const auto up = [&](const Load& l) { return weight_gemm(d_, l.per_expert(), up_width(), h, l.touched); };
+  // Weighted in the activation, each copy's output is scaled by its probability (4 bytes read).
+  const double probs = m_.probs == MoeProbs::activation ? 4.0 : 0.0;
   const auto act = [&](const Load& l) {
-    return elementwise(d_, act_forward(d_) * l.copies * f * E, 8 * l.copies * f);
+    return elementwise(d_, act_forward_bytes(d_) * l.copies * f + probs * l.copies, 8 * l.copies * f);
   };
   const auto down = [&](const Load& l) { return weight_gemm(d_, l.per_expert(), h, f, l.touched); };
   // FP8 grouped GEMMs quantise the dispatched tokens and the activation's output first.
@@ -190,10 +190,15 @@ Handle MoeLayer::ffn_backward(OpSink& sink, OpSink::Deps grad, const MoeRank& ra
   const Handle g = sink.kernel_after(
       "bda2.bwd", elementwise(d_, 2 * Tn * h * E + (d_.dropout ? Tn * h : 0.0)), grad.span());
   Handle shared = m_.shared_overlap ? Handle{} : shared_backward(sink, g);
-  // Gradients of the copies (and of the routing probabilities) travel back to the experts.
-  Handle e = sink.kernel_after("unpermute.bwd",
-                               elementwise(d_, (Tm + 2 * sent) * h * E + 4 * Tm * m_.top_k, 2 * sent * h),
-                               std::array<Handle, 2>{g, shared});
+  // Gradients of the copies travel back to the experts. Weighted here, the unpermute also
+  // computes the probabilities' gradient, reading every kept copy (its dot with the token's
+  // gradient); weighted in the experts' activation, that gradient is the activation's.
+  const bool weigh_here = m_.probs == MoeProbs::unpermute;
+  Handle e = sink.kernel_after(
+      "unpermute.bwd",
+      weigh_here ? elementwise(d_, (Tm + 2 * sent) * h * E + 4 * Tm * m_.top_k, 2 * sent * h)
+                 : elementwise(d_, (Tm + sent) * h * E, sent * h),
+      std::array<Handle, 2>{g, shared});
   // FP8 dispatch: the gradients travel to the experts quantised (report section 3.3.2).
   if (fp8_dispatch())
     e = sink.kernel("combine.bwd.quantize", quantize_work(d_, Tm * h, QuantOperand::grad_output), e);
@@ -227,18 +232,20 @@ Handle MoeLayer::ffn_backward(OpSink& sink, OpSink::Deps grad, const MoeRank& ra
 
 Handle MoeLayer::experts_backward(OpSink& sink, Handle ready, const ExpertLoadPair& load,
                                   bool recompute_act) const {
-  const double f = m_.expert_ffn / m_.expert_tp, h = d_.h, E = d_.act_bytes, u = up_width();
+  const double f = m_.expert_ffn / m_.expert_tp, h = d_.h, u = up_width();
   const auto down_d = [&](const Load& l) { return dgrad(d_, l.per_expert(), h, f, l.touched); };
   const auto down_w = [&](const Load& l) { return wgrad_work(d_, l.per_expert(), h, f, l.touched); };
+  // Weighted in the activation: read the probabilities, write their gradients (4 bytes each).
+  const double probs = m_.probs == MoeProbs::activation ? 8.0 : 0.0;
   const auto act = [&](const Load& l) {
-    return elementwise(d_, act_backward(d_) * l.copies * f * E, 8 * l.copies * f);
+    return elementwise(d_, act_backward_bytes(d_) * l.copies * f + probs * l.copies, 8 * l.copies * f);
   };
   const auto up_d = [&](const Load& l) { return dgrad(d_, l.per_expert(), u, h, l.touched); };
   const auto up_w = [&](const Load& l) { return wgrad_work(d_, l.per_expert(), u, h, l.touched); };
   // Selective "moe_act": the activation's output, which the down projection's weight gradient
   // reads, is computed again from the kept up-projection output.
   const auto act_again = [&](const Load& l) {
-    return elementwise(d_, act_forward(d_) * l.copies * f * E, 8 * l.copies * f);
+    return elementwise(d_, act_forward_bytes(d_) * l.copies * f, 8 * l.copies * f);
   };
   const auto q_dh = [&](const Load& l) { return quantize_work(d_, l.copies * h, QuantOperand::grad_output); };
   const auto q_du = [&](const Load& l) { return quantize_work(d_, l.copies * u, QuantOperand::grad_output); };
@@ -259,21 +266,21 @@ Handle MoeLayer::experts_backward(OpSink& sink, Handle ready, const ExpertLoadPa
 
 Handle MoeLayer::shared_forward(OpSink& sink, Handle input) const {
   if (m_.shared_experts <= 0) return Handle{};
-  const double E = d_.act_bytes, T = d_.tokens, t = d_.tp, fs = m_.shared_experts * m_.expert_ffn / t;
+  const double T = d_.tokens, t = d_.tp, fs = m_.shared_experts * m_.expert_ffn / t;
   Handle s = sp_gather(sink, d_, "tp.ag_shared", input);
   s = linear_forward(sink, d_, "shared_up", T, gate(d_) * fs, d_.h, s);
-  s = sink.kernel("shared_act", elementwise(d_, act_forward(d_) * T * fs * E, 8 * T * fs), s);
+  s = sink.kernel("shared_act", elementwise(d_, act_forward_bytes(d_) * T * fs, 8 * T * fs), s);
   s = linear_forward(sink, d_, "shared_down", T, d_.h, fs, s);
   return tp_reduce(sink, d_, "tp.reduce_shared", s);
 }
 
 Handle MoeLayer::shared_backward(OpSink& sink, Handle grad) const {
   if (m_.shared_experts <= 0) return Handle{};
-  const double E = d_.act_bytes, T = d_.tokens, t = d_.tp, fs = m_.shared_experts * m_.expert_ffn / t;
+  const double T = d_.tokens, t = d_.tp, fs = m_.shared_experts * m_.expert_ffn / t;
   Handle s = sp_gather(sink, d_, "tp.ag_grad_shared", grad);
   s = linear_dgrad(sink, d_, "shared_down.dgrad", T, d_.h, fs, s);
   emit_wgrad(sink, d_, "shared_down.wgrad", T, d_.h, fs);
-  s = sink.kernel("shared_act.bwd", elementwise(d_, act_backward(d_) * T * fs * E, 8 * T * fs), s);
+  s = sink.kernel("shared_act.bwd", elementwise(d_, act_backward_bytes(d_) * T * fs, 8 * T * fs), s);
   s = linear_dgrad(sink, d_, "shared_up.dgrad", T, gate(d_) * fs, d_.h, s);
   const Handle reduced = tp_reduce(sink, d_, "tp.reduce_grad_shared", s);
   const Handle gathered = sp_gather(sink, d_, "tp.ag_shared_wgrad", s);
@@ -289,13 +296,14 @@ double MoeLayer::stored_activation_bytes(Recompute recompute, const MoeRank& ran
   const double sent = rank.routing->sent(rank.ep_index);
   const RecomputeModules rc = selective_modules(d_, recompute);
   // Norm input and output (unless selective "layernorm"), routing probabilities (fp32), the
-  // experts' inputs, inner activations (the up projection's output, and the activation's unless
-  // "moe_act") and the returned copies the unpermute weighs; the shared experts' inner activations.
+  // experts' inputs, inner activations (the up projection's output, as the activation keeps it, and
+  // the activation's output unless "moe_act"), what the probabilities' gradient needs (below); the
+  // shared experts' inner activations.
   // Linear inputs as the linears keep them (saved_linear_input_bytes): the experts' inputs and the
   // activation's output (the down projection's input) in Q bytes; the up projection's output, which
   // the activation's backward keeps, in E.
   const double Q = saved_linear_input_bytes(d_);
-  const double inner = gate(d_) * E + (rc.moe_act ? 0.0 : Q);
+  const double inner = gate(d_) * d_.act_input_bytes + (rc.moe_act ? 0.0 : Q);
   // FP8 dispatch: the experts keep the FP8 tokens they received (and their scales) for the weight
   // gradient, as DeepSeek-V3 caches them (report section 3.3.2).
   const double in_bytes = fp8_dispatch() ? kFp8BlockBytes : Q;
@@ -303,10 +311,12 @@ double MoeLayer::stored_activation_bytes(Recompute recompute, const MoeRank& ran
   // and the shared experts' up projection, which keeps its own quantised copy in low precision.
   const double norm_out =
       rc.layernorm ? 0.0 : E + (m_.shared_experts > 0 && d_.low_precision_linears() ? Q : 0.0);
-  double bytes =
-      (E + norm_out) * Tn * h + 4 * Tm * m_.experts + n * (in_bytes * h + inner * f) + E * sent * h;
+  // Weighted in the unpermute, its backward keeps every returned copy (h wide) for the
+  // probabilities' gradient; weighted in the activation, that keeps the copies' probabilities.
+  const double weighing = m_.probs == MoeProbs::unpermute ? E * sent * h : 4.0 * n;
+  double bytes = (E + norm_out) * Tn * h + 4 * Tm * m_.experts + n * (in_bytes * h + inner * f) + weighing;
   if (m_.shared_experts > 0)
-    bytes += (gate(d_) * E + Q) * d_.tokens * m_.shared_experts * m_.expert_ffn / d_.tp;
+    bytes += (gate(d_) * d_.act_input_bytes + Q) * d_.tokens * m_.shared_experts * m_.expert_ffn / d_.tp;
   return attention + bytes;
 }
 

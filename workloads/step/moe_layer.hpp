@@ -28,6 +28,7 @@ struct MoeDims {
   bool shared_overlap = false;  ///< shared experts run during the dispatch (MoeSpec::shared_expert_overlap)
   bool fp8_dispatch = false;    ///< MoeSpec::fp8_dispatch
   MoeDispatcher dispatcher = MoeDispatcher::normal;  ///< MoeSpec::dispatcher
+  MoeProbs probs = MoeProbs::activation;              ///< MoeSpec::probs
   bool dropless = false;  ///< no capacity limit: the split sizes are known only on the GPU
 };
 

@@ -182,3 +182,56 @@ TEST_CASE("selective recompute modules: what each drops from storage and adds to
     CHECK(bwd.find("experts_act.recompute") == nullptr);
   }
 }
+
+TEST_CASE("where the routing probabilities weigh the copies, and the activation's FP8 input store") {
+  // DeepSeek-V3, tp 2 with SP: 2,048 routed tokens per rank, 16,384 copies received (balanced),
+  // 2-byte activations, SwiGLU experts of 2,048.
+  JobSpec j = job(2, 64);
+  const double E = 2, Tm = 2048, T = 4096, h = 7168, f = 2048, n = 16384;
+  const LayerRouting r = balanced(64, 2048);
+  const MoeRank rank{&r, &r, 0, 2, 0};
+  const double sent = r.sent(0);  // hidden vectors this rank dispatches (one per destination GPU)
+  REQUIRE(j.moe.probs == MoeProbs::activation);  // Megatron-Core 0.13 on
+  const MoeLayer in_experts(layer_dims(j, 1), moe_dims(j));
+  j.moe.probs = MoeProbs::unpermute;  // Megatron-Core up to 0.12
+  const MoeLayer in_unpermute(layer_dims(j, 1), moe_dims(j));
+  j.moe.probs = MoeProbs::activation;
+
+  SECTION(
+      "weighed in the unpermute, its backward keeps every returned copy; in the experts, the probabilities") {
+    CHECK(in_unpermute.stored_activation_bytes(Recompute::none, rank) -
+              in_experts.stored_activation_bytes(Recompute::none, rank) ==
+          Approx(E * sent * h - 4 * n));
+    CountingSink a, b;
+    in_experts.backward(a, {}, Recompute::none, rank);
+    in_unpermute.backward(b, {}, Recompute::none, rank);
+    // The unpermute's backward reads dy (Tm x h) and writes the copies' gradients (sent x h); the
+    // probabilities' gradient adds a read of every kept copy and of the probabilities (4 B x 8 per token).
+    CHECK(a.find("unpermute.bwd")->work.hbm_bytes.value() == Approx((Tm + sent) * h * E));
+    CHECK(b.find("unpermute.bwd")->work.hbm_bytes.value() == Approx((Tm + 2 * sent) * h * E + 4 * Tm * 8));
+    // The weighted activation reads each copy's probability and writes its gradient (4 B each).
+    CHECK(a.find("experts_act.bwd")->work.hbm_bytes.value() -
+              b.find("experts_act.bwd")->work.hbm_bytes.value() ==
+          Approx(8 * n));
+  }
+  SECTION("the FP8 input store keeps the SwiGLU inputs (gate and up) at one byte") {
+    j.precision.activation_fp8_input_store = true;
+    const MoeLayer stored(layer_dims(j, 1), moe_dims(j));
+    // Routed experts: n x 2 x 2,048 elements; the shared expert: 4,096 tokens x 2 x 2,048 / tp 2.
+    CHECK(in_experts.stored_activation_bytes(Recompute::none, rank) -
+              stored.stored_activation_bytes(Recompute::none, rank) ==
+          Approx((E - 1) * (n * 2 * f + T * 2 * f / 2)));
+    CountingSink a, b;
+    in_experts.forward(a, {}, rank);
+    stored.forward(b, {}, rank);
+    // The forward writes the FP8 copy of its two inputs: 2 bytes more per output element.
+    CHECK(b.find("experts_act")->work.hbm_bytes.value() - a.find("experts_act")->work.hbm_bytes.value() ==
+          Approx(2 * n * f));
+    // A dense layer's MLP (DeepSeek-V3's first layers, FFN 18,432 split over tp 2) the same way.
+    const DenseLayer dense(layer_dims(j, 1));
+    j.precision.activation_fp8_input_store = false;
+    const DenseLayer plain(layer_dims(j, 1));
+    CHECK(plain.stored_activation_bytes(Recompute::none) - dense.stored_activation_bytes(Recompute::none) ==
+          Approx((E - 1) * T * 2 * 18432 / 2));
+  }
+}

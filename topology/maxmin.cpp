@@ -63,18 +63,24 @@ MaxMinSystem::VariableId MaxMinSystem::add_variable(double weight, double bound,
   v.limiter = kNone;
   v.alive = true;
   v.usages.clear();
-  // Merge repeated constraints so each appears once, in increasing constraint order.
   for (const Usage& u : usages) v.usages.push_back(VarUsage{u.constraint, u.coefficient, 0});
-  std::sort(v.usages.begin(), v.usages.end(),
-            [](const VarUsage& a, const VarUsage& b) { return a.constraint < b.constraint; });
-  std::size_t out = 0;
-  for (std::size_t i = 0; i < v.usages.size(); ++i) {
-    if (out > 0 && v.usages[out - 1].constraint == v.usages[i].constraint)
-      v.usages[out - 1].coefficient += v.usages[i].coefficient;
-    else
-      v.usages[out++] = v.usages[i];
+  // Merge repeated constraints so each appears once, in increasing constraint order. Network
+  // patterns arrive sorted without repeats (tens of links each): that case skips the sort.
+  const auto by_constraint = [](const VarUsage& a, const VarUsage& b) { return a.constraint < b.constraint; };
+  const auto not_increasing = [](const VarUsage& a, const VarUsage& b) {
+    return a.constraint >= b.constraint;
+  };
+  if (std::adjacent_find(v.usages.begin(), v.usages.end(), not_increasing) != v.usages.end()) {
+    std::sort(v.usages.begin(), v.usages.end(), by_constraint);
+    std::size_t out = 0;
+    for (std::size_t i = 0; i < v.usages.size(); ++i) {
+      if (out > 0 && v.usages[out - 1].constraint == v.usages[i].constraint)
+        v.usages[out - 1].coefficient += v.usages[i].coefficient;
+      else
+        v.usages[out++] = v.usages[i];
+    }
+    v.usages.resize(out);
   }
-  v.usages.resize(out);
   for (std::uint32_t i = 0; i < v.usages.size(); ++i) {
     Constraint& c = cnsts_[v.usages[i].constraint];
     v.usages[i].position = static_cast<std::uint32_t>(c.elements.size());
@@ -94,7 +100,8 @@ void MaxMinSystem::remove_variable(VariableId id) {
     c.elements[u.position] = moved;
     vars_[moved.var].usages[moved.usage_index].position = u.position;
     c.elements.pop_back();
-    dirty_cnsts_.push_back(u.constraint);
+    // A constraint left without variables links no component: nothing to re-solve through it.
+    if (!c.elements.empty()) dirty_cnsts_.push_back(u.constraint);
   }
   v.usages.clear();
   v.alive = false;
@@ -117,7 +124,7 @@ void MaxMinSystem::collect_components() {
   ++epoch_;
   comp_vars_.clear();
   comp_cnsts_.clear();
-  std::vector<ConstraintId> cstack;
+  std::vector<ConstraintId>& cstack = cstack_;
   auto visit_var = [&](VariableId id) {
     Variable& v = vars_[id];
     if (!v.alive || v.mark == epoch_) return;
@@ -138,14 +145,18 @@ void MaxMinSystem::collect_components() {
   }
   dirty_vars_.clear();
   dirty_cnsts_.clear();
-  // Canonical order, so the arithmetic does not depend on the path the search took.
+  // Canonical order, so the arithmetic does not depend on the path the search took. Constraints
+  // need none: filling sums nothing over them in list order, and its heap orders them by
+  // (level, id) whatever order they were pushed in.
   std::sort(comp_vars_.begin(), comp_vars_.end());
-  std::sort(comp_cnsts_.begin(), comp_cnsts_.end());
 }
 
 std::span<const MaxMinSystem::VariableId> MaxMinSystem::solve() {
   collect_components();
-  if (!comp_vars_.empty()) fill(comp_vars_, comp_cnsts_);
+  if (comp_vars_.size() == 1)
+    fill_alone(comp_vars_.front());
+  else if (!comp_vars_.empty())
+    fill(comp_vars_, comp_cnsts_);
   solved_ = comp_vars_;
 #ifndef NDEBUG
   verify_or_throw();
@@ -238,6 +249,32 @@ void MaxMinSystem::fill(std::span<const VariableId> vars, std::span<const Constr
     level_ = std::max(level_, tc);
     for (const Element& e : cnsts_[c].elements)  // fixing never reorders this list
       if (!fixed_[e.var]) fix_variable(e.var, vars_[e.var].weight * level_, c);
+  }
+}
+
+// A variable alone in its component (a collective whose links nothing else running uses: most
+// re-solves of a step) needs no heap. Progressive filling would push each constraint at level
+// capacity / (coefficient x weight), the same division made here, pop the lowest (lowest id on
+// ties) unless the bound is reached first (the bound wins ties), and fix the rate at
+// weight x level: the same operations in the same order, so the same bits.
+void MaxMinSystem::fill_alone(VariableId id) {
+  Variable& v = vars_[id];
+  double tc = kUnbounded;
+  ConstraintId limiter = kNone;
+  for (const VarUsage& u : v.usages) {  // in increasing constraint order: `<` keeps the lowest id
+    const double level = cnsts_[u.constraint].capacity / (u.coefficient * v.weight);
+    if (level < tc) {
+      tc = level;
+      limiter = u.constraint;
+    }
+  }
+  const double tb = std::isfinite(v.bound) ? v.bound / v.weight : kUnbounded;
+  if (v.usages.empty() || tb <= tc) {
+    v.rate = v.bound;  // unconstrained, or at its bound
+    v.limiter = kNone;
+  } else {
+    v.rate = v.weight * std::max(0.0, tc);
+    v.limiter = limiter;
   }
 }
 

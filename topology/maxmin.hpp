@@ -112,6 +112,7 @@ class MaxMinSystem {
   void push_level(ConstraintId c, double level);
   void fix_variable(VariableId id, double rate, ConstraintId limiter);
   void fill(std::span<const VariableId> vars, std::span<const ConstraintId> cnsts);
+  void fill_alone(VariableId id);
   void verify_or_throw() const;
   std::string check_subset(std::span<const VariableId> vars, std::span<const ConstraintId> cnsts,
                            double rel_tol) const;
@@ -126,6 +127,7 @@ class MaxMinSystem {
   // Scratch reused across solves (no allocation in steady state).
   std::vector<VariableId> comp_vars_;
   std::vector<ConstraintId> comp_cnsts_;
+  std::vector<ConstraintId> cstack_;  // collect_components' search stack
   std::vector<VariableId> solved_;
   std::vector<double> remaining_, sumw_;
   std::vector<std::uint32_t> unfixed_on_, version_;

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <limits>
 #include <random>
+#include <span>
 #include <stdexcept>
 #include <vector>
 
@@ -142,6 +143,55 @@ TEST_CASE("only touched components are re-solved", "[maxmin]") {
   s.solve();
   CHECK(s.rate(x) == Approx(4.0));
   CHECK(s.rate(y) == Approx(3.0));  // b now shared by y and the reused variable: 6 / 2
+}
+
+TEST_CASE("a variable alone on its constraints", "[maxmin]") {
+  // Alone, progressive filling stops at the first constraint to saturate: rate = weight x min over
+  // its constraints of capacity / (coefficient x weight), limited by the lowest such constraint,
+  // unless the bound comes first or at the same level.
+  MaxMinSystem s;
+  const auto c0 = s.add_constraint(12.0), c1 = s.add_constraint(6.0), c2 = s.add_constraint(10.0);
+  SECTION("the tightest constraint limits it") {
+    const Usage u[] = {{c1, 1.0}, {c2, 2.0}};  // levels 6 / 1 = 6 and 10 / 2 = 5
+    const auto x = s.add_variable(1.0, kInf, u);
+    s.solve();
+    CHECK(s.rate(x) == 5.0);
+    CHECK(s.limiter(x) == c2);
+    CHECK(s.load(c2) == 10.0);  // saturated: 2 x 5
+  }
+  SECTION("ties go to the lowest constraint, listed in any order") {
+    const Usage u[] = {{c1, 1.0}, {c0, 2.0}};  // 12 / 2 = 6 / 1 = 6
+    const auto x = s.add_variable(1.0, kInf, u);
+    s.solve();
+    CHECK(s.rate(x) == 6.0);
+    CHECK(s.limiter(x) == c0);
+  }
+  SECTION("weights scale the level, not the rate") {
+    const Usage u[] = {{c2, 1.0}};
+    const auto x = s.add_variable(2.0, kInf, u);
+    s.solve();
+    // level 10 / (1 x 2) = 5, rate 2 x 5 = 10: the whole link.
+    CHECK(s.rate(x) == 10.0);
+    CHECK(s.limiter(x) == c2);
+  }
+  SECTION("a bound at the same level wins") {
+    const Usage u[] = {{c1, 1.0}};
+    const auto x = s.add_variable(1.0, 6.0, u);
+    const auto y = s.add_variable(1.0, 7.0, std::span<const Usage>{});
+    s.solve();
+    CHECK(s.rate(x) == 6.0);
+    CHECK(s.limiter(x) == MaxMinSystem::kNone);
+    CHECK(s.rate(y) == 7.0);  // no constraints: its bound
+  }
+  SECTION("a zero capacity stops it") {
+    const auto closed = s.add_constraint(0.0);
+    const Usage u[] = {{c0, 1.0}, {closed, 1.0}};
+    const auto x = s.add_variable(1.0, kInf, u);
+    s.solve();
+    CHECK(s.rate(x) == 0.0);
+    CHECK(s.limiter(x) == closed);
+  }
+  CHECK(s.check().empty());
 }
 
 TEST_CASE("random systems: feasible, max-min, incremental equals fresh", "[maxmin][property]") {

@@ -33,18 +33,18 @@ void Engine::initialise() {
   reserve_huge(state_, n);
   state_.resize(n);
   for (OpId id = 0; id < n; ++id)
-    state_[id] = {graph_.dependency_in_degree(id), static_cast<std::uint32_t>(graph_.streams_of(id).size()),
-                  0, 0};
+    state_[id] = {graph_.dependency_in_degree(id) + static_cast<std::uint32_t>(graph_.streams_of(id).size()),
+                  0};
   processors_.resize(graph_.processor_count());
   for (ProcessorId p = 0; p < processors_.size(); ++p) {
     processors_[p].keep = 1.0 - graph_.processor(p).comm_slowdown;
     processors_[p].share = graph_.processor(p).share_compute;
   }
   for (StreamId s = 0; s < graph_.stream_count(); ++s)
-    if (graph_.first_on(s) != StepGraph::kNoOp) --state_[graph_.first_on(s)].heads;
+    if (graph_.first_on(s) != StepGraph::kNoOp) --state_[graph_.first_on(s)].waiting;
   queue_.reserve(graph_.stream_count() + 16);
   for (OpId id = 0; id < n; ++id)
-    if (state_[id].deps == 0 && state_[id].heads == 0) start(id);
+    if (state_[id].waiting == 0) start(id);
 }
 
 RunResult Engine::run() {
@@ -122,40 +122,33 @@ void Engine::finish(OpId id) {
   OpState& self = state_[id];
   record.end = now_;
   record.bound = op.bound;
-  if (op.kind == OpKind::transfer) finish_transfer(id);
-  if (self.tracked != 0) untrack_compute(id);
-  self.heads = kFinished;
+  if (op.kind == OpKind::transfer)
+    finish_transfer(id);
+  else if (op.kind == OpKind::compute && processors_[op.aux].tracks())
+    untrack_compute(id);
+  self.waiting = kFinished;
   ++finished_;
   last_end_ = now_;  // events come in time order
   if (observer_ != nullptr) observer_->on_op_end(id, record);
 
-  for (const OpId next : successors) {
-    OpState& w = state_[next];
-    if (--w.deps != 0) continue;
-    records_[next].ready = now_;
-    if (w.heads == 0) start(next);
-  }
-  for (const OpId next : stream_successors) {
-    if (next == StepGraph::kNoOp) continue;
-    OpState& w = state_[next];
-    if (--w.heads == 0 && w.deps == 0) start(next);
-  }
+  for (const OpId next : successors)
+    if (--state_[next].waiting == 0) start(next);
+  for (const OpId next : stream_successors)
+    if (next != StepGraph::kNoOp && --state_[next].waiting == 0) start(next);
 }
 
 void Engine::start_compute(OpId id, ProcessorId processor, Time work) {
   ProcessorState& p = processors_[processor];
-  if (p.keep == 1.0 && !p.share) return schedule(id, work);     // no interference: nothing to track
-  const bool sharing = p.share && !p.running.empty();           // the others slow down from now
-  if (sharing) settle(p, p.rate());                             // their progress so far, at the old rate
+  if (!p.tracks()) return schedule(id, work);          // no interference: nothing to track
+  const bool sharing = p.share && !p.running.empty();  // the others slow down from now
+  if (sharing) settle(p, p.rate());                    // their progress so far, at the old rate
   p.running.push_back({id, static_cast<double>(work.count()), now_});
-  state_[id].tracked = 1;
   if (sharing) return reschedule(p);
   const double rate = p.rate();
   schedule(id, rate == 1.0 ? work : ceil_to_time(static_cast<double>(work.count()) / rate));
 }
 
 void Engine::untrack_compute(OpId id) {
-  state_[id].tracked = 0;
   ProcessorState& p = processors_[graph_.processor_of(id)];
   const double old_rate = p.rate();
   const auto it =
@@ -240,8 +233,7 @@ void Engine::check_time_range(Time network_next) {
   } else if (network_next >= kTimeRangeEnd && network_next != kTimeNever) {
     // The network's next event is out of range: blame the transfer running longest.
     for (OpId id = 0; id < graph_.op_count(); ++id) {
-      const OpState& w = state_[id];
-      if (w.deps == 0 && w.heads == 0 && graph_.exec(id).kind == OpKind::transfer &&
+      if (state_[id].waiting == kRunning && graph_.exec(id).kind == OpKind::transfer &&
           (culprit == StepGraph::kNoOp || records_[id].start < records_[culprit].start))
         culprit = id;
     }
@@ -258,24 +250,24 @@ void Engine::check_time_range(Time network_next) {
 }
 
 std::string Engine::stuck_state(OpId id) const {
-  const OpState& w = state_[id];
-  if (w.deps == 0 && w.heads == 0) {
+  if (state_[id].waiting == kRunning) {
     std::string s = "running since " + std::to_string(records_[id].start.count()) + " ps";
     if (graph_.exec(id).kind == OpKind::transfer) s += " (the network never completed it)";
     return s;
   }
   std::string s;
-  if (w.deps > 0) {
-    OpId first_dep = StepGraph::kNoOp;
-    graph_.for_each_dependency(id, [&](OpId d) {
-      if (first_dep == StepGraph::kNoOp && state_[d].heads != kFinished) first_dep = d;
-    });
-    s += "waiting for " + std::to_string(w.deps) + " dependencies, e.g. op " + std::to_string(first_dep);
-  }
+  std::uint32_t deps = 0;  // not yet finished
+  OpId first_dep = StepGraph::kNoOp;
+  graph_.for_each_dependency(id, [&](OpId d) {
+    if (state_[d].waiting == kFinished) return;
+    if (deps++ == 0) first_dep = d;
+  });
+  if (deps > 0)
+    s += "waiting for " + std::to_string(deps) + " dependencies, e.g. op " + std::to_string(first_dep);
   for (const StreamId st : graph_.streams_of(id)) {
     const auto on = graph_.ops_on(st);
     const OpId head =
-        *std::find_if(on.begin(), on.end(), [&](OpId o) { return state_[o].heads != kFinished; });
+        *std::find_if(on.begin(), on.end(), [&](OpId o) { return state_[o].waiting != kFinished; });
     if (head == id) continue;
     const std::string_view name = graph_.label_text(graph_.stream(st).label);
     s += (s.empty() ? "" : "; ") + std::string("behind op ") + std::to_string(head) + " on " +
@@ -289,9 +281,9 @@ void Engine::throw_deadlock() const {
   std::vector<OpId> running;
   std::vector<OpId> waiting;
   for (OpId id = 0; id < graph_.op_count(); ++id) {
-    const OpState& w = state_[id];
-    if (w.heads == kFinished) continue;
-    auto& list = w.deps == 0 && w.heads == 0 ? running : waiting;
+    const std::uint32_t w = state_[id].waiting;
+    if (w == kFinished) continue;
+    auto& list = w == kRunning ? running : waiting;
     if (list.size() < kShownPerKind) list.push_back(id);
   }
   std::string msg = "engine: deadlock at " + std::to_string(now_.count()) +

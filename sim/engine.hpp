@@ -45,12 +45,13 @@ class Engine {
   RunResult run();
 
  private:
-  /// Per-op run state, kept together because the event loop touches all of it at once.
+  /// Per-op run state, 8 bytes, kept together because the event loop touches all of it at once.
   struct OpState {
-    std::uint32_t deps = 0;        ///< explicit dependencies not yet finished
-    std::uint32_t heads = 0;       ///< streams where the op is not yet at the head; kFinished once done
+    /// Before the op starts: its explicit dependencies not yet finished plus the streams where it
+    /// is not yet at the head (it starts at 0); then kRunning, and kFinished once done. Nothing
+    /// counts down a started op, so one word holds both.
+    std::uint32_t waiting = 0;
     std::uint32_t generation = 0;  ///< bumping it cancels the op's queued end event
-    std::uint32_t tracked = 0;     ///< 1 while in its processor's `running` list
   };
   struct RunningCompute {
     OpId op = 0;
@@ -61,13 +62,16 @@ class Engine {
     std::uint32_t active_transfers = 0;   ///< transfer ops occupying this processor's comm streams
     double keep = 1.0;                    ///< compute speed while communication runs: 1 - comm_slowdown
     bool share = false;                   ///< Processor::share_compute
-    std::vector<RunningCompute> running;  ///< only tracked when keep < 1 or share
+    std::vector<RunningCompute> running;  ///< only tracked when tracks()
+    /// Whether its compute ops' speed can change while they run, so they are kept in `running`.
+    bool tracks() const { return keep != 1.0 || share; }
     /// The speed each running compute op progresses at now.
     double rate() const {
       const double r = active_transfers > 0 ? keep : 1.0;
       return share && running.size() > 1 ? r / static_cast<double>(running.size()) : r;
     }
   };
+  static constexpr std::uint32_t kRunning = 0;
   static constexpr std::uint32_t kFinished = 0xffffffffu;
 
   void initialise();

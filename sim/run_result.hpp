@@ -1,6 +1,7 @@
 #pragma once
 // What one execution of a step graph produced: per-op times and run statistics.
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -9,10 +10,10 @@
 
 namespace stepsim::sim {
 
-/// The life of one op in a run. ready <= start <= end.
+/// The life of one op in a run, 24 bytes (one is kept for every op). start <= end; when its
+/// explicit dependencies were done is ready_time().
 struct OpRecord {
-  Time ready{};  ///< all explicit dependencies finished (0 if it has none)
-  Time start{};  ///< also at the head of all its streams: it began executing
+  Time start{};  ///< its dependencies done and at the head of all its streams: it began executing
   Time end{};    ///< finished
   /// Compute/memory/delay: the builder's tag. Transfers: the resource with the largest share of
   /// the network's attribution (ties to the lower tag).
@@ -32,5 +33,14 @@ struct RunResult {
   Time makespan{};            ///< the latest op end (0 for an empty graph)
   RunStats stats;
 };
+
+/// When all of `op`'s explicit dependencies had finished in `run` of `graph`: the latest of their
+/// ends, 0 if it has none (ready_time <= start; start is later when a stream was busy). Computed,
+/// not stored: few readers need it, and a run keeps records for millions of ops.
+inline Time ready_time(const StepGraph& graph, const RunResult& run, OpId op) {
+  Time ready{};
+  graph.for_each_dependency(op, [&](OpId d) { ready = std::max(ready, run.ops[d].end); });
+  return ready;
+}
 
 }  // namespace stepsim::sim

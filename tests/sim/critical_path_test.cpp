@@ -100,7 +100,7 @@ TEST_CASE("idle gaps before an op on the path are charged to kBoundDependency") 
   // A hand-written run (e.g. replayed from a trace) where `first` started at 1 us and `second`
   // waited 2 us after it: gaps of 1 us (from time 0) and 2 us, work 2 + 1 us; makespan 6 us.
   RunResult run;
-  run.ops = {{Time::zero(), us(1), us(3), kCompute}, {Time::zero(), us(5), us(6), kCompute}};
+  run.ops = {{us(1), us(3), kCompute}, {us(5), us(6), kCompute}};
   run.makespan = us(6);
   const CriticalPath path = critical_path(graph, run);
   CHECK(path.ops == std::vector<OpId>{first, second});

@@ -59,22 +59,34 @@ std::vector<LinkUse> PatternBuilder::take() {
 }
 
 GroupLayout layout_of(const Topology& topo, std::span<const GpuId> ranks) {
+  // One sorted list of (host, rank) and then of (domain, rank) instead of a map node per host and
+  // domain: every image pair of every pipeline send is laid out (half a million small groups in a
+  // 1,024-GPU step). Sorting gives the maps' order: hosts and domains increasing, ranks sorted.
   GroupLayout out;
-  std::map<std::uint32_t, std::vector<GpuId>> by_host;  // ordered: deterministic host order
-  for (GpuId g : ranks) by_host[topo.host_of(g)].push_back(g);
-  for (auto& [host, members] : by_host) {
-    std::sort(members.begin(), members.end());
+  out.ranks = ranks.size();
+  std::vector<std::pair<std::uint32_t, GpuId>> placed;
+  placed.reserve(ranks.size());
+  for (GpuId g : ranks) placed.emplace_back(topo.host_of(g), g);
+  std::sort(placed.begin(), placed.end());
+  for (std::size_t i = 0; i < placed.size();) {
+    std::vector<GpuId> members;
+    const std::uint32_t host = placed[i].first;
+    for (; i < placed.size() && placed[i].first == host; ++i) members.push_back(placed[i].second);
     out.max_per_host = std::max(out.max_per_host, members.size());
     out.hosts.push_back(std::move(members));
   }
-  out.ranks = ranks.size();
   for (const auto& h : out.hosts) out.uniform = out.uniform && h.size() == out.max_per_host;
-  std::map<std::uint32_t, std::size_t> per_domain;  // ordered: deterministic
-  for (GpuId g : ranks) ++per_domain[topo.domain_of(g)];
-  out.domains = per_domain.size();
+  for (std::size_t k = 0; k < ranks.size(); ++k) placed[k] = {topo.domain_of(ranks[k]), ranks[k]};
+  std::sort(placed.begin(), placed.end());
+  out.domains = 0;
+  std::size_t first_count = 0;
+  for (std::size_t i = 0; i < placed.size();) {
+    const std::size_t begin = i;
+    while (i < placed.size() && placed[i].first == placed[begin].first) ++i;
+    if (out.domains++ == 0) first_count = i - begin;
+    out.domains_uniform = out.domains_uniform && i - begin == first_count;
+  }
   out.one_domain = out.domains <= 1;
-  for (const auto& [d, n] : per_domain)
-    out.domains_uniform = out.domains_uniform && n == per_domain.begin()->second;
   return out;
 }
 

@@ -43,6 +43,7 @@ void Engine::initialise() {
   for (StreamId s = 0; s < graph_.stream_count(); ++s)
     if (graph_.first_on(s) != StepGraph::kNoOp) --state_[graph_.first_on(s)].waiting;
   queue_.reserve(graph_.stream_count() + 16);
+  if (network_ != nullptr) network_->reserve(n, graph_.transfer_count());
   for (OpId id = 0; id < n; ++id)
     if (state_[id].waiting == 0) start(id);
 }

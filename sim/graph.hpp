@@ -212,7 +212,9 @@ class StepGraph {
   /// `op 12 "L3.fwd.qkv mb0" on [gpu3.compute]`, for error messages.
   std::string describe(OpId id) const;
 
-  bool has_transfers() const { return has_transfers_; }
+  bool has_transfers() const { return transfer_count_ > 0; }
+  /// Ops of kind transfer.
+  std::size_t transfer_count() const { return transfer_count_; }
   /// Bytes held by the graph's tables (capacity, not counting the vector headers).
   std::size_t memory_bytes() const;
 
@@ -233,7 +235,7 @@ class StepGraph {
   std::vector<OpId> op_stream_next_;  // parallel to op_streams_: the next op on that stream
   std::vector<OpId> stream_first_;    // per stream
   DependencyGraph deps_;
-  bool has_transfers_ = false;
+  std::size_t transfer_count_ = 0;
 };
 
 /// The op before each op on each of its streams, which the graph does not store (the engine only

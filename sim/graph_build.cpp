@@ -138,8 +138,8 @@ StepGraph StepGraphBuilder::build() && {
   g.deps_ = DependencyGraph(boost::edges_are_unsorted_multi_pass, edges_.begin(), edges_.end(),
                             static_cast<OpId>(exec_.size()));
   std::vector<std::pair<OpId, OpId>>().swap(edges_);
-  g.has_transfers_ =
-      std::any_of(exec_.begin(), exec_.end(), [](const OpExec& op) { return op.kind == OpKind::transfer; });
+  g.transfer_count_ = static_cast<std::size_t>(std::count_if(
+      exec_.begin(), exec_.end(), [](const OpExec& op) { return op.kind == OpKind::transfer; }));
   g.processors_ = std::move(processors_);
   g.streams_ = std::move(streams_);
   g.labels_ = std::move(labels_);

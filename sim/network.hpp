@@ -11,6 +11,7 @@
 // sim never interprets it. One Network instance holds the state of one run.
 //
 // The call pattern, which implementations may rely on:
+//  - the engine calls reserve() once, before anything else;
 //  - the engine calls advance_to(t) only for t <= next_event_time(), with t never decreasing;
 //  - before start(..., now) the engine has advanced the network to `now`, so start() never needs
 //    to move the network's own clock;
@@ -35,6 +36,13 @@ struct BoundShare {
 class Network {
  public:
   virtual ~Network() = default;
+
+  /// Sizes per-transfer state once: op ids will be below `ops`, and `transfers` ops will start.
+  /// Optional (an estimate for a network driven without an engine); the default does nothing.
+  virtual void reserve(std::size_t ops, std::size_t transfers) {
+    (void)ops;
+    (void)transfers;
+  }
 
   /// Starts the transfer of op `op`, described by `payload`, at time `now`. `now` never decreases
   /// across calls.

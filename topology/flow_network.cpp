@@ -41,6 +41,11 @@ void FlowNetwork::push(Time t, EventKind kind, std::uint32_t target, std::uint32
   events_.push(Event{t, seq_++, kind, target, generation});
 }
 
+void FlowNetwork::reserve(std::size_t ops, std::size_t transfers) {
+  if (first_share_.size() < ops) first_share_.resize(ops, kNotCompleted);
+  completed_.reserve(2 * transfers);
+}
+
 void FlowNetwork::start(sim::OpId op, std::uint32_t payload, Time now) {
   std::uint32_t slot;
   if (!free_actives_.empty()) {
@@ -73,7 +78,10 @@ void FlowNetwork::advance_to(Time now, std::vector<sim::OpId>& completed) {
         break;
       case EventKind::transfer_done: {
         const Active& a = actives_[ev.target];
-        op_shares_.insert_or_assign(a.op, a.shares);
+        if (a.op >= first_share_.size()) first_share_.resize(a.op + 1, kNotCompleted);  // no reserve()
+        first_share_[a.op] = static_cast<std::uint32_t>(completed_.size());
+        for (std::size_t r = 0; r < kResources; ++r)
+          if (a.shares[r] > Time::zero()) completed_.push_back({a.shares[r], a.op, static_cast<Resource>(r)});
         completed.push_back(a.op);
         free_actives_.push_back(ev.target);
         --active_count_;
@@ -85,10 +93,9 @@ void FlowNetwork::advance_to(Time now, std::vector<sim::OpId>& completed) {
 }
 
 void FlowNetwork::attribution(sim::OpId op, std::vector<sim::BoundShare>& out) const {
-  const auto it = op_shares_.find(op);
-  if (it == op_shares_.end()) return;
-  for (std::size_t r = 0; r < kResources; ++r)
-    if (it->second[r] > Time::zero()) out.push_back(sim::BoundShare{static_cast<sim::BoundTag>(r), it->second[r]});
+  if (op >= first_share_.size() || first_share_[op] == kNotCompleted) return;
+  for (std::size_t k = first_share_[op]; k < completed_.size() && completed_[k].op == op; ++k)
+    out.push_back(sim::BoundShare{tag(completed_[k].resource), completed_[k].duration});
 }
 
 namespace {
@@ -293,6 +300,7 @@ void FlowNetwork::drop_stale() {
 }
 
 std::vector<Time> run_transfers(FlowNetwork& net, std::span<const std::uint32_t> payloads, Time start) {
+  net.reserve(payloads.size(), payloads.size());
   for (std::size_t i = 0; i < payloads.size(); ++i) net.start(static_cast<sim::OpId>(i), payloads[i], start);
   std::vector<Time> done(payloads.size(), kTimeNever);
   std::vector<sim::OpId> completed;

@@ -67,6 +67,47 @@ TEST_CASE("attribution splits a transfer into latency and its bottleneck link ki
   CHECK(fabric_bound);
 }
 
+TEST_CASE("attribution is kept per op id, with or without reserve()", "[flow_network]") {
+  TransferTableBuilder tb(std::make_shared<const Topology>(test::cluster(8, 8, FabricKind::fat_tree)));
+  CollectiveRequest r;
+  r.groups = {test::iota(0, 8)};
+  r.bytes = kGiB;
+  r.algorithm = CollectiveAlgorithm::ring;
+  const std::uint32_t ring = tb.add(r);
+  r.bytes = 0.0;
+  const std::uint32_t empty = tb.add(r);  // moves nothing: done as it starts, nothing to attribute
+  const auto table = std::make_shared<const TransferTable>(std::move(tb).build());
+  for (const bool reserved : {true, false}) {
+    INFO("reserved " << reserved);
+    FlowNetwork net(table);
+    if (reserved) net.reserve(100, 2);
+    // Sparse op ids; the empty transfer completes first, the ring after it.
+    net.start(70, ring, Time::zero());
+    net.start(3, empty, Time::zero());
+    std::vector<Time> end(71, kTimeNever);
+    std::vector<sim::OpId> completed;
+    while (net.next_event_time() != kTimeNever) {
+      const Time t = net.next_event_time();
+      completed.clear();
+      net.advance_to(t, completed);
+      for (const sim::OpId op : completed) end[op] = t;
+    }
+    CHECK(end[3] == Time::zero());
+    std::vector<sim::BoundShare> of_empty, of_ring, of_unknown;
+    net.attribution(3, of_empty);
+    net.attribution(70, of_ring);
+    net.attribution(4, of_unknown);  // never started
+    CHECK(of_empty.empty());
+    CHECK(of_unknown.empty());
+    // As the ring alone in the test above: NVLink-bound after 32.2 us of latency, summing to its time.
+    REQUIRE(of_ring.size() == 2);
+    CHECK(of_ring[0].bound == tag(Resource::nvlink));
+    CHECK(of_ring[1].bound == tag(Resource::latency));
+    CHECK(to_seconds(of_ring[1].duration) == Approx(32.2e-6));
+    CHECK(shares_sum(of_ring) == end[70]);
+  }
+}
+
 TEST_CASE("a transfer started mid-flight re-shares the links", "[flow_network]") {
   const Fixture fx;
   FlowNetwork net(fx.table);

@@ -113,13 +113,12 @@ StepAssembler::StepAssembler(const JobSpec& job, CommPlanner& planner, RankMode 
   }
 }
 
-sim::OpId StepAssembler::add_host_op(int sim_rank, Time duration, std::string_view label,
-                                     const OpInfo& info) {
+sim::OpId StepAssembler::add_host_op(int sim_rank, Time duration, sim::LabelId label, const OpInfo& info) {
   sim::Op op;
   op.kind = sim::OpKind::delay;
   op.bound = topo::tag(topo::Resource::host);
   op.work = duration;
-  op.label = graph_.intern(label);
+  op.label = label;
   OpInfo i = info;
   i.is_host = true;
   const sim::StreamId stream = streams(sim_rank).host;
@@ -238,15 +237,15 @@ void RankSink::add_deps(sim::OpId op, std::span<const Handle> deps) {
 
 sim::OpId RankSink::launch(double launches) {
   if (!a_.host_timeline()) return sim::StepGraph::kNoOp;
-  return a_.add_host_op(sim_rank_, from_seconds(launches * a_.job().cluster.gpu.host_launch_s), "host.launch",
-                        base_info());
+  return a_.add_host_op(sim_rank_, from_seconds(launches * a_.job().cluster.gpu.host_launch_s),
+                        a_.launch_label(), base_info());
 }
 
 void RankSink::on_host_sync(Handle op, std::string_view name) {
   if (!a_.host_timeline() || !op.valid()) return;
   // Waking up on the GPU's event costs about one launch; then launching resumes.
-  const sim::OpId h =
-      a_.add_host_op(sim_rank_, from_seconds(a_.job().cluster.gpu.host_launch_s), name, base_info());
+  const sim::OpId h = a_.add_host_op(sim_rank_, from_seconds(a_.job().cluster.gpu.host_launch_s),
+                                     a_.graph().intern(name), base_info());
   a_.mark_host_sync(h);
   a_.graph().add_dependency(op.id, h);
 }

@@ -81,8 +81,14 @@ class StepAssembler {
     return op < info_.size() && info_[op].is_host && !host_sync_[op] ? op + 1 : op;
   }
   void mark_host_sync(sim::OpId op) { host_sync_[op] = true; }
-  /// Adds a host op of `duration` on `sim_rank`'s host stream; returns its id.
-  sim::OpId add_host_op(int sim_rank, Time duration, std::string_view label, const OpInfo& info);
+  /// Adds a host op of `duration` labelled `label` on `sim_rank`'s host stream; returns its id.
+  sim::OpId add_host_op(int sim_rank, Time duration, sim::LabelId label, const OpInfo& info);
+  /// The label of kernel launches, "host.launch": looked up once, not for each of them (half of
+  /// an eager step's ops). Interned at the first launch, so label ids are as they were.
+  sim::LabelId launch_label() {
+    if (launch_label_ == 0) launch_label_ = graph_.intern("host.launch");
+    return launch_label_;
+  }
 
   /// Adds an op with its info; returns its id.
   sim::OpId add(const sim::Op& op, std::span<const sim::StreamId> streams, const OpInfo& info);
@@ -125,6 +131,7 @@ class StepAssembler {
   bool host_timeline_ = false;
   RankLayout layout_;
   sim::StepGraphBuilder graph_;
+  sim::LabelId launch_label_ = 0;  ///< 0 (the empty label) until the first launch
   std::vector<OpInfo> info_;
   std::vector<bool> host_sync_;  ///< per op: a host synchronisation (no GPU op follows it)
   std::vector<SimRank> ranks_;

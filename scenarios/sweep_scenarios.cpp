@@ -145,4 +145,14 @@ std::string SweepScenarios::cluster_key(std::span<const SweepValue* const> value
   return key;
 }
 
+std::string SweepScenarios::program_key(std::span<const SweepValue* const> values) const {
+  std::string key;
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    const std::string& name = impl_->sweep.keys[k].key;
+    if (name == "hardware.nic_gbps" || prefix_of("fabric", name)) continue;
+    key += name + "=" + values[k]->toml_text() + "\n";
+  }
+  return key;
+}
+
 }  // namespace stepsim::scen

@@ -32,6 +32,12 @@ class SweepScenarios {
   /// may share one topo::Topology.
   std::string cluster_key(std::span<const SweepValue* const> values) const;
 
+  /// Text identifying the step a point builds: equal for points whose values differ only in keys
+  /// that set nothing but the cluster's scale-out fabric (`hardware.nic_gbps` and the [fabric]
+  /// table, read into ClusterSpec::fabric and checked, never rewritten into anything else). Such
+  /// points may share one work::StepProgram: the step builder does not read the fabric.
+  std::string program_key(std::span<const SweepValue* const> values) const;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -183,6 +183,16 @@ PointEvaluator::PointEvaluator(const scen::Sweep& sweep, const scen::Catalog& ca
     : sweep_(sweep), scenarios_(sweep, catalog), schema_(sweep_schema(sweep)), max_ops_(max_ops) {}
 
 Row PointEvaluator::evaluate(std::uint64_t index, std::span<const std::uint32_t> steps) const {
+  work::StepProgram program;
+  return evaluate(index, steps, program);
+}
+
+std::string PointEvaluator::program_key(std::span<const std::uint32_t> steps) const {
+  return scenarios_.program_key(scen::point_values(sweep_, steps));
+}
+
+Row PointEvaluator::evaluate(std::uint64_t index, std::span<const std::uint32_t> steps,
+                             work::StepProgram& program) const {
   const std::vector<const scen::SweepValue*> values = scen::point_values(sweep_, steps);
   Row row = empty_row(schema_, index, values);
   const auto fail = [&](PointStatus s, const std::string& what) {
@@ -215,9 +225,10 @@ Row PointEvaluator::evaluate(std::uint64_t index, std::span<const std::uint32_t>
           return row;
         }
       }
-      const work::Simulation sim =
-          work::simulate(s.job, topologies_.get(scenarios_.cluster_key(values), s.job.cluster), options);
+      work::Simulation sim =
+          program.simulate(s.job, topologies_.get(scenarios_.cluster_key(values), s.job.cluster), options);
       fill(row, schema_, PointOutcome{s, &sim, sim.estimate});
+      program.reclaim(std::move(sim));
     }
   } catch (const UserError& e) {
     fail(PointStatus::invalid, e.what());

@@ -49,6 +49,11 @@ class PointEvaluator {
   const SweepSchema& schema() const { return schema_; }
   /// The row of point `index` at axis `steps`. Thread-safe.
   Row evaluate(std::uint64_t index, std::span<const std::uint32_t> steps) const;
+  /// As above, simulating through `program`, which the caller keeps for points of one
+  /// program_key, one thread at a time: the step is built for the first of them only.
+  Row evaluate(std::uint64_t index, std::span<const std::uint32_t> steps, work::StepProgram& program) const;
+  /// Equal for points that may share a work::StepProgram (SweepScenarios::program_key).
+  std::string program_key(std::span<const std::uint32_t> steps) const;
 
  private:
   const scen::Sweep& sweep_;

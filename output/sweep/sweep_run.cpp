@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <unordered_map>
 
 #include "output/common/atomic_file.hpp"
 #include "output/sweep/sweep_eval.hpp"
@@ -47,13 +48,34 @@ SweepJournal open_or_create(const std::filesystem::path& path, const SweepIdenti
   return SweepJournal::open(path, id, schema);
 }
 
-/// Evaluates `todo` on `jobs` threads, appending rows to `journal` as they finish.
+/// `todo` in groups of points with one program key (PointEvaluator::program_key), each in point
+/// order, the groups in the order of their first points.
+std::vector<std::vector<std::uint64_t>> program_groups(const PointEvaluator& eval,
+                                                       const scen::SweepPoints& points,
+                                                       std::span<const std::uint64_t> todo) {
+  std::vector<std::vector<std::uint64_t>> groups;
+  std::unordered_map<std::string, std::size_t> group_of;
+  for (std::uint64_t p : todo) {
+    const auto [it, added] = group_of.try_emplace(eval.program_key(points.steps(p)), groups.size());
+    if (added) groups.emplace_back();
+    groups[it->second].push_back(p);
+  }
+  return groups;
+}
+
+/// Evaluates `todo` on `jobs` threads, appending rows to `journal` as they finish. A thread takes
+/// a whole group of points that share their step (a NIC-speed or fabric axis), so that it builds
+/// the step once for them (work::StepProgram).
 void evaluate_all(const PointEvaluator& eval, const scen::SweepPoints& points,
                   std::span<const std::uint64_t> todo, unsigned jobs, SweepJournal& journal,
                   SweepProgress& progress) {
-  parallel_for(todo.size(), jobs, [&](std::size_t i) {
-    journal.append(eval.evaluate(todo[i], points.steps(todo[i])));
-    progress.advance();
+  const std::vector<std::vector<std::uint64_t>> groups = program_groups(eval, points, todo);
+  parallel_for(groups.size(), jobs, [&](std::size_t g) {
+    work::StepProgram program;
+    for (std::uint64_t p : groups[g]) {
+      journal.append(eval.evaluate(p, points.steps(p), program));
+      progress.advance();
+    }
   });
 }
 

@@ -258,6 +258,33 @@ values = [200]
   CHECK(scenarios.cluster_key(graphs_values) == "hardware.nic_gbps=200\n");
 }
 
+TEST_CASE("Points that differ only in their fabric share a program key") {
+  // hardware.nic_gbps and [fabric] only build the topology's links; tp and the GPU change the step.
+  const Sweep s = sweep(R"([[axis]]
+key = "parallelism.tp"
+values = [1, 2]
+[[axis]]
+keys = ["hardware.nic_gbps", "fabric.oversubscription"]
+values = [[200, 1.0], [400, 2.0]]
+[[axis]]
+key = "hardware.gpu"
+values = ["h100-sxm", "h200"]
+)");
+  const SweepScenarios scenarios(s, stepsim::test::builtin_catalog());
+  const SweepPoints points(s);
+  REQUIRE(points.size() == 8);
+  const auto key = [&](std::size_t p) { return scenarios.program_key(point_values(s, points.steps(p))); };
+  // Points 0 to 3 are tp 1: (200, h100), (200, h200), (400, h100), (400, h200).
+  CHECK(key(0) == key(2));
+  CHECK(key(1) == key(3));
+  CHECK(key(0) != key(1));
+  CHECK(key(0) != key(4));  // tp 2
+  CHECK(key(0) == "parallelism.tp=1\nhardware.gpu='h100-sxm'\n");
+  // The cluster keys of points 0 and 2 differ: they share the step, not the topology.
+  CHECK(scenarios.cluster_key(point_values(s, points.steps(0))) !=
+        scenarios.cluster_key(point_values(s, points.steps(2))));
+}
+
 TEST_CASE("The bundled example sweeps load, and their keys are keys of their base") {
   int sweeps = 0;
   for (const auto& e : fs::directory_iterator(fs::path(STEPSIM_SOURCE_DIR) / "scenarios/examples/sweeps")) {

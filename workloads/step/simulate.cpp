@@ -124,28 +124,28 @@ sim::Variation run_steps(const JobSpec& job, const StepPlan& plan, TopologyPlann
   return variation;
 }
 
-}  // namespace
-
-Simulation simulate(const JobSpec& job, const SimulateOptions& options) {
-  // Before the topology: a cluster of ten million GPUs is itself too large to build.
-  if (job.workload.kind != WorkloadKind::generate && job.workload.kind != WorkloadKind::serve)
-    check_step_size(job, options.ranks, options.max_ops);
-  return simulate(job, std::make_shared<const topo::Topology>(job.cluster), options);
-}
-
-Simulation simulate(const JobSpec& job, std::shared_ptr<const topo::Topology> topology,
-                    const SimulateOptions& options) {
+/// Every simulated step kind; generations and serving runs have their own entry points.
+void check_single_step(const JobSpec& job) {
   if (job.workload.kind == WorkloadKind::generate || job.workload.kind == WorkloadKind::serve)
     throw std::logic_error(
         "simulate() on a generation or serving job: use simulate_generation/simulate_serve");
-  check_step_size(job, options.ranks, options.max_ops);
+}
+
+topo::CommConfig comm_config(const JobSpec& job, const SimulateOptions& options) {
   topo::CommConfig comm = options.comm;
   if (comm.algorithm == topo::CollectiveAlgorithm::automatic) comm.algorithm = job.collective.algorithm;
   if (comm.protocol == topo::CollectiveProtocol::automatic) comm.protocol = job.collective.protocol;
-  TopologyPlanner planner(topology, comm, topo::FlowNetworkOptions{options.links});
-  StepPlan plan = job.workload.kind == WorkloadKind::train
-                      ? build_train_step(job, planner, {options.ranks})
-                      : build_inference_step(job, planner, {options.ranks});
+  return comm;
+}
+
+StepPlan build_step(const JobSpec& job, CommPlanner& planner, RankMode ranks) {
+  return job.workload.kind == WorkloadKind::train ? build_train_step(job, planner, {ranks})
+                                                  : build_inference_step(job, planner, {ranks});
+}
+
+/// Runs a built step whose collectives `planner` holds on `topology`, and reads its results.
+Simulation run_built_step(const JobSpec& job, std::shared_ptr<const topo::Topology> topology, StepPlan plan,
+                          TopologyPlanner& planner, const SimulateOptions& options) {
   if (options.links == topo::LinkAccounting::timeline) planner.watch_links(links_of(*topology, plan));
   StepDistribution steps;
   sim::Variation variation;
@@ -203,6 +203,78 @@ Simulation simulate(const JobSpec& job, std::shared_ptr<const topo::Topology> to
   s.device_hbm = job.cluster.gpu.hbm_capacity;
   s.fits = s.report.ranks[s.report.peak_rank].memory.peak <= s.usable_hbm;
   return s;
+}
+
+/// Passes every request on to another planner and keeps it with the payload id it got, so that
+/// a StepProgram can make the same calls on another topology's planner.
+class RecordingPlanner final : public CommPlanner {
+ public:
+  RecordingPlanner(CommPlanner& inner, std::vector<CommRequest>& requests,
+                   std::vector<std::uint32_t>& payloads)
+      : inner_(inner), requests_(requests), payloads_(payloads) {}
+  std::uint32_t plan(const CommRequest& request) override {
+    const std::uint32_t payload = inner_.plan(request);
+    requests_.push_back(request);
+    payloads_.push_back(payload);
+    return payload;
+  }
+  std::unique_ptr<sim::Network> make_network() override { return inner_.make_network(); }
+
+ private:
+  CommPlanner& inner_;
+  std::vector<CommRequest>& requests_;
+  std::vector<std::uint32_t>& payloads_;
+};
+
+}  // namespace
+
+Simulation simulate(const JobSpec& job, const SimulateOptions& options) {
+  // Before the topology: a cluster of ten million GPUs is itself too large to build.
+  if (job.workload.kind != WorkloadKind::generate && job.workload.kind != WorkloadKind::serve)
+    check_step_size(job, options.ranks, options.max_ops);
+  return simulate(job, std::make_shared<const topo::Topology>(job.cluster), options);
+}
+
+Simulation simulate(const JobSpec& job, std::shared_ptr<const topo::Topology> topology,
+                    const SimulateOptions& options) {
+  check_single_step(job);
+  check_step_size(job, options.ranks, options.max_ops);
+  TopologyPlanner planner(topology, comm_config(job, options), topo::FlowNetworkOptions{options.links});
+  StepPlan plan = build_step(job, planner, options.ranks);
+  return run_built_step(job, std::move(topology), std::move(plan), planner, options);
+}
+
+Simulation StepProgram::simulate(const JobSpec& job, std::shared_ptr<const topo::Topology> topology,
+                                 const SimulateOptions& options) {
+  check_single_step(job);
+  check_step_size(job, options.ranks, options.max_ops);
+  TopologyPlanner planner(topology, comm_config(job, options), topo::FlowNetworkOptions{options.links});
+  if (plan_ && ranks_ == options.ranks) {
+    // The build's calls in its order: a fresh build on this topology would make exactly these
+    // (it sees the same payload ids), so a request refused here is the error that build would
+    // have met first.
+    for (std::size_t i = 0; i < requests_.size(); ++i)
+      if (planner.plan(requests_[i]) != payloads_[i])
+        throw std::logic_error("StepProgram: the planner returned another payload id than the build saw");
+  } else {
+    plan_.reset();
+    requests_.clear();
+    payloads_.clear();
+    RecordingPlanner recorder(planner, requests_, payloads_);
+    plan_ = build_step(job, recorder, options.ranks);
+    ranks_ = options.ranks;
+  }
+  StepPlan plan = std::move(*plan_);
+  plan_.reset();
+  lent_ops_ = plan.graph.op_count();
+  return run_built_step(job, std::move(topology), std::move(plan), planner, options);
+}
+
+void StepProgram::reclaim(Simulation&& simulation) {
+  if (!lent_ops_ || simulation.plan.graph.op_count() != *lent_ops_)
+    throw std::logic_error("StepProgram::reclaim of a simulation it did not make");
+  plan_ = std::move(simulation.plan);
+  lent_ops_.reset();
 }
 
 }  // namespace stepsim::work

@@ -4,6 +4,7 @@
 // the closed-form estimate alongside.
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "sim/critical_path.hpp"
@@ -79,5 +80,33 @@ Simulation simulate(const JobSpec& job, const SimulateOptions& options = {});
 /// As above on a topology built earlier for the same cluster (sweeps share it).
 Simulation simulate(const JobSpec& job, std::shared_ptr<const topo::Topology> topology,
                     const SimulateOptions& options = {});
+
+/// One job's step, built once and simulated on clusters that differ only in their scale-out fabric
+/// (`cluster.fabric`: NIC speed, tiers, oversubscription, latencies). The step builder reads the
+/// job, but the topology only through the payload ids its planner returns, which the topology
+/// planner hands out in request order whatever the links; so the graph is the same on every such
+/// cluster, and only its collectives are planned again on each topology (their table is a few
+/// percent of the build). Sweeps keep one per group of points that differ only there, and skip
+/// the build, a third of a simulated point. Not thread-safe: one per thread.
+class StepProgram {
+ public:
+  /// The same Simulation as simulate(job, topology, options). The step is built on the first call
+  /// (and again after a call whose plan was not reclaimed, or for another RankMode); later calls
+  /// replay the first build's collectives on their topology. Every job given to one program must
+  /// equal the first one except in cluster.fabric.
+  Simulation simulate(const JobSpec& job, std::shared_ptr<const topo::Topology> topology,
+                      const SimulateOptions& options = {});
+  /// Takes back the plan that `simulation`, the last this program returned, carries, so that the
+  /// next call reuses it instead of building the step again (without it, it builds anew).
+  void reclaim(Simulation&& simulation);
+
+ private:
+  std::optional<StepPlan> plan_;  ///< between simulations: the step, unless lent to one
+  RankMode ranks_ = RankMode::representative;
+  std::optional<std::size_t> lent_ops_;  ///< ops of the plan lent to the last simulation
+  /// Every CommPlanner::plan call of the build, in order, and the payload id each returned.
+  std::vector<CommRequest> requests_;
+  std::vector<std::uint32_t> payloads_;
+};
 
 }  // namespace stepsim::work

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "sim/error.hpp"
 #include "workloads/step/simulate.hpp"
 
 using namespace stepsim;
@@ -150,4 +151,85 @@ TEST_CASE("overlap_param_gather: the weight all-gathers move under the next forw
         exposed.report.mean.exposed_comm_s[static_cast<std::size_t>(ParallelDim::dp)]);
   // Every replica still runs the same program: representative and full simulation agree.
   CHECK(all.metrics.step_time_s == Approx(hidden.metrics.step_time_s).epsilon(1e-6));
+}
+
+namespace {
+
+/// Two simulations of the same step agree exactly: every op's record, the report and the metrics.
+void check_same_simulation(const Simulation& a, const Simulation& b) {
+  REQUIRE(a.run.ops.size() == b.run.ops.size());
+  for (std::size_t op = 0; op < a.run.ops.size(); ++op) {
+    CAPTURE(op);
+    CHECK(a.run.ops[op].start == b.run.ops[op].start);
+    CHECK(a.run.ops[op].end == b.run.ops[op].end);
+    CHECK(a.run.ops[op].bound == b.run.ops[op].bound);
+  }
+  CHECK(a.metrics.step_time_s == b.metrics.step_time_s);
+  CHECK(a.report.mean.exposed_comm_s == b.report.mean.exposed_comm_s);
+  CHECK(a.report.mean.bubble_s == b.report.mean.bubble_s);
+  CHECK(a.report.ranks[a.report.peak_rank].memory.peak == b.report.ranks[b.report.peak_rank].memory.peak);
+  CHECK(a.estimate.step_time_s == b.estimate.step_time_s);
+  CHECK(a.transfers->size() == b.transfers->size());
+}
+
+}  // namespace
+
+TEST_CASE("a step program runs one build on every fabric exactly as a fresh simulation there") {
+  // TP 2 x PP 2 x DP 4 on two nodes: the data-parallel reduction crosses the NICs, so their speed
+  // and the fabric's shape change the step. The program builds the step for the first fabric and
+  // plans only the collectives again for the others.
+  const JobSpec base = two_node_job(2, 2, 4, 1);
+  std::vector<JobSpec> jobs(3, base);
+  jobs[1].cluster.fabric.nic_bw = units::gbit_per_s(25);
+  // A fat-tree of one host per leaf, 4:1 oversubscribed: every scale-out byte crosses a spine.
+  jobs[2].cluster.fabric.nic_bw = units::gbit_per_s(25);
+  jobs[2].cluster.fabric.kind = topo::FabricKind::fat_tree;
+  jobs[2].cluster.fabric.hosts_per_leaf = 1;
+  jobs[2].cluster.fabric.oversubscription = {4.0, 1.0, 1.0};
+  StepProgram program;
+  const MemoryEvent* events = nullptr;
+  std::vector<double> step_times;
+  for (const JobSpec& job : jobs) {
+    const auto topology = std::make_shared<const topo::Topology>(job.cluster);
+    Simulation reused = program.simulate(job, topology);
+    check_same_simulation(reused, simulate(job, topology));
+    // The same plan, lent and taken back: its tables never move.
+    const MemoryEvent* now = reused.plan.memory_events.data();
+    if (events != nullptr) CHECK(now == events);
+    events = now;
+    step_times.push_back(reused.metrics.step_time_s);
+    program.reclaim(std::move(reused));
+  }
+  CHECK(step_times[1] > step_times[0]);  // a 25 Gb/s NIC exposes more of the reduction
+  CHECK(step_times[2] > step_times[1]);  // and a quarter of it through the spines, more still
+  // Another rank mode builds the step again, for every rank.
+  SimulateOptions all;
+  all.ranks = RankMode::all;
+  const auto topology = std::make_shared<const topo::Topology>(jobs[1].cluster);
+  check_same_simulation(program.simulate(jobs[1], topology, all), simulate(jobs[1], topology, all));
+}
+
+TEST_CASE("a step program refuses a collective on a fabric exactly as a fresh build there") {
+  // CollNet needs in-network reduction (fabric.sharp): pure data parallelism over both nodes, whose
+  // only collective is the gradient all-reduce of 16 ranks in 2 hosts, builds on the SHARP fabric,
+  // and on the plain one the replayed collectives meet the error a fresh build meets.
+  JobSpec sharp = two_node_job(1, 1, 16, 0);
+  sharp.cluster.fabric.sharp = true;
+  sharp.collective.algorithm = topo::CollectiveAlgorithm::collnet_direct;
+  JobSpec plain = sharp;
+  plain.cluster.fabric.sharp = false;
+  StepProgram program;
+  const auto sharp_topology = std::make_shared<const topo::Topology>(sharp.cluster);
+  program.reclaim(program.simulate(sharp, sharp_topology));
+  const auto plain_topology = std::make_shared<const topo::Topology>(plain.cluster);
+  std::string fresh_error;
+  try {
+    (void)simulate(plain, plain_topology);
+  } catch (const UserError& e) {
+    fresh_error = e.what();
+  }
+  REQUIRE_FALSE(fresh_error.empty());
+  CHECK_THROWS_WITH(program.simulate(plain, plain_topology), fresh_error);
+  // The program still holds its step for the fabrics it runs on.
+  check_same_simulation(program.simulate(sharp, sharp_topology), simulate(sharp, sharp_topology));
 }

@@ -191,6 +191,19 @@ std::string PointEvaluator::program_key(std::span<const std::uint32_t> steps) co
   return scenarios_.program_key(scen::point_values(sweep_, steps));
 }
 
+double PointEvaluator::cost(std::span<const std::uint32_t> steps) const {
+  if (sweep_.mode == scen::SweepMode::estimate) return 0.0;
+  try {
+    const scen::Scenario s = scenarios_.load(scen::point_values(sweep_, steps));
+    if (s.job.workload.kind == work::WorkloadKind::generate ||
+        s.job.workload.kind == work::WorkloadKind::serve)
+      return 0.0;
+    return work::step_size(s.job, work::SimulateOptions{}.ranks).ops();
+  } catch (const std::exception&) {
+    return 0.0;  // evaluate() records why
+  }
+}
+
 Row PointEvaluator::evaluate(std::uint64_t index, std::span<const std::uint32_t> steps,
                              work::StepProgram& program) const {
   const std::vector<const scen::SweepValue*> values = scen::point_values(sweep_, steps);

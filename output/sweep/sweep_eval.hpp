@@ -54,6 +54,10 @@ class PointEvaluator {
   Row evaluate(std::uint64_t index, std::span<const std::uint32_t> steps, work::StepProgram& program) const;
   /// Equal for points that may share a work::StepProgram (SweepScenarios::program_key).
   std::string program_key(std::span<const std::uint32_t> steps) const;
+  /// Roughly what simulating the point costs: its step's size in op-equivalents (work::step_size),
+  /// 0 in estimate mode and for a point that does not load (its row says why). For ordering the
+  /// work; no row depends on it.
+  double cost(std::span<const std::uint32_t> steps) const;
 
  private:
   const scen::Sweep& sweep_;

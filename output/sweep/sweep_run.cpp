@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <numeric>
 #include <unordered_map>
 
 #include "output/common/atomic_file.hpp"
+#include "output/sweep/point_queue.hpp"
 #include "output/sweep/sweep_eval.hpp"
 #include "sim/parallel_for.hpp"
 
@@ -49,10 +51,12 @@ SweepJournal open_or_create(const std::filesystem::path& path, const SweepIdenti
 }
 
 /// `todo` in groups of points with one program key (PointEvaluator::program_key), each in point
-/// order, the groups in the order of their first points.
+/// order, the groups by decreasing estimated cost (PointEvaluator::cost of the first point times
+/// the points; ties in point order). Longest first, the way a list scheduler balances threads:
+/// the big groups start at once, and the small ones fill in while the last big ones finish.
 std::vector<std::vector<std::uint64_t>> program_groups(const PointEvaluator& eval,
                                                        const scen::SweepPoints& points,
-                                                       std::span<const std::uint64_t> todo) {
+                                                       std::span<const std::uint64_t> todo, unsigned jobs) {
   std::vector<std::vector<std::uint64_t>> groups;
   std::unordered_map<std::string, std::size_t> group_of;
   for (std::uint64_t p : todo) {
@@ -60,21 +64,40 @@ std::vector<std::vector<std::uint64_t>> program_groups(const PointEvaluator& eva
     if (added) groups.emplace_back();
     groups[it->second].push_back(p);
   }
-  return groups;
+  std::vector<double> cost(groups.size());
+  parallel_for(groups.size(), jobs, [&](std::size_t g) {
+    cost[g] = eval.cost(points.steps(groups[g].front())) * static_cast<double>(groups[g].size());
+  });
+  std::vector<std::size_t> order(groups.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return cost[a] > cost[b]; });
+  std::vector<std::vector<std::uint64_t>> sorted;
+  sorted.reserve(groups.size());
+  for (std::size_t g : order) sorted.push_back(std::move(groups[g]));
+  return sorted;
 }
 
-/// Evaluates `todo` on `jobs` threads, appending rows to `journal` as they finish. A thread takes
-/// a whole group of points that share their step (a NIC-speed or fabric axis), so that it builds
-/// the step once for them (work::StepProgram).
+/// Evaluates `todo` on `jobs` threads, appending rows to `journal` as they finish. Threads take
+/// points from a PointQueue, so that points sharing their step mostly share one build of it.
 void evaluate_all(const PointEvaluator& eval, const scen::SweepPoints& points,
                   std::span<const std::uint64_t> todo, unsigned jobs, SweepJournal& journal,
                   SweepProgress& progress) {
-  const std::vector<std::vector<std::uint64_t>> groups = program_groups(eval, points, todo);
-  parallel_for(groups.size(), jobs, [&](std::size_t g) {
+  PointQueue queue(program_groups(eval, points, todo, jobs));
+  const std::size_t threads = std::min<std::size_t>(std::max(1u, jobs), todo.size());
+  parallel_for(threads, jobs, [&](std::size_t) {
     work::StepProgram program;
-    for (std::uint64_t p : groups[g]) {
-      journal.append(eval.evaluate(p, points.steps(p), program));
-      progress.advance();
+    std::optional<PointQueue::Claim> claim;
+    try {
+      while (const auto next = queue.next(claim)) {
+        if (!claim || claim->group != next->group) program = work::StepProgram{};
+        claim = next;
+        journal.append(eval.evaluate(claim->point, points.steps(claim->point), program));
+        progress.advance();
+      }
+    } catch (...) {
+      queue.close();  // the sweep stops: the other threads take no new point
+      throw;
     }
   });
 }

@@ -182,11 +182,6 @@ std::shared_ptr<const topo::Topology> TopologyCache::get(const std::string& key,
 PointEvaluator::PointEvaluator(const scen::Sweep& sweep, const scen::Catalog& catalog, std::uint64_t max_ops)
     : sweep_(sweep), scenarios_(sweep, catalog), schema_(sweep_schema(sweep)), max_ops_(max_ops) {}
 
-Row PointEvaluator::evaluate(std::uint64_t index, std::span<const std::uint32_t> steps) const {
-  work::StepProgram program;
-  return evaluate(index, steps, program);
-}
-
 std::string PointEvaluator::program_key(std::span<const std::uint32_t> steps) const {
   return scenarios_.program_key(scen::point_values(sweep_, steps));
 }

@@ -47,10 +47,9 @@ class PointEvaluator {
   PointEvaluator(const scen::Sweep& sweep, const scen::Catalog& catalog,
                  std::uint64_t max_ops = work::kDefaultMaxOps);
   const SweepSchema& schema() const { return schema_; }
-  /// The row of point `index` at axis `steps`. Thread-safe.
-  Row evaluate(std::uint64_t index, std::span<const std::uint32_t> steps) const;
-  /// As above, simulating through `program`, which the caller keeps for points of one
-  /// program_key, one thread at a time: the step is built for the first of them only.
+  /// The row of point `index` at axis `steps`, simulating through `program`, which the caller
+  /// keeps for points of one program_key, one thread at a time: the step is built for the first
+  /// of them only. Thread-safe across distinct programs.
   Row evaluate(std::uint64_t index, std::span<const std::uint32_t> steps, work::StepProgram& program) const;
   /// Equal for points that may share a work::StepProgram (SweepScenarios::program_key).
   std::string program_key(std::span<const std::uint32_t> steps) const;

@@ -56,10 +56,11 @@ inline constexpr std::array<Choice<work::TpCommOverlap>, 3> kTpCommOverlap{
     {{"off", work::TpCommOverlap::off},
      {"userbuffers", work::TpCommOverlap::userbuffers},
      {"async_tp", work::TpCommOverlap::async_tp}}};
-inline constexpr std::array<Choice<work::PipelineSchedule>, 3> kSchedule{
+inline constexpr std::array<Choice<work::PipelineSchedule>, 4> kSchedule{
     {{"gpipe", work::PipelineSchedule::gpipe},
      {"1f1b", work::PipelineSchedule::one_f_one_b},
-     {"interleaved", work::PipelineSchedule::interleaved}}};
+     {"interleaved", work::PipelineSchedule::interleaved},
+     {"dualpipe", work::PipelineSchedule::dualpipe}}};
 inline constexpr std::array<Choice<work::ParallelDim>, 5> kParallelDim{{{"tp", work::ParallelDim::tp},
                                                                         {"cp", work::ParallelDim::cp},
                                                                         {"ep", work::ParallelDim::ep},

@@ -80,6 +80,30 @@ void check_schedule(const work::JobSpec& job) {
            "is " + to_string(p.virtual_stages) + ", but inference runs one model chunk per pipeline stage",
            "set virtual_stages = 1 for kind = \"" + std::string(work::name(w.kind)) + "\"");
   const int per_step = w.micro_batch * p.dp;
+  if (p.schedule == work::PipelineSchedule::dualpipe) {
+    // deepseek-ai/DualPipe asserts an even number of ranks and of chunks, at least 2 per rank.
+    if (w.kind != work::WorkloadKind::train)
+      refuse("parallelism.schedule", "\"dualpipe\" schedules training steps",
+             "remove parallelism.schedule for kind = \"" + std::string(work::name(w.kind)) + "\"");
+    if (p.pp < 2 || p.pp % 2 != 0)
+      refuse("parallelism.schedule",
+             "\"dualpipe\" needs an even pp of at least 2, and pp = " + to_string(p.pp),
+             "DualPipe pairs rank r with rank pp - 1 - r; set an even pp");
+    if (p.zero_stage >= 3)
+      refuse("parallelism.schedule", "\"dualpipe\" with zero_stage = 3 is not modelled",
+             "DeepSeek-V3 ran DualPipe with ZeRO-1; set zero_stage to 1 or 2");
+    if (per_step >= 1 && w.global_batch % per_step == 0) {
+      const int micro_batches = w.global_batch / per_step;
+      if (micro_batches % 2 != 0 || micro_batches < 2 * p.pp)
+        refuse("parallelism.schedule",
+               "\"dualpipe\" needs an even number of micro-batches per pipeline, at least 2 x pp = " +
+                   to_string(2 * p.pp) +
+                   "; global_batch / (micro_batch x dp) = " + to_string(w.global_batch) + " / (" +
+                   to_string(w.micro_batch) + " x " + to_string(p.dp) + ") = " + to_string(micro_batches),
+               "half the micro-batches enter at each end of the pipeline; change global_batch, micro_batch "
+               "or dp");
+    }
+  }
   if (p.virtual_stages < 2 || w.kind != work::WorkloadKind::train || per_step < 1 ||
       w.global_batch % per_step != 0)
     return;  // an uneven batch is refused with the workload's rules

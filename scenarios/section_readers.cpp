@@ -202,6 +202,7 @@ void read_parallelism_section(TableReader r, Scenario& s) {
     r.read("tp_comm_overlap", p.tp_comm_overlap, choices::kTpCommOverlap);
   r.read("tp_overlap_rs_splits", p.tp_overlap_rs_splits, IntRange{1, 64});
   r.read("ep_overlap", p.ep_overlap);
+  r.read("reserve_comm_sms", p.reserve_comm_sms);
   read_sharding(r, s);
   r.read("pp_p2p", p.pp_p2p, choices::kP2pMode);
   r.finish();

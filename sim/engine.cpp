@@ -39,6 +39,7 @@ void Engine::initialise() {
   for (ProcessorId p = 0; p < processors_.size(); ++p) {
     processors_[p].keep = 1.0 - graph_.processor(p).comm_slowdown;
     processors_[p].share = graph_.processor(p).share_compute;
+    processors_[p].reserved = graph_.processor(p).reserved_comm;
   }
   for (StreamId s = 0; s < graph_.stream_count(); ++s)
     if (graph_.first_on(s) != StepGraph::kNoOp) --state_[graph_.first_on(s)].waiting;
@@ -140,7 +141,10 @@ void Engine::finish(OpId id) {
 
 void Engine::start_compute(OpId id, ProcessorId processor, Time work) {
   ProcessorState& p = processors_[processor];
-  if (!p.tracks()) return schedule(id, work);          // no interference: nothing to track
+  if (!p.tracks()) {  // no interference that changes while it runs: nothing to track
+    const double rate = p.rate();
+    return schedule(id, rate == 1.0 ? work : ceil_to_time(static_cast<double>(work.count()) / rate));
+  }
   const bool sharing = p.share && !p.running.empty();  // the others slow down from now
   if (sharing) settle(p, p.rate());                    // their progress so far, at the old rate
   p.running.push_back({id, static_cast<double>(work.count()), now_});
@@ -192,7 +196,7 @@ void Engine::change_comm_activity(OpId transfer, int delta) {
     const bool was_active = p.active_transfers > 0;
     const double old_rate = p.rate();
     p.active_transfers = static_cast<std::uint32_t>(static_cast<int>(p.active_transfers) + delta);
-    if (was_active != (p.active_transfers > 0) && !p.running.empty()) retime(p, old_rate);
+    if (!p.reserved && was_active != (p.active_transfers > 0) && !p.running.empty()) retime(p, old_rate);
   }
 }
 

@@ -62,12 +62,13 @@ class Engine {
     std::uint32_t active_transfers = 0;   ///< transfer ops occupying this processor's comm streams
     double keep = 1.0;                    ///< compute speed while communication runs: 1 - comm_slowdown
     bool share = false;                   ///< Processor::share_compute
+    bool reserved = false;                ///< Processor::reserved_comm
     std::vector<RunningCompute> running;  ///< only tracked when tracks()
     /// Whether its compute ops' speed can change while they run, so they are kept in `running`.
-    bool tracks() const { return keep != 1.0 || share; }
+    bool tracks() const { return (keep != 1.0 && !reserved) || share; }
     /// The speed each running compute op progresses at now.
     double rate() const {
-      const double r = active_transfers > 0 ? keep : 1.0;
+      const double r = active_transfers > 0 || reserved ? keep : 1.0;
       return share && running.size() > 1 ? r / static_cast<double>(running.size()) : r;
     }
   };

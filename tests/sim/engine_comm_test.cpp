@@ -144,3 +144,24 @@ TEST_CASE("shared compute streams slow down together while communication runs") 
   CHECK(r.ops[a1].end == us(24));
   CHECK(r.ops[c1].end == us(24));
 }
+
+TEST_CASE("reserved communication SMs: compute runs at 1 - s throughout, with or without a transfer") {
+  // Processor::reserved_comm (DeepGEMM on 112 of 132 SMs beside DeepEP): rate 0.8 always, so 10 us
+  // of work takes 10 / 0.8 = 12.5 us alone, and the same under a transfer (no re-timing).
+  StepGraphBuilder b;
+  const ProcessorId p = b.add_processor({0.2, false, true});
+  const StreamId compute_stream = b.add_stream(p, StreamRole::compute, "gpu0.compute");
+  const StreamId comm_stream = b.add_stream(p, StreamRole::comm, "gpu0.comm");
+  const OpId alone = b.add_op(compute(us(10)), compute_stream);
+  const OpId beside = b.add_op(compute(us(10)), compute_stream);
+  const OpId wait = b.add_op(delay(ns(13000)), comm_stream);
+  b.add_op(transfer(0), comm_stream);
+  const StepGraph graph = std::move(b).build();
+  FakeNetwork net({{Time::zero(), us(4)}});
+  const RunResult r = Engine(graph, &net).run();
+  CHECK(r.ops[wait].end == ns(13000));
+  CHECK(r.ops[alone].end == ns(12500));
+  // The transfer runs [13, 17) us inside the second op, which still ends 12.5 us after it began.
+  CHECK(r.ops[beside].end == ns(25000));
+  CHECK(r.stats.retimings == 0);
+}

@@ -48,7 +48,8 @@ class Bounder {
         sink_(job.cluster.gpu, groups_, comm, detail::grid_key(job.parallel, layout_)),
         comm_(comm),
         pp_(job.parallel.pp),
-        v_(job.parallel.virtual_stages) {}
+        v_(job.parallel.virtual_stages),
+        dualpipe_(job.parallel.schedule == PipelineSchedule::dualpipe) {}
 
   StepBound run();
 
@@ -63,6 +64,8 @@ class Bounder {
   int check_and_count_microbatches() const;
   Relaxed relax(const Schedule& schedule, int m, const std::vector<StepCost>& fwd,
                 const std::vector<StepCost>& bwd);
+  /// The dualpipe schedule's bound: kernel time and the memory before the first backward.
+  StepBound run_dualpipe(int m, const Schedule& schedule);
   int vstages() const { return pp_ * v_; }
   int rank_of(int stage) const { return layout_.rank({0, 0, stage, 0}); }
   std::pair<int, int> layers_of(int vs) const;
@@ -115,6 +118,7 @@ class Bounder {
   BoundSink sink_;
   CommBound* comm_;
   int pp_, v_;
+  bool dualpipe_ = false;
   // Dense layers emit the same kernels whatever their index (LayerStack ignores it for them), so
   // they are emitted once per rank: keys (rank, layer), layer -1 for every dense layer.
   std::map<std::pair<int, int>, Segment> forward_, backward_;
@@ -255,11 +259,16 @@ RankParams Bounder::params(int stage) {
     if (layer) p.layer_dense += dense;
     if (layer) p.linear += dense + experts;
   };
-  const bool first = stage == 0, last = stage == pp_ - 1;
+  // DualPipe: rank r holds stages r and pp - 1 - r, so both end ranks hold both ends.
+  const bool ends = dualpipe_ && (stage == 0 || stage == pp_ - 1);
+  const bool first = stage == 0 || ends, last = stage == pp_ - 1 || ends;
   if (first) add(embed_.params_per_rank(), 0.0, false);
   std::vector<int> own;
-  for (int chunk = 0; chunk < v_; ++chunk) {
-    const auto [begin, end] = layers_of(chunk * pp_ + stage);
+  std::vector<int> vstages_held;
+  for (int chunk = 0; chunk < v_; ++chunk) vstages_held.push_back(chunk * pp_ + stage);
+  if (dualpipe_ && pp_ - 1 - stage != stage) vstages_held.push_back(pp_ - 1 - stage);
+  for (int vs : vstages_held) {
+    const auto [begin, end] = layers_of(vs);
     for (int l = begin; l < end; ++l) own.push_back(l);
   }
   std::sort(own.begin(), own.end());
@@ -484,10 +493,59 @@ Bounder::Relaxed Bounder::relax(const Schedule& schedule, int m, const std::vect
   return r;
 }
 
+StepBound Bounder::run_dualpipe(int m, const Schedule& schedule) {
+  // Rank s runs stages s and pp - 1 - s, m / 2 micro-batches each, with its pairs' two streams
+  // sharing the GPU and its weight steps moving kernels, not adding any: the time bound is the
+  // busiest rank's kernel time at full speed, as for ep_overlap. Memory: its forwards before the
+  // first backward, each stage's activations kept until that micro-batch's backward (or later
+  // weight step) on this rank.
+  Fingerprint program;
+  for (int v : {pp_, m, static_cast<int>(PipelineSchedule::dualpipe)}) program.add(v);
+  StepBound b;
+  for (int s = 0; s < pp_; ++s) {
+    const auto si = static_cast<std::size_t>(s);
+    const int rank = rank_of(s);
+    Time kernels{};
+    std::array<double, 2> kept_bytes{};
+    for (int chunk = 0; chunk < 2; ++chunk) {
+      const int vs = dualpipe_stage(pp_, s, chunk);
+      const StepCost f = forward(vs, rank), g = backward(vs, rank);
+      kept_bytes[static_cast<std::size_t>(chunk)] = kept(vs, rank);
+      for (int i = 0; i < m / 2; ++i) kernels += f.kernels + g.kernels;
+      program.add(f.program.value());
+      program.add(g.program.value());
+      program.add(kept_bytes[static_cast<std::size_t>(chunk)]);
+    }
+    const RankParams p = params(s);
+    const Segment opt = sink_.segment(rank, [&](OpSink& sk, Handle in) {
+      return emit_optimizer(sk, dims_, job_.precision, train_optimizer_shard(job_, p), std::span(&in, 1));
+    });
+    const StaticMemory st = train_static_memory(job_, p);
+    program.add(opt.program);
+    for (double v : {st.weights, st.gradients, st.optimizer, st.low_precision_weights}) program.add(v);
+    kernels += opt.kernels;
+    if (kernels > b.step) {
+      b.step = kernels;
+      b.busiest_stage = s;
+    }
+    b.kernels = std::max(b.kernels, kernels);
+    double live = 0.0;
+    for (const PipeStep& step : schedule[si]) {
+      // A pair's forward may start after its backward frees (two streams): stop before it.
+      if (step.kind != PipeStep::Kind::forward || step.pair_with_next) break;
+      live += kept_bytes[static_cast<std::size_t>(step.chunk)];
+    }
+    b.memory_bytes = std::max(b.memory_bytes, (st.total() + live) * (1.0 - 1e-9));
+  }
+  b.program = program.value();
+  return b;
+}
+
 StepBound Bounder::run() {
   const int m = check_and_count_microbatches();
   const PipelineSchedule kind = v_ > 1 ? PipelineSchedule::interleaved : job_.parallel.schedule;
   const Schedule schedule = pipeline_schedule(kind, pp_, m, v_);
+  if (dualpipe_) return run_dualpipe(m, schedule);
   Fingerprint program;
   for (int v : {pp_, v_, m, static_cast<int>(kind)}) program.add(v);
   const int V = vstages();

@@ -38,6 +38,11 @@ ResourceRate make_rate(topo::Resource r, double demand, double usable, double st
 double pipeline_bubble(const JobSpec& job, const StepShape& s) {
   if (!s.training() || job.parallel.pp <= 1) return 0.0;
   // 1F1B and GPipe idle (p-1) micro-batch slots per step; interleaving divides that by v.
+  // DualPipe idles (p/2 - 1)(F&B + B - 3W) against m (F + B) of work per rank (its README), which
+  // with F = W = B/2 (the weight half of the backward) and a sequential F&B = F + B is 2(p/2 - 1)
+  // of 3m units.
+  if (job.parallel.schedule == PipelineSchedule::dualpipe)
+    return 2.0 * (job.parallel.pp / 2.0 - 1.0) / (3.0 * s.micro_batches);
   const double v = job.parallel.schedule == PipelineSchedule::interleaved ? job.parallel.virtual_stages : 1.0;
   return (job.parallel.pp - 1.0) / (v * s.micro_batches);
 }

@@ -59,7 +59,8 @@ struct GpuParams {
 };
 GpuParams params_on_gpu(const JobSpec& job, const ParamShares& params);
 /// Parameters on one GPU of pipeline stage `stage` (0-based): its layers' share, plus the
-/// embedding on the first stage and the head (and MTP modules) on the last.
+/// embedding on the first stage and the head (and MTP modules) on the last; with the dualpipe
+/// schedule, plus those of stage pp - 1 - stage (its copy for the other direction).
 GpuParams stage_params(const JobSpec& job, const ParamShares& params, int stage);
 
 /// HBM bytes per GPU-token.

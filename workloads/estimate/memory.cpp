@@ -82,6 +82,9 @@ double micro_batches_in_flight(const JobSpec& job, const StepShape& s, int i) {
     case PipelineSchedule::gpipe: return s.micro_batches;
     case PipelineSchedule::one_f_one_b: return std::min(s.micro_batches, p - i);
     case PipelineSchedule::interleaved: break;
+    // DualPipe: pp + 1 chunk activations on every rank (deepseek-ai/DualPipe README), with the
+    // zero-bubble weight steps freeing theirs when they run.
+    case PipelineSchedule::dualpipe: return std::min(s.micro_batches, p + 1.0);
   }
   const double v = par.virtual_stages;
   return std::min(s.micro_batches, (2.0 * (p - i - 1.0) + (v - 1.0) * p + 1.0) / v);
@@ -124,12 +127,18 @@ MemoryEstimate training_stage(const JobSpec& job, const ParamShares& params, con
   MemoryEstimate mem;
   add_states(job, stage_params(job, params, i), mem);
   mem.micro_batches_in_flight = micro_batches_in_flight(job, s, i);
-  double act =
-      layer_bytes(job, s, job.recompute) * par.stage_layers(i, m.layers) * mem.micro_batches_in_flight;
+  // DualPipe's rank i runs stages i and pp - 1 - i, half of its micro-batches each.
+  const double layers =
+      par.schedule == PipelineSchedule::dualpipe
+          ? 0.5 * (par.stage_layers(i, m.layers) + par.stage_layers(par.pp - 1 - i, m.layers))
+          : par.stage_layers(i, m.layers);
+  double act = layer_bytes(job, s, job.recompute) * layers * mem.micro_batches_in_flight;
   // Full recomputation rebuilds one layer at a time, whose whole working set is then alive.
   if (job.recompute == Recompute::full) act += layer_bytes(job, s, Recompute::none);
   // The last stage's final norm input, logits and cross-entropy in fp32: 4sbh/t (1 + v/h).
-  if (i == par.pp - 1) act += s.tokens_per_micro_batch / par.cp * 4.0 * (m.hidden + double(m.vocab)) / par.tp;
+  const bool dual = par.schedule == PipelineSchedule::dualpipe;
+  if (i == par.pp - 1 || (dual && i == 0))
+    act += s.tokens_per_micro_batch / par.cp * 4.0 * (m.hidden + double(m.vocab)) / par.tp;
   mem.activations = units::bytes(act);
   return mem;
 }

@@ -63,7 +63,9 @@ LayerWidths layer_widths(const ModelSpec& m) {
   return w;
 }
 
-GpuParams stage_params(const JobSpec& job, const ParamShares& p, int stage) {
+namespace {
+
+GpuParams one_stage_params(const JobSpec& job, const ParamShares& p, int stage) {
   const ParallelSpec& par = job.parallel;
   // Layer weights in proportion to the stage's layers (uneven end stages: first/last_stage_layers).
   const double share = double(par.stage_layers(stage, job.model.layers)) / job.model.layers;
@@ -75,6 +77,20 @@ GpuParams stage_params(const JobSpec& job, const ParamShares& p, int stage) {
   if (extra) {
     g.nonexpert += extra->nonexpert;
     g.expert += extra->expert;
+  }
+  return g;
+}
+
+}  // namespace
+
+GpuParams stage_params(const JobSpec& job, const ParamShares& p, int stage) {
+  GpuParams g = one_stage_params(job, p, stage);
+  const int pp = job.parallel.pp;
+  if (job.parallel.schedule == PipelineSchedule::dualpipe && pp > 1) {
+    // DualPipe: pipeline rank r also holds stage pp - 1 - r, for the other direction.
+    const GpuParams mirror = one_stage_params(job, p, pp - 1 - stage);
+    g.nonexpert += mirror.nonexpert;
+    g.expert += mirror.expert;
   }
   return g;
 }

@@ -33,7 +33,9 @@ enum class P2pMode : std::uint8_t {
   blocking,    ///< Megatron-LM's batched isend/irecv + synchronize: the sender's next step waits
                ///< for the transfer to finish
 };
-enum class PipelineSchedule : std::uint8_t { gpipe, one_f_one_b, interleaved };
+/// gpipe, 1F1B, Megatron's interleaved 1F1B, or DeepSeek's DualPipe (bidirectional: each pipeline
+/// rank holds stages r and pp - 1 - r, micro-batches enter from both ends; pipeline_schedule.hpp).
+enum class PipelineSchedule : std::uint8_t { gpipe, one_f_one_b, interleaved, dualpipe };
 /// How a sequence-parallel layer's TP all-gathers and reduce-scatters meet the GEMMs they feed
 /// (docs/model.md, "TP communication overlap"). Every mode overlaps the backward's all-gather of
 /// the weight-gradient input with the data-gradient GEMM and the data gradient's reduce-scatter
@@ -128,6 +130,11 @@ struct ParallelSpec {
   /// steady-state backward runs with the next forward (of another micro-batch) as one pair, the two
   /// sharing the GPU, so each one's all-to-alls hide under the other's compute.
   bool ep_overlap = false;
+  /// Communication holds its SMs (the GPU's comm_sm_fraction) for the whole step and compute
+  /// kernels run on the rest throughout (DeepSeek-V3's framework: DeepEP on 20 of the H800's 132
+  /// SMs, its GEMMs launched on 112, as its profile shows); false: communication kernels take their
+  /// SMs only while they run, as NCCL's do.
+  bool reserve_comm_sms = false;
   P2pMode pp_p2p = P2pMode::overlapped;
   int world() const { return dp * tp * pp * cp; }
   /// Ranks that shard one copy of the dense weights' ZeRO state: dp x cp, or the HSDP shard group.

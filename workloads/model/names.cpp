@@ -111,6 +111,7 @@ std::string_view name(PipelineSchedule s) {
     case PipelineSchedule::gpipe: return "gpipe";
     case PipelineSchedule::one_f_one_b: return "1f1b";
     case PipelineSchedule::interleaved: return "interleaved";
+    case PipelineSchedule::dualpipe: return "dualpipe";
   }
   return "unknown";
 }

@@ -133,7 +133,7 @@ void InferenceStepBuilder::connect_pipeline() {
         if (layout.coords(r).pp == c.pp && r != from) req.groups.push_back(pair_of(layout.coords(r)));
     const int to = a_.sim_index(req.groups.front()[1]);
     const sim::OpId id = a_.add_pipeline_send(req, static_cast<int>(s), to, Pass::forward, 0,
-                                              "pp.send_act stage" + std::to_string(c.pp));
+                                              "pp.send_act stage" + std::to_string(c.pp), true);
     a_.graph().add_dependency(last_[s].id, id);
     a_.graph().add_dependency(id, a_.gpu_op(first_[static_cast<std::size_t>(to)]));
   }

@@ -54,6 +54,71 @@ std::vector<PipeStep> interleaved(int pp, int rank, int microbatches, int v) {
   return out;
 }
 
+/// deepseek-ai/DualPipe dualpipe.py, DualPipe.step, transcribed phase by phase. `phase` there is
+/// the direction for the first half of the ranks and the other one for the second half.
+std::vector<PipeStep> dualpipe(int pp, int rank, int microbatches) {
+  const int half_ranks = pp / 2;
+  const int half_rank = std::min(rank, pp - 1 - rank);
+  const int half_m = microbatches / 2;
+  const int second = rank >= half_ranks ? 1 : 0;
+  const bool middle = rank == half_ranks - 1 || rank == half_ranks;
+  int next_f[2] = {0, 0}, next_b[2] = {0, 0};
+  std::vector<PipeStep> out;
+  const auto f = [&](int phase) {
+    const int d = phase ^ second;
+    out.push_back({Kind::forward, d * half_m + next_f[d]++, d});
+  };
+  const auto b = [&](int phase, bool zero_bubble) {
+    const int d = phase ^ second;
+    PipeStep s{Kind::backward, d * half_m + next_b[d]++, d};
+    s.defer_weights = zero_bubble;
+    out.push_back(s);
+  };
+  const auto w = [&] { out.push_back({Kind::weight, -1, 0}); };
+  const auto fb = [&](int phase0, int phase1) {
+    f(phase0);
+    out.back().pair_with_next = true;
+    b(phase1, false);
+  };
+  for (int i = 0; i < (half_ranks - half_rank - 1) * 2; ++i) f(0);  // 1: nF0
+  for (int i = 0; i < half_rank + 1; ++i) {                         // 2: nF0F1
+    f(0);
+    f(1);
+  }
+  for (int i = 0; i < half_ranks - half_rank - 1; ++i) {  // 3: nB1W1F1 (zero bubble)
+    b(1, true);
+    w();
+    f(1);
+  }
+  for (int i = 0; i < half_m - pp + half_rank + 1; ++i) {  // 4 (main): nF0B1F1B0
+    if (i == 0 && middle) {
+      f(0);  // "We don't overlap these two chunks to further reduce bubble size."
+      b(1, false);
+    } else {
+      fb(0, 1);
+    }
+    fb(1, 0);
+  }
+  for (int i = 0; i < half_ranks - half_rank - 1; ++i) {  // 5: nB1F1B0
+    b(1, false);
+    fb(1, 0);
+  }
+  bool zero_bubble = false;  // 6: nB1B0, the second half with zero bubble
+  const int step6 = half_rank + 1;
+  for (int i = 0; i < step6; ++i) {
+    if (i == step6 / 2 && half_rank % 2 == 1) zero_bubble = true;
+    b(1, zero_bubble);
+    if (i == step6 / 2 && half_rank % 2 == 0) zero_bubble = true;
+    b(0, zero_bubble);
+  }
+  for (int i = 0; i < half_ranks - half_rank - 1; ++i) {  // 7: nWB0 (zero bubble)
+    w();
+    b(0, true);
+  }
+  for (int i = 0; i < half_rank + 1; ++i) w();  // 8: nW
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::vector<PipeStep>> pipeline_schedule(PipelineSchedule kind, int pp, int microbatches,
@@ -67,11 +132,17 @@ std::vector<std::vector<PipeStep>> pipeline_schedule(PipelineSchedule kind, int 
     throw UserError("the interleaved schedule needs the number of micro-batches per pipeline (" +
                     std::to_string(microbatches) + ") to be a multiple of pp (" + std::to_string(pp) +
                     ")");
+  if (kind == PipelineSchedule::dualpipe && (pp % 2 != 0 || microbatches % 2 != 0 || microbatches < 2 * pp))
+    throw UserError("the dualpipe schedule needs an even pp (" + std::to_string(pp) +
+                    ") and an even number of micro-batches per pipeline, at least 2 x pp (" +
+                    std::to_string(microbatches) + ")");
   std::vector<std::vector<PipeStep>> out(static_cast<std::size_t>(pp));
   for (int r = 0; r < pp; ++r) {
     auto& steps = out[static_cast<std::size_t>(r)];
     if (kind == PipelineSchedule::gpipe)
       steps = gpipe(microbatches);
+    else if (kind == PipelineSchedule::dualpipe)
+      steps = dualpipe(pp, r, microbatches);
     else if (kind == PipelineSchedule::interleaved && virtual_stages > 1)
       steps = interleaved(pp, r, microbatches, virtual_stages);
     else

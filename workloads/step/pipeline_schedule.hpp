@@ -11,17 +11,34 @@
 namespace stepsim::work {
 
 struct PipeStep {
-  enum class Kind : std::uint8_t { forward, backward };
+  /// forward or backward of one micro-batch through one model chunk; weight: the weight-gradient
+  /// GEMMs a deferred backward left (DualPipe's zero-bubble W chunk, first in, first out).
+  enum class Kind : std::uint8_t { forward, backward, weight };
   Kind kind = Kind::forward;
   int microbatch = 0;
-  int chunk = 0;  ///< model chunk on this rank (virtual stage = chunk * pp + rank)
+  /// Model chunk on this rank: interleaved, virtual stage = chunk * pp + rank; DualPipe, the
+  /// direction (0: micro-batches enter at rank 0, stage = rank; 1: they enter at rank pp - 1,
+  /// stage = pp - 1 - rank).
+  int chunk = 0;
+  /// Backward: its weight-gradient GEMMs wait for a later weight step (zero bubble).
+  bool defer_weights = false;
+  /// Forward: it and the backward after it are one overlapped chunk pair (DualPipe's F&B).
+  bool pair_with_next = false;
 };
 
-/// Per pipeline rank, the ordered forward/backward steps of one optimizer step.
+/// Per pipeline rank, the ordered steps of one optimizer step.
 /// GPipe: all forwards, then all backwards. 1F1B: (pp - rank - 1) warm-up forwards, then alternate,
 /// then drain. Interleaved 1F1B (Megatron): `virtual_stages` chunks per rank, micro-batches in groups
 /// of pp; requires microbatches % pp == 0 when virtual_stages > 1 (throws UserError otherwise).
+/// DualPipe (deepseek-ai/DualPipe dualpipe.py, DualPipe.step): micro-batches 0 .. m/2 - 1 enter at
+/// rank 0 and m/2 .. m - 1 at rank pp - 1; its eight phases per rank, with the zero-bubble weight
+/// steps and the overlapped forward-backward pairs marked; needs pp even and m even, >= 2 pp.
 std::vector<std::vector<PipeStep>> pipeline_schedule(PipelineSchedule kind, int pp, int microbatches,
                                                      int virtual_stages);
+
+/// DualPipe: the pipeline stage that direction `chunk` runs on `rank` (see PipeStep::chunk).
+inline int dualpipe_stage(int pp, int rank, int chunk) {
+  return chunk == 0 ? rank : pp - 1 - rank;
+}
 
 }  // namespace stepsim::work

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <new>
+#include <utility>
 
 #include "topology/compute_model.hpp"
 #include "sim/memory.hpp"
@@ -67,7 +68,8 @@ StepAssembler::StepAssembler(const JobSpec& job, CommPlanner& planner, RankMode 
   } else {
     for (int s = 0; s < job.parallel.pp; ++s) simulated.push_back(layout_.rank({0, 0, s, 0}));
   }
-  const sim::Processor proc{job.cluster.gpu.comm_sm_fraction, job.parallel.ep_overlap};
+  const sim::Processor proc{job.cluster.gpu.comm_sm_fraction, job.parallel.ep_overlap,
+                            job.parallel.reserve_comm_sms};
   for (int r : simulated) {
     sim_index_[static_cast<std::size_t>(r)] = static_cast<int>(ranks_.size());
     const sim::ProcessorId p = graph_.add_processor(proc);
@@ -109,6 +111,14 @@ StepAssembler::StepAssembler(const JobSpec& job, CommPlanner& planner, RankMode 
         b.tp_copy = b.comm[idx(ParallelDim::tp)];
       pair_streams_.push_back(b);
       ranks_.back().compute_pair = b.compute;
+    }
+    if (job.parallel.schedule == PipelineSchedule::dualpipe) {
+      // Deferred weight gradients: kernels only, on a compute stream of their own that runs only
+      // while the main stream waits at a weight step.
+      RankStreams w = s;
+      w.compute = graph_.add_stream(p, sim::StreamRole::compute, stream_label(r, "compute.weights"));
+      weight_streams_.push_back(w);
+      ranks_.back().compute_weights = w.compute;
     }
   }
 }
@@ -250,8 +260,38 @@ void RankSink::on_host_sync(Handle op, std::string_view name) {
   a_.graph().add_dependency(op.id, h);
 }
 
+void RankSink::begin_deferral() {
+  deferring_ = true;
+  deferred_ = {};
+  deferred_ops_.clear();
+}
+
+RankSink::Deferred RankSink::end_deferral() {
+  deferring_ = false;
+  deferred_ops_.clear();
+  return std::exchange(deferred_, Deferred{});
+}
+
 OpSink::Handle RankSink::emit_kernel(std::string_view name, const topo::KernelWork& work,
                                      std::span<const Handle> deps) {
+  const int lane = lane_;
+  if (deferring_ && (work.weight_grad || std::any_of(deps.begin(), deps.end(), [&](Handle d) {
+                       return d.valid() &&
+                              std::binary_search(deferred_ops_.begin(), deferred_ops_.end(), d.id);
+                     }))) {
+    lane_ = kWeightLane;
+    if (!deferred_.gate.valid()) deferred_.gate = barrier(Handle{}, "weights.gate");
+    const Handle h = emit_kernel_on_lane(name, work, deps);
+    deferred_ops_.push_back(h.id);
+    deferred_.last = h;
+    lane_ = lane;
+    return h;
+  }
+  return emit_kernel_on_lane(name, work, deps);
+}
+
+OpSink::Handle RankSink::emit_kernel_on_lane(std::string_view name, const topo::KernelWork& work,
+                                             std::span<const Handle> deps) {
   const sim::OpId host = launch(work.launches);
   const topo::KernelTime t = named_kernel_time(a_.job().cluster.gpu, name, work);
   sim::Op op;
@@ -271,10 +311,10 @@ OpSink::Handle RankSink::emit_kernel(std::string_view name, const topo::KernelWo
   return Handle{id};
 }
 
-OpSink::Handle RankSink::barrier(Handle after) {
+OpSink::Handle RankSink::barrier(Handle after, std::string_view name) {
   sim::Op op;
   op.kind = sim::OpKind::delay;
-  op.label = label("pair.join");
+  op.label = label(name);
   const sim::StreamId stream = a_.streams(sim_rank_, lane_).compute;
   const sim::OpId id = a_.add(op, std::span<const sim::StreamId>(&stream, 1), base_info());
   if (after.valid()) a_.graph().add_dependency(after.id, id);
@@ -361,12 +401,11 @@ void RankSink::on_balanced_comm(Handle op, const CommOp& balanced) {
 }
 
 sim::OpId StepAssembler::add_pipeline_send(const CommRequest& req, int from, int to, Pass pass,
-                                           int microbatch, std::string_view label) {
-  const bool fwd = pass == Pass::forward;
+                                           int microbatch, std::string_view label, bool downstream) {
   const RankStreams& src = streams(from);
   const RankStreams& dst = streams(to);
-  const std::array<sim::StreamId, 2> ends{fwd ? src.send_next : src.send_prev,
-                                          fwd ? dst.recv_prev : dst.recv_next};
+  const std::array<sim::StreamId, 2> ends{downstream ? src.send_next : src.send_prev,
+                                          downstream ? dst.recv_prev : dst.recv_next};
   sim::Op op;
   op.kind = sim::OpKind::transfer;
   op.payload = planner_.plan(req);

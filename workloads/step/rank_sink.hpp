@@ -67,8 +67,10 @@ class StepAssembler {
   const RankStreams& streams(int sim_rank) const { return streams_[static_cast<std::size_t>(sim_rank)]; }
   /// The streams of `lane`: 0, or 1 for the backward of an overlapped forward-backward pair (its own
   /// compute stream and TP/CP/EP channels; the DP, pipeline and host streams are shared).
+  /// Lane 2 (DualPipe): the compute stream of deferred weight-gradient kernels (kWeightLane).
   const RankStreams& streams(int sim_rank, int lane) const {
-    return lane == 0 ? streams(sim_rank) : pair_streams_[static_cast<std::size_t>(sim_rank)];
+    const auto r = static_cast<std::size_t>(sim_rank);
+    return lane == 0 ? streams(sim_rank) : lane == 1 ? pair_streams_[r] : weight_streams_[r];
   }
   CommPlanner& planner() { return planner_; }
   /// Whether kernels are launched by a host timeline (eager PyTorch: no CUDA graphs and a GPU
@@ -118,11 +120,13 @@ class StepAssembler {
   std::vector<OpInfo> take_info() { return std::move(info_); }
   std::vector<SimRank> take_ranks() { return std::move(ranks_); }
   std::vector<BalancedOp> take_balanced();
-  /// A pipeline-boundary transfer from simulated rank `from` to `to` (forward: activations to the
-  /// next stage's receive stream; backward: gradients to the previous one), planned from `req`
-  /// (its first group is the simulated pair, the rest its images); returns the op.
+  /// A pipeline-boundary transfer from simulated rank `from` to `to` (activations or gradients, as
+  /// `pass` says), planned from `req` (its first group is the simulated pair, the rest its images);
+  /// returns the op. It takes the sender's send_next and the receiver's recv_prev streams when it
+  /// goes `downstream` (to the next pipeline rank, or from the last to the first), else send_prev
+  /// and recv_next: each stream then carries one neighbour's transfers in that neighbour's order.
   sim::OpId add_pipeline_send(const CommRequest& req, int from, int to, Pass pass, int microbatch,
-                              std::string_view label);
+                              std::string_view label, bool downstream);
 
  private:
   const JobSpec& job_;
@@ -136,7 +140,8 @@ class StepAssembler {
   std::vector<bool> host_sync_;  ///< per op: a host synchronisation (no GPU op follows it)
   std::vector<SimRank> ranks_;
   std::vector<RankStreams> streams_;
-  std::vector<RankStreams> pair_streams_;  ///< lane 1 (ep_overlap), else empty
+  std::vector<RankStreams> pair_streams_;    ///< lane 1 (ep_overlap), else empty
+  std::vector<RankStreams> weight_streams_;  ///< lane 2 (the dualpipe schedule), else empty
   std::vector<int> sim_index_;             ///< per global rank
   /// The groups of a collective along `dim` in `scope`, for the ranks that share `key_rank`'s
   /// groups (see groups()).
@@ -162,11 +167,23 @@ class RankSink : public OpSink {
   int sim_rank() const { return sim_rank_; }
   /// Ops emitted next go to `lane`'s streams (StepAssembler::streams).
   void set_lane(int lane) { lane_ = lane; }
-  /// A zero-length op on the current lane's compute stream after `after`: what follows on the lane
-  /// waits for it.
-  Handle barrier(Handle after);
+  /// A zero-length op named `name` on the current lane's compute stream after `after`: what
+  /// follows on the lane waits for it.
+  Handle barrier(Handle after, std::string_view name = "pair.join");
   /// The last op emitted on `lane`'s compute stream (invalid before the first).
   Handle last_on_lane(int lane) const { return last_[static_cast<std::size_t>(lane)]; }
+
+  /// Zero-bubble backward (DualPipe's WeightGradStore): from begin_deferral() to end_deferral(),
+  /// weight-gradient kernels (KernelWork::weight_grad) and every kernel that depends on one go to
+  /// the weight lane (kWeightLane), behind a gate op that nothing opens yet; the builder opens it
+  /// at the weight step that runs them (first in, first out).
+  static constexpr int kWeightLane = 2;
+  struct Deferred {
+    Handle gate;  ///< the zero-length op the deferred kernels wait behind (invalid: none deferred)
+    Handle last;  ///< the last deferred kernel
+  };
+  void begin_deferral();
+  Deferred end_deferral();
   int microbatch() const { return microbatch_; }
   int global_rank() const { return rank_; }
 
@@ -180,6 +197,9 @@ class RankSink : public OpSink {
 
  private:
   sim::LabelId label(std::string_view name);
+  /// emit_kernel on the current lane, without deferral.
+  Handle emit_kernel_on_lane(std::string_view name, const topo::KernelWork& work,
+                             std::span<const Handle> deps);
   OpInfo base_info() const;
   void add_deps(sim::OpId op, std::span<const Handle> deps);
   /// The host launch of the next GPU op (`launches` kernels), or kNoOp without a host timeline.
@@ -206,7 +226,10 @@ class RankSink : public OpSink {
   int layer_ = -1;
   int microbatch_ = -1;
   int lane_ = 0;
-  std::array<Handle, 2> last_{};
+  std::array<Handle, 3> last_{};
+  bool deferring_ = false;
+  Deferred deferred_;
+  std::vector<sim::OpId> deferred_ops_;  ///< this deferral's kernels, in id order
   std::string label_scratch_;
   /// Collectives emitted so far per dimension and scope, and copy-engine steps (full mode).
   std::array<int, 5 * kCommScopes + 1> comm_seq_{};

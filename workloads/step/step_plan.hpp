@@ -57,6 +57,8 @@ struct SimRank {
   sim::StreamId compute = 0;
   /// The second compute stream of overlapped forward-backward pairs (ep_overlap), else kNoStream.
   sim::StreamId compute_pair = kNoStream;
+  /// DualPipe: the stream of the weight-gradient kernels a zero-bubble backward defers, else kNoStream.
+  sim::StreamId compute_weights = kNoStream;
   static constexpr sim::StreamId kNoStream = 0xffffffffu;
 };
 

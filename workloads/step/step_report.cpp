@@ -40,11 +40,17 @@ class RankAnalyser {
     Breakdown b;
     const auto& g = plan_.graph;
     const SimRank& r = plan_.ranks[rank_];
-    // The GPU's kernels in start order; with overlapped pairs, those of both compute streams.
+    // The GPU's kernels in start order; with overlapped pairs or deferred weight gradients, those
+    // of every compute stream.
     std::vector<sim::OpId> kernels = g.ops_on(r.compute);
-    if (r.compute_pair != SimRank::kNoStream) {
-      const std::vector<sim::OpId> pair = g.ops_on(r.compute_pair);
-      kernels.insert(kernels.end(), pair.begin(), pair.end());
+    bool merged = false;
+    for (sim::StreamId extra : {r.compute_pair, r.compute_weights}) {
+      if (extra == SimRank::kNoStream) continue;
+      const std::vector<sim::OpId> more = g.ops_on(extra);
+      kernels.insert(kernels.end(), more.begin(), more.end());
+      merged = true;
+    }
+    if (merged) {
       std::stable_sort(kernels.begin(), kernels.end(), [&](sim::OpId x, sim::OpId y) {
         return run_.ops[x].start != run_.ops[y].start ? run_.ops[x].start < run_.ops[y].start : x < y;
       });

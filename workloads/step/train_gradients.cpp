@@ -164,8 +164,7 @@ void TrainStepBuilder::issue_param_gathers(RankSink& sink, int sim_rank) {
   const auto& prec = job_.precision;
   const int stage = a_.ranks()[static_cast<std::size_t>(sim_rank)].stage;
   auto& pending = param_gathers_[static_cast<std::size_t>(sim_rank)];
-  for (int chunk = 0; chunk < v_; ++chunk) {
-    const int vs = chunk * pp_ + stage;
+  for (const int vs : model_vstages(stage)) {
     const auto [begin, end] = layers_of(vs);
     for (int l = begin; l < end; ++l) {
       double dense = layers_.dense_params(l);

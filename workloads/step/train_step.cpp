@@ -33,6 +33,7 @@ TrainStepBuilder::TrainStepBuilder(const JobSpec& job, CommPlanner& planner, Ran
   if (job.parallel.cp > 1 && job.workload.attention_impl != AttentionImpl::flash)
     throw UserError("context parallelism needs workload.attention_impl = \"flash\"");
   const PipelineSchedule kind = v_ > 1 ? PipelineSchedule::interleaved : job.parallel.schedule;
+  dualpipe_ = kind == PipelineSchedule::dualpipe;
   schedule_ = pipeline_schedule(kind, pp_, m_, v_);
   zero3_ = job.parallel.zero_stage >= 3 && job.parallel.dp * job.parallel.cp > 1;
   const std::size_t n = a_.ranks().size();
@@ -45,6 +46,35 @@ TrainStepBuilder::TrainStepBuilder(const JobSpec& job, CommPlanner& planner, Ran
   param_gathers_.resize(n);
   kept_weights_.resize(n);
   pending_grads_.resize(n);
+  deferred_.resize(n);
+}
+
+sim::OpId TrainStepBuilder::entry_op(Handle gather, sim::OpId first) {
+  if (!pair_gate_.valid()) return gather.valid() ? gather.id : first;
+  // A DualPipe pair: both halves' data enter at the pair's gate, which everything of the pair
+  // follows (a receive-side gather through an explicit dependency).
+  if (gather.valid()) a_.graph().add_dependency(pair_gate_.id, gather.id);
+  return pair_gate_.id;
+}
+
+int TrainStepBuilder::model_vstage(int chunk, int stage) const {
+  return dualpipe_ ? dualpipe_stage(pp_, stage, chunk) : chunk * pp_ + stage;
+}
+
+int TrainStepBuilder::boundary_vstage(int chunk, int stage) const {
+  // DualPipe's two directions cross the same stage boundaries on different ranks: keep them apart.
+  return dualpipe_ ? chunk * pp_ + model_vstage(chunk, stage) : model_vstage(chunk, stage);
+}
+
+int TrainStepBuilder::stage_of_boundary(int key) const {
+  return dualpipe_ ? dualpipe_stage(pp_, key % pp_, key / pp_) : key % pp_;
+}
+
+std::vector<int> TrainStepBuilder::model_vstages(int stage) const {
+  std::vector<int> out;
+  const int chunks = dualpipe_ ? 2 : v_;
+  for (int c = 0; c < chunks; ++c) out.push_back(model_vstage(c, stage));
+  return out;
 }
 
 int TrainStepBuilder::pipeline_of(int rank) const {
@@ -82,7 +112,8 @@ Handle TrainStepBuilder::receive_gather(RankSink& sink) {
 
 void TrainStepBuilder::forward(RankSink& sink, int sim_rank, const PipeStep& step) {
   const int stage = a_.ranks()[static_cast<std::size_t>(sim_rank)].stage;
-  const int vs = step.chunk * pp_ + stage;
+  const int vs = model_vstage(step.chunk, stage);
+  const int key = boundary_vstage(step.chunk, stage);
   const sim::OpId first = next_id();
   Handle h;
   if (vs == 0) {
@@ -93,8 +124,8 @@ void TrainStepBuilder::forward(RankSink& sink, int sim_rank, const PipeStep& ste
     h = receive_gather(sink);
     // In full mode the gather may be a collective another TP rank already created: the arriving
     // activation must feed that op, not this rank's first kernel.
-    entries_[{pipeline_of(sink.global_rank()), vs - 1, step.microbatch, Kind::forward}] = {
-        h.valid() ? h.id : first, step_index_};
+    entries_[{pipeline_of(sink.global_rank()), key - 1, step.microbatch, Kind::forward}] = {
+        entry_op(h, first), step_index_};
   }
   const auto [begin, end] = layers_of(vs);
   const int rank = sink.global_rank();
@@ -117,17 +148,19 @@ void TrainStepBuilder::forward(RankSink& sink, int sim_rank, const PipeStep& ste
     kept += heads_forward(sink, sim_rank, step.microbatch, h);
   } else {
     sends_[static_cast<std::size_t>(sim_rank)].push_back(
-        {{pipeline_of(sink.global_rank()), vs, step.microbatch, Kind::forward}, h, step_index_});
+        {{pipeline_of(sink.global_rank()), key, step.microbatch, Kind::forward}, h, step_index_});
   }
   memory(first, MemoryEvent::At::start, sim_rank, kept);
 }
 
 void TrainStepBuilder::backward(RankSink& sink, int sim_rank, const PipeStep& step) {
   const int stage = a_.ranks()[static_cast<std::size_t>(sim_rank)].stage;
-  const int vs = step.chunk * pp_ + stage;
+  const int vs = model_vstage(step.chunk, stage);
+  const int key = boundary_vstage(step.chunk, stage);
   const sim::OpId first = next_id();
   Handle g;
   double freed = 0.0;
+  if (step.defer_weights) sink.begin_deferral();
   sink.set_context(Pass::backward, -1, step.microbatch);
   if (vs == vstages() - 1) {
     const GradOut heads = heads_backward(sink, sim_rank, step.microbatch);
@@ -135,8 +168,8 @@ void TrainStepBuilder::backward(RankSink& sink, int sim_rank, const PipeStep& st
     freed += heads.freed;
   } else {
     g = receive_gather(sink);
-    entries_[{pipeline_of(sink.global_rank()), vs + 1, step.microbatch, Kind::backward}] = {
-        g.valid() ? g.id : first, step_index_};
+    entries_[{pipeline_of(sink.global_rank()), key + 1, step.microbatch, Kind::backward}] = {
+        entry_op(g, first), step_index_};
   }
   const auto [begin, end] = layers_of(vs);
   std::vector<Handle> starts;
@@ -155,10 +188,46 @@ void TrainStepBuilder::backward(RankSink& sink, int sim_rank, const PipeStep& st
     grads_[r][GradKey::embedding()] = {g, embed_.params_per_rank(), 0.0, false};
   } else {
     sends_[static_cast<std::size_t>(sim_rank)].push_back(
-        {{pipeline_of(sink.global_rank()), vs, step.microbatch, Kind::backward}, g, step_index_});
+        {{pipeline_of(sink.global_rank()), key, step.microbatch, Kind::backward}, g, step_index_});
   }
-  memory(g.id, MemoryEvent::At::end, sim_rank, -freed);
   last_op_[static_cast<std::size_t>(sim_rank)] = g;
+  if (!step.defer_weights) {
+    memory(g.id, MemoryEvent::At::end, sim_rank, -freed);
+    return;
+  }
+  // Zero bubble: the chunk's weight gradients wait for a weight step, and so do the activations
+  // they read and the gradient reductions of the weights this chunk holds.
+  const RankSink::Deferred d = sink.end_deferral();
+  if (!d.gate.valid()) {
+    memory(g.id, MemoryEvent::At::end, sim_rank, -freed);
+    return;
+  }
+  sink.set_lane(RankSink::kWeightLane);
+  const Handle done = sink.barrier(d.last, "weights.done");
+  sink.set_lane(0);
+  const auto r = static_cast<std::size_t>(sim_rank);
+  for (int l = begin; l < end; ++l) grads_[r][GradKey::layer(l)].ready = done;
+  if (vs == 0) grads_[r][GradKey::embedding()].ready = done;
+  if (vs == vstages() - 1) {
+    grads_[r][GradKey::head()].ready = done;
+    for (int depth = 0; depth < mtp_depth_; ++depth) grads_[r][GradKey::mtp_module(depth)].ready = done;
+    if (mtp_depth_ > 0) grads_[r][GradKey::mtp_embedding()].ready = done;
+  }
+  deferred_[r].push_back({d.gate, done, freed});
+}
+
+void TrainStepBuilder::weight_step(RankSink& sink, int sim_rank) {
+  auto& queue = deferred_[static_cast<std::size_t>(sim_rank)];
+  if (queue.empty()) throw std::logic_error("a weight step without a deferred backward");
+  const DeferredWeights w = queue.front();
+  queue.pop_front();
+  // The stream reaches the weight step, opens the oldest deferred chunk's gate, and goes on when
+  // its weight gradients are done (WeightGradStore.pop(), first in, first out).
+  const Handle open = sink.barrier(Handle{}, "weights.open");
+  a_.graph().add_dependency(open.id, w.gate.id);
+  const Handle joined = sink.barrier(w.done, "weights.join");
+  memory(w.done.id, MemoryEvent::At::end, sim_rank, -w.freed);
+  last_op_[static_cast<std::size_t>(sim_rank)] = joined;
 }
 
 LayerGradOut TrainStepBuilder::layer_backward(RankSink& sink, int sim_rank, int l, GradKey key, Handle g,
@@ -259,12 +328,32 @@ void TrainStepBuilder::build_rank(int sim_rank) {
     const PipeStep& step = order[i];
     const sim::OpId first = next_id();
     // Steady state: a backward and the forward after it (of a later micro-batch, independent of it
-    // on every stage, the last one included) become one pair.
-    if (job_.parallel.ep_overlap && step.kind == Kind::backward && i + 1 < order.size() &&
-        order[i + 1].kind == Kind::forward) {
+    // on every stage, the last one included) become one pair. DualPipe names its pairs: a forward
+    // and the backward after it (of the other direction).
+    const bool paired =
+        job_.parallel.ep_overlap && i + 1 < order.size() &&
+        (dualpipe_ ? step.pair_with_next : step.kind == Kind::backward && order[i + 1].kind == Kind::forward);
+    if (paired) {
       spans.push_back({first});
       ++step_index_;  // both halves count as the second step: blocking sends wait before the next
-      overlapped_pair(sink, sim_rank, order[i + 1], step);
+      const bool fwd_first = step.kind == Kind::forward;
+      // DualPipe waits for both halves' data before either runs (_forward_backward_chunk).
+      if (dualpipe_) pair_gate_ = sink.barrier(Handle{}, "pair.recv");
+      overlapped_pair(sink, sim_rank, fwd_first ? step : order[i + 1], fwd_first ? order[i + 1] : step);
+      pair_gate_ = Handle{};
+      spans.push_back({first});
+      ++step_index_;
+      ++i;
+      continue;
+    }
+    if (dualpipe_ && step.pair_with_next) {
+      // Without ep_overlap DualPipe runs its pair's forward, then its backward, after both arrived.
+      spans.push_back({first});
+      ++step_index_;
+      pair_gate_ = sink.barrier(Handle{}, "pair.recv");
+      forward(sink, sim_rank, step);
+      backward(sink, sim_rank, order[i + 1]);
+      pair_gate_ = Handle{};
       spans.push_back({first});
       ++step_index_;
       ++i;
@@ -272,8 +361,10 @@ void TrainStepBuilder::build_rank(int sim_rank) {
     }
     if (step.kind == Kind::forward)
       forward(sink, sim_rank, step);
-    else
+    else if (step.kind == Kind::backward)
       backward(sink, sim_rank, step);
+    else
+      weight_step(sink, sim_rank);
     spans.push_back({first});
     ++step_index_;
   }
@@ -312,7 +403,7 @@ void TrainStepBuilder::connect_pipeline() {
       const int to_vs = send.key.vstage + (fwd ? 1 : -1);
       const auto entry = entries_.find(send.key);  // receivers file their entry under the producer's key
       if (entry == entries_.end()) throw std::logic_error("pipeline boundary without a receiver");
-      const int from_stage = send.key.vstage % pp_, to_stage = to_vs % pp_;
+      const int from_stage = stage_of_boundary(send.key.vstage), to_stage = stage_of_boundary(to_vs);
       // Every replica's copy of this boundary crosses the fabric at the same moment.
       CommRequest req;
       req.kind = CollectiveKind::send_recv;
@@ -330,12 +421,16 @@ void TrainStepBuilder::connect_pipeline() {
         for (int r : pipelines)
           if (r != send.key.pipeline) add_pair(layout.coords(r));
       const int dst_sim = a_.sim_index(req.groups.front()[1]);
+      // 1F1B and interleaving send activations downstream (the last rank's to the first, for the
+      // next model chunk) and gradients upstream; DualPipe's second direction the other way round.
+      const bool downstream = dualpipe_ ? to_stage == from_stage + 1 : fwd;
       const sim::OpId id =
           a_.add_pipeline_send(req, static_cast<int>(s), dst_sim, fwd ? Pass::forward : Pass::backward,
-                               send.key.microbatch, fwd ? "pp.send_act" : "pp.send_grad");
+                               send.key.microbatch, fwd ? "pp.send_act" : "pp.send_grad", downstream);
       a_.graph().add_dependency(send.producer.id, id);
       a_.graph().add_dependency(id, a_.gpu_op(entry->second.op));
-      if (job_.parallel.pp_p2p == P2pMode::blocking) {
+      // DualPipe waits for every posted send and receive before its next chunk (_commit_and_wait_comm).
+      if (job_.parallel.pp_p2p == P2pMode::blocking || dualpipe_) {
         // The sender's next step waits for the exchange (Megatron's batch_isend_irecv followed by a
         // synchronize). Receives are taken as posted in advance, as Megatron's paired calls post them.
         const auto& sender = steps_[s];

@@ -5,6 +5,7 @@
 
 #include <compare>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <vector>
 
@@ -104,6 +105,8 @@ class TrainStepBuilder {
   void backward(RankSink& sink, int sim_rank, const PipeStep& step);
   /// A steady-state forward and the backward after it as one overlapped pair (ep_overlap).
   void overlapped_pair(RankSink& sink, int sim_rank, const PipeStep& fwd, const PipeStep& bwd);
+  /// DualPipe's W chunk: runs the weight gradients the oldest deferred backward left.
+  void weight_step(RankSink& sink, int sim_rank);
   void gradients_and_optimizer(RankSink& sink, int sim_rank);
   /// The last virtual stage after its layers: the loss, then each multi-token-prediction module
   /// (glue, layer, the shared head's second loss). Returns the activation bytes they keep.
@@ -124,7 +127,19 @@ class TrainStepBuilder {
   /// Returns the gather op, or an invalid handle when none is needed.
   Handle receive_gather(RankSink& sink);
   int pipeline_of(int rank) const;
+  /// Where a chunk's arriving activation or gradient enters: its receive-side gather, else its
+  /// first op, else (inside a DualPipe pair) the pair's gate.
+  sim::OpId entry_op(Handle gather, sim::OpId first);
   int vstages() const { return pp_ * v_; }
+  /// The model's virtual stage that chunk `chunk` of pipeline rank `stage` runs (PipeStep::chunk).
+  int model_vstage(int chunk, int stage) const;
+  /// The virtual stage that names that chunk's pipeline boundaries (BoundaryKey::vstage): the model
+  /// stage, except that DualPipe's two directions get keys of their own (direction x pp + stage).
+  int boundary_vstage(int chunk, int stage) const;
+  /// The pipeline rank that runs the chunk of boundary key `key`.
+  int stage_of_boundary(int key) const;
+  /// The model stages pipeline rank `stage` holds, chunk by chunk.
+  std::vector<int> model_vstages(int stage) const;
   std::pair<int, int> layers_of(int vstage) const;
   double boundary_bytes() const;
   sim::OpId next_id() { return static_cast<sim::OpId>(a_.graph().op_count()); }
@@ -179,6 +194,15 @@ class TrainStepBuilder {
   std::vector<std::map<GradKey, GradSource>> grads_;          // per sim rank, in GradKey order
   std::vector<Handle> last_op_;  // per sim rank
   bool zero3_ = false;
+  bool dualpipe_ = false;
+  Handle pair_gate_;  ///< DualPipe: the gate of the pair being built, where both halves' data enter
+  /// A zero-bubble backward's deferred weight gradients: the gate its weight step opens, the op
+  /// after them, and the activation bytes they free when done.
+  struct DeferredWeights {
+    Handle gate, done;
+    double freed = 0.0;
+  };
+  std::vector<std::deque<DeferredWeights>> deferred_;  // per sim rank, oldest first
   /// Without reshard_after_forward: per sim rank, (layer, micro-batch) -> the forward's gather.
   std::vector<std::map<std::pair<int, int>, Handle>> kept_weights_;
   /// dp_overlap = false under ZeRO-3: per sim rank, layers whose gradients await reduction.

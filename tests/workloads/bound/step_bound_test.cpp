@@ -157,3 +157,38 @@ TEST_CASE("Layouts that emit the same program share a fingerprint, and others do
   CHECK(work::bound_train_step(work::with_layout(test::tiny_training(), bigger)).program !=
         program(work::Recompute::none));
 }
+
+TEST_CASE("DualPipe: the bound is the busiest rank's kernels, below the simulated step and peak") {
+  // Why: rank r runs stages r and pp - 1 - r for half the micro-batches each; weight steps move
+  // kernels to another stream but add none, and pairs share the GPU, so the busiest rank's kernel
+  // time at full speed bounds the step (as for ep_overlap). Memory: every forward before the
+  // first backward or pair is still alive when the last of them starts.
+  JobSpec dense = test::tiny_training();  // TP 2 x PP 2 x DP 2, 16 micro-batches per pipeline
+  dense.parallel.dp = 2;
+  dense.parallel.pp = 2;
+  dense.parallel.schedule = work::PipelineSchedule::dualpipe;
+  JobSpec moe = tiny_moe();  // and with overlapped pairs
+  moe.parallel.tp = 1;
+  moe.parallel.ep = 2;
+  moe.parallel.dp = 2;
+  moe.parallel.pp = 4;
+  moe.workload.global_batch = 32;
+  moe.parallel.schedule = work::PipelineSchedule::dualpipe;
+  moe.parallel.ep_overlap = true;
+  for (const auto& [name, job] : {std::pair{"dense", dense}, std::pair{"MoE with pairs", moe}}) {
+    auto topology = std::make_shared<const topo::Topology>(job.cluster);
+    work::TopologyCommBound comm(topology);
+    const work::StepBound b = work::bound_train_step(job, &comm);
+    const work::Simulation sim = work::simulate(job, topology);
+    CAPTURE(name, to_seconds(b.step), sim.metrics.step_time_s);
+    CHECK(b.step == b.kernels);
+    CHECK(b.step <= sim.run.makespan);
+    CHECK(b.step >= 0.5 * sim.run.makespan);  // the bound is not vacuous
+    const double peak = sim.report.ranks[sim.report.peak_rank].memory.peak.value();
+    CHECK(b.memory_bytes <= peak);
+    CHECK(b.memory_bytes >= 0.5 * peak);
+    // Without communication, the bound's kernels are the built step's, kernel for kernel.
+    work::fakes::FixedCostPlanner planner([](const work::CommRequest&) { return Time::zero(); });
+    CHECK(work::bound_train_step(job).kernels == busiest_kernels(work::build_train_step(job, planner)));
+  }
+}

@@ -1,9 +1,11 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <utility>
 
 #include "sim/error.hpp"
+#include "tests/workloads/step/schedule_eval.hpp"
 #include "workloads/step/pipeline_schedule.hpp"
 
 using namespace stepsim;
@@ -107,4 +109,67 @@ TEST_CASE("uneven end stages split over their model chunks") {
   CHECK(p.chunk_layers(1, 80) == 12);  // stage 1
   CHECK(p.chunk_layers(7, 80) == 8);   // stage 3, chunk 1
   CHECK(p.stage_layers(2, 80) == 24);
+}
+
+TEST_CASE(
+    "DualPipe: both directions complete, weight steps match deferred backwards, pairs cross directions") {
+  const int pp = 8, m = 20;
+  const auto sched = pipeline_schedule(PipelineSchedule::dualpipe, pp, m, 1);
+  REQUIRE(sched.size() == static_cast<std::size_t>(pp));
+  for (int r = 0; r < pp; ++r) {
+    const auto& steps = sched[static_cast<std::size_t>(r)];
+    std::vector<PipeStep> passes;
+    int deferred = 0, weights = 0;
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      const PipeStep& s = steps[i];
+      if (s.kind == Kind::weight) {
+        ++weights;
+        CHECK(weights <= deferred);  // a weight step runs what an earlier backward deferred
+        continue;
+      }
+      passes.push_back(s);
+      if (s.defer_weights) ++deferred;
+      // Micro-batches 0 .. m/2 - 1 enter at rank 0 (direction 0), the others at rank pp - 1.
+      CHECK((s.microbatch < m / 2) == (s.chunk == 0));
+      if (s.pair_with_next) {
+        REQUIRE(i + 1 < steps.size());
+        CHECK(s.kind == Kind::forward);
+        CHECK(steps[i + 1].kind == Kind::backward);
+        CHECK(steps[i + 1].chunk != s.chunk);
+        CHECK_FALSE(steps[i + 1].defer_weights);
+      }
+    }
+    CHECK(weights == deferred);
+    // Each rank runs its two stages for m / 2 micro-batches each: m forwards and m backwards.
+    check_complete(passes, m / 2, 2);
+  }
+  // The first rank starts with (pp/2 - 1) x 2 forwards of direction 0, then alternates directions.
+  const auto& r0 = sched[0];
+  for (int i = 0; i < (pp / 2 - 1) * 2; ++i) CHECK(r0[static_cast<std::size_t>(i)].chunk == 0);
+  CHECK(r0[(pp / 2 - 1) * 2 + 1].chunk == 1);
+}
+
+TEST_CASE("DualPipe's bubble is the README's (pp/2 - 1)(F&B + B - 3W), against 1F1B's (pp - 1)(F + B)") {
+  // deepseek-ai/DualPipe README: bubble (PP/2 - 1)(F&B + B - 3W), B the full backward (Bd + W),
+  // F&B an overlapped pair. Run without overlap (F&B = F + B) and with F = Bd the schedule meets it
+  // exactly; each rank does m (F + B) of work. 1F1B idles (pp - 1)(F + B).
+  for (const auto& [pp, m] : {std::pair{4, 8}, {8, 20}, {16, 120}}) {
+    for (const testing::UnitCosts c : {testing::UnitCosts{1, 1, 1}, testing::UnitCosts{2, 2, 1}}) {
+      const double b = c.bd + c.w;
+      const auto ends =
+          testing::list_schedule(pipeline_schedule(PipelineSchedule::dualpipe, pp, m, 1), true, c);
+      const double makespan = *std::max_element(ends.begin(), ends.end());
+      CHECK(makespan - m * (c.f + b) == Approx((pp / 2 - 1) * ((c.f + b) + b - 3 * c.w)));
+      const auto f1b =
+          testing::list_schedule(pipeline_schedule(PipelineSchedule::one_f_one_b, pp, m, 1), false, c);
+      CHECK(*std::max_element(f1b.begin(), f1b.end()) - m * (c.f + b) == Approx((pp - 1) * (c.f + b)));
+    }
+  }
+}
+
+TEST_CASE("DualPipe refuses odd pp, odd micro-batch counts and fewer than 2 x pp micro-batches") {
+  CHECK_THROWS_AS(pipeline_schedule(PipelineSchedule::dualpipe, 3, 12, 1), UserError);
+  CHECK_THROWS_AS(pipeline_schedule(PipelineSchedule::dualpipe, 4, 9, 1), UserError);
+  CHECK_THROWS_AS(pipeline_schedule(PipelineSchedule::dualpipe, 4, 6, 1), UserError);
+  CHECK_NOTHROW(pipeline_schedule(PipelineSchedule::dualpipe, 4, 8, 1));
 }

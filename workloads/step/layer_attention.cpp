@@ -42,6 +42,7 @@ Handle DenseLayer::attention_forward(OpSink& sink, OpSink::Deps input) const {
   // Norm: read x, write y (8 FLOPs per element covers mean, variance, scale).
   Handle h = sink.kernel_after("ln1", elementwise(d_, 2 * Tn * d_.h * E, 8 * Tn * d_.h), input.span());
   h = projections_forward(sink, h);
+  h = rope(sink, h, "");
   if (d_.phase != WorkloadKind::train) h = write_kv_cache(sink, h);
   h = d_.phase == WorkloadKind::decode ? decode_core(sink, h)
                                        : attention_core_forward(sink, h, CoreScope::whole);
@@ -81,6 +82,29 @@ Handle DenseLayer::mla_projections_forward(OpSink& sink, Handle input) const {
   if (d_.phase == WorkloadKind::decode) return h;
   return linear_forward(sink, d_, "kv_up", T, hl * (m.qk_nope_head_dim + m.v_head_dim), r, h,
                         QuantOperand::norm_output);
+}
+
+Handle DenseLayer::rope(OpSink& sink, Handle ready, std::string_view suffix) const {
+  if (!d_.rope_kernels) return ready;
+  const double E = d_.act_bytes, T = d_.tokens, t = d_.tp;
+  if (!d_.mla) {
+    // Megatron-Core's apply_rotary_pos_emb (Transformer Engine's fused RoPE) on the queries and
+    // the keys: each read and written once, 3 FLOPs per element (a multiply-add and a multiply).
+    const double elements = T * (d_.q_dim + d_.kv_dim) / t;
+    return sink.kernel(std::string("rope") + std::string(suffix),
+                       elementwise(d_, 2 * E * elements, 3 * elements), ready);
+  }
+  // MLA (Megatron-Core multi_latent_attention.py, DeepSeek's rotary kernels): each head's rotary
+  // query part and the shared rotary key are rotated (read, write), then every head's query and key
+  // are assembled from their no-position and rotary parts (torch.cat: read both, write the whole).
+  const MlaDims& m = d_.mla_dims;
+  const double hl = d_.heads / t, nope = m.qk_nope_head_dim, rot = m.qk_rope_head_dim;
+  const double rotated = T * (hl + 1.0) * rot;
+  Handle h = sink.kernel(std::string("rope") + std::string(suffix),
+                         elementwise(d_, 2 * E * rotated, 3 * rotated), ready);
+  const double q = T * hl * (nope + rot), k_parts = T * (hl * nope + rot), k = T * hl * (nope + rot);
+  return sink.kernel(std::string("qk_cat") + std::string(suffix), elementwise(d_, E * (2 * q + k_parts + k)),
+                     h);
 }
 
 Handle DenseLayer::write_kv_cache(OpSink& sink, Handle qkv) const {
@@ -161,7 +185,7 @@ Handle DenseLayer::attention_backward(OpSink& sink, Handle grad, Recompute recom
   h = gathered_linear_dgrad(sink, d_, "tp.ag_grad_attn", "proj.dgrad", T, d_.h, d_.o_dim / t, h);
   emit_wgrad(sink, d_, "proj.wgrad", T, d_.h, d_.o_dim / t);
   const RecomputeModules rc = selective_modules(d_, recompute);
-  if (d_.mla && rc.mla_up_proj) h = mla_up_recompute(sink, h);
+  if (d_.mla && rc.mla_up_proj) h = rope(sink, mla_up_recompute(sink, h), ".recompute");
   if (d_.attention == AttentionImpl::flash) {
     // FlashAttention-2 backward: 5 matmuls against the forward's 2 (it recomputes QK^T itself).
     topo::KernelWork w = flash_work(d_, 2.5);
@@ -184,7 +208,8 @@ Handle DenseLayer::attention_backward(OpSink& sink, Handle grad, Recompute recom
   // is issued before the dgrad GEMMs and hides under them (as in the MLP), unless selective
   // "layernorm" recompute must first regenerate the norm output.
   Handle gathered = rc.layernorm ? Handle{} : sp_gather_linear_input(sink, d_, "tp.ag_ln1_wgrad", h);
-  h = projections_backward(sink, h);
+  // The rotation's and the assembly's backward: the same bytes on the gradients.
+  h = projections_backward(sink, rope(sink, h, ".bwd"));
   if (rc.layernorm) h = sink.kernel("ln1.recompute", elementwise(d_, 2 * Tn * d_.h * E, 8 * Tn * d_.h), h);
   if (rc.layernorm) gathered = sp_gather_linear_input(sink, d_, "tp.ag_ln1_wgrad", h);
   const Handle reduced = tp_reduce(sink, d_, "tp.reduce_grad_attn", h);

@@ -72,6 +72,9 @@ LayerDims layer_dims(const JobSpec& job, double micro_batch) {
   d.norm = m.norm;
   d.attention = job.workload.attention_impl;
   d.dropout = m.dropout && d.phase == WorkloadKind::train;
+  // Serving engines fuse the rotation into their attention kernels (TensorRT-LLM's context and
+  // generation attention, torch.compile in gpt-fast); training frameworks run it on its own.
+  d.rope_kernels = d.phase == WorkloadKind::train && (d.mla || m.position == PositionEmbedding::rope);
   d.linear_bias = m.linear_bias;
   d.parallel_block = m.parallel_block;
   d.grad_accumulation = job.workload.grad_accumulation;
@@ -356,7 +359,7 @@ Handle DenseLayer::parallel_forward(OpSink& sink, OpSink::Deps input) const {
   // leaves a partial sum; one all-reduce of their sum replaces the two of a sequential block.
   const double E = d_.act_bytes, T = d_.tokens, t = d_.tp, f = d_.ffn / t;
   const Handle ln = sink.kernel_after("ln1", elementwise(d_, 2 * T * d_.h * E, 8 * T * d_.h), input.span());
-  Handle a = write_kv_cache(sink, projections_forward(sink, ln));
+  Handle a = write_kv_cache(sink, rope(sink, projections_forward(sink, ln), ""));
   a = d_.phase == WorkloadKind::decode ? decode_core(sink, a)
                                        : attention_core_forward(sink, a, CoreScope::whole);
   a = linear_forward(sink, d_, "proj", T, d_.h, d_.o_dim / t, a);

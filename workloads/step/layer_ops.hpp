@@ -59,6 +59,9 @@ struct LayerDims {
   bool linear_bias = false;
   bool parallel_block = false;  ///< attention and MLP on one norm, one TP reduction (ModelSpec)
   bool causal = true;
+  /// Training with rotary position embeddings: queries and keys are rotated by a kernel of their
+  /// own (Transformer Engine's fused RoPE, DeepSeek's rotary and MLA's query/key assembly).
+  bool rope_kernels = false;
   GradAccumulation grad_accumulation = GradAccumulation::fused;
   /// What selective recomputation regenerates, when the step recomputes selectively.
   RecomputeModules recompute;
@@ -153,6 +156,10 @@ class DenseLayer {
   /// Selective recompute of MLA's up-projections before the attention core's backward.
   OpSink::Handle mla_up_recompute(OpSink& sink, OpSink::Handle ready) const;
   OpSink::Handle attention_core_forward(OpSink& sink, OpSink::Handle qkv, CoreScope scope) const;
+  /// Training with rotary embeddings (LayerDims::rope_kernels): the rotation of the queries and
+  /// keys, and MLA's assembly of each head's query and key from its no-position and rotary parts;
+  /// `suffix` names the pass (".bwd", ".recompute").
+  OpSink::Handle rope(OpSink& sink, OpSink::Handle ready, std::string_view suffix) const;
   /// Decode: one query per sequence against the cache (MLA: absorbed into the latent space).
   OpSink::Handle decode_core(OpSink& sink, OpSink::Handle qkv) const;
   /// Prefill and decode: the new tokens' keys and values (or MLA latents) into the cache.

@@ -211,3 +211,64 @@ TEST_CASE("context parallelism splits attention into a ring of cp steps with KV 
   CHECK(ex_b[0]->comm.bytes == Approx(2 * block));
   CHECK(ex_f[0]->comm.dim == ParallelDim::cp);
 }
+
+namespace rope_rows {
+/// The bytes of the named kernels `sink` recorded.
+double bytes_of(const CountingSink& sink, std::string_view name) {
+  double sum = 0.0;
+  for (const auto& o : sink.ops)
+    if (!o.is_comm && o.name == name) sum += o.work.hbm_bytes.value();
+  return sum;
+}
+}  // namespace rope_rows
+
+TEST_CASE("training rotates queries and keys in kernels of their own, serving does not") {
+  using namespace layer_ops_rows;
+  using rope_rows::bytes_of;
+  // GPT 1.7B with rotary positions at TP 2, b = 4: queries and keys of 24 heads x 96 read and
+  // written once, 2 B each: 2 x 2 x (4 x 2048) x (2,304 + 2,304) / 2 = 75,497,472 B, forward; the
+  // same on their gradients in the backward.
+  const double expected = 2.0 * 2.0 * (b * s) * (h + h) / 2;
+  const DenseLayer layer(layer_dims(gpt_1_7b(2, false, AttentionImpl::flash), b));
+  CountingSink fwd, bwd;
+  layer.forward(fwd, {});
+  layer.backward(bwd, {}, Recompute::none);
+  CHECK(bytes_of(fwd, "rope") == Approx(expected).epsilon(1e-12));
+  CHECK(bytes_of(bwd, "rope.bwd") == Approx(expected).epsilon(1e-12));
+  // Learned positions (Megatron's 2021 GPTs): none.
+  JobSpec learned = gpt_1_7b(2, false, AttentionImpl::flash);
+  learned.model.position = PositionEmbedding::learned;
+  CountingSink none;
+  DenseLayer(layer_dims(learned, b)).forward(none, {});
+  CHECK(bytes_of(none, "rope") == 0.0);
+  // Prefill: fused into the engine's attention.
+  JobSpec prefill = gpt_1_7b(2, false, AttentionImpl::flash);
+  prefill.workload.kind = WorkloadKind::prefill;
+  CountingSink served;
+  DenseLayer(layer_dims(prefill, b)).forward(served, {});
+  CHECK(bytes_of(served, "rope") == 0.0);
+}
+
+TEST_CASE("MLA rotates its rotary parts and assembles each head's query and key") {
+  using rope_rows::bytes_of;
+  // DeepSeek-V3 at TP 1, one 4,096-token micro-batch: 128 heads of 128 no-position + 64 rotary dims.
+  // Rotation: the heads' rotary query parts and the one shared rotary key, read and written, 2 B:
+  // 2 x 2 x 4,096 x (128 + 1) x 64 = 135,266,304 B. Assembly: queries read and written
+  // (2 x 4,096 x 128 x 192), keys read from their parts (4,096 x (128 x 128 + 64)) and written
+  // (4,096 x 128 x 192), at 2 B: 2 x 4,096 x (3 x 24,576 + 16,448) = 738,721,792 B.
+  JobSpec j;
+  j.model = stepsim::test::deepseek_v3(0);
+  j.workload.seq_len = 4096;
+  const DenseLayer layer(layer_dims(j, 1));
+  CountingSink fwd, bwd;
+  layer.forward(fwd, {});
+  layer.backward(bwd, {}, Recompute::none);
+  CHECK(bytes_of(fwd, "rope") == Approx(2.0 * 2 * 4096 * 129 * 64).epsilon(1e-12));
+  CHECK(bytes_of(fwd, "qk_cat") == Approx(2.0 * 4096 * (3 * 24576 + 16448)).epsilon(1e-12));
+  CHECK(bytes_of(bwd, "qk_cat.bwd") == bytes_of(fwd, "qk_cat"));
+  // Selective "mla_up_proj" recomputes the up projections, and with them the rotation and assembly.
+  CountingSink recomputed;
+  j.recompute_modules.mla_up_proj = true;
+  DenseLayer(layer_dims(j, 1)).backward(recomputed, {}, Recompute::selective);
+  CHECK(bytes_of(recomputed, "qk_cat.recompute") == bytes_of(fwd, "qk_cat"));
+}

@@ -56,11 +56,12 @@ inline constexpr std::array<Choice<work::TpCommOverlap>, 3> kTpCommOverlap{
     {{"off", work::TpCommOverlap::off},
      {"userbuffers", work::TpCommOverlap::userbuffers},
      {"async_tp", work::TpCommOverlap::async_tp}}};
-inline constexpr std::array<Choice<work::PipelineSchedule>, 4> kSchedule{
+inline constexpr std::array<Choice<work::PipelineSchedule>, 5> kSchedule{
     {{"gpipe", work::PipelineSchedule::gpipe},
      {"1f1b", work::PipelineSchedule::one_f_one_b},
      {"interleaved", work::PipelineSchedule::interleaved},
-     {"dualpipe", work::PipelineSchedule::dualpipe}}};
+     {"dualpipe", work::PipelineSchedule::dualpipe},
+     {"dualpipev", work::PipelineSchedule::dualpipev}}};
 inline constexpr std::array<Choice<work::ParallelDim>, 5> kParallelDim{{{"tp", work::ParallelDim::tp},
                                                                         {"cp", work::ParallelDim::cp},
                                                                         {"ep", work::ParallelDim::ep},

@@ -67,10 +67,16 @@ void check_schedule(const work::JobSpec& job) {
     refuse("parallelism.virtual_stages", "is " + to_string(p.virtual_stages) + " but pp = " + to_string(p.pp),
            "interleaved model chunks need pipeline parallelism (pp > 1); set virtual_stages = 1");
   const bool interleaved = p.schedule == work::PipelineSchedule::interleaved;
+  const bool vshape = p.schedule == work::PipelineSchedule::dualpipev;
   if (interleaved && p.virtual_stages < 2)
     refuse("parallelism.schedule", "\"interleaved\" needs virtual_stages > 1",
            "set virtual_stages (model chunks per pipeline rank), or schedule = \"1f1b\"");
-  if (!interleaved && p.virtual_stages > 1)
+  if (vshape && p.virtual_stages != 2)
+    refuse(
+        "parallelism.virtual_stages",
+        "is " + to_string(p.virtual_stages) + ", but \"dualpipev\" runs the two halves of a V on each rank",
+        "set virtual_stages = 2, or leave it out");
+  if (!interleaved && !vshape && p.virtual_stages > 1)
     refuse("parallelism.schedule",
            "\"" + std::string(work::name(p.schedule)) +
                "\" cannot run virtual_stages = " + to_string(p.virtual_stages),
@@ -80,31 +86,40 @@ void check_schedule(const work::JobSpec& job) {
            "is " + to_string(p.virtual_stages) + ", but inference runs one model chunk per pipeline stage",
            "set virtual_stages = 1 for kind = \"" + std::string(work::name(w.kind)) + "\"");
   const int per_step = w.micro_batch * p.dp;
-  if (p.schedule == work::PipelineSchedule::dualpipe) {
-    // deepseek-ai/DualPipe asserts an even number of ranks and of chunks, at least 2 per rank.
+  if (work::is_dualpipe(p.schedule)) {
+    // deepseek-ai/DualPipe asserts at least 2 chunks per rank; DualPipe also an even number of
+    // ranks and of chunks (half enter at each end).
+    const std::string name = "\"" + std::string(work::name(p.schedule)) + "\"";
     if (w.kind != work::WorkloadKind::train)
-      refuse("parallelism.schedule", "\"dualpipe\" schedules training steps",
+      refuse("parallelism.schedule", name + " schedules training steps",
              "remove parallelism.schedule for kind = \"" + std::string(work::name(w.kind)) + "\"");
-    if (p.pp < 2 || p.pp % 2 != 0)
+    if (p.pp < 2 || (!vshape && p.pp % 2 != 0))
       refuse("parallelism.schedule",
-             "\"dualpipe\" needs an even pp of at least 2, and pp = " + to_string(p.pp),
-             "DualPipe pairs rank r with rank pp - 1 - r; set an even pp");
+             name + " needs " + (vshape ? "pp of at least 2" : "an even pp of at least 2") +
+                 ", and pp = " + to_string(p.pp),
+             vshape ? "set pp >= 2" : "DualPipe pairs rank r with rank pp - 1 - r; set an even pp");
     if (p.zero_stage >= 3)
-      refuse("parallelism.schedule", "\"dualpipe\" with zero_stage = 3 is not modelled",
+      refuse("parallelism.schedule", name + " with zero_stage = 3 is not modelled",
              "DeepSeek-V3 ran DualPipe with ZeRO-1; set zero_stage to 1 or 2");
+    if (vshape &&
+        (p.first_stage_layers > 0 || p.last_stage_layers > 0 || p.embedding_in_split || p.loss_in_split))
+      refuse("parallelism.schedule", name + " with uneven stage sizes is not modelled",
+             "the V splits the layers evenly over 2 x pp chunks; remove first_stage_layers, "
+             "last_stage_layers and the account_for_* flags");
     if (per_step >= 1 && w.global_batch % per_step == 0) {
       const int micro_batches = w.global_batch / per_step;
-      if (micro_batches % 2 != 0 || micro_batches < 2 * p.pp)
+      if ((!vshape && micro_batches % 2 != 0) || micro_batches < 2 * p.pp)
         refuse("parallelism.schedule",
-               "\"dualpipe\" needs an even number of micro-batches per pipeline, at least 2 x pp = " +
-                   to_string(2 * p.pp) +
+               name + " needs " + (vshape ? "" : "an even number of ") +
+                   "micro-batches per pipeline, at least 2 x pp = " + to_string(2 * p.pp) +
                    "; global_batch / (micro_batch x dp) = " + to_string(w.global_batch) + " / (" +
                    to_string(w.micro_batch) + " x " + to_string(p.dp) + ") = " + to_string(micro_batches),
-               "half the micro-batches enter at each end of the pipeline; change global_batch, micro_batch "
-               "or dp");
+               std::string(vshape ? "every micro-batch runs down the ranks and back"
+                                  : "half the micro-batches enter at each end of the pipeline") +
+                   "; change global_batch, micro_batch or dp");
     }
   }
-  if (p.virtual_stages < 2 || w.kind != work::WorkloadKind::train || per_step < 1 ||
+  if (!interleaved || p.virtual_stages < 2 || w.kind != work::WorkloadKind::train || per_step < 1 ||
       w.global_batch % per_step != 0)
     return;  // an uneven batch is refused with the workload's rules
   const int micro_batches = w.global_batch / per_step;
@@ -215,6 +230,9 @@ void resolve_schedule(Scenario& s) {
   if (!given(s, "parallelism.schedule"))
     p.schedule =
         p.virtual_stages > 1 ? work::PipelineSchedule::interleaved : work::PipelineSchedule::one_f_one_b;
+  // DualPipeV's V: two model chunks per rank.
+  if (p.schedule == work::PipelineSchedule::dualpipev && !given(s, "parallelism.virtual_stages"))
+    p.virtual_stages = 2;
 }
 
 void resolve_dp(Scenario& s) {

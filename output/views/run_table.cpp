@@ -64,6 +64,7 @@ std::string parallel_layout(const work::JobSpec& j) {
   std::string s = "TP" + std::to_string(p.tp) + " PP" + std::to_string(p.pp);
   if (p.virtual_stages > 1) s += "x" + std::to_string(p.virtual_stages);
   if (p.pp > 1 && p.schedule == work::PipelineSchedule::dualpipe) s += " DualPipe";
+  if (p.pp > 1 && p.schedule == work::PipelineSchedule::dualpipev) s += " DualPipeV";
   if (p.cp > 1) s += " CP" + std::to_string(p.cp);
   if (p.ep > 1) s += " EP" + std::to_string(p.ep);
   s += " DP" + std::to_string(p.dp);

@@ -49,7 +49,8 @@ class Bounder {
         comm_(comm),
         pp_(job.parallel.pp),
         v_(job.parallel.virtual_stages),
-        dualpipe_(job.parallel.schedule == PipelineSchedule::dualpipe) {}
+        dualpipe_(is_dualpipe(job.parallel.schedule)),
+        vshape_(job.parallel.schedule == PipelineSchedule::dualpipev) {}
 
   StepBound run();
 
@@ -118,7 +119,8 @@ class Bounder {
   BoundSink sink_;
   CommBound* comm_;
   int pp_, v_;
-  bool dualpipe_ = false;
+  bool dualpipe_ = false;  ///< DualPipe or DualPipeV
+  bool vshape_ = false;    ///< DualPipeV
   // Dense layers emit the same kernels whatever their index (LayerStack ignores it for them), so
   // they are emitted once per rank: keys (rank, layer), layer -1 for every dense layer.
   std::map<std::pair<int, int>, Segment> forward_, backward_;
@@ -259,14 +261,20 @@ RankParams Bounder::params(int stage) {
     if (layer) p.layer_dense += dense;
     if (layer) p.linear += dense + experts;
   };
-  // DualPipe: rank r holds stages r and pp - 1 - r, so both end ranks hold both ends.
-  const bool ends = dualpipe_ && (stage == 0 || stage == pp_ - 1);
-  const bool first = stage == 0 || ends, last = stage == pp_ - 1 || ends;
+  // The model chunks the rank holds: interleaved c x pp + stage; DualPipe stages r and pp - 1 - r
+  // (both end ranks hold both ends); DualPipeV chunks r and 2 pp - 1 - r (rank 0 both ends).
+  std::vector<int> vstages_held;
+  if (dualpipe_) {
+    for (int chunk = 0; chunk < 2; ++chunk)
+      vstages_held.push_back(dualpipe_stage(pp_, stage, chunk, vshape_));
+    if (vstages_held[0] == vstages_held[1]) vstages_held.pop_back();
+  } else {
+    for (int chunk = 0; chunk < v_; ++chunk) vstages_held.push_back(chunk * pp_ + stage);
+  }
+  const bool first = std::find(vstages_held.begin(), vstages_held.end(), 0) != vstages_held.end();
+  const bool last = std::find(vstages_held.begin(), vstages_held.end(), vstages() - 1) != vstages_held.end();
   if (first) add(embed_.params_per_rank(), 0.0, false);
   std::vector<int> own;
-  std::vector<int> vstages_held;
-  for (int chunk = 0; chunk < v_; ++chunk) vstages_held.push_back(chunk * pp_ + stage);
-  if (dualpipe_ && pp_ - 1 - stage != stage) vstages_held.push_back(pp_ - 1 - stage);
   for (int vs : vstages_held) {
     const auto [begin, end] = layers_of(vs);
     for (int l = begin; l < end; ++l) own.push_back(l);
@@ -494,13 +502,15 @@ Bounder::Relaxed Bounder::relax(const Schedule& schedule, int m, const std::vect
 }
 
 StepBound Bounder::run_dualpipe(int m, const Schedule& schedule) {
-  // Rank s runs stages s and pp - 1 - s, m / 2 micro-batches each, with its pairs' two streams
+  // Rank s runs stages s and pp - 1 - s, m / 2 micro-batches each (DualPipeV: chunks s and
+  // 2 pp - 1 - s, every micro-batch through both), with its pairs' two streams
   // sharing the GPU and its weight steps moving kernels, not adding any: the time bound is the
   // busiest rank's kernel time at full speed, as for ep_overlap. Memory: its forwards before the
   // first backward, each stage's activations kept until that micro-batch's backward (or later
   // weight step) on this rank.
   Fingerprint program;
-  for (int v : {pp_, m, static_cast<int>(PipelineSchedule::dualpipe)}) program.add(v);
+  for (int v : {pp_, m, static_cast<int>(job_.parallel.schedule)}) program.add(v);
+  const int per_chunk = vshape_ ? m : m / 2;
   StepBound b;
   for (int s = 0; s < pp_; ++s) {
     const auto si = static_cast<std::size_t>(s);
@@ -508,10 +518,10 @@ StepBound Bounder::run_dualpipe(int m, const Schedule& schedule) {
     Time kernels{};
     std::array<double, 2> kept_bytes{};
     for (int chunk = 0; chunk < 2; ++chunk) {
-      const int vs = dualpipe_stage(pp_, s, chunk);
+      const int vs = dualpipe_stage(pp_, s, chunk, vshape_);
       const StepCost f = forward(vs, rank), g = backward(vs, rank);
       kept_bytes[static_cast<std::size_t>(chunk)] = kept(vs, rank);
-      for (int i = 0; i < m / 2; ++i) kernels += f.kernels + g.kernels;
+      for (int i = 0; i < per_chunk; ++i) kernels += f.kernels + g.kernels;
       program.add(f.program.value());
       program.add(g.program.value());
       program.add(kept_bytes[static_cast<std::size_t>(chunk)]);
@@ -543,7 +553,7 @@ StepBound Bounder::run_dualpipe(int m, const Schedule& schedule) {
 
 StepBound Bounder::run() {
   const int m = check_and_count_microbatches();
-  const PipelineSchedule kind = v_ > 1 ? PipelineSchedule::interleaved : job_.parallel.schedule;
+  const PipelineSchedule kind = v_ > 1 && !vshape_ ? PipelineSchedule::interleaved : job_.parallel.schedule;
   const Schedule schedule = pipeline_schedule(kind, pp_, m, v_);
   if (dualpipe_) return run_dualpipe(m, schedule);
   Fingerprint program;

@@ -43,6 +43,9 @@ double pipeline_bubble(const JobSpec& job, const StepShape& s) {
   // of 3m units.
   if (job.parallel.schedule == PipelineSchedule::dualpipe)
     return 2.0 * (job.parallel.pp / 2.0 - 1.0) / (3.0 * s.micro_batches);
+  // DualPipeV: the same over its 2p stages of half a rank's layers, 2m chunks per rank.
+  if (job.parallel.schedule == PipelineSchedule::dualpipev)
+    return (job.parallel.pp - 1.0) / (3.0 * s.micro_batches);
   const double v = job.parallel.schedule == PipelineSchedule::interleaved ? job.parallel.virtual_stages : 1.0;
   return (job.parallel.pp - 1.0) / (v * s.micro_batches);
 }

@@ -85,6 +85,8 @@ double micro_batches_in_flight(const JobSpec& job, const StepShape& s, int i) {
     // DualPipe: pp + 1 chunk activations on every rank (deepseek-ai/DualPipe README), with the
     // zero-bubble weight steps freeing theirs when they run.
     case PipelineSchedule::dualpipe: return std::min(s.micro_batches, p + 1.0);
+    // DualPipeV: 2p + 1 chunks of half a rank's layers.
+    case PipelineSchedule::dualpipev: return std::min(s.micro_batches, p + 0.5);
   }
   const double v = par.virtual_stages;
   return std::min(s.micro_batches, (2.0 * (p - i - 1.0) + (v - 1.0) * p + 1.0) / v);

@@ -33,9 +33,14 @@ enum class P2pMode : std::uint8_t {
   blocking,    ///< Megatron-LM's batched isend/irecv + synchronize: the sender's next step waits
                ///< for the transfer to finish
 };
-/// gpipe, 1F1B, Megatron's interleaved 1F1B, or DeepSeek's DualPipe (bidirectional: each pipeline
-/// rank holds stages r and pp - 1 - r, micro-batches enter from both ends; pipeline_schedule.hpp).
-enum class PipelineSchedule : std::uint8_t { gpipe, one_f_one_b, interleaved, dualpipe };
+/// gpipe, 1F1B, Megatron's interleaved 1F1B, DeepSeek's DualPipe (bidirectional: each pipeline
+/// rank holds stages r and pp - 1 - r, micro-batches enter from both ends) or DualPipeV (the V-shaped
+/// "cut-in-half" DualPipe: rank r holds model chunks r and 2 pp - 1 - r; pipeline_schedule.hpp).
+enum class PipelineSchedule : std::uint8_t { gpipe, one_f_one_b, interleaved, dualpipe, dualpipev };
+/// DualPipe or DualPipeV: two model chunks per rank, overlapped pairs, zero-bubble weight steps.
+inline bool is_dualpipe(PipelineSchedule s) {
+  return s == PipelineSchedule::dualpipe || s == PipelineSchedule::dualpipev;
+}
 /// How a sequence-parallel layer's TP all-gathers and reduce-scatters meet the GEMMs they feed
 /// (docs/model.md, "TP communication overlap"). Every mode overlaps the backward's all-gather of
 /// the weight-gradient input with the data-gradient GEMM and the data gradient's reduce-scatter

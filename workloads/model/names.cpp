@@ -112,6 +112,7 @@ std::string_view name(PipelineSchedule s) {
     case PipelineSchedule::one_f_one_b: return "1f1b";
     case PipelineSchedule::interleaved: return "interleaved";
     case PipelineSchedule::dualpipe: return "dualpipe";
+    case PipelineSchedule::dualpipev: return "dualpipev";
   }
   return "unknown";
 }

@@ -55,22 +55,25 @@ std::vector<PipeStep> interleaved(int pp, int rank, int microbatches, int v) {
 }
 
 /// deepseek-ai/DualPipe dualpipe.py, DualPipe.step, transcribed phase by phase. `phase` there is
-/// the direction for the first half of the ranks and the other one for the second half.
-std::vector<PipeStep> dualpipe(int pp, int rank, int microbatches) {
-  const int half_ranks = pp / 2;
-  const int half_rank = std::min(rank, pp - 1 - rank);
-  const int half_m = microbatches / 2;
-  const int second = rank >= half_ranks ? 1 : 0;
-  const bool middle = rank == half_ranks - 1 || rank == half_ranks;
+/// the direction for the first half of the ranks and the other one for the second half. DualPipeV
+/// (dualpipev.py, DualPipeV.step) is the same program over all its ranks, with its two V halves for
+/// the phases, the last rank for the middle ones and every micro-batch through both halves.
+std::vector<PipeStep> dualpipe(int pp, int rank, int microbatches, bool v_shape) {
+  const int half_ranks = v_shape ? pp : pp / 2;
+  const int half_rank = v_shape ? rank : std::min(rank, pp - 1 - rank);
+  const int half_m = v_shape ? microbatches : microbatches / 2;
+  const int second = !v_shape && rank >= half_ranks ? 1 : 0;
+  const bool middle = v_shape ? rank == pp - 1 : rank == half_ranks - 1 || rank == half_ranks;
+  const int first_id = v_shape ? 0 : half_m;  // micro-batch ids of direction 1 start here
   int next_f[2] = {0, 0}, next_b[2] = {0, 0};
   std::vector<PipeStep> out;
   const auto f = [&](int phase) {
     const int d = phase ^ second;
-    out.push_back({Kind::forward, d * half_m + next_f[d]++, d});
+    out.push_back({Kind::forward, d * first_id + next_f[d]++, d});
   };
   const auto b = [&](int phase, bool zero_bubble) {
     const int d = phase ^ second;
-    PipeStep s{Kind::backward, d * half_m + next_b[d]++, d};
+    PipeStep s{Kind::backward, d * first_id + next_b[d]++, d};
     s.defer_weights = zero_bubble;
     out.push_back(s);
   };
@@ -90,7 +93,7 @@ std::vector<PipeStep> dualpipe(int pp, int rank, int microbatches) {
     w();
     f(1);
   }
-  for (int i = 0; i < half_m - pp + half_rank + 1; ++i) {  // 4 (main): nF0B1F1B0
+  for (int i = 0; i < half_m - 2 * half_ranks + half_rank + 1; ++i) {  // 4 (main): nF0B1F1B0
     if (i == 0 && middle) {
       f(0);  // "We don't overlap these two chunks to further reduce bubble size."
       b(1, false);
@@ -125,7 +128,11 @@ std::vector<std::vector<PipeStep>> pipeline_schedule(PipelineSchedule kind, int 
                                                      int virtual_stages) {
   if (pp < 1 || microbatches < 1 || virtual_stages < 1)
     throw UserError("pipeline schedule needs pp, micro-batches and virtual stages >= 1");
-  if (virtual_stages > 1 && kind != PipelineSchedule::interleaved)
+  if (kind == PipelineSchedule::dualpipev && (virtual_stages != 2 || microbatches < 2 * pp))
+    throw UserError("the dualpipev schedule runs 2 model chunks per rank (virtual_stages = " +
+                    std::to_string(virtual_stages) + ") and at least 2 x pp micro-batches per pipeline (" +
+                    std::to_string(microbatches) + ")");
+  if (virtual_stages > 1 && kind != PipelineSchedule::interleaved && kind != PipelineSchedule::dualpipev)
     throw UserError("virtual_stages = " + std::to_string(virtual_stages) +
                     " needs the interleaved schedule (parallelism.schedule = \"interleaved\")");
   if (kind == PipelineSchedule::interleaved && virtual_stages > 1 && microbatches % pp != 0)
@@ -141,8 +148,8 @@ std::vector<std::vector<PipeStep>> pipeline_schedule(PipelineSchedule kind, int 
     auto& steps = out[static_cast<std::size_t>(r)];
     if (kind == PipelineSchedule::gpipe)
       steps = gpipe(microbatches);
-    else if (kind == PipelineSchedule::dualpipe)
-      steps = dualpipe(pp, r, microbatches);
+    else if (is_dualpipe(kind))
+      steps = dualpipe(pp, r, microbatches, kind == PipelineSchedule::dualpipev);
     else if (kind == PipelineSchedule::interleaved && virtual_stages > 1)
       steps = interleaved(pp, r, microbatches, virtual_stages);
     else

@@ -18,7 +18,7 @@ struct PipeStep {
   int microbatch = 0;
   /// Model chunk on this rank: interleaved, virtual stage = chunk * pp + rank; DualPipe, the
   /// direction (0: micro-batches enter at rank 0, stage = rank; 1: they enter at rank pp - 1,
-  /// stage = pp - 1 - rank).
+  /// stage = pp - 1 - rank); DualPipeV, the half of the V (0: stage = rank, 1: 2 pp - 1 - rank).
   int chunk = 0;
   /// Backward: its weight-gradient GEMMs wait for a later weight step (zero bubble).
   bool defer_weights = false;
@@ -33,12 +33,15 @@ struct PipeStep {
 /// DualPipe (deepseek-ai/DualPipe dualpipe.py, DualPipe.step): micro-batches 0 .. m/2 - 1 enter at
 /// rank 0 and m/2 .. m - 1 at rank pp - 1; its eight phases per rank, with the zero-bubble weight
 /// steps and the overlapped forward-backward pairs marked; needs pp even and m even, >= 2 pp.
+/// DualPipeV (dualpipev.py, DualPipeV.step): the V of 2 pp stages, every micro-batch down the ranks
+/// and back; needs virtual_stages = 2 and m >= 2 pp.
 std::vector<std::vector<PipeStep>> pipeline_schedule(PipelineSchedule kind, int pp, int microbatches,
                                                      int virtual_stages);
 
-/// DualPipe: the pipeline stage that direction `chunk` runs on `rank` (see PipeStep::chunk).
-inline int dualpipe_stage(int pp, int rank, int chunk) {
-  return chunk == 0 ? rank : pp - 1 - rank;
+/// DualPipe: the pipeline stage that direction `chunk` runs on `rank`; DualPipeV (`v_shape`): the
+/// model chunk (of 2 pp) that half `chunk` of the V runs there (see PipeStep::chunk).
+inline int dualpipe_stage(int pp, int rank, int chunk, bool v_shape = false) {
+  return chunk == 0 ? rank : (v_shape ? 2 * pp : pp) - 1 - rank;
 }
 
 }  // namespace stepsim::work

@@ -112,7 +112,7 @@ StepAssembler::StepAssembler(const JobSpec& job, CommPlanner& planner, RankMode 
       pair_streams_.push_back(b);
       ranks_.back().compute_pair = b.compute;
     }
-    if (job.parallel.schedule == PipelineSchedule::dualpipe) {
+    if (is_dualpipe(job.parallel.schedule)) {
       // Deferred weight gradients: kernels only, on a compute stream of their own that runs only
       // while the main stream waits at a weight step.
       RankStreams w = s;

@@ -32,8 +32,11 @@ TrainStepBuilder::TrainStepBuilder(const JobSpec& job, CommPlanner& planner, Ran
                     "virtual_stages = " + std::to_string(vstages()));
   if (job.parallel.cp > 1 && job.workload.attention_impl != AttentionImpl::flash)
     throw UserError("context parallelism needs workload.attention_impl = \"flash\"");
-  const PipelineSchedule kind = v_ > 1 ? PipelineSchedule::interleaved : job.parallel.schedule;
-  dualpipe_ = kind == PipelineSchedule::dualpipe;
+  const PipelineSchedule kind = v_ > 1 && job.parallel.schedule != PipelineSchedule::dualpipev
+                                    ? PipelineSchedule::interleaved
+                                    : job.parallel.schedule;
+  dualpipe_ = is_dualpipe(kind);
+  vshape_ = kind == PipelineSchedule::dualpipev;
   schedule_ = pipeline_schedule(kind, pp_, m_, v_);
   zero3_ = job.parallel.zero_stage >= 3 && job.parallel.dp * job.parallel.cp > 1;
   const std::size_t n = a_.ranks().size();
@@ -58,15 +61,16 @@ sim::OpId TrainStepBuilder::entry_op(Handle gather, sim::OpId first) {
 }
 
 int TrainStepBuilder::model_vstage(int chunk, int stage) const {
-  return dualpipe_ ? dualpipe_stage(pp_, stage, chunk) : chunk * pp_ + stage;
+  return dualpipe_ ? dualpipe_stage(pp_, stage, chunk, vshape_) : chunk * pp_ + stage;
 }
 
 int TrainStepBuilder::boundary_vstage(int chunk, int stage) const {
   // DualPipe's two directions cross the same stage boundaries on different ranks: keep them apart.
-  return dualpipe_ ? chunk * pp_ + model_vstage(chunk, stage) : model_vstage(chunk, stage);
+  return dualpipe_ && !vshape_ ? chunk * pp_ + model_vstage(chunk, stage) : model_vstage(chunk, stage);
 }
 
 int TrainStepBuilder::stage_of_boundary(int key) const {
+  if (vshape_) return key < pp_ ? key : 2 * pp_ - 1 - key;
   return dualpipe_ ? dualpipe_stage(pp_, key % pp_, key / pp_) : key % pp_;
 }
 
@@ -404,6 +408,11 @@ void TrainStepBuilder::connect_pipeline() {
       const auto entry = entries_.find(send.key);  // receivers file their entry under the producer's key
       if (entry == entries_.end()) throw std::logic_error("pipeline boundary without a receiver");
       const int from_stage = stage_of_boundary(send.key.vstage), to_stage = stage_of_boundary(to_vs);
+      if (from_stage == to_stage) {
+        // DualPipeV's turn: the last rank runs both chunks either side of it; nothing is sent.
+        a_.graph().add_dependency(send.producer.id, a_.gpu_op(entry->second.op));
+        continue;
+      }
       // Every replica's copy of this boundary crosses the fabric at the same moment.
       CommRequest req;
       req.kind = CollectiveKind::send_recv;

@@ -175,7 +175,11 @@ TEST_CASE("DualPipe: the bound is the busiest rank's kernels, below the simulate
   moe.workload.global_batch = 32;
   moe.parallel.schedule = work::PipelineSchedule::dualpipe;
   moe.parallel.ep_overlap = true;
-  for (const auto& [name, job] : {std::pair{"dense", dense}, std::pair{"MoE with pairs", moe}}) {
+  JobSpec vshape = dense;  // DualPipeV: the V of 2 x pp chunks
+  vshape.parallel.schedule = work::PipelineSchedule::dualpipev;
+  vshape.parallel.virtual_stages = 2;
+  for (const auto& [name, job] :
+       {std::pair{"dense", dense}, std::pair{"MoE with pairs", moe}, std::pair{"DualPipeV", vshape}}) {
     auto topology = std::make_shared<const topo::Topology>(job.cluster);
     work::TopologyCommBound comm(topology);
     const work::StepBound b = work::bound_train_step(job, &comm);

@@ -156,12 +156,12 @@ TEST_CASE("DualPipe's bubble is the README's (pp/2 - 1)(F&B + B - 3W), against 1
   for (const auto& [pp, m] : {std::pair{4, 8}, {8, 20}, {16, 120}}) {
     for (const testing::UnitCosts c : {testing::UnitCosts{1, 1, 1}, testing::UnitCosts{2, 2, 1}}) {
       const double b = c.bd + c.w;
-      const auto ends =
-          testing::list_schedule(pipeline_schedule(PipelineSchedule::dualpipe, pp, m, 1), true, c);
+      const auto ends = testing::list_schedule(pipeline_schedule(PipelineSchedule::dualpipe, pp, m, 1),
+                                               PipelineSchedule::dualpipe, c);
       const double makespan = *std::max_element(ends.begin(), ends.end());
       CHECK(makespan - m * (c.f + b) == Approx((pp / 2 - 1) * ((c.f + b) + b - 3 * c.w)));
-      const auto f1b =
-          testing::list_schedule(pipeline_schedule(PipelineSchedule::one_f_one_b, pp, m, 1), false, c);
+      const auto f1b = testing::list_schedule(pipeline_schedule(PipelineSchedule::one_f_one_b, pp, m, 1),
+                                              PipelineSchedule::one_f_one_b, c);
       CHECK(*std::max_element(f1b.begin(), f1b.end()) - m * (c.f + b) == Approx((pp - 1) * (c.f + b)));
     }
   }
@@ -172,4 +172,34 @@ TEST_CASE("DualPipe refuses odd pp, odd micro-batch counts and fewer than 2 x pp
   CHECK_THROWS_AS(pipeline_schedule(PipelineSchedule::dualpipe, 4, 9, 1), UserError);
   CHECK_THROWS_AS(pipeline_schedule(PipelineSchedule::dualpipe, 4, 6, 1), UserError);
   CHECK_NOTHROW(pipeline_schedule(PipelineSchedule::dualpipe, 4, 8, 1));
+}
+
+TEST_CASE(
+    "DualPipeV: every micro-batch down the V and back, and the README's bubble over its 2 x pp stages") {
+  // deepseek-ai/DualPipe dualpipev.py: n ranks hold the 2n stages of a V; the README gives it
+  // DualPipe's bubble over PP = 2n stages, (PP/2 - 1)(F&B + B - 3W), with F, B, W per stage.
+  for (const auto& [n, m] : {std::pair{2, 4}, {4, 8}, {4, 10}, {8, 20}}) {
+    const auto sched = pipeline_schedule(PipelineSchedule::dualpipev, n, m, 2);
+    for (const auto& steps : sched) {
+      std::vector<PipeStep> passes;
+      int deferred = 0, weights = 0;
+      for (const PipeStep& s : steps) {
+        if (s.kind == Kind::weight)
+          ++weights;
+        else
+          passes.push_back(s);
+        if (s.defer_weights) ++deferred;
+      }
+      CHECK(weights == deferred);
+      check_complete(passes, m, 2);  // m micro-batches through each of the rank's two chunks
+    }
+    for (const testing::UnitCosts c : {testing::UnitCosts{1, 1, 1}, testing::UnitCosts{2, 2, 1}}) {
+      const double b = c.bd + c.w;
+      const auto ends = testing::list_schedule(sched, PipelineSchedule::dualpipev, c);
+      CHECK(*std::max_element(ends.begin(), ends.end()) - 2 * m * (c.f + b) ==
+            Approx((n - 1) * ((c.f + b) + b - 3 * c.w)));
+    }
+  }
+  CHECK_THROWS_AS(pipeline_schedule(PipelineSchedule::dualpipev, 4, 6, 2), UserError);
+  CHECK_THROWS_AS(pipeline_schedule(PipelineSchedule::dualpipev, 4, 8, 1), UserError);
 }

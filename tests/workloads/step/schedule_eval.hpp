@@ -20,12 +20,16 @@ struct UnitCosts {
 };
 
 /// Per rank, when its last step ends. Stages: 1F1B's chunk 0 is the rank's stage; DualPipe's
-/// chunk is the direction (dualpipe_stage).
-inline std::vector<double> list_schedule(const std::vector<std::vector<PipeStep>>& sched, bool dual,
-                                         UnitCosts c) {
+/// chunk is the direction and DualPipeV's the half of its V (dualpipe_stage).
+inline std::vector<double> list_schedule(const std::vector<std::vector<PipeStep>>& sched,
+                                         PipelineSchedule kind, UnitCosts c) {
   using Kind = PipeStep::Kind;
   const int pp = static_cast<int>(sched.size());
-  const auto stage = [&](int rank, int chunk) { return dual ? dualpipe_stage(pp, rank, chunk) : rank; };
+  const bool v_shape = kind == PipelineSchedule::dualpipev;
+  const int stages = v_shape ? 2 * pp : pp;
+  const auto stage = [&](int rank, int chunk) {
+    return is_dualpipe(kind) ? dualpipe_stage(pp, rank, chunk, v_shape) : rank;
+  };
   std::map<std::tuple<int, int, int>, double> done;  // (kind, micro-batch, stage) -> end
   std::vector<double> clock(static_cast<std::size_t>(pp), 0.0);
   std::vector<std::size_t> next(static_cast<std::size_t>(pp), 0);
@@ -47,7 +51,7 @@ inline std::vector<double> list_schedule(const std::vector<std::vector<PipeStep>
           const int j = stage(r, s.chunk);
           const bool fwd = s.kind == Kind::forward;
           const int from = fwd ? j - 1 : j + 1;
-          if (from >= 0 && from < pp) {
+          if (from >= 0 && from < stages) {
             const auto it = done.find({fwd ? 0 : 1, s.microbatch, from});
             if (it == done.end()) {
               waiting = true;

@@ -308,49 +308,58 @@ TEST_CASE("ZeRO-3 without dp_overlap reduces a micro-batch's gradients after its
   CHECK(early2 == 0);
 }
 
-TEST_CASE("DualPipe on the engine: the step follows its schedule, weight steps run the deferred gradients") {
-  // Uniform stages as in the 1F1B bubble test; pp 4, 8 micro-batches (4 from each end), pairs run one
-  // after the other (no ep_overlap). A middle rank's kernels give a chunk's forward F, its backward's
-  // weight-gradient GEMMs W and the rest of its backward Bd; the pipelined part of the simulated
-  // step must then equal the list schedule of DualPipe's steps with those costs (schedule_eval.hpp,
-  // which meets the README's bubble formula; pipeline_schedule_test.cpp).
+TEST_CASE(
+    "DualPipe and DualPipeV on the engine: the step follows the schedule, weight steps run the deferred "
+    "gradients") {
+  // Uniform stages as in the 1F1B bubble test; pp 4, 8 micro-batches (DualPipe: 4 from each end;
+  // DualPipeV: 8 layers as a V of 8 one-layer chunks), pairs run one after the other (no
+  // ep_overlap). A middle rank's kernels give a chunk's forward F, its backward's weight-gradient
+  // GEMMs W and the rest of its backward Bd; the pipelined part of the simulated step must then
+  // equal the list schedule of the steps with those costs (schedule_eval.hpp, which meets the
+  // README's bubble formula; pipeline_schedule_test.cpp).
   const int pp = 4, m = 8;
-  JobSpec job = small_job(1, pp, 1, m);
-  job.model.vocab = 1;
-  job.cluster.gpu.hbm_bw = units::bytes_per_s(1e30);
-  job.cluster.gpu.eff.gemm16 = topo::GemmCurve{0.8, 0.0, 0.0};
-  job.parallel.schedule = PipelineSchedule::dualpipe;
-  auto planner = free_comm();
-  const auto s = simulate(job, planner);
-  REQUIRE(s.plan.ranks[1].compute_weights != SimRank::kNoStream);
-  double fwd = 0.0, wgrad = 0.0, bwd = 0.0;
-  for (sim::StreamId st : {s.plan.ranks[1].compute, s.plan.ranks[1].compute_weights})
-    for (sim::OpId k : s.plan.graph.ops_on(st)) {
-      const double d = to_seconds(s.plan.graph.op(k).work);
-      const Pass pass = s.plan.info[k].pass;
-      if (pass == Pass::forward) fwd += d;
-      if (pass == Pass::backward && s.plan.graph.label(k).find("wgrad") != std::string_view::npos) wgrad += d;
-      if (pass == Pass::backward) bwd += d;
-    }
-  // Rank 1 runs m chunk forwards and m chunk backwards (m / 2 of each of its two stages).
-  const testing::UnitCosts c{fwd / m, (bwd - wgrad) / m, wgrad / m};
-  REQUIRE(c.w > 0.0);
-  const auto ends = testing::list_schedule(pipeline_schedule(PipelineSchedule::dualpipe, pp, m, 1), true, c);
-  const double pipeline = s.report.step_time_s - optimizer_time(s, 0);
-  // Within 1e-4: the end ranks also run the embedding and the one-column head, which the list
-  // schedule leaves out (about 0.3 us in 12.7 ms).
-  CHECK(pipeline == Approx(*std::max_element(ends.begin(), ends.end())).epsilon(1e-4));
-  // The weight steps ran the deferred gradients: kernels on the weight stream, each after the
-  // backward that deferred it had ended.
-  std::size_t deferred = 0;
-  for (sim::OpId k : s.plan.graph.ops_on(s.plan.ranks[1].compute_weights))
-    if (s.plan.graph.op(k).kind == sim::OpKind::compute) ++deferred;
-  CHECK(deferred > 0);
-
-  // The same step with every GPU simulated.
-  auto planner2 = free_comm();
-  const auto all = simulate(job, planner2, RankMode::all);
-  CHECK(all.report.step_time_s == Approx(s.report.step_time_s).epsilon(1e-12));
+  for (const PipelineSchedule kind : {PipelineSchedule::dualpipe, PipelineSchedule::dualpipev}) {
+    CAPTURE(static_cast<int>(kind));
+    const int v = kind == PipelineSchedule::dualpipev ? 2 : 1;
+    JobSpec job = small_job(1, pp, 1, m);
+    job.model.vocab = 1;
+    job.cluster.gpu.hbm_bw = units::bytes_per_s(1e30);
+    job.cluster.gpu.eff.gemm16 = topo::GemmCurve{0.8, 0.0, 0.0};
+    job.parallel.schedule = kind;
+    job.parallel.virtual_stages = v;
+    auto planner = free_comm();
+    const auto s = simulate(job, planner);
+    REQUIRE(s.plan.ranks[1].compute_weights != SimRank::kNoStream);
+    double fwd = 0.0, wgrad = 0.0, bwd = 0.0;
+    for (sim::StreamId st : {s.plan.ranks[1].compute, s.plan.ranks[1].compute_weights})
+      for (sim::OpId k : s.plan.graph.ops_on(st)) {
+        const double d = to_seconds(s.plan.graph.op(k).work);
+        const Pass pass = s.plan.info[k].pass;
+        if (pass == Pass::forward) fwd += d;
+        if (pass == Pass::backward && s.plan.graph.label(k).find("wgrad") != std::string_view::npos)
+          wgrad += d;
+        if (pass == Pass::backward) bwd += d;
+      }
+    // Rank 1 runs m chunk forwards and backwards per direction pair (DualPipe: m / 2 through each of
+    // its stages) or v m (DualPipeV: m through each half of the V).
+    const double chunks = v * m;
+    const testing::UnitCosts c{fwd / chunks, (bwd - wgrad) / chunks, wgrad / chunks};
+    REQUIRE(c.w > 0.0);
+    const auto ends = testing::list_schedule(pipeline_schedule(kind, pp, m, v), kind, c);
+    const double pipeline = s.report.step_time_s - optimizer_time(s, 0);
+    // Within 1e-4: the end ranks also run the embedding and the one-column head, which the list
+    // schedule leaves out (about 0.3 us in 12.7 ms).
+    CHECK(pipeline == Approx(*std::max_element(ends.begin(), ends.end())).epsilon(1e-4));
+    // The weight steps ran the deferred gradients, on the weight stream.
+    std::size_t deferred = 0;
+    for (sim::OpId k : s.plan.graph.ops_on(s.plan.ranks[1].compute_weights))
+      if (s.plan.graph.op(k).kind == sim::OpKind::compute) ++deferred;
+    CHECK(deferred > 0);
+    // The same step with every GPU simulated.
+    auto planner2 = free_comm();
+    const auto all = simulate(job, planner2, RankMode::all);
+    CHECK(all.report.step_time_s == Approx(s.report.step_time_s).epsilon(1e-12));
+  }
 }
 
 TEST_CASE("DualPipe keeps both stages' weights and pp + 1 chunks of activations on a rank") {
@@ -376,4 +385,30 @@ TEST_CASE("DualPipe keeps both stages' weights and pp + 1 chunks of activations 
   for (int r : {1, 2})
     CHECK(dual.report.ranks[static_cast<std::size_t>(r)].memory.activations.value() ==
           Approx((pp + 1) * 2 * per_layer).epsilon(1e-12));
+}
+
+TEST_CASE("DualPipeV keeps one copy of the weights and 2 pp + 1 one-layer chunks of activations") {
+  const int pp = 4, m = 8;
+  JobSpec job = small_job(1, pp, 1, m);
+  job.model.vocab = 1;
+  auto planner = free_comm();
+  const auto one = simulate(job, planner);
+  job.parallel.schedule = PipelineSchedule::dualpipev;
+  job.parallel.virtual_stages = 2;
+  auto planner2 = free_comm();
+  const auto v = simulate(job, planner2);
+  // The middle ranks hold two one-layer chunks, as a 1F1B stage holds two layers; rank 0 holds the
+  // embedding and the head (both ends of the V).
+  double total_v = 0.0, total_one = 0.0;
+  for (int r = 0; r < pp; ++r) {
+    total_v += v.plan.static_memory[static_cast<std::size_t>(r)].weights;
+    total_one += one.plan.static_memory[static_cast<std::size_t>(r)].weights;
+  }
+  CHECK(total_v == Approx(total_one).epsilon(1e-12));
+  CHECK(v.plan.static_memory[1].weights == Approx(one.plan.static_memory[1].weights).epsilon(1e-12));
+  // DualPipe README: 2 pp + 1 = 9 chunks of activations on every rank at its peak, one layer each.
+  const double per_layer = 2048.0 * 32 * 1024 + 2048.0 * 16 * 4;
+  for (int r : {1, 2})
+    CHECK(v.report.ranks[static_cast<std::size_t>(r)].memory.activations.value() ==
+          Approx((2 * pp + 1) * per_layer).epsilon(1e-12));
 }

@@ -334,6 +334,10 @@ std::vector<std::string> layout_adaptations(const JobSpec& base) {
     out.push_back("expert_tp = " + std::to_string(p.expert_tp) + " is replaced by 1 (experts are not split)");
   if (p.schedule == PipelineSchedule::gpipe)
     out.push_back("the gpipe schedule is replaced by 1F1B (interleaved with virtual stages)");
+  if (is_dualpipe(p.schedule))
+    out.push_back("the " + std::string(name(p.schedule)) +
+                  " schedule is replaced by 1F1B (interleaved with virtual stages): the layouts searched do "
+                  "not run DualPipe");
   return out;
 }
 

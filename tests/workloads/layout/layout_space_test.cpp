@@ -6,6 +6,7 @@
 
 #include "tests/support/fixtures.hpp"
 #include "workloads/layout/layout_space.hpp"
+#include "workloads/model/names.hpp"
 
 using namespace stepsim;
 using work::Layout;
@@ -168,4 +169,15 @@ TEST_CASE("Knob values parse as the command line writes them") {
   CHECK(zero.toml(1) == "1");
   CHECK(rc.toml(2) == "\"full\"");
   CHECK(work::knob_info(Knob::micro_batch).text(4) == "mb 4");
+}
+
+TEST_CASE("a search from a DualPipe base says its layouts run 1F1B") {
+  for (const work::PipelineSchedule s :
+       {work::PipelineSchedule::dualpipe, work::PipelineSchedule::dualpipev}) {
+    work::JobSpec base = test::tiny_training();
+    base.parallel.schedule = s;
+    const auto notes = work::layout_adaptations(base);
+    REQUIRE(notes.size() == 1);
+    CHECK_THAT(notes[0], Catch::Contains(std::string(work::name(s)) + " schedule is replaced by 1F1B"));
+  }
 }

@@ -92,9 +92,8 @@ struct Processor {
   /// progress at 1/n of its speed (two micro-batches' kernels sharing the SMs). false: compute
   /// streams are independent (one compute stream per processor, or streams that model no SMs).
   bool share_compute = false;
-  /// The communication SMs are held for the whole step (compute kernels launched on the others,
-  /// as DeepGEMM's set_num_sms beside DeepEP): compute always runs at 1 - comm_slowdown, whether
-  /// or not a transfer runs.
+  /// The share comm_slowdown stands for is held for the whole run: compute always runs at
+  /// 1 - comm_slowdown, whether or not a transfer runs, and transfers re-time nothing.
   bool reserved_comm = false;
 };
 

@@ -49,8 +49,9 @@ class Bounder {
         comm_(comm),
         pp_(job.parallel.pp),
         v_(job.parallel.virtual_stages),
-        dualpipe_(is_dualpipe(job.parallel.schedule)),
-        vshape_(job.parallel.schedule == PipelineSchedule::dualpipev) {}
+        kind_(run_schedule(job.parallel.schedule, v_)),
+        dualpipe_(is_dualpipe(kind_)),
+        vshape_(kind_ == PipelineSchedule::dualpipev) {}
 
   StepBound run();
 
@@ -119,6 +120,7 @@ class Bounder {
   BoundSink sink_;
   CommBound* comm_;
   int pp_, v_;
+  PipelineSchedule kind_;  ///< the schedule the step runs (run_schedule)
   bool dualpipe_ = false;  ///< DualPipe or DualPipeV
   bool vshape_ = false;    ///< DualPipeV
   // Dense layers emit the same kernels whatever their index (LayerStack ignores it for them), so
@@ -261,16 +263,10 @@ RankParams Bounder::params(int stage) {
     if (layer) p.layer_dense += dense;
     if (layer) p.linear += dense + experts;
   };
-  // The model chunks the rank holds: interleaved c x pp + stage; DualPipe stages r and pp - 1 - r
-  // (both end ranks hold both ends); DualPipeV chunks r and 2 pp - 1 - r (rank 0 both ends).
+  // The model chunks the rank holds (DualPipe: both end ranks hold both ends; DualPipeV: rank 0).
   std::vector<int> vstages_held;
-  if (dualpipe_) {
-    for (int chunk = 0; chunk < 2; ++chunk)
-      vstages_held.push_back(dualpipe_stage(pp_, stage, chunk, vshape_));
-    if (vstages_held[0] == vstages_held[1]) vstages_held.pop_back();
-  } else {
-    for (int chunk = 0; chunk < v_; ++chunk) vstages_held.push_back(chunk * pp_ + stage);
-  }
+  for (int chunk = 0; chunk < chunks_per_rank(kind_, v_); ++chunk)
+    vstages_held.push_back(model_chunk(kind_, pp_, stage, chunk));
   const bool first = std::find(vstages_held.begin(), vstages_held.end(), 0) != vstages_held.end();
   const bool last = std::find(vstages_held.begin(), vstages_held.end(), vstages() - 1) != vstages_held.end();
   if (first) add(embed_.params_per_rank(), 0.0, false);
@@ -518,7 +514,7 @@ StepBound Bounder::run_dualpipe(int m, const Schedule& schedule) {
     Time kernels{};
     std::array<double, 2> kept_bytes{};
     for (int chunk = 0; chunk < 2; ++chunk) {
-      const int vs = dualpipe_stage(pp_, s, chunk, vshape_);
+      const int vs = model_chunk(kind_, pp_, s, chunk);
       const StepCost f = forward(vs, rank), g = backward(vs, rank);
       kept_bytes[static_cast<std::size_t>(chunk)] = kept(vs, rank);
       for (int i = 0; i < per_chunk; ++i) kernels += f.kernels + g.kernels;
@@ -553,7 +549,7 @@ StepBound Bounder::run_dualpipe(int m, const Schedule& schedule) {
 
 StepBound Bounder::run() {
   const int m = check_and_count_microbatches();
-  const PipelineSchedule kind = v_ > 1 && !vshape_ ? PipelineSchedule::interleaved : job_.parallel.schedule;
+  const PipelineSchedule kind = kind_;
   const Schedule schedule = pipeline_schedule(kind, pp_, m, v_);
   if (dualpipe_) return run_dualpipe(m, schedule);
   Fingerprint program;

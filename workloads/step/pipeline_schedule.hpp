@@ -38,10 +38,24 @@ struct PipeStep {
 std::vector<std::vector<PipeStep>> pipeline_schedule(PipelineSchedule kind, int pp, int microbatches,
                                                      int virtual_stages);
 
-/// DualPipe: the pipeline stage that direction `chunk` runs on `rank`; DualPipeV (`v_shape`): the
-/// model chunk (of 2 pp) that half `chunk` of the V runs there (see PipeStep::chunk).
-inline int dualpipe_stage(int pp, int rank, int chunk, bool v_shape = false) {
-  return chunk == 0 ? rank : (v_shape ? 2 * pp : pp) - 1 - rank;
+/// The schedule a job with `virtual_stages` chunks per rank runs: interleaved 1F1B whenever it has
+/// several chunks, except DualPipeV, whose V is its two chunks.
+inline PipelineSchedule run_schedule(PipelineSchedule asked, int virtual_stages) {
+  return virtual_stages > 1 && asked != PipelineSchedule::dualpipev ? PipelineSchedule::interleaved : asked;
+}
+
+/// Model chunks each pipeline rank holds: both DualPipe directions' stages, DualPipeV's two halves,
+/// interleaving's virtual_stages, else one.
+inline int chunks_per_rank(PipelineSchedule kind, int virtual_stages) {
+  return is_dualpipe(kind) ? 2 : virtual_stages;
+}
+
+/// The model chunk (virtual stage, of pp x chunks) that chunk `chunk` of pipeline rank `rank` runs
+/// (see PipeStep::chunk): interleaved chunk x pp + rank; DualPipe rank, then pp - 1 - rank;
+/// DualPipeV rank, then 2 pp - 1 - rank.
+inline int model_chunk(PipelineSchedule kind, int pp, int rank, int chunk) {
+  if (!is_dualpipe(kind) || chunk == 0) return chunk * pp + rank;
+  return (kind == PipelineSchedule::dualpipev ? 2 * pp : pp) - 1 - rank;
 }
 
 }  // namespace stepsim::work

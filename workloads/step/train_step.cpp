@@ -32,12 +32,10 @@ TrainStepBuilder::TrainStepBuilder(const JobSpec& job, CommPlanner& planner, Ran
                     "virtual_stages = " + std::to_string(vstages()));
   if (job.parallel.cp > 1 && job.workload.attention_impl != AttentionImpl::flash)
     throw UserError("context parallelism needs workload.attention_impl = \"flash\"");
-  const PipelineSchedule kind = v_ > 1 && job.parallel.schedule != PipelineSchedule::dualpipev
-                                    ? PipelineSchedule::interleaved
-                                    : job.parallel.schedule;
-  dualpipe_ = is_dualpipe(kind);
-  vshape_ = kind == PipelineSchedule::dualpipev;
-  schedule_ = pipeline_schedule(kind, pp_, m_, v_);
+  kind_ = run_schedule(job.parallel.schedule, v_);
+  dualpipe_ = is_dualpipe(kind_);
+  vshape_ = kind_ == PipelineSchedule::dualpipev;
+  schedule_ = pipeline_schedule(kind_, pp_, m_, v_);
   zero3_ = job.parallel.zero_stage >= 3 && job.parallel.dp * job.parallel.cp > 1;
   const std::size_t n = a_.ranks().size();
   sends_.resize(n);
@@ -61,7 +59,7 @@ sim::OpId TrainStepBuilder::entry_op(Handle gather, sim::OpId first) {
 }
 
 int TrainStepBuilder::model_vstage(int chunk, int stage) const {
-  return dualpipe_ ? dualpipe_stage(pp_, stage, chunk, vshape_) : chunk * pp_ + stage;
+  return model_chunk(kind_, pp_, stage, chunk);
 }
 
 int TrainStepBuilder::boundary_vstage(int chunk, int stage) const {
@@ -71,13 +69,12 @@ int TrainStepBuilder::boundary_vstage(int chunk, int stage) const {
 
 int TrainStepBuilder::stage_of_boundary(int key) const {
   if (vshape_) return key < pp_ ? key : 2 * pp_ - 1 - key;
-  return dualpipe_ ? dualpipe_stage(pp_, key % pp_, key / pp_) : key % pp_;
+  return dualpipe_ ? model_chunk(kind_, pp_, key % pp_, key / pp_) : key % pp_;
 }
 
 std::vector<int> TrainStepBuilder::model_vstages(int stage) const {
   std::vector<int> out;
-  const int chunks = dualpipe_ ? 2 : v_;
-  for (int c = 0; c < chunks; ++c) out.push_back(model_vstage(c, stage));
+  for (int c = 0; c < chunks_per_rank(kind_, v_); ++c) out.push_back(model_vstage(c, stage));
   return out;
 }
 
@@ -210,13 +207,9 @@ void TrainStepBuilder::backward(RankSink& sink, int sim_rank, const PipeStep& st
   const Handle done = sink.barrier(d.last, "weights.done");
   sink.set_lane(0);
   const auto r = static_cast<std::size_t>(sim_rank);
-  for (int l = begin; l < end; ++l) grads_[r][GradKey::layer(l)].ready = done;
-  if (vs == 0) grads_[r][GradKey::embedding()].ready = done;
-  if (vs == vstages() - 1) {
-    grads_[r][GradKey::head()].ready = done;
-    for (int depth = 0; depth < mtp_depth_; ++depth) grads_[r][GradKey::mtp_module(depth)].ready = done;
-    if (mtp_depth_ > 0) grads_[r][GradKey::mtp_embedding()].ready = done;
-  }
+  // The gradient sources this chunk recorded are the ones whose op it emitted.
+  for (auto& [source, grad] : grads_[r])
+    if (grad.ready.valid() && grad.ready.id >= first) grad.ready = done;
   deferred_[r].push_back({d.gate, done, freed});
 }
 
@@ -334,29 +327,24 @@ void TrainStepBuilder::build_rank(int sim_rank) {
     // Steady state: a backward and the forward after it (of a later micro-batch, independent of it
     // on every stage, the last one included) become one pair. DualPipe names its pairs: a forward
     // and the backward after it (of the other direction).
-    const bool paired =
-        job_.parallel.ep_overlap && i + 1 < order.size() &&
-        (dualpipe_ ? step.pair_with_next : step.kind == Kind::backward && order[i + 1].kind == Kind::forward);
-    if (paired) {
+    const bool pair =
+        i + 1 < order.size() && (dualpipe_ ? step.pair_with_next
+                                           : job_.parallel.ep_overlap && step.kind == Kind::backward &&
+                                                 order[i + 1].kind == Kind::forward);
+    if (pair) {
       spans.push_back({first});
       ++step_index_;  // both halves count as the second step: blocking sends wait before the next
-      const bool fwd_first = step.kind == Kind::forward;
-      // DualPipe waits for both halves' data before either runs (_forward_backward_chunk).
+      const PipeStep& fwd = step.kind == Kind::forward ? step : order[i + 1];
+      const PipeStep& bwd = step.kind == Kind::forward ? order[i + 1] : step;
+      // DualPipe waits for both halves' data before either runs (_forward_backward_chunk), and
+      // without ep_overlap runs the forward, then the backward.
       if (dualpipe_) pair_gate_ = sink.barrier(Handle{}, "pair.recv");
-      overlapped_pair(sink, sim_rank, fwd_first ? step : order[i + 1], fwd_first ? order[i + 1] : step);
-      pair_gate_ = Handle{};
-      spans.push_back({first});
-      ++step_index_;
-      ++i;
-      continue;
-    }
-    if (dualpipe_ && step.pair_with_next) {
-      // Without ep_overlap DualPipe runs its pair's forward, then its backward, after both arrived.
-      spans.push_back({first});
-      ++step_index_;
-      pair_gate_ = sink.barrier(Handle{}, "pair.recv");
-      forward(sink, sim_rank, step);
-      backward(sink, sim_rank, order[i + 1]);
+      if (job_.parallel.ep_overlap) {
+        overlapped_pair(sink, sim_rank, fwd, bwd);
+      } else {
+        forward(sink, sim_rank, fwd);
+        backward(sink, sim_rank, bwd);
+      }
       pair_gate_ = Handle{};
       spans.push_back({first});
       ++step_index_;

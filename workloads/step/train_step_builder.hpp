@@ -194,7 +194,8 @@ class TrainStepBuilder {
   std::vector<std::map<GradKey, GradSource>> grads_;          // per sim rank, in GradKey order
   std::vector<Handle> last_op_;  // per sim rank
   bool zero3_ = false;
-  bool dualpipe_ = false;  ///< DualPipe or DualPipeV
+  PipelineSchedule kind_ = PipelineSchedule::one_f_one_b;  ///< the schedule the step runs
+  bool dualpipe_ = false;                                  ///< DualPipe or DualPipeV
   bool vshape_ = false;    ///< DualPipeV: chunk 1 of rank r is model chunk 2 pp - 1 - r
   Handle pair_gate_;  ///< DualPipe: the gate of the pair being built, where both halves' data enter
   /// A zero-bubble backward's deferred weight gradients: the gate its weight step opens, the op

@@ -20,7 +20,7 @@ struct UnitCosts {
 };
 
 /// Per rank, when its last step ends. Stages: 1F1B's chunk 0 is the rank's stage; DualPipe's
-/// chunk is the direction and DualPipeV's the half of its V (dualpipe_stage).
+/// chunk is the direction and DualPipeV's the half of its V (model_chunk).
 inline std::vector<double> list_schedule(const std::vector<std::vector<PipeStep>>& sched,
                                          PipelineSchedule kind, UnitCosts c) {
   using Kind = PipeStep::Kind;
@@ -28,7 +28,7 @@ inline std::vector<double> list_schedule(const std::vector<std::vector<PipeStep>
   const bool v_shape = kind == PipelineSchedule::dualpipev;
   const int stages = v_shape ? 2 * pp : pp;
   const auto stage = [&](int rank, int chunk) {
-    return is_dualpipe(kind) ? dualpipe_stage(pp, rank, chunk, v_shape) : rank;
+    return is_dualpipe(kind) ? model_chunk(kind, pp, rank, chunk) : rank;
   };
   std::map<std::tuple<int, int, int>, double> done;  // (kind, micro-batch, stage) -> end
   std::vector<double> clock(static_cast<std::size_t>(pp), 0.0);

@@ -42,6 +42,7 @@ namespace detail {
 void resolve_and_check(Scenario& s) {
   try {
     resolve_precision(s);
+    resolve_attention(s);
     resolve_recipe(s);
     resolve_nvlink_domain(s);
     resolve_schedule(s);

@@ -48,6 +48,7 @@ void check_moe_keys(const Scenario& s);
 void check_moe_rules(const work::JobSpec& job);
 
 // cross_checks_workload.cpp
+void resolve_attention(Scenario& s);
 void check_workload_keys(const Scenario& s);
 void check_workload_rules(const work::JobSpec& job, const work::ServeSpec* serve);
 

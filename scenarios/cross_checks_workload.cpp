@@ -4,6 +4,7 @@
 #include <string>
 
 #include "scenarios/cross_checks_rules.hpp"
+#include "workloads/model/attention_backend.hpp"
 #include "workloads/model/names.hpp"
 
 namespace stepsim::scen::detail {
@@ -193,6 +194,20 @@ void check_split(const work::JobSpec& job, const work::ServeSpec* serve) {
 }
 
 }  // namespace cross_checks_workload
+
+void resolve_attention(Scenario& s) {
+  work::WorkloadSpec& w = s.job.workload;
+  if (!w.transformer_engine.stated() || w.kind != work::WorkloadKind::train) return;
+  const auto unfused = work::te_training_attention_unfused(w.transformer_engine, s.job.cluster.gpu.arch,
+                                                           work::attention_head_dims(s.job.model));
+  if (!unfused) return;
+  if (given(s, "workload.attention_impl") && w.attention_impl == work::AttentionImpl::flash)
+    refuse("workload.attention_impl", "is \"flash\", but " + unfused->why,
+           "remove attention_impl (stepsim then runs the unfused path), or state the release the run "
+           "used (fused MLA attention on Blackwell needs Transformer Engine 2.5 or later)");
+  w.attention_impl = work::AttentionImpl::unfused;
+  w.attention_note = unfused->why;
+}
 
 void check_workload_keys(const Scenario& s) {
   cross_checks_workload::check_kind_keys(s);

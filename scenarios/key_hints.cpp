@@ -85,6 +85,7 @@ constexpr KeyHome kHomes[] = {
     {"recompute", "workload"},
     {"recompute_modules", "workload"},
     {"attention_impl", "workload"},
+    {"transformer_engine", "workload"},
     {"grad_accumulation", "workload"},
     {"dp", "parallelism"},
     {"tp", "parallelism"},

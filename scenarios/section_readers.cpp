@@ -7,6 +7,7 @@
 #include "scenarios/spec_readers.hpp"
 #include "scenarios/suggest.hpp"
 #include "sim/units.hpp"
+#include "workloads/model/attention_backend.hpp"
 
 namespace stepsim::scen::detail {
 namespace {
@@ -145,6 +146,14 @@ void read_workload_section(TableReader r, Scenario& s) {
   std::vector<std::string> modules;
   if (r.read("recompute_modules", modules)) s.job.recompute_modules = read_recompute_modules(r, modules);
   r.read("attention_impl", w.attention_impl, choices::kAttentionImpl);
+  std::string te;
+  if (r.read("transformer_engine", te)) {
+    const auto version = work::parse_version(te);
+    if (!version)
+      r.fail("transformer_engine", "\"" + te + "\" is not a release number",
+             "write the Transformer Engine release the run used, as \"2.2\"");
+    w.transformer_engine = *version;
+  }
   r.read("grad_accumulation", w.grad_accumulation, choices::kGradAccumulation);
   r.read("cuda_graphs", w.cuda_graphs);
   r.read("decode_attention", w.decode_attention, choices::kDecodeAttention);

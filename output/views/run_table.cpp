@@ -111,6 +111,8 @@ void headline(std::ostringstream& o, const work::JobSpec& job, const work::Simul
     << parallel_layout(job) << ", " << format_count(s.plan.microbatches, "micro-batch", "micro-batches")
     << " per step (" << format_count(static_cast<long long>(s.plan.ranks.size()), "rank", "ranks")
     << " simulated)\n";
+  if (!job.workload.attention_note.empty())
+    o << "  attention: unfused; " << job.workload.attention_note << "\n";
   const auto& c = job.cluster;
   if (c.rack_gpus > 0) {
     const int domains = (s.plan.world + c.nvlink_domain - 1) / c.nvlink_domain;

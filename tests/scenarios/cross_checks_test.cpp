@@ -96,6 +96,41 @@ max_batch = 10000
   CHECK_THAT(e.problem(), Catch::Contains("max_num_tokens = 8192 is below max_batch = 10000"));
 }
 
+TEST_CASE("the stated Transformer Engine release decides MLA's attention on Blackwell") {
+  //  1 [model] 2 preset 3 [hardware] 4 gpu 5 nodes 6 gpus_per_node 7 [workload] 8 kind 9 seq_len
+  //  10 global_batch 11 transformer_engine 12 (attention_impl, where given)
+  const auto scenario = [](const std::string& gpu, const std::string& te, const std::string& extra = "") {
+    return "[model]\npreset = \"deepseek-v3\"\n[hardware]\ngpu = \"" + gpu +
+           "\"\nnodes = 64\ngpus_per_node = 4\n[workload]\nkind = \"train\"\nseq_len = 4096\n"
+           "global_batch = 1024\ntransformer_engine = \"" +
+           te + "\"\n" + extra;
+  };
+  const auto impl = [&](const std::string& gpu, const std::string& te) {
+    return load_scenario_string(scenario(gpu, te), "te.toml", builtin_catalog()).job.workload;
+  };
+  // Transformer Engine 2.2 on Blackwell: no fused kernel for 192 / 128 heads, so unfused.
+  const work::WorkloadSpec gb200 = impl("gb200", "2.2");
+  CHECK(gb200.attention_impl == work::AttentionImpl::unfused);
+  CHECK_THAT(gb200.attention_note, Catch::Contains("UnfusedDotProductAttention"));
+  CHECK(impl("gb200", "2.5").attention_impl == work::AttentionImpl::flash);
+  CHECK(impl("h100-sxm", "2.2").attention_impl == work::AttentionImpl::flash);
+  CHECK(impl("h100-sxm", "2.2").attention_note.empty());
+  // Asking for fused attention that release does not have is refused where it was asked.
+  const UserError e = refusal([&] {
+    load_scenario_string(scenario("gb200", "2.2", "attention_impl = \"flash\"\n"), "te.toml",
+                         builtin_catalog());
+  });
+  CHECK(e.key() == "workload.attention_impl");
+  CHECK(e.where().line == 12);
+  CHECK_THAT(e.hint(), Catch::Contains("2.5 or later"));
+  // A release number that is not one.
+  const UserError bad =
+      refusal([&] { load_scenario_string(scenario("gb200", "latest"), "te.toml", builtin_catalog()); });
+  CHECK(bad.key() == "workload.transformer_engine");
+  CHECK(bad.where().line == 11);
+  CHECK_THAT(bad.problem(), Catch::Contains("\"latest\" is not a release number"));
+}
+
 TEST_CASE("an NVLink island smaller than a node: NVLink inside it, the NICs between islands") {
   // 2 nodes of 8 GPUs in NVLink islands of 4, rail-optimised: GPUs 0-3 and 4-7 are the islands
   // of node 0, 8-11 and 12-15 those of node 1.

@@ -5,6 +5,7 @@
 
 #include "sim/error.hpp"
 #include "workloads/estimate/estimate_parts.hpp"
+#include "workloads/model/attention_backend.hpp"
 
 namespace stepsim::work {
 
@@ -12,18 +13,6 @@ namespace {
 
 void require_positive(int value, const char* key) {
   if (value < 1) throw UserError(std::string(key) + " must be at least 1, got " + std::to_string(value));
-}
-
-/// Query-key and value widths of one attention head.
-struct HeadDims {
-  double qk = 0.0;
-  double v = 0.0;
-};
-
-HeadDims head_dims(const ModelSpec& m) {
-  if (m.attention == AttentionKind::mla)
-    return {double(m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim), double(m.mla.v_head_dim)};
-  return {double(m.head_dim), double(m.head_dim)};
 }
 
 }  // namespace
@@ -95,7 +84,7 @@ StepShape step_shape(const JobSpec& job) {
 
 FlopsPerToken flops_per_token(const JobSpec& job, const ParamShares& params, const StepShape& shape) {
   const ModelSpec& m = job.model;
-  const HeadDims d = head_dims(m);
+  const HeadDims d = attention_head_dims(m);
   FlopsPerToken f;
   f.matmul_forward = 2.0 * params.active_matmul(shape.training());
   // Inference turns only each sequence's last position into logits (the inference builder's

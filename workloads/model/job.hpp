@@ -3,6 +3,7 @@
 // validated JobSpec; the closed-form estimate and the step builders consume it.
 
 #include <array>
+#include <compare>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -21,6 +22,14 @@ namespace stepsim::work {
 /// prefill steps.
 enum class WorkloadKind : std::uint8_t { train, prefill, decode, generate, serve };
 enum class AttentionImpl : std::uint8_t { flash, unfused };
+/// A software release as "major.minor" ({0, 0}: not stated).
+struct SoftwareVersion {
+  int major = 0;
+  int minor = 0;
+  bool stated() const { return major > 0 || minor > 0; }
+  auto operator<=>(const SoftwareVersion&) const = default;
+  std::string str() const { return std::to_string(major) + "." + std::to_string(minor); }
+};
 /// How weight gradients of successive micro-batches are summed.
 enum class GradAccumulation : std::uint8_t {
   fused,     ///< the weight-gradient GEMM accumulates into the gradient buffer (beta = 1)
@@ -72,6 +81,11 @@ struct WorkloadSpec {
   /// How attention is computed: fused IO-aware kernels (FlashAttention: causal blocks skipped, scores
   /// never in HBM) or the unfused GEMM + softmax + dropout path of Megatron-LM before 2022.
   AttentionImpl attention_impl = AttentionImpl::flash;
+  /// The Transformer Engine release the run used ({0, 0}: not stated, a current one). Older
+  /// releases lack fused kernels for some shapes (workloads/model/attention_backend.hpp).
+  SoftwareVersion transformer_engine;
+  /// Why attention_impl is unfused when the stated software decided it ("" otherwise).
+  std::string attention_note;
   /// Megatron-LM before its 2022 gradient-accumulation fusion added each micro-batch's weight
   /// gradients to the main-gradient buffer in a separate kernel (a DDP hook).
   GradAccumulation grad_accumulation = GradAccumulation::fused;

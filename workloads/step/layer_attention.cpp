@@ -44,8 +44,7 @@ Handle DenseLayer::attention_forward(OpSink& sink, OpSink::Deps input) const {
   h = projections_forward(sink, h);
   h = rope(sink, h, "");
   if (d_.phase != WorkloadKind::train) h = write_kv_cache(sink, h);
-  h = d_.phase == WorkloadKind::decode ? decode_core(sink, h)
-                                       : attention_core_forward(sink, h, CoreScope::whole);
+  h = d_.phase == WorkloadKind::decode ? decode_core(sink, h) : attention_core_forward(sink, h);
   h = reduced_linear_forward(sink, d_, "proj", "tp.reduce_attn", T, d_.h, d_.o_dim / t, h);
   // Bias + dropout + residual add: read branch and residual, write sum (+ 1-byte mask).
   const double bda = 3 * Tn * d_.h * E + (d_.dropout ? Tn * d_.h : 0.0);
@@ -137,7 +136,7 @@ Handle DenseLayer::decode_core(OpSink& sink, Handle qkv) const {
   return sink.kernel("v_absorb", weight_gemm(d_, d_.b, m.v_head_dim, lora, hl), h);
 }
 
-Handle DenseLayer::attention_core_forward(OpSink& sink, Handle qkv, CoreScope scope) const {
+Handle DenseLayer::attention_core_forward(OpSink& sink, Handle qkv) const {
   const double E = d_.act_bytes, T = d_.tokens, t = d_.tp, hl = d_.heads / t;
   if (d_.attention == AttentionImpl::flash) {
     topo::KernelWork w = flash_work(d_, 1.0);
@@ -151,7 +150,6 @@ Handle DenseLayer::attention_core_forward(OpSink& sink, Handle qkv, CoreScope sc
   Handle h = sink.kernel("attn_scores", gemm(d_, s, s, qk_head(d_), d_.b * hl), qkv);
   h = sink.kernel("softmax", elementwise(d_, 2 * scores * E, 5 * scores), h);
   if (d_.dropout) h = sink.kernel("attn_dropout", elementwise(d_, scores * (2 * E + 1), 2 * scores), h);
-  if (scope == CoreScope::up_to_probabilities) return h;
   return sink.kernel("attn_av", gemm(d_, s, v_head(d_), s, d_.b * hl), h);
 }
 
@@ -186,6 +184,10 @@ Handle DenseLayer::attention_backward(OpSink& sink, Handle grad, Recompute recom
   emit_wgrad(sink, d_, "proj.wgrad", T, d_.h, d_.o_dim / t);
   const RecomputeModules rc = selective_modules(d_, recompute);
   if (d_.mla && rc.mla_up_proj) h = rope(sink, mla_up_recompute(sink, h), ".recompute");
+  // Selective "core_attn" recompute re-runs the whole core attention forward before its backward:
+  // Megatron checkpoints the core attention call (_checkpointed_attention_forward), whichever
+  // kernels it runs, and the checkpoint replays all of it, the product with V included.
+  if (rc.core_attn) h = attention_core_forward(sink, h);
   if (d_.attention == AttentionImpl::flash) {
     // FlashAttention-2 backward: 5 matmuls against the forward's 2 (it recomputes QK^T itself).
     topo::KernelWork w = flash_work(d_, 2.5);
@@ -195,7 +197,6 @@ Handle DenseLayer::attention_backward(OpSink& sink, Handle grad, Recompute recom
     // Ring attention backward circulates the key/value blocks and their gradients.
     h = ring_attention(sink, h, w, "attn.bwd", 2.0);
   } else {
-    if (rc.core_attn) h = attention_core_forward(sink, h, CoreScope::up_to_probabilities);
     const double s = d_.s, scores = d_.b * hl * s * s;
     // PV backward: dP = dO V^T and dV = P^T dO.
     h = sink.kernel("attn_av.bwd", gemm(d_, s, s, v_head(d_), 2 * d_.b * hl), h);
@@ -283,7 +284,8 @@ double DenseLayer::attention_stored_bytes(Recompute recompute) const {
   double scores = 0.0;
   if (d_.attention == AttentionImpl::unfused && !rc.core_attn)
     scores = d_.b * hl * d_.s * d_.s * (E + (d_.dropout ? 1.0 + E : 0.0));
-  if (d_.attention == AttentionImpl::flash) scores = 4 * T * hl;  // fp32 log-sum-exp per row
+  // FlashAttention's fp32 log-sum-exp per row, unless the core's checkpoint drops it.
+  if (d_.attention == AttentionImpl::flash && !rc.core_attn) scores = 4 * T * hl;
   return replicated + split + scores;
 }
 

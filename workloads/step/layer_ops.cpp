@@ -360,8 +360,7 @@ Handle DenseLayer::parallel_forward(OpSink& sink, OpSink::Deps input) const {
   const double E = d_.act_bytes, T = d_.tokens, t = d_.tp, f = d_.ffn / t;
   const Handle ln = sink.kernel_after("ln1", elementwise(d_, 2 * T * d_.h * E, 8 * T * d_.h), input.span());
   Handle a = write_kv_cache(sink, rope(sink, projections_forward(sink, ln), ""));
-  a = d_.phase == WorkloadKind::decode ? decode_core(sink, a)
-                                       : attention_core_forward(sink, a, CoreScope::whole);
+  a = d_.phase == WorkloadKind::decode ? decode_core(sink, a) : attention_core_forward(sink, a);
   a = linear_forward(sink, d_, "proj", T, d_.h, d_.o_dim / t, a);
   Handle m = linear_forward(sink, d_, "mlp_up", T, mlp_up_width(d_), d_.h, ln, QuantOperand::norm_output);
   m = sink.kernel("act", elementwise(d_, act_forward_bytes(d_) * T * f, 8 * T * f), m);

@@ -146,16 +146,13 @@ class DenseLayer {
   const LayerDims& dims() const { return d_; }
 
  private:
-  /// Which part of the unfused attention core to run: all of it, or up to the probabilities (what
-  /// selective recompute regenerates before the backward pass).
-  enum class CoreScope : std::uint8_t { whole, up_to_probabilities };
   OpSink::Handle projections_forward(OpSink& sink, OpSink::Handle input) const;
   OpSink::Handle projections_backward(OpSink& sink, OpSink::Handle grad) const;
   OpSink::Handle mla_projections_forward(OpSink& sink, OpSink::Handle input) const;
   OpSink::Handle mla_projections_backward(OpSink& sink, OpSink::Handle grad) const;
   /// Selective recompute of MLA's up-projections before the attention core's backward.
   OpSink::Handle mla_up_recompute(OpSink& sink, OpSink::Handle ready) const;
-  OpSink::Handle attention_core_forward(OpSink& sink, OpSink::Handle qkv, CoreScope scope) const;
+  OpSink::Handle attention_core_forward(OpSink& sink, OpSink::Handle qkv) const;
   /// Training with rotary embeddings (LayerDims::rope_kernels): the rotation of the queries and
   /// keys, and MLA's assembly of each head's query and key from its no-position and rotary parts;
   /// `suffix` names the pass (".bwd", ".recompute").

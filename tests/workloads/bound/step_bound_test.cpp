@@ -144,9 +144,18 @@ TEST_CASE("Layouts that emit the same program share a fingerprint, and others do
     job.recompute_modules.layernorm = layernorm;
     return work::bound_train_step(job).program;
   };
-  // Selective recomputation of the attention core does nothing under FlashAttention, which keeps
-  // no scores: the same kernels, collectives and kept activations as no recomputation.
-  CHECK(program(work::Recompute::selective) == program(work::Recompute::none));
+  // Selective recomputation of the attention core replays FlashAttention's forward (Megatron
+  // checkpoints the core attention call whatever kernel runs it): another program.
+  CHECK(program(work::Recompute::selective) != program(work::Recompute::none));
+  // TP communication overlap without TP has nothing to overlap: the same kernels and collectives.
+  const auto serial = [&](int overlap) {
+    Layout x = l;
+    x.tp = 1;
+    x.dp = 8;
+    x.knob(Knob::tp_comm_overlap) = overlap;
+    return work::bound_train_step(work::with_layout(test::tiny_training(), x)).program;
+  };
+  CHECK(serial(1) == serial(0));
   // Recomputing the norms keeps fewer activations and reruns the norms; full recomputes everything.
   CHECK(program(work::Recompute::selective, true) != program(work::Recompute::none));
   CHECK(program(work::Recompute::full) != program(work::Recompute::none));

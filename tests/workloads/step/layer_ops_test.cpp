@@ -53,14 +53,28 @@ TEST_CASE("backward runs twice the forward GEMM FLOPs") {
   CHECK(bwd.gemm_flops() == Approx(2 * fwd.gemm_flops()).epsilon(1e-12));
 }
 
-TEST_CASE("selective recompute adds the attention scores and nothing else") {
+TEST_CASE("selective recompute re-runs the whole attention core and nothing else") {
   using namespace layer_ops_rows;
-  CountingSink none, selective;
-  const DenseLayer layer(layer_dims(gpt_1_7b(1, false, AttentionImpl::unfused), b));
-  layer.backward(none, {}, Recompute::none);
-  layer.backward(selective, {}, Recompute::selective);
-  // Only QK^T is recomputed among the GEMMs: 2 b s^2 h.
-  CHECK(selective.gemm_flops() - none.gemm_flops() == Approx(2 * b * s * s * h));
+  {
+    CountingSink none, selective;
+    const DenseLayer layer(layer_dims(gpt_1_7b(1, false, AttentionImpl::unfused), b));
+    layer.backward(none, {}, Recompute::none);
+    layer.backward(selective, {}, Recompute::selective);
+    // Megatron's checkpoint of the core attention replays QK^T and the product with V:
+    // 2 b s^2 h each (Korthikanti et al.'s 4 b s^2 h of selective recomputation).
+    CHECK(selective.gemm_flops() - none.gemm_flops() == Approx(4 * b * s * s * h));
+    CHECK(selective.find("attn_av") != nullptr);
+  }
+  {
+    // With FlashAttention the checkpoint replays the fused forward: half of 4 b s^2 h (causal).
+    CountingSink none, selective;
+    const DenseLayer layer(layer_dims(gpt_1_7b(1, false, AttentionImpl::flash), b));
+    layer.backward(none, {}, Recompute::none);
+    layer.backward(selective, {}, Recompute::selective);
+    CHECK(selective.gemm_flops() == Approx(none.gemm_flops()));
+    CHECK(selective.flops(topo::OpClass::attention) - none.flops(topo::OpClass::attention) ==
+          Approx(4 * b * s * s * h * 0.5));
+  }
 }
 
 TEST_CASE("FlashAttention counts causal FLOPs: half of 4 b s^2 h forward, 2.5x that backward") {

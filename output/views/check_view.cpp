@@ -109,6 +109,10 @@ std::string workload_line(const scen::Scenario& s) {
   else
     out += ", context " + std::to_string(w.context_len) + ", batch " + std::to_string(w.batch);
   if (w.cuda_graphs) out += ", CUDA graphs";
+  if (w.kind == work::WorkloadKind::train || w.kind == work::WorkloadKind::prefill) {
+    if (w.attention_impl == work::AttentionImpl::unfused) out += ", unfused attention";
+    if (w.transformer_engine.stated()) out += ", Transformer Engine " + w.transformer_engine.str();
+  }
   return out;
 }
 

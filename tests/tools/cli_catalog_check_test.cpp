@@ -81,6 +81,27 @@ TEST_CASE("stepsim check --format json prints the resolved job") {
   CHECK(j["job"]["cluster"]["total_gpus"] == 512);
   CHECK(j["job"]["model"]["params"]["total"].get<double>() == Approx(70.55e9).epsilon(0.001));
   CHECK(j["scenario"]["gpu_preset"] == "h100-sxm");
+  CHECK(j["job"]["workload"]["attention_impl"] == "flash");
+  CHECK(j["job"]["workload"]["transformer_engine"].is_null());
+}
+
+TEST_CASE("stepsim check shows the attention a stated Transformer Engine release runs") {
+  const std::string gb200 =
+      std::string(STEPSIM_SOURCE_DIR) + "/scenarios/validation/dgxc-deepseek-v3-gb200-128.toml";
+  auto r = run_stepsim("check '" + gb200 + "'");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("unfused attention, Transformer Engine 2.2"));
+  r = run_stepsim("check '" + gb200 + "' --format json");
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["job"]["workload"]["attention_impl"] == "unfused");
+  CHECK(j["job"]["workload"]["transformer_engine"] == "2.2");
+  CHECK_THAT(j["job"]["workload"]["attention_note"].get<std::string>(),
+             Catch::Contains("UnfusedDotProductAttention"));
+  // From release 2.5 on, the same model runs fused attention on the same GPUs.
+  r = run_stepsim("check '" + gb200 + "' --set workload.transformer_engine='\"2.5\"' --format json");
+  REQUIRE(r.exit_code == 0);
+  CHECK(nlohmann::json::parse(r.out)["job"]["workload"]["attention_impl"] == "flash");
 }
 
 TEST_CASE("stepsim check handles help, missing files and --set") {

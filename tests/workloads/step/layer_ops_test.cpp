@@ -286,3 +286,38 @@ TEST_CASE("MLA rotates its rotary parts and assembles each head's query and key"
   DenseLayer(layer_dims(j, 1)).backward(recomputed, {}, Recompute::selective);
   CHECK(bytes_of(recomputed, "qk_cat.recompute") == bytes_of(fwd, "qk_cat"));
 }
+
+TEST_CASE("MLA's unfused attention materialises scores of its 192-wide query/key heads") {
+  // DeepSeek-V3 at TP 2 (64 heads per rank), one 4,096-token micro-batch, as Transformer Engine's
+  // UnfusedDotProductAttention runs it (MLA on Blackwell before TE 2.5): every score, no causal skip.
+  // Scores: 2 x 64 x 4,096^2 x 192 = 412,316,860,416 FLOPs; the product with V (128 wide):
+  // 2 x 64 x 4,096^2 x 128 = 274,877,906,944 FLOPs. The softmax reads and writes the
+  // 64 x 4,096^2 bf16 scores: 2 x 2 x 1,073,741,824 = 4,294,967,296 B.
+  JobSpec j;
+  j.model = stepsim::test::deepseek_v3(0);
+  j.workload.seq_len = 4096;
+  j.workload.attention_impl = AttentionImpl::unfused;
+  j.parallel.tp = 2;
+  j.parallel.sequence_parallel = true;
+  const DenseLayer layer(layer_dims(j, 1));
+  CountingSink fwd;
+  layer.forward(fwd, {});
+  const auto* scores = fwd.find("attn_scores");
+  const auto* av = fwd.find("attn_av");
+  const auto* softmax = fwd.find("softmax");
+  REQUIRE(scores != nullptr);
+  REQUIRE(av != nullptr);
+  REQUIRE(softmax != nullptr);
+  CHECK(scores->work.flops.value() == Approx(2.0 * 64 * 4096.0 * 4096 * 192));
+  CHECK(av->work.flops.value() == Approx(2.0 * 64 * 4096.0 * 4096 * 128));
+  CHECK(softmax->work.hbm_bytes.value() == Approx(2.0 * 2 * 64 * 4096.0 * 4096));
+  CHECK(fwd.flops(topo::OpClass::attention) == 0.0);  // no fused attention kernel
+  // Selective core_attn recomputation replays all three before the backward.
+  CountingSink none, selective;
+  layer.backward(none, {}, Recompute::none);
+  j.recompute_modules = {};
+  j.recompute_modules.core_attn = true;
+  DenseLayer(layer_dims(j, 1)).backward(selective, {}, Recompute::selective);
+  CHECK(selective.gemm_flops() - none.gemm_flops() ==
+        Approx(scores->work.flops.value() + av->work.flops.value()));
+}

@@ -193,7 +193,7 @@ json job_json(const work::JobSpec& job) {
         {"recompute", work::name(job.recompute)},
         {"recompute_modules", job.recompute == work::Recompute::selective ? work::names(job.recompute_modules)
                                                                           : std::vector<std::string_view>{}},
-        {"attention_impl", w.attention_impl == work::AttentionImpl::flash ? "flash" : "unfused"},
+        {"attention_impl", work::name(w.attention_impl)},
         {"attention_note", w.attention_note},
         {"transformer_engine", w.transformer_engine.stated() ? json(w.transformer_engine.str()) : json()}}},
       {"parallel", parallel_json(job.parallel)},

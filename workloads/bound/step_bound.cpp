@@ -49,9 +49,7 @@ class Bounder {
         comm_(comm),
         pp_(job.parallel.pp),
         v_(job.parallel.virtual_stages),
-        kind_(run_schedule(job.parallel.schedule, v_)),
-        dualpipe_(is_dualpipe(kind_)),
-        vshape_(kind_ == PipelineSchedule::dualpipev) {}
+        kind_(run_schedule(job.parallel.schedule, v_)) {}
 
   StepBound run();
 
@@ -121,8 +119,6 @@ class Bounder {
   CommBound* comm_;
   int pp_, v_;
   PipelineSchedule kind_;  ///< the schedule the step runs (run_schedule)
-  bool dualpipe_ = false;  ///< DualPipe or DualPipeV
-  bool vshape_ = false;    ///< DualPipeV
   // Dense layers emit the same kernels whatever their index (LayerStack ignores it for them), so
   // they are emitted once per rank: keys (rank, layer), layer -1 for every dense layer.
   std::map<std::pair<int, int>, Segment> forward_, backward_;
@@ -264,9 +260,7 @@ RankParams Bounder::params(int stage) {
     if (layer) p.linear += dense + experts;
   };
   // The model chunks the rank holds (DualPipe: both end ranks hold both ends; DualPipeV: rank 0).
-  std::vector<int> vstages_held;
-  for (int chunk = 0; chunk < chunks_per_rank(kind_, v_); ++chunk)
-    vstages_held.push_back(model_chunk(kind_, pp_, stage, chunk));
+  const std::vector<int> vstages_held = model_chunks(kind_, pp_, v_, stage);
   const bool first = std::find(vstages_held.begin(), vstages_held.end(), 0) != vstages_held.end();
   const bool last = std::find(vstages_held.begin(), vstages_held.end(), vstages() - 1) != vstages_held.end();
   if (first) add(embed_.params_per_rank(), 0.0, false);
@@ -506,7 +500,7 @@ StepBound Bounder::run_dualpipe(int m, const Schedule& schedule) {
   // weight step) on this rank.
   Fingerprint program;
   for (int v : {pp_, m, static_cast<int>(job_.parallel.schedule)}) program.add(v);
-  const int per_chunk = vshape_ ? m : m / 2;
+  const int per_chunk = kind_ == PipelineSchedule::dualpipev ? m : m / 2;
   StepBound b;
   for (int s = 0; s < pp_; ++s) {
     const auto si = static_cast<std::size_t>(s);
@@ -549,11 +543,10 @@ StepBound Bounder::run_dualpipe(int m, const Schedule& schedule) {
 
 StepBound Bounder::run() {
   const int m = check_and_count_microbatches();
-  const PipelineSchedule kind = kind_;
-  const Schedule schedule = pipeline_schedule(kind, pp_, m, v_);
-  if (dualpipe_) return run_dualpipe(m, schedule);
+  const Schedule schedule = pipeline_schedule(kind_, pp_, m, v_);
+  if (is_dualpipe(kind_)) return run_dualpipe(m, schedule);
   Fingerprint program;
-  for (int v : {pp_, v_, m, static_cast<int>(kind)}) program.add(v);
+  for (int v : {pp_, v_, m, static_cast<int>(kind_)}) program.add(v);
   const int V = vstages();
   std::vector<StepCost> fwd(static_cast<std::size_t>(V)), bwd(static_cast<std::size_t>(V));
   std::vector<double> kept_bytes(static_cast<std::size_t>(V));

@@ -58,4 +58,12 @@ inline int model_chunk(PipelineSchedule kind, int pp, int rank, int chunk) {
   return (kind == PipelineSchedule::dualpipev ? 2 * pp : pp) - 1 - rank;
 }
 
+/// The model chunks pipeline rank `rank` holds, chunk by chunk (model_chunk of each).
+inline std::vector<int> model_chunks(PipelineSchedule kind, int pp, int virtual_stages, int rank) {
+  std::vector<int> out;
+  for (int c = 0; c < chunks_per_rank(kind, virtual_stages); ++c)
+    out.push_back(model_chunk(kind, pp, rank, c));
+  return out;
+}
+
 }  // namespace stepsim::work

@@ -164,7 +164,7 @@ void TrainStepBuilder::issue_param_gathers(RankSink& sink, int sim_rank) {
   const auto& prec = job_.precision;
   const int stage = a_.ranks()[static_cast<std::size_t>(sim_rank)].stage;
   auto& pending = param_gathers_[static_cast<std::size_t>(sim_rank)];
-  for (const int vs : model_vstages(stage)) {
+  for (const int vs : model_chunks(kind_, pp_, v_, stage)) {
     const auto [begin, end] = layers_of(vs);
     for (int l = begin; l < end; ++l) {
       double dense = layers_.dense_params(l);

@@ -33,8 +33,6 @@ TrainStepBuilder::TrainStepBuilder(const JobSpec& job, CommPlanner& planner, Ran
   if (job.parallel.cp > 1 && job.workload.attention_impl != AttentionImpl::flash)
     throw UserError("context parallelism needs workload.attention_impl = \"flash\"");
   kind_ = run_schedule(job.parallel.schedule, v_);
-  dualpipe_ = is_dualpipe(kind_);
-  vshape_ = kind_ == PipelineSchedule::dualpipev;
   schedule_ = pipeline_schedule(kind_, pp_, m_, v_);
   zero3_ = job.parallel.zero_stage >= 3 && job.parallel.dp * job.parallel.cp > 1;
   const std::size_t n = a_.ranks().size();
@@ -64,18 +62,13 @@ int TrainStepBuilder::model_vstage(int chunk, int stage) const {
 
 int TrainStepBuilder::boundary_vstage(int chunk, int stage) const {
   // DualPipe's two directions cross the same stage boundaries on different ranks: keep them apart.
-  return dualpipe_ && !vshape_ ? chunk * pp_ + model_vstage(chunk, stage) : model_vstage(chunk, stage);
+  return kind_ == PipelineSchedule::dualpipe ? chunk * pp_ + model_vstage(chunk, stage)
+                                             : model_vstage(chunk, stage);
 }
 
 int TrainStepBuilder::stage_of_boundary(int key) const {
-  if (vshape_) return key < pp_ ? key : 2 * pp_ - 1 - key;
-  return dualpipe_ ? model_chunk(kind_, pp_, key % pp_, key / pp_) : key % pp_;
-}
-
-std::vector<int> TrainStepBuilder::model_vstages(int stage) const {
-  std::vector<int> out;
-  for (int c = 0; c < chunks_per_rank(kind_, v_); ++c) out.push_back(model_vstage(c, stage));
-  return out;
+  if (kind_ == PipelineSchedule::dualpipev) return key < pp_ ? key : 2 * pp_ - 1 - key;
+  return is_dualpipe(kind_) ? model_chunk(kind_, pp_, key % pp_, key / pp_) : key % pp_;
 }
 
 int TrainStepBuilder::pipeline_of(int rank) const {
@@ -192,13 +185,9 @@ void TrainStepBuilder::backward(RankSink& sink, int sim_rank, const PipeStep& st
         {{pipeline_of(sink.global_rank()), key, step.microbatch, Kind::backward}, g, step_index_});
   }
   last_op_[static_cast<std::size_t>(sim_rank)] = g;
-  if (!step.defer_weights) {
-    memory(g.id, MemoryEvent::At::end, sim_rank, -freed);
-    return;
-  }
   // Zero bubble: the chunk's weight gradients wait for a weight step, and so do the activations
   // they read and the gradient reductions of the weights this chunk holds.
-  const RankSink::Deferred d = sink.end_deferral();
+  const RankSink::Deferred d = step.defer_weights ? sink.end_deferral() : RankSink::Deferred{};
   if (!d.gate.valid()) {
     memory(g.id, MemoryEvent::At::end, sim_rank, -freed);
     return;
@@ -327,10 +316,10 @@ void TrainStepBuilder::build_rank(int sim_rank) {
     // Steady state: a backward and the forward after it (of a later micro-batch, independent of it
     // on every stage, the last one included) become one pair. DualPipe names its pairs: a forward
     // and the backward after it (of the other direction).
-    const bool pair =
-        i + 1 < order.size() && (dualpipe_ ? step.pair_with_next
-                                           : job_.parallel.ep_overlap && step.kind == Kind::backward &&
-                                                 order[i + 1].kind == Kind::forward);
+    const bool pair = i + 1 < order.size() &&
+                      (is_dualpipe(kind_) ? step.pair_with_next
+                                          : job_.parallel.ep_overlap && step.kind == Kind::backward &&
+                                                order[i + 1].kind == Kind::forward);
     if (pair) {
       spans.push_back({first});
       ++step_index_;  // both halves count as the second step: blocking sends wait before the next
@@ -338,7 +327,7 @@ void TrainStepBuilder::build_rank(int sim_rank) {
       const PipeStep& bwd = step.kind == Kind::forward ? order[i + 1] : step;
       // DualPipe waits for both halves' data before either runs (_forward_backward_chunk), and
       // without ep_overlap runs the forward, then the backward.
-      if (dualpipe_) pair_gate_ = sink.barrier(Handle{}, "pair.recv");
+      if (is_dualpipe(kind_)) pair_gate_ = sink.barrier(Handle{}, "pair.recv");
       if (job_.parallel.ep_overlap) {
         overlapped_pair(sink, sim_rank, fwd, bwd);
       } else {
@@ -420,14 +409,14 @@ void TrainStepBuilder::connect_pipeline() {
       const int dst_sim = a_.sim_index(req.groups.front()[1]);
       // 1F1B and interleaving send activations downstream (the last rank's to the first, for the
       // next model chunk) and gradients upstream; DualPipe's second direction the other way round.
-      const bool downstream = dualpipe_ ? to_stage == from_stage + 1 : fwd;
+      const bool downstream = is_dualpipe(kind_) ? to_stage == from_stage + 1 : fwd;
       const sim::OpId id =
           a_.add_pipeline_send(req, static_cast<int>(s), dst_sim, fwd ? Pass::forward : Pass::backward,
                                send.key.microbatch, fwd ? "pp.send_act" : "pp.send_grad", downstream);
       a_.graph().add_dependency(send.producer.id, id);
       a_.graph().add_dependency(id, a_.gpu_op(entry->second.op));
       // DualPipe waits for every posted send and receive before its next chunk (_commit_and_wait_comm).
-      if (job_.parallel.pp_p2p == P2pMode::blocking || dualpipe_) {
+      if (job_.parallel.pp_p2p == P2pMode::blocking || is_dualpipe(kind_)) {
         // The sender's next step waits for the exchange (Megatron's batch_isend_irecv followed by a
         // synchronize). Receives are taken as posted in advance, as Megatron's paired calls post them.
         const auto& sender = steps_[s];

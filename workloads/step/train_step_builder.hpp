@@ -138,8 +138,6 @@ class TrainStepBuilder {
   int boundary_vstage(int chunk, int stage) const;
   /// The pipeline rank that runs the chunk of boundary key `key`.
   int stage_of_boundary(int key) const;
-  /// The model stages pipeline rank `stage` holds, chunk by chunk.
-  std::vector<int> model_vstages(int stage) const;
   std::pair<int, int> layers_of(int vstage) const;
   double boundary_bytes() const;
   sim::OpId next_id() { return static_cast<sim::OpId>(a_.graph().op_count()); }
@@ -195,8 +193,6 @@ class TrainStepBuilder {
   std::vector<Handle> last_op_;  // per sim rank
   bool zero3_ = false;
   PipelineSchedule kind_ = PipelineSchedule::one_f_one_b;  ///< the schedule the step runs
-  bool dualpipe_ = false;                                  ///< DualPipe or DualPipeV
-  bool vshape_ = false;    ///< DualPipeV: chunk 1 of rank r is model chunk 2 pp - 1 - r
   Handle pair_gate_;  ///< DualPipe: the gate of the pair being built, where both halves' data enter
   /// A zero-bubble backward's deferred weight gradients: the gate its weight step opens, the op
   /// after them, and the activation bytes they free when done.

@@ -32,7 +32,15 @@ struct Variation {
   /// Whether kernel `id` on `p` is preceded by a stall in this run.
   bool stalls(OpId id, ProcessorId p) const;
   /// Its lognormal jitter factor alone (1 without jitter).
-  double jitter(OpId id) const;
+  double jitter(OpId id) const { return jitter_of(id); }
+
+  /// The same draws under any 64-bit key (sim/replay.hpp keys them by op and copy; an op id is
+  /// its own key, so a replay of one copy draws what the engine draws).
+  double jitter_of(std::uint64_t key) const;
+  /// Whether the kernel keyed `key` stalls, at row `row` of stall_probability.
+  bool stalls_of(std::uint64_t key, std::size_t row) const;
+  /// `base` scaled by the jitter of `key` and row `row`'s factor, plus a stall if it draws one.
+  Time scale(std::uint64_t key, std::size_t row, Time base) const;
 };
 
 /// A 64-bit seed derived from `seed` and `key` (SplitMix64): independent streams of draws.
@@ -41,6 +49,9 @@ std::uint64_t mix_seed(std::uint64_t seed, std::uint64_t key);
 double hash_uniform(std::uint64_t seed, std::uint64_t key);
 /// A standard normal draw, a pure function of (seed, key) (Box-Muller on two hash_uniform draws).
 double hash_normal(std::uint64_t seed, std::uint64_t key);
+/// The standard normal quantile: z with P(Z <= z) = p, for p in (0, 1) (Acklam's rational
+/// approximation, refined by one Halley step on std::erfc: about 1e-15 relative).
+double normal_quantile(double p);
 /// sigma of ln X for a lognormal X of mean 1 and coefficient of variation `cv`: sqrt(ln(1 + cv^2)).
 double lognormal_sigma_for_cv(double cv);
 

@@ -13,6 +13,10 @@ BenchResult bench_run_gpt3_1024();
 BenchResult bench_run_llama405b_16k();
 BenchResult bench_run_llama405b_128_all();
 BenchResult bench_run_llama405b_1024_all();
+BenchResult bench_replay_llama405b_16k();
+BenchResult bench_replay_llama405b_128k();
+BenchResult bench_replay_gpt3_1024();
+BenchResult bench_replay_llama405b_16k_jitter();
 BenchResult bench_moe_imbalance();
 BenchResult bench_serve_10k();
 BenchResult bench_sweep_64();
@@ -43,6 +47,19 @@ constexpr BenchCase kBenchCases[] = {
     {"run_llama405b_1024_all",
      "stepsim run --ranks all: Llama-3.1-405B on 1,024 H100 (TP8 PP16 DP8, GBS 256), every GPU simulated",
      bench_run_llama405b_1024_all},
+    {"replay_llama405b_16384",
+     "stepsim run --ranks replay: Llama-3.1-405B on 16,384 H100, every GPU replayed over the representative "
+     "step",
+     bench_replay_llama405b_16k},
+    {"replay_llama405b_131072",
+     "stepsim run --ranks replay: Llama-3.1-405B on 131,072 H100 (DP 1,024, GBS 16,384), every GPU replayed",
+     bench_replay_llama405b_128k},
+    {"replay_gpt3_175b_1024", "stepsim run --ranks replay: GPT-3 175B on 1,024 A100, every GPU replayed",
+     bench_replay_gpt3_1024},
+    {"replay_llama405b_16384_jitter",
+     "stepsim run --ranks replay --steps 100: the 405B example on 16,384 H100 with 2% kernel jitter and a 1% "
+     "part-to-part spread",
+     bench_replay_llama405b_16k_jitter},
     {"moe_imbalance",
      "stepsim run of every bundled MoE scenario with moe.imbalance = 1.3; reports the slowest",
      bench_moe_imbalance},

@@ -31,22 +31,38 @@ BenchResult run_example(const char* name, const char* file) {
   return r;
 }
 
-/// `file` with every GPU simulated (`--ranks all`) after `sets`: the every-GPU costs issue 19
-/// tracks (CPU seconds, events per second, microseconds and bytes per op).
-BenchResult run_all_ranks(const char* name, const char* file, std::vector<std::string> sets) {
+/// A bundled example after `sets`, simulated with `options`: the process CPU seconds of the
+/// simulation (not of loading) and the wall time of both.
+struct TimedRun {
+  work::Simulation sim;
+  double cpu_s = 0.0;
+  double wall_s = 0.0;
+};
+TimedRun timed_run(const char* file, const std::vector<std::string>& sets,
+                   const work::SimulateOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
   const scen::Catalog catalog = scen::Catalog::load_builtin();
   scen::LoadOptions load;
-  load.set = std::move(sets);
+  load.set = sets;
   const scen::Scenario s = scen::load_scenario(scen::data_dir() / "examples" / file, catalog, load);
   const double cpu0 = process_cpu_s();
+  TimedRun t{work::simulate(s.job, options), 0.0, 0.0};
+  t.cpu_s = process_cpu_s() - cpu0;
+  t.wall_s = seconds_since(t0);
+  return t;
+}
+
+/// `file` with every GPU simulated (`--ranks all`) after `sets`: the every-GPU costs issue 19
+/// tracks (CPU seconds, events per second, microseconds and bytes per op).
+BenchResult run_all_ranks(const char* name, const char* file, std::vector<std::string> sets) {
   work::SimulateOptions options;
   options.ranks = work::RankMode::all;
-  const work::Simulation sim = work::simulate(s.job, options);
-  const double cpu = process_cpu_s() - cpu0;
+  const TimedRun t = timed_run(file, sets, options);
+  const work::Simulation& sim = t.sim;
+  const double cpu = t.cpu_s;
   BenchResult r;
   r.name = name;
-  r.wall_s = seconds_since(t0);
+  r.wall_s = t.wall_s;
   r.peak_rss_bytes = peak_rss_bytes();
   const double ops = static_cast<double>(sim.plan.graph.op_count());
   const double events = static_cast<double>(sim.run.stats.events);
@@ -60,12 +76,62 @@ BenchResult run_all_ranks(const char* name, const char* file, std::vector<std::s
                {"peak_rss_bytes_per_op", r.peak_rss_bytes / ops},
                {"simulated_step_s", sim.metrics.step_time_s}};
   std::string with;
-  for (const std::string& set : load.set) with += " " + set;
+  for (const std::string& set : sets) with += " " + set;
   r.note = std::string(file) + " --ranks all," + with + " (cpu_s: build, simulate and analyse)";
   return r;
 }
 
+/// `file` after `sets` with every GPU replayed over its representative step (`--ranks replay`),
+/// `steps` times: cpu_s covers load-free work (build, representative run, replays, analysis).
+BenchResult run_replay(const char* name, const char* file, std::vector<std::string> sets, int steps) {
+  work::SimulateOptions options;
+  options.replay = true;
+  options.steps = steps;
+  const TimedRun t = timed_run(file, sets, options);
+  const work::Simulation& sim = t.sim;
+  const double cpu = t.cpu_s;
+  BenchResult r;
+  r.name = name;
+  r.wall_s = t.wall_s;
+  r.peak_rss_bytes = peak_rss_bytes();
+  const double copies = static_cast<double>(sim.steps.instances);
+  r.metrics = {{"gpus", sim.plan.world},
+               {"program_ops", static_cast<double>(sim.plan.graph.op_count())},
+               {"steps", static_cast<double>(sim.steps.steps.size())},
+               {"op_copies", copies},
+               {"cpu_s", cpu},
+               {"op_copies_per_cpu_s", copies / cpu},
+               {"ns_per_op_copy", cpu / copies * 1e9},
+               {"replay_bytes", static_cast<double>(sim.steps.replay_bytes)},
+               {"replay_bytes_per_op_copy",
+                static_cast<double>(sim.steps.replay_bytes) * sim.steps.steps.size() / copies},
+               {"simulated_step_s", sim.metrics.step_time_s},
+               {"mean_step_s", sim.steps.mean_s},
+               {"p99_step_s", sim.steps.p99_s}};
+  std::string with;
+  for (const std::string& set : sets) with += " " + set;
+  r.note = std::string(file) + " --ranks replay --steps " + std::to_string(steps) + "," + with +
+           " (cpu_s: build, representative run, replays and analysis; op copies: ops x GPUs x steps)";
+  return r;
+}
+
 }  // namespace
+
+BenchResult bench_replay_llama405b_16k() {
+  return run_replay("replay_llama405b_16384", "llama3.1-405b-16384xh100.toml", {}, 1);
+}
+BenchResult bench_replay_llama405b_128k() {
+  return run_replay("replay_llama405b_131072", "llama3.1-405b-16384xh100.toml",
+                    {"hardware.nodes=16384", "parallelism.dp=1024", "workload.global_batch=16384"}, 1);
+}
+BenchResult bench_replay_gpt3_1024() {
+  return run_replay("replay_gpt3_175b_1024", "gpt3-175b-1024xa100.toml", {}, 1);
+}
+BenchResult bench_replay_llama405b_16k_jitter() {
+  return run_replay(
+      "replay_llama405b_16384_jitter", "llama3.1-405b-16384xh100.toml",
+      {"variability.kernel_jitter_cv=0.02", "variability.gpu_speed_sd=0.01", "variability.seed=7"}, 100);
+}
 
 BenchResult bench_run_llama405b_128_all() {
   return run_all_ranks("run_llama405b_128_all", "llama3.1-405b-16384xh100.toml",

@@ -224,6 +224,21 @@ work::RankMode parse_rank_mode(const std::string& text, const work::JobSpec& job
   throw UserError("--ranks: expected auto, representative or all, got `" + text + "`");
 }
 
+void apply_rank_mode(const std::string& text, const work::JobSpec& job, work::SimulateOptions& options) {
+  options.replay = text == "replay";
+  if (options.replay) {
+    if (job.workload.kind == work::WorkloadKind::generate || job.workload.kind == work::WorkloadKind::serve)
+      throw UserError("--ranks replay: replays one step; this scenario is many (generation or serving)");
+    options.ranks = work::RankMode::representative;
+    return;
+  }
+  try {
+    options.ranks = parse_rank_mode(text, job);
+  } catch (const UserError&) {
+    throw UserError("--ranks: expected auto, representative, all or replay, got `" + text + "`");
+  }
+}
+
 const std::string& scenario_label(const scen::Scenario& s) {
   return s.label();
 }

@@ -16,6 +16,7 @@
 #include "scenarios/scenario.hpp"
 #include "tools/commands.hpp"
 #include "workloads/step/rank_sink.hpp"
+#include "workloads/step/simulate.hpp"
 #include "workloads/step/step_size.hpp"
 
 namespace stepsim::cli {
@@ -143,6 +144,9 @@ work::RankMode parse_rank_mode(const std::string& text);
 /// As above, also accepting "auto": every GPU when the job's GPUs differ ([variability]), else
 /// representative ranks.
 work::RankMode parse_rank_mode(const std::string& text, const work::JobSpec& job);
+/// `stepsim run --ranks`: the values above, or "replay" (every GPU replayed over representative
+/// ranks, SimulateOptions::replay); sets options.ranks and options.replay.
+void apply_rank_mode(const std::string& text, const work::JobSpec& job, work::SimulateOptions& options);
 
 /// The name a scenario is reported under: its [meta] name, else its display name.
 const std::string& scenario_label(const scen::Scenario& s);

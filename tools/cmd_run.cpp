@@ -1,4 +1,4 @@
-// `stepsim run SCENARIO [--format table|json] [--ranks auto|representative|all] [--steps N] [--catalog
+// `stepsim run SCENARIO [--format table|json] [--ranks auto|representative|all|replay] [--steps N] [--catalog
 // FILE]...
 //  [--set KEY=VALUE]... [--trace FILE.json [--trace-ranks 0-15]] [--hdf5 FILE.h5] [--report FILE.html]`:
 //  simulates one step event by event and reports where its time goes.
@@ -56,8 +56,9 @@ RunArgs parse_run_args(Args args) {
   visible.add_options()("help,h", "show this help")("format", po::value(&a.format)->default_value("table"),
                                                     "table or json")(
       "ranks", po::value(&a.ranks)->default_value("auto"),
-      "representative (one rank per pipeline stage, others as images), all, or auto (all with [variability], "
-      "else representative)")(
+      "representative (one rank per pipeline stage, others as images), all, replay (every GPU replayed over "
+      "the representative step: fast at any scale, collectives held at their representative durations), or "
+      "auto (all with [variability], else representative)")(
       "steps", count_value(a.steps, "--steps", 1, 100000)->default_value("1"),
       "simulate this many steps, each with its own [variability] draws: the step-time "
       "distribution and what the slow steps waited on")("catalog", po::value(&a.catalogs)->composing(),
@@ -179,7 +180,7 @@ int cmd_run(Args args) {
   const scen::Catalog catalog = load_catalog(a.catalogs, parse_price(a.price));
   const scen::Scenario s = scen::load_scenario(a.scenario, catalog, a.load);
   work::SimulateOptions options;
-  options.ranks = parse_rank_mode(a.ranks, s.job);
+  apply_rank_mode(a.ranks, s.job, options);
   options.steps = a.steps;
   options.links = out::link_accounting_for(a.outputs);
   options.max_ops = a.max_ops;

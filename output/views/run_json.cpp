@@ -166,6 +166,7 @@ Json steps_json(const work::StepDistribution& d) {
           {"waited_on_rank", std::move(waited)},
           {"slowest_waited_on", run_json_steps::waits_json(d.slowest)},
           {"gpus_varied", d.gpus_varied},
+          {"replayed", d.replayed},
           {"slowest_gpus", std::move(slow)}};
 }
 

@@ -189,9 +189,15 @@ void steps_section(std::ostringstream& o, const work::JobSpec& job, const work::
   const work::StepDistribution& d = s.steps;
   if (d.empty()) return;
   const double n = static_cast<double>(d.steps.size());
-  o << "steps       " << format_count(static_cast<long long>(d.steps.size()), "step", "steps")
-    << " simulated with [variability]'s draws; the report above and below is the median step (step "
-    << d.median_step << ")\n";
+  if (d.replayed)
+    o << "steps       " << format_count(static_cast<long long>(d.steps.size()), "step", "steps")
+      << " of every GPU (" << format_count(s.plan.world, "GPU", "GPUs")
+      << ") replayed over the representative step with [variability]'s draws (collectives at their "
+         "representative durations); the report above and below is the representative step\n";
+  else
+    o << "steps       " << format_count(static_cast<long long>(d.steps.size()), "step", "steps")
+      << " simulated with [variability]'s draws; the report above and below is the median step (step "
+      << d.median_step << ")\n";
   TextTable t(
       {"step time over " + format_count(static_cast<long long>(n), "step", "steps"), "time", "vs nominal"});
   const auto row = [&](const std::string& label, double v) {

@@ -52,3 +52,36 @@ TEST_CASE("stepsim run --steps with variability writes the steps to HDF5 and cha
   CHECK(in_page("class=\"gpu-cell\"") == 16);
   CHECK(page.find("slowest: gpu9 on node 2, kernels x1.100; 1 of 16 GPUs differ") != std::string::npos);
 }
+
+TEST_CASE("stepsim run --ranks replay: every GPU's steps replayed, in JSON, HDF5 and the table") {
+  // The same job replayed: the JSON's steps say so, the slow GPU is among those waited on, and
+  // the table says the report beside it is the representative step.
+  const stepsim::test::TempDir dir;
+  const auto h5 = dir.path() / "replay.h5";
+  const std::string base = "run '" + std::string(STEPSIM_SOURCE_DIR) +
+                           "/tests/output/data/small-train.toml' --ranks replay --steps 3"
+                           " --set variability.seed=3 --set 'variability.slow_gpus=[{rank=9,factor=1.5}]'";
+  const auto r = run_stepsim(base + " --format json --hdf5 '" + h5.string() + "'");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["steps"]["replayed"] == true);
+  REQUIRE(j["steps"]["step_time_s"].size() == 3);
+  // The slowest step waited on GPU 9's stretched kernels (and on GPU 10's, its stage-1 peer after
+  // the last synchronisation, as every GPU simulated finds too).
+  bool nine = false;
+  for (const auto& w : j["steps"]["slowest_waited_on"]["ranks"])
+    if (w["rank"] == 9) nine = w["factor"].get<double>() == 1.5;
+  CHECK(nine);
+  CHECK(j["steps"]["mean_s"].get<double>() > j["steps"]["nominal_s"].get<double>());
+  const H5::H5File f(h5.string(), H5F_ACC_RDONLY);
+  CHECK(f.openDataSet("steps/times").getSpace().getSimpleExtentNpoints() == 3);
+  const auto table = run_stepsim(base + " -q");
+  REQUIRE(table.exit_code == 0);
+  CHECK(table.out.find("replayed over the representative step") != std::string::npos);
+  // A generation or serving scenario is many steps: replay refuses it with exit 2.
+  const auto serve = run_stepsim("run '" + std::string(STEPSIM_SOURCE_DIR) +
+                                 "/scenarios/examples/llama3.1-70b-serve-8xh100.toml' --ranks replay -q");
+  CHECK(serve.exit_code == 2);
+  CHECK(serve.err.find("--ranks replay") != std::string::npos);
+}

@@ -53,13 +53,14 @@ class RankLayout {
   int ep_index(int rank) const;
   /// Distance between consecutive ranks along `d` (1 for the innermost dimension).
   int stride(ParallelDim d) const;
-
- private:
-  int get(const RankCoords& c, ParallelDim d) const;
-  /// Position of `rank` among the tp x cp x dp ranks of its stage, in ascending rank order.
+  /// Position of `rank` among the tp x cp x dp ranks of its stage, in ascending rank order. The
+  /// ranks at one position of every stage share every coordinate but pp.
   int stage_index(int rank) const;
   /// Inverse of stage_index for pipeline stage `stage`.
   int stage_rank(int stage, int index) const;
+
+ private:
+  int get(const RankCoords& c, ParallelDim d) const;
   /// Ranks of `rank`'s stage whose expert coordinates (etp, ep, edp) agree except the one of `which`
   /// (0 etp, 1 ep, 2 edp), ordered along it.
   std::vector<int> expert_group(int rank, int which) const;

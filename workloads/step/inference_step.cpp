@@ -175,7 +175,8 @@ KvCapacity InferenceStepBuilder::kv_capacity(const std::vector<StaticMemory>& me
 StepPlan InferenceStepBuilder::build() {
   for (int r = 0; r < static_cast<int>(a_.ranks().size()); ++r) build_rank(r);
   connect_pipeline();
-  StepPlan plan{std::move(a_.graph()).build(), {}, {}, {}, {}, a_.layout().world(), 1, 0.0, 0.0, {}, {}, {}};
+  StepPlan plan{
+      std::move(a_.graph()).build(), {}, {}, {}, {}, a_.layout().world(), 1, 0.0, 0.0, {}, {}, {}, {}};
   for (int r = 0; r < static_cast<int>(a_.ranks().size()); ++r)
     plan.static_memory.push_back(static_memory(r));
   plan.kv = kv_capacity(plan.static_memory);

@@ -97,6 +97,7 @@ void finish_plan(StepPlan& plan, StepAssembler& assembler, const LayerStack& lay
   plan.info = assembler.take_info();
   plan.ranks = assembler.take_ranks();
   plan.balanced = assembler.take_balanced();
+  plan.comm_groups = assembler.take_comm_groups();
   plan.hardware_flops_per_step = job_hardware_flops(plan, assembler.mode(), assembler.job().parallel);
   plan.routing = layers.routing_summary();
 }

@@ -196,6 +196,28 @@ void StepAssembler::share_collective(const CollectiveKey& key, sim::OpId op) {
   shared_.emplace(key, op);
 }
 
+std::uint16_t StepAssembler::add_comm_groups(const std::vector<std::vector<int>>& groups) {
+  if (comm_groups_.size() >= OpInfo::kNoCommGroups)
+    throw std::logic_error("step build: more than 65,534 distinct collective group sets");
+  comm_groups_.push_back(groups);
+  return static_cast<std::uint16_t>(comm_groups_.size() - 1);
+}
+
+std::uint16_t StepAssembler::comm_groups_id(const std::vector<std::vector<int>>& groups) {
+  if (mode_ != RankMode::representative) return OpInfo::kNoCommGroups;
+  const auto [it, inserted] = comm_groups_by_address_.try_emplace(&groups, 0);
+  if (inserted) it->second = add_comm_groups(groups);
+  return it->second;
+}
+
+std::uint16_t StepAssembler::comm_groups_id(const std::vector<std::vector<int>>& groups,
+                                            std::pair<int, int> pair) {
+  if (mode_ != RankMode::representative) return OpInfo::kNoCommGroups;
+  const auto [it, inserted] = comm_groups_by_pair_.try_emplace(pair, 0);
+  if (inserted) it->second = add_comm_groups(groups);
+  return it->second;
+}
+
 std::vector<BalancedOp> StepAssembler::take_balanced() {
   std::vector<BalancedOp> out;
   out.reserve(balanced_.size());
@@ -350,6 +372,7 @@ sim::OpId RankSink::transfer(std::string_view name, const CommOp& c,
   OpInfo info = base_info();
   info.is_comm = true;
   info.comm_dim = c.dim;
+  info.comm_groups = a_.comm_groups_id(groups);
   // The op occupies this dimension's channel on every simulated member of the group.
   std::vector<sim::StreamId> streams;
   for (int member : groups.front()) {
@@ -415,6 +438,7 @@ sim::OpId StepAssembler::add_pipeline_send(const CommRequest& req, int from, int
   info.pass = pass;
   info.is_comm = true;
   info.comm_dim = ParallelDim::pp;
+  info.comm_groups = comm_groups_id(req.groups, {from, to});
   info.microbatch = microbatch;
   info.rank = static_cast<std::uint16_t>(from);
   return add(op, ends, info);

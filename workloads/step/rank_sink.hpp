@@ -127,6 +127,12 @@ class StepAssembler {
   /// and recv_next: each stream then carries one neighbour's transfers in that neighbour's order.
   sim::OpId add_pipeline_send(const CommRequest& req, int from, int to, Pass pass, int microbatch,
                               std::string_view label, bool downstream);
+  /// Representative mode: the index of `groups` (the result of groups(), or a pipeline pair's
+  /// groups keyed by its simulated ranks `pair`) in the plan's comm_groups, added on first use;
+  /// OpInfo::kNoCommGroups in full mode.
+  std::uint16_t comm_groups_id(const std::vector<std::vector<int>>& groups);
+  std::uint16_t comm_groups_id(const std::vector<std::vector<int>>& groups, std::pair<int, int> pair);
+  std::vector<std::vector<std::vector<int>>> take_comm_groups() { return std::move(comm_groups_); }
 
  private:
   const JobSpec& job_;
@@ -154,6 +160,10 @@ class StepAssembler {
   std::map<GroupKey, std::vector<std::vector<int>>> group_cache_;
   std::map<sim::OpId, BalancedOp> balanced_;
   std::map<CollectiveKey, sim::OpId> shared_;
+  std::vector<std::vector<std::vector<int>>> comm_groups_;
+  std::map<const void*, std::uint16_t> comm_groups_by_address_;  ///< groups() results (stable)
+  std::map<std::pair<int, int>, std::uint16_t> comm_groups_by_pair_;
+  std::uint16_t add_comm_groups(const std::vector<std::vector<int>>& groups);
 };
 
 class RankSink : public OpSink {

@@ -6,9 +6,10 @@
 #include "sim/error.hpp"
 #include "sim/stats.hpp"
 
-#include "workloads/step/inference_step.hpp"
-#include "workloads/model/names.hpp"
 #include "workloads/layout/topology_planner.hpp"
+#include "workloads/model/names.hpp"
+#include "workloads/step/inference_step.hpp"
+#include "workloads/step/replay_step.hpp"
 #include "workloads/step/train_step.hpp"
 
 namespace stepsim::work {
@@ -72,8 +73,6 @@ sim::Variation run_steps(const JobSpec& job, const StepPlan& plan, TopologyPlann
     out.nominal_s = to_seconds(engine.run().makespan);
   }
   const int n = std::max(1, count);
-  std::vector<double> times;
-  times.reserve(static_cast<std::size_t>(n));
   sim::Variation variation = plan_variation(v, plan, factors);
   for (int step = 0; step < n; ++step) {
     variation.seed = step_seed(v, static_cast<std::uint64_t>(step));
@@ -83,43 +82,9 @@ sim::Variation run_steps(const JobSpec& job, const StepPlan& plan, TopologyPlann
     const sim::RunResult run = engine.run();
     const sim::CriticalPath path = sim::critical_path(plan.graph, run, network.get());
     StepWaits waits = step_waits(plan, run, path, variation, factors, 5);
-    StepSample sample;
-    sample.seed = variation.seed;
-    sample.time_s = to_seconds(run.makespan);
-    if (!waits.ranks.empty()) {
-      sample.waited_on_rank = waits.ranks.front().rank;
-      sample.waited_on_s = waits.ranks.front().kernel_s;
-    }
-    if (out.steps.empty() || sample.time_s > out.steps[static_cast<std::size_t>(out.slowest_step)].time_s) {
-      out.slowest_step = step;
-      out.slowest = std::move(waits);
-    }
-    out.steps.push_back(sample);
-    times.push_back(sample.time_s);
+    record_step(out, variation.seed, to_seconds(run.makespan), std::move(waits));
   }
-  const sim::MetricStats stats = sim::metric_stats(times);
-  out.mean_s = stats.mean_s;
-  out.p50_s = stats.p50_s;
-  out.p90_s = stats.p90_s;
-  out.p99_s = stats.p99_s;
-  out.max_s = stats.max_s;
-  out.min_s = *std::min_element(times.begin(), times.end());
-  // The lower median: the step whose time ranks (n - 1) / 2 (ties to the earlier step).
-  std::vector<int> order(static_cast<std::size_t>(n));
-  for (int i = 0; i < n; ++i) order[static_cast<std::size_t>(i)] = i;
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    return times[static_cast<std::size_t>(a)] < times[static_cast<std::size_t>(b)];
-  });
-  out.median_step = order[static_cast<std::size_t>((n - 1) / 2)];
-  for (int r = 0; r < static_cast<int>(factors.size()); ++r)
-    if (factors[static_cast<std::size_t>(r)] != 1.0) {
-      ++out.gpus_varied;
-      out.slow_gpus.push_back({r, 0.0, factors[static_cast<std::size_t>(r)]});
-    }
-  std::stable_sort(out.slow_gpus.begin(), out.slow_gpus.end(),
-                   [](const RankWait& a, const RankWait& b) { return a.factor > b.factor; });
-  if (out.slow_gpus.size() > 16) out.slow_gpus.resize(16);
-  out.gpu_factors = factors;
+  summarise_steps(out, factors);
   variation.seed = step_seed(v, static_cast<std::uint64_t>(out.median_step));
   return variation;
 }
@@ -149,7 +114,9 @@ Simulation run_built_step(const JobSpec& job, std::shared_ptr<const topo::Topolo
   if (options.links == topo::LinkAccounting::timeline) planner.watch_links(links_of(*topology, plan));
   StepDistribution steps;
   sim::Variation variation;
-  const bool varied = job.variability.active() || options.steps > 1;
+  if (options.replay && options.ranks != RankMode::representative)
+    throw std::logic_error("simulate: a replay of every GPU runs over representative ranks");
+  const bool varied = (job.variability.active() || options.steps > 1) && !options.replay;
   if (varied) {
     if (job.variability.active() && options.ranks != RankMode::all)
       throw UserError(
@@ -189,7 +156,7 @@ Simulation run_built_step(const JobSpec& job, std::shared_ptr<const topo::Topolo
                Bytes{},
                true,
                {}};
-  s.steps = std::move(steps);
+  s.steps = options.replay ? replay_steps(job, s.plan, s.run, options.steps) : std::move(steps);
   s.estimate = estimate_stepsim(job);
   s.metrics = metrics_of(job, s);
   if (s.transfers) s.metrics.imbalance_s = imbalance_seconds(s.plan, *s.transfers);

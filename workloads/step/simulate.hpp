@@ -33,6 +33,10 @@ struct SimulateOptions {
   /// [variability], the step is run `steps` times with that step's draws, the run and report
   /// describe the median step and Simulation::steps the distribution.
   int steps = 1;
+  /// Every GPU replayed over the representative step (workloads/step/replay_step.hpp): with
+  /// representative ranks only. Simulation::steps then holds `steps` replayed steps with
+  /// [variability]'s draws, and the run and report describe the representative (nominal) step.
+  bool replay = false;
 };
 
 /// Throughput and efficiency of the simulated step.

@@ -22,6 +22,10 @@ struct OpInfo {
   std::int16_t layer = -1;       ///< global layer index; -1 for embedding/head/optimizer/DP
   std::int32_t microbatch = -1;  ///< -1 outside micro-batches
   std::uint16_t rank = 0;        ///< index into StepPlan::ranks
+  /// Representative comm ops: index into StepPlan::comm_groups, the groups whose members start this
+  /// op together; kNoCommGroups for other ops and in full mode.
+  std::uint16_t comm_groups = kNoCommGroups;
+  static constexpr std::uint16_t kNoCommGroups = 0xffff;
 };
 
 /// A change of one simulated rank's memory in use, tied to an op's start or end.
@@ -93,6 +97,10 @@ struct StepPlan {
   std::vector<BalancedOp> balanced;         ///< MoE ops whose cost depends on routing imbalance, by op id
   RoutingSummary routing;
   KvCapacity kv;  ///< inference only
+  /// Representative mode: each comm op's groups (global ranks) at its stage or stage pair: its own
+  /// group and every image (OpInfo::comm_groups indexes this). Every GPU's replay
+  /// (workloads/step/replay_step.hpp) starts each group's copies of the op together.
+  std::vector<std::vector<std::vector<int>>> comm_groups;
 };
 
 }  // namespace stepsim::work

@@ -430,7 +430,8 @@ void TrainStepBuilder::connect_pipeline() {
 StepPlan TrainStepBuilder::build() {
   for (int r = 0; r < static_cast<int>(a_.ranks().size()); ++r) build_rank(r);
   connect_pipeline();
-  StepPlan plan{std::move(a_.graph()).build(), {}, {}, {}, {}, a_.layout().world(), m_, 0.0, 0.0, {}, {}, {}};
+  StepPlan plan{
+      std::move(a_.graph()).build(), {}, {}, {}, {}, a_.layout().world(), m_, 0.0, 0.0, {}, {}, {}, {}};
   plan.memory_events = std::move(memory_);
   for (std::size_t r = 0; r < a_.ranks().size(); ++r) plan.static_memory.push_back(static_memory(r));
   plan.tokens_per_step = double(job_.workload.global_batch) * job_.workload.seq_len;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/stats.hpp"
+
 namespace stepsim::work {
 
 namespace variability_detail {
@@ -93,6 +95,11 @@ StepWaits step_waits(const StepPlan& plan, const sim::RunResult& run, const sim:
                          : 1.0;
     w.ranks.push_back({rank, per_sim_rank[i], f});
   }
+  sort_waits(w, top);
+  return w;
+}
+
+void sort_waits(StepWaits& w, std::size_t top) {
   const auto by_rank = [](const RankWait& a, const RankWait& b) {
     return a.kernel_s != b.kernel_s ? a.kernel_s > b.kernel_s : a.rank < b.rank;
   };
@@ -103,7 +110,50 @@ StepWaits step_waits(const StepPlan& plan, const sim::RunResult& run, const sim:
   std::stable_sort(w.ops.begin(), w.ops.end(), by_added);
   if (w.ranks.size() > top) w.ranks.resize(top);
   if (w.ops.size() > top) w.ops.resize(top);
-  return w;
+}
+
+void record_step(StepDistribution& out, std::uint64_t seed, double time_s, StepWaits waits) {
+  StepSample sample;
+  sample.seed = seed;
+  sample.time_s = time_s;
+  if (!waits.ranks.empty()) {
+    sample.waited_on_rank = waits.ranks.front().rank;
+    sample.waited_on_s = waits.ranks.front().kernel_s;
+  }
+  if (out.steps.empty() || time_s > out.steps[static_cast<std::size_t>(out.slowest_step)].time_s) {
+    out.slowest_step = static_cast<int>(out.steps.size());
+    out.slowest = std::move(waits);
+  }
+  out.steps.push_back(sample);
+}
+
+void summarise_steps(StepDistribution& out, const std::vector<double>& factors) {
+  std::vector<double> times;
+  for (const StepSample& s : out.steps) times.push_back(s.time_s);
+  const sim::MetricStats stats = sim::metric_stats(times);
+  out.mean_s = stats.mean_s;
+  out.p50_s = stats.p50_s;
+  out.p90_s = stats.p90_s;
+  out.p99_s = stats.p99_s;
+  out.max_s = stats.max_s;
+  out.min_s = *std::min_element(times.begin(), times.end());
+  // The lower median: the step whose time ranks (n - 1) / 2 (ties to the earlier step).
+  const int n = static_cast<int>(times.size());
+  std::vector<int> order(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) order[static_cast<std::size_t>(i)] = i;
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return times[static_cast<std::size_t>(a)] < times[static_cast<std::size_t>(b)];
+  });
+  out.median_step = order[static_cast<std::size_t>((n - 1) / 2)];
+  for (int r = 0; r < static_cast<int>(factors.size()); ++r)
+    if (factors[static_cast<std::size_t>(r)] != 1.0) {
+      ++out.gpus_varied;
+      out.slow_gpus.push_back({r, 0.0, factors[static_cast<std::size_t>(r)]});
+    }
+  std::stable_sort(out.slow_gpus.begin(), out.slow_gpus.end(),
+                   [](const RankWait& a, const RankWait& b) { return a.factor > b.factor; });
+  if (out.slow_gpus.size() > 16) out.slow_gpus.resize(16);
+  out.gpu_factors = factors;
 }
 
 }  // namespace stepsim::work

@@ -52,6 +52,9 @@ struct StepWaits {
 StepWaits step_waits(const StepPlan& plan, const sim::RunResult& run, const sim::CriticalPath& path,
                      const sim::Variation& variation, const std::vector<double>& gpu_factors,
                      std::size_t top);
+/// Orders `w`'s GPUs by their time on the path and its kernels by what variation added, largest
+/// first, and keeps `top` of each.
+void sort_waits(StepWaits& w, std::size_t top);
 
 /// One of several simulated steps.
 struct StepSample {
@@ -74,7 +77,18 @@ struct StepDistribution {
   int gpus_varied = 0;  ///< GPUs whose factor is not 1
   /// Every GPU's kernel time factor, by global rank (gpu_time_factors): the whole slowness map.
   std::vector<double> gpu_factors;
+  /// Every GPU replayed over the representative step (stepsim run --ranks replay) rather than a
+  /// graph of every rank run once per step; the report beside it is then the nominal step.
+  bool replayed = false;
+  std::uint64_t instances = 0;   ///< replay: op copies replayed over all steps
+  std::size_t replay_bytes = 0;  ///< replay: the memory its per-copy times took
   bool empty() const { return steps.empty(); }
 };
+
+/// Appends the next step (its seed, time and what its critical path waited on) to `out`, keeping
+/// the slowest step's waits.
+void record_step(StepDistribution& out, std::uint64_t seed, double time_s, StepWaits waits);
+/// Fills `out`'s statistics, median and slowest GPUs from its steps and every GPU's factor.
+void summarise_steps(StepDistribution& out, const std::vector<double>& gpu_factors);
 
 }  // namespace stepsim::work

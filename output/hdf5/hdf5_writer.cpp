@@ -87,6 +87,7 @@ void write_steps(H5::H5File& f, const work::Simulation& s) {
   h5::write_integer_attribute(g, "median_step", d.median_step);
   h5::write_integer_attribute(g, "slowest_step", d.slowest_step);
   h5::write_integer_attribute(g, "gpus_varied", d.gpus_varied);
+  h5::write_integer_attribute(g, "replayed", d.replayed ? 1 : 0);
   h5::Table<h5::StepRowH5> steps(f, "steps/times", h5::step_type(), 1024);
   for (std::size_t i = 0; i < d.steps.size(); ++i) {
     const work::StepSample& x = d.steps[i];

@@ -76,6 +76,9 @@ TEST_CASE("stepsim run --ranks replay: every GPU's steps replayed, in JSON, HDF5
   CHECK(j["steps"]["mean_s"].get<double>() > j["steps"]["nominal_s"].get<double>());
   const H5::H5File f(h5.string(), H5F_ACC_RDONLY);
   CHECK(f.openDataSet("steps/times").getSpace().getSimpleExtentNpoints() == 3);
+  std::int64_t replayed = 0;
+  f.openGroup("steps").openAttribute("replayed").read(H5::PredType::NATIVE_INT64, &replayed);
+  CHECK(replayed == 1);
   const auto table = run_stepsim(base + " -q");
   REQUIRE(table.exit_code == 0);
   CHECK(table.out.find("replayed over the representative step") != std::string::npos);

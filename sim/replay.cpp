@@ -80,8 +80,6 @@ Replay::Replay(const StepGraph& graph, const RunResult& run, const ReplayLayout&
     const OpKind k = graph.exec(id).kind;
     varies_[id] = k == OpKind::compute || k == OpKind::memory;
     sink_[id] = succ_begin[id + 1] == succ_begin[id];
-    if (pred_begin_[id + 1] - pred_begin_[id] > 0xffffu)
-      throw std::invalid_argument("replay: " + graph.describe(id) + " has more than 65,535 predecessors");
   }
   // Slots: an op's ends live from its own position to its last successor's (a sink's only until
   // the makespan has seen them).

@@ -10,6 +10,19 @@
 #include "sim/memory.hpp"
 
 namespace stepsim::sim {
+namespace replay_detail {
+
+/// ceil(base x f) picoseconds for a non-negative product below 2^63: truncation and a compare, which
+/// cost a fraction of a call to std::ceil in the replay's inner loop; exact for f = 1 (base is a
+/// whole number of picoseconds below 2^53).
+inline Time::rep scaled_ps(double base, double f) {
+  const double x = base * f;
+  const auto t = static_cast<Time::rep>(x);
+  return t + (static_cast<double>(t) < x ? 1 : 0);
+}
+
+}  // namespace replay_detail
+using replay_detail::scaled_ps;
 
 Replay::Replay(const StepGraph& graph, const RunResult& run, const ReplayLayout& layout)
     : graph_(graph), layout_(layout), width_(layout.width) {
@@ -162,8 +175,7 @@ Time Replay::duration(OpId op, std::uint32_t copy, const Variation* variation) {
   const std::size_t row = static_cast<std::size_t>(graph_.exec(op).aux) * width_ + copy;
   double f = jitter(op, copy, variation->seed, variation->jitter_sigma);
   if (row < variation->processor_factor.size()) f *= variation->processor_factor[row];
-  Time t = f == 1.0 ? nominal_[op]
-                    : Time{static_cast<Time::rep>(std::ceil(static_cast<double>(nominal_[op].count()) * f))};
+  Time t = f == 1.0 ? nominal_[op] : Time{scaled_ps(static_cast<double>(nominal_[op].count()), f)};
   if (variation->stalls_of(key(op, copy), row)) t = saturating_add(t, variation->stall);
   return t;
 }
@@ -239,7 +251,7 @@ ReplayResult Replay::run(const Variation* variation, bool critical_path) {
       for (std::size_t j = 0; j < w; ++j) {
         double f = table != nullptr ? table[(offset + j) & (kJitterTable - 1)] : 1.0;
         if (factor != nullptr) f *= factor[j];
-        e[j] += f == 1.0 ? nominal_[op].count() : static_cast<Time::rep>(std::ceil(base * f));
+        e[j] += scaled_ps(base, f);
       }
       if (stalls)
         for (std::size_t j = 0; j < w; ++j)

@@ -98,8 +98,8 @@ struct SlownessGrid {
     const double step = s.report.step_time_s;
     if (const int r = sim_rank[static_cast<std::size_t>(g)]; r >= 0 && step > 0.0) {
       const work::Breakdown& b = s.report.ranks[static_cast<std::size_t>(r)].breakdown;
-      t +=
-          "; waits " + format_percent((step - b.compute_s - b.memory_bound_s) / step) + " of the median step";
+      t += "; waits " + format_percent((step - b.compute_s - b.memory_bound_s) / step) +
+           (s.steps.replayed ? " of the representative step" : " of the median step");
     }
     return t;
   }

@@ -225,9 +225,16 @@ work::RankMode parse_rank_mode(const std::string& text, const work::JobSpec& job
 }
 
 void apply_rank_mode(const std::string& text, const work::JobSpec& job, work::SimulateOptions& options) {
-  options.replay = text == "replay";
+  const bool one_step =
+      job.workload.kind != work::WorkloadKind::generate && job.workload.kind != work::WorkloadKind::serve;
+  // auto with [variability]: every GPU simulated while its graph stays small (about a second per
+  // step), else replayed; degraded links need every GPU simulated at any size.
+  const bool auto_replay = text == "auto" && job.variability.active() && one_step &&
+                           job.cluster.degraded.empty() &&
+                           work::step_size(job, work::RankMode::all).graph_ops > kAutoReplayOps;
+  options.replay = text == "replay" || auto_replay;
   if (options.replay) {
-    if (job.workload.kind == work::WorkloadKind::generate || job.workload.kind == work::WorkloadKind::serve)
+    if (!one_step)
       throw UserError("--ranks replay: replays one step; this scenario is many (generation or serving)");
     options.ranks = work::RankMode::representative;
     return;

@@ -145,8 +145,12 @@ work::RankMode parse_rank_mode(const std::string& text);
 /// representative ranks.
 work::RankMode parse_rank_mode(const std::string& text, const work::JobSpec& job);
 /// `stepsim run --ranks`: the values above, or "replay" (every GPU replayed over representative
-/// ranks, SimulateOptions::replay); sets options.ranks and options.replay.
+/// ranks, SimulateOptions::replay); sets options.ranks and options.replay. "auto" with
+/// [variability] replays a single step whose every-GPU graph would exceed kAutoReplayOps ops
+/// (unless links are degraded), and simulates every GPU below that.
 void apply_rank_mode(const std::string& text, const work::JobSpec& job, work::SimulateOptions& options);
+/// About two CPU-seconds per step and 300 MB with every GPU simulated (docs/simulation.md section 7).
+inline constexpr double kAutoReplayOps = 2.0e6;
 
 /// The name a scenario is reported under: its [meta] name, else its display name.
 const std::string& scenario_label(const scen::Scenario& s);

@@ -58,11 +58,11 @@ RunArgs parse_run_args(Args args) {
       "ranks", po::value(&a.ranks)->default_value("auto"),
       "representative (one rank per pipeline stage, others as images), all, replay (every GPU replayed over "
       "the representative step: fast at any scale, collectives held at their representative durations), or "
-      "auto (all with [variability], else representative)")(
-      "steps", count_value(a.steps, "--steps", 1, 100000)->default_value("1"),
-      "simulate this many steps, each with its own [variability] draws: the step-time "
-      "distribution and what the slow steps waited on")("catalog", po::value(&a.catalogs)->composing(),
-                                                        "extra catalog file (repeatable)")(
+      "auto (with [variability]: all, or replay when every GPU's graph would exceed 2 M ops; else "
+      "representative)")("steps", count_value(a.steps, "--steps", 1, 100000)->default_value("1"),
+                         "simulate this many steps, each with its own [variability] draws: the step-time "
+                         "distribution and what the slow steps waited on")(
+      "catalog", po::value(&a.catalogs)->composing(), "extra catalog file (repeatable)")(
       "set", po::value(&a.load.set)->composing(), "override a scenario key, e.g. --set parallelism.tp=4")(
       "trace", po::value(&a.outputs.trace_path), "write a Chrome trace (open it at ui.perfetto.dev)")(
       "trace-ranks", po::value(&a.outputs.trace_ranks),

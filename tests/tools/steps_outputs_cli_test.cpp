@@ -88,3 +88,22 @@ TEST_CASE("stepsim run --ranks replay: every GPU's steps replayed, in JSON, HDF5
   CHECK(serve.exit_code == 2);
   CHECK(serve.err.find("--ranks replay") != std::string::npos);
 }
+
+TEST_CASE("stepsim run --ranks auto replays a varied step too large to simulate every GPU of") {
+  // The 405B example on 16,384 GPUs: every GPU's graph would be about 150 M ops (over 2 M), so a
+  // [variability] scenario is replayed; the 16-GPU test step stays simulated on every GPU.
+  const std::string big = "run '" + std::string(STEPSIM_SOURCE_DIR) +
+                          "/scenarios/examples/llama3.1-405b-16384xh100.toml' --format json -q"
+                          " --set variability.kernel_jitter_cv=0.02 --set variability.seed=5";
+  const auto r = run_stepsim(big);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["steps"]["replayed"] == true);
+  CHECK(j["steps"]["mean_s"].get<double>() > j["steps"]["nominal_s"].get<double>());
+  const auto small = run_stepsim("run '" + std::string(STEPSIM_SOURCE_DIR) +
+                                 "/tests/output/data/small-train.toml' --format json -q"
+                                 " --set variability.kernel_jitter_cv=0.02");
+  REQUIRE(small.exit_code == 0);
+  CHECK(nlohmann::json::parse(small.out)["steps"]["replayed"] == false);
+}

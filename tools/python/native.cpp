@@ -72,8 +72,11 @@ std::string run(const Source& src, const std::string& ranks, std::uint64_t max_o
   work::SimulateOptions options;
   if (ranks == "all")
     options.ranks = work::RankMode::all;
+  else if (ranks == "replay")
+    options.replay = true;  // every GPU replayed over the representative step (docs/simulation.md)
   else if (ranks != "representative")
-    throw UserError({}, "ranks", "expected \"representative\" or \"all\", got \"" + ranks + "\"", "");
+    throw UserError({}, "ranks", "expected \"representative\", \"all\" or \"replay\", got \"" + ranks + "\"",
+                    "");
   options.links = out::link_accounting_for(outputs);
   options.max_ops = max_ops;
   const out::RunLabels labels{s.label(), s.job.cluster.gpu.id, s.job.model.id};

@@ -66,6 +66,14 @@ try:
 except stepsim.UserError as e:
     check("hardware.nodes" in str(e), f"None has no TOML form: {e}")
 
+# 4b. Every GPU replayed, as `stepsim run --ranks replay`: the same document.
+varied = ["variability.slow_gpus=[{rank=9,factor=1.5}]", "variability.seed=3"]
+replayed = stepsim.run(scenario, set=varied, ranks="replay").to_dict()
+replayed.pop("files_written")
+check(replayed == cli_json("run", str(scenario), "--format", "json", "--ranks", "replay",
+                           "--set", "variability.slow_gpus=[{rank=9,factor=1.5}]", "--set", "variability.seed=3")
+      and replayed["steps"]["replayed"], "run(ranks=\"replay\") returns the CLI's replayed document")
+
 # 5. The estimate, as `stepsim estimate --format json`.
 check(stepsim.estimate(scenario).to_dict() == cli_json("estimate", str(scenario), "--format", "json"),
       "estimate(file) returns the CLI's JSON document")

@@ -121,3 +121,19 @@ TEST_CASE("bundled examples: the headline verdict is the breakdown's largest ent
             std::string::npos);
   }
 }
+
+TEST_CASE("bundled examples: every GPU replayed with nothing varying is the representative step, exactly",
+          "[examples][slow]") {
+  // docs/simulation.md section 1: the replay starts each op of each GPU when its predecessors on
+  // that GPU end, over the representative run's durations, which is that run to the picosecond when
+  // every GPU is alike (also checked by hand over the 100 single-step examples and validation cases).
+  for (const fs::path& file : single_step_examples()) {
+    const auto r =
+        test::run_stepsim("run '" + file.string() + "' --ranks replay --unset variability --format json -q");
+    INFO(file.string() << ": " << r.err);
+    REQUIRE(r.exit_code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    REQUIRE(j["steps"]["replayed"] == true);
+    CHECK(j["steps"]["step_time_s"][0].get<double>() == j["step_time_s"].get<double>());
+  }
+}

@@ -142,6 +142,22 @@ class Replay {
 
   /// Every op's end for copy `copy` alone, from the synchronised starts of the last run.
   void copy_ends(std::uint32_t copy, const Variation* variation, std::vector<Time>& out);
+  void collect_predecessors();
+  /// Fills order_ and returns the successor lists (CSR) through `succ_begin` and `succ`.
+  void order_ops(std::vector<std::uint32_t>& succ_begin, std::vector<OpId>& succ);
+  void assign_slots(const std::vector<std::uint32_t>& succ_begin, const std::vector<OpId>& succ);
+  void index_groups();
+  /// The times of op `op`'s copies (its slot).
+  Time::rep* ends_of(OpId op) {
+    return reinterpret_cast<Time::rep*>(ends_.data()) + static_cast<std::size_t>(slot_[op]) * width_;
+  }
+  const Time::rep* ends_of(OpId op) const {
+    return reinterpret_cast<const Time::rep*>(ends_.data()) + static_cast<std::size_t>(slot_[op]) * width_;
+  }
+  void ready_times(OpId op, Time::rep* e, std::uint8_t* crit) const;
+  void synchronise(OpId op, Time::rep* e);
+  void add_durations(OpId op, Time::rep* e, const Variation* variation, bool stalls) const;
+  std::vector<ReplayLink> walk_back(OpId op, std::uint32_t copy, Time end, const Variation* variation);
 };
 
 }  // namespace stepsim::sim

@@ -128,12 +128,13 @@ void Replay::assign_slots(const std::vector<std::uint32_t>& succ_begin, const st
     for (std::uint32_t i = succ_begin[id]; i < succ_begin[id + 1]; ++i)
       last_use[id] = std::max(last_use[id], position[succ[i]]);
   }
-  dying_begin_.assign(n + 1, 0);
-  for (OpId id = 0; id < n; ++id) ++dying_begin_[last_use[id] + 1];
-  for (std::size_t i = 0; i < n; ++i) dying_begin_[i + 1] += dying_begin_[i];
-  dying_.resize(n);
-  std::vector<std::uint32_t> fill(dying_begin_.begin(), dying_begin_.end() - 1);
-  for (const OpId id : order_) dying_[fill[last_use[id]]++] = id;
+  // The ops whose last use is position i: dying[dying_begin[i] .. dying_begin[i + 1]).
+  std::vector<std::uint32_t> dying_begin(n + 1, 0);
+  for (OpId id = 0; id < n; ++id) ++dying_begin[last_use[id] + 1];
+  for (std::size_t i = 0; i < n; ++i) dying_begin[i + 1] += dying_begin[i];
+  std::vector<OpId> dying(n);
+  std::vector<std::uint32_t> fill(dying_begin.begin(), dying_begin.end() - 1);
+  for (const OpId id : order_) dying[fill[last_use[id]]++] = id;
   slot_.assign(n, 0);
   std::vector<std::uint32_t> free_slots;
   for (std::uint32_t i = 0; i < n; ++i) {
@@ -144,8 +145,7 @@ void Replay::assign_slots(const std::vector<std::uint32_t>& succ_begin, const st
       slot_[id] = free_slots.back();
       free_slots.pop_back();
     }
-    for (std::uint32_t k = dying_begin_[i]; k < dying_begin_[i + 1]; ++k)
-      free_slots.push_back(slot_[dying_[k]]);
+    for (std::uint32_t k = dying_begin[i]; k < dying_begin[i + 1]; ++k) free_slots.push_back(slot_[dying[k]]);
   }
 }
 
@@ -365,7 +365,6 @@ std::size_t Replay::memory_bytes() const {
          order_.capacity() * sizeof(OpId) + pred_begin_.capacity() * sizeof(std::uint32_t) +
          preds_.capacity() * sizeof(OpId) + nominal_.capacity() * sizeof(Time) + varies_.capacity() +
          sink_.capacity() + slot_.capacity() * sizeof(std::uint32_t) +
-         dying_begin_.capacity() * sizeof(std::uint32_t) + dying_.capacity() * sizeof(OpId) +
          sync_begin_.capacity() * sizeof(std::uint32_t) + sync_member_.capacity() * sizeof(std::uint32_t);
 }
 

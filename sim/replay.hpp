@@ -1,10 +1,10 @@
 #pragma once
 // Every instance of a step graph replayed over one run of it: shared programs, per-instance time.
 //
-// A representative step graph holds one program per processor (one GPU per pipeline stage); the
-// job runs `width` copies of each (every GPU of the stage), which differ only in where they sit.
-// The engine's run of the graph says how long each op took (contention with the copies included,
-// since their collectives were planned with them). Replay gives every copy its own timeline over
+// A graph can stand for `width` identical copies of each processor's program, which differ only in
+// where they sit (to the layers above: one simulated GPU per pipeline stage, copied to every GPU of
+// the stage). The engine's run of the graph says how long each op took, contention with the copies
+// included when the network carried their traffic. Replay gives every copy its own timeline over
 // those durations: an op of copy j starts when its dependencies and stream predecessors of copy j
 // have finished, and ops that synchronise copies (a collective of a group) start together, at the
 // latest member's. That is the longest path through the graph, instance by instance, with no
@@ -12,7 +12,7 @@
 // contiguous, so the work is a few vectorisable passes over `width` times per op.
 //
 // What it keeps from the run: every op's duration. A Variation lengthens or shortens the compute
-// and memory ops of single copies (a slow GPU, jitter, host stalls); transfers and delays keep
+// and memory ops of single copies (a slow processor, jitter, host stalls); transfers and delays keep
 // their run's durations. With no variation the replay reproduces the run exactly (each op of
 // each copy starts and ends where the run had it): the engine starts an op at the instant its
 // last predecessor ends, which is the longest path. With variation it is the longest path over
@@ -86,7 +86,7 @@ class Replay {
   /// with key(op, copy)).
   Time duration(OpId op, std::uint32_t copy, const Variation* variation);
   std::uint32_t width() const { return width_; }
-  /// The key of copy `copy` of op `op`'s draws (Variation::jitter_of, stalls_of).
+  /// The key of copy `copy` of op `op`'s stall draw (Variation::stalls_of).
   std::uint64_t key(OpId op, std::uint32_t copy) const {
     return static_cast<std::uint64_t>(op) * width_ + copy;
   }
@@ -112,12 +112,9 @@ class Replay {
   std::vector<Time> nominal_;              ///< per op: its duration in the run
   std::vector<std::uint8_t> varies_;       ///< per op: a kernel (compute or memory), which variation scales
   std::vector<std::uint8_t> sink_;  ///< per op: nothing follows it (the makespan is the latest such end)
-  /// Ends are held only while an op still has a successor to start: op order_[i] writes slot
-  /// slot_[order_[i]], and the slots of the ops in dying_[dying_begin_[i] .. dying_begin_[i + 1])
-  /// are free again once order_[i] is done.
+  /// Ends are held only while an op still has a successor to start: op `op` writes slot
+  /// slot_[op], which ops later in the order reuse once its last successor has started.
   std::vector<std::uint32_t> slot_;
-  std::vector<std::uint32_t> dying_begin_;
-  std::vector<OpId> dying_;
   std::size_t slot_count_ = 0;
   std::vector<Time> ends_;  ///< slot x copy, slot-major
   /// Per synchronised op (sync_begin_ offsets, one entry per group): the group's start and the

@@ -76,9 +76,9 @@ double lognormal_sigma_for_cv(double cv) {
   return std::sqrt(std::log1p(cv * cv));
 }
 
-double Variation::jitter_of(std::uint64_t key) const {
+double Variation::jitter(OpId id) const {
   if (jitter_sigma <= 0.0) return 1.0;
-  const double z = hash_normal(seed, variation_detail::key_of(key, variation_detail::kJitterStream));
+  const double z = hash_normal(seed, variation_detail::key_of(id, variation_detail::kJitterStream));
   // Mean 1: E[exp(sigma z - sigma^2 / 2)] = 1.
   return std::exp(jitter_sigma * z - 0.5 * jitter_sigma * jitter_sigma);
 }
@@ -93,16 +93,12 @@ bool Variation::stalls_of(std::uint64_t key, std::size_t row) const {
          stall_probability[row];
 }
 
-Time Variation::scale(std::uint64_t key, std::size_t row, Time base) const {
-  double factor = jitter_of(key);
-  if (row < processor_factor.size()) factor *= processor_factor[row];
-  Time t = factor == 1.0 ? base : ceil_to_time(static_cast<double>(base.count()) * factor);
-  if (stalls_of(key, row)) t = saturating_add(t, stall);
-  return t;
-}
-
 Time Variation::duration(OpId id, ProcessorId p, Time work) const {
-  return scale(id, p, work);
+  double factor = jitter(id);
+  if (p < processor_factor.size()) factor *= processor_factor[p];
+  Time t = factor == 1.0 ? work : ceil_to_time(static_cast<double>(work.count()) * factor);
+  if (stalls(id, p)) t = saturating_add(t, stall);
+  return t;
 }
 
 }  // namespace stepsim::sim

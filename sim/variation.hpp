@@ -32,15 +32,10 @@ struct Variation {
   /// Whether kernel `id` on `p` is preceded by a stall in this run.
   bool stalls(OpId id, ProcessorId p) const;
   /// Its lognormal jitter factor alone (1 without jitter).
-  double jitter(OpId id) const { return jitter_of(id); }
-
-  /// The same draws under any 64-bit key (sim/replay.hpp keys them by op and copy; an op id is
-  /// its own key, so a replay of one copy draws what the engine draws).
-  double jitter_of(std::uint64_t key) const;
-  /// Whether the kernel keyed `key` stalls, at row `row` of stall_probability.
+  double jitter(OpId id) const;
+  /// stalls() under any 64-bit key and row of stall_probability: sim/replay.hpp keys a copy of an
+  /// op by (op, copy) and gives each copy its own row.
   bool stalls_of(std::uint64_t key, std::size_t row) const;
-  /// `base` scaled by the jitter of `key` and row `row`'s factor, plus a stall if it draws one.
-  Time scale(std::uint64_t key, std::size_t row, Time base) const;
 };
 
 /// A 64-bit seed derived from `seed` and `key` (SplitMix64): independent streams of draws.

@@ -31,14 +31,16 @@ BenchResult run_example(const char* name, const char* file) {
   return r;
 }
 
-/// A bundled example after `sets`, simulated with `options`: the process CPU seconds of the
-/// simulation (not of loading) and the wall time of both.
+/// Bundled example `file` after `sets`, simulated with `options` as bench case `name`: the process
+/// CPU seconds of the simulation (not of loading), and a result with the wall time of both and the
+/// peak RSS, its metrics and note left to the case.
 struct TimedRun {
   work::Simulation sim;
   double cpu_s = 0.0;
-  double wall_s = 0.0;
+  BenchResult result;
+  std::string sets;  ///< " KEY=VALUE" per override, for the note
 };
-TimedRun timed_run(const char* file, const std::vector<std::string>& sets,
+TimedRun timed_run(const char* name, const char* file, const std::vector<std::string>& sets,
                    const work::SimulateOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
   const scen::Catalog catalog = scen::Catalog::load_builtin();
@@ -46,9 +48,12 @@ TimedRun timed_run(const char* file, const std::vector<std::string>& sets,
   load.set = sets;
   const scen::Scenario s = scen::load_scenario(scen::data_dir() / "examples" / file, catalog, load);
   const double cpu0 = process_cpu_s();
-  TimedRun t{work::simulate(s.job, options), 0.0, 0.0};
+  TimedRun t{work::simulate(s.job, options), 0.0, {}, {}};
   t.cpu_s = process_cpu_s() - cpu0;
-  t.wall_s = seconds_since(t0);
+  t.result.name = name;
+  t.result.wall_s = seconds_since(t0);
+  t.result.peak_rss_bytes = peak_rss_bytes();
+  for (const std::string& set : sets) t.sets += " " + set;
   return t;
 }
 
@@ -57,13 +62,10 @@ TimedRun timed_run(const char* file, const std::vector<std::string>& sets,
 BenchResult run_all_ranks(const char* name, const char* file, std::vector<std::string> sets) {
   work::SimulateOptions options;
   options.ranks = work::RankMode::all;
-  const TimedRun t = timed_run(file, sets, options);
+  const TimedRun t = timed_run(name, file, sets, options);
   const work::Simulation& sim = t.sim;
   const double cpu = t.cpu_s;
-  BenchResult r;
-  r.name = name;
-  r.wall_s = t.wall_s;
-  r.peak_rss_bytes = peak_rss_bytes();
+  BenchResult r = t.result;
   const double ops = static_cast<double>(sim.plan.graph.op_count());
   const double events = static_cast<double>(sim.run.stats.events);
   r.metrics = {{"gpus", sim.plan.world},
@@ -75,9 +77,7 @@ BenchResult run_all_ranks(const char* name, const char* file, std::vector<std::s
                {"us_per_op", cpu / ops * 1e6},
                {"peak_rss_bytes_per_op", r.peak_rss_bytes / ops},
                {"simulated_step_s", sim.metrics.step_time_s}};
-  std::string with;
-  for (const std::string& set : sets) with += " " + set;
-  r.note = std::string(file) + " --ranks all," + with + " (cpu_s: build, simulate and analyse)";
+  r.note = std::string(file) + " --ranks all," + t.sets + " (cpu_s: build, simulate and analyse)";
   return r;
 }
 
@@ -87,13 +87,10 @@ BenchResult run_replay(const char* name, const char* file, std::vector<std::stri
   work::SimulateOptions options;
   options.replay = true;
   options.steps = steps;
-  const TimedRun t = timed_run(file, sets, options);
+  const TimedRun t = timed_run(name, file, sets, options);
   const work::Simulation& sim = t.sim;
   const double cpu = t.cpu_s;
-  BenchResult r;
-  r.name = name;
-  r.wall_s = t.wall_s;
-  r.peak_rss_bytes = peak_rss_bytes();
+  BenchResult r = t.result;
   const double copies = static_cast<double>(sim.steps.instances);
   r.metrics = {{"gpus", sim.plan.world},
                {"program_ops", static_cast<double>(sim.plan.graph.op_count())},
@@ -108,9 +105,7 @@ BenchResult run_replay(const char* name, const char* file, std::vector<std::stri
                {"simulated_step_s", sim.metrics.step_time_s},
                {"mean_step_s", sim.steps.mean_s},
                {"p99_step_s", sim.steps.p99_s}};
-  std::string with;
-  for (const std::string& set : sets) with += " " + set;
-  r.note = std::string(file) + " --ranks replay --steps " + std::to_string(steps) + "," + with +
+  r.note = std::string(file) + " --ranks replay --steps " + std::to_string(steps) + "," + t.sets +
            " (cpu_s: build, representative run, replays and analysis; op copies: ops x GPUs x steps)";
   return r;
 }

@@ -218,32 +218,23 @@ work::RankMode parse_rank_mode(const std::string& text) {
   throw UserError("--ranks: expected representative or all, got `" + text + "`");
 }
 
-work::RankMode parse_rank_mode(const std::string& text, const work::JobSpec& job) {
-  if (text == "auto") return job.variability.active() ? work::RankMode::all : work::RankMode::representative;
-  if (text == "representative" || text == "all") return parse_rank_mode(text);
-  throw UserError("--ranks: expected auto, representative or all, got `" + text + "`");
-}
-
 void apply_rank_mode(const std::string& text, const work::JobSpec& job, work::SimulateOptions& options) {
+  if (text != "auto" && text != "representative" && text != "all" && text != "replay")
+    throw UserError("--ranks: expected auto, representative, all or replay, got `" + text + "`");
   const bool one_step =
       job.workload.kind != work::WorkloadKind::generate && job.workload.kind != work::WorkloadKind::serve;
+  const bool varied = job.variability.active();
   // auto with [variability]: every GPU simulated while its graph stays small (about a second per
   // step), else replayed; degraded links need every GPU simulated at any size.
-  const bool auto_replay = text == "auto" && job.variability.active() && one_step &&
-                           job.cluster.degraded.empty() &&
+  const bool auto_replay = text == "auto" && varied && one_step && job.cluster.degraded.empty() &&
                            work::step_size(job, work::RankMode::all).graph_ops > kAutoReplayOps;
   options.replay = text == "replay" || auto_replay;
-  if (options.replay) {
-    if (!one_step)
-      throw UserError("--ranks replay: replays one step; this scenario is many (generation or serving)");
+  if (options.replay && !one_step)
+    throw UserError("--ranks replay: replays one step; this scenario is many (generation or serving)");
+  if (options.replay || (text == "auto" && !varied))
     options.ranks = work::RankMode::representative;
-    return;
-  }
-  try {
-    options.ranks = parse_rank_mode(text, job);
-  } catch (const UserError&) {
-    throw UserError("--ranks: expected auto, representative, all or replay, got `" + text + "`");
-  }
+  else
+    options.ranks = text == "auto" ? work::RankMode::all : parse_rank_mode(text);
 }
 
 const std::string& scenario_label(const scen::Scenario& s) {

@@ -141,13 +141,11 @@ auto with_elapsed_spinner(std::string label, bool quiet, out::RenderFormat forma
 
 /// The --ranks value: representative or all; throws UserError otherwise.
 work::RankMode parse_rank_mode(const std::string& text);
-/// As above, also accepting "auto": every GPU when the job's GPUs differ ([variability]), else
-/// representative ranks.
-work::RankMode parse_rank_mode(const std::string& text, const work::JobSpec& job);
-/// `stepsim run --ranks`: the values above, or "replay" (every GPU replayed over representative
-/// ranks, SimulateOptions::replay); sets options.ranks and options.replay. "auto" with
-/// [variability] replays a single step whose every-GPU graph would exceed kAutoReplayOps ops
-/// (unless links are degraded), and simulates every GPU below that.
+/// `stepsim run --ranks`: the values above, "replay" (every GPU replayed over representative
+/// ranks, SimulateOptions::replay) or "auto": representative ranks when the job's GPUs are alike,
+/// with [variability] every GPU simulated, or replayed when the step is single and its every-GPU
+/// graph would exceed kAutoReplayOps ops (unless links are degraded). Sets options.ranks and
+/// options.replay; throws UserError for another value.
 void apply_rank_mode(const std::string& text, const work::JobSpec& job, work::SimulateOptions& options);
 /// About two CPU-seconds per step and 300 MB with every GPU simulated (docs/simulation.md section 7).
 inline constexpr double kAutoReplayOps = 2.0e6;

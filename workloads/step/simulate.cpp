@@ -4,7 +4,6 @@
 #include <stdexcept>
 #include "sim/engine.hpp"
 #include "sim/error.hpp"
-#include "sim/stats.hpp"
 
 #include "workloads/layout/topology_planner.hpp"
 #include "workloads/model/names.hpp"

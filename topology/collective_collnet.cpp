@@ -103,15 +103,18 @@ Plan build_collnet_all_reduce(AlgoContext& ctx) {
 // NVLS across hosts (NCCL's NVLS algorithm on several nodes, which it runs only with CollNet):
 // NVLS reduce-scatter inside each domain leaves each of its h heads (nvls_heads) with a slice S/h,
 // the switches all-reduce the slices of every rail (SHARP), NVLS all-gathers inside each domain.
-// Per rank: S (1 + 1/m) each way on NVLink at the NVLS efficiency; per head S/h up and down its NIC.
+// Per rank: nvls_all_reduce_traffic(m) each way on NVLink at the NVLS efficiency; per head S/h up
+// and down its NIC.
 Plan build_nvls_sharp_all_reduce(AlgoContext& ctx) {
-  double nvlink = 0.0, net = 0.0;
+  double nvlink = 0.0, net = 0.0, fixed = 0.0;
   for (const GroupLayout& layout : ctx.layouts) {
     const auto domains = by_domain(ctx.topo, layout);
     const double m = static_cast<double>(domains.front().size());
     const std::size_t heads = nvls_heads(domains.front().size());
+    fixed = nvls_fixed_s(ctx, domains.size(), domains.front().size(), nvls_all_reduce_traffic(m));
     const double h = static_cast<double>(heads);
-    for (const auto& d : domains) nvlink = add_nvls_links(ctx, d, 1.0 + 1.0 / m, 1.0 + 1.0 / m);
+    const double traffic = nvls_all_reduce_traffic(m);
+    for (const auto& d : domains) nvlink = add_nvls_links(ctx, d, traffic, traffic);
     for (std::size_t i = 0; i < heads; ++i) {
       std::vector<GpuId> rail;
       for (const auto& d : domains) rail.push_back(d[i]);
@@ -119,7 +122,7 @@ Plan build_nvls_sharp_all_reduce(AlgoContext& ctx) {
           std::max(net, add_sharp_tree(ctx, rail, 1.0 / h, 1.0 / h, 1.0 / h, static_cast<std::uint32_t>(i)));
     }
   }
-  Plan plan = single_phase(ctx, ctx.topo.spec().gpu.nvls_latency_s + 2.0 * nvlink + 2.0 * net);
+  Plan plan = single_phase(ctx, fixed + 2.0 * nvlink + 2.0 * net);
   plan.algorithm = CollectiveAlgorithm::nvls;
   return plan;
 }

@@ -4,8 +4,24 @@
 // All-reduce in one domain. Reduce-scatter by multimem loads: for its 1/p slice each GPU has the
 // switch fetch that slice from all p GPUs and return the sum, so every GPU's uplink carries S (all
 // slices) and its downlink S/p. All-gather by multimem stores: each GPU sends its reduced slice
-// once (S/p up) and the switch multicasts it, so every downlink receives S. Per GPU and direction:
-// S (1 + 1/p), at the GPU's NVLS efficiency; plus the fixed NVLS cost and one NVLink step per half.
+// once (S/p up) and the switch multicasts it, so every downlink receives S. Per GPU and direction
+// that is S (1 + 1/p), which would make the bus bandwidth, S 2 (p - 1) / p per unit time, grow by
+// a quarter from 8 to 72 ranks. It does not: NCCL's cost model (src/graph/tuning.cc) takes NVLS
+// all-reduce bus bandwidth as nChannels x bwIntra x nvlsEfficiency x 2 whatever the rank count,
+// and nccl-tests measure the same ~840 GB/s on 8 B200 and on 72 GB200 of an NVL72 rack. What
+// holds it back on the wire is not modelled; the time follows NCCL's form, traffic proportional
+// to (p - 1) / p, scaled to equal S (1 + 1/8) at the 8 ranks where eff.nvls was fitted
+// (nvls_all_reduce_traffic). Plus one NVLink step per half and the fixed cost of the kernel's
+// pipeline (nvls_fixed_s).
+//
+// The pipeline. Each NVLS channel loops over its share in steps of heads x chunk (128 KiB,
+// NCCL_NVLS_CHUNKSIZE): scatter warps fill the heads' buffers, the heads reduce and multicast,
+// gather warps copy out (src/device/all_reduce.h), so about two loops pass before the last stage
+// runs. On 8 H100 (8 heads, 16 channels) two loops at the fitted 275.5 GB/s are 121.8 us of the
+// fit's 126.6 us fixed cost, leaving nvls_latency_s = 4.8 us; on a 72-GPU NVL72 rack (32 heads,
+// 24 channels) the same rule gives about 0.47 ms. NCCL halves the chunk below 64 concurrent loops
+// (src/enqueue.cc); the 8-H100 measurements do not show the fill halving (512 MiB: about 200 us
+// over its bandwidth time), so stepsim keeps the full chunk.
 #include <algorithm>
 #include <cmath>
 
@@ -24,6 +40,39 @@ double add_nvls_links(AlgoContext& ctx, const std::vector<GpuId>& ranks, double 
   return step;
 }
 
+double nvls_all_reduce_traffic(double m) {
+  constexpr double kFitRanks = 8.0;  // eff.nvls: nccl-tests on 8 x H100 (docs/topology.md)
+  const double at_fit = 1.0 + 1.0 / kFitRanks;
+  return at_fit * ((m - 1.0) / m) / ((kFitRanks - 1.0) / kFitRanks);
+}
+
+namespace {
+
+// NCCL's NVLS channels (src/transport/nvls.cc, ncclNvlsTuning and its SM100 multi-node table):
+// 16 on Hopper; on Blackwell 24 in one NVLink domain, and across domains 32 with two domains or
+// with more than 8 ranks a domain on 100 GB/s NICs, 24 on 50 GB/s-class NICs, else 32.
+double nccl_nvls_channels(const AlgoContext& ctx, std::size_t domains, std::size_t per_domain) {
+  if (ctx.topo.spec().gpu.arch != GpuArch::blackwell) return 16.0;
+  if (domains <= 1) return 24.0;
+  const LinkId nic = ctx.topo.nic_up(0);
+  const double nic_GBps = nic == kNoLink ? 0.0 : ctx.topo.link(nic).bw.value() / 1e9;
+  if (domains == 2 && nic_GBps >= 48.0) return 32.0;
+  if (nic_GBps >= 96.0) return per_domain <= 8 ? 24.0 : 32.0;
+  return nic_GBps >= 48.0 ? 24.0 : 32.0;
+}
+
+}  // namespace
+
+double nvls_fixed_s(const AlgoContext& ctx, std::size_t domains, std::size_t per_domain, double traffic,
+                    double chunk_bytes) {
+  constexpr double kLoops = 2.0;
+  const double heads = static_cast<double>(nvls_heads(per_domain));
+  const double nvlink_Bps = ctx.topo.link(ctx.topo.scaleup_up(0)).bw.value();
+  const double seconds_per_byte = traffic / (ctx.nvls_efficiency * nvlink_Bps);
+  return ctx.topo.spec().gpu.nvls_latency_s +
+         kLoops * heads * chunk_bytes * nccl_nvls_channels(ctx, domains, per_domain) * seconds_per_byte;
+}
+
 namespace {
 
 std::vector<GpuId> all_ranks(const GroupLayout& layout) {
@@ -35,13 +84,13 @@ std::vector<GpuId> all_ranks(const GroupLayout& layout) {
 }  // namespace
 
 Plan build_nvls_all_reduce(AlgoContext& ctx) {
-  const double p = static_cast<double>(ctx.layouts[0].ranks);
-  const double per_direction = 1.0 + 1.0 / p;
+  const std::size_t p = ctx.layouts[0].ranks;
+  const double per_direction = nvls_all_reduce_traffic(static_cast<double>(p));
   double step = 0.0;
   for (const GroupLayout& layout : ctx.layouts)
     step = add_nvls_links(ctx, all_ranks(layout), per_direction, per_direction);
   PlanPhase phase;
-  phase.latency_s = ctx.topo.spec().gpu.nvls_latency_s + 2.0 * step;
+  phase.latency_s = nvls_fixed_s(ctx, 1, p, per_direction) + 2.0 * step;
   phase.vars.push_back(PlanVariable{ctx.pool.add(ctx.builder.take()), 1.0});
   return Plan{CollectiveAlgorithm::nvls, {std::move(phase)}};
 }
@@ -54,7 +103,7 @@ Plan build_nvls_all_gather(AlgoContext& ctx) {
   for (const GroupLayout& layout : ctx.layouts)
     step = add_nvls_links(ctx, all_ranks(layout), 1.0 / p, (p - 1.0) / p);
   PlanPhase phase;
-  phase.latency_s = ctx.topo.spec().gpu.nvls_latency_s + step;
+  phase.latency_s = nvls_fixed_s(ctx, 1, ctx.layouts[0].ranks, (p - 1.0) / p) + step;
   phase.vars.push_back(PlanVariable{ctx.pool.add(ctx.builder.take()), 1.0});
   return Plan{CollectiveAlgorithm::nvls, {std::move(phase)}};
 }
@@ -68,12 +117,13 @@ Plan build_nvls_all_gather(AlgoContext& ctx) {
 // and its parent), against a ring's 2 (p-1)/p S/m.
 Plan build_nvls_tree_all_reduce(AlgoContext& ctx) {
   double step = 0.0, inter = 0.0;
-  std::size_t domains = 0, heads = 0;
+  std::size_t domains = 0, heads = 0, per_domain = 0;
   for (const GroupLayout& layout : ctx.layouts) {
     const auto doms = by_domain(ctx.topo, layout);
     domains = doms.size();
-    const double m = static_cast<double>(doms.front().size());
-    step = add_nvls_links(ctx, all_ranks(layout), 1.0 + 1.0 / m, 1.0 + 1.0 / m);
+    per_domain = doms.front().size();
+    const double m = static_cast<double>(per_domain);
+    step = add_nvls_links(ctx, all_ranks(layout), nvls_all_reduce_traffic(m), nvls_all_reduce_traffic(m));
     heads = nvls_heads(doms.front().size());
     const double w = 0.5 / static_cast<double>(heads);  // each tree carries half of a head's slice
     for (std::size_t i = 0; i < heads; ++i)
@@ -88,7 +138,11 @@ Plan build_nvls_tree_all_reduce(AlgoContext& ctx) {
   }
   const double depth = std::floor(std::log2(static_cast<double>(domains)));
   PlanPhase phase;
-  phase.latency_s = ctx.topo.spec().gpu.nvls_latency_s + 2.0 * step + 2.0 * depth * inter;
+  // NCCL's NVLS-tree chunk: min(NVLS chunk, tree maximum), the maximum 64 KiB from 4 nodes up
+  // (src/transport/nvls.cc; its SM100 table's refinements are not modelled).
+  const double chunk = (domains >= 4 ? 64.0 : 128.0) * 1024.0;
+  const double traffic = nvls_all_reduce_traffic(static_cast<double>(per_domain));
+  phase.latency_s = nvls_fixed_s(ctx, domains, per_domain, traffic, chunk) + 2.0 * step + 2.0 * depth * inter;
   phase.fill_hops = 2.0 * depth;
   phase.channels = static_cast<std::uint32_t>(heads);
   phase.vars.push_back(PlanVariable{ctx.pool.add(ctx.builder.take()), 1.0});

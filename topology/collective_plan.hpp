@@ -137,6 +137,18 @@ Plan build_pairwise_all_to_all(AlgoContext& ctx);
 Plan build_direct_send_recv(AlgoContext& ctx);
 Plan build_deepep_ll_all_to_all(AlgoContext& ctx);
 
+/// Per-direction NVLink traffic of an NVLS all-reduce among m ranks of a domain, per request byte,
+/// at the NVLS efficiency (collective_nvls.cpp): NCCL's cost model, whose bus bandwidth does not
+/// depend on the rank count, normalised to the multimem traffic S (1 + 1/8) of the 8-rank fit
+/// that eff.nvls comes from.
+double nvls_all_reduce_traffic(double m);
+
+/// The fixed cost of NCCL's NVLS kernels for a group whose domains hold `per_domain` ranks each
+/// (collective_nvls.cpp): the GPU's `nvls_latency_s` plus the pipeline fill, two loops of
+/// heads x 128 KiB chunks on each of NCCL's NVLS channels at the NVLink rate `traffic` allows.
+double nvls_fixed_s(const AlgoContext& ctx, std::size_t domains, std::size_t per_domain, double traffic,
+                    double chunk_bytes = 128.0 * 1024.0);
+
 /// Adds `up` and `down` unit flows per request byte to every rank's NVLink at the NVLS efficiency
 /// (multimem traffic through the switch); returns one GPU-switch-GPU step's latency.
 double add_nvls_links(AlgoContext& ctx, const std::vector<GpuId>& ranks, double up, double down);

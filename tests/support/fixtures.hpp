@@ -18,7 +18,8 @@ inline constexpr double kNv = kNvLine * 0.82;  ///< at protocol efficiency
 
 /// An H100 SXM as the catalog describes it (reference.md sections 3-4), so that the topology tests do
 /// not depend on the scenario catalog: 989 TFLOP/s, 3.35 TB/s, NVLink 450 GB/s per direction at 0.82
-/// (369 GB/s), NIC 400 Gb/s = 50 GB/s at 0.85 (42.5 GB/s), NVLS at 0.689 plus 126.6 us, launch 4 us.
+/// (369 GB/s), NIC 400 Gb/s = 50 GB/s at 0.85 (42.5 GB/s), NVLS at 0.689 plus 4.8 us and its pipeline fill
+/// (121.8 us on 8 ranks), launch 4 us.
 inline topo::GpuSpec h100() {
   topo::GpuSpec g;
   g.id = "h100-sxm";
@@ -33,7 +34,7 @@ inline topo::GpuSpec h100() {
   g.eff.nvlink = 0.82;
   g.eff.nic = 0.85;
   g.eff.nvls = 0.689;
-  g.nvls_latency_s = 126.6e-6;
+  g.nvls_latency_s = 4.8e-6;
   g.kernel_gap_s = 4e-6;
   return g;
 }

@@ -8,7 +8,8 @@
 //    for the algorithm and protocol (the 8-byte all-reduce, 14 ring steps, takes 13.67 us).
 //  - NVLS: t = a + S (1 + 1/8) / (450 GB/s x e) fitted to the two largest sizes (1 GiB and 8 GiB:
 //    algbw 275.5 GB/s, intercept 132.6 us) -> e = 0.689, and a = 4 us launch + 2 NVLink steps +
-//    the NVLS fixed cost 126.6 us.
+//    the NVLS fixed cost 126.6 us = the pipeline fill, 2 loops x 8 heads x 128 KiB x 16 channels
+//    / 275.5 GB/s = 121.8 us, + nvls_latency_s 4.8 us.
 //  - Protocols and their latencies are NCCL's (topology/nccl_tuning.hpp): 1 MB runs LL (15 us +
 //    S x 1.75 / 141 GB/s), 16 and 64 MB Simple rings, 128 MB up NVLS.
 // Targets: within 10% from 1 MB up, the small-message latency floor within 2x.

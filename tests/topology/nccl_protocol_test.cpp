@@ -240,3 +240,40 @@ TEST_CASE("CollNet and NVLS across nodes run only with NCCL's CollNet enabled", 
                                       CollectiveProtocol::automatic))
             .algorithm == CollectiveAlgorithm::collnet_direct);
 }
+
+TEST_CASE("NVLS all-reduce: bus bandwidth independent of the rank count, fixed cost the pipeline fill",
+          "[collectives][nccl]") {
+  // One 72-GPU NVLink domain (NVL72: 18 nodes of 4) of the test H100's links, Blackwell's NVLS
+  // channels (24 in one domain): NVLink 450 GB/s x eff.nvls 0.689 = 310.05 GB/s per direction.
+  auto spec = fast_routes(18);
+  spec.gpus_per_node = 4;
+  spec.nvlink_domain = 72;
+  spec.nvls = true;
+  spec.gpu.arch = GpuArch::blackwell;
+  const double rate = 450e9 * 0.689;
+  // Per-direction traffic per request byte, NCCL's form scaled to S (1 + 1/8) at 8 ranks:
+  //   t(p) = 1.125 x ((p - 1) / p) / (7 / 8): t(8) = 1.125, t(72) = 1.125 x 0.98611 / 0.875 = 1.26786.
+  const double t8 = 1.125, t72 = 1.125 * (71.0 / 72.0) / 0.875;
+  CHECK(t72 == Approx(1.267857).epsilon(1e-6));
+  const auto time = [&](GpuId p, double bytes) {
+    return simulate_one(spec, all_reduce(p, bytes, CollectiveAlgorithm::nvls, CollectiveProtocol::simple))
+        .time_s;
+  };
+  // Bandwidth: the slope between 1 and 8 GiB is traffic / rate per byte.
+  const double slope8 = (time(8, 8 * kGiB) - time(8, kGiB)) / (7 * kGiB);
+  const double slope72 = (time(72, 8 * kGiB) - time(72, kGiB)) / (7 * kGiB);
+  CHECK(slope8 == Approx(t8 / rate).epsilon(1e-6));
+  CHECK(slope72 == Approx(t72 / rate).epsilon(1e-6));
+  // So the bus bandwidth, 2 (p - 1) / p per slope, is the same at 8 and 72 ranks:
+  //   1.75 / (1.125 / 310.05) = 1.97222 / (1.26786 / 310.05) = 482.3 GB/s.
+  CHECK(1.75 / slope8 == Approx(482.3e9).epsilon(1e-3));
+  CHECK((142.0 / 72.0) / slope72 == Approx(1.75 / slope8).epsilon(1e-9));
+  // Fixed cost: 2 loops x heads x 128 KiB x 24 channels at the NVLink rate. 72 ranks have 32 heads
+  // (NCCL_MAX_NVLS_ARITY), 8 ranks 8; every other latency term is the same for both groups:
+  //   72: 2 x 32 x 131072 x 24 x 1.26786 / 310.05e9 = 823.3 us; 8: 2 x 8 x 131072 x 24 x 1.125 /
+  //   310.05e9 = 182.6 us; the intercepts differ by 640.7 us.
+  const double fill72 = 2.0 * 32 * 131072 * 24 * t72 / rate, fill8 = 2.0 * 8 * 131072 * 24 * t8 / rate;
+  CHECK(fill72 - fill8 == Approx(640.7e-6).epsilon(1e-3));
+  const double intercept8 = time(8, kGiB) - kGiB * slope8, intercept72 = time(72, kGiB) - kGiB * slope72;
+  CHECK(intercept72 - intercept8 == Approx(fill72 - fill8).epsilon(1e-6));
+}

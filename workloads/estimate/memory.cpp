@@ -139,7 +139,7 @@ MemoryEstimate training_stage(const JobSpec& job, const ParamShares& params, con
   if (job.recompute == Recompute::full) act += layer_bytes(job, s, Recompute::none);
   // The last stage's final norm input, logits and cross-entropy in fp32: 4sbh/t (1 + v/h).
   const bool dual = par.schedule == PipelineSchedule::dualpipe;
-  if (i == par.pp - 1 || (dual && i == 0))
+  if (i == par.loss_stage() || (dual && i == 0))
     act += s.tokens_per_micro_batch / par.cp * 4.0 * (m.hidden + double(m.vocab)) / par.tp;
   mem.activations = units::bytes(act);
   return mem;

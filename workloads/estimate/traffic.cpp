@@ -73,10 +73,13 @@ GpuParams one_stage_params(const JobSpec& job, const ParamShares& p, int stage) 
   g.nonexpert = p.layer_nonexpert() * share / par.tp;
   g.expert = p.routed_experts * share / (double(par.ep) * par.expert_tp);
   const StageExtras e = stage_extras(job, p);
-  const GpuParams* extra = stage == 0 ? &e.first : stage == par.pp - 1 ? &e.last : nullptr;
-  if (extra) {
-    g.nonexpert += extra->nonexpert;
-    g.expert += extra->expert;
+  if (stage == 0) {
+    g.nonexpert += e.first.nonexpert;
+    g.expert += e.first.expert;
+  }
+  if (stage == par.loss_stage() && par.pp > 1) {  // pp = 1: stage_extras folded it into `first`
+    g.nonexpert += e.last.nonexpert;
+    g.expert += e.last.expert;
   }
   return g;
 }

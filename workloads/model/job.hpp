@@ -191,6 +191,9 @@ struct ParallelSpec {
     for (int c = 0; c < virtual_stages; ++c) n += chunk_layers(c * pp + stage, layers);
     return n;
   }
+  /// The pipeline rank that holds the output head and the loss: the last, except in DualPipeV's V,
+  /// whose last chunk comes back to rank 0.
+  int loss_stage() const { return schedule == PipelineSchedule::dualpipev ? 0 : pp - 1; }
   /// Whether chunks differ in size (uneven ends, or the embedding/loss counted as layers).
   bool uneven_split() const {
     return first_stage_layers > 0 || last_stage_layers > 0 || embedding_in_split || loss_in_split;

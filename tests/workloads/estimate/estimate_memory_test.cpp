@@ -161,3 +161,22 @@ TEST_CASE("Uneven pipeline stages: the fullest stage sets the pace and the memor
   CHECK(e.memory->activations.value() == 3 * 92'274'688.0 + 270'532'608.0);
   CHECK(e.memory->total().value() == 1'111'545'856.0);
 }
+
+TEST_CASE("DualPipeV: the V's last chunk, with the output head and the loss, is on rank 0") {
+  JobSpec j = test::tiny_training();  // FlashAttention: no stored scores
+  j.parallel.pp = 2;
+  j.parallel.dp = 2;  // m = 16
+  j.parallel.schedule = PipelineSchedule::dualpipev;
+  j.parallel.virtual_stages = 2;  // 4 chunks of 1 layer: rank 0 holds chunks 0 and 3, rank 1 1 and 2
+  CHECK(j.parallel.loss_stage() == 0);
+  const Estimate e = estimate(j);
+  // Rank 0: 50,340,864 x 2/4 / tp 2 = 12,585,216 + embedding 16,384,000 + head 16,384,000
+  //         = 45,353,216 params; rank 1: 12,585,216 -> rank 0 is the fuller.
+  REQUIRE(e.memory);
+  CHECK(e.memory->stage == 0);
+  CHECK(e.memory->weights.value() == 2.0 * 45'353'216.0);
+  // Activations on rank 0: 2 layers x 92,274,688 x (p + 0.5 = 2.5 chunks in flight) + the logits
+  // 4,096 x 4 x (1,024 + 32,000) / 2 = 270,532,608.
+  CHECK(e.memory->micro_batches_in_flight == 2.5);
+  CHECK(e.memory->activations.value() == 2.0 * 92'274'688.0 * 2.5 + 270'532'608.0);
+}

@@ -111,9 +111,9 @@ Plan build_nvls_sharp_all_reduce(AlgoContext& ctx) {
     const auto domains = by_domain(ctx.topo, layout);
     const double m = static_cast<double>(domains.front().size());
     const std::size_t heads = nvls_heads(domains.front().size());
-    fixed = nvls_fixed_s(ctx, domains.size(), domains.front().size(), nvls_all_reduce_traffic(m));
     const double h = static_cast<double>(heads);
     const double traffic = nvls_all_reduce_traffic(m);
+    fixed = nvls_fixed_s(ctx, domains.size(), domains.front().size(), traffic);
     for (const auto& d : domains) nvlink = add_nvls_links(ctx, d, traffic, traffic);
     for (std::size_t i = 0; i < heads; ++i) {
       std::vector<GpuId> rail;

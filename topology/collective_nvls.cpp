@@ -51,10 +51,10 @@ namespace {
 // NCCL's NVLS channels (src/transport/nvls.cc, ncclNvlsTuning and its SM100 multi-node table):
 // 16 on Hopper; on Blackwell 24 in one NVLink domain, and across domains 32 with two domains or
 // with more than 8 ranks a domain on 100 GB/s NICs, 24 on 50 GB/s-class NICs, else 32.
-double nccl_nvls_channels(const AlgoContext& ctx, std::size_t domains, std::size_t per_domain) {
+double nccl_nvls_channels(const AlgoContext& ctx, GpuId g, std::size_t domains, std::size_t per_domain) {
   if (ctx.topo.spec().gpu.arch != GpuArch::blackwell) return 16.0;
   if (domains <= 1) return 24.0;
-  const LinkId nic = ctx.topo.nic_up(0);
+  const LinkId nic = ctx.topo.nic_up(g);
   const double nic_GBps = nic == kNoLink ? 0.0 : ctx.topo.link(nic).bw.value() / 1e9;
   if (domains == 2 && nic_GBps >= 48.0) return 32.0;
   if (nic_GBps >= 96.0) return per_domain <= 8 ? 24.0 : 32.0;
@@ -66,11 +66,12 @@ double nccl_nvls_channels(const AlgoContext& ctx, std::size_t domains, std::size
 double nvls_fixed_s(const AlgoContext& ctx, std::size_t domains, std::size_t per_domain, double traffic,
                     double chunk_bytes) {
   constexpr double kLoops = 2.0;
+  const GpuId g = ctx.request.groups.front().front();  // the group's links set the rates
   const double heads = static_cast<double>(nvls_heads(per_domain));
-  const double nvlink_Bps = ctx.topo.link(ctx.topo.scaleup_up(0)).bw.value();
+  const double nvlink_Bps = ctx.topo.link(ctx.topo.scaleup_up(g)).bw.value();
   const double seconds_per_byte = traffic / (ctx.nvls_efficiency * nvlink_Bps);
   return ctx.topo.spec().gpu.nvls_latency_s +
-         kLoops * heads * chunk_bytes * nccl_nvls_channels(ctx, domains, per_domain) * seconds_per_byte;
+         kLoops * heads * chunk_bytes * nccl_nvls_channels(ctx, g, domains, per_domain) * seconds_per_byte;
 }
 
 namespace {
@@ -116,15 +117,15 @@ Plan build_nvls_all_gather(AlgoContext& ctx) {
 // (each tree is one edge) and up to 2 S/h with more (an interior node receives from two children
 // and its parent), against a ring's 2 (p-1)/p S/m.
 Plan build_nvls_tree_all_reduce(AlgoContext& ctx) {
-  double step = 0.0, inter = 0.0;
+  double step = 0.0, inter = 0.0, traffic = 0.0;
   std::size_t domains = 0, heads = 0, per_domain = 0;
   for (const GroupLayout& layout : ctx.layouts) {
     const auto doms = by_domain(ctx.topo, layout);
     domains = doms.size();
     per_domain = doms.front().size();
-    const double m = static_cast<double>(per_domain);
-    step = add_nvls_links(ctx, all_ranks(layout), nvls_all_reduce_traffic(m), nvls_all_reduce_traffic(m));
-    heads = nvls_heads(doms.front().size());
+    traffic = nvls_all_reduce_traffic(static_cast<double>(per_domain));
+    step = add_nvls_links(ctx, all_ranks(layout), traffic, traffic);
+    heads = nvls_heads(per_domain);
     const double w = 0.5 / static_cast<double>(heads);  // each tree carries half of a head's slice
     for (std::size_t i = 0; i < heads; ++i)
       for (std::uint32_t t = 0; t < 2; ++t)
@@ -141,7 +142,6 @@ Plan build_nvls_tree_all_reduce(AlgoContext& ctx) {
   // NCCL's NVLS-tree chunk: min(NVLS chunk, tree maximum), the maximum 64 KiB from 4 nodes up
   // (src/transport/nvls.cc; its SM100 table's refinements are not modelled).
   const double chunk = (domains >= 4 ? 64.0 : 128.0) * 1024.0;
-  const double traffic = nvls_all_reduce_traffic(static_cast<double>(per_domain));
   phase.latency_s = nvls_fixed_s(ctx, domains, per_domain, traffic, chunk) + 2.0 * step + 2.0 * depth * inter;
   phase.fill_hops = 2.0 * depth;
   phase.channels = static_cast<std::uint32_t>(heads);

@@ -22,6 +22,16 @@ H200) and public-gemm.json (published tables with their sources). Fits:
   blockwise ratio  DeepGEMM's block-scaled FP8 kernels over the tensor-scaled curve (median, M >= 4096),
                    printed for comparison: the catalog's fp8_blockwise comes from the GEMMs of a real
                    training step (DeepSeek's profile, fit_profile.py)
+  blackwell bf16   B200 and GB200: aiconfigurator's BF16 GEMM timings (aiconfigurator-gemm-bf16.csv, one
+                   harness and one TensorRT-LLM version on H200, B200 and GB200): each shape's Hopper
+                   curve value times that shape's Blackwell / H200 efficiency ratio, fitted like the
+                   Hopper runs (the harness's own bias, short CUDA-graph bursts, cancels in the ratio)
+  blackwell fp8    the Blackwell BF16 shape terms (k_half scaled as Hopper's FP8 / BF16 k_half) and the
+                   FP8 / BF16 peak ratio of the MAMF figures below (aiconfigurator's FP8 timings include
+                   TensorRT-LLM's dynamic activation quantisation, so they do not give a GEMM alone)
+  blackwell attn   attention: the H200's measured cuDNN figure (0.49, docs/simulation.md section 6) x the
+                   median Blackwell / H200 efficiency ratio of aiconfigurator's causal context attention
+                   (aiconfigurator-attention-bf16.csv: forward only; the backward is taken to scale alike)
   other GPUs       only a best-shape MAMF figure each: the Hopper shape terms, and the Hopper peak
                    scaled by the GPU's MAMF efficiency over H100's (a brute-force search's best shape
                    beats any smooth curve by a bias that the ratio cancels)
@@ -102,6 +112,67 @@ def with_eff(s, peak):
     return r
 
 
+AIC_PEAK_TFLOPS = {"h200": 989.0, "b200": 2250.0, "gb200": 2500.0}
+AIC_MIN_MS = 0.02  # H200 time below 20 us: a few us of fixed kernel cost dominate both GPUs' times
+
+
+def aiconfigurator_rows():
+    """The BF16 GEMMs timed by aiconfigurator on H200, B200 and GB200 (aiconfigurator.mjs)."""
+    path = os.path.join(HERE, "aiconfigurator-gemm-bf16.csv")
+    lines = [x for x in open(path) if not x.startswith("#")]
+    head = lines[0].strip().split(",")
+    rows = [dict(zip(head, (float(v) for v in x.strip().split(",")))) for x in lines[1:]]
+    return [r for r in rows if r["h200_ms"] >= AIC_MIN_MS]
+
+
+def blackwell_shapes(hopper, gpu, rows):
+    """Per shape: the Hopper curve x (the GPU's efficiency / H200's), both from the same harness."""
+    out = []
+    for r in rows:
+        s = {"m": int(r["m"]), "n": int(r["n"]), "k": int(r["k"]), "set": f"aiconfigurator-{gpu}"}
+        ratio = (r["h200_ms"] / r[gpu + "_ms"]) * (AIC_PEAK_TFLOPS["h200"] / AIC_PEAK_TFLOPS[gpu])
+        s["eff"] = curve(hopper, s) * ratio
+        out.append(s)
+    return out
+
+
+HOPPER_ATTENTION = 0.49  # the catalog's H100 / H200 attention: cuDNN fused forward + backward on one H200
+
+
+def print_blackwell_attention():
+    """Blackwell attention = Hopper's measured figure x the median per-shape efficiency ratio to H200."""
+    path = os.path.join(HERE, "aiconfigurator-attention-bf16.csv")
+    lines = [x for x in open(path) if not x.startswith("#")]
+    head = lines[0].strip().split(",")
+    rows = [dict(zip(head, (float(v) for v in x.strip().split(",")))) for x in lines[1:]]
+    print("| GPU | shapes | efficiency / H200's: 25th, median, 75th percentile | attention (catalog) |")
+    print("|---|---|---|---|")
+    for gpu in ("b200", "gb200"):
+        ratios = [(r["h200_ms"] / r[gpu + "_ms"]) * (AIC_PEAK_TFLOPS["h200"] / AIC_PEAK_TFLOPS[gpu]) for r in rows]
+        q = statistics.quantiles(ratios, n=4)
+        print(f"| {gpu} | {len(ratios)} | {q[0]:.3f}, {q[1]:.3f}, {q[2]:.3f} | {HOPPER_ATTENTION * q[1]:.3f} |")
+    print()
+
+
+def band_table(title, c, shapes):
+    """Residuals summarised by the GEMM's smallest output dimension (thousands of shapes)."""
+    bands = [(128, 511), (512, 1023), (1024, 2047), (2048, 4095), (4096, 1 << 20)]
+    lines = [f"**{title}** (curve: peak {c['peak']:.3f}, mn_half {c['mn_half']:.0f}, k_half {c['k_half']:.0f})",
+             "", "| min(M, N) | shapes | mean ratio-derived eff | mean |residual| | median residual |",
+             "|---|---|---|---|---|"]
+    for lo, hi in bands:
+        sel = [s for s in shapes if lo <= min(s["m"], s["n"]) <= hi]
+        if not sel:
+            continue
+        e = [curve(c, s) / s["eff"] - 1.0 for s in sel]
+        lines.append(f"| {lo}-{hi if hi < (1 << 20) else ''} | {len(sel)} | {statistics.mean(s['eff'] for s in sel):.3f} | "
+                     f"{100 * statistics.mean(abs(v) for v in e):.1f}% | {100 * statistics.median(e):+.1f}% |")
+    e = [abs(curve(c, s) / s["eff"] - 1.0) for s in shapes]
+    lines.append("")
+    lines.append(f"{len(shapes)} shapes: mean |residual| {100 * statistics.mean(e):.1f}%, max {100 * max(e):.1f}%")
+    return "\n".join(lines)
+
+
 def residual_table(title, c, shapes):
     lines = [f"**{title}** (curve: peak {c['peak']:.3f}, mn_half {c['mn_half']:.0f}, k_half {c['k_half']:.0f})",
              "", "| set | M | N | K | count | measured | curve | curve / measured - 1 |", "|---|---|---|---|---|---|---|---|"]
@@ -156,11 +227,15 @@ def main():
                            f"x {ratio:.3f} (ratio: median over M >= 4096)", dict(c8, peak=c8["peak"] * ratio), block)
     print(tb, "\n")
 
+    ref = {"bf16": (mamf16["eff"], c16["peak"]), "fp8": (h100_8["eff"], split_peak)}
+    blackwell = print_blackwell(c16, c8, sets, ref["bf16"], ref["fp8"])
+    print_blackwell_attention()
+
     print("Other GPUs: the Hopper curve's shape terms, and peak = Hopper peak x (the GPU's MAMF best-shape")
-    print("efficiency / H100's in the same precision).\n")
+    print("efficiency / H100's in the same precision). B200 and GB200 take the curves above; their rows give")
+    print("the FP8 / BF16 peak ratio.\n")
     print("| GPU | precision | MAMF best shape | MAMF eff | H100 MAMF eff | peak (catalog) |")
     print("|---|---|---|---|---|---|")
-    ref = {"bf16": (mamf16["eff"], c16["peak"]), "fp8": (h100_8["eff"], split_peak)}
     for a in sets["mamf-other-gpus"]["shapes"]:
         eff = a["tflops"] / a["peak_tflops"]
         h100_eff, hopper_peak = ref[a["precision"]]
@@ -173,8 +248,37 @@ def main():
     print(f"  fp8_split_accumulation = {split:.3f}")
     print(f"  fp8_blockwise (DeepGEMM micro-benchmarks) = {ratio:.3f}; the catalog takes the in-training figure "
           "of DeepSeek's profile instead (fit_profile.py)")
+    for gpu, (b16, b8) in blackwell.items():
+        print(f"catalog ({gpu}):")
+        print(f"  gemm_bf16 = {{ peak = {b16['peak']:.3f}, mn_half = {b16['mn_half']:.0f}, k_half = {b16['k_half']:.0f} }}")
+        print(f"  gemm_fp8 = {{ peak = {b8['peak']:.3f}, mn_half = {b8['mn_half']:.0f}, k_half = {b8['k_half']:.0f} }}")
     print("Blackwell's FP8 peaks above come from MAMF's precise path; its tensor cores accumulate FP8 in FP32")
     print("either way, so fp8_split_accumulation = 1 there.")
+
+
+def print_blackwell(c16, c8, sets, bf16_ref, fp8_ref):
+    """B200 and GB200 curves from aiconfigurator's per-shape ratios to H200; FP8 by the stated rule.
+    bf16_ref, fp8_ref: (H100's MAMF efficiency, the Hopper peak it scales) per precision."""
+    rows = aiconfigurator_rows()
+    mamf = {(a["gpu"], a["precision"]): a["tflops"] / a["peak_tflops"] for a in sets["mamf-other-gpus"]["shapes"]}
+    out = {}
+    for gpu in ("b200", "gb200"):
+        shapes = blackwell_shapes(c16, gpu, rows)
+        b16 = fit(shapes)
+        print(band_table(f"{gpu} BF16: the Hopper curve x aiconfigurator's {gpu} / H200 efficiency, per shape",
+                         b16, shapes), "\n")
+        best = [dict(m=a["m"], n=a["n"], k=a["k"]) for a in sets["mamf-other-gpus"]["shapes"]
+                if a["gpu"] == gpu and a["precision"] == "bf16"][0]
+        print(f"MAMF's {gpu} best shape {best['m']}x{best['n']}x{best['k']}: {mamf[(gpu, 'bf16')]:.3f} measured, "
+              f"{curve(b16, best):.3f} on the curve (MAMF's search bias; Hopper's is 0.803 / 0.683)\n")
+        # FP8: the operand-streaming terms as BF16 (half the bytes at twice the rate), K amortisation as
+        # Hopper's FP8 / BF16 k_half, and at the peak the FP8 / BF16 ratio of the MAMF-only derivation
+        # (other GPUs' table below: Hopper peaks scaled by this GPU's MAMF efficiency over H100's).
+        ratio8 = (fp8_ref[1] * mamf[(gpu, "fp8")] / fp8_ref[0]) / (c16["peak"] * mamf[(gpu, "bf16")] / bf16_ref[0])
+        b8 = {"peak": b16["peak"] * ratio8, "mn_half": b16["mn_half"],
+              "k_half": b16["k_half"] * c8["k_half"] / c16["k_half"]}
+        out[gpu] = (b16, b8)
+    return out
 
 
 if __name__ == "__main__":

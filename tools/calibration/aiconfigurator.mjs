@@ -1,0 +1,78 @@
+// Extracts the BF16 GEMM and context-attention timings of NVIDIA's aiconfigurator
+// (github.com/ai-dynamo/aiconfigurator, Apache-2.0) for the GPUs stepsim's Blackwell calibration compares,
+// into aiconfigurator-gemm-bf16.csv (KIND gemm) or aiconfigurator-attention-bf16.csv (KIND attention).
+//
+// aiconfigurator's collector (collector/trtllm/collect_gemm.py, helper.py benchmark_with_power) times a
+// TensorRT-LLM Linear layer (bias-free, torch.randn operands, weights replicated past the L2 cache) in a
+// CUDA graph: 3 warm-ups and 6 timed replays. The same harness and TensorRT-LLM version on every GPU, so
+// the ratio of two GPUs' times for one shape is a property of the GPUs, not of the harness
+// (tools/calibration/fit_gemm.py uses the ratios; docs/simulation.md section 6).
+//
+// GEMMs kept: M a multiple of 128 and at least 128, N and K at least 1,024 (training and expert GEMMs; the
+// grid's M + 1 variants and decode-sized shapes are left out), shapes timed on every GPU.
+// Attention kept (collector/trtllm/collect_attn.py: TensorRT-LLM's context FMHA, forward, causal): BF16
+// queries and KV cache, head dim 128, no sliding window, at least 4,096 tokens and batch x heads at least
+// 16 (a tensor-parallel layer's heads at micro-batch 1), timed on every GPU.
+//
+// Usage (needs node and the hyparquet readers, not needed by stepsim itself):
+//   npm install --prefix /tmp/pq hyparquet hyparquet-compressors
+//   NODE_PATH=/tmp/pq/node_modules node tools/calibration/aiconfigurator.mjs GIT_DIR COMMIT KIND > OUT.csv
+import { execFileSync } from 'node:child_process'
+import { createRequire } from 'node:module'
+
+const require = createRequire(process.env.NODE_PATH ? process.env.NODE_PATH + '/' : import.meta.url)
+const { parquetReadObjects } = await import(require.resolve('hyparquet'))
+const { compressors } = await import(require.resolve('hyparquet-compressors'))
+
+const [gitDir, commit, kind] = process.argv.slice(2)
+const root = 'aic-core/src/aiconfigurator_core/systems/data'
+const gpus = { h200: 'h200_sxm', b200: 'b200_sxm', gb200: 'gb200' }
+const version = 'trtllm/1.3.0rc10'
+const tables = {
+  gemm: {
+    file: 'gemm/' + version + '/gemm_perf.parquet',
+    columns: 'm,n,k',
+    what: 'BF16 TensorRT-LLM Linear (bias-free), CUDA-graph replays of random operands; times in ms',
+    key: (r) => {
+      const [m, n, k] = [Number(r.m), Number(r.n), Number(r.k)]
+      if (r.gemm_dtype !== 'bfloat16' || m < 128 || m % 128 !== 0 || n < 1024 || k < 1024) return null
+      return `${m},${n},${k}`
+    },
+  },
+  attention: {
+    file: 'attention/' + version + '/context_attention_perf.parquet',
+    columns: 'batch,seq,heads,kv_heads',
+    what: 'BF16 TensorRT-LLM context attention (forward, causal, head dim 128), CUDA-graph replays; times in ms',
+    key: (r) => {
+      const [b, s, h, kv] = [r.batch_size, r.isl, r.num_heads, r.num_key_value_heads].map(Number)
+      if (r.attn_dtype !== 'bfloat16' || r.kv_cache_dtype !== 'bfloat16' || Number(r.head_dim) !== 128) return null
+      if (Number(r.window_size) !== 0 || s < 4096 || b * h < 16) return null
+      return `${b},${s},${h},${kv}`
+    },
+  },
+}
+const table = tables[kind]
+
+const times = {}
+for (const [gpu, dir] of Object.entries(gpus)) {
+  const path = `${root}/${dir}/${table.file}`
+  const buf = execFileSync('git', ['--git-dir', gitDir, 'show', `${commit}:${path}`], { maxBuffer: 1 << 28 })
+  const file = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength)
+  for (const r of await parquetReadObjects({ file, compressors })) {
+    const key = table.key(r)
+    if (key === null) continue
+    times[key] ??= {}
+    times[key][gpu] = Number(r.latency)
+  }
+}
+console.log(`# aiconfigurator ${commit}, ${root}/{${Object.values(gpus)}}/${table.file}`)
+console.log(`# ${table.what}`)
+console.log(`${table.columns},${Object.keys(gpus).map((g) => g + '_ms').join(',')}`)
+const rows = Object.entries(times).filter(([, t]) => Object.keys(gpus).every((g) => g in t))
+const order = (a, b) => {
+  const x = a.split(',').map(Number), y = b.split(',').map(Number)
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i] - y[i]
+  return 0
+}
+rows.sort(([a], [b]) => order(a, b))
+for (const [key, t] of rows) console.log(`${key},${Object.keys(gpus).map((g) => t[g].toPrecision(6)).join(',')}`)

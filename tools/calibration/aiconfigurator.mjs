@@ -1,6 +1,7 @@
 // Extracts the BF16 GEMM and context-attention timings of NVIDIA's aiconfigurator
 // (github.com/ai-dynamo/aiconfigurator, Apache-2.0) for the GPUs stepsim's Blackwell calibration compares,
-// into aiconfigurator-gemm-bf16.csv (KIND gemm) or aiconfigurator-attention-bf16.csv (KIND attention).
+// into aiconfigurator-gemm-bf16.csv (KIND gemm), aiconfigurator-gemm-bf16-sustained.csv (KIND
+// gemm-sustained) or aiconfigurator-attention-bf16.csv (KIND attention).
 //
 // aiconfigurator's collector (collector/trtllm/collect_gemm.py, helper.py benchmark_with_power) times a
 // TensorRT-LLM Linear layer (bias-free, torch.randn operands, weights replicated past the L2 cache) in a
@@ -8,6 +9,10 @@
 // the ratio of two GPUs' times for one shape is a property of the GPUs, not of the harness
 // (tools/calibration/fit_gemm.py uses the ratios; docs/simulation.md section 6).
 //
+// gemm-sustained: the vLLM 0.22.0 tables, collected with the harness's power measurement on: each shape
+// replays for about 1 s (helper.py benchmark_with_power: 0.3 s below 0.1 ms a replay, at most 3,000
+// replays) and the mean board power is recorded; the GEMMs that fill the GPU run at 97-99% of the power
+// limit, so these are times at the power limit, not bursts.
 // GEMMs kept: M a multiple of 128 and at least 128, N and K at least 1,024 (training and expert GEMMs; the
 // grid's M + 1 variants and decode-sized shapes are left out), shapes timed on every GPU.
 // Attention kept (collector/trtllm/collect_attn.py: TensorRT-LLM's context FMHA, forward, causal): BF16
@@ -28,16 +33,24 @@ const [gitDir, commit, kind] = process.argv.slice(2)
 const root = 'aic-core/src/aiconfigurator_core/systems/data'
 const gpus = { h200: 'h200_sxm', b200: 'b200_sxm', gb200: 'gb200' }
 const version = 'trtllm/1.3.0rc10'
+const gemmKey = (r) => {
+  const [m, n, k] = [Number(r.m), Number(r.n), Number(r.k)]
+  if (r.gemm_dtype !== 'bfloat16' || m < 128 || m % 128 !== 0 || n < 1024 || k < 1024) return null
+  return `${m},${n},${k}`
+}
 const tables = {
   gemm: {
     file: 'gemm/' + version + '/gemm_perf.parquet',
     columns: 'm,n,k',
     what: 'BF16 TensorRT-LLM Linear (bias-free), CUDA-graph replays of random operands; times in ms',
-    key: (r) => {
-      const [m, n, k] = [Number(r.m), Number(r.n), Number(r.k)]
-      if (r.gemm_dtype !== 'bfloat16' || m < 128 || m % 128 !== 0 || n < 1024 || k < 1024) return null
-      return `${m},${n},${k}`
-    },
+    key: gemmKey,
+  },
+  'gemm-sustained': {
+    file: 'gemm/vllm/0.22.0/gemm_perf.parquet',
+    columns: 'm,n,k',
+    what: 'BF16 vLLM 0.22.0 linear, about 1 s of CUDA-graph replays per shape (power measured); times in ms, mean board power in W',
+    key: gemmKey,
+    power: true,
   },
   attention: {
     file: 'attention/' + version + '/context_attention_perf.parquet',
@@ -63,11 +76,13 @@ for (const [gpu, dir] of Object.entries(gpus)) {
     if (key === null) continue
     times[key] ??= {}
     times[key][gpu] = Number(r.latency)
+    if (table.power) times[key][gpu + '_w'] = Number(r.power)
   }
 }
 console.log(`# aiconfigurator ${commit}, ${root}/{${Object.values(gpus)}}/${table.file}`)
 console.log(`# ${table.what}`)
-console.log(`${table.columns},${Object.keys(gpus).map((g) => g + '_ms').join(',')}`)
+const cols = Object.keys(gpus).flatMap((g) => (table.power ? [g + '_ms', g + '_w'] : [g + '_ms']))
+console.log(`${table.columns},${cols.join(',')}`)
 const rows = Object.entries(times).filter(([, t]) => Object.keys(gpus).every((g) => g in t))
 const order = (a, b) => {
   const x = a.split(',').map(Number), y = b.split(',').map(Number)
@@ -75,4 +90,5 @@ const order = (a, b) => {
   return 0
 }
 rows.sort(([a], [b]) => order(a, b))
-for (const [key, t] of rows) console.log(`${key},${Object.keys(gpus).map((g) => t[g].toPrecision(6)).join(',')}`)
+const cell = (t, c) => (c.endsWith('_w') ? t[c.slice(0, -2) + '_w'].toFixed(0) : t[c.slice(0, -3)].toPrecision(6))
+for (const [key, t] of rows) console.log(`${key},${cols.map((c) => cell(t, c)).join(',')}`)

@@ -22,13 +22,18 @@ H200) and public-gemm.json (published tables with their sources). Fits:
   blockwise ratio  DeepGEMM's block-scaled FP8 kernels over the tensor-scaled curve (median, M >= 4096),
                    printed for comparison: the catalog's fp8_blockwise comes from the GEMMs of a real
                    training step (DeepSeek's profile, fit_profile.py)
-  blackwell bf16   B200 and GB200: aiconfigurator's BF16 GEMM timings (aiconfigurator-gemm-bf16.csv, one
-                   harness and one TensorRT-LLM version on H200, B200 and GB200): each shape's Hopper
-                   curve value times that shape's Blackwell / H200 efficiency ratio, fitted like the
-                   Hopper runs (the harness's own bias, short CUDA-graph bursts, cancels in the ratio)
+  blackwell bf16   B200 and GB200: aiconfigurator's power-limited BF16 GEMM timings
+                   (aiconfigurator-gemm-bf16-sustained.csv: one harness and vLLM 0.22.0 on H200, B200 and
+                   GB200, about 1 s per shape at 97-99% of the power limit): each shape's Hopper curve value
+                   times that shape's Blackwell / H200 efficiency ratio, fitted like the Hopper runs (the
+                   harness's own bias cancels in the ratio; the H200 runs sit at the power-limited level,
+                   so the ratio is taken there)
   blackwell fp8    the Blackwell BF16 shape terms (k_half scaled as Hopper's FP8 / BF16 k_half) and the
                    FP8 / BF16 peak ratio of the MAMF figures below (aiconfigurator's FP8 timings include
                    TensorRT-LLM's dynamic activation quantisation, so they do not give a GEMM alone)
+  sustained check  the H200 runs against aiconfigurator's power-limited H200 timings, and the Blackwell
+                   curves refitted from the burst ratios of TensorRT-LLM 1.3.0rc10's short CUDA-graph runs
+                   (aiconfigurator-gemm-bf16.csv; printed, not used)
   blackwell attn   attention: the H200's measured cuDNN figure (0.49, docs/simulation.md section 6) x the
                    median Blackwell / H200 efficiency ratio of aiconfigurator's causal context attention
                    (aiconfigurator-attention-bf16.csv: forward only; the backward is taken to scale alike)
@@ -136,6 +141,50 @@ def blackwell_shapes(hopper, gpu, rows):
     return out
 
 
+def sustained_rows():
+    """aiconfigurator's power-limited BF16 GEMMs (vLLM 0.22.0) on H200, B200 and GB200."""
+    path = os.path.join(HERE, "aiconfigurator-gemm-bf16-sustained.csv")
+    lines = [x for x in open(path) if not x.startswith("#")]
+    head = lines[0].strip().split(",")
+    rows = [dict(zip(head, (float(v) for v in x.strip().split(",")))) for x in lines[1:]]
+    return [r for r in rows if r["h200_ms"] >= AIC_MIN_MS]
+
+
+def print_sustained_check(hopper, h200_runs, blackwell):
+    """Do the calibration's curves hold at the power limit? Printed as two tables."""
+    rows = sustained_rows()
+    by_shape = {(int(r["m"]), int(r["n"]), int(r["k"])): r for r in rows}
+    burst = aiconfigurator_rows()
+    print("| M x N x K | H200 runs (mean) | H200 at its power limit (aiconfigurator) | runs / power-limited |")
+    print("|---|---|---|---|")
+    ratios = []
+    shapes = sorted({(s["m"], s["n"], s["k"]) for s in h200_runs})
+    for m, n, k in shapes:
+        r = by_shape.get((m, n, k))
+        if r is None:
+            continue
+        ours = statistics.mean(s["eff"] for s in h200_runs if (s["m"], s["n"], s["k"]) == (m, n, k))
+        limited = 2.0 * m * n * k / (r["h200_ms"] * 1e-3) / (AIC_PEAK_TFLOPS["h200"] * 1e12)
+        if m >= 2048:
+            ratios.append(ours / limited)
+        print(f"| {m} x {n} x {k} | {ours:.3f} | {limited:.3f} | {ours / limited:.3f} |")
+    print(f"\nM >= 2,048 (training GEMMs): median runs / power-limited {statistics.median(ratios):.3f} over {len(ratios)} shapes")
+    watts = {g: statistics.median(r[g + "_w"] for r in rows if r[g + "_ms"] >= 0.5) for g in ("h200", "b200", "gb200")}
+    print("median board power of the GEMMs of 0.5 ms or more: " +
+          ", ".join(f"{g} {w:.0f} W" for g, w in watts.items()) + "\n")
+    print("| GPU | curve from power-limited ratios (catalog) | curve from burst ratios | 8192^3 | 4096 x 16384 x 4096 | 512 x 4096 x 7168 |")
+    print("|---|---|---|---|---|---|")
+    for gpu, (b16, _) in blackwell.items():
+        c = fit(blackwell_shapes(hopper, gpu, burst))
+        cells = []
+        for m, n, k in ((8192, 8192, 8192), (4096, 16384, 4096), (512, 4096, 7168)):
+            s = {"m": m, "n": n, "k": k}
+            cells.append(f"{curve(b16, s):.3f} / {curve(c, s):.3f}")
+        print(f"| {gpu} | {b16['peak']:.3f}, {b16['mn_half']:.0f}, {b16['k_half']:.0f} | "
+              f"{c['peak']:.3f}, {c['mn_half']:.0f}, {c['k_half']:.0f} | " + " | ".join(cells) + " |")
+    print()
+
+
 HOPPER_ATTENTION = 0.49  # the catalog's H100 / H200 attention: cuDNN fused forward + backward on one H200
 
 
@@ -229,6 +278,7 @@ def main():
 
     ref = {"bf16": (mamf16["eff"], c16["peak"]), "fp8": (h100_8["eff"], split_peak)}
     blackwell = print_blackwell(c16, c8, sets, ref["bf16"], ref["fp8"])
+    print_sustained_check(c16, bf16, blackwell)
     print_blackwell_attention()
 
     print("Other GPUs: the Hopper curve's shape terms, and peak = Hopper peak x (the GPU's MAMF best-shape")
@@ -259,13 +309,14 @@ def main():
 def print_blackwell(c16, c8, sets, bf16_ref, fp8_ref):
     """B200 and GB200 curves from aiconfigurator's per-shape ratios to H200; FP8 by the stated rule.
     bf16_ref, fp8_ref: (H100's MAMF efficiency, the Hopper peak it scales) per precision."""
-    rows = aiconfigurator_rows()
+    rows = sustained_rows()
     mamf = {(a["gpu"], a["precision"]): a["tflops"] / a["peak_tflops"] for a in sets["mamf-other-gpus"]["shapes"]}
     out = {}
     for gpu in ("b200", "gb200"):
         shapes = blackwell_shapes(c16, gpu, rows)
         b16 = fit(shapes)
-        print(band_table(f"{gpu} BF16: the Hopper curve x aiconfigurator's {gpu} / H200 efficiency, per shape",
+        print(band_table(f"{gpu} BF16: the Hopper curve x aiconfigurator's {gpu} / H200 efficiency at the power "
+                         "limit, per shape",
                          b16, shapes), "\n")
         best = [dict(m=a["m"], n=a["n"], k=a["k"]) for a in sets["mamf-other-gpus"]["shapes"]
                 if a["gpu"] == gpu and a["precision"] == "bf16"][0]

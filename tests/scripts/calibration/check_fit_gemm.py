@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Checks that scenarios/catalog/gpus.toml holds the figures tools/calibration/fit_gemm.py derives.
+
+fit_gemm.py prints, for Hopper, B200 and GB200, the gemm_bf16 and gemm_fp8 curves it fits to the
+committed measurements (the H200 runs, the published tables, aiconfigurator's timings), and a table of
+the Blackwell attention figures. Each must equal the catalog's to the printed precision; the catalog's
+source text for each Blackwell figure must name the file it comes from.
+Usage: check_fit_gemm.py SOURCE_DIR
+"""
+import os
+import re
+import subprocess
+import sys
+import tomllib
+
+
+def fitted(source):
+    out = subprocess.run([sys.executable, os.path.join(source, "tools/calibration/fit_gemm.py")],
+                         check=True, capture_output=True, text=True).stdout
+    curves = {}
+    for block in re.finditer(r"catalog \(([\w-]+)\):\n((?:  .*\n)+)", out):
+        name = block.group(1).lower()
+        for m in re.finditer(r"(gemm_bf16|gemm_fp8) = \{ peak = ([\d.]+), mn_half = (\d+), k_half = (\d+) \}",
+                             block.group(2)):
+            curves[(name, m.group(1))] = (float(m.group(2)), float(m.group(3)), float(m.group(4)))
+    attention = {m.group(1): float(m.group(2))
+                 for m in re.finditer(r"^\| (b200|gb200) \| \d+ \| [\d., ]+ \| ([\d.]+) \|$", out, re.M)}
+    return curves, attention
+
+
+def main():
+    source = sys.argv[1]
+    with open(os.path.join(source, "scenarios/catalog/gpus.toml"), "rb") as f:
+        gpus = tomllib.load(f)["gpu"]
+    curves, attention = fitted(source)
+    failures = []
+    expect = {"hopper": ("h100-sxm", "h200"), "b200": ("b200",), "gb200": ("gb200",)}
+    seen = 0
+    for (fit_name, key), (peak, mn_half, k_half) in curves.items():
+        for gpu in expect[fit_name]:
+            c = gpus[gpu]["efficiency"][key]
+            got = (c["peak"], c["mn_half"], c["k_half"])
+            seen += 1
+            if abs(got[0] - peak) > 5e-4 or abs(got[1] - mn_half) > 0.5 or abs(got[2] - k_half) > 0.5:
+                failures.append(f"{gpu} {key}: catalog {got}, fit_gemm.py {(peak, mn_half, k_half)}")
+    for gpu, value in attention.items():
+        seen += 1
+        if abs(gpus[gpu]["efficiency"]["attention"] - value) > 5e-4:
+            failures.append(f"{gpu} attention: catalog {gpus[gpu]['efficiency']['attention']}, fit_gemm.py {value}")
+    for gpu, data in (("b200", "aiconfigurator-gemm-bf16-sustained.csv"), ("gb200", "aiconfigurator-gemm-bf16-sustained.csv")):
+        if data not in gpus[gpu]["source"]["efficiency.gemm_bf16"]:
+            failures.append(f"{gpu}: efficiency.gemm_bf16's source does not name {data}")
+        if "aiconfigurator-attention-bf16.csv" not in gpus[gpu]["source"]["efficiency.attention"]:
+            failures.append(f"{gpu}: efficiency.attention's source does not name aiconfigurator-attention-bf16.csv")
+    # Hopper's two curves, B200's and GB200's two each, and two attention figures.
+    if seen != 2 * 2 + 2 * 2 + 2:
+        failures.append(f"expected 10 figures from fit_gemm.py's output, found {seen}")
+    for line in failures:
+        print("FAIL", line)
+    print(f"{seen} fitted figures compared with the catalog, {len(failures)} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -66,7 +66,10 @@ GroupLayout layout_of(const Topology& topo, std::span<const GpuId> ranks) {
   out.ranks = ranks.size();
   std::vector<std::pair<std::uint32_t, GpuId>> placed;
   placed.reserve(ranks.size());
-  for (GpuId g : ranks) placed.emplace_back(topo.host_of(g), g);
+  // NCCL's node: the host, or under multi-node NVLink the whole NVLink domain (src/graph/topo.cc fuses
+  // the topologies of a clique's ranks into one system, and init.cc counts a node per fused ring
+  // graph), so rings, trees and channels are laid out over the domain's GPUs and NICs.
+  for (GpuId g : ranks) placed.emplace_back(topo.domain_of(g), g);
   std::sort(placed.begin(), placed.end());
   for (std::size_t i = 0; i < placed.size();) {
     std::vector<GpuId> members;

@@ -111,8 +111,11 @@ std::uint32_t TransferTableBuilder::add(const CollectiveRequest& original) {
                     topo.spec().gpu.eff.nvls,
                     config_.collnet || request.algorithm == CollectiveAlgorithm::collnet_direct};
     for (const auto& g : request.groups) ctx.layouts.push_back(layout_of(topo, g));
-    ctx.channels = config_.channels > 0 ? static_cast<std::uint32_t>(config_.channels)
-                                        : static_cast<std::uint32_t>(2 * ctx.layouts[0].max_per_host);
+    // Two channels per local rank, at most NCCL's MAXCHANNELS (64; src/include/device.h).
+    ctx.channels =
+        config_.channels > 0
+            ? static_cast<std::uint32_t>(config_.channels)
+            : static_cast<std::uint32_t>(std::min<std::size_t>(2 * ctx.layouts[0].max_per_host, 64));
     const auto [choice, time_s] = choose(ctx, bytes);
     info.algorithm = plans_[choice.plan].algorithm;
     info.protocol = choice.protocol;

@@ -277,3 +277,22 @@ TEST_CASE("NVLS all-reduce: bus bandwidth independent of the rank count, fixed c
   const double intercept8 = time(8, kGiB) - kGiB * slope8, intercept72 = time(72, kGiB) - kGiB * slope72;
   CHECK(intercept72 - intercept8 == Approx(fill72 - fill8).epsilon(1e-6));
 }
+
+TEST_CASE("a ring across NVLink domains of several nodes spreads its channels over the domain's NICs",
+          "[collectives][nccl]") {
+  // Two NVLink domains of 8 GPUs, each spanning two nodes of 4 (as NVL72 racks span their trays).
+  // Under multi-node NVLink NCCL fuses a domain's topologies into one node (src/graph/topo.cc), so a
+  // 16-rank ring has 8 local ranks per node and 16 channels, each leaving a domain at a different GPU:
+  // as between two 8-GPU hosts, 2 rings per NIC, each carrying 2 (p-1)/p S / 16, so per NIC
+  // 1.875 S / 8 at 42.5 GB/s: the bandwidth term is 1.875 S / 340 GB/s. Laid out by node (4 local
+  // ranks, 8 channels leaving through 4 of the 8 NICs) it would be 1.875 S / 170 GB/s.
+  auto spec = fast_routes(4);
+  spec.gpus_per_node = 4;
+  spec.nvlink_domain = 8;
+  const auto time = [&](double bytes) {
+    return simulate_one(spec, all_reduce(16, bytes, CollectiveAlgorithm::ring, CollectiveProtocol::simple))
+        .time_s;
+  };
+  const double slope = (time(8 * kGiB) - time(kGiB)) / (7 * kGiB);
+  CHECK(slope == Approx(1.875 / 340e9).epsilon(1e-6));
+}

@@ -1,7 +1,8 @@
 // Extracts the BF16 GEMM and context-attention timings of NVIDIA's aiconfigurator
 // (github.com/ai-dynamo/aiconfigurator, Apache-2.0) for the GPUs stepsim's Blackwell calibration compares,
 // into aiconfigurator-gemm-bf16.csv (KIND gemm), aiconfigurator-gemm-bf16-sustained.csv (KIND
-// gemm-sustained) or aiconfigurator-attention-bf16.csv (KIND attention).
+// gemm-sustained), aiconfigurator-gemm-fp8.csv (KIND gemm-fp8) or aiconfigurator-attention-bf16.csv (KIND
+// attention).
 //
 // aiconfigurator's collector (collector/trtllm/collect_gemm.py, helper.py benchmark_with_power) times a
 // TensorRT-LLM Linear layer (bias-free, torch.randn operands, weights replicated past the L2 cache) in a
@@ -13,6 +14,10 @@
 // replays for about 1 s (helper.py benchmark_with_power: 0.3 s below 0.1 ms a replay, at most 3,000
 // replays) and the mean board power is recorded; the GEMMs that fill the GPU run at 97-99% of the power
 // limit, so these are times at the power limit, not bursts.
+// gemm-fp8: TensorRT-LLM 1.3.0rc10's per-tensor FP8 Linear (cuBLASLt scaled GEMM) quantises its BF16 input
+// dynamically inside the timing; the same harness times that quantisation alone for the same M x K
+// (collector/trtllm/collect_computescale.py: the scale computation and the static cast), written beside
+// each GEMM as _quant_ms so that the GEMM alone is the difference.
 // GEMMs kept: M a multiple of 128 and at least 128, N and K at least 1,024 (training and expert GEMMs; the
 // grid's M + 1 variants and decode-sized shapes are left out), shapes timed on every GPU.
 // Attention kept (collector/trtllm/collect_attn.py: TensorRT-LLM's context FMHA, forward, causal): BF16
@@ -65,6 +70,37 @@ const tables = {
   },
 }
 const table = tables[kind]
+
+async function readTable(path) {
+  const buf = execFileSync('git', ['--git-dir', gitDir, 'show', `${commit}:${path}`], { maxBuffer: 1 << 28 })
+  const file = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength)
+  return parquetReadObjects({ file, compressors })
+}
+
+if (kind === 'gemm-fp8') {
+  const times = {}
+  for (const [gpu, dir] of Object.entries(gpus)) {
+    const quant = {}
+    for (const t of ['computescale', 'scale_matrix'])
+      for (const r of await readTable(`${root}/${dir}/quantize/${version}/${t}_perf.parquet`))
+        if (r.quant_dtype === 'fp8') quant[`${r.m},${r.k}`] = (quant[`${r.m},${r.k}`] ?? 0) + Number(r.latency)
+    for (const r of await readTable(`${root}/${dir}/gemm/${version}/gemm_perf.parquet`)) {
+      const key = gemmKey({ ...r, gemm_dtype: r.gemm_dtype === 'fp8' ? 'bfloat16' : 'other' })
+      const q = quant[`${r.m},${r.k}`]
+      if (key === null || q === undefined) continue
+      times[key] ??= {}
+      times[key][gpu] = [Number(r.latency), q]
+    }
+  }
+  console.log(`# aiconfigurator ${commit}, ${root}/{${Object.values(gpus)}}/{gemm,quantize}/${version}/`)
+  console.log('# per-tensor FP8 TensorRT-LLM Linear with its dynamic input quantisation (_fp8_ms) and that quantisation alone (_quant_ms); ms')
+  console.log(`m,n,k,${Object.keys(gpus).flatMap((g) => [g + '_fp8_ms', g + '_quant_ms']).join(',')}`)
+  const keys = Object.keys(times).filter((k) => Object.keys(gpus).every((g) => g in times[k]))
+  keys.sort((a, b) => { const x = a.split(',').map(Number), y = b.split(',').map(Number); return x[0] - y[0] || x[1] - y[1] || x[2] - y[2] })
+  for (const k of keys)
+    console.log(`${k},${Object.keys(gpus).flatMap((g) => times[k][g].map((v) => v.toPrecision(6))).join(',')}`)
+  process.exit(0)
+}
 
 const times = {}
 for (const [gpu, dir] of Object.entries(gpus)) {

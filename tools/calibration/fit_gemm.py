@@ -185,6 +185,55 @@ def print_sustained_check(hopper, h200_runs, blackwell):
     print()
 
 
+AIC_FP8_PEAK_TFLOPS = {"h200": 1979.0, "b200": 4500.0, "gb200": 5000.0}
+
+
+def fp8_rows():
+    """aiconfigurator's per-tensor FP8 GEMMs with their input quantisation, and that quantisation alone."""
+    path = os.path.join(HERE, "aiconfigurator-gemm-fp8.csv")
+    lines = [x for x in open(path) if not x.startswith("#")]
+    head = lines[0].strip().split(",")
+    rows = {}
+    for x in lines[1:]:
+        r = dict(zip(head, (float(v) for v in x.strip().split(","))))
+        rows[(int(r["m"]), int(r["n"]), int(r["k"]))] = r
+    return rows
+
+
+def fp8_alone_ms(r, gpu):
+    """The GEMM's own time, or None where the quantisation is half of the measured time or more."""
+    alone = r[gpu + "_fp8_ms"] - r[gpu + "_quant_ms"]
+    return alone if alone >= 0.5 * r[gpu + "_fp8_ms"] else None
+
+
+def hopper_fp8_shapes(c16):
+    """Per shape: the BF16 curve x (H200 FP8 GEMM efficiency / H200 BF16 efficiency), one harness."""
+    fp8 = fp8_rows()
+    out = []
+    for r in aiconfigurator_rows():
+        key = (int(r["m"]), int(r["n"]), int(r["k"]))
+        alone = fp8_alone_ms(fp8[key], "h200") if key in fp8 else None
+        if alone is None:
+            continue
+        s = {"m": key[0], "n": key[1], "k": key[2], "set": "aiconfigurator-h200-fp8"}
+        s["eff"] = curve(c16, s) * (r["h200_ms"] / alone) * (AIC_PEAK_TFLOPS["h200"] / AIC_FP8_PEAK_TFLOPS["h200"])
+        out.append(s)
+    return out
+
+
+def blackwell_fp8_shapes(c8, gpu):
+    """Per shape: the Hopper fast FP8 curve x (the GPU's FP8 GEMM efficiency / H200's), one harness."""
+    out = []
+    for key, r in fp8_rows().items():
+        h, g = fp8_alone_ms(r, "h200"), fp8_alone_ms(r, gpu)
+        if h is None or g is None or r["h200_fp8_ms"] < AIC_MIN_MS:
+            continue
+        s = {"m": key[0], "n": key[1], "k": key[2], "set": f"aiconfigurator-{gpu}-fp8"}
+        s["eff"] = curve(c8, s) * (h / g) * (AIC_FP8_PEAK_TFLOPS["h200"] / AIC_FP8_PEAK_TFLOPS[gpu])
+        out.append(s)
+    return out
+
+
 HOPPER_ATTENTION = 0.49  # the catalog's H100 / H200 attention: cuDNN fused forward + backward on one H200
 
 
@@ -248,13 +297,18 @@ def main():
     # FP8 on Hopper runs two kinds of GEMM (Transformer Engine module/base.py: _2X_ACC_FPROP = False,
     # _2X_ACC_DGRAD = _2X_ACC_WGRAD = True): the forward with fast accumulation in the tensor cores,
     # the data and weight gradients with a split (promoted, precise) accumulator, which is slower.
-    # Fast: the tilelang K sweep (a plain WGMMA kernel), mn_half held at bf16's. Split: the same shape
-    # terms, peak from MAMF's FP8 and BF16 best shapes on one H100 (torch._scaled_mm, whose default
-    # use_fast_accum=False is the precise path; one harness, random data, one power limit), so the
-    # FP8/BF16 ratio is that pair's.
+    # Fast: the BF16 curve x cuBLASLt's FP8 / BF16 efficiency ratio per shape on one H200 in one harness
+    # (aiconfigurator, TensorRT-LLM's fast-accumulating scaled GEMM less its input quantisation), the
+    # same rule as the Blackwell curves; the tilelang K sweep (a plain WGMMA kernel on an H800) checks
+    # it. Split: the same shape terms, peak from MAMF's FP8 and BF16 best shapes on one H100
+    # (torch._scaled_mm, whose default use_fast_accum=False is the precise path; one harness, random
+    # data, one power limit), so the FP8/BF16 ratio is that pair's.
+    hopper8 = hopper_fp8_shapes(c16)
+    c8 = fit(hopper8)
+    print(band_table("Hopper FP8, tensor scaling, fast accumulation (forward GEMMs): the BF16 curve x "
+                     "aiconfigurator's H200 FP8 / BF16 efficiency, per shape", c8, hopper8), "\n")
     sweep = [dict(with_eff(x, 1979), set="tilelang-h800-fp8") for x in sets["tilelang-h800-fp8"]["shapes"]]
-    c8 = fit(sweep, fixed_a1_ratio=c16["mn_half"])
-    t8, _ = residual_table("Hopper FP8, tensor scaling, fast accumulation (forward GEMMs)", c8, sweep)
+    t8, _ = residual_table("Check: the tilelang FP8 K sweep (H800) against that fast curve", c8, sweep)
     print(t8, "\n")
     mamf16 = [dict(with_eff(x, 989), set="mamf-hopper-bf16") for x in sets["mamf-hopper-bf16"]["shapes"]][0]
     mamf8 = [dict(with_eff(x, 1979), set="mamf-hopper-fp8") for x in sets["mamf-hopper-fp8"]["shapes"]]
@@ -277,7 +331,7 @@ def main():
     print(tb, "\n")
 
     ref = {"bf16": (mamf16["eff"], c16["peak"]), "fp8": (h100_8["eff"], split_peak)}
-    blackwell = print_blackwell(c16, c8, sets, ref["bf16"], ref["fp8"])
+    blackwell = print_blackwell(c16, c8, sets)
     print_sustained_check(c16, bf16, blackwell)
     print_blackwell_attention()
 
@@ -306,9 +360,8 @@ def main():
     print("either way, so fp8_split_accumulation = 1 there.")
 
 
-def print_blackwell(c16, c8, sets, bf16_ref, fp8_ref):
-    """B200 and GB200 curves from aiconfigurator's per-shape ratios to H200; FP8 by the stated rule.
-    bf16_ref, fp8_ref: (H100's MAMF efficiency, the Hopper peak it scales) per precision."""
+def print_blackwell(c16, c8, sets):
+    """B200 and GB200 curves from aiconfigurator's per-shape ratios to H200, BF16 and FP8."""
     rows = sustained_rows()
     mamf = {(a["gpu"], a["precision"]): a["tflops"] / a["peak_tflops"] for a in sets["mamf-other-gpus"]["shapes"]}
     out = {}
@@ -322,12 +375,13 @@ def print_blackwell(c16, c8, sets, bf16_ref, fp8_ref):
                 if a["gpu"] == gpu and a["precision"] == "bf16"][0]
         print(f"MAMF's {gpu} best shape {best['m']}x{best['n']}x{best['k']}: {mamf[(gpu, 'bf16')]:.3f} measured, "
               f"{curve(b16, best):.3f} on the curve (MAMF's search bias; Hopper's is 0.803 / 0.683)\n")
-        # FP8: the operand-streaming terms as BF16 (half the bytes at twice the rate), K amortisation as
-        # Hopper's FP8 / BF16 k_half, and at the peak the FP8 / BF16 ratio of the MAMF-only derivation
-        # (other GPUs' table below: Hopper peaks scaled by this GPU's MAMF efficiency over H100's).
-        ratio8 = (fp8_ref[1] * mamf[(gpu, "fp8")] / fp8_ref[0]) / (c16["peak"] * mamf[(gpu, "bf16")] / bf16_ref[0])
-        b8 = {"peak": b16["peak"] * ratio8, "mn_half": b16["mn_half"],
-              "k_half": b16["k_half"] * c8["k_half"] / c16["k_half"]}
+        # FP8: the Hopper fast curve x this GPU's FP8 / H200 FP8 GEMM efficiency per shape (TensorRT-LLM's
+        # per-tensor FP8 Linear less its input quantisation, short bursts: no power-limited FP8 table
+        # exists; BF16's burst and power-limited ratios differ by 0-4%, table below).
+        shapes8 = blackwell_fp8_shapes(c8, gpu)
+        b8 = fit(shapes8)
+        print(band_table(f"{gpu} FP8: the Hopper fast curve x aiconfigurator's {gpu} / H200 FP8 efficiency, "
+                         "per shape", b8, shapes8), "\n")
         out[gpu] = (b16, b8)
     return out
 

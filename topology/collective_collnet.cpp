@@ -58,8 +58,8 @@ double add_sharp_tree(AlgoContext& ctx, const std::vector<GpuId>& members, doubl
 
 // The rails of a layout: rail i holds local rank i of every host.
 std::vector<std::vector<GpuId>> rails_of(const GroupLayout& layout) {
-  std::vector<std::vector<GpuId>> rails(layout.max_per_host);
-  for (const auto& host : layout.hosts)
+  std::vector<std::vector<GpuId>> rails(layout.max_per_node);
+  for (const auto& host : layout.nodes)
     for (std::size_t i = 0; i < host.size(); ++i) rails[i].push_back(host[i]);
   return rails;
 }
@@ -67,7 +67,7 @@ std::vector<std::vector<GpuId>> rails_of(const GroupLayout& layout) {
 // Adds `weight` unit flows from every rank of each host to every other rank of it (NVLink).
 double add_intra_exchange(AlgoContext& ctx, const GroupLayout& layout, double weight) {
   double latency = 0.0;
-  for (const auto& host : layout.hosts)
+  for (const auto& host : layout.nodes)
     for (std::size_t i = 0; i < host.size(); ++i)
       for (std::size_t j = 0; j < host.size(); ++j)
         if (i != j) latency = std::max(latency, ctx.builder.add_flow(host[i], host[j], 0, weight));
@@ -78,7 +78,7 @@ Plan single_phase(AlgoContext& ctx, double latency_s) {
   PlanPhase phase;
   phase.latency_s = latency_s;
   phase.fill_hops = 2.0;  // a chunk crosses NVLink and the switches before the last stage starts
-  phase.channels = static_cast<std::uint32_t>(ctx.layouts[0].max_per_host);
+  phase.channels = static_cast<std::uint32_t>(ctx.layouts[0].max_per_node);
   phase.vars.push_back(PlanVariable{ctx.pool.add(ctx.builder.take()), 1.0});
   return Plan{CollectiveAlgorithm::collnet_direct, {std::move(phase)}};
 }
@@ -90,7 +90,7 @@ Plan single_phase(AlgoContext& ctx, double latency_s) {
 Plan build_collnet_all_reduce(AlgoContext& ctx) {
   double nvlink = 0.0, net = 0.0;
   for (const GroupLayout& layout : ctx.layouts) {
-    const double m = static_cast<double>(layout.max_per_host);
+    const double m = static_cast<double>(layout.max_per_node);
     nvlink = add_intra_exchange(ctx, layout, 2.0 / m);
     const auto rails = rails_of(layout);
     for (std::size_t i = 0; i < rails.size(); ++i)
@@ -108,7 +108,7 @@ Plan build_collnet_all_reduce(AlgoContext& ctx) {
 Plan build_nvls_sharp_all_reduce(AlgoContext& ctx) {
   double nvlink = 0.0, net = 0.0, fixed = 0.0;
   for (const GroupLayout& layout : ctx.layouts) {
-    const auto domains = by_domain(ctx.topo, layout);
+    const auto& domains = layout.nodes;
     const double m = static_cast<double>(domains.front().size());
     const std::size_t heads = nvls_heads(domains.front().size());
     const double h = static_cast<double>(heads);
@@ -133,8 +133,8 @@ Plan build_nvls_sharp_all_reduce(AlgoContext& ctx) {
 Plan build_collnet_all_gather(AlgoContext& ctx) {
   double nvlink = 0.0, net = 0.0;
   for (const GroupLayout& layout : ctx.layouts) {
-    const double m = static_cast<double>(layout.max_per_host);
-    const double n = static_cast<double>(layout.hosts.size());
+    const double m = static_cast<double>(layout.max_per_node);
+    const double n = static_cast<double>(layout.nodes.size());
     const double p = static_cast<double>(layout.ranks);
     nvlink = add_intra_exchange(ctx, layout, 1.0 / m);
     const auto rails = rails_of(layout);

@@ -78,7 +78,7 @@ namespace {
 
 std::vector<GpuId> all_ranks(const GroupLayout& layout) {
   std::vector<GpuId> out;
-  for (const auto& host : layout.hosts) out.insert(out.end(), host.begin(), host.end());
+  for (const auto& host : layout.nodes) out.insert(out.end(), host.begin(), host.end());
   return out;
 }
 
@@ -120,7 +120,7 @@ Plan build_nvls_tree_all_reduce(AlgoContext& ctx) {
   double step = 0.0, inter = 0.0, traffic = 0.0;
   std::size_t domains = 0, heads = 0, per_domain = 0;
   for (const GroupLayout& layout : ctx.layouts) {
-    const auto doms = by_domain(ctx.topo, layout);
+    const auto& doms = layout.nodes;
     domains = doms.size();
     per_domain = doms.front().size();
     traffic = nvls_all_reduce_traffic(static_cast<double>(per_domain));

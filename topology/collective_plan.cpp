@@ -1,7 +1,6 @@
 #include "topology/collective_plan.hpp"
 
 #include <algorithm>
-#include <map>
 
 namespace stepsim::topo {
 
@@ -59,56 +58,30 @@ std::vector<LinkUse> PatternBuilder::take() {
 }
 
 GroupLayout layout_of(const Topology& topo, std::span<const GpuId> ranks) {
-  // One sorted list of (host, rank) and then of (domain, rank) instead of a map node per host and
-  // domain: every image pair of every pipeline send is laid out (half a million small groups in a
-  // 1,024-GPU step). Sorting gives the maps' order: hosts and domains increasing, ranks sorted.
+  // One sorted list of (domain, rank) instead of a map node per domain: every image pair of every
+  // pipeline send is laid out (half a million small groups in a 1,024-GPU step). Sorting gives the
+  // map's order: domains increasing, ranks sorted.
   GroupLayout out;
   out.ranks = ranks.size();
   std::vector<std::pair<std::uint32_t, GpuId>> placed;
   placed.reserve(ranks.size());
-  // NCCL's node: the host, or under multi-node NVLink the whole NVLink domain (src/graph/topo.cc fuses
-  // the topologies of a clique's ranks into one system, and init.cc counts a node per fused ring
-  // graph), so rings, trees and channels are laid out over the domain's GPUs and NICs.
   for (GpuId g : ranks) placed.emplace_back(topo.domain_of(g), g);
   std::sort(placed.begin(), placed.end());
   for (std::size_t i = 0; i < placed.size();) {
     std::vector<GpuId> members;
-    const std::uint32_t host = placed[i].first;
-    for (; i < placed.size() && placed[i].first == host; ++i) members.push_back(placed[i].second);
-    out.max_per_host = std::max(out.max_per_host, members.size());
-    out.hosts.push_back(std::move(members));
+    const std::uint32_t node = placed[i].first;
+    for (; i < placed.size() && placed[i].first == node; ++i) members.push_back(placed[i].second);
+    out.max_per_node = std::max(out.max_per_node, members.size());
+    out.nodes.push_back(std::move(members));
   }
-  for (const auto& h : out.hosts) out.uniform = out.uniform && h.size() == out.max_per_host;
-  for (std::size_t k = 0; k < ranks.size(); ++k) placed[k] = {topo.domain_of(ranks[k]), ranks[k]};
-  std::sort(placed.begin(), placed.end());
-  out.domains = 0;
-  std::size_t first_count = 0;
-  for (std::size_t i = 0; i < placed.size();) {
-    const std::size_t begin = i;
-    while (i < placed.size() && placed[i].first == placed[begin].first) ++i;
-    if (out.domains++ == 0) first_count = i - begin;
-    out.domains_uniform = out.domains_uniform && i - begin == first_count;
-  }
-  out.one_domain = out.domains <= 1;
-  return out;
-}
-
-std::vector<std::vector<GpuId>> by_domain(const Topology& topo, const GroupLayout& layout) {
-  std::map<std::uint32_t, std::vector<GpuId>> domains;  // ordered: deterministic
-  for (const auto& host : layout.hosts)
-    for (GpuId g : host) domains[topo.domain_of(g)].push_back(g);
-  std::vector<std::vector<GpuId>> out;
-  for (auto& [d, members] : domains) {
-    std::sort(members.begin(), members.end());
-    out.push_back(std::move(members));
-  }
+  for (const auto& n : out.nodes) out.uniform = out.uniform && n.size() == out.max_per_node;
   return out;
 }
 
 std::vector<GpuId> ring_order(const GroupLayout& layout, std::uint32_t channel) {
   std::vector<GpuId> order;
   order.reserve(layout.ranks);
-  for (const auto& host : layout.hosts) {
+  for (const auto& host : layout.nodes) {
     const std::size_t m = host.size();
     for (std::size_t i = 0; i < m; ++i) order.push_back(host[(channel + i) % m]);
   }

@@ -84,15 +84,15 @@ struct Plan {
   std::vector<PlanPhase> phases;
 };
 
-/// A group's ranks arranged by host: hosts in increasing order, each host's ranks by local index.
+/// A group's ranks arranged by NCCL's node: the host, or under multi-node NVLink the whole NVLink
+/// domain (NCCL fuses a clique's topologies into one system, src/graph/topo.cc, and counts a node
+/// per fused ring graph, src/init.cc), since the domain is always a whole number of hosts: one node
+/// per scale-up domain, in increasing order, each node's ranks sorted.
 struct GroupLayout {
-  std::vector<std::vector<GpuId>> hosts;
+  std::vector<std::vector<GpuId>> nodes;
   std::size_t ranks = 0;
-  std::size_t max_per_host = 0;
-  bool uniform = true;          ///< every host holds the same number of ranks
-  bool one_domain = true;       ///< every rank in the same scale-up domain
-  std::size_t domains = 1;      ///< scale-up domains spanned (NCCL's nodes: an NVL72 rack is one)
-  bool domains_uniform = true;  ///< every domain spanned holds the same number of the ranks
+  std::size_t max_per_node = 0;
+  bool uniform = true;  ///< every node holds the same number of ranks
 };
 GroupLayout layout_of(const Topology& topo, std::span<const GpuId> ranks);
 
@@ -101,8 +101,6 @@ GroupLayout layout_of(const Topology& topo, std::span<const GpuId> ranks);
 inline std::size_t nvls_heads(std::size_t m) {
   return m < 32 ? m : 32;
 }
-/// The ranks of `layout` grouped by scale-up domain (domains in increasing order, ranks sorted).
-std::vector<std::vector<GpuId>> by_domain(const Topology& topo, const GroupLayout& layout);
 
 /// Everything an algorithm needs; `layouts[i]` describes request.groups[i].
 struct AlgoContext {

@@ -58,15 +58,15 @@ Plan build_chain_broadcast(AlgoContext& ctx) {
 // one rate: a single coupled variable whose pattern sums the three stages' traffic. Scale-out
 // traffic per rank is 2(n-1)/n x S/m, against about 2S/m for a flat ring over all p ranks.
 Plan build_hierarchical_all_reduce(AlgoContext& ctx) {
-  const std::size_t m = ctx.layouts[0].max_per_host;
-  const std::size_t n = ctx.layouts[0].hosts.size();
+  const std::size_t m = ctx.layouts[0].max_per_node;
+  const std::size_t n = ctx.layouts[0].nodes.size();
   std::vector<RingSet> intra(ctx.channels), inter(ctx.channels);
   for (std::uint32_t c = 0; c < ctx.channels; ++c) {
     for (const GroupLayout& layout : ctx.layouts) {
-      for (const auto& host : layout.hosts) intra[c].push_back(rotated(host, c));
+      for (const auto& host : layout.nodes) intra[c].push_back(rotated(host, c));
       for (std::size_t i = 0; i < m; ++i) {
         std::vector<GpuId> ring;
-        for (const auto& host : layout.hosts) ring.push_back(host[i]);
+        for (const auto& host : layout.nodes) ring.push_back(host[i]);
         inter[c].push_back(std::move(ring));
       }
     }

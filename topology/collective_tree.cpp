@@ -41,13 +41,13 @@ struct TreeLatency {
 // Adds one channel of one group: chains up/down inside hosts, tree edges up/down between them.
 void add_channel(AlgoContext& ctx, const GroupLayout& layout, std::uint32_t c, TreeLatency& lat) {
   const double w = 1.0 / ctx.channels;
-  const std::size_t n = layout.hosts.size();
+  const std::size_t n = layout.nodes.size();
   // Channels 2r and 2r+1 use rank r of each host as its representative, one per tree, so every
   // rank (and NIC) takes part in both trees equally.
   const std::uint32_t rot = c / 2;
   std::vector<GpuId> rep(n);
   for (std::size_t h = 0; h < n; ++h) {
-    const auto& host = layout.hosts[h];
+    const auto& host = layout.nodes[h];
     const std::size_t m = host.size();
     rep[h] = host[rot % m];
     for (std::size_t i = 1; i < m; ++i) {
@@ -75,8 +75,8 @@ Plan build_tree_all_reduce(AlgoContext& ctx) {
   for (std::uint32_t c = 0; c < ctx.channels; ++c)
     for (const GroupLayout& layout : ctx.layouts) add_channel(ctx, layout, c, lat);
   const GroupLayout& l0 = ctx.layouts[0];
-  const double depth = std::floor(std::log2(static_cast<double>(l0.hosts.size())));
-  const double chain = static_cast<double>(l0.max_per_host) - 1.0;
+  const double depth = std::floor(std::log2(static_cast<double>(l0.nodes.size())));
+  const double chain = static_cast<double>(l0.max_per_node) - 1.0;
   PlanPhase phase;
   phase.channels = ctx.channels;
   phase.latency_s = 2.0 * (depth * lat.inter + chain * lat.intra);  // up the tree and back down

@@ -45,20 +45,20 @@ const GroupLayout& first(const AlgoContext& ctx) {
 bool any(const AlgoContext&) {
   return true;
 }
-bool multi_host(const AlgoContext& ctx) {
-  return first(ctx).hosts.size() >= 2;
+bool multi_node(const AlgoContext& ctx) {
+  return first(ctx).nodes.size() >= 2;
 }
 bool nvls_domain(const AlgoContext& ctx) {
   if (!ctx.topo.nvls()) return false;
   for (const GroupLayout& l : ctx.layouts)
-    if (!l.one_domain) return false;
+    if (l.nodes.size() > 1) return false;
   return true;
 }
 // NVLS inside every domain and more than one domain, each holding the same number of ranks.
 bool nvls_tree_shape(const AlgoContext& ctx) {
   if (!ctx.topo.nvls()) return false;
   for (const GroupLayout& l : ctx.layouts)
-    if (l.one_domain || !l.domains_uniform) return false;
+    if (l.nodes.size() < 2 || !l.uniform) return false;
   return true;
 }
 // NCCL runs NVLS across nodes only with CollNet enabled (tuning.cc disables NVLS for nNodes > 1
@@ -75,12 +75,12 @@ bool collnet_shape(const AlgoContext& ctx) {
   if (!ctx.collnet || !ctx.topo.spec().fabric.sharp || ctx.topo.spec().gpu.nvlink_bw.value() <= 0.0)
     return false;
   for (const GroupLayout& l : ctx.layouts)
-    if (l.hosts.size() < 2 || l.one_domain || l.max_per_host > 8 || !l.uniform) return false;
+    if (l.nodes.size() < 2 || l.max_per_node > 8 || !l.uniform) return false;
   return true;
 }
 bool hierarchical_shape(const AlgoContext& ctx) {
   for (const GroupLayout& l : ctx.layouts)
-    if (l.hosts.size() < 2 || l.max_per_host < 2 || !l.uniform) return false;
+    if (l.nodes.size() < 2 || l.max_per_node < 2 || !l.uniform) return false;
   return true;
 }
 bool pair(const AlgoContext& ctx) {
@@ -97,7 +97,8 @@ constexpr Strategy kStrategies[] = {
     {Op::all_reduce, Alg::nvls, nvls_sharp_shape, build_nvls_sharp_all_reduce,
      "needs NVLS (hardware.nvls) and every rank in one NVLink domain, or, across domains, NCCL's "
      "CollNet (collective.collnet = true, or --collnet) on switches that reduce (fabric.sharp, or --sharp)"},
-    {Op::all_reduce, Alg::tree, multi_host, build_tree_all_reduce, "needs ranks on at least two hosts"},
+    {Op::all_reduce, Alg::tree, multi_node, build_tree_all_reduce,
+     "needs ranks on at least two hosts (NCCL's nodes: a multi-node NVLink domain is one)"},
     {Op::all_reduce, Alg::nvls_tree, nvls_tree_shape, build_nvls_tree_all_reduce,
      "needs NVLS (hardware.nvls) and ranks in two or more NVLink domains, the same number in each"},
     {Op::all_reduce, Alg::collnet_direct, collnet_shape, build_collnet_all_reduce,

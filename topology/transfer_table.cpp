@@ -115,7 +115,7 @@ std::uint32_t TransferTableBuilder::add(const CollectiveRequest& original) {
     ctx.channels =
         config_.channels > 0
             ? static_cast<std::uint32_t>(config_.channels)
-            : static_cast<std::uint32_t>(std::min<std::size_t>(2 * ctx.layouts[0].max_per_host, 64));
+            : static_cast<std::uint32_t>(std::min<std::size_t>(2 * ctx.layouts[0].max_per_node, 64));
     const auto [choice, time_s] = choose(ctx, bytes);
     info.algorithm = plans_[choice.plan].algorithm;
     info.protocol = choice.protocol;
@@ -153,7 +153,7 @@ NcclShape shape_of(const AlgoContext& ctx, CollectiveAlgorithm a) {
   s.algorithm = a;
   s.arch = ctx.topo.spec().gpu.arch;
   s.ranks = static_cast<int>(ctx.layouts[0].ranks);
-  s.nodes = static_cast<int>(ctx.layouts[0].domains);
+  s.nodes = static_cast<int>(ctx.layouts[0].nodes.size());
   s.nvlink = ctx.topo.spec().gpu.nvlink_bw.value() > 0.0 && ctx.topo.domain_size() > 1;
   s.channels = nccl_channels(ctx, a, s.nodes);
   return s;

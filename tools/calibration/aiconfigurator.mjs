@@ -71,6 +71,13 @@ const tables = {
 }
 const table = tables[kind]
 
+// Keys "a,b,c" in numeric order, field by field.
+const order = (a, b) => {
+  const x = a.split(',').map(Number), y = b.split(',').map(Number)
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i] - y[i]
+  return 0
+}
+
 async function readTable(path) {
   const buf = execFileSync('git', ['--git-dir', gitDir, 'show', `${commit}:${path}`], { maxBuffer: 1 << 28 })
   const file = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength)
@@ -96,7 +103,7 @@ if (kind === 'gemm-fp8') {
   console.log('# per-tensor FP8 TensorRT-LLM Linear with its dynamic input quantisation (_fp8_ms) and that quantisation alone (_quant_ms); ms')
   console.log(`m,n,k,${Object.keys(gpus).flatMap((g) => [g + '_fp8_ms', g + '_quant_ms']).join(',')}`)
   const keys = Object.keys(times).filter((k) => Object.keys(gpus).every((g) => g in times[k]))
-  keys.sort((a, b) => { const x = a.split(',').map(Number), y = b.split(',').map(Number); return x[0] - y[0] || x[1] - y[1] || x[2] - y[2] })
+  keys.sort(order)
   for (const k of keys)
     console.log(`${k},${Object.keys(gpus).flatMap((g) => times[k][g].map((v) => v.toPrecision(6))).join(',')}`)
   process.exit(0)
@@ -104,10 +111,7 @@ if (kind === 'gemm-fp8') {
 
 const times = {}
 for (const [gpu, dir] of Object.entries(gpus)) {
-  const path = `${root}/${dir}/${table.file}`
-  const buf = execFileSync('git', ['--git-dir', gitDir, 'show', `${commit}:${path}`], { maxBuffer: 1 << 28 })
-  const file = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength)
-  for (const r of await parquetReadObjects({ file, compressors })) {
+  for (const r of await readTable(`${root}/${dir}/${table.file}`)) {
     const key = table.key(r)
     if (key === null) continue
     times[key] ??= {}
@@ -120,11 +124,6 @@ console.log(`# ${table.what}`)
 const cols = Object.keys(gpus).flatMap((g) => (table.power ? [g + '_ms', g + '_w'] : [g + '_ms']))
 console.log(`${table.columns},${cols.join(',')}`)
 const rows = Object.entries(times).filter(([, t]) => Object.keys(gpus).every((g) => g in t))
-const order = (a, b) => {
-  const x = a.split(',').map(Number), y = b.split(',').map(Number)
-  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i] - y[i]
-  return 0
-}
 rows.sort(([a], [b]) => order(a, b))
 const cell = (t, c) => (c.endsWith('_w') ? t[c.slice(0, -2) + '_w'].toFixed(0) : t[c.slice(0, -3)].toPrecision(6))
 for (const [key, t] of rows) console.log(`${key},${cols.map((c) => cell(t, c)).join(',')}`)

@@ -45,6 +45,7 @@ Prints the fitted figures (the catalog's gemm_bf16 / gemm_fp8) and per-shape res
 Markdown (docs/simulation.md section 6 carries them). Needs only the standard library.
 Usage: python3 tools/calibration/fit_gemm.py
 """
+import functools
 import glob
 import json
 import os
@@ -121,13 +122,17 @@ AIC_PEAK_TFLOPS = {"h200": 989.0, "b200": 2250.0, "gb200": 2500.0}
 AIC_MIN_MS = 0.02  # H200 time below 20 us: a few us of fixed kernel cost dominate both GPUs' times
 
 
+@functools.lru_cache(maxsize=None)
+def read_table(name):
+    """A CSV of this folder written by aiconfigurator.mjs: '#' comment lines, a header, numbers."""
+    lines = [x for x in open(os.path.join(HERE, name)) if not x.startswith("#")]
+    head = lines[0].strip().split(",")
+    return [dict(zip(head, (float(v) for v in x.strip().split(",")))) for x in lines[1:]]
+
+
 def aiconfigurator_rows():
     """The BF16 GEMMs timed by aiconfigurator on H200, B200 and GB200 (aiconfigurator.mjs)."""
-    path = os.path.join(HERE, "aiconfigurator-gemm-bf16.csv")
-    lines = [x for x in open(path) if not x.startswith("#")]
-    head = lines[0].strip().split(",")
-    rows = [dict(zip(head, (float(v) for v in x.strip().split(",")))) for x in lines[1:]]
-    return [r for r in rows if r["h200_ms"] >= AIC_MIN_MS]
+    return [r for r in read_table("aiconfigurator-gemm-bf16.csv") if r["h200_ms"] >= AIC_MIN_MS]
 
 
 def blackwell_shapes(hopper, gpu, rows):
@@ -143,11 +148,7 @@ def blackwell_shapes(hopper, gpu, rows):
 
 def sustained_rows():
     """aiconfigurator's power-limited BF16 GEMMs (vLLM 0.22.0) on H200, B200 and GB200."""
-    path = os.path.join(HERE, "aiconfigurator-gemm-bf16-sustained.csv")
-    lines = [x for x in open(path) if not x.startswith("#")]
-    head = lines[0].strip().split(",")
-    rows = [dict(zip(head, (float(v) for v in x.strip().split(",")))) for x in lines[1:]]
-    return [r for r in rows if r["h200_ms"] >= AIC_MIN_MS]
+    return [r for r in read_table("aiconfigurator-gemm-bf16-sustained.csv") if r["h200_ms"] >= AIC_MIN_MS]
 
 
 def print_sustained_check(hopper, h200_runs, blackwell):
@@ -190,14 +191,7 @@ AIC_FP8_PEAK_TFLOPS = {"h200": 1979.0, "b200": 4500.0, "gb200": 5000.0}
 
 def fp8_rows():
     """aiconfigurator's per-tensor FP8 GEMMs with their input quantisation, and that quantisation alone."""
-    path = os.path.join(HERE, "aiconfigurator-gemm-fp8.csv")
-    lines = [x for x in open(path) if not x.startswith("#")]
-    head = lines[0].strip().split(",")
-    rows = {}
-    for x in lines[1:]:
-        r = dict(zip(head, (float(v) for v in x.strip().split(","))))
-        rows[(int(r["m"]), int(r["n"]), int(r["k"]))] = r
-    return rows
+    return {(int(r["m"]), int(r["n"]), int(r["k"])): r for r in read_table("aiconfigurator-gemm-fp8.csv")}
 
 
 def fp8_alone_ms(r, gpu):
@@ -239,10 +233,7 @@ HOPPER_ATTENTION = 0.49  # the catalog's H100 / H200 attention: cuDNN fused forw
 
 def print_blackwell_attention():
     """Blackwell attention = Hopper's measured figure x the median per-shape efficiency ratio to H200."""
-    path = os.path.join(HERE, "aiconfigurator-attention-bf16.csv")
-    lines = [x for x in open(path) if not x.startswith("#")]
-    head = lines[0].strip().split(",")
-    rows = [dict(zip(head, (float(v) for v in x.strip().split(",")))) for x in lines[1:]]
+    rows = read_table("aiconfigurator-attention-bf16.csv")
     print("| GPU | shapes | efficiency / H200's: 25th, median, 75th percentile | attention (catalog) |")
     print("|---|---|---|---|")
     for gpu in ("b200", "gb200"):

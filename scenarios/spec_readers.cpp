@@ -187,7 +187,8 @@ constexpr std::string_view kFigureKeys[] = {
     "bf16_tflops",   "fp8_tflops",       "fp4_tflops",        "fp32_tflops",     "hbm_gib",
     "hbm_gb",        "hbm_reserved_gib", "hbm_fragmentation", "hbm_tb_s",        "nvlink_gb_s",
     "nvlink_domain", "pcie_gb_s",        "nic_gbps",          "price_per_hour",  "comm_sm_fraction",
-    "kernel_gap_us", "host_launch_us",   "nvls_latency_us",   "sustained_clock", "efficiency"};
+    "kernel_gap_us", "host_launch_us",   "host_framework_us", "nvls_latency_us", "sustained_clock",
+    "efficiency"};
 constexpr std::string_view kEfficiencyKeys[] = {"gemm_bf16",
                                                 "gemm_fp8",
                                                 "fp8_split_accumulation",
@@ -303,6 +304,7 @@ void read_gpu_fields(TableReader& r, topo::GpuSpec& g) {
              "(eager PyTorch, per kernel: 7.7 measured); CUDA graphs drop the host's");
   r.read("kernel_gap_us", g.kernel_gap_s, kLatencyUs, 1e-6);
   r.read("host_launch_us", g.host_launch_s, kLatencyUs, 1e-6);
+  r.read("host_framework_us", g.host_framework_s, kLatencyUs, 1e-6);
   double nvls_us = 0.0;
   if (r.read("nvls_latency_us", nvls_us, kLatencyUs)) g.nvls_latency_s = nvls_us * 1e-6;
   if (auto eff = r.table("efficiency")) read_efficiency(*eff, g.eff);

@@ -39,6 +39,10 @@ struct KernelWork {
   bool weight_grad = false;
   /// Kernel launches this work stands for (multi-tensor optimizer kernels launch several).
   double launches = 1.0;
+  /// Launched by a loop inside one framework call (multi_tensor_apply's chunks, the splits of
+  /// Transformer Engine's comm-GEMM overlap after the first): each launch costs the host a bare
+  /// launch, not a training framework's per-kernel module, autograd and allocator work.
+  bool inner_launch = false;
   /// Vector-unit (CUDA-core) operations beside the tensor-core math that feed it, such as a
   /// weight-only GEMM dequantising its int8/int4 weights in the main loop; they add to the compute
   /// term (the tensor cores wait for the converted tiles).

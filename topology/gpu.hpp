@@ -173,6 +173,9 @@ struct GpuSpec {
   /// Host CPU time to launch one kernel from eager PyTorch; the GPU waits for it when the host falls
   /// behind (small kernels). CUDA graphs replay without it.
   double host_launch_s = 0.0;
+  /// Host CPU time a PyTorch training framework spends per kernel it launches: the Python module
+  /// code, autograd, allocator calls and the launch (a host-CPU figure: Grace is slower than x86).
+  double host_framework_s = 0.0;
   /// Fixed cost of one NVLS collective (multicast setup and switch synchronisation), seconds.
   double nvls_latency_s = 0.0;
 

@@ -96,6 +96,7 @@ std::string figure_value(const topo::GpuSpec& g, const std::string& key) {
       {"comm_sm_fraction", fixed(g.comm_sm_fraction, 3)},
       {"kernel_gap_us", fixed(g.kernel_gap_s * 1e6, 2)},
       {"host_launch_us", fixed(g.host_launch_s * 1e6, 2)},
+      {"host_framework_us", fixed(g.host_framework_s * 1e6, 2)},
       {"nvls_latency_us", fixed(g.nvls_latency_s * 1e6, 1)},
       {"sustained_clock", fixed(g.sustained_clock, 3)},
       {"efficiency.gemm_bf16", curve(e.gemm16)},

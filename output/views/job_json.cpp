@@ -109,6 +109,7 @@ json gpu_json(const topo::GpuSpec& g) {
               {"comm_sm_fraction", g.comm_sm_fraction},
               {"kernel_gap_s", g.kernel_gap_s},
               {"host_launch_s", g.host_launch_s},
+              {"host_framework_s", g.host_framework_s},
               {"sustained_clock", g.sustained_clock},
               {"hbm_reserved_bytes", g.hbm_reserved.value()},
               {"hbm_fragmentation", g.hbm_fragmentation},

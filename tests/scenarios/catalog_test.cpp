@@ -153,10 +153,19 @@ TEST_CASE("catalog file errors name the file, line, key and a hint") {
 }
 
 TEST_CASE("every figure of every built-in GPU says where it comes from") {
-  const char* required[] = {"bf16_tflops",          "hbm_gib",         "hbm_reserved_gib",
-                            "hbm_fragmentation",    "hbm_tb_s",        "kernel_gap_us",
-                            "host_launch_us",       "sustained_clock", "efficiency.gemm_bf16",
-                            "efficiency.attention", "efficiency.hbm",  "efficiency.nvlink",
+  const char* required[] = {"bf16_tflops",
+                            "hbm_gib",
+                            "hbm_reserved_gib",
+                            "hbm_fragmentation",
+                            "hbm_tb_s",
+                            "kernel_gap_us",
+                            "host_launch_us",
+                            "host_framework_us",
+                            "sustained_clock",
+                            "efficiency.gemm_bf16",
+                            "efficiency.attention",
+                            "efficiency.hbm",
+                            "efficiency.nvlink",
                             "efficiency.nic"};
   for (const auto& g : stepsim::test::builtin_catalog().gpus()) {
     CAPTURE(g.id);

@@ -41,6 +41,7 @@ Handle BoundSink::emit_kernel(std::string_view name, const topo::KernelWork& w,
     fp_.add(v);
   fp_.add(static_cast<int>(w.accumulation));
   fp_.add(static_cast<int>(w.scaling));
+  fp_.add(w.inner_launch ? 1 : 0);                 // its host cost
   fp_.add(static_cast<std::uint64_t>(d.count()));  // the kernel's kind, where it prices by kind
   // It starts once the stream is free and its dependencies have ended.
   cursor_ = cursor_.max(after(deps)).plus(d.count());
@@ -53,6 +54,7 @@ Handle BoundSink::emit_comm(std::string_view, const CommOp& c, std::span<const H
   fp_.add(c.bytes);
   fp_.add(c.peer_offset);
   fp_.add(static_cast<int>(c.scope));
+  fp_.add(c.inner_launch ? 1 : 0);
   fp_.add(static_cast<std::uint64_t>(c.pair_bytes.size()));
   for (double v : c.pair_bytes) fp_.add(v);
   Time t{};

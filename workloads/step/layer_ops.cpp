@@ -173,6 +173,11 @@ topo::KernelWork quantize_work(const LayerDims& d, double elements, QuantOperand
   }
   w.hbm_bytes = units::bytes(elements * bytes);
   w.flops = units::flops(2.0 * elements);  // scale and convert (plus the amax compare)
+  // Transformer Engine's recipes cast inside the module's call (its quantizers, from the module's
+  // forward and backward): a bare launch on the host. The block-wise recipe is DeepSeek-V3's, whose
+  // framework launches each cast as a call of its own (its profile: 264 cast and transpose kernels
+  // in 4 forward and 4 backward layers).
+  w.inner_launch = d.recipe != LowPrecisionRecipe::blockwise;
   return w;
 }
 
@@ -233,6 +238,17 @@ Handle sp_gather_linear_input(OpSink& sink, const LayerDims& d, std::string_view
   return d.sp ? tp_comm(sink, d, name, CollectiveKind::all_gather, dep, bytes) : dep;
 }
 
+namespace {
+
+/// Chunk `i` of a GEMM split inside one framework call: the call's loop launches every chunk
+/// after the first.
+topo::KernelWork inner_chunk(topo::KernelWork w, int i) {
+  w.inner_launch = i > 0;
+  return w;
+}
+
+}  // namespace
+
 Handle gathered_gemm(OpSink& sink, const LayerDims& d, std::string_view gather_name, std::string_view name,
                      double m, double gathered_bytes, const RowGemm& rows, Handle dep) {
   if (!d.sp) return sink.kernel(name, rows(m), dep);
@@ -243,13 +259,15 @@ Handle gathered_gemm(OpSink& sink, const LayerDims& d, std::string_view gather_n
   }
   // Transformer Engine's ring_exchange method (CommOverlapP2P, num_splits = tp) and AsyncTP's
   // fused_all_gather_matmul: step i multiplies the chunk it holds while the copy engines send that
-  // chunk on to the next rank, whose step i + 1 needs it.
+  // chunk on to the next rank, whose step i + 1 needs it. One framework call: its loop launches
+  // the steps and the chunks after the first (inner launches).
   CommOp step{ParallelDim::tp, CollectiveKind::ring_exchange, gathered_bytes / d.tp, 1};
   step.copy_engine = true;
+  step.inner_launch = true;
   Handle have = dep, out;
   for (int i = 0; i < d.tp; ++i) {
     const Handle next = i + 1 < d.tp ? sink.comm(gather_name, step, have) : Handle{};
-    out = sink.kernel(name, rows(m / d.tp), have);
+    out = sink.kernel(name, inner_chunk(rows(m / d.tp), i), have);
     have = next;
   }
   return out;
@@ -268,10 +286,12 @@ Handle reduced_gemm(OpSink& sink, const LayerDims& d, std::string_view name, std
     // each chunk's rows reduce-scattered by a userbuffers kernel on its own SMs (16 by default, the
     // processor's comm slowdown) while the next chunk computes; the last reduction is exposed.
     const int parts = d.rs_splits;
+    CommOp reduce{ParallelDim::tp, kind, out_bytes / parts, 0};
+    reduce.inner_launch = true;
     Handle r;
     for (int i = 0; i < parts; ++i) {
-      const Handle g = sink.kernel(name, rows(m / parts), i == 0 ? dep : Handle{});
-      r = sink.comm(reduce_name, CommOp{ParallelDim::tp, kind, out_bytes / parts, 0}, g);
+      const Handle g = sink.kernel(name, inner_chunk(rows(m / parts), i), i == 0 ? dep : Handle{});
+      r = sink.comm(reduce_name, reduce, g);
     }
     return r;
   }
@@ -279,13 +299,15 @@ Handle reduced_gemm(OpSink& sink, const LayerDims& d, std::string_view name, std
   // engines send that partial there; each rank then sums the tp partials of its own rows.
   CommOp step{ParallelDim::tp, CollectiveKind::ring_exchange, out_bytes / d.tp, 1};
   step.copy_engine = true;
+  step.inner_launch = true;
   Handle g, sent;
   for (int i = 0; i < d.tp; ++i) {
-    g = sink.kernel(name, rows(m / d.tp), i == 0 ? dep : Handle{});
+    g = sink.kernel(name, inner_chunk(rows(m / d.tp), i), i == 0 ? dep : Handle{});
     if (i + 1 < d.tp) sent = sink.comm(reduce_name, step, g);
   }
   const double shard = out_bytes / d.tp;  // this rank's rows, in bytes
-  const topo::KernelWork sum = elementwise(d, shard * (d.tp + 1), (d.tp - 1) * shard / d.act_bytes);
+  topo::KernelWork sum = elementwise(d, shard * (d.tp + 1), (d.tp - 1) * shard / d.act_bytes);
+  sum.inner_launch = true;
   const std::array<Handle, 2> both{g, sent};
   return sink.kernel_after(std::string(reduce_name) + ".sum", sum, both);
 }

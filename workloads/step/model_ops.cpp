@@ -139,6 +139,7 @@ Handle emit_optimizer(OpSink& sink, const LayerDims& d, const PrecisionSpec& p, 
   // Gradient norm for clipping: read every local gradient once.
   topo::KernelWork norm = elementwise(d, s.optimizer_params * p.grad_bytes, 2 * s.optimizer_params);
   norm.launches = launches;
+  norm.inner_launch = true;
   Handle h = sink.kernel_after("grad_norm", norm, after);
   // Megatron reads the norm on the host (`.item()` in clip_grad_norm) before launching the clip
   // and the update: the host waits for the GPU here.
@@ -148,6 +149,7 @@ Handle emit_optimizer(OpSink& sink, const LayerDims& d, const PrecisionSpec& p, 
   const double bytes = s.optimizer_params * (p.grad_bytes + 2 * p.optimizer_bytes + p.param_bytes);
   topo::KernelWork adam = elementwise(d, bytes, 12 * s.optimizer_params);
   adam.launches = launches;
+  adam.inner_launch = true;
   h = sink.kernel("adam", adam, h);
   if (!p.low_precision_linears() || s.linear_params <= 0.0) return h;
   // Transformer Engine casts each linear weight to FP8 (and its transpose) on the first

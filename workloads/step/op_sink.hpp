@@ -44,6 +44,9 @@ struct CommOp {
   /// Moved by the GPUs' copy engines (userbuffers' and AsyncTP's peer-to-peer steps) on a channel
   /// of their own: it takes no SMs from the kernels it overlaps.
   bool copy_engine = false;
+  /// Launched by a loop inside one framework call (the splits of a comm-GEMM overlap): a bare
+  /// launch on the host, not a collective call of its own.
+  bool inner_launch = false;
 };
 
 class OpSink {

@@ -43,11 +43,35 @@ std::string op_label(const StepPlan& plan, sim::OpId op) {
   return out;
 }
 
+namespace {
+
+/// Kernels a PyTorch training framework launches per compute op stepsim simulates: DeepSeek's
+/// training profile on H800 launches 951 kernels, memsets and copies in the window whose compute
+/// ops stepsim simulates as 340 (layers 3-6 of micro-batch 0, scenarios/profiles/
+/// deepseek-v3-ep64-h800.toml; `stepsim profile`, checked by tests/scripts/profile/
+/// check_deepseek_profile.py): 951 / 340 = 2.80. The ops stepsim lacks (rotary, copies, fills,
+/// reductions) and the several kernels behind one modelled op (split-K, casts, transposes) are launched too.
+constexpr double kFrameworkKernelsPerOp = 2.80;
+
+/// Host time per launch. Training runs in a PyTorch framework (Megatron-LM, NeMo, torchtitan): each
+/// kernel costs the GPU's host_framework_s (module code, autograd, allocator, launch; measured in
+/// DeepSeek's profile) and a simulated op stands for kFrameworkKernelsPerOp kernels. Inference
+/// engines launch from C++ or replay graphs: a bare launch (host_launch_s) per op.
+StepAssembler::HostCosts host_costs_of(const JobSpec& job) {
+  const topo::GpuSpec& g = job.cluster.gpu;
+  if (job.workload.kind == WorkloadKind::train && g.host_framework_s > 0.0)
+    return {kFrameworkKernelsPerOp * g.host_framework_s, g.host_framework_s, g.host_launch_s};
+  return {g.host_launch_s, g.host_launch_s, g.host_launch_s};
+}
+
+}  // namespace
+
 StepAssembler::StepAssembler(const JobSpec& job, CommPlanner& planner, RankMode mode)
     : job_(job),
       planner_(planner),
       mode_(mode),
-      host_timeline_(!job.workload.cuda_graphs && job.cluster.gpu.host_launch_s > 0.0),
+      host_costs_(host_costs_of(job)),
+      host_timeline_(!job.workload.cuda_graphs && host_costs_.op_s > 0.0),
       layout_(job.parallel) {
   sim_index_.assign(static_cast<std::size_t>(layout_.world()), -1);
   // Room for the whole graph up front, from the closed-form size (an upper estimate, 1.1 to 2.7
@@ -267,17 +291,16 @@ void RankSink::add_deps(sim::OpId op, std::span<const Handle> deps) {
     if (h.valid()) a_.graph().add_dependency(h.id, op);
 }
 
-sim::OpId RankSink::launch(double launches) {
+sim::OpId RankSink::launch(double seconds) {
   if (!a_.host_timeline()) return sim::StepGraph::kNoOp;
-  return a_.add_host_op(sim_rank_, from_seconds(launches * a_.job().cluster.gpu.host_launch_s),
-                        a_.launch_label(), base_info());
+  return a_.add_host_op(sim_rank_, from_seconds(seconds), a_.launch_label(), base_info());
 }
 
 void RankSink::on_host_sync(Handle op, std::string_view name) {
   if (!a_.host_timeline() || !op.valid()) return;
   // Waking up on the GPU's event costs about one launch; then launching resumes.
-  const sim::OpId h = a_.add_host_op(sim_rank_, from_seconds(a_.job().cluster.gpu.host_launch_s),
-                                     a_.graph().intern(name), base_info());
+  const sim::OpId h =
+      a_.add_host_op(sim_rank_, from_seconds(a_.host_costs().launch_s), a_.graph().intern(name), base_info());
   a_.mark_host_sync(h);
   a_.graph().add_dependency(op.id, h);
 }
@@ -314,7 +337,8 @@ OpSink::Handle RankSink::emit_kernel(std::string_view name, const topo::KernelWo
 
 OpSink::Handle RankSink::emit_kernel_on_lane(std::string_view name, const topo::KernelWork& work,
                                              std::span<const Handle> deps) {
-  const sim::OpId host = launch(work.launches);
+  const StepAssembler::HostCosts& hc = a_.host_costs();
+  const sim::OpId host = launch(work.launches * (work.inner_launch ? hc.launch_s : hc.op_s));
   const topo::KernelTime t = named_kernel_time(a_.job().cluster.gpu, name, work);
   sim::Op op;
   op.kind = sim::OpKind::compute;
@@ -386,7 +410,7 @@ sim::OpId RankSink::transfer(std::string_view name, const CommOp& c,
 
 OpSink::Handle RankSink::emit_comm(std::string_view name, const CommOp& c, std::span<const Handle> deps) {
   const auto& groups = a_.groups(c.dim, rank_, c.scope);
-  const sim::OpId host = launch(1.0);  // the NCCL kernel's launch
+  const sim::OpId host = launch(c.inner_launch ? a_.host_costs().launch_s : a_.host_costs().call_s);
   sim::OpId id;
   if (a_.mode() == RankMode::all) {
     // Copy-engine steps have a sequence of their own, after every dimension x scope's.

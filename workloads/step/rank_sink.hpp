@@ -76,6 +76,13 @@ class StepAssembler {
   /// Whether kernels are launched by a host timeline (eager PyTorch: no CUDA graphs and a GPU
   /// with a host launch cost); each GPU op then waits for its launch on the rank's host stream.
   bool host_timeline() const { return host_timeline_; }
+  /// Host seconds per launch, by what is launched.
+  struct HostCosts {
+    double op_s = 0.0;      ///< one simulated compute op: a framework call of several kernels in training
+    double call_s = 0.0;    ///< one collective call
+    double launch_s = 0.0;  ///< one bare kernel launch (a multi-tensor chunk), one host wake-up
+  };
+  const HostCosts& host_costs() const { return host_costs_; }
   /// The GPU op that `op` stands for: the op it launches if `op` is a host launch (launches come
   /// right before their GPU op), else `op`. Builders remember "the next op" before emitting; this
   /// turns that into the GPU's op once it exists.
@@ -138,6 +145,7 @@ class StepAssembler {
   const JobSpec& job_;
   CommPlanner& planner_;
   RankMode mode_;
+  HostCosts host_costs_;
   bool host_timeline_ = false;
   RankLayout layout_;
   sim::StepGraphBuilder graph_;
@@ -212,8 +220,8 @@ class RankSink : public OpSink {
                              std::span<const Handle> deps);
   OpInfo base_info() const;
   void add_deps(sim::OpId op, std::span<const Handle> deps);
-  /// The host launch of the next GPU op (`launches` kernels), or kNoOp without a host timeline.
-  sim::OpId launch(double launches);
+  /// The host launch of the next GPU op (`seconds` of host time), or kNoOp without a host timeline.
+  sim::OpId launch(double seconds);
   sim::OpId transfer(std::string_view name, const CommOp& op, const std::vector<std::vector<int>>& groups);
   std::uint32_t payload(const CommOp& op, const std::vector<std::vector<int>>& groups);
   /// Everything of a CommOp its planned payload depends on (the groups follow from dim, scope and

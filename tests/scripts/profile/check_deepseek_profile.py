@@ -7,7 +7,8 @@ Checks that every GPU activity of the trace is classed or listed as unclassified
 measured time and count of each kernel class agree within 1% with the kernel table
 tools/calibration/profile_kernels.py wrote from the same trace
 (tools/calibration/profiles/deepseek-v3-ep64-h800-kernels.csv); and that --write-calibration's file,
-applied, reproduces each fitted class within 10%. The two GEMM classes are compared
+applied, reproduces each fitted class within 10%; and that the window's kernels per simulated compute
+op are the 2.80 the training host model uses (workloads/step/rank_sink.cpp). The two GEMM classes are compared
 summed: the CSV also counts the routed experts' weight-gradient GEMMs as gemm_expert by their place in
 DualPipe's mlp(W) range, and their kernel name is the one the dense weight gradients use.
 """
@@ -66,6 +67,13 @@ def main(stepsim, source, trace):
         if abs(have - want) > 0.01 * want or (want == 0) != (have == 0):
             failures.append(f"{cls}: {have:.3f} ms measured by stepsim profile, {want:.3f} ms in the CSV")
     failures += check_calibration(stepsim, scenario, trace)
+    # The training framework launches this many kernels (with memsets and copies) per compute op
+    # stepsim simulates: kFrameworkKernelsPerOp in workloads/step/rank_sink.cpp (2.80).
+    kernels = sum(r["kernels"] for r in doc["classes"])
+    ops = sum(r["simulated_ops"] for r in doc["classes"])
+    print(f"kernels per simulated op: {kernels} / {ops} = {kernels / ops:.3f}")
+    if abs(kernels / ops / 2.80 - 1) > 0.01:
+        failures.append(f"kernels per simulated op {kernels / ops:.3f}, the simulation's host model uses 2.80")
     for f in failures:
         print("FAIL", f)
     return 1 if failures else 0

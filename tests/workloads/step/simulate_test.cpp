@@ -131,6 +131,59 @@ TEST_CASE("a step of tiny kernels is host-bound: the launches set the pace") {
   CHECK(s.report.mean.host_bound_s == Approx(s.metrics.step_time_s - gpu_s).epsilon(1e-6));
 }
 
+TEST_CASE(
+    "a training step's host pays the framework's cost per op: 2.80 kernels each, bare launches inside "
+    "calls") {
+  // Training runs in a PyTorch framework: each simulated compute op costs the host 2.80 kernels x
+  // host_framework_s (f = 20 us here: 56 us), each collective call f, and what a loop inside one
+  // call launches (the optimizer's multi-tensor chunks) or a host wake-up a bare launch h = 10 us.
+  // With DP 2 the step has compute ops, the gradient all-reduce, the optimizer's
+  // chunked kernels and one sync; the host ops must add up to exactly that.
+  JobSpec job = two_node_job(1, 1, 2, 0);
+  auto& g = job.cluster.gpu;
+  g.host_launch_s = 10e-6;
+  g.host_framework_s = 20e-6;
+  const Simulation s = simulate(job);
+  const sim::OpId n = static_cast<sim::OpId>(s.plan.info.size());
+  double host_s = 0.0, expected_s = 0.0;
+  int compute_ops = 0, comm_ops = 0;
+  for (sim::OpId op = 0; op < n; ++op) {
+    if (s.plan.info[op].is_host) {
+      host_s += to_seconds(s.plan.graph.op(op).work);
+      continue;
+    }
+    if (s.plan.info[op].rank != 0) continue;
+    const std::string label(s.plan.graph.label(op));
+    const sim::OpKind kind = s.plan.graph.op(op).kind;
+    if (label == "grad_norm" || label == "adam") {
+      expected_s += 32 * 10e-6;  // about 0.67 B parameters: 32 chunks of 21 M
+    } else if (kind == sim::OpKind::compute) {
+      expected_s += 2.80 * 20e-6;
+      ++compute_ops;
+    } else if (kind != sim::OpKind::delay) {
+      expected_s += 20e-6;
+      ++comm_ops;
+    }
+  }
+  expected_s += 10e-6;  // the host's wake-up after the gradient norm
+  REQUIRE(compute_ops > 0);
+  REQUIRE(comm_ops > 0);
+  // Host ops of the first simulated rank only.
+  double rank0_host_s = 0.0;
+  for (sim::OpId op = 0; op < n; ++op)
+    if (s.plan.info[op].is_host && s.plan.info[op].rank == 0)
+      rank0_host_s += to_seconds(s.plan.graph.op(op).work);
+  CHECK(rank0_host_s == Approx(expected_s).epsilon(1e-9));
+  CHECK(host_s >= rank0_host_s);
+  // The same job priced as an inference engine would be: a bare launch per op. Training pays more.
+  job.cluster.gpu.host_framework_s = 0.0;
+  const Simulation bare = simulate(job);
+  double bare_host_s = 0.0;
+  for (sim::OpId op = 0; op < bare.plan.info.size(); ++op)
+    if (bare.plan.info[op].is_host) bare_host_s += to_seconds(bare.plan.graph.op(op).work);
+  CHECK(bare_host_s < host_s);
+}
+
 TEST_CASE("overlap_param_gather: the weight all-gathers move under the next forward, one per layer") {
   JobSpec job = two_node_job(2, 2, 4, 1);
   job.workload.global_batch = 4 * 8;

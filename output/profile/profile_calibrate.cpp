@@ -103,6 +103,22 @@ std::vector<std::string> findings(const Calibration& cal) {
           " measured: the simulated kernels have a floor (launch gaps, vector FLOPs, slowdown beside "
           "communication) the trace's kernels do not show");
   }
+  if (cal.host.fitted) {
+    const HostFigure& h = cal.host;
+    const double change = h.after_us / h.before_us - 1.0;
+    const std::string what = "host_framework_us = " + fixed3(h.before_us) + " (" + h.before_source + ")";
+    out.push_back(std::abs(change) > 0.10
+                      ? "the trace contradicts " + what + ": its host took " + ms(h.measured_s) +
+                            " launching, which " + fixed3(h.after_us) + " reproduces (" + percent(change) +
+                            ")"
+                      : what + " agrees with the trace within 10% (" + fixed3(h.after_us) + ")");
+  } else if (cal.before.measured.host.launches == 0) {
+    out.push_back("the trace records no launch calls: host_framework_us not calibrated");
+  } else {
+    out.push_back(
+        "the simulated window has no host ops (CUDA graphs, an inference step, or no "
+        "host_framework_us): host_framework_us not calibrated");
+  }
   double compute_s = 0.0;
   for (const ProfileRow& r : cal.before.rows) compute_s += r.measured_s;
   for (const ProfileRow& r : cal.before.rows) {
@@ -176,10 +192,21 @@ Calibration calibrate(const topo::GpuSpec& gpu, bool fp8_linears, const CompareW
     f.simulated_before_s = x.simulated_s;
     cal.figures.push_back(f);
   }
+  HostFigure& host = cal.host;
+  host.measured_s = now.measured.host.busy_s;
+  host.simulated_before_s = now.simulated.host_s;
+  host.fitted = gpu.host_framework_s > 0.0 && host.measured_s > 0.0 && host.simulated_before_s > 0.0;
+  host.before_us = gpu.host_framework_s * 1e6;
+  host.before_source = source_of(gpu, "host_framework_us");
   // time ~ 1 / efficiency where the figure binds: scale each by simulated / measured and
   // re-simulate until every class agrees (launch gaps and overlap make it not quite inverse).
+  // The host's time is linear in host_framework_us: scale it by measured / simulated.
   while (cal.simulations < max_simulations) {
     bool changed = false;
+    if (host.fitted && std::abs(now.simulated.host_s / host.measured_s - 1.0) > tolerance) {
+      cal.calibrated.host_framework_s *= host.measured_s / now.simulated.host_s;
+      changed = true;
+    }
     for (std::size_t i = 0; i < fitted.size(); ++i) {
       const Times x = times_of(now, fitted[i]);
       const double ratio = x.simulated_s / x.measured_s;
@@ -194,6 +221,8 @@ Calibration calibrate(const topo::GpuSpec& gpu, bool fp8_linears, const CompareW
     ++cal.simulations;
   }
   cal.after = now;
+  host.after_us = cal.calibrated.host_framework_s * 1e6;
+  host.simulated_after_s = now.simulated.host_s;
   for (std::size_t i = 0; i < fitted.size(); ++i) {
     CalibratedFigure& f = cal.figures[i];
     f.after = figure(cal.calibrated, fitted[i], fp8_linears);
@@ -222,6 +251,11 @@ std::string calibration_toml(const Calibration& c, const std::string& origin) {
   out << "#\n" << toml_comment("What the trace says of the catalog's figures:");
   for (const std::string& f : c.findings) out << toml_comment("  " + f);
   const std::string table = "[gpu." + toml_string(c.gpu_id);
+  if (c.host.fitted) {
+    char v[32];
+    std::snprintf(v, sizeof v, "%.2f", c.host.after_us);
+    out << "\n" << table << "]\nhost_framework_us = " << v << "\n";
+  }
   out << "\n" << table << ".efficiency]\n";
   for (const CalibratedFigure& f : c.figures) {
     char v[32];
@@ -237,6 +271,14 @@ std::string calibration_toml(const Calibration& c, const std::string& origin) {
     }
   }
   out << "\n" << table << ".source]\n";
+  if (c.host.fitted)
+    out << "host_framework_us = "
+        << toml_string("measured: from " + origin +
+                       " by stepsim profile --write-calibration: the host took " +
+                       profile_calibrate::ms(c.host.measured_s) + " launching against " +
+                       profile_calibrate::ms(c.host.simulated_before_s) + " simulated at " +
+                       profile_calibrate::fixed3(c.host.before_us) + " us")
+        << "\n";
   for (const CalibratedFigure& f : c.figures)
     out << toml_string("efficiency." + f.key) << " = "
         << toml_string("measured: from " + origin + " by stepsim profile --write-calibration: " + f.classes +
@@ -262,6 +304,14 @@ std::string calibration_text(const Calibration& c) {
                   f.simulated_after_s * 1e3, f.at_limit ? "  (at 1)" : "");
     out << line;
   }
+  if (c.host.fitted) {
+    char line[256];
+    std::snprintf(line, sizeof line, "%-27s %-28s %7.2f %7.2f %7s %12.3f %11.3f -> %.3f\n",
+                  "host_framework_us", "host launches", c.host.before_us, c.host.after_us,
+                  percent(c.host.after_us / c.host.before_us - 1.0).c_str(), c.host.measured_s * 1e3,
+                  c.host.simulated_before_s * 1e3, c.host.simulated_after_s * 1e3);
+    out << line;
+  }
   out << "\nwhat the trace says:\n";
   for (const std::string& f : c.findings) out << "  - " << f << "\n";
   return out.str();
@@ -283,6 +333,14 @@ nlohmann::json calibration_json(const Calibration& c) {
                             {"simulated_before_ms", f.simulated_before_s * 1e3},
                             {"simulated_after_ms", f.simulated_after_s * 1e3},
                             {"at_limit", f.at_limit}});
+  if (c.host.fitted)
+    j["host"] = {{"key", "host_framework_us"},
+                 {"catalog", c.host.before_us},
+                 {"catalog_source", c.host.before_source},
+                 {"fitted", c.host.after_us},
+                 {"measured_ms", c.host.measured_s * 1e3},
+                 {"simulated_before_ms", c.host.simulated_before_s * 1e3},
+                 {"simulated_after_ms", c.host.simulated_after_s * 1e3}};
   j["findings"] = c.findings;
   return j;
 }

@@ -34,10 +34,21 @@ struct CalibratedFigure {
   bool at_limit = false;  ///< the figure reached 1 and the simulation is still slower
 };
 
+/// The host's figure: host_framework_us, scaled so that the window's simulated host time (its
+/// launches; host time is linear in it) is the trace's launching time. Fitted only where both exist.
+struct HostFigure {
+  bool fitted = false;
+  double before_us = 0.0, after_us = 0.0;
+  std::string before_source;
+  double measured_s = 0.0;  ///< the trace's launching time (HostLaunches::busy_s)
+  double simulated_before_s = 0.0, simulated_after_s = 0.0;
+};
+
 struct Calibration {
   std::string gpu_id, gpu_name;
   topo::GpuSpec calibrated;  ///< the GPU with the fitted figures
   std::vector<CalibratedFigure> figures;
+  HostFigure host;
   std::vector<std::string> findings;  ///< what the trace contradicts; what was not calibrated and why
   ProfileComparison before, after;    ///< after: simulated with `calibrated`
   int simulations = 0;                ///< simulations the fit took

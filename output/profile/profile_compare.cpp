@@ -83,6 +83,37 @@ std::string step_text(const StepFigures& f) {
   return out.str();
 }
 
+/// GPU activities of the compute classes per simulated compute op of the window; 0 without ops.
+double kernels_per_op(const ProfileComparison& c) {
+  return c.total.simulated_ops > 0
+             ? static_cast<double>(c.total.kernels) / static_cast<double>(c.total.simulated_ops)
+             : 0.0;
+}
+
+/// The host side: how long the trace's host took per launch, against the window's host ops.
+std::string host_text(const ProfileComparison& c) {
+  const HostLaunches& h = c.measured.host;
+  if (h.launches == 0)
+    return "\nhost: the trace records no launch calls (profile with ProfilerActivity.CPU to compare the "
+           "host)\n";
+  char line[400];
+  std::snprintf(
+      line, sizeof line,
+      "\nhost: %ld launches, %.3f ms launching, %.1f us per launch (%ld gaps of 1 ms or more, %.3f ms, "
+      "counted as waits); %.2f GPU activities per simulated compute op\n",
+      h.launches, h.busy_s * 1e3, h.per_launch_s() * 1e6, h.waits, h.wait_s * 1e3, kernels_per_op(c));
+  std::string out = line;
+  if (c.simulated.host_ops > 0) {
+    std::snprintf(line, sizeof line, "      stepsim: %ld host ops in the window, %.3f ms (%+.1f%%)\n",
+                  c.simulated.host_ops, c.simulated.host_s * 1e3,
+                  h.busy_s > 0.0 ? 100.0 * (c.simulated.host_s / h.busy_s - 1.0) : 0.0);
+    out += line;
+  } else {
+    out += "      stepsim: no host ops (CUDA graphs, or a GPU without host costs)\n";
+  }
+  return out;
+}
+
 }  // namespace profile_compare
 
 std::string simulated_op_class(std::string name, topo::OpClass op_class) {
@@ -131,12 +162,19 @@ SimulatedProfile simulate_window(const work::StepPlan& plan, const ProfileWindow
   std::vector<Interval> compute;
   for (sim::OpId op = 0; op < plan.graph.op_count(); ++op) {
     const work::OpInfo& i = plan.info[op];
-    if (i.rank != rank_index || i.is_host) continue;
+    if (i.rank != rank_index) continue;
     const bool layers_all = w.first_layer < 0 && w.last_layer < 0;
     const bool mbs_all = w.first_microbatch < 0 && w.last_microbatch < 0;
     const bool in_window =
         (layers_all || (i.layer >= 0 && in_range(i.layer, w.first_layer, w.last_layer))) &&
         (mbs_all || (i.microbatch >= 0 && in_range(i.microbatch, w.first_microbatch, w.last_microbatch)));
+    if (i.is_host) {
+      if (in_window) {
+        out.host_s += to_seconds(plan.graph.exec(op).work);
+        ++out.host_ops;
+      }
+      continue;
+    }
     const bool is_compute = !i.is_comm && plan.graph.exec(op).kind == sim::OpKind::compute;
     if (run) {
       const Interval span{to_seconds(run->ops[op].start), to_seconds(run->ops[op].end)};
@@ -302,6 +340,7 @@ std::string profile_table(const ProfileComparison& c) {
     }
     out << "(exposed: time no other kernel of the device, or no compute op of the rank, ran)\n";
   }
+  out << profile_compare::host_text(c);
   if (c.step.steps > 0) out << profile_compare::step_text(c.step);
   out << "\nunclassified kernels: " << c.measured.unclassified.size() << "\n";
   for (const UnclassifiedKernel& u : c.measured.unclassified) {
@@ -360,6 +399,15 @@ nlohmann::json profile_json(const ProfileComparison& c) {
   for (const auto& [group, busy] : c.simulated.comm_busy_s)
     j["simulated_comm"][group] = {{"busy_ms", busy * 1e3},
                                   {"exposed_ms", c.simulated.comm_exposed_s.at(group) * 1e3}};
+  const HostLaunches& h = c.measured.host;
+  j["host"] = {{"launches", h.launches},
+               {"measured_launching_ms", h.busy_s * 1e3},
+               {"measured_us_per_launch", h.per_launch_s() * 1e6},
+               {"waits", h.waits},
+               {"measured_wait_ms", h.wait_s * 1e3},
+               {"kernels_per_simulated_op", profile_compare::kernels_per_op(c)},
+               {"simulated_host_ms", c.simulated.host_s * 1e3},
+               {"simulated_host_ops", c.simulated.host_ops}};
   j["unclassified"] = nlohmann::json::array();
   for (const UnclassifiedKernel& u : c.measured.unclassified)
     j["unclassified"].push_back({{"name", u.name}, {"count", u.count}, {"time_ms", u.time_s * 1e3}});

@@ -45,6 +45,8 @@ struct SimulatedProfile {
   std::map<std::string, double> comm_busy_s;     ///< union of the group's comm ops of the window
   std::map<std::string, double> comm_exposed_s;  ///< the part no compute op of the rank hid
   long ops = 0;                                  ///< compute ops in the window
+  double host_s = 0.0;  ///< the window's host ops (launches, syncs): the rank's host time for it
+  long host_ops = 0;
 };
 
 /// The window's compute ops by class. With `run`, an op's time is its simulated duration (end -

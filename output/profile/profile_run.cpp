@@ -53,6 +53,11 @@ TraceStep simulated_step(const work::Simulation& sim, int rank) {
 
 void add(MeasuredProfile& into, const MeasuredProfile& m) {
   into.kernels += m.kernels;
+  into.host.launches += m.host.launches;
+  into.host.gaps += m.host.gaps;
+  into.host.busy_s += m.host.busy_s;
+  into.host.waits += m.host.waits;
+  into.host.wait_s += m.host.wait_s;
   for (const auto& [cls, c] : m.classes) {
     MeasuredClass& to = into.classes[cls];
     to.time_s += c.time_s;
@@ -75,6 +80,8 @@ void add(MeasuredProfile& into, const MeasuredProfile& m) {
 
 void add(SimulatedProfile& into, const SimulatedProfile& s) {
   into.ops += s.ops;
+  into.host_s += s.host_s;
+  into.host_ops += s.host_ops;
   for (const auto& [cls, c] : s.classes) {
     SimulatedClass& to = into.classes[cls];
     to.time_s += c.time_s;

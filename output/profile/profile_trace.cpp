@@ -166,6 +166,14 @@ long long id_arg(const nlohmann::json& e, const char* key) {
   return v != args->end() && v->is_number_integer() ? v->get<long long>() : 0;
 }
 
+/// A runtime or driver call that launches GPU work.
+bool is_launch_call(const std::string& name) {
+  static const std::set<std::string> calls{"cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel",
+                                           "cuLaunchKernelEx", "cudaMemsetAsync",     "cudaMemcpyAsync",
+                                           "cudaGraphLaunch"};
+  return calls.count(name) > 0;
+}
+
 /// What links kernels to the CPU ops that launched them, gathered in one pass over the events.
 struct LaunchLinks {
   std::map<long long, double> op_flops;                     ///< External id of a GEMM op with shapes -> FLOPs
@@ -185,8 +193,13 @@ struct LaunchLinks {
     } else if (category == "cuda_runtime" || category == "cuda_driver") {
       if (id_arg(e, "correlation") > 0 && id_arg(e, "External id") > 0)
         launch_op[id_arg(e, "correlation")] = id_arg(e, "External id");
+      const auto name = e.find("name"), ts = e.find("ts");
+      if (name != e.end() && name->is_string() && ts != e.end() && ts->is_number() &&
+          is_launch_call(name->get_ref<const std::string&>()))
+        launches_us.push_back(ts->get<double>());
     }
   }
+  std::vector<double> launches_us;  ///< host launch calls' starts
 
   /// Marks the GEMM kernels of ops with known shapes; an op's FLOPs go to its first GEMM kernel.
   void apply(std::vector<TraceKernel>& kernels) const {
@@ -270,6 +283,7 @@ GpuTrace parse_kineto_trace(std::string_view text, const std::filesystem::path& 
                     "profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] so that the "
                     "GPU's kernels are recorded");
   links.apply(trace.kernels);
+  trace.launches_us = std::move(links.launches_us);
   return trace;
 }
 
@@ -324,8 +338,27 @@ double uncovered_time(std::vector<Interval> covered, std::vector<Interval> hidin
   return total;
 }
 
+HostLaunches measure_host(const GpuTrace& trace) {
+  HostLaunches h;
+  std::vector<double> t = trace.launches_us;
+  std::sort(t.begin(), t.end());
+  h.launches = static_cast<long>(t.size());
+  for (std::size_t i = 1; i < t.size(); ++i) {
+    const double gap_s = (t[i] - t[i - 1]) * 1e-6;
+    if (gap_s < HostLaunches::kHostWaitS) {
+      ++h.gaps;
+      h.busy_s += gap_s;
+    } else {
+      ++h.waits;
+      h.wait_s += gap_s;
+    }
+  }
+  return h;
+}
+
 MeasuredProfile measure_profile(const GpuTrace& trace) {
   MeasuredProfile out;
+  out.host = measure_host(trace);
   std::map<std::string, UnclassifiedKernel> unknown;
   // Per device: the intervals of each communication class and of all other GPU work.
   std::map<int, std::map<std::string, std::vector<Interval>>> comm;

@@ -31,6 +31,9 @@ struct TraceKernel {
 struct GpuTrace {
   std::filesystem::path path;
   std::vector<TraceKernel> kernels;
+  /// Start of each host launch call (cudaLaunchKernel[ExC], cuLaunchKernel[Ex], cudaMemsetAsync,
+  /// cudaMemcpyAsync, cudaGraphLaunch), microseconds; empty when the trace has no runtime events.
+  std::vector<double> launches_us;
 };
 
 /// Reads a Kineto Chrome trace (a JSON object with "traceEvents", or a bare event array). Throws
@@ -63,6 +66,24 @@ struct UnclassifiedKernel {
   double time_s = 0.0;
 };
 
+/// The host side of a trace: how long the host took per launch while it was launching. The host
+/// launches in program order (the autograd thread's launches interleave with the main thread's
+/// waits), so launches of all threads are merged in time; a gap of `kHostWaitS` or more between two
+/// launches is a wait (a synchronisation, a host polling for the GPU, a blocked pipeline receive).
+struct HostLaunches {
+  static constexpr double kHostWaitS = 1e-3;
+  long launches = 0;
+  long gaps = 0;        ///< gaps between consecutive launches shorter than kHostWaitS
+  double busy_s = 0.0;  ///< their sum: the host's launching time
+  long waits = 0;       ///< gaps of kHostWaitS or more
+  double wait_s = 0.0;  ///< their sum
+  /// Mean host time per launch; 0 without gaps.
+  double per_launch_s() const { return gaps > 0 ? busy_s / static_cast<double>(gaps) : 0.0; }
+};
+
+/// The host launches of `trace` (HostLaunches).
+HostLaunches measure_host(const GpuTrace& trace);
+
 /// A trace's GPU time by class. Every kernel lands in exactly one of `classes` or `unclassified`.
 struct MeasuredProfile {
   std::map<std::string, MeasuredClass> classes;
@@ -71,6 +92,7 @@ struct MeasuredProfile {
   /// part no compute hid), seconds.
   std::map<std::string, double> exposed_comm_s;
   long kernels = 0;  ///< all GPU activities counted
+  HostLaunches host;
 };
 
 /// Classifies every activity of `trace` (all devices together).

@@ -105,6 +105,30 @@ TEST_CASE("intervals: time covered and not hidden", "[profile]") {
   CHECK(uncovered_time({}, {{0, 1}}) == 0.0);
 }
 
+TEST_CASE("the host's time per launch: gaps between launches, waits of 1 ms or more apart", "[profile]") {
+  // Launch calls at 0, 10, 30, 2,030 and 2,040 us, on two threads (the host launches in program
+  // order: merged in time), plus a query that launches nothing. Gaps: 10, 20, 2,000 (a wait) and 10 us:
+  // 40 us launching over 3 gaps, 13.33 us per launch; one wait of 2 ms.
+  const char* trace = R"({"traceEvents": [
+    {"cat": "kernel", "name": "k", "ts": 0, "dur": 1, "args": {"device": 0, "stream": 7}},
+    {"cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 0, "dur": 3, "tid": 1},
+    {"cat": "cuda_runtime", "name": "cudaLaunchKernelExC", "ts": 10, "dur": 3, "tid": 2},
+    {"cat": "cuda_runtime", "name": "cudaEventQuery", "ts": 20, "dur": 1, "tid": 1},
+    {"cat": "cuda_driver", "name": "cuLaunchKernel", "ts": 30, "dur": 3, "tid": 1},
+    {"cat": "cuda_runtime", "name": "cudaMemsetAsync", "ts": 2040, "dur": 3, "tid": 1},
+    {"cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 2030, "dur": 3, "tid": 2}]})";
+  const HostLaunches h = measure_profile(parse_kineto_trace(trace, "t.json")).host;
+  CHECK(h.launches == 5);
+  CHECK(h.gaps == 3);
+  CHECK(h.busy_s == Approx(40e-6));
+  CHECK(h.per_launch_s() == Approx(40e-6 / 3));
+  CHECK(h.waits == 1);
+  CHECK(h.wait_s == Approx(2e-3));
+  // A trace without runtime events has no host figure.
+  const char* gpu_only = R"({"traceEvents": [{"cat": "kernel", "name": "k", "ts": 0, "dur": 1}]})";
+  CHECK(measure_profile(parse_kineto_trace(gpu_only, "t.json")).host.per_launch_s() == 0.0);
+}
+
 TEST_CASE("traces that are not Kineto traces are the user's error", "[profile]") {
   CHECK_THROWS_AS(parse_kineto_trace("{\"traceEvents\": [", "t.json"), UserError);
   CHECK_THROWS_WITH(

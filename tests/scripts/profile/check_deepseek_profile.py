@@ -8,7 +8,8 @@ measured time and count of each kernel class agree within 1% with the kernel tab
 tools/calibration/profile_kernels.py wrote from the same trace
 (tools/calibration/profiles/deepseek-v3-ep64-h800-kernels.csv); and that --write-calibration's file,
 applied, reproduces each fitted class within 10%; and that the window's kernels per simulated compute
-op are the 2.80 the training host model uses (workloads/step/rank_sink.cpp). The two GEMM classes are compared
+op are the 2.80 the training host model uses (workloads/step/rank_sink.cpp), and the host's time per
+launch and the window's simulated host time agree with the catalog and the trace within 5%. The two GEMM classes are compared
 summed: the CSV also counts the routed experts' weight-gradient GEMMs as gemm_expert by their place in
 DualPipe's mlp(W) range, and their kernel name is the one the dense weight gradients use.
 """
@@ -74,6 +75,16 @@ def main(stepsim, source, trace):
     print(f"kernels per simulated op: {kernels} / {ops} = {kernels / ops:.3f}")
     if abs(kernels / ops / 2.80 - 1) > 0.01:
         failures.append(f"kernels per simulated op {kernels / ops:.3f}, the simulation's host model uses 2.80")
+    # The host: launch gaps (waits of 1 ms or more left out) against the catalog's 45.6 us per kernel,
+    # which the DualPipe ranges gave (tools/calibration/profile_host.py); and the window's simulated
+    # host time against the trace's launching time.
+    host = doc["host"]
+    print(f"host: {host['measured_us_per_launch']:.1f} us per launch, {host['measured_launching_ms']:.3f} ms "
+          f"launching, simulated {host['simulated_host_ms']:.3f} ms")
+    if abs(host["measured_us_per_launch"] / 45.6 - 1) > 0.05:
+        failures.append(f"host: {host['measured_us_per_launch']:.1f} us per launch, the catalog's h800 has 45.6")
+    if abs(host["simulated_host_ms"] / host["measured_launching_ms"] - 1) > 0.05:
+        failures.append("host: the window's simulated host time is more than 5% off the trace's")
     for f in failures:
         print("FAIL", f)
     return 1 if failures else 0

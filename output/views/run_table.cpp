@@ -137,6 +137,11 @@ void headline(std::ostringstream& o, const work::JobSpec& job, const work::Simul
   // the longest chain of ops, a different question, and supports it.
   line("bottleneck", f.bottleneck);
   line("", "critical path: " + critical_line(s.report));
+  // Stages that wait for a host-bound neighbour count as bubble in the breakdown: say what paces them.
+  if (work::critical_bottleneck(s.report) == topo::Resource::host && f.verdict.primary.key != "host_bound")
+    line(
+        "",
+        "the host's kernel launches pace the step (eager PyTorch); workload.cuda_graphs = true removes them");
   inference_lines(o, job, s, mark);
   moe_line(o, job, s);
   o << "\n";

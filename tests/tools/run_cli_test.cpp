@@ -212,3 +212,17 @@ max_batch = 16
   // The SLO options belong to serving runs.
   CHECK(run_stepsim("run '" + gen.string() + "' --slo-tpot-ms 10").exit_code == 2);
 }
+
+TEST_CASE("stepsim run says when the host's launches pace a step the breakdown charges to the bubble") {
+  // DeepSeek-V3 on 256 GB200, eager: the Grace host's launches bind every stage, so the other
+  // stages wait on their neighbours (bubble in the breakdown) while the critical path is the host's.
+  const std::string file =
+      "'" + std::string(STEPSIM_SOURCE_DIR) + "/scenarios/validation/dgxc-deepseek-v3-gb200-256.toml'";
+  const auto eager = run_stepsim("run " + file + " --quiet");
+  REQUIRE(eager.exit_code == 0);
+  CHECK_THAT(eager.out, Catch::Contains("critical path: ") && Catch::Contains("host 9"));
+  CHECK_THAT(eager.out, Catch::Contains("the host's kernel launches pace the step"));
+  const auto graphs = run_stepsim("run " + file + " --quiet --set workload.cuda_graphs=true");
+  REQUIRE(graphs.exit_code == 0);
+  CHECK_THAT(graphs.out, !Catch::Contains("the host's kernel launches pace the step"));
+}

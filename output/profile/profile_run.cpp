@@ -53,11 +53,7 @@ TraceStep simulated_step(const work::Simulation& sim, int rank) {
 
 void add(MeasuredProfile& into, const MeasuredProfile& m) {
   into.kernels += m.kernels;
-  into.host.launches += m.host.launches;
-  into.host.gaps += m.host.gaps;
-  into.host.busy_s += m.host.busy_s;
-  into.host.waits += m.host.waits;
-  into.host.wait_s += m.host.wait_s;
+  into.host += m.host;
   for (const auto& [cls, c] : m.classes) {
     MeasuredClass& to = into.classes[cls];
     to.time_s += c.time_s;

@@ -79,6 +79,15 @@ struct HostLaunches {
   double wait_s = 0.0;  ///< their sum
   /// Mean host time per launch; 0 without gaps.
   double per_launch_s() const { return gaps > 0 ? busy_s / static_cast<double>(gaps) : 0.0; }
+  /// Adds another trace's launches (several profiled ranks).
+  HostLaunches& operator+=(const HostLaunches& o) {
+    launches += o.launches;
+    gaps += o.gaps;
+    busy_s += o.busy_s;
+    waits += o.waits;
+    wait_s += o.wait_s;
+    return *this;
+  }
 };
 
 /// The host launches of `trace` (HostLaunches).

@@ -73,8 +73,8 @@ class StepAssembler {
     return lane == 0 ? streams(sim_rank) : lane == 1 ? pair_streams_[r] : weight_streams_[r];
   }
   CommPlanner& planner() { return planner_; }
-  /// Whether kernels are launched by a host timeline (eager PyTorch: no CUDA graphs and a GPU
-  /// with a host launch cost); each GPU op then waits for its launch on the rank's host stream.
+  /// Whether kernels are launched by a host timeline (eager PyTorch: no CUDA graphs and a host
+  /// cost per op, host_costs()); each GPU op then waits for its launch on the rank's host stream.
   bool host_timeline() const { return host_timeline_; }
   /// Host seconds per launch, by what is launched.
   struct HostCosts {

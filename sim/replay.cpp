@@ -39,6 +39,14 @@ void check_layout(const StepGraph& graph, const RunResult& run, const ReplayLayo
   for (const std::uint32_t p : layout.op_partition)
     if (p != ReplayLayout::kNoPartition && p >= layout.partitions.size())
       throw std::invalid_argument("replay: an op names partition " + std::to_string(p));
+  if (layout.scale_begin.empty()) return;
+  if (layout.scale_begin.size() != n + 1 || layout.scale_begin.back() != layout.scales.size() ||
+      !std::is_sorted(layout.scale_begin.begin(), layout.scale_begin.end()))
+    throw std::invalid_argument("replay: the scale offsets do not cover the graph's ops and their scales");
+  for (const ReplayLayout::CopyScale& c : layout.scales)
+    if (c.copy >= layout.width || !(c.factor > 0.0) || !std::isfinite(c.factor))
+      throw std::invalid_argument("replay: a scale names copy " + std::to_string(c.copy) + " at factor " +
+                                  std::to_string(c.factor));
 }
 
 }  // namespace replay_detail
@@ -196,8 +204,16 @@ double Replay::jitter(OpId op, std::uint32_t copy, std::uint64_t seed, double si
   return jitter_table_[(jitter_offset(op, seed) + copy) & (kJitterTable - 1)];
 }
 
+Time Replay::scaled_nominal(OpId op, std::uint32_t copy) const {
+  if (layout_.scale_begin.empty()) return nominal_[op];
+  for (std::uint32_t k = layout_.scale_begin[op]; k < layout_.scale_begin[op + 1]; ++k)
+    if (layout_.scales[k].copy == copy)
+      return Time{scaled_ps(static_cast<double>(nominal_[op].count()), layout_.scales[k].factor)};
+  return nominal_[op];
+}
+
 Time Replay::duration(OpId op, std::uint32_t copy, const Variation* variation) {
-  if (variation == nullptr || !varies_[op]) return nominal_[op];
+  if (variation == nullptr || !varies_[op]) return scaled_nominal(op, copy);
   const std::size_t row = static_cast<std::size_t>(graph_.exec(op).aux) * width_ + copy;
   double f = jitter(op, copy, variation->seed, variation->jitter_sigma);
   if (row < variation->processor_factor.size()) f *= variation->processor_factor[row];
@@ -257,6 +273,10 @@ void Replay::add_durations(OpId op, Time::rep* e, const Variation* variation, bo
   if (variation == nullptr || !varies_[op]) {
     const Time::rep d = nominal_[op].count();
     for (std::size_t j = 0; j < w; ++j) e[j] += d;
+    if (layout_.scale_begin.empty()) return;
+    // Scaled copies (transfers only: variation never touches them): the rest of their duration.
+    for (std::uint32_t k = layout_.scale_begin[op]; k < layout_.scale_begin[op + 1]; ++k)
+      e[layout_.scales[k].copy] += scaled_ps(static_cast<double>(d), layout_.scales[k].factor) - d;
     return;
   }
   const std::size_t row = static_cast<std::size_t>(graph_.exec(op).aux) * w;
@@ -356,7 +376,7 @@ void Replay::copy_ends(std::uint32_t copy, const Variation* variation, std::vect
         start = std::max(start, out[preds_[k]]);
     }
     out[op] = variation != nullptr && varies_[op] ? saturating_add(start, duration(op, copy, variation))
-                                                  : start + nominal_[op];
+                                                  : start + scaled_nominal(op, copy);
   }
 }
 
@@ -365,7 +385,9 @@ std::size_t Replay::memory_bytes() const {
          order_.capacity() * sizeof(OpId) + pred_begin_.capacity() * sizeof(std::uint32_t) +
          preds_.capacity() * sizeof(OpId) + nominal_.capacity() * sizeof(Time) + varies_.capacity() +
          sink_.capacity() + slot_.capacity() * sizeof(std::uint32_t) +
-         sync_begin_.capacity() * sizeof(std::uint32_t) + sync_member_.capacity() * sizeof(std::uint32_t);
+         sync_begin_.capacity() * sizeof(std::uint32_t) + sync_member_.capacity() * sizeof(std::uint32_t) +
+         layout_.scale_begin.capacity() * sizeof(std::uint32_t) +
+         layout_.scales.capacity() * sizeof(ReplayLayout::CopyScale);
 }
 
 }  // namespace stepsim::sim

@@ -12,8 +12,9 @@
 // contiguous, so the work is a few vectorisable passes over `width` times per op.
 //
 // What it keeps from the run: every op's duration. A Variation lengthens or shortens the compute
-// and memory ops of single copies (a slow processor, jitter, host stalls); transfers and delays keep
-// their run's durations. With no variation the replay reproduces the run exactly (each op of
+// and memory ops of single copies (a slow processor, jitter, host stalls); the layout's scales
+// lengthen the transfers of single copies (a degraded link); everything else keeps its run's
+// duration. With no variation the replay reproduces the run exactly (each op of
 // each copy starts and ends where the run had it): the engine starts an op at the instant its
 // last predecessor ends, which is the longest path. With variation it is the longest path over
 // the run's transfer durations: how a slower copy shifts the overlap of its transfers with other
@@ -49,6 +50,18 @@ struct ReplayLayout {
   std::uint32_t width = 1;
   std::vector<std::uint32_t> op_partition;  ///< per op: index into partitions, or kNoPartition
   std::vector<Partition> partitions;
+
+  /// Copies of an op that take `factor` times the op's run duration (a transfer whose group a
+  /// degraded link reaches, where the run priced a healthy group). Copies of one group that starts
+  /// together carry the same factor.
+  struct CopyScale {
+    std::uint32_t copy = 0;
+    double factor = 1.0;
+  };
+  /// Empty when no op is scaled; else op count + 1 offsets into `scales`, which lists op `op`'s
+  /// scaled copies at [scale_begin[op], scale_begin[op + 1]).
+  std::vector<std::uint32_t> scale_begin;
+  std::vector<CopyScale> scales;
 };
 
 /// One op of one copy on a replayed critical path.
@@ -83,7 +96,7 @@ class Replay {
 
   /// The duration of op `op` of copy `copy` under `variation` (null: the run's): its run duration
   /// x the copy's row factor x its jitter, plus a stall if the copy draws one (Variation::stalls_of
-  /// with key(op, copy)).
+  /// with key(op, copy)); a transfer's run duration x the layout's scale for the copy.
   Time duration(OpId op, std::uint32_t copy, const Variation* variation);
   std::uint32_t width() const { return width_; }
   /// The key of copy `copy` of op `op`'s stall draw (Variation::stalls_of).
@@ -154,6 +167,8 @@ class Replay {
   void ready_times(OpId op, Time::rep* e, std::uint8_t* crit) const;
   void synchronise(OpId op, Time::rep* e);
   void add_durations(OpId op, Time::rep* e, const Variation* variation, bool stalls) const;
+  /// Op `op`'s run duration for copy `copy`, with the layout's scale (ReplayLayout::scales).
+  Time scaled_nominal(OpId op, std::uint32_t copy) const;
   std::vector<ReplayLink> walk_back(OpId op, std::uint32_t copy, Time end, const Variation* variation);
 };
 

@@ -17,6 +17,7 @@ BenchResult bench_replay_llama405b_16k();
 BenchResult bench_replay_llama405b_128k();
 BenchResult bench_replay_gpt3_1024();
 BenchResult bench_replay_llama405b_16k_jitter();
+BenchResult bench_replay_llama405b_16k_degraded();
 BenchResult bench_moe_imbalance();
 BenchResult bench_serve_10k();
 BenchResult bench_sweep_64();
@@ -60,6 +61,9 @@ constexpr BenchCase kBenchCases[] = {
      "stepsim run --ranks replay --steps 100: the 405B example on 16,384 H100 with 2% kernel jitter and a 1% "
      "part-to-part spread",
      bench_replay_llama405b_16k_jitter},
+    {"replay_llama405b_16384_degraded",
+     "stepsim run --ranks replay: the 405B example on 16,384 H100 with GPU 4,242's NIC at half rate",
+     bench_replay_llama405b_16k_degraded},
     {"moe_imbalance",
      "stepsim run of every bundled MoE scenario with moe.imbalance = 1.3; reports the slowest",
      bench_moe_imbalance},

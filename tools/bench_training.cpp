@@ -128,6 +128,11 @@ BenchResult bench_replay_llama405b_16k_jitter() {
       {"variability.kernel_jitter_cv=0.02", "variability.gpu_speed_sd=0.01", "variability.seed=7"}, 100);
 }
 
+BenchResult bench_replay_llama405b_16k_degraded() {
+  return run_replay("replay_llama405b_16384_degraded", "llama3.1-405b-16384xh100.toml",
+                    {"variability.degraded_links=[{rank=4242,link=\"nic\",bandwidth=0.5}]"}, 1);
+}
+
 BenchResult bench_run_llama405b_128_all() {
   return run_all_ranks("run_llama405b_128_all", "llama3.1-405b-16384xh100.toml",
                        {"hardware.nodes=16", "parallelism.dp=1", "workload.global_batch=32"});

@@ -225,8 +225,8 @@ void apply_rank_mode(const std::string& text, const work::JobSpec& job, work::Si
       job.workload.kind != work::WorkloadKind::generate && job.workload.kind != work::WorkloadKind::serve;
   const bool varied = job.variability.active();
   // auto with [variability]: every GPU simulated while its graph stays small (about a second per
-  // step), else replayed; degraded links need every GPU simulated at any size.
-  const bool auto_replay = text == "auto" && varied && one_step && job.cluster.degraded.empty() &&
+  // step), else replayed (degraded links too: the replay slows the groups they reach).
+  const bool auto_replay = text == "auto" && varied && one_step &&
                            work::step_size(job, work::RankMode::all).graph_ops > kAutoReplayOps;
   options.replay = text == "replay" || auto_replay;
   if (options.replay && !one_step)

@@ -144,7 +144,7 @@ work::RankMode parse_rank_mode(const std::string& text);
 /// `stepsim run --ranks`: the values above, "replay" (every GPU replayed over representative
 /// ranks, SimulateOptions::replay) or "auto": representative ranks when the job's GPUs are alike,
 /// with [variability] every GPU simulated, or replayed when the step is single and its every-GPU
-/// graph would exceed kAutoReplayOps ops (unless links are degraded). Sets options.ranks and
+/// graph would exceed kAutoReplayOps ops. Sets options.ranks and
 /// options.replay; throws UserError for another value.
 void apply_rank_mode(const std::string& text, const work::JobSpec& job, work::SimulateOptions& options);
 /// About two CPU-seconds per step and 300 MB with every GPU simulated (docs/simulation.md section 7).

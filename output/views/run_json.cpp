@@ -214,6 +214,10 @@ nlohmann::ordered_json run_json(const work::JobSpec& job, const work::Simulation
       {"per_million_tokens", m.tokens_per_s > 0 ? cluster_per_hour / 3600.0 / m.tokens_per_s * 1e6 : 0.0}};
   j["ranks"] = ranks_json(s);
   if (!s.steps.empty()) j["steps"] = steps_json(s.steps);
+  if (s.steps.replayed && !job.cluster.degraded.empty())
+    j["steps"]["degraded"] = Json{{"collectives", s.steps.degraded_ops},
+                                  {"gpu_copies", s.steps.degraded_copies},
+                                  {"max_time_factor", s.steps.degraded_max_factor}};
   j["engine"] = {{"ops", s.plan.graph.op_count()},
                  {"events", s.run.stats.events},
                  {"transfers", s.transfers ? s.transfers->size() : 0}};

@@ -194,7 +194,16 @@ void steps_section(std::ostringstream& o, const work::JobSpec& job, const work::
   const work::StepDistribution& d = s.steps;
   if (d.empty()) return;
   const double n = static_cast<double>(d.steps.size());
-  if (d.replayed)
+  if (d.replayed && !job.cluster.degraded.empty())
+    o << "steps       " << format_count(static_cast<long long>(d.steps.size()), "step", "steps")
+      << " of every GPU (" << format_count(s.plan.world, "GPU", "GPUs")
+      << ") replayed over the representative step on healthy links, with [variability]'s draws; the "
+      << format_count(static_cast<long long>(d.degraded_copies), "GPU's copy", "GPUs' copies") << " of "
+      << format_count(static_cast<long long>(d.degraded_ops), "collective", "collectives")
+      << " whose groups the degraded links reach take up to x" << format_number(d.degraded_max_factor, 3)
+      << " as long, the others their representative durations; the report above and below is the "
+         "representative step\n";
+  else if (d.replayed)
     o << "steps       " << format_count(static_cast<long long>(d.steps.size()), "step", "steps")
       << " of every GPU (" << format_count(s.plan.world, "GPU", "GPUs")
       << ") replayed over the representative step with [variability]'s draws (collectives at their "

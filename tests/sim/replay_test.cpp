@@ -96,6 +96,42 @@ TEST_CASE("a slow copy holds up its own group at the synchronising op, and the p
   CHECK(replay.duration(g.t, 0, &v) == us(9));
 }
 
+TEST_CASE("scaled copies of an op take its run duration times their factor, the others keep it") {
+  // A degraded link slows the group {2, 3} of S 5x: S takes 5 us for those copies and 1 us for
+  // {0, 1}. Copies 2 and 3: A 0-10, S 10-15, U 15-19; copies 0 and 1 end at 15 as in the run.
+  auto g = replay_test_detail::two_stage();
+  Engine e(g.graph);
+  const RunResult run = e.run();
+  g.layout.scale_begin.assign(g.graph.op_count() + 1, 0);
+  g.layout.scales = {{2, 5.0}, {3, 5.0}};
+  for (OpId op = g.s + 1; op <= g.graph.op_count(); ++op) g.layout.scale_begin[op] = 2;
+  Replay replay(g.graph, run, g.layout);
+  const ReplayResult r = replay.run(nullptr, true);
+  CHECK(r.makespan == us(19));
+  REQUIRE(r.critical.size() == 3);
+  CHECK(r.critical[1].op == g.s);
+  CHECK(r.critical[1].start == us(10));
+  CHECK(r.critical[1].end == us(15));
+  CHECK(r.critical[2].op == g.u);
+  CHECK(r.critical[2].copy >= 2);
+  CHECK(replay.duration(g.s, 2, nullptr) == us(5));
+  CHECK(replay.duration(g.s, 0, nullptr) == us(1));
+  CHECK(replay.duration(g.a, 2, nullptr) == us(10));
+  // With the slow copies of the test above: group {0, 1} ends U at 33, group {2, 3} at 19.
+  Variation v;
+  v.processor_factor.assign(8, 1.0);
+  v.processor_factor[0 * 4 + 1] = 2.0;
+  v.processor_factor[1 * 4 + 0] = 3.0;
+  CHECK(replay.run(&v, true).makespan == us(33));
+  // Copy 2's kernels 3x as well: U of copy 2 = 15 + 12 = 27 < 33.
+  v.processor_factor[1 * 4 + 2] = 3.0;
+  CHECK(replay.run(&v, false).makespan == us(33));
+  v.processor_factor[0 * 4 + 2] = 3.0;  // A of copy 2: 0-30, S 30-35, U 35-47
+  const ReplayResult slow = replay.run(&v, true);
+  CHECK(slow.makespan == us(47));
+  CHECK(slow.critical.front().copy == 2);
+}
+
 TEST_CASE("a replay refuses a layout that does not fit its graph") {
   const auto g = replay_test_detail::two_stage();
   Engine e(g.graph);
@@ -105,6 +141,16 @@ TEST_CASE("a replay refuses a layout that does not fit its graph") {
   CHECK_THROWS_AS(Replay(g.graph, run, bad), std::invalid_argument);
   bad = g.layout;
   bad.op_partition.pop_back();
+  CHECK_THROWS_AS(Replay(g.graph, run, bad), std::invalid_argument);
+  bad = g.layout;
+  bad.scale_begin.assign(g.graph.op_count() + 1, 0);
+  bad.scales = {{4, 2.0}};  // copy 4 of 4
+  bad.scale_begin.back() = 1;
+  CHECK_THROWS_AS(Replay(g.graph, run, bad), std::invalid_argument);
+  bad.scales = {{1, 0.0}};  // no duration at all
+  CHECK_THROWS_AS(Replay(g.graph, run, bad), std::invalid_argument);
+  bad.scales = {{1, 2.0}};
+  bad.scale_begin.pop_back();  // offsets short of the ops
   CHECK_THROWS_AS(Replay(g.graph, run, bad), std::invalid_argument);
 }
 

@@ -107,3 +107,28 @@ TEST_CASE("stepsim run --ranks auto replays a varied step too large to simulate 
   REQUIRE(small.exit_code == 0);
   CHECK(nlohmann::json::parse(small.out)["steps"]["replayed"] == false);
 }
+
+TEST_CASE("stepsim run --ranks auto replays a large step with a degraded NIC, and says what it slowed") {
+  // The 405B example on 16,384 GPUs with GPU 4,242's NIC at half rate: replayed (its every-GPU graph
+  // is over 2 M ops). The nominal step is the healthy fabric's; the slow NIC's groups (its data-
+  // parallel rings, its pipeline sends) take longer, so the step does; JSON and the table say how
+  // many collectives and GPU copies it slowed.
+  const std::string big = "run '" + std::string(STEPSIM_SOURCE_DIR) +
+                          "/scenarios/examples/llama3.1-405b-16384xh100.toml' -q"
+                          " --set 'variability.degraded_links=[{rank=4242,link=\"nic\",bandwidth=0.5}]'";
+  const auto r = run_stepsim(big + " --format json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["steps"]["replayed"] == true);
+  CHECK(j["steps"]["step_time_s"][0].get<double>() > j["steps"]["nominal_s"].get<double>());
+  CHECK(j["steps"]["degraded"]["collectives"].get<int>() > 0);
+  CHECK(j["steps"]["degraded"]["gpu_copies"].get<int>() >= j["steps"]["degraded"]["collectives"].get<int>());
+  // Half the NIC's rate: a collective bound by it takes at most twice as long.
+  const double f = j["steps"]["degraded"]["max_time_factor"].get<double>();
+  CHECK(f > 1.0);
+  CHECK(f <= 2.0 + 1e-9);
+  const auto table = run_stepsim(big);
+  REQUIRE(table.exit_code == 0);
+  CHECK(table.out.find("whose groups the degraded links reach") != std::string::npos);
+}

@@ -8,6 +8,7 @@
 #include "sim/replay.hpp"
 #include "workloads/layout/rank_layout.hpp"
 #include "workloads/step/rank_sink.hpp"
+#include "workloads/step/replay_fabric.hpp"
 
 namespace stepsim::work {
 namespace replay_step_detail {
@@ -130,16 +131,13 @@ StepWaits replay_waits(const StepPlan& plan, const CopyMap& map, const sim::Repl
 
 }  // namespace replay_step_detail
 
-StepDistribution replay_steps(const JobSpec& job, const StepPlan& plan, const sim::RunResult& run,
-                              int count) {
+StepDistribution replay_steps(const JobSpec& job, const StepPlan& plan, const sim::RunResult& run, int count,
+                              const topo::TransferTable& transfers, const topo::CommConfig& config) {
   using namespace replay_step_detail;
-  if (!job.cluster.degraded.empty())
-    throw UserError(
-        "--ranks replay holds every collective at its representative duration, and a degraded link makes "
-        "one group's collectives slower than the others': simulate every GPU (stepsim run --ranks all)");
   const VariabilitySpec& v = job.variability;
   const CopyMap map(job, plan);
-  const sim::ReplayLayout copies = replay_layout(map, plan);
+  sim::ReplayLayout copies = replay_layout(map, plan);
+  const FabricScaling fabric = scale_degraded_transfers(job, plan, transfers, config, copies);
   sim::Replay replay(plan.graph, run, copies);
   const std::vector<double> factors = gpu_time_factors(v, plan.world, job.cluster.gpus_per_node);
   sim::Variation variation = replay_variation(v, plan, map, factors);
@@ -155,6 +153,9 @@ StepDistribution replay_steps(const JobSpec& job, const StepPlan& plan, const si
                 replay_waits(plan, map, replay, r, varied, factors, 5));
   }
   out.replay_bytes = replay.memory_bytes();
+  out.degraded_ops = fabric.ops;
+  out.degraded_copies = fabric.copies;
+  out.degraded_max_factor = fabric.max_factor;
   summarise_steps(out, factors);
   return out;
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/run_result.hpp"
+#include "topology/transfer_table.hpp"
 #include "workloads/model/job.hpp"
 #include "workloads/step/step_plan.hpp"
 #include "workloads/step/variability.hpp"
@@ -20,6 +21,12 @@ namespace stepsim::work {
 /// in pp); each comm op's recorded groups (StepPlan::comm_groups) start it together. Gives the
 /// distribution, what the slowest step waited on, the slowness map. StepDistribution::replayed is set;
 /// nominal_s is the run's makespan, which a replay with nothing varying reproduces exactly.
-StepDistribution replay_steps(const JobSpec& job, const StepPlan& plan, const sim::RunResult& run, int count);
+///
+/// With degraded links (job.cluster.degraded) `run` must be the healthy fabric's, its collectives
+/// planned in `transfers` with `config`: the copies of the groups a degraded link reaches take
+/// longer by the factor workloads/step/replay_fabric.hpp gives them, and nominal_s is the healthy
+/// step.
+StepDistribution replay_steps(const JobSpec& job, const StepPlan& plan, const sim::RunResult& run, int count,
+                              const topo::TransferTable& transfers, const topo::CommConfig& config);
 
 }  // namespace stepsim::work

@@ -107,6 +107,18 @@ StepPlan build_step(const JobSpec& job, CommPlanner& planner, RankMode ranks) {
                                                   : build_inference_step(job, planner, {ranks});
 }
 
+/// The fabric the representative step of a replay runs on: the healthy one when links are degraded
+/// (the replay then slows the groups they reach; workloads/step/replay_fabric.hpp), else `topology`.
+/// `topology`, built from job.cluster, has checked the degraded links against the cluster.
+std::shared_ptr<const topo::Topology> replay_topology(const JobSpec& job,
+                                                      std::shared_ptr<const topo::Topology> topology,
+                                                      const SimulateOptions& options) {
+  if (!options.replay || job.cluster.degraded.empty()) return topology;
+  topo::ClusterSpec healthy = job.cluster;
+  healthy.degraded.clear();
+  return std::make_shared<const topo::Topology>(healthy);
+}
+
 /// Runs a built step whose collectives `planner` holds on `topology`, and reads its results.
 Simulation run_built_step(const JobSpec& job, std::shared_ptr<const topo::Topology> topology, StepPlan plan,
                           TopologyPlanner& planner, const SimulateOptions& options) {
@@ -155,7 +167,9 @@ Simulation run_built_step(const JobSpec& job, std::shared_ptr<const topo::Topolo
                Bytes{},
                true,
                {}};
-  s.steps = options.replay ? replay_steps(job, s.plan, s.run, options.steps) : std::move(steps);
+  s.steps = options.replay
+                ? replay_steps(job, s.plan, s.run, options.steps, *s.transfers, comm_config(job, options))
+                : std::move(steps);
   s.estimate = estimate_stepsim(job);
   s.metrics = metrics_of(job, s);
   if (s.transfers) s.metrics.imbalance_s = imbalance_seconds(s.plan, *s.transfers);
@@ -205,6 +219,7 @@ Simulation simulate(const JobSpec& job, std::shared_ptr<const topo::Topology> to
                     const SimulateOptions& options) {
   check_single_step(job);
   check_step_size(job, options.ranks, options.max_ops);
+  topology = replay_topology(job, std::move(topology), options);
   TopologyPlanner planner(topology, comm_config(job, options), topo::FlowNetworkOptions{options.links});
   StepPlan plan = build_step(job, planner, options.ranks);
   return run_built_step(job, std::move(topology), std::move(plan), planner, options);
@@ -214,6 +229,7 @@ Simulation StepProgram::simulate(const JobSpec& job, std::shared_ptr<const topo:
                                  const SimulateOptions& options) {
   check_single_step(job);
   check_step_size(job, options.ranks, options.max_ops);
+  topology = replay_topology(job, std::move(topology), options);
   TopologyPlanner planner(topology, comm_config(job, options), topo::FlowNetworkOptions{options.links});
   if (plan_ && ranks_ == options.ranks) {
     // The build's calls in its order: a fresh build on this topology would make exactly these

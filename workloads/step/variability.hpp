@@ -82,6 +82,11 @@ struct StepDistribution {
   bool replayed = false;
   std::uint64_t instances = 0;   ///< replay: op copies replayed over all steps
   std::size_t replay_bytes = 0;  ///< replay: the memory its per-copy times took
+  /// Replay with degraded links: collectives with copies whose group a degraded link reaches, those
+  /// copies, and the largest time factor among them (workloads/step/replay_fabric.hpp).
+  std::size_t degraded_ops = 0;
+  std::size_t degraded_copies = 0;
+  double degraded_max_factor = 1.0;
   bool empty() const { return steps.empty(); }
 };
 

@@ -1,0 +1,41 @@
+#pragma once
+// Degraded links in a replay of every GPU (stepsim run --ranks replay): which groups' collectives
+// a degraded NIC or NVLink reaches, and how much longer each of their copies takes.
+//
+// The representative step runs on the healthy fabric: its simulated groups and their images give
+// every copy of a collective the same duration. A degraded link makes the groups whose routes
+// cross it slower than the others. Such a group is one with a member in a scale-up domain that
+// holds a degraded link: the degraded GPU's own traffic, a NIC-down GPU's traffic moved onto its
+// neighbour's NIC, and PXN's relays, which stay inside the sender's domain, never leave it. For each
+// collective, those groups are planned alone on both fabrics with the algorithm and protocol the
+// step chose, run all at once (topo::concurrent_time_s, so two groups sharing a NIC share it),
+// and each group's copies take the run's duration x (degraded time / healthy time). The rest of
+// the job keeps its representative durations: what the slower groups do to other groups' traffic
+// on shared switch links is not priced (docs/simulation.md, "Every GPU replayed").
+
+#include <memory>
+
+#include "sim/replay.hpp"
+#include "topology/collectives.hpp"
+#include "topology/transfer_table.hpp"
+#include "workloads/model/job.hpp"
+#include "workloads/step/step_plan.hpp"
+
+namespace stepsim::work {
+
+/// What the degraded links did to the replay's collectives.
+struct FabricScaling {
+  std::size_t ops = 0;      ///< transfer ops with at least one scaled copy
+  std::size_t copies = 0;   ///< op copies scaled
+  double max_factor = 1.0;  ///< the largest time factor of a copy
+};
+
+/// Fills layout.scale_begin / layout.scales for job.cluster.degraded over `plan`, a representative
+/// step whose collectives `healthy` planned on the fabric without them with `config`. Copy j of an
+/// op is the GPU RankLayout::stage_rank(stage, j) (layout.width copies). Nothing is scaled without
+/// degraded links. Throws UserError for a degraded link the cluster does not have.
+FabricScaling scale_degraded_transfers(const JobSpec& job, const StepPlan& plan,
+                                       const topo::TransferTable& healthy, const topo::CommConfig& config,
+                                       sim::ReplayLayout& layout);
+
+}  // namespace stepsim::work

@@ -329,6 +329,36 @@ void read_degraded_links(TableReader& r, Scenario& s) {
   s.job.variability.degraded_links = static_cast<int>(c.degraded.size());
 }
 
+/// `degraded_switches = [{ tier = "spine", index = 3, bandwidth = 0 }]`, into the cluster (the index
+/// is checked against the fabric when the topology is built).
+void read_degraded_switches(TableReader& r, Scenario& s) {
+  topo::ClusterSpec& c = s.job.cluster;
+  for (TableReader& t : r.tables("degraded_switches")) {
+    topo::SwitchDegradation d;
+    for (const char* key : {"tier", "index", "bandwidth"})
+      if (!t.has(key))
+        t.fail(key, std::string("each entry needs `") + key + "`",
+               "e.g. { tier = \"spine\", index = 3, bandwidth = 0 }");
+    std::string tier;
+    t.read("tier", tier);
+    if (tier != "leaf" && tier != "spine" && tier != "core")
+      t.fail("tier", "expected \"leaf\", \"spine\" or \"core\", got \"" + tier + "\"",
+             "the fabric's switch tiers, from the NICs up (docs/topology.md numbers them)");
+    d.tier = tier == "leaf"    ? topo::SwitchDegradation::Tier::leaf
+             : tier == "spine" ? topo::SwitchDegradation::Tier::spine
+                               : topo::SwitchDegradation::Tier::core;
+    t.read("index", d.index, kNonNegativeInt);
+    t.read("bandwidth", d.bandwidth,
+           RealRange{0.0, 1.0, false, "the fraction of every port's line rate left, 0 = down"});
+    t.finish();
+    if (c.fabric.kind == topo::FabricKind::custom)
+      t.fail("tier", "switches are degraded on generated fabrics only",
+             "on a custom fabric, give the switch's [[fabric.link]] entries a lower bw_gb_s");
+    c.degraded_switches.push_back(d);
+  }
+  s.job.variability.degraded_switches = static_cast<int>(c.degraded_switches.size());
+}
+
 }  // namespace variability_reader
 
 void read_variability_section(TableReader r, Scenario& s) {
@@ -339,6 +369,7 @@ void read_variability_section(TableReader r, Scenario& s) {
   v.slow_gpus = variability_reader::read_slow_parts(r, "slow_gpus", "rank", c.total_gpus());
   v.slow_nodes = variability_reader::read_slow_parts(r, "slow_nodes", "node", c.nodes);
   variability_reader::read_degraded_links(r, s);
+  variability_reader::read_degraded_switches(r, s);
   r.read("gpu_speed_sd", v.gpu_speed_sd,
          RealRange{0.0, 0.3, false, "the spread of per-GPU kernel time as a fraction, e.g. 0.02"});
   r.read("throttled_fraction", v.throttled_fraction,

@@ -141,6 +141,19 @@ auto with_elapsed_spinner(std::string label, bool quiet, out::RenderFormat forma
 
 /// The --ranks value: representative or all; throws UserError otherwise.
 work::RankMode parse_rank_mode(const std::string& text);
+
+/// Runs `f`; a UserError from a layer below the reader (the topology, the step builder) that names
+/// a key of `s` but no file position is rethrown at that key's position in the scenario (or its
+/// nearest table's), so that a degraded switch the fabric lacks points at its entry.
+template <class F>
+decltype(auto) at_scenario_keys(const scen::Scenario& s, F&& f) {
+  try {
+    return f();
+  } catch (const UserError& e) {
+    if (!e.where().file.empty() || e.key().empty()) throw;
+    throw UserError(s.where(e.key()), e.key(), e.problem(), e.hint());
+  }
+}
 /// `stepsim run --ranks`: the values above, "replay" (every GPU replayed over representative
 /// ranks, SimulateOptions::replay) or "auto": representative ranks when the job's GPUs are alike,
 /// with [variability] every GPU simulated, or replayed when the step is single and its every-GPU

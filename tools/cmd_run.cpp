@@ -195,8 +195,9 @@ int cmd_run(Args args) {
   if (serving) return run_serving(a, s, options, labels, format);
   if (s.job.workload.kind == work::WorkloadKind::generate)
     return run_generation(a, s, options, labels, format);
-  const work::Simulation sim =
-      with_elapsed_spinner("run", a.quiet, format, [&] { return work::simulate(s.job, options); });
+  const work::Simulation sim = with_elapsed_spinner("run", a.quiet, format, [&] {
+    return at_scenario_keys(s, [&] { return work::simulate(s.job, options); });
+  });
   std::optional<out::Advice> advice;
   if (a.advise) advice = advise_run(a, catalog, s, sim, format);
   if (format == out::RenderFormat::json) {

@@ -51,6 +51,18 @@ struct LinkDegradation {
   double bandwidth = 1.0;
 };
 
+/// A scale-out switch of a generated fabric below its line rate, or down (a failed switch, a
+/// switch with degraded ports). Indices as the fabric numbers its switches (topology_fabric.cpp):
+/// leaves 0 .. L-1 (rail-optimised: group x gpus_per_node + rail); spines pod x P + j; cores j x C + k.
+struct SwitchDegradation {
+  enum class Tier : std::uint8_t { leaf, spine, core };
+  Tier tier = Tier::spine;
+  int index = 0;
+  /// Fraction of every port's line rate left; 0 = down: routes avoid a spine or core that is down,
+  /// and a leaf down takes its NICs down (their GPUs send through another NIC of their node).
+  double bandwidth = 1.0;
+};
+
 struct ClusterSpec {
   GpuSpec gpu;
   int nodes = 1;
@@ -66,6 +78,15 @@ struct ClusterSpec {
   FabricSpec fabric;
   /// Links below their line rate or down ([variability] degraded_links).
   std::vector<LinkDegradation> degraded;
+  /// Switches below their line rate or down ([variability] degraded_switches).
+  std::vector<SwitchDegradation> degraded_switches;
+  /// Any link or switch degraded.
+  bool has_degradation() const { return !degraded.empty() || !degraded_switches.empty(); }
+  /// The same cluster with every link and switch at its line rate.
+  void clear_degradation() {
+    degraded.clear();
+    degraded_switches.clear();
+  }
 
   int total_gpus() const { return nodes * gpus_per_node; }
   /// The physical scale-up domain's GPUs (the rack's, or the job's domain when it fills them).

@@ -127,6 +127,11 @@ class Topology {
   /// Applies spec_.degraded: scales the links of degraded parts; moves the traffic of a GPU whose
   /// NIC is down onto the nearest working NIC of its node (`fab`: null on custom fabrics).
   void degrade_links(Fabric* fab);
+  /// Applies spec_.degraded_switches to a generated fabric: scales a switch's links, or takes it
+  /// down (a leaf's NICs into `nic_down`; spines and cores out of the routing).
+  void degrade_switches(Fabric& fab, std::vector<std::uint8_t>& nic_down);
+  /// With spines or cores down: the cores up per group, and an error where no route is left.
+  void check_switch_routes(Fabric& fab) const;
   void add_custom_links(Custom& custom, const std::map<std::string, VertexId>& names);
   void compute_custom_distances(Custom& custom) const;
   void route_scaleout(GpuId src, GpuId dst, std::uint32_t channel, std::vector<LinkId>& out) const;

@@ -22,6 +22,37 @@ struct Topology::Fabric {
   std::vector<std::uint32_t> nic_index;      // per GPU: leaf x hosts_per_leaf + port on the leaf
   std::vector<LinkId> leaf_up, leaf_down;    // [leaf * P + j]
   std::vector<LinkId> spine_up, spine_down;  // [(pod * P + j) * C + k]
+  // Switches down ([variability] degraded_switches): routes pick among the others.
+  bool switches_down = false;
+  std::vector<std::uint8_t> spine_is_down;  // [pod * P + j]
+  std::vector<std::uint8_t> core_is_down;   // [j * C + k]
+  std::vector<std::uint32_t> live_cores;    // per spine index j: cores of group j up
+
+  bool spine_up_in(std::uint32_t pod, std::uint32_t j) const {
+    return spine_is_down.empty() || !spine_is_down[std::size_t{pod} * spines + j];
+  }
+  /// Spine index j for hash h from pod pa to pod pb: d-mod-k over the spines up in both pods (and,
+  /// across pods, whose core group has a core up).
+  std::uint32_t pick_spine(std::uint32_t h, std::uint32_t pa, std::uint32_t pb) const {
+    if (!switches_down) return h % spines;
+    const auto usable = [&](std::uint32_t j) {
+      return spine_up_in(pa, j) && spine_up_in(pb, j) && (pa == pb || live_cores[j] > 0);
+    };
+    std::uint32_t n = 0;
+    for (std::uint32_t j = 0; j < spines; ++j) n += usable(j) ? 1 : 0;
+    std::uint32_t want = h % n;  // n > 0: checked when the switches were taken down
+    for (std::uint32_t j = 0; j < spines; ++j)
+      if (usable(j) && want-- == 0) return j;
+    return 0;
+  }
+  /// Core k of group j for hash h: ((h / P) mod the cores up), counted over the cores up.
+  std::uint32_t pick_core(std::uint32_t h, std::uint32_t j) const {
+    if (!switches_down || core_is_down.empty()) return (h / spines) % cores;
+    std::uint32_t want = (h / spines) % live_cores[j];  // > 0: pick_spine skips groups without cores
+    for (std::uint32_t k = 0; k < cores; ++k)
+      if (!core_is_down[std::size_t{j} * cores + k] && want-- == 0) return k;
+    return 0;
+  }
 };
 
 namespace {
@@ -117,7 +148,8 @@ void Topology::add_fabric_links(Fabric& fab, double leaf_spine_bw, double spine_
 }
 
 // Up to the lowest common switch tier and down again, choosing the spine by (d + channel) mod P
-// and the core by ((d + channel) / P) mod C, d numbering the destination NIC leaf by leaf. This is
+// and the core by ((d + channel) / P) mod C, d numbering the destination NIC leaf by leaf (with
+// switches down, the same counted over the spines and cores that are up). This is
 // d-mod-k destination routing, as InfiniBand's fat-tree routing (OpenSM ftree) sets up: each
 // destination has one path per channel, an all-to-all or a set of rotated ring channels loads
 // every link equally, and patterns that funnel into few destinations collide as they do on real
@@ -129,12 +161,12 @@ void Topology::route_fabric(GpuId src, GpuId dst, std::uint32_t channel, std::ve
   if (la != lb) {
     const std::uint32_t P = fab.spines;
     const std::uint32_t h = fab.nic_index[dst] + channel;
-    const std::uint32_t j = h % P;
-    out.push_back(fab.leaf_up[std::size_t{la} * P + j]);
     const std::uint32_t pa = la / fab.leaves_per_pod, pb = lb / fab.leaves_per_pod;
+    const std::uint32_t j = fab.pick_spine(h, pa, pb);
+    out.push_back(fab.leaf_up[std::size_t{la} * P + j]);
     if (pa != pb) {
       const std::uint32_t C = fab.cores;
-      const std::uint32_t k = (h / P) % C;
+      const std::uint32_t k = fab.pick_core(h, j);
       out.push_back(fab.spine_up[(std::size_t{pa} * P + j) * C + k]);
       out.push_back(fab.spine_down[(std::size_t{pb} * P + j) * C + k]);
     }
@@ -176,7 +208,14 @@ void Topology::degrade_links(Fabric* fab) {
                      "on a custom fabric, give the GPU's [[fabric.link]] a lower bw_gb_s");
     nic_down[g] = 1;
   }
+  degraded_require(
+      spec_.degraded_switches.empty() || fab != nullptr, "variability.degraded_switches",
+      "switches are degraded on generated fabrics only (this cluster has " +
+          std::string(gpu_count_ / domain_size_ > 1 ? "a custom fabric" : "no fabric: one NVLink domain") +
+          ")",
+      "on a custom fabric, give the switch's [[fabric.link]] entries a lower bw_gb_s");
   if (fab == nullptr) return;
+  degrade_switches(*fab, nic_down);
   constexpr GpuId kNoGpu = 0xffffffffu;
   // A GPU whose NIC is down uses the nearest working NIC of its node: its PCIe-switch partner
   // first (local index i xor 1, the GPU pair that shares a switch and two NICs in DGX and HGX
@@ -191,14 +230,126 @@ void Topology::degrade_links(Fabric* fab) {
       for (const GpuId j : {i + k, i - k})
         if (j < gpus_per_host_ && !nic_down[host + j] && peer == kNoGpu) peer = host + j;
     degraded_require(
-        peer != kNoGpu, "variability.degraded_links",
+        peer != kNoGpu,
+        spec_.degraded_switches.empty() ? "variability.degraded_links" : "variability.degraded_switches",
         "every NIC of node " + std::to_string(host_of(g)) + " is down: its GPUs cannot reach the others",
-        "the job cannot run on this node: leave it out, or give a NIC a small bandwidth");
+        "the job cannot run on this node: leave it out, or give a NIC (or its leaf) a small bandwidth");
     nic_up_[g] = nic_up_[peer];
     nic_down_[g] = nic_down_[peer];
     fab->leaf_of[g] = fab->leaf_of[peer];
     fab->nic_index[g] = fab->nic_index[peer];
   }
+}
+
+namespace degraded_detail {
+
+/// The links a switch's ports drive, both directions: a leaf's NIC links and uplinks, a spine's
+/// links to its pod's leaves and to its cores, a core's links to its spines.
+std::vector<LinkId> switch_links(const Topology::Fabric& fab, const SwitchDegradation& d,
+                                 std::span<const LinkId> nic_up, std::span<const LinkId> nic_down) {
+  std::vector<LinkId> out;
+  const auto i = static_cast<std::uint32_t>(d.index);
+  const std::uint32_t P = fab.spines, C = fab.cores;
+  switch (d.tier) {
+    case SwitchDegradation::Tier::leaf:
+      for (GpuId g = 0; g < fab.leaf_of.size(); ++g)
+        if (fab.leaf_of[g] == i) out.insert(out.end(), {nic_up[g], nic_down[g]});
+      for (std::uint32_t j = 0; j < P; ++j)
+        out.insert(out.end(), {fab.leaf_up[i * P + j], fab.leaf_down[i * P + j]});
+      break;
+    case SwitchDegradation::Tier::spine: {
+      const std::uint32_t pod = i / P, j = i % P;
+      for (std::uint32_t leaf = pod * fab.leaves_per_pod;
+           leaf < std::min(fab.leaves, (pod + 1) * fab.leaves_per_pod); ++leaf)
+        out.insert(out.end(), {fab.leaf_up[leaf * P + j], fab.leaf_down[leaf * P + j]});
+      for (std::uint32_t k = 0; k < C; ++k)
+        out.insert(out.end(), {fab.spine_up[std::size_t{i} * C + k], fab.spine_down[std::size_t{i} * C + k]});
+      break;
+    }
+    case SwitchDegradation::Tier::core: {
+      const std::uint32_t j = i / C, k = i % C;
+      for (std::uint32_t pod = 0; pod < fab.pods; ++pod) {
+        const std::size_t x = (std::size_t{pod} * P + j) * C + k;
+        out.insert(out.end(), {fab.spine_up[x], fab.spine_down[x]});
+      }
+      break;
+    }
+  }
+  return out;
+}
+
+std::uint32_t switch_count(const Topology::Fabric& fab, SwitchDegradation::Tier tier) {
+  switch (tier) {
+    case SwitchDegradation::Tier::leaf: return fab.leaves;
+    case SwitchDegradation::Tier::spine: return fab.pods * fab.spines;
+    case SwitchDegradation::Tier::core: return fab.spines * fab.cores;
+  }
+  return 0;
+}
+
+}  // namespace degraded_detail
+
+void Topology::degrade_switches(Fabric& fab, std::vector<std::uint8_t>& nic_down) {
+  using namespace degraded_detail;
+  for (std::size_t i = 0; i < spec_.degraded_switches.size(); ++i) {
+    const SwitchDegradation& d = spec_.degraded_switches[i];
+    const std::string key = "variability.degraded_switches[" + std::to_string(i) + "]";
+    const std::uint32_t count = switch_count(fab, d.tier);
+    degraded_require(d.tier != SwitchDegradation::Tier::core || fab.cores > 0, key.c_str(),
+                     "a two-tier fabric has no core switches",
+                     "name a leaf or a spine, or set fabric.tiers = 3");
+    degraded_require(d.index >= 0 && static_cast<std::uint32_t>(d.index) < count, key.c_str(),
+                     "switch " + std::to_string(d.index) + " is not in the fabric (" + std::to_string(count) +
+                         " at that tier, numbered from 0)");
+    const auto idx = static_cast<std::uint32_t>(d.index);
+    if (d.bandwidth > 0.0) {
+      for (const LinkId l : switch_links(fab, d, nic_up_, nic_down_))
+        links_[l].bw = BytesPerSecond::of(links_[l].bw.value() * d.bandwidth);
+      continue;
+    }
+    switch (d.tier) {
+      case SwitchDegradation::Tier::leaf:  // its NICs are down: their GPUs use another NIC of the node
+        for (GpuId g = 0; g < gpu_count_; ++g)
+          if (fab.leaf_of[g] == idx) nic_down[g] = 1;
+        break;
+      case SwitchDegradation::Tier::spine:
+        fab.spine_is_down.resize(std::size_t{fab.pods} * fab.spines, 0);
+        fab.spine_is_down[idx] = 1;
+        break;
+      case SwitchDegradation::Tier::core:
+        fab.core_is_down.resize(std::size_t{fab.spines} * fab.cores, 0);
+        fab.core_is_down[idx] = 1;
+        break;
+    }
+  }
+  if (fab.spine_is_down.empty() && fab.core_is_down.empty()) return;
+  fab.switches_down = true;
+  check_switch_routes(fab);
+}
+
+void Topology::check_switch_routes(Fabric& fab) const {
+  using degraded_detail::degraded_require;
+  fab.live_cores.assign(fab.spines, fab.cores);
+  if (!fab.core_is_down.empty())
+    for (std::uint32_t j = 0; j < fab.spines; ++j)
+      for (std::uint32_t k = 0; k < fab.cores; ++k)
+        fab.live_cores[j] -= fab.core_is_down[std::size_t{j} * fab.cores + k];
+  // Every pod whose leaves talk to each other needs a spine up; across pods, a spine index up in
+  // both pods whose core group has a core up.
+  for (std::uint32_t pa = 0; pa < fab.pods; ++pa)
+    for (std::uint32_t pb = pa; pb < fab.pods; ++pb) {
+      if (pa == pb && std::min(fab.leaves, (pa + 1) * fab.leaves_per_pod) - pa * fab.leaves_per_pod < 2)
+        continue;
+      bool any = false;
+      for (std::uint32_t j = 0; j < fab.spines && !any; ++j)
+        any = fab.spine_up_in(pa, j) && fab.spine_up_in(pb, j) && (pa == pb || fab.live_cores[j] > 0);
+      degraded_require(any, "variability.degraded_switches",
+                       pa == pb ? "every spine of pod " + std::to_string(pa) +
+                                      " is down: its leaves cannot reach each other"
+                                : "no spine and core path is up between pods " + std::to_string(pa) +
+                                      " and " + std::to_string(pb),
+                       "the job cannot run across them: give a switch a small bandwidth instead of 0");
+    }
 }
 
 }  // namespace stepsim::topo

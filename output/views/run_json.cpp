@@ -214,7 +214,7 @@ nlohmann::ordered_json run_json(const work::JobSpec& job, const work::Simulation
       {"per_million_tokens", m.tokens_per_s > 0 ? cluster_per_hour / 3600.0 / m.tokens_per_s * 1e6 : 0.0}};
   j["ranks"] = ranks_json(s);
   if (!s.steps.empty()) j["steps"] = steps_json(s.steps);
-  if (s.steps.replayed && !job.cluster.degraded.empty())
+  if (s.steps.replayed && job.cluster.has_degradation())
     j["steps"]["degraded"] = Json{{"collectives", s.steps.degraded_ops},
                                   {"gpu_copies", s.steps.degraded_copies},
                                   {"max_time_factor", s.steps.degraded_max_factor}};

@@ -194,7 +194,7 @@ void steps_section(std::ostringstream& o, const work::JobSpec& job, const work::
   const work::StepDistribution& d = s.steps;
   if (d.empty()) return;
   const double n = static_cast<double>(d.steps.size());
-  if (d.replayed && !job.cluster.degraded.empty())
+  if (d.replayed && job.cluster.has_degradation())
     o << "steps       " << format_count(static_cast<long long>(d.steps.size()), "step", "steps")
       << " of every GPU (" << format_count(s.plan.world, "GPU", "GPUs")
       << ") replayed over the representative step on healthy links, with [variability]'s draws; the "
@@ -219,8 +219,8 @@ void steps_section(std::ostringstream& o, const work::JobSpec& job, const work::
                d.nominal_s > 0 ? (v >= d.nominal_s ? "+" : "") + format_percent(v / d.nominal_s - 1.0)
                                : std::string("-")});
   };
-  t.add_row({job.cluster.degraded.empty() ? "nominal (nothing varying)"
-                                          : "nominal (healthy links, nothing varying)",
+  t.add_row({!job.cluster.has_degradation() ? "nominal (nothing varying)"
+                                            : "nominal (healthy links, nothing varying)",
              format_seconds(d.nominal_s), ""});
   row("mean", d.mean_s);
   row("p50", d.p50_s);
@@ -238,6 +238,18 @@ void steps_section(std::ostringstream& o, const work::JobSpec& job, const work::
       o << (i ? ", " : " ") << "rank " << l.gpu
         << (l.part == topo::LinkDegradation::Part::nic ? " NIC" : " NVLink")
         << (l.bandwidth > 0 ? " at " + format_percent(l.bandwidth, 0) : std::string(" down"));
+    }
+    o << "\n";
+  }
+  if (!job.cluster.degraded_switches.empty()) {
+    o << "  degraded switches:";
+    for (std::size_t i = 0; i < job.cluster.degraded_switches.size(); ++i) {
+      const auto& w = job.cluster.degraded_switches[i];
+      o << (i ? ", " : " ")
+        << (w.tier == topo::SwitchDegradation::Tier::leaf    ? "leaf "
+            : w.tier == topo::SwitchDegradation::Tier::spine ? "spine "
+                                                             : "core ")
+        << w.index << (w.bandwidth > 0 ? " at " + format_percent(w.bandwidth, 0) : std::string(" down"));
     }
     o << "\n";
   }

@@ -105,8 +105,8 @@ void check_cluster_job(const topo::ClusterSpec& c, const ClusterJob& j) {
   if (j.job.variability.active())
     throw UserError(who +
                     "has [variability]: several jobs on one cluster are simulated at their nominal step");
-  if (!own.degraded.empty() || !c.degraded.empty())
-    throw UserError(who + "degraded links are not simulated for several jobs on one cluster");
+  if (own.has_degradation() || c.has_degradation())
+    throw UserError(who + "degraded links and switches are not simulated for several jobs on one cluster");
   if (j.job.workload.kind == WorkloadKind::generate || j.job.workload.kind == WorkloadKind::serve)
     throw UserError(who +
                     "is a whole generation or serving run; cluster files place training, prefill and "

@@ -335,12 +335,14 @@ struct VariabilitySpec {
   /// Links below their line rate or down: how many (the links themselves are the cluster's,
   /// topo::ClusterSpec::degraded, since the topology is built from them).
   int degraded_links = 0;
+  /// Switches below their line rate or down: how many (topo::ClusterSpec::degraded_switches).
+  int degraded_switches = 0;
 
   /// Whether anything varies (a scenario without [variability] has nothing).
   bool active() const {
-    return degraded_links > 0 || !slow_gpus.empty() || !slow_nodes.empty() || gpu_speed_sd > 0.0 ||
-           (throttled_fraction > 0.0 && throttled_factor != 1.0) || kernel_jitter_cv > 0.0 ||
-           (host_stalls_per_step > 0.0 && host_stall_ms > 0.0);
+    return degraded_links > 0 || degraded_switches > 0 || !slow_gpus.empty() || !slow_nodes.empty() ||
+           gpu_speed_sd > 0.0 || (throttled_fraction > 0.0 && throttled_factor != 1.0) ||
+           kernel_jitter_cv > 0.0 || (host_stalls_per_step > 0.0 && host_stall_ms > 0.0);
   }
 };
 

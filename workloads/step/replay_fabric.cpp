@@ -18,14 +18,15 @@ struct CopyDelay {
   double factor = 1.0;
 };
 
-/// One group of a comm op as a request of its own, with the algorithm and protocol the step chose:
-/// a ring exchange (send/recv among more than two) is one send per member to its successor.
+/// One group of a comm op as a request of its own, its algorithm and protocol chosen afresh on each
+/// fabric (what the job forces, TransferTableBuilder's CommConfig, still applies; DeepEP's kernels,
+/// which only a request names, are kept): a ring exchange (send/recv among more than two) is one send
+/// per member to its successor.
 topo::CollectiveRequest group_request(const topo::TransferInfo& info, const std::vector<int>& group) {
   topo::CollectiveRequest r;
   r.op = info.op;
   r.bytes = info.bytes;
-  r.algorithm = info.algorithm;
-  r.protocol = info.protocol;
+  if (info.algorithm == topo::CollectiveAlgorithm::deepep_ll) r.algorithm = info.algorithm;
   const auto gpu = [](int rank) { return static_cast<topo::GpuId>(rank); };
   if (info.op == topo::CollectiveOp::send_recv && group.size() > 2) {
     for (std::size_t i = 0; i < group.size(); ++i)
@@ -49,6 +50,7 @@ class GroupTimer {
         layout_(job.parallel) {
     for (const topo::LinkDegradation& d : job.cluster.degraded)
       domains_.insert(degraded_topology_->domain_of(static_cast<topo::GpuId>(d.gpu)));
+    switches_ = !job.cluster.degraded_switches.empty();
   }
 
   /// The copies of a collective `info` over `groups` that a degraded link reaches, each with its
@@ -65,10 +67,16 @@ class GroupTimer {
   using Key = std::tuple<std::uint16_t, topo::CollectiveOp, topo::CollectiveAlgorithm,
                          topo::CollectiveProtocol, double>;
 
+  /// A group with a member in a degraded link's scale-up domain, or, with a switch degraded, one
+  /// that spans domains (its traffic leaves them through the fabric's switches).
   bool reached(const std::vector<int>& group) const {
-    return std::any_of(group.begin(), group.end(), [&](int rank) {
-      return domains_.count(degraded_topology_->domain_of(static_cast<topo::GpuId>(rank))) > 0;
-    });
+    const auto domain = [&](int rank) {
+      return degraded_topology_->domain_of(static_cast<topo::GpuId>(rank));
+    };
+    if (std::any_of(group.begin(), group.end(), [&](int rank) { return domains_.count(domain(rank)) > 0; }))
+      return true;
+    return switches_ && std::any_of(group.begin(), group.end(),
+                                    [&](int rank) { return domain(rank) != domain(group.front()); });
   }
 
   std::vector<CopyDelay> compute(const std::vector<std::vector<int>>& groups,
@@ -77,11 +85,9 @@ class GroupTimer {
     std::vector<std::uint32_t> on_healthy, on_degraded;
     for (const std::vector<int>& g : groups) {
       if (!reached(g)) continue;
-      topo::CollectiveRequest r = group_request(info, g);
+      const topo::CollectiveRequest r = group_request(info, g);
       hit.push_back(&g);
       on_healthy.push_back(healthy_.add(r));
-      r.algorithm = topo::CollectiveAlgorithm::automatic;
-      r.protocol = topo::CollectiveProtocol::automatic;
       on_degraded.push_back(degraded_.add(r));
     }
     std::vector<CopyDelay> out;
@@ -89,8 +95,9 @@ class GroupTimer {
     const std::vector<double> before = topo::concurrent_time_s(healthy_.table(), on_healthy);
     const std::vector<double> after = topo::concurrent_time_s(degraded_.table(), on_degraded);
     for (std::size_t i = 0; i < hit.size(); ++i) {
-      const double factor = before[i] > 0.0 ? after[i] / before[i] : 1.0;
-      if (std::abs(factor - 1.0) <= 1e-12) continue;
+      // A slower part never speeds a collective up: each side's choice is its fastest alone.
+      const double factor = before[i] > 0.0 ? std::max(1.0, after[i] / before[i]) : 1.0;
+      if (factor - 1.0 <= 1e-12) continue;
       std::set<std::uint32_t> copies;
       for (const int rank : *hit[i]) copies.insert(static_cast<std::uint32_t>(layout_.stage_index(rank)));
       for (const std::uint32_t c : copies) out.push_back({c, factor});
@@ -104,6 +111,7 @@ class GroupTimer {
   topo::TransferTableBuilder degraded_;
   RankLayout layout_;
   std::set<std::uint32_t> domains_;
+  bool switches_ = false;
   std::map<Key, std::vector<CopyDelay>> cache_;
 };
 
@@ -115,7 +123,7 @@ FabricScaling scale_degraded_transfers(const JobSpec& job, const StepPlan& plan,
   FabricScaling out;
   layout.scale_begin.clear();
   layout.scales.clear();
-  if (job.cluster.degraded.empty()) return out;
+  if (!job.cluster.has_degradation()) return out;
   replay_fabric_detail::GroupTimer timer(job, healthy, config);
   const std::size_t n = plan.graph.op_count();
   layout.scale_begin.assign(n + 1, 0);

@@ -1,17 +1,19 @@
 #pragma once
-// Degraded links in a replay of every GPU (stepsim run --ranks replay): which groups' collectives
-// a degraded NIC or NVLink reaches, and how much longer each of their copies takes.
+// Degraded links and switches in a replay of every GPU (stepsim run --ranks replay): which groups'
+// collectives they reach, and how much longer each of their copies takes.
 //
 // The representative step runs on the healthy fabric: its simulated groups and their images give
-// every copy of a collective the same duration. A degraded link makes the groups whose routes
-// cross it slower than the others. Such a group is one with a member in a scale-up domain that
-// holds a degraded link: the degraded GPU's own traffic, a NIC-down GPU's traffic moved onto its
-// neighbour's NIC, and PXN's relays, which stay inside the sender's domain, never leave it. For each
-// collective, those groups are planned alone on both fabrics with the algorithm and protocol the
-// step chose, run all at once (topo::concurrent_time_s, so two groups sharing a NIC share it),
-// and each group's copies take the run's duration x (degraded time / healthy time). The rest of
-// the job keeps its representative durations: what the slower groups do to other groups' traffic
-// on shared switch links is not priced (docs/simulation.md, "Every GPU replayed").
+// every copy of a collective the same duration. A degraded part makes the groups whose routes cross
+// it slower than the others. A degraded NIC or NVLink reaches the groups with a member in its
+// scale-up domain: the degraded GPU's own traffic, a NIC-down GPU's traffic moved onto its
+// neighbour's NIC, and PXN's relays, which stay inside the sender's domain, never leave it. A
+// degraded or failed switch reaches every group that spans domains (its traffic leaves them through
+// the switches). For each collective those groups are planned alone on both fabrics (each choosing
+// its algorithm and protocol afresh, as a new plan on that fabric would), run all at once
+// (topo::concurrent_time_s, so two groups sharing a NIC share it), and each group's copies take the run's
+// duration x (degraded time / healthy time). The rest of the job keeps its representative durations, and
+// other collectives that share the slow part at the same time in the real schedule are not re-timed
+// (docs/simulation.md, "Every GPU replayed").
 
 #include <memory>
 

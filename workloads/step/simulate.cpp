@@ -113,9 +113,9 @@ StepPlan build_step(const JobSpec& job, CommPlanner& planner, RankMode ranks) {
 std::shared_ptr<const topo::Topology> replay_topology(const JobSpec& job,
                                                       std::shared_ptr<const topo::Topology> topology,
                                                       const SimulateOptions& options) {
-  if (!options.replay || job.cluster.degraded.empty()) return topology;
+  if (!options.replay || !job.cluster.has_degradation()) return topology;
   topo::ClusterSpec healthy = job.cluster;
-  healthy.degraded.clear();
+  healthy.clear_degradation();
   return std::make_shared<const topo::Topology>(healthy);
 }
 
@@ -134,11 +134,11 @@ Simulation run_built_step(const JobSpec& job, std::shared_ptr<const topo::Topolo
           "[variability] makes GPUs differ, and representative ranks assume they do not: simulate every GPU "
           "(stepsim run --ranks all)");
     variation = run_steps(job, plan, planner, options.steps, steps);
-    if (!job.cluster.degraded.empty()) {
+    if (job.cluster.has_degradation()) {
       // The nominal step is the healthy fabric's: the same job with every link at its line rate
       // and nothing varying, which representative ranks simulate exactly.
       JobSpec healthy = job;
-      healthy.cluster.degraded.clear();
+      healthy.cluster.clear_degradation();
       healthy.variability = {};
       SimulateOptions o;
       o.comm = options.comm;

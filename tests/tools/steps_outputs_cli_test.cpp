@@ -108,15 +108,16 @@ TEST_CASE("stepsim run --ranks auto replays a varied step too large to simulate 
   CHECK(nlohmann::json::parse(small.out)["steps"]["replayed"] == false);
 }
 
-TEST_CASE("stepsim run --ranks auto replays a large step with a degraded NIC, and says what it slowed") {
-  // The 405B example on 16,384 GPUs with GPU 4,242's NIC at half rate: replayed (its every-GPU graph
-  // is over 2 M ops). The nominal step is the healthy fabric's; the slow NIC's groups (its data-
-  // parallel rings, its pipeline sends) take longer, so the step does; JSON and the table say how
-  // many collectives and GPU copies it slowed.
-  const std::string big = "run '" + std::string(STEPSIM_SOURCE_DIR) +
-                          "/scenarios/examples/llama3.1-405b-16384xh100.toml' -q"
-                          " --set 'variability.degraded_links=[{rank=4242,link=\"nic\",bandwidth=0.5}]'";
-  const auto r = run_stepsim(big + " --format json");
+TEST_CASE("stepsim run --ranks replay with a degraded NIC says what it slowed") {
+  // The 8B straggler example's 64 GPUs without its variability, GPU 42's NIC at half rate,
+  // replayed: the nominal step is the healthy fabric's; the slow NIC's groups (its data-parallel
+  // rings) take longer, so the step does; JSON and the table say how many collectives and GPU copies
+  // it slowed. Half the NIC's rate: a collective bound by it takes at most twice as long.
+  const std::string run =
+      "run '" + std::string(STEPSIM_SOURCE_DIR) +
+      "/scenarios/examples/variability/llama3.1-8b-64xh100-straggler.toml' -q --ranks replay"
+      " --unset variability --set 'variability.degraded_links=[{rank=42,link=\"nic\",bandwidth=0.5}]'";
+  const auto r = run_stepsim(run + " --format json");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(r.out);
@@ -124,44 +125,25 @@ TEST_CASE("stepsim run --ranks auto replays a large step with a degraded NIC, an
   CHECK(j["steps"]["step_time_s"][0].get<double>() > j["steps"]["nominal_s"].get<double>());
   CHECK(j["steps"]["degraded"]["collectives"].get<int>() > 0);
   CHECK(j["steps"]["degraded"]["gpu_copies"].get<int>() >= j["steps"]["degraded"]["collectives"].get<int>());
-  // Half the NIC's rate: a collective bound by it takes at most twice as long.
   const double f = j["steps"]["degraded"]["max_time_factor"].get<double>();
   CHECK(f > 1.0);
   CHECK(f <= 2.0 + 1e-9);
-  const auto table = run_stepsim(big);
+  const auto table = run_stepsim(run);
   REQUIRE(table.exit_code == 0);
   CHECK(table.out.find("whose groups the degraded links reach") != std::string::npos);
 }
 
-TEST_CASE(
-    "stepsim run: failed spines slow the fabric's collectives, and a switch the fabric lacks is an input "
-    "error") {
-  // The 8B straggler example's 64 GPUs without its variability, on a 2:1 fat-tree of 2-node leaves
-  // (16 NICs each, P = 8 spines of a NIC's speed per leaf link). Half the spines down leaves each
-  // leaf 4 uplinks: the cross-node rings slow (measured: +4.0% every GPU simulated, +3.6% replayed;
-  // docs/simulation.md section 1).
-  const std::string base =
-      "run '" + std::string(STEPSIM_SOURCE_DIR) +
-      "/scenarios/examples/variability/llama3.1-8b-64xh100-straggler.toml' -q --format json"
-      " --unset variability --set 'fabric.kind=\"fat-tree\"' --set fabric.hosts_per_leaf=16"
-      " --set fabric.oversubscription=2";
-  const std::string four_down =
-      " --set 'variability.degraded_switches=[{tier=\"spine\",index=0,bandwidth=0},{tier=\"spine\",index=1,"
-      "bandwidth=0},{tier=\"spine\",index=2,bandwidth=0},{tier=\"spine\",index=3,bandwidth=0}]'";
-  double time[2] = {0.0, 0.0};
-  for (int i = 0; i < 2; ++i) {
-    const auto r = run_stepsim(base + (i == 0 ? " --ranks all" : " --ranks replay") + four_down);
-    INFO(r.err);
-    REQUIRE(r.exit_code == 0);
-    const auto j = nlohmann::json::parse(r.out);
-    time[i] = j["steps"]["step_time_s"][0].get<double>();
-    CHECK(time[i] > j["steps"]["nominal_s"].get<double>());
-  }
-  CHECK(time[1] == Approx(time[0]).epsilon(0.01));
-  const auto bad =
-      run_stepsim(base + " --set 'variability.degraded_switches=[{tier=\"spine\",index=99,bandwidth=0}]'");
-  CHECK(bad.exit_code == 2);
-  CHECK_THAT(bad.err, Catch::Contains("variability.degraded_switches[0]: switch 99 is not in the fabric"));
-  // The entry came from --set, so the error names that source.
-  CHECK_THAT(bad.err, Catch::Contains("error: --set variability.degraded_switches="));
+TEST_CASE("stepsim run --ranks auto replays a degraded step too large to simulate every GPU of", "[slow]") {
+  // The 405B example on 16,384 GPUs (its every-GPU graph about 150 M ops, over 2 M) with GPU 4,242's
+  // NIC at half rate is replayed, and the step slows. [slow]: about a second here, minutes under the
+  // sanitizers.
+  const auto r = run_stepsim("run '" + std::string(STEPSIM_SOURCE_DIR) +
+                             "/scenarios/examples/llama3.1-405b-16384xh100.toml' --format json -q"
+                             " --set 'variability.degraded_links=[{rank=4242,link=\"nic\",bandwidth=0.5}]'");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["steps"]["replayed"] == true);
+  CHECK(j["steps"]["degraded"]["collectives"].get<int>() > 0);
+  CHECK(j["steps"]["step_time_s"][0].get<double>() > j["steps"]["nominal_s"].get<double>());
 }

@@ -147,3 +147,36 @@ TEST_CASE("stepsim run --ranks auto replays a degraded step too large to simulat
   CHECK(j["steps"]["degraded"]["collectives"].get<int>() > 0);
   CHECK(j["steps"]["step_time_s"][0].get<double>() > j["steps"]["nominal_s"].get<double>());
 }
+
+TEST_CASE(
+    "stepsim run: failed spines slow the fabric's collectives, and a switch the fabric lacks is an input "
+    "error") {
+  // The 8B straggler example's 64 GPUs without its variability, on a 2:1 fat-tree of 2-node leaves
+  // (16 NICs each, P = 8 spines of a NIC's speed per leaf link). Half the spines down leaves each
+  // leaf 4 uplinks: the cross-node rings slow (measured: +4.0% every GPU simulated, +3.6% replayed;
+  // docs/simulation.md section 1).
+  const std::string base =
+      "run '" + std::string(STEPSIM_SOURCE_DIR) +
+      "/scenarios/examples/variability/llama3.1-8b-64xh100-straggler.toml' -q --format json"
+      " --unset variability --set 'fabric.kind=\"fat-tree\"' --set fabric.hosts_per_leaf=16"
+      " --set fabric.oversubscription=2";
+  const std::string four_down =
+      " --set 'variability.degraded_switches=[{tier=\"spine\",index=0,bandwidth=0},{tier=\"spine\",index=1,"
+      "bandwidth=0},{tier=\"spine\",index=2,bandwidth=0},{tier=\"spine\",index=3,bandwidth=0}]'";
+  double time[2] = {0.0, 0.0};
+  for (int i = 0; i < 2; ++i) {
+    const auto r = run_stepsim(base + (i == 0 ? " --ranks all" : " --ranks replay") + four_down);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    time[i] = j["steps"]["step_time_s"][0].get<double>();
+    CHECK(time[i] > j["steps"]["nominal_s"].get<double>());
+  }
+  CHECK(time[1] == Approx(time[0]).epsilon(0.01));
+  const auto bad =
+      run_stepsim(base + " --set 'variability.degraded_switches=[{tier=\"spine\",index=99,bandwidth=0}]'");
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("variability.degraded_switches[0]: switch 99 is not in the fabric"));
+  // The entry came from --set, so the error names that source.
+  CHECK_THAT(bad.err, Catch::Contains("error: --set variability.degraded_switches="));
+}

@@ -11,9 +11,9 @@
 namespace stepsim::work {
 namespace replay_fabric_detail {
 
-/// A copy of a collective whose group a degraded link reaches, and its group's time on the degraded
+/// A copy of a collective whose group a degraded part reaches, and its group's time on the degraded
 /// fabric over its time on the healthy one (each with the other reached groups, on idle links).
-struct CopyDelay {
+struct CopyFactor {
   std::uint32_t copy = 0;
   double factor = 1.0;
 };
@@ -39,7 +39,7 @@ topo::CollectiveRequest group_request(const topo::TransferInfo& info, const std:
   return r;
 }
 
-/// The groups reached by a degraded link, planned on both fabrics; one entry per distinct
+/// The groups a degraded link or switch reaches, planned on both fabrics; one entry per distinct
 /// collective (its groups, operation, algorithm, protocol and size).
 class GroupTimer {
  public:
@@ -53,10 +53,10 @@ class GroupTimer {
     switches_ = !job.cluster.degraded_switches.empty();
   }
 
-  /// The copies of a collective `info` over `groups` that a degraded link reaches, each with its
+  /// The copies of a collective `info` over `groups` that a degraded part reaches, each with its
   /// group's time factor (sorted by copy; empty when no group of it is reached).
-  const std::vector<CopyDelay>& delays(std::uint16_t groups_id, const std::vector<std::vector<int>>& groups,
-                                       const topo::TransferInfo& info) {
+  const std::vector<CopyFactor>& factors(std::uint16_t groups_id, const std::vector<std::vector<int>>& groups,
+                                         const topo::TransferInfo& info) {
     const Key key{groups_id, info.op, info.algorithm, info.protocol, info.bytes};
     const auto [it, fresh] = cache_.try_emplace(key);
     if (fresh) it->second = compute(groups, info);
@@ -79,8 +79,8 @@ class GroupTimer {
                                     [&](int rank) { return domain(rank) != domain(group.front()); });
   }
 
-  std::vector<CopyDelay> compute(const std::vector<std::vector<int>>& groups,
-                                 const topo::TransferInfo& info) {
+  std::vector<CopyFactor> compute(const std::vector<std::vector<int>>& groups,
+                                  const topo::TransferInfo& info) {
     std::vector<const std::vector<int>*> hit;
     std::vector<std::uint32_t> on_healthy, on_degraded;
     for (const std::vector<int>& g : groups) {
@@ -90,7 +90,7 @@ class GroupTimer {
       on_healthy.push_back(healthy_.add(r));
       on_degraded.push_back(degraded_.add(r));
     }
-    std::vector<CopyDelay> out;
+    std::vector<CopyFactor> out;
     if (hit.empty()) return out;
     const std::vector<double> before = topo::concurrent_time_s(healthy_.table(), on_healthy);
     const std::vector<double> after = topo::concurrent_time_s(degraded_.table(), on_degraded);
@@ -112,7 +112,7 @@ class GroupTimer {
   RankLayout layout_;
   std::set<std::uint32_t> domains_;
   bool switches_ = false;
-  std::map<Key, std::vector<CopyDelay>> cache_;
+  std::map<Key, std::vector<CopyFactor>> cache_;
 };
 
 }  // namespace replay_fabric_detail
@@ -132,14 +132,14 @@ FabricScaling scale_degraded_transfers(const JobSpec& job, const StepPlan& plan,
     const sim::OpExec& e = plan.graph.exec(op);
     const std::uint16_t g = plan.info[op].comm_groups;
     if (e.kind != sim::OpKind::transfer || g == OpInfo::kNoCommGroups) continue;
-    const auto& delays = timer.delays(g, plan.comm_groups[g], healthy.info(e.aux));
-    if (delays.empty()) continue;
-    for (const auto& d : delays) {
+    const auto& factors = timer.factors(g, plan.comm_groups[g], healthy.info(e.aux));
+    if (factors.empty()) continue;
+    for (const auto& d : factors) {
       layout.scales.push_back({d.copy, d.factor});
       out.max_factor = std::max(out.max_factor, d.factor);
     }
     ++out.ops;
-    out.copies += delays.size();
+    out.copies += factors.size();
   }
   layout.scale_begin[n] = static_cast<std::uint32_t>(layout.scales.size());
   return out;

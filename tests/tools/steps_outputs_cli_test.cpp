@@ -89,9 +89,10 @@ TEST_CASE("stepsim run --ranks replay: every GPU's steps replayed, in JSON, HDF5
   CHECK(serve.err.find("--ranks replay") != std::string::npos);
 }
 
-TEST_CASE("stepsim run --ranks auto replays a varied step too large to simulate every GPU of") {
+TEST_CASE("stepsim run --ranks auto replays a varied step too large to simulate every GPU of", "[slow]") {
   // The 405B example on 16,384 GPUs: every GPU's graph would be about 150 M ops (over 2 M), so a
-  // [variability] scenario is replayed; the 16-GPU test step stays simulated on every GPU.
+  // [variability] scenario is replayed; the 16-GPU test step stays simulated on every GPU. [slow]:
+  // about a second here, 15 minutes under the sanitizers (half of CI's sanitizer stage).
   const std::string big = "run '" + std::string(STEPSIM_SOURCE_DIR) +
                           "/scenarios/examples/llama3.1-405b-16384xh100.toml' --format json -q"
                           " --set variability.kernel_jitter_cv=0.02 --set variability.seed=5";

@@ -1,5 +1,6 @@
 // Readers of the [model], [workload], [parallelism], [precision], [moe] and [estimate] tables.
 #include <algorithm>
+#include <initializer_list>
 
 #include "scenarios/choices.hpp"
 #include "scenarios/hf_config.hpp"
@@ -270,6 +271,12 @@ void read_collective_section(TableReader r, Scenario& s) {
 
 namespace variability_reader {
 
+/// Fails on the first of `keys` that an array entry lacks, with `example` (a whole entry) as hint.
+void require_entry_keys(TableReader& t, std::initializer_list<const char*> keys, const char* example) {
+  for (const char* key : keys)
+    if (!t.has(key)) t.fail(key, std::string("each entry needs `") + key + "`", example);
+}
+
 /// `slow_gpus = [{ rank = 17, factor = 1.1 }]` or `slow_nodes = [{ node = 3, factor = 1.2 }]`.
 std::vector<work::SlowPart> read_slow_parts(TableReader& r, std::string_view key, std::string_view index_key,
                                             int count) {
@@ -297,10 +304,8 @@ void read_degraded_links(TableReader& r, Scenario& s) {
   std::vector<int> nics_down(static_cast<std::size_t>(c.nodes), 0);
   for (TableReader& t : r.tables("degraded_links")) {
     topo::LinkDegradation d;
-    for (const char* key : {"rank", "link", "bandwidth"})
-      if (!t.has(key))
-        t.fail(key, std::string("each entry needs `") + key + "`",
-               "e.g. { rank = 5, link = \"nic\", bandwidth = 0.5 }");
+    require_entry_keys(t, {"rank", "link", "bandwidth"},
+                       "e.g. { rank = 5, link = \"nic\", bandwidth = 0.5 }");
     t.read("rank", d.gpu, IntRange{0, c.total_gpus() - 1});
     std::string part;
     t.read("link", part);
@@ -335,10 +340,8 @@ void read_degraded_switches(TableReader& r, Scenario& s) {
   topo::ClusterSpec& c = s.job.cluster;
   for (TableReader& t : r.tables("degraded_switches")) {
     topo::SwitchDegradation d;
-    for (const char* key : {"tier", "index", "bandwidth"})
-      if (!t.has(key))
-        t.fail(key, std::string("each entry needs `") + key + "`",
-               "e.g. { tier = \"spine\", index = 3, bandwidth = 0 }");
+    require_entry_keys(t, {"tier", "index", "bandwidth"},
+                       "e.g. { tier = \"spine\", index = 3, bandwidth = 0 }");
     std::string tier;
     t.read("tier", tier);
     if (tier != "leaf" && tier != "spine" && tier != "core")

@@ -19,14 +19,6 @@ ClusterSpec with_degraded(ClusterSpec c, std::vector<LinkDegradation> d) {
   return c;
 }
 
-CollectiveRequest send(GpuId from, GpuId to, double bytes) {
-  CollectiveRequest r;
-  r.op = CollectiveOp::send_recv;
-  r.groups = {{from, to}};
-  r.bytes = bytes;
-  return r;
-}
-
 }  // namespace degraded_test_detail
 
 using namespace degraded_test_detail;

@@ -160,3 +160,39 @@ TEST_CASE("runs are bit-for-bit repeatable", "[flow_network]") {
   const auto la = a.link_bytes(), lb = b.link_bytes();
   CHECK(std::equal(la.begin(), la.end(), lb.begin(), lb.end()));
 }
+
+TEST_CASE("transfers started together: alone as predicted, sharing a link twice as long on it",
+          "[flow_network]") {
+  // What a replay of every GPU times the groups a degraded part reaches with (run_transfers over a
+  // table of those groups alone).
+  auto topology = std::make_shared<const Topology>(test::cluster(2));
+  TransferTableBuilder tb(topology);
+  CollectiveRequest ring;
+  ring.groups = {test::iota(0, 16)};
+  ring.bytes = kGiB;
+  ring.algorithm = CollectiveAlgorithm::ring;
+  const std::uint32_t ar = tb.add(ring);
+  const std::uint32_t a = tb.add(test::send(0, 1, kGiB));
+  const std::uint32_t b = tb.add(test::send(0, 1, kGiB));  // the same route: GPU 0's and GPU 1's NVLink
+  const std::uint32_t c = tb.add(test::send(2, 3, kGiB));  // another pair of the node: no shared link
+  const auto table = std::make_shared<const TransferTable>(std::move(tb).build());
+
+  // Alone, a transfer takes its idle-network prediction (to the picosecond's rounding).
+  for (const std::uint32_t id : {ar, a, c}) {
+    FlowNetwork net(table);
+    const std::uint32_t one[] = {id};
+    CHECK(to_seconds(run_transfers(net, one)[0]) == Approx(table->info(id).time_alone_s).epsilon(1e-6));
+  }
+
+  // a and b share every link of their route at the same weight: each gets half, so each moves its
+  // bytes in twice the time alone, after the same latency L: t = L + 2 (t_alone - L). c shares
+  // nothing with them and keeps its time.
+  const double alone = table->info(a).time_alone_s;
+  const double latency = to_seconds(table->phases(a)[0].latency);
+  FlowNetwork net(table);
+  const std::uint32_t ids[] = {a, b, c};
+  const auto t = run_transfers(net, ids);
+  CHECK(to_seconds(t[0]) == Approx(latency + 2.0 * (alone - latency)).epsilon(1e-6));
+  CHECK(t[1] == t[0]);
+  CHECK(to_seconds(t[2]) == Approx(table->info(c).time_alone_s).epsilon(1e-6));
+}

@@ -46,4 +46,13 @@ inline std::vector<topo::GpuId> iota(topo::GpuId first, topo::GpuId n) {
   return v;
 }
 
+/// One send of `bytes` from `from` to `to` (a send_recv group of two).
+inline topo::CollectiveRequest send(topo::GpuId from, topo::GpuId to, double bytes) {
+  topo::CollectiveRequest r;
+  r.op = topo::CollectiveOp::send_recv;
+  r.groups = {{from, to}};
+  r.bytes = bytes;
+  return r;
+}
+
 }  // namespace stepsim::test

@@ -5,18 +5,11 @@
 #include <set>
 #include <tuple>
 
-#include "topology/concurrent_transfers.hpp"
+#include "topology/flow_network.hpp"
 #include "workloads/layout/rank_layout.hpp"
 
 namespace stepsim::work {
 namespace replay_fabric_detail {
-
-/// A copy of a collective whose group a degraded part reaches, and its group's time on the degraded
-/// fabric over its time on the healthy one (each with the other reached groups, on idle links).
-struct CopyFactor {
-  std::uint32_t copy = 0;
-  double factor = 1.0;
-};
 
 /// One group of a comm op as a request of its own, its algorithm and protocol chosen afresh on each
 /// fabric (what the job forces, TransferTableBuilder's CommConfig, still applies; DeepEP's kernels,
@@ -39,29 +32,75 @@ topo::CollectiveRequest group_request(const topo::TransferInfo& info, const std:
   return r;
 }
 
-/// The groups a degraded link or switch reaches, planned on both fabrics; one entry per distinct
-/// collective (its groups, operation, algorithm, protocol and size).
+/// A distinct collective (its groups, operation, algorithm, protocol and size) whose groups a
+/// degraded part reaches: each reached group's transfer on both fabrics, and the copies it holds.
+struct Reached {
+  std::vector<std::uint32_t> healthy, degraded;      ///< payloads, one per reached group
+  std::vector<std::vector<std::uint32_t>> copies;    ///< per reached group, its copies (sorted)
+  std::vector<sim::ReplayLayout::CopyScale> scales;  ///< filled once both tables are built
+};
+
+/// Plans the reached groups of every collective of a step on the healthy and the degraded fabric,
+/// then times each collective's groups started together on each (topo::run_transfers over the
+/// flow network the step itself runs on).
 class GroupTimer {
  public:
-  GroupTimer(const JobSpec& job, const topo::TransferTable& healthy, const topo::CommConfig& config)
-      : degraded_topology_(std::make_shared<const topo::Topology>(job.cluster)),
-        healthy_(healthy.topology_ptr(), config),
-        degraded_(degraded_topology_, config),
-        layout_(job.parallel) {
+  GroupTimer(const JobSpec& job, std::shared_ptr<const topo::Topology> healthy,
+             std::shared_ptr<const topo::Topology> degraded, const topo::CommConfig& config)
+      : healthy_(std::move(healthy), config),
+        degraded_(degraded, config),
+        degraded_topology_(std::move(degraded)),
+        layout_(job.parallel),
+        switches_(!job.cluster.degraded_switches.empty()) {
     for (const topo::LinkDegradation& d : job.cluster.degraded)
       domains_.insert(degraded_topology_->domain_of(static_cast<topo::GpuId>(d.gpu)));
-    switches_ = !job.cluster.degraded_switches.empty();
   }
 
-  /// The copies of a collective `info` over `groups` that a degraded part reaches, each with its
-  /// group's time factor (sorted by copy; empty when no group of it is reached).
-  const std::vector<CopyFactor>& factors(std::uint16_t groups_id, const std::vector<std::vector<int>>& groups,
-                                         const topo::TransferInfo& info) {
+  /// The entry of collective `info` over `groups` (added on first sight), or -1 when no group of it
+  /// is reached.
+  int add(std::uint16_t groups_id, const std::vector<std::vector<int>>& groups,
+          const topo::TransferInfo& info) {
     const Key key{groups_id, info.op, info.algorithm, info.protocol, info.bytes};
-    const auto [it, fresh] = cache_.try_emplace(key);
-    if (fresh) it->second = compute(groups, info);
+    const auto [it, fresh] = index_.try_emplace(key, -1);
+    if (!fresh) return it->second;
+    Reached r;
+    for (const std::vector<int>& g : groups) {
+      if (!reached(g)) continue;
+      const topo::CollectiveRequest request = group_request(info, g);
+      r.healthy.push_back(healthy_.add(request));
+      r.degraded.push_back(degraded_.add(request));
+      std::set<std::uint32_t> copies;
+      for (const int rank : g) copies.insert(static_cast<std::uint32_t>(layout_.stage_index(rank)));
+      r.copies.emplace_back(copies.begin(), copies.end());
+    }
+    if (r.healthy.empty()) return -1;
+    it->second = static_cast<int>(reached_.size());
+    reached_.push_back(std::move(r));
     return it->second;
   }
+
+  /// Times every entry on both fabrics; each reached group's copies get the degraded / healthy time
+  /// of its group (at least 1: each side's choice is its fastest alone, and a slower part never
+  /// speeds a collective up).
+  void time_all() {
+    const auto healthy = std::make_shared<const topo::TransferTable>(std::move(healthy_).build());
+    const auto degraded = std::make_shared<const topo::TransferTable>(std::move(degraded_).build());
+    for (Reached& r : reached_) {
+      topo::FlowNetwork on_healthy(healthy), on_degraded(degraded);
+      const std::vector<Time> before = topo::run_transfers(on_healthy, r.healthy);
+      const std::vector<Time> after = topo::run_transfers(on_degraded, r.degraded);
+      for (std::size_t i = 0; i < r.copies.size(); ++i) {
+        const double factor =
+            before[i].count() > 0 ? std::max(1.0, to_seconds(after[i]) / to_seconds(before[i])) : 1.0;
+        if (factor - 1.0 <= 1e-12) continue;
+        for (const std::uint32_t c : r.copies[i]) r.scales.push_back({c, factor});
+      }
+      std::sort(r.scales.begin(), r.scales.end(),
+                [](const auto& a, const auto& b) { return a.copy < b.copy; });
+    }
+  }
+
+  const std::vector<sim::ReplayLayout::CopyScale>& scales(int entry) const { return reached_[entry].scales; }
 
  private:
   using Key = std::tuple<std::uint16_t, topo::CollectiveOp, topo::CollectiveAlgorithm,
@@ -79,67 +118,46 @@ class GroupTimer {
                                     [&](int rank) { return domain(rank) != domain(group.front()); });
   }
 
-  std::vector<CopyFactor> compute(const std::vector<std::vector<int>>& groups,
-                                  const topo::TransferInfo& info) {
-    std::vector<const std::vector<int>*> hit;
-    std::vector<std::uint32_t> on_healthy, on_degraded;
-    for (const std::vector<int>& g : groups) {
-      if (!reached(g)) continue;
-      const topo::CollectiveRequest r = group_request(info, g);
-      hit.push_back(&g);
-      on_healthy.push_back(healthy_.add(r));
-      on_degraded.push_back(degraded_.add(r));
-    }
-    std::vector<CopyFactor> out;
-    if (hit.empty()) return out;
-    const std::vector<double> before = topo::concurrent_time_s(healthy_.table(), on_healthy);
-    const std::vector<double> after = topo::concurrent_time_s(degraded_.table(), on_degraded);
-    for (std::size_t i = 0; i < hit.size(); ++i) {
-      // A slower part never speeds a collective up: each side's choice is its fastest alone.
-      const double factor = before[i] > 0.0 ? std::max(1.0, after[i] / before[i]) : 1.0;
-      if (factor - 1.0 <= 1e-12) continue;
-      std::set<std::uint32_t> copies;
-      for (const int rank : *hit[i]) copies.insert(static_cast<std::uint32_t>(layout_.stage_index(rank)));
-      for (const std::uint32_t c : copies) out.push_back({c, factor});
-    }
-    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.copy < b.copy; });
-    return out;
-  }
-
-  std::shared_ptr<const topo::Topology> degraded_topology_;
   topo::TransferTableBuilder healthy_;
   topo::TransferTableBuilder degraded_;
+  std::shared_ptr<const topo::Topology> degraded_topology_;
   RankLayout layout_;
-  std::set<std::uint32_t> domains_;
   bool switches_ = false;
-  std::map<Key, std::vector<CopyFactor>> cache_;
+  std::set<std::uint32_t> domains_;
+  std::map<Key, int> index_;
+  std::vector<Reached> reached_;
 };
 
 }  // namespace replay_fabric_detail
 
 FabricScaling scale_degraded_transfers(const JobSpec& job, const StepPlan& plan,
-                                       const topo::TransferTable& healthy, const topo::CommConfig& config,
-                                       sim::ReplayLayout& layout) {
+                                       const topo::TransferTable& healthy,
+                                       std::shared_ptr<const topo::Topology> degraded,
+                                       const topo::CommConfig& config, sim::ReplayLayout& layout) {
   FabricScaling out;
   layout.scale_begin.clear();
   layout.scales.clear();
   if (!job.cluster.has_degradation()) return out;
-  replay_fabric_detail::GroupTimer timer(job, healthy, config);
+  replay_fabric_detail::GroupTimer timer(job, healthy.topology_ptr(), std::move(degraded), config);
   const std::size_t n = plan.graph.op_count();
+  std::vector<int> entry(n, -1);  // per op: its collective's entry in the timer
+  for (sim::OpId op = 0; op < n; ++op) {
+    const sim::OpExec& e = plan.graph.exec(op);
+    const std::uint16_t g = plan.info[op].comm_groups;
+    if (e.kind == sim::OpKind::transfer && g != OpInfo::kNoCommGroups)
+      entry[op] = timer.add(g, plan.comm_groups[g], healthy.info(e.aux));
+  }
+  timer.time_all();
   layout.scale_begin.assign(n + 1, 0);
   for (sim::OpId op = 0; op < n; ++op) {
     layout.scale_begin[op] = static_cast<std::uint32_t>(layout.scales.size());
-    const sim::OpExec& e = plan.graph.exec(op);
-    const std::uint16_t g = plan.info[op].comm_groups;
-    if (e.kind != sim::OpKind::transfer || g == OpInfo::kNoCommGroups) continue;
-    const auto& factors = timer.factors(g, plan.comm_groups[g], healthy.info(e.aux));
-    if (factors.empty()) continue;
-    for (const auto& d : factors) {
-      layout.scales.push_back({d.copy, d.factor});
-      out.max_factor = std::max(out.max_factor, d.factor);
-    }
+    if (entry[op] < 0) continue;
+    const auto& scales = timer.scales(entry[op]);
+    if (scales.empty()) continue;
+    layout.scales.insert(layout.scales.end(), scales.begin(), scales.end());
+    for (const auto& s : scales) out.max_factor = std::max(out.max_factor, s.factor);
     ++out.ops;
-    out.copies += factors.size();
+    out.copies += scales.size();
   }
   layout.scale_begin[n] = static_cast<std::uint32_t>(layout.scales.size());
   return out;

@@ -9,11 +9,11 @@
 // neighbour's NIC, and PXN's relays, which stay inside the sender's domain, never leave it. A
 // degraded or failed switch reaches every group that spans domains (its traffic leaves them through
 // the switches). For each collective those groups are planned alone on both fabrics (each choosing
-// its algorithm and protocol afresh, as a new plan on that fabric would), run all at once
-// (topo::concurrent_time_s, so two groups sharing a NIC share it), and each group's copies take the run's
-// duration x (degraded time / healthy time). The rest of the job keeps its representative durations, and
-// other collectives that share the slow part at the same time in the real schedule are not re-timed
-// (docs/simulation.md, "Every GPU replayed").
+// its algorithm and protocol afresh, as a new plan on that fabric would), started together on the
+// flow network the step runs on (topo::run_transfers: two groups sharing a NIC share it), and each
+// group's copies take the run's duration x (degraded time / healthy time). The rest of the job keeps its
+// representative durations, and other collectives that share the slow part at the same time in the real
+// schedule are not re-timed (docs/simulation.md, "Every GPU replayed").
 
 #include <memory>
 
@@ -32,12 +32,14 @@ struct FabricScaling {
   double max_factor = 1.0;  ///< the largest time factor of a copy
 };
 
-/// Fills layout.scale_begin / layout.scales for job.cluster.degraded over `plan`, a representative
-/// step whose collectives `healthy` planned on the fabric without them with `config`. Copy j of an
-/// op is the GPU RankLayout::stage_rank(stage, j) (layout.width copies). Nothing is scaled without
-/// degraded links. Throws UserError for a degraded link the cluster does not have.
+/// Fills layout.scale_begin / layout.scales for job.cluster's degraded links and switches over
+/// `plan`, a representative step whose collectives `healthy` planned on the fabric without them with
+/// `config`; `degraded` is the job's topology, built from job.cluster with them. Copy j of an op is
+/// the GPU RankLayout::stage_rank(stage, j) (layout.width copies). Nothing is scaled without
+/// degraded parts.
 FabricScaling scale_degraded_transfers(const JobSpec& job, const StepPlan& plan,
-                                       const topo::TransferTable& healthy, const topo::CommConfig& config,
-                                       sim::ReplayLayout& layout);
+                                       const topo::TransferTable& healthy,
+                                       std::shared_ptr<const topo::Topology> degraded,
+                                       const topo::CommConfig& config, sim::ReplayLayout& layout);
 
 }  // namespace stepsim::work

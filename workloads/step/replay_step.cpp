@@ -132,12 +132,14 @@ StepWaits replay_waits(const StepPlan& plan, const CopyMap& map, const sim::Repl
 }  // namespace replay_step_detail
 
 StepDistribution replay_steps(const JobSpec& job, const StepPlan& plan, const sim::RunResult& run, int count,
-                              const topo::TransferTable& transfers, const topo::CommConfig& config) {
+                              const topo::TransferTable& transfers,
+                              std::shared_ptr<const topo::Topology> fabric, const topo::CommConfig& config) {
   using namespace replay_step_detail;
   const VariabilitySpec& v = job.variability;
   const CopyMap map(job, plan);
   sim::ReplayLayout copies = replay_layout(map, plan);
-  const FabricScaling fabric = scale_degraded_transfers(job, plan, transfers, config, copies);
+  const FabricScaling scaled =
+      scale_degraded_transfers(job, plan, transfers, std::move(fabric), config, copies);
   sim::Replay replay(plan.graph, run, copies);
   const std::vector<double> factors = gpu_time_factors(v, plan.world, job.cluster.gpus_per_node);
   sim::Variation variation = replay_variation(v, plan, map, factors);
@@ -153,9 +155,9 @@ StepDistribution replay_steps(const JobSpec& job, const StepPlan& plan, const si
                 replay_waits(plan, map, replay, r, varied, factors, 5));
   }
   out.replay_bytes = replay.memory_bytes();
-  out.degraded_ops = fabric.ops;
-  out.degraded_copies = fabric.copies;
-  out.degraded_max_factor = fabric.max_factor;
+  out.degraded_ops = scaled.ops;
+  out.degraded_copies = scaled.copies;
+  out.degraded_max_factor = scaled.max_factor;
   summarise_steps(out, factors);
   return out;
 }

@@ -22,11 +22,12 @@ namespace stepsim::work {
 /// distribution, what the slowest step waited on, the slowness map. StepDistribution::replayed is set;
 /// nominal_s is the run's makespan, which a replay with nothing varying reproduces exactly.
 ///
-/// With degraded links (job.cluster.degraded) `run` must be the healthy fabric's, its collectives
-/// planned in `transfers` with `config`: the copies of the groups a degraded link reaches take
-/// longer by the factor workloads/step/replay_fabric.hpp gives them, and nominal_s is the healthy
-/// step.
+/// With degraded links or switches (job.cluster) `run` must be the healthy fabric's, its collectives
+/// planned in `transfers` with `config`, and `fabric` the job's topology with them: the copies of
+/// the groups a degraded part reaches take longer by the factor workloads/step/replay_fabric.hpp
+/// gives them, and nominal_s is the healthy step.
 StepDistribution replay_steps(const JobSpec& job, const StepPlan& plan, const sim::RunResult& run, int count,
-                              const topo::TransferTable& transfers, const topo::CommConfig& config);
+                              const topo::TransferTable& transfers,
+                              std::shared_ptr<const topo::Topology> fabric, const topo::CommConfig& config);
 
 }  // namespace stepsim::work

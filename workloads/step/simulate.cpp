@@ -111,7 +111,7 @@ StepPlan build_step(const JobSpec& job, CommPlanner& planner, RankMode ranks) {
 /// (the replay then slows the groups they reach; workloads/step/replay_fabric.hpp), else `topology`.
 /// `topology`, built from job.cluster, has checked the degraded links against the cluster.
 std::shared_ptr<const topo::Topology> replay_topology(const JobSpec& job,
-                                                      std::shared_ptr<const topo::Topology> topology,
+                                                      const std::shared_ptr<const topo::Topology>& topology,
                                                       const SimulateOptions& options) {
   if (!options.replay || !job.cluster.has_degradation()) return topology;
   topo::ClusterSpec healthy = job.cluster;
@@ -120,8 +120,11 @@ std::shared_ptr<const topo::Topology> replay_topology(const JobSpec& job,
 }
 
 /// Runs a built step whose collectives `planner` holds on `topology`, and reads its results.
+/// `fabric` is the job's topology as built from job.cluster, degraded parts included: a replay
+/// prices them on it (the representative step of a replay runs on the healthy `topology`).
 Simulation run_built_step(const JobSpec& job, std::shared_ptr<const topo::Topology> topology, StepPlan plan,
-                          TopologyPlanner& planner, const SimulateOptions& options) {
+                          TopologyPlanner& planner, const SimulateOptions& options,
+                          std::shared_ptr<const topo::Topology> fabric) {
   if (options.links == topo::LinkAccounting::timeline) planner.watch_links(links_of(*topology, plan));
   StepDistribution steps;
   sim::Variation variation;
@@ -167,9 +170,9 @@ Simulation run_built_step(const JobSpec& job, std::shared_ptr<const topo::Topolo
                Bytes{},
                true,
                {}};
-  s.steps = options.replay
-                ? replay_steps(job, s.plan, s.run, options.steps, *s.transfers, comm_config(job, options))
-                : std::move(steps);
+  s.steps = options.replay ? replay_steps(job, s.plan, s.run, options.steps, *s.transfers, std::move(fabric),
+                                          comm_config(job, options))
+                           : std::move(steps);
   s.estimate = estimate_stepsim(job);
   s.metrics = metrics_of(job, s);
   if (s.transfers) s.metrics.imbalance_s = imbalance_seconds(s.plan, *s.transfers);
@@ -219,18 +222,18 @@ Simulation simulate(const JobSpec& job, std::shared_ptr<const topo::Topology> to
                     const SimulateOptions& options) {
   check_single_step(job);
   check_step_size(job, options.ranks, options.max_ops);
-  topology = replay_topology(job, std::move(topology), options);
-  TopologyPlanner planner(topology, comm_config(job, options), topo::FlowNetworkOptions{options.links});
+  const auto run_on = replay_topology(job, topology, options);
+  TopologyPlanner planner(run_on, comm_config(job, options), topo::FlowNetworkOptions{options.links});
   StepPlan plan = build_step(job, planner, options.ranks);
-  return run_built_step(job, std::move(topology), std::move(plan), planner, options);
+  return run_built_step(job, run_on, std::move(plan), planner, options, std::move(topology));
 }
 
 Simulation StepProgram::simulate(const JobSpec& job, std::shared_ptr<const topo::Topology> topology,
                                  const SimulateOptions& options) {
   check_single_step(job);
   check_step_size(job, options.ranks, options.max_ops);
-  topology = replay_topology(job, std::move(topology), options);
-  TopologyPlanner planner(topology, comm_config(job, options), topo::FlowNetworkOptions{options.links});
+  const auto run_on = replay_topology(job, topology, options);
+  TopologyPlanner planner(run_on, comm_config(job, options), topo::FlowNetworkOptions{options.links});
   if (plan_ && ranks_ == options.ranks) {
     // The build's calls in its order: a fresh build on this topology would make exactly these
     // (it sees the same payload ids), so a request refused here is the error that build would
@@ -249,7 +252,7 @@ Simulation StepProgram::simulate(const JobSpec& job, std::shared_ptr<const topo:
   StepPlan plan = std::move(*plan_);
   plan_.reset();
   lent_ops_ = plan.graph.op_count();
-  return run_built_step(job, std::move(topology), std::move(plan), planner, options);
+  return run_built_step(job, run_on, std::move(plan), planner, options, std::move(topology));
 }
 
 void StepProgram::reclaim(Simulation&& simulation) {

@@ -108,6 +108,54 @@ def h200_shapes():
     return out
 
 
+def state_rows():
+    """Rows of the gemm_states.py runs: each shape short-run (after 1.5 s idle) and at the power limit,
+    timed from CUDA graphs (no launch cost)."""
+    out = []
+    for path in sorted(glob.glob(os.path.join(HERE, "h200-*-gemm-states.json"))):
+        label = os.path.basename(path).replace(".json", "")
+        out += [dict(r, set=label) for r in json.load(open(path))["rows"]]
+    return out
+
+
+def state_shapes(precision, accumulation=None, state="short"):
+    return [{"m": r["m"], "n": r["n"], "k": r["k"], "count": r["count"], "eff": r[state + "_efficiency"],
+             "set": r["set"]} for r in state_rows()
+            if r["precision"] == precision and (accumulation is None or r["accumulation"] == accumulation)]
+
+
+LLAMA3_MFU = 0.405  # Llama 3 paper (Dubey et al. 2024, table 4): 38-43% BF16 MFU on 8K-16K H100, midpoint
+
+
+def power_limited(c16):
+    """The power-limited / short-run ratio at full tensor-core duty (median over every gemm_states shape),
+    and the sustained_clock of a training step: the power_mix ratio at the step's tensor-core duty,
+    taken as MFU / the sustained GEMM efficiency of training shapes, interpolated between measured duties."""
+    rows = state_rows()
+    full = statistics.median(r["ratio"] for r in rows)
+    big = [r["sustained_efficiency"] for r in rows if r["precision"] == "bf16" and min(r["m"], r["n"]) >= 4096]
+    duty = LLAMA3_MFU / statistics.median(big)
+    mix = {}
+    for path in sorted(glob.glob(os.path.join(HERE, "h200-*-power-mix.json"))):
+        for r in json.load(open(path))["duty"]:
+            mix.setdefault(r["duty"], []).append(r["ratio"])
+    print("**Power limit: GEMM throughput at the H200's 700 W limit over its short-run speed**\n")
+    print("| tensor-core duty | filler | GEMM ratio | SM clock MHz | board W |")
+    print("|---|---|---|---|---|")
+    for path in sorted(glob.glob(os.path.join(HERE, "h200-*-power-mix.json"))):
+        for r in json.load(open(path))["duty"]:
+            print(f"| {r['duty']:.2f} | {r['filler']} | {r['ratio']:.3f} | {r['sm_mhz']:.0f} | {r['power_w']:.0f} |")
+    points = sorted((d, statistics.mean(v)) for d, v in mix.items())
+    lo = max(p for p in points if p[0] <= duty)
+    hi = min(p for p in points if p[0] >= duty)
+    clock = lo[1] if hi[0] == lo[0] else lo[1] + (hi[1] - lo[1]) * (duty - lo[0]) / (hi[0] - lo[0])
+    print(f"\nfull duty, every shape (gemm_states): median {full:.3f} over {len(rows)} shapes "
+          f"(range {min(r['ratio'] for r in rows):.3f}-{max(r['ratio'] for r in rows):.3f})")
+    print(f"training step duty = MFU {LLAMA3_MFU} / sustained GEMM efficiency {statistics.median(big):.3f} = "
+          f"{duty:.2f}; sustained_clock = {clock:.3f} (between duties {lo[0]} and {hi[0]})\n")
+    return full, clock
+
+
 def public_sets():
     return json.load(open(os.path.join(HERE, "public-gemm.json")))["sets"]
 
@@ -228,18 +276,21 @@ def blackwell_fp8_shapes(c8, gpu):
     return out
 
 
-HOPPER_ATTENTION = 0.49  # the catalog's H100 / H200 attention: cuDNN fused forward + backward on one H200
+HOPPER_ATTENTION_RUN = 0.49  # cuDNN fused forward + backward on one H200, timed after >0.3 s of GEMMs
 
 
-def print_blackwell_attention():
-    """Blackwell attention = Hopper's measured figure x the median per-shape efficiency ratio to H200."""
+def print_blackwell_attention(full):
+    """Hopper's short-run attention: the per-call run's 0.49, at the power limit, / the full-duty ratio.
+    Blackwell attention = that x the median per-shape efficiency ratio to H200."""
+    hopper = HOPPER_ATTENTION_RUN / full
+    print(f"Hopper attention (catalog): {HOPPER_ATTENTION_RUN} at the power limit / {full:.3f} = {hopper:.3f}\n")
     rows = read_table("aiconfigurator-attention-bf16.csv")
     print("| GPU | shapes | efficiency / H200's: 25th, median, 75th percentile | attention (catalog) |")
     print("|---|---|---|---|")
     for gpu in ("b200", "gb200"):
         ratios = [(r["h200_ms"] / r[gpu + "_ms"]) * (AIC_PEAK_TFLOPS["h200"] / AIC_PEAK_TFLOPS[gpu]) for r in rows]
         q = statistics.quantiles(ratios, n=4)
-        print(f"| {gpu} | {len(ratios)} | {q[0]:.3f}, {q[1]:.3f}, {q[2]:.3f} | {HOPPER_ATTENTION * q[1]:.3f} |")
+        print(f"| {gpu} | {len(ratios)} | {q[0]:.3f}, {q[1]:.3f}, {q[2]:.3f} | {hopper * q[1]:.3f} |")
     print()
 
 
@@ -280,10 +331,16 @@ def residual_table(title, c, shapes):
 
 def main():
     sets = {s["id"]: s for s in public_sets()}
-    bf16 = h200_shapes()
+    bf16 = state_shapes("bf16")
     c16 = fit(bf16)
-    t16, _ = residual_table("Hopper BF16: the H200 runs", c16, bf16)
+    t16, _ = residual_table("Hopper BF16: the H200's short-run GEMMs (gemm_states.py)", c16, bf16)
     print(t16, "\n")
+    full, clock = power_limited(c16)
+    old = h200_shapes()
+    t_old, _ = residual_table(f"Check: the per-call H200 runs of 2026-11-29 against that curve x {full:.3f} (most ran "
+                              "at the power limit; the skinny ones also paid their launch)", dict(c16, peak=c16["peak"] * full),
+                              old)
+    print(t_old, "\n")
 
     # FP8 on Hopper runs two kinds of GEMM (Transformer Engine module/base.py: _2X_ACC_FPROP = False,
     # _2X_ACC_DGRAD = _2X_ACC_WGRAD = True): the forward with fast accumulation in the tensor cores,
@@ -294,25 +351,32 @@ def main():
     # it. Split: the same shape terms, peak from MAMF's FP8 and BF16 best shapes on one H100
     # (torch._scaled_mm, whose default use_fast_accum=False is the precise path; one harness, random
     # data, one power limit), so the FP8/BF16 ratio is that pair's.
+    fast8 = state_shapes("fp8", "fast")
+    c8 = fit(fast8)
+    t8s, _ = residual_table("Hopper FP8, tensor scaling, fast accumulation (forward GEMMs): the H200's short-run "
+                            "torch._scaled_mm (gemm_states.py)", c8, fast8)
+    print(t8s, "\n")
     hopper8 = hopper_fp8_shapes(c16)
-    c8 = fit(hopper8)
-    print(band_table("Hopper FP8, tensor scaling, fast accumulation (forward GEMMs): the BF16 curve x "
-                     "aiconfigurator's H200 FP8 / BF16 efficiency, per shape", c8, hopper8), "\n")
+    print(band_table("Check: the BF16 curve x aiconfigurator's H200 FP8 / BF16 efficiency, per shape, against the "
+                     "measured fast curve", c8, hopper8), "\n")
     sweep = [dict(with_eff(x, 1979), set="tilelang-h800-fp8") for x in sets["tilelang-h800-fp8"]["shapes"]]
     t8, _ = residual_table("Check: the tilelang FP8 K sweep (H800) against that fast curve", c8, sweep)
     print(t8, "\n")
     mamf16 = [dict(with_eff(x, 989), set="mamf-hopper-bf16") for x in sets["mamf-hopper-bf16"]["shapes"]][0]
     mamf8 = [dict(with_eff(x, 1979), set="mamf-hopper-fp8") for x in sets["mamf-hopper-fp8"]["shapes"]]
     h100_8 = [x for x in mamf8 if x.get("gpu") == "h100-sxm"][0]
-    unit8 = dict(c8, peak=1.0)
-    split_peak = h100_8["eff"] / mamf16["eff"] * curve(c16, mamf16) / curve(unit8, h100_8)
-    split = split_peak / c8["peak"]
-    ts, _ = residual_table(f"Hopper FP8, split accumulation (dgrad, wgrad): the fast curve x {split:.3f}, "
-                           "against MAMF's best shapes (which beat a smooth curve: the BF16 pair shows by how much)",
-                           dict(c8, peak=split_peak), mamf8 + [mamf16])
+    # Split accumulation: the measured split / fast ratio of the shapes timed both ways (gemm_states.py).
+    split8 = state_shapes("fp8", "split")
+    by_shape = {(r["m"], r["n"], r["k"]): r["eff"] for r in fast8}
+    split = statistics.mean(r["eff"] / by_shape[(r["m"], r["n"], r["k"])] for r in split8)
+    split_peak = c8["peak"] * split
+    ts, _ = residual_table(f"Hopper FP8, split accumulation (dgrad, wgrad): the fast curve x {split:.3f} (measured "
+                           "split / fast, mean of the shapes timed both ways), and at the power limit against MAMF's "
+                           "best shapes (which beat a smooth curve: the BF16 pair shows by how much)",
+                           dict(c8, peak=split_peak * full), split8 + mamf8 + [mamf16])
     print(ts.replace(f"| mamf-hopper-bf16 | 2048 | 2048 | 13312 | 1 | {mamf16['eff']:.3f} |",
-                     f"| mamf-hopper-bf16 (bf16 curve: {curve(c16, mamf16):.3f}) | 2048 | 2048 | 13312 | 1 | "
-                     f"{mamf16['eff']:.3f} |"), "\n")
+                     f"| mamf-hopper-bf16 (bf16 curve at the power limit: {curve(c16, mamf16) * full:.3f}) | 2048 | "
+                     f"2048 | 13312 | 1 | {mamf16['eff']:.3f} |"), "\n")
 
     block = [dict(with_eff(x, 1979), set="deepgemm") for x in sets["deepgemm-h800-fp8-block"]["shapes"]]
     big = [x for x in block if x["m"] >= 4096]
@@ -321,12 +385,18 @@ def main():
                            f"x {ratio:.3f} (ratio: median over M >= 4096)", dict(c8, peak=c8["peak"] * ratio), block)
     print(tb, "\n")
 
-    ref = {"bf16": (mamf16["eff"], c16["peak"]), "fp8": (h100_8["eff"], split_peak)}
+    # MAMF runs every shape for many iterations, so at the power limit, and so did most of the per-call
+    # runs of 2026-11-29: the other GPUs (A100, MI300X; sustained_clock 1) keep the rule they were derived
+    # with, the shape terms and peak of the curve fitted to those runs, scaled by the MAMF ratio.
+    c_old = fit(old)
+    print(f"Per-call runs of 2026-11-29 (at the power limit, launch-biased when skinny), fitted alone: peak "
+          f"{c_old['peak']:.3f}, mn_half {c_old['mn_half']:.0f}, k_half {c_old['k_half']:.0f}\n")
+    ref = {"bf16": (mamf16["eff"], c_old["peak"]), "fp8": (h100_8["eff"], split_peak * full)}
     blackwell = print_blackwell(c16, c8, sets)
     print_sustained_check(c16, bf16, blackwell)
-    print_blackwell_attention()
+    print_blackwell_attention(full)
 
-    print("Other GPUs: the Hopper curve's shape terms, and peak = Hopper peak x (the GPU's MAMF best-shape")
+    print("Other GPUs: the 2026-11-29 Hopper curve's shape terms, and peak = its peak x (the GPU's MAMF best-shape")
     print("efficiency / H100's in the same precision). B200 and GB200 take the curves above; their rows give")
     print("the FP8 / BF16 peak ratio.\n")
     print("| GPU | precision | MAMF best shape | MAMF eff | H100 MAMF eff | peak (catalog) |")
@@ -341,6 +411,7 @@ def main():
     print(f"  gemm_bf16 = {{ peak = {c16['peak']:.3f}, mn_half = {c16['mn_half']:.0f}, k_half = {c16['k_half']:.0f} }}")
     print(f"  gemm_fp8 = {{ peak = {c8['peak']:.3f}, mn_half = {c8['mn_half']:.0f}, k_half = {c8['k_half']:.0f} }}")
     print(f"  fp8_split_accumulation = {split:.3f}")
+    print(f"  sustained_clock = {clock:.3f}")
     print(f"  fp8_blockwise (DeepGEMM micro-benchmarks) = {ratio:.3f}; the catalog takes the in-training figure "
           "of DeepSeek's profile instead (fit_profile.py)")
     for gpu, (b16, b8) in blackwell.items():

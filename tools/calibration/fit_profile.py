@@ -68,7 +68,7 @@ LAYERS = 4
 def main():
     with open(os.path.join(ROOT, "scenarios", "catalog", "gpus.toml"), "rb") as f:
         gpu = tomllib.load(f)["gpu"]["h800"]
-    peak = gpu["fp8_tflops"] * 1e12
+    peak = gpu["fp8_tflops"] * 1e12 * gpu["sustained_clock"]  # the step's GEMMs run at the power-limited clock
     c = gpu["efficiency"]["gemm_fp8"]
 
     def curve(m, n, k):

@@ -11,7 +11,7 @@ script measures the ratio the catalog calls `sustained_clock`:
 and records the SM clock, power and temperature sampled every 100 ms through NVML (pynvml) or, if
 that is missing, `nvidia-smi --query-gpu`. Random bf16 operands (zeros draw less power and run
 faster: Horace He, "Strangely, matrix multiplications run faster when given predictable data").
-Writes $OUT/sustained_clock.json (or ./sustained_clock.json). Not run in CI: it needs an NVIDIA GPU.
+Writes $OUT/sustained_clock_<dtype>.json (or ./). Not run in CI: it needs an NVIDIA GPU.
 Usage: python3 tools/calibration/sustained_clock.py [--seconds 40] [--dtype bf16|fp8]
 """
 import argparse
@@ -96,7 +96,7 @@ def main():
                             max(1, sum(1 for s in samples if s[0] >= args.seconds - 10.0))) if samples else None,
         "windows": windows, "samples": samples,
     }
-    path = os.path.join(os.environ.get("OUT", "."), "sustained_clock.json")
+    path = os.path.join(os.environ.get("OUT", "."), f"sustained_clock_{args.dtype}.json")
     with open(path, "w") as f:
         json.dump(result, f, indent=1)
     print(f"{result['device']} {args.dtype} {n}^3: {result['first_tflops']:.0f} -> {result['last_10s_tflops']:.0f} "

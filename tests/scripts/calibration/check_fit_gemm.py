@@ -2,9 +2,10 @@
 """Checks that scenarios/catalog/gpus.toml holds the figures tools/calibration/fit_gemm.py derives.
 
 fit_gemm.py prints, for Hopper, B200 and GB200, the gemm_bf16 and gemm_fp8 curves it fits to the
-committed measurements (the H200 runs, the published tables, aiconfigurator's timings), and a table of
-the Blackwell attention figures. Each must equal the catalog's to the printed precision; the catalog's
-source text for each Blackwell figure must name the file it comes from.
+committed measurements (the H200 runs, the published tables, aiconfigurator's timings), Hopper's split
+accumulation factor and the sustained_clock it derives from the H200's power-limit runs, the Hopper
+attention figure and a table of the Blackwell ones. Each must equal the catalog's to the printed
+precision; the catalog's source text for each Blackwell figure must name the file it comes from.
 Usage: check_fit_gemm.py SOURCE_DIR
 """
 import os
@@ -25,16 +26,28 @@ def fitted(source):
             curves[(name, m.group(1))] = (float(m.group(2)), float(m.group(3)), float(m.group(4)))
     attention = {m.group(1): float(m.group(2))
                  for m in re.finditer(r"^\| (b200|gb200) \| \d+ \| [\d., ]+ \| ([\d.]+) \|$", out, re.M)}
-    return curves, attention
+    hopper = re.search(r"^Hopper attention \(catalog\): .* = ([\d.]+)$", out, re.M)
+    attention.update({gpu: float(hopper.group(1)) for gpu in HOPPER} if hopper else {})
+    scalars = {}
+    for key in ("fp8_split_accumulation", "sustained_clock"):
+        m = re.search(r"^  %s = ([\d.]+)$" % key, out, re.M)
+        if m:
+            # Blackwell takes the H200's sustained_clock (its curves stand at the H200's short-run level).
+            for gpu in HOPPER + (("b200", "gb200") if key == "sustained_clock" else ()):
+                scalars[(gpu, key)] = float(m.group(1))
+    return curves, attention, scalars
+
+
+HOPPER = ("h100-sxm", "h800", "h200")
 
 
 def main():
     source = sys.argv[1]
     with open(os.path.join(source, "scenarios/catalog/gpus.toml"), "rb") as f:
         gpus = tomllib.load(f)["gpu"]
-    curves, attention = fitted(source)
+    curves, attention, scalars = fitted(source)
     failures = []
-    expect = {"hopper": ("h100-sxm", "h200"), "b200": ("b200",), "gb200": ("gb200",)}
+    expect = {"hopper": HOPPER, "b200": ("b200",), "gb200": ("gb200",)}
     seen = 0
     for (fit_name, key), (peak, mn_half, k_half) in curves.items():
         for gpu in expect[fit_name]:
@@ -47,14 +60,20 @@ def main():
         seen += 1
         if abs(gpus[gpu]["efficiency"]["attention"] - value) > 5e-4:
             failures.append(f"{gpu} attention: catalog {gpus[gpu]['efficiency']['attention']}, fit_gemm.py {value}")
+    for (gpu, key), value in scalars.items():
+        seen += 1
+        got = gpus[gpu][key] if key == "sustained_clock" else gpus[gpu]["efficiency"][key]
+        if abs(got - value) > 5e-4:
+            failures.append(f"{gpu} {key}: catalog {got}, fit_gemm.py {value}")
     for gpu, data in (("b200", "aiconfigurator-gemm-bf16-sustained.csv"), ("gb200", "aiconfigurator-gemm-bf16-sustained.csv")):
         if data not in gpus[gpu]["source"]["efficiency.gemm_bf16"]:
             failures.append(f"{gpu}: efficiency.gemm_bf16's source does not name {data}")
         if "aiconfigurator-attention-bf16.csv" not in gpus[gpu]["source"]["efficiency.attention"]:
             failures.append(f"{gpu}: efficiency.attention's source does not name aiconfigurator-attention-bf16.csv")
-    # Hopper's two curves, B200's and GB200's two each, and two attention figures.
-    if seen != 2 * 2 + 2 * 2 + 2:
-        failures.append(f"expected 10 figures from fit_gemm.py's output, found {seen}")
+    # Hopper's two curves on three GPUs, B200's and GB200's two each, five attention figures, split
+    # accumulation on the three Hopper GPUs and sustained_clock on five.
+    if seen != 2 * 3 + 2 * 2 + 5 + 3 + 5:
+        failures.append(f"expected 23 figures from fit_gemm.py's output, found {seen}")
     for line in failures:
         print("FAIL", line)
     print(f"{seen} fitted figures compared with the catalog, {len(failures)} failures")

@@ -37,9 +37,10 @@ void Engine::initialise() {
                   0};
   processors_.resize(graph_.processor_count());
   for (ProcessorId p = 0; p < processors_.size(); ++p) {
-    processors_[p].keep = 1.0 - graph_.processor(p).comm_slowdown;
-    processors_[p].share = graph_.processor(p).share_compute;
-    processors_[p].reserved = graph_.processor(p).reserved_comm;
+    const Processor& spec = graph_.processor(p);
+    processors_[p].busy = (1.0 - spec.comm_slowdown) / spec.comm_interference;
+    processors_[p].idle = spec.reserved_comm ? 1.0 - spec.comm_slowdown : 1.0;
+    processors_[p].share = spec.share_compute;
   }
   for (StreamId s = 0; s < graph_.stream_count(); ++s)
     if (graph_.first_on(s) != StepGraph::kNoOp) --state_[graph_.first_on(s)].waiting;
@@ -196,7 +197,7 @@ void Engine::change_comm_activity(OpId transfer, int delta) {
     const bool was_active = p.active_transfers > 0;
     const double old_rate = p.rate();
     p.active_transfers = static_cast<std::uint32_t>(static_cast<int>(p.active_transfers) + delta);
-    if (!p.reserved && was_active != (p.active_transfers > 0) && !p.running.empty()) retime(p, old_rate);
+    if (p.comm_retimes() && was_active != (p.active_transfers > 0) && !p.running.empty()) retime(p, old_rate);
   }
 }
 

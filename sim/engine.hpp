@@ -9,7 +9,8 @@
 // the same graph and network produce identical records.
 //
 // Compute ops run at full speed unless a transfer is active on one of their processor's comm
-// streams; then they run at (1 - comm_slowdown). When that activity switches on or off, every
+// streams; then they run at (1 - comm_slowdown) / comm_interference (with reserved_comm, at
+// 1 - comm_slowdown when none is). When that activity switches on or off, every
 // compute op running on the processor is re-timed: the work it has left is kept in double
 // picoseconds, and its new completion is rounded up to the next picosecond.
 
@@ -60,15 +61,19 @@ class Engine {
   };
   struct ProcessorState {
     std::uint32_t active_transfers = 0;   ///< transfer ops occupying this processor's comm streams
-    double keep = 1.0;                    ///< compute speed while communication runs: 1 - comm_slowdown
+    /// Compute speed while communication runs: (1 - comm_slowdown) / comm_interference.
+    double busy = 1.0;
+    /// Compute speed while none runs: 1, or 1 - comm_slowdown where the SMs stay reserved.
+    double idle = 1.0;
     bool share = false;                   ///< Processor::share_compute
-    bool reserved = false;                ///< Processor::reserved_comm
     std::vector<RunningCompute> running;  ///< only tracked when tracks()
+    /// Whether communication starting or stopping changes the compute speed.
+    bool comm_retimes() const { return busy != idle; }
     /// Whether its compute ops' speed can change while they run, so they are kept in `running`.
-    bool tracks() const { return (keep != 1.0 && !reserved) || share; }
+    bool tracks() const { return comm_retimes() || share; }
     /// The speed each running compute op progresses at now.
     double rate() const {
-      const double r = active_transfers > 0 || reserved ? keep : 1.0;
+      const double r = active_transfers > 0 ? busy : idle;
       return share && running.size() > 1 ? r / static_cast<double>(running.size()) : r;
     }
   };

@@ -53,6 +53,8 @@ void StepGraphBuilder::reserve(std::size_t ops, std::size_t op_stream_entries, s
 ProcessorId StepGraphBuilder::add_processor(Processor p) {
   if (!(p.comm_slowdown >= 0.0 && p.comm_slowdown < 1.0))
     invalid("comm_slowdown must be in [0, 1), got " + std::to_string(p.comm_slowdown));
+  if (!(p.comm_interference >= 1.0 && p.comm_interference <= 10.0))
+    invalid("comm_interference must be in [1, 10], got " + std::to_string(p.comm_interference));
   processors_.push_back(p);
   return static_cast<ProcessorId>(processors_.size() - 1);
 }

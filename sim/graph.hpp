@@ -95,6 +95,9 @@ struct Processor {
   /// The share comm_slowdown stands for is held for the whole run: compute always runs at
   /// 1 - comm_slowdown, whether or not a transfer runs, and transfers re-time nothing.
   bool reserved_comm = false;
+  /// Compute slows by this factor more while a transfer runs (contention beyond the SMs taken);
+  /// >= 1, 1 = none. It applies only while a transfer runs, also when reserved_comm holds the SMs.
+  double comm_interference = 1.0;
 };
 
 struct Stream {

@@ -164,6 +164,10 @@ struct GpuSpec {
   Efficiency eff;
   std::vector<FigureSource> sources;  ///< per figure, in catalog order
   double comm_sm_fraction = 0.0;      ///< share of compute lost while communication kernels run
+  /// Compute slowdown beyond that share while communication runs beside it (HBM and L2 traffic, the
+  /// power it draws, a GEMM's waves on fewer SMs): compute runs at (1 - comm_sm_fraction) /
+  /// comm_interference then; 1 = the SM share alone.
+  double comm_interference = 1.0;
   /// SM clock held over a long step at the power limit over the clock the efficiencies were
   /// measured at (short micro-benchmarks): scales every compute rate, not HBM or links.
   double sustained_clock = 1.0;

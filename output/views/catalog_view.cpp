@@ -99,6 +99,7 @@ std::string figure_value(const topo::GpuSpec& g, const std::string& key) {
       {"host_framework_us", fixed(g.host_framework_s * 1e6, 2)},
       {"nvls_latency_us", fixed(g.nvls_latency_s * 1e6, 1)},
       {"sustained_clock", fixed(g.sustained_clock, 3)},
+      {"comm_interference", fixed(g.comm_interference, 3)},
       {"efficiency.gemm_bf16", curve(e.gemm16)},
       {"efficiency.gemm_fp8", curve(e.gemm8)},
       {"efficiency.fp8_split_accumulation", fixed(e.fp8_split_accumulation, 3)},

@@ -111,6 +111,7 @@ json gpu_json(const topo::GpuSpec& g) {
               {"host_launch_s", g.host_launch_s},
               {"host_framework_s", g.host_framework_s},
               {"sustained_clock", g.sustained_clock},
+              {"comm_interference", g.comm_interference},
               {"hbm_reserved_bytes", g.hbm_reserved.value()},
               {"hbm_fragmentation", g.hbm_fragmentation},
               {"efficiency", efficiency_json(g.eff)}};

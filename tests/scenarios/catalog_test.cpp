@@ -47,6 +47,7 @@ TEST_CASE("catalog figures are converted to base units") {
   CHECK(h100.eff.gemm16.peak == Approx(0.868));
   CHECK(h100.hbm_capacity.value() == Approx(79.65 * 1073741824.0));  // 79.65 GiB
   CHECK(h100.eff.estimate_network == Approx(0.75));
+  CHECK(h100.comm_interference == Approx(1.075));
   CHECK(stepsim::test::builtin_catalog().find_gpu("h800")->comm_sm_fraction ==
         Approx(0.15));  // 20 of 132 SMs
   CHECK(stepsim::test::builtin_catalog().find_gpu("gb200")->nvlink_domain == 72);
@@ -127,6 +128,10 @@ TEST_CASE("user catalog files from disk apply in order") {
 }
 
 TEST_CASE("catalog file errors name the file, line, key and a hint") {
+  // comm_interference is a slowdown factor: below 1 would speed compute up under communication.
+  CHECK_THAT(error_of(stepsim::test::builtin_catalog(), "[gpu.h200]\ncomm_interference = 0.9\n"),
+             Catch::Contains("user.toml:2:") && Catch::Contains("gpu.h200.comm_interference") &&
+                 Catch::Contains("compute slowdown beyond the SM share"));
   CHECK_THAT(error_of(stepsim::test::builtin_catalog(), "[gpu.new]\nbf16_tflops = 10\n"),
              Catch::Contains("user.toml:1:1: gpu.new: missing `hbm_gib`"));
   CHECK_THAT(error_of(stepsim::test::builtin_catalog(), "[gpu.h100-sxm]\nhbm_gbs = 10\n"),

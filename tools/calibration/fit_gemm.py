@@ -31,6 +31,8 @@ H200) and public-gemm.json (published tables with their sources). Fits:
   blackwell fp8    the Blackwell BF16 shape terms (k_half scaled as Hopper's FP8 / BF16 k_half) and the
                    FP8 / BF16 peak ratio of the MAMF figures below (aiconfigurator's FP8 timings include
                    TensorRT-LLM's dynamic activation quantisation, so they do not give a GEMM alone)
+  comm beside     a GEMM's slowdown beyond the SM share beside a copy kernel standing for NCCL's
+                   (overlap_interference.py), per GPU at the CTA count of its comm_sm_fraction
   sustained check  the H200 runs against aiconfigurator's power-limited H200 timings, and the Blackwell
                    curves refitted from the burst ratios of TensorRT-LLM 1.3.0rc10's short CUDA-graph runs
                    (aiconfigurator-gemm-bf16.csv; printed, not used)
@@ -154,6 +156,35 @@ def power_limited(c16):
     print(f"training step duty = MFU {LLAMA3_MFU} / sustained GEMM efficiency {statistics.median(big):.3f} = "
           f"{duty:.2f}; sustained_clock = {clock:.3f} (between duties {lo[0]} and {hi[0]})\n")
     return full, clock
+
+
+def comm_interference():
+    """GEMM slowdown beyond the SM share beside a stand-in for communication kernels (a copy of N CTAs:
+    overlap_interference.py), the mean of its two shapes per N; each GPU's figure interpolates it at the
+    CTA count its comm_sm_fraction stands for on the H200's 132 SMs (clamped to the measured range)."""
+    import tomllib
+    rows = []
+    for path in sorted(glob.glob(os.path.join(HERE, "h200-*-overlap-interference.json"))):
+        rows += [r for r in json.load(open(path))["rows"] if r["ctas"] > 0]
+    by_n = {}
+    for r in rows:
+        by_n.setdefault(r["ctas"], []).append(r["slowdown"] / r["sm_share_model"])
+    points = sorted((n, statistics.mean(v)) for n, v in by_n.items())
+    print("**Communication beside a GEMM: slowdown beyond the SM share** (GEMM time beside N copying CTAs / "
+          "alone, over 1 / (1 - N / 132); mean of 8192^3 and 4096 x 7168 x 4096 at the power limit)\n")
+    print("| CTAs | " + " | ".join(str(n) for n, _ in points) + " |")
+    print("|---|" + "---|" * len(points))
+    print("| excess | " + " | ".join(f"{v:.3f}" for _, v in points) + " |\n")
+    with open(os.path.join(HERE, "..", "..", "scenarios", "catalog", "gpus.toml"), "rb") as f:
+        gpus = tomllib.load(f)["gpu"]
+    out = {}
+    for gpu, spec in gpus.items():
+        n = min(max(spec["comm_sm_fraction"] * 132.0, points[0][0]), points[-1][0])
+        lo = max(p for p in points if p[0] <= n)
+        hi = min(p for p in points if p[0] >= n)
+        out[gpu] = lo[1] if hi[0] == lo[0] else lo[1] + (hi[1] - lo[1]) * (n - lo[0]) / (hi[0] - lo[0])
+    print("catalog comm_interference: " + ", ".join(f"{g} {v:.3f}" for g, v in out.items()) + "\n")
+    return out
 
 
 def public_sets():
@@ -395,6 +426,7 @@ def main():
     blackwell = print_blackwell(c16, c8, sets)
     print_sustained_check(c16, bf16, blackwell)
     print_blackwell_attention(full)
+    comm_interference()
 
     print("Other GPUs: the 2026-11-29 Hopper curve's shape terms, and peak = its peak x (the GPU's MAMF best-shape")
     print("efficiency / H100's in the same precision). B200 and GB200 take the curves above; their rows give")

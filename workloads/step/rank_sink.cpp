@@ -93,7 +93,7 @@ StepAssembler::StepAssembler(const JobSpec& job, CommPlanner& planner, RankMode 
     for (int s = 0; s < job.parallel.pp; ++s) simulated.push_back(layout_.rank({0, 0, s, 0}));
   }
   const sim::Processor proc{job.cluster.gpu.comm_sm_fraction, job.parallel.ep_overlap,
-                            job.parallel.reserve_comm_sms};
+                            job.parallel.reserve_comm_sms, job.cluster.gpu.comm_interference};
   for (int r : simulated) {
     sim_index_[static_cast<std::size_t>(r)] = static_cast<int>(ranks_.size());
     const sim::ProcessorId p = graph_.add_processor(proc);

@@ -3,7 +3,8 @@
 
 fit_gemm.py prints, for Hopper, B200 and GB200, the gemm_bf16 and gemm_fp8 curves it fits to the
 committed measurements (the H200 runs, the published tables, aiconfigurator's timings), Hopper's split
-accumulation factor and the sustained_clock it derives from the H200's power-limit runs, the Hopper
+accumulation factor, the sustained_clock it derives from the H200's power-limit runs, every GPU's
+comm_interference (a GEMM beside a communication stand-in), the Hopper
 attention figure and a table of the Blackwell ones. Each must equal the catalog's to the printed
 precision; the catalog's source text for each Blackwell figure must name the file it comes from.
 Usage: check_fit_gemm.py SOURCE_DIR
@@ -35,6 +36,10 @@ def fitted(source):
             # Blackwell takes the H200's sustained_clock (its curves stand at the H200's short-run level).
             for gpu in HOPPER + (("b200", "gb200") if key == "sustained_clock" else ()):
                 scalars[(gpu, key)] = float(m.group(1))
+    m = re.search(r"^catalog comm_interference: (.*)$", out, re.M)
+    for item in (m.group(1).split(", ") if m else []):
+        gpu, value = item.split(" ")
+        scalars[(gpu, "comm_interference")] = float(value)
     return curves, attention, scalars
 
 
@@ -62,7 +67,7 @@ def main():
             failures.append(f"{gpu} attention: catalog {gpus[gpu]['efficiency']['attention']}, fit_gemm.py {value}")
     for (gpu, key), value in scalars.items():
         seen += 1
-        got = gpus[gpu][key] if key == "sustained_clock" else gpus[gpu]["efficiency"][key]
+        got = gpus[gpu][key] if key in ("sustained_clock", "comm_interference") else gpus[gpu]["efficiency"][key]
         if abs(got - value) > 5e-4:
             failures.append(f"{gpu} {key}: catalog {got}, fit_gemm.py {value}")
     for gpu, data in (("b200", "aiconfigurator-gemm-bf16-sustained.csv"), ("gb200", "aiconfigurator-gemm-bf16-sustained.csv")):
@@ -71,9 +76,10 @@ def main():
         if "aiconfigurator-attention-bf16.csv" not in gpus[gpu]["source"]["efficiency.attention"]:
             failures.append(f"{gpu}: efficiency.attention's source does not name aiconfigurator-attention-bf16.csv")
     # Hopper's two curves on three GPUs, B200's and GB200's two each, five attention figures, split
-    # accumulation on the three Hopper GPUs and sustained_clock on five.
-    if seen != 2 * 3 + 2 * 2 + 5 + 3 + 5:
-        failures.append(f"expected 23 figures from fit_gemm.py's output, found {seen}")
+    # accumulation on the three Hopper GPUs, sustained_clock on five and comm_interference on every GPU.
+    expected = 2 * 3 + 2 * 2 + 5 + 3 + 5 + len(gpus)
+    if seen != expected:
+        failures.append(f"expected {expected} figures from fit_gemm.py's output, found {seen}")
     for line in failures:
         print("FAIL", line)
     print(f"{seen} fitted figures compared with the catalog, {len(failures)} failures")

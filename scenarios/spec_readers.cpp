@@ -164,6 +164,10 @@ void read_efficiency(TableReader& r, topo::Efficiency& eff) {
   r.read("elementwise", eff.elementwise, kEfficiency);
   r.read("hbm", eff.hbm, kEfficiency);
   r.read("gemm_hbm", eff.gemm_hbm, kEfficiency);
+  r.read("attention_hbm", eff.attention_hbm, kEfficiency);
+  r.read("grouped_m_half", eff.grouped_m_half,
+         RealRange{0.0, 4096.0, false,
+                   "rows per expert at which a grouped GEMM takes twice a batched one, e.g. 20"});
   for (std::size_t k = 0; k < topo::kKernelKindCount; ++k)
     r.read("hbm_" + std::string(topo::name(static_cast<topo::KernelKind>(k))), eff.hbm_kind[k], kEfficiency);
   r.read("nvlink", eff.nvlink, kEfficiency);
@@ -184,12 +188,12 @@ namespace {
 
 /// The figures of a GPU entry that carry a source ("efficiency.x" for the efficiency table's).
 constexpr std::string_view kFigureKeys[] = {
-    "bf16_tflops",     "fp8_tflops",     "fp4_tflops",        "fp32_tflops",
-    "hbm_gib",         "hbm_gb",         "hbm_reserved_gib",  "hbm_fragmentation",
-    "hbm_tb_s",        "nvlink_gb_s",    "nvlink_domain",     "pcie_gb_s",
-    "nic_gbps",        "price_per_hour", "comm_sm_fraction",  "comm_interference",
-    "kernel_gap_us",   "host_launch_us", "host_framework_us", "nvls_latency_us",
-    "sustained_clock", "efficiency"};
+    "bf16_tflops",     "fp8_tflops",     "fp4_tflops",         "fp32_tflops",
+    "hbm_gib",         "hbm_gb",         "hbm_reserved_gib",   "hbm_fragmentation",
+    "hbm_tb_s",        "nvlink_gb_s",    "nvlink_domain",      "pcie_gb_s",
+    "nic_gbps",        "price_per_hour", "comm_sm_fraction",   "comm_interference",
+    "kernel_gap_us",   "host_launch_us", "host_framework_us",  "nvls_latency_us",
+    "sustained_clock", "gemm_fixed_us",  "attention_fixed_us", "efficiency"};
 constexpr std::string_view kEfficiencyKeys[] = {"gemm_bf16",
                                                 "gemm_fp8",
                                                 "fp8_split_accumulation",
@@ -199,6 +203,8 @@ constexpr std::string_view kEfficiencyKeys[] = {"gemm_bf16",
                                                 "elementwise",
                                                 "hbm",
                                                 "gemm_hbm",
+                                                "attention_hbm",
+                                                "grouped_m_half",
                                                 "hbm_other",
                                                 "hbm_norm",
                                                 "hbm_activation",
@@ -309,6 +315,8 @@ void read_gpu_fields(TableReader& r, topo::GpuSpec& g) {
   r.read("kernel_gap_us", g.kernel_gap_s, kLatencyUs, 1e-6);
   r.read("host_launch_us", g.host_launch_s, kLatencyUs, 1e-6);
   r.read("host_framework_us", g.host_framework_s, kLatencyUs, 1e-6);
+  r.read("gemm_fixed_us", g.gemm_fixed_s, kLatencyUs, 1e-6);
+  r.read("attention_fixed_us", g.attention_fixed_s, kLatencyUs, 1e-6);
   double nvls_us = 0.0;
   if (r.read("nvls_latency_us", nvls_us, kLatencyUs)) g.nvls_latency_s = nvls_us * 1e-6;
   if (auto eff = r.table("efficiency")) read_efficiency(*eff, g.eff);

@@ -7,6 +7,9 @@ namespace stepsim::topo {
 
 double gemm_efficiency(const GpuSpec& gpu, const KernelWork& w) {
   double eff = gpu.eff.gemm(w.precision).at(w.gemm_m, w.gemm_n, w.gemm_k);
+  // A grouped kernel schedules each expert's rows as its own problem: small groups cost it more than
+  // one batched GEMM of the same shapes (measured: time x (1 + m_half / rows)).
+  if (w.grouped_rows > 0.0) eff /= 1.0 + gpu.eff.grouped_m_half / w.grouped_rows;
   if (w.precision != Precision::fp8 && w.precision != Precision::fp4) return eff;
   // Block-scaled kernels promote to FP32 in every GEMM (DeepGEMM), so they pay no split penalty.
   if (w.scaling == FP8Scaling::block)
@@ -22,6 +25,7 @@ KernelTime kernel_time(const GpuSpec& gpu, const KernelWork& w) {
     if (gpu.eff.gemm_hbm > 0.0) hbm_eff = gpu.eff.gemm_hbm;
   } else if (w.op_class == OpClass::attention) {
     eff = gpu.eff.attention;
+    if (gpu.eff.attention_hbm > 0.0) hbm_eff = gpu.eff.attention_hbm;
   } else {
     hbm_eff = gpu.eff.hbm_of(w.kind);
   }
@@ -35,7 +39,10 @@ KernelTime kernel_time(const GpuSpec& gpu, const KernelWork& w) {
       w.hbm_bytes.value() > 0.0 ? w.hbm_bytes.value() / (gpu.hbm_bw.value() * hbm_eff) : 0.0;
   KernelTime t;
   t.bound = compute_s >= memory_s ? Resource::compute : Resource::hbm;
-  t.duration = from_seconds(std::max(compute_s, memory_s) + w.launches * gpu.kernel_gap_s);
+  const double fixed_s = w.op_class == OpClass::gemm        ? gpu.gemm_fixed_s
+                         : w.op_class == OpClass::attention ? gpu.attention_fixed_s
+                                                            : 0.0;
+  t.duration = from_seconds(std::max(compute_s, memory_s) + w.launches * (gpu.kernel_gap_s + fixed_s));
   return t;
 }
 

@@ -1,12 +1,15 @@
 #pragma once
 // How long one kernel takes on one GPU: a roofline with per-op-class efficiencies.
 //
-//   t = max(flops / (peak(precision) x sustained_clock x eff), bytes / (hbm_bw x eff_hbm)) + launch
+//   t = max(flops / (peak(precision) x sustained_clock x eff), bytes / (hbm_bw x eff_hbm))
+//       + launches x (kernel_gap + fixed)
 //
 // where element-wise kernels use the GPU's vector (FP32) peak rather than its tensor-core peak, GEMMs
 // take their efficiency from the GPU's GemmCurve for their precision at their M, N and K, and use
 // the GPU's `gemm_hbm` bandwidth efficiency (weight streaming) where the catalog sets one, and
-// bandwidth-bound kernels the efficiency of their kind (norm, quantize, ...) where it has one.
+// bandwidth-bound kernels the efficiency of their kind (norm, quantize, ...) where it has one;
+// attention reading a KV cache uses `attention_hbm`. GEMM and attention kernels also pay a fixed
+// time each (gemm_fixed_us, attention_fixed_us: measured intercepts of decode-sized kernels).
 // Efficiencies come from the GPU catalog, one set per GPU, never per case.
 
 #include "sim/units.hpp"
@@ -37,6 +40,9 @@ struct KernelWork {
   FP8Scaling scaling = FP8Scaling::tensor;
   /// A weight-gradient GEMM (dW = X^T dY, the token dimension is its K).
   bool weight_grad = false;
+  /// A grouped GEMM over experts (one kernel, one group per expert): the rows (tokens) of each
+  /// group, its M; 0 = not grouped. Its efficiency is divided by 1 + grouped_m_half / rows.
+  double grouped_rows = 0.0;
   /// Kernel launches this work stands for (multi-tensor optimizer kernels launch several).
   double launches = 1.0;
   /// Launched by a loop inside one framework call (multi_tensor_apply's chunks, the splits of

@@ -84,6 +84,11 @@ struct Efficiency {
   /// Of HBM bandwidth, for a GEMM bound by reading its operands (weight streaming in decode and
   /// small batches); 0 = as `hbm`.
   double gemm_hbm = 0.0;
+  /// Of HBM bandwidth, for attention bound by reading the KV cache (decode); 0 = as `hbm`.
+  double attention_hbm = 0.0;
+  /// Grouped expert GEMMs take 1 + grouped_m_half / rows times a batched GEMM's time of the same
+  /// shapes (rows = tokens per expert); 0 = no grouping cost.
+  double grouped_m_half = 0.0;
   /// Of HBM bandwidth, per kind of bandwidth-bound kernel (catalog keys `hbm_norm`, `hbm_quantize`,
   /// ...); 0 = as `hbm`. Unset in the built-in catalog; `stepsim profile --write-calibration`
   /// measures them from a trace.
@@ -168,6 +173,10 @@ struct GpuSpec {
   /// power it draws, a GEMM's waves on fewer SMs): compute runs at (1 - comm_sm_fraction) /
   /// comm_interference then; 1 = the SM share alone.
   double comm_interference = 1.0;
+  /// Fixed GPU time of each GEMM and attention kernel beyond its rate terms and the launch gap
+  /// (prologue, epilogue, tail: what a decode-sized kernel pays whatever its bytes).
+  double gemm_fixed_s = 0.0;
+  double attention_fixed_s = 0.0;
   /// SM clock held over a long step at the power limit over the clock the efficiencies were
   /// measured at (short micro-benchmarks): scales every compute rate, not HBM or links.
   double sustained_clock = 1.0;

@@ -36,6 +36,9 @@ json efficiency_json(const topo::Efficiency& e) {
   j["fp8_blockwise"] = e.fp8_blockwise;
   j["fp8_blockwise_wgrad"] = e.fp8_blockwise_wgrad;
   j["hbm"] = e.hbm;
+  j["gemm_hbm"] = e.gemm_hbm;
+  j["attention_hbm"] = e.attention_hbm;
+  j["grouped_m_half"] = e.grouped_m_half;
   for (std::size_t k = 0; k < topo::kKernelKindCount; ++k)
     if (e.hbm_kind[k] > 0.0)
       j["hbm_" + std::string(topo::name(static_cast<topo::KernelKind>(k)))] = e.hbm_kind[k];
@@ -110,6 +113,8 @@ json gpu_json(const topo::GpuSpec& g) {
               {"kernel_gap_s", g.kernel_gap_s},
               {"host_launch_s", g.host_launch_s},
               {"host_framework_s", g.host_framework_s},
+              {"gemm_fixed_s", g.gemm_fixed_s},
+              {"attention_fixed_s", g.attention_fixed_s},
               {"sustained_clock", g.sustained_clock},
               {"comm_interference", g.comm_interference},
               {"hbm_reserved_bytes", g.hbm_reserved.value()},

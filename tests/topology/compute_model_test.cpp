@@ -112,3 +112,44 @@ TEST_CASE("a decode GEMV streams its weights at gemm_hbm, element-wise kernels a
     CHECK(to_seconds(kernel_time(g, copy).duration) == Approx(bytes / (4e12 * 0.9) + 4e-6));
   }
 }
+
+TEST_CASE(
+    "GEMM and attention kernels pay their fixed time per launch, and decode attention streams at "
+    "attention_hbm") {
+  GpuSpec g = gpu();
+  g.gemm_fixed_s = 2.5e-6;
+  g.attention_fixed_s = 6e-6;
+  g.eff.attention = 0.5;
+  g.eff.attention_hbm = 0.95;
+  // A decode GEMV: bytes / (4 TB/s x 0.9) + (gap 4 us + fixed 2.5 us).
+  const KernelWork gemv = gemm(1, 28672, 8192);
+  CHECK(to_seconds(kernel_time(g, gemv).duration) == Approx(gemv.hbm_bytes.value() / (4e12 * 0.9) + 6.5e-6));
+  // Decode attention reading 64 MB of KV cache: 64e6 / (4e12 x 0.95) + 4 + 6 us; two launches pay twice.
+  KernelWork attn;
+  attn.op_class = OpClass::attention;
+  attn.flops = units::flops(1e9);  // 1e9 / (1000e12 x 0.5) = 2 us < the 16.8 us of streaming
+  attn.hbm_bytes = units::bytes(64e6);
+  CHECK(to_seconds(kernel_time(g, attn).duration) == Approx(64e6 / (4e12 * 0.95) + 10e-6));
+  attn.launches = 2;
+  CHECK(to_seconds(kernel_time(g, attn).duration) == Approx(64e6 / (4e12 * 0.95) + 20e-6));
+  // Element-wise kernels pay the gap alone.
+  KernelWork copy;
+  copy.hbm_bytes = units::bytes(64e6);
+  CHECK(to_seconds(kernel_time(g, copy).duration) == Approx(64e6 / (4e12 * 0.9) + 4e-6));
+}
+
+TEST_CASE("a grouped expert GEMM costs 1 + grouped_m_half / rows times the batched one") {
+  GpuSpec g = gpu();
+  g.eff.grouped_m_half = 20.0;
+  // 8 experts of 80 rows, [80 x 7168] x [7168 x 4096] each, compute-bound at the flat 0.8:
+  // batched 2 x 8 x 80 x 4096 x 7168 / 800e12; grouped x (1 + 20 / 80) = x 1.25.
+  KernelWork w = gemm(80, 4096, 7168);
+  w.flops = units::flops(2.0 * 8 * 80 * 4096 * 7168);
+  w.hbm_bytes = units::bytes(1e6);  // keep it compute-bound
+  const double batched = w.flops.value() / 800e12;
+  CHECK(to_seconds(kernel_time(g, w).duration) == Approx(batched + 4e-6));
+  w.grouped_rows = 80;
+  CHECK(to_seconds(kernel_time(g, w).duration) == Approx(1.25 * batched + 4e-6));
+  g.eff.grouped_m_half = 0.0;  // no grouping cost set
+  CHECK(to_seconds(kernel_time(g, w).duration) == Approx(batched + 4e-6));
+}

@@ -31,6 +31,10 @@ H200) and public-gemm.json (published tables with their sources). Fits:
   blackwell fp8    the Blackwell BF16 shape terms (k_half scaled as Hopper's FP8 / BF16 k_half) and the
                    FP8 / BF16 peak ratio of the MAMF figures below (aiconfigurator's FP8 timings include
                    TensorRT-LLM's dynamic activation quantisation, so they do not give a GEMM alone)
+  decode kernels   decode-sized GEMMs and cuDNN decode attention from CUDA graphs: HBM efficiency and
+                   fixed time per kernel (gemm_hbm, gemm_fixed_us, attention_hbm, attention_fixed_us);
+                   the GEMM curves are fitted to the times less that fixed time
+  grouped experts  grouped expert GEMMs over batched GEMMs of the same shapes (grouped_m_half)
   comm beside     a GEMM's slowdown beyond the SM share beside a copy kernel standing for NCCL's
                    (overlap_interference.py), per GPU at the CTA count of its comm_sm_fraction
   sustained check  the H200 runs against aiconfigurator's power-limited H200 timings, and the Blackwell
@@ -110,6 +114,78 @@ def h200_shapes():
     return out
 
 
+KERNEL_GAP_US = 1.24  # the catalog's kernel_gap_us: a tiny kernel replayed from a CUDA graph (H200)
+
+
+def line_fit(xs, ts):
+    """(slope, intercept) minimising sum(((slope x + intercept) / t - 1)^2): relative errors."""
+    w = [1.0 / t for t in ts]
+    sxx = sum((x * wi) ** 2 for x, wi in zip(xs, w))
+    sx1 = sum(x * wi * wi for x, wi in zip(xs, w))
+    s11 = sum(wi * wi for wi in w)
+    sxt = sum(x * wi for x, wi in zip(xs, w))
+    s1t = sum(w)
+    det = sxx * s11 - sx1 * sx1
+    return (sxt * s11 - s1t * sx1) / det, (sxx * s1t - sx1 * sxt) / det
+
+
+@functools.cache
+def decode_fits():
+    """Decode-sized kernels from CUDA graphs (decode_kernels.py): time = bytes / (HBM x eff) + fixed.
+    GEMMs (bf16, weights of Llama-70B's TP-8 shards and its unsharded MLP) per row count m in the
+    memory-bound range 1-32: the medians of the fitted efficiencies and intercepts; attention (cuDNN,
+    one query token against the KV cache) over every batch and context. The intercepts hold the
+    graph's kernel gap, which the catalog's fixed costs leave out."""
+    runs = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(HERE, "h200-*-decode-kernels.json")))]
+    peak = runs[0]["peak_hbm"]
+    gemm = []
+    for m in (1, 8, 16, 32):
+        rows = [r for run in runs for r in run["gemm"] if r.get("kind") == "bf16" and r.get("m") == m]
+        a, t0 = line_fit([r["weight_bytes"] / peak * 1e6 for r in rows], [r["time_us"] for r in rows])
+        gemm.append((m, 1.0 / a, t0))
+    rows = [r for run in runs for r in run["attention"] if r.get("backend") == "cudnn" and "error" not in r]
+    a, t0 = line_fit([r["kv_bytes"] / peak * 1e6 for r in rows], [r["time_us"] for r in rows])
+    res = [abs((r["kv_bytes"] / peak * 1e6 * a + t0) / r["time_us"] - 1.0) for r in rows]
+    return {"gemm_rows": gemm, "gemm_hbm": statistics.median(e for _, e, _ in gemm),
+            "gemm_fixed_us": statistics.median(t for _, _, t in gemm) - KERNEL_GAP_US,
+            "attention_hbm": 1.0 / a, "attention_fixed_us": t0 - KERNEL_GAP_US,
+            "attention_residual": (statistics.mean(res), max(res), len(rows))}
+
+
+def print_decode_fits():
+    d = decode_fits()
+    print("**Decode-sized kernels** (CUDA graphs; time = bytes / (4.8 TB/s x eff) + intercept, relative least "
+          "squares; the intercept holds the graph's 1.24 us kernel gap)\n")
+    print("| kernel | rows m | HBM efficiency | intercept us |")
+    print("|---|---|---|---|")
+    for m, e, t0 in d["gemm_rows"]:
+        print(f"| bf16 GEMM (5 weight shapes, 17-940 MB) | {m} | {e:.3f} | {t0:.2f} |")
+    mean, worst, n = d["attention_residual"]
+    print(f"| cuDNN decode attention ({n} batches x contexts, mean residual {100 * mean:.1f}%, max {100 * worst:.1f}%) "
+          f"| 1 | {d['attention_hbm']:.3f} | {d['attention_fixed_us'] + KERNEL_GAP_US:.2f} |\n")
+    print(f"catalog decode: gemm_hbm = {d['gemm_hbm']:.3f}, gemm_fixed_us = {d['gemm_fixed_us']:.2f}, "
+          f"attention_hbm = {d['attention_hbm']:.3f}, attention_fixed_us = {d['attention_fixed_us']:.2f}\n")
+
+
+def print_grouped_fit():
+    """Grouped expert GEMMs (torch._grouped_mm, CUTLASS) over a batched GEMM of the same shapes
+    (grouped_gemm.py --graph: 8 expert layouts, 64-1,024 rows per expert): time ratio = 1 + m_half / m,
+    least squares on the ratio."""
+    rows = []
+    for path in sorted(glob.glob(os.path.join(HERE, "h200-*-grouped-gemm.json"))):
+        rows += [r for r in json.load(open(path))["rows"] if "error" not in r]
+    by = {(r["layer"], r["m"], r["kind"]): r for r in rows}
+    pairs = [(m, r["time_us"] / by[(layer, m, "bmm")]["time_us"]) for (layer, m, kind), r in by.items()
+             if kind == "grouped" and (layer, m, "bmm") in by]
+    m_half = sum((t - 1.0) / m for m, t in pairs) / sum(1.0 / m ** 2 for m, _ in pairs)
+    print("**Grouped expert GEMMs over batched ones** (bf16, CUDA graphs, median over the layouts per row count)\n")
+    print("| rows per expert | grouped / batched time | 1 + m_half / rows |")
+    print("|---|---|---|")
+    for m in sorted({m for m, _ in pairs}):
+        print(f"| {m} | {statistics.median(t for mm, t in pairs if mm == m):.3f} | {1 + m_half / m:.3f} |")
+    print(f"\ncatalog grouped: grouped_m_half = {m_half:.1f}\n")
+
+
 def state_rows():
     """Rows of the gemm_states.py runs: each shape short-run (after 1.5 s idle) and at the power limit,
     timed from CUDA graphs (no launch cost)."""
@@ -121,9 +197,17 @@ def state_rows():
 
 
 def state_shapes(precision, accumulation=None, state="short"):
-    return [{"m": r["m"], "n": r["n"], "k": r["k"], "count": r["count"], "eff": r[state + "_efficiency"],
-             "set": r["set"]} for r in state_rows()
-            if r["precision"] == precision and (accumulation is None or r["accumulation"] == accumulation)]
+    """Efficiency of the rate term alone: each graph-timed call less the GEMM's fixed cost and the
+    kernel gap (decode_fits), which stepsim adds to every GEMM kernel on its own."""
+    fixed = decode_fits()["gemm_fixed_us"] + KERNEL_GAP_US
+    out = []
+    for r in state_rows():
+        if r["precision"] != precision or (accumulation is not None and r["accumulation"] != accumulation):
+            continue
+        t = r[state + "_us"]
+        out.append({"m": r["m"], "n": r["n"], "k": r["k"], "count": r["count"], "set": r["set"],
+                    "eff": r[state + "_efficiency"] * t / (t - fixed)})
+    return out
 
 
 LLAMA3_MFU = 0.405  # Llama 3 paper (Dubey et al. 2024, table 4): 38-43% BF16 MFU on 8K-16K H100, midpoint
@@ -427,6 +511,8 @@ def main():
     print_sustained_check(c16, bf16, blackwell)
     print_blackwell_attention(full)
     comm_interference()
+    print_decode_fits()
+    print_grouped_fit()
 
     print("Other GPUs: the 2026-11-29 Hopper curve's shape terms, and peak = its peak x (the GPU's MAMF best-shape")
     print("efficiency / H100's in the same precision). B200 and GB200 take the curves above; their rows give")

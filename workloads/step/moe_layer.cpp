@@ -12,9 +12,18 @@ using Handle = OpSink::Handle;
 
 namespace {
 
-/// dgrad of Y[m x n] = X[m x k] W[k x n]: dX[m x k] = dY[m x n] W^T[n x k].
+/// dgrad of Y[m x n] = X[m x k] W[k x n]: dX[m x k] = dY[m x n] W^T[n x k], grouped over the
+/// experts (m tokens each).
 topo::KernelWork dgrad(const LayerDims& d, double m, double n, double k, double count = 1.0) {
-  return linear_grad_gemm(d, m, k, n, count);
+  topo::KernelWork w = linear_grad_gemm(d, m, k, n, count);
+  w.grouped_rows = m;
+  return w;
+}
+
+/// A forward grouped expert GEMM: m tokens per expert, one group per expert.
+topo::KernelWork grouped(topo::KernelWork w, double m) {
+  w.grouped_rows = m;
+  return w;
 }
 
 double gate(const LayerDims& d) {
@@ -160,13 +169,17 @@ Handle MoeLayer::experts_forward(OpSink& sink, Handle ready, const ExpertLoadPai
   // Grouped GEMMs: `touched` experts, n / touched tokens each (MoE GEMMs are often small). Each
   // kernel also records its cost under balanced routing.
   const double f = m_.expert_ffn / m_.expert_tp, h = d_.h;
-  const auto up = [&](const Load& l) { return weight_gemm(d_, l.per_expert(), up_width(), h, l.touched); };
+  const auto up = [&](const Load& l) {
+    return grouped(weight_gemm(d_, l.per_expert(), up_width(), h, l.touched), l.per_expert());
+  };
   // Weighted in the activation, each copy's output is scaled by its probability (4 bytes read).
   const double probs = m_.probs == MoeProbs::activation ? 4.0 : 0.0;
   const auto act = [&](const Load& l) {
     return elementwise(d_, act_forward_bytes(d_) * l.copies * f + probs * l.copies, 8 * l.copies * f);
   };
-  const auto down = [&](const Load& l) { return weight_gemm(d_, l.per_expert(), h, f, l.touched); };
+  const auto down = [&](const Load& l) {
+    return grouped(weight_gemm(d_, l.per_expert(), h, f, l.touched), l.per_expert());
+  };
   // FP8 grouped GEMMs quantise the dispatched tokens and the activation's output first.
   const auto q_in = [&](const Load& l) { return quantize_work(d_, l.copies * h, QuantOperand::input); };
   const auto q_mid = [&](const Load& l) { return quantize_work(d_, l.copies * f, QuantOperand::input); };

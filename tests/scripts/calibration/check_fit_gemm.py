@@ -4,7 +4,7 @@
 fit_gemm.py prints, for Hopper, B200 and GB200, the gemm_bf16 and gemm_fp8 curves it fits to the
 committed measurements (the H200 runs, the published tables, aiconfigurator's timings), Hopper's split
 accumulation factor, the sustained_clock it derives from the H200's power-limit runs, every GPU's
-comm_interference (a GEMM beside a communication stand-in), the Hopper
+comm_interference (a GEMM beside a communication stand-in), the decode-kernel figures, the Hopper
 attention figure and a table of the Blackwell ones. Each must equal the catalog's to the printed
 precision; the catalog's source text for each Blackwell figure must name the file it comes from.
 Usage: check_fit_gemm.py SOURCE_DIR
@@ -36,6 +36,16 @@ def fitted(source):
             # Blackwell takes the H200's sustained_clock (its curves stand at the H200's short-run level).
             for gpu in HOPPER + (("b200", "gb200") if key == "sustained_clock" else ()):
                 scalars[(gpu, key)] = float(m.group(1))
+    m = re.search(r"^catalog decode: (.*)$", out, re.M)
+    for item in (m.group(1).split(", ") if m else []):
+        key, value = item.split(" = ")
+        gpus = DECODE_GPUS if key.endswith("_hbm") else DECODE_GPUS + ("l4", "mi300x")
+        for gpu in gpus:
+            scalars[(gpu, key)] = float(value)
+    m = re.search(r"^catalog grouped: grouped_m_half = ([\d.]+)$", out, re.M)
+    if m:
+        for gpu in DECODE_GPUS + ("l4", "mi300x"):
+            scalars[(gpu, "grouped_m_half")] = float(m.group(1))
     m = re.search(r"^catalog comm_interference: (.*)$", out, re.M)
     for item in (m.group(1).split(", ") if m else []):
         gpu, value = item.split(" ")
@@ -44,6 +54,10 @@ def fitted(source):
 
 
 HOPPER = ("h100-sxm", "h800", "h200")
+# The decode-kernel figures measured on the H200 and taken as they are by these GPUs (L4 and MI300X
+# derive gemm_hbm from their own hbm figure, and take the fixed times only).
+DECODE_GPUS = ("a100-sxm-80gb", "h100-sxm", "h800", "h200", "b200", "gb200")
+TOP_LEVEL = ("sustained_clock", "comm_interference", "gemm_fixed_us", "attention_fixed_us")
 
 
 def main():
@@ -67,7 +81,7 @@ def main():
             failures.append(f"{gpu} attention: catalog {gpus[gpu]['efficiency']['attention']}, fit_gemm.py {value}")
     for (gpu, key), value in scalars.items():
         seen += 1
-        got = gpus[gpu][key] if key in ("sustained_clock", "comm_interference") else gpus[gpu]["efficiency"][key]
+        got = gpus[gpu][key] if key in TOP_LEVEL else gpus[gpu]["efficiency"][key]
         if abs(got - value) > 5e-4:
             failures.append(f"{gpu} {key}: catalog {got}, fit_gemm.py {value}")
     for gpu, data in (("b200", "aiconfigurator-gemm-bf16-sustained.csv"), ("gb200", "aiconfigurator-gemm-bf16-sustained.csv")):
@@ -76,8 +90,9 @@ def main():
         if "aiconfigurator-attention-bf16.csv" not in gpus[gpu]["source"]["efficiency.attention"]:
             failures.append(f"{gpu}: efficiency.attention's source does not name aiconfigurator-attention-bf16.csv")
     # Hopper's two curves on three GPUs, B200's and GB200's two each, five attention figures, split
-    # accumulation on the three Hopper GPUs, sustained_clock on five and comm_interference on every GPU.
-    expected = 2 * 3 + 2 * 2 + 5 + 3 + 5 + len(gpus)
+    # accumulation on the three Hopper GPUs, sustained_clock on five, comm_interference on every GPU,
+    # the two decode efficiencies on six, the two fixed kernel times on eight and grouped_m_half on every GPU.
+    expected = 2 * 3 + 2 * 2 + 5 + 3 + 5 + 2 * len(gpus) + 2 * len(DECODE_GPUS) + 2 * (len(DECODE_GPUS) + 2)
     if seen != expected:
         failures.append(f"expected {expected} figures from fit_gemm.py's output, found {seen}")
     for line in failures:

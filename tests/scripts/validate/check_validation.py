@@ -52,14 +52,18 @@ for name, g in report["groups"].items():
     if g["cases"] + g["not_simulated"] != listed:
         failures.append(f"group {name}: {g['cases']} + {g['not_simulated']} cases, but {listed} listed")
 # group: (cases simulated, target MAPE, target worst case, reached MAPE, reached worst case)
+# The H200 calibration round of 2026-12-04 moved the reached figures of H100, GB200 and decode: GEMMs
+# timed from CUDA graphs in both clock states, decode kernels without their launch, and the A100
+# taking the H200's decode figures (docs/simulation.md section 6). Measured kernels replaced biased
+# ones; the gap they uncovered is reported, not hidden, and can only close from here.
 TARGETS = {
     "public-a100-dense": (18, 0.07, 0.15, 0.07, 0.15),
-    "public-h100-dense-bf16": (19, 0.05, 0.15, 0.110, 0.180),
-    "public-h100-dense-fp8": (18, 0.06, 0.15, 0.130, 0.200),
-    "public-gb200-dense": (12, 0.08, 0.15, 0.170, 0.230),
+    "public-h100-dense-bf16": (19, 0.05, 0.15, 0.135, 0.180),
+    "public-h100-dense-fp8": (18, 0.06, 0.15, 0.175, 0.225),
+    "public-gb200-dense": (12, 0.08, 0.15, 0.180, 0.250),
     # Issue 14: whole static batches of TensorRT-LLM v0.6.1; gpt-fast batch-1 decode within 5%.
     "public-h100-static-batch-inference": (16, 0.10, 0.20, 0.10, 0.20),
-    "public-decode": (2, 0.05, 0.05, 0.060, 0.075),
+    "public-decode": (2, 0.05, 0.05, 0.130, 0.145),
 }
 for name, (n, mape_target, worst_target, mape_reached, worst_reached) in TARGETS.items():
     g = report["groups"].get(name)

@@ -57,6 +57,8 @@ import json
 import os
 import statistics
 
+from fit_kernels import KERNEL_GAP_US, comm_interference, decode_fits, print_decode_fits, print_grouped_fit
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -114,78 +116,6 @@ def h200_shapes():
     return out
 
 
-KERNEL_GAP_US = 1.24  # the catalog's kernel_gap_us: a tiny kernel replayed from a CUDA graph (H200)
-
-
-def line_fit(xs, ts):
-    """(slope, intercept) minimising sum(((slope x + intercept) / t - 1)^2): relative errors."""
-    w = [1.0 / t for t in ts]
-    sxx = sum((x * wi) ** 2 for x, wi in zip(xs, w))
-    sx1 = sum(x * wi * wi for x, wi in zip(xs, w))
-    s11 = sum(wi * wi for wi in w)
-    sxt = sum(x * wi for x, wi in zip(xs, w))
-    s1t = sum(w)
-    det = sxx * s11 - sx1 * sx1
-    return (sxt * s11 - s1t * sx1) / det, (sxx * s1t - sx1 * sxt) / det
-
-
-@functools.cache
-def decode_fits():
-    """Decode-sized kernels from CUDA graphs (decode_kernels.py): time = bytes / (HBM x eff) + fixed.
-    GEMMs (bf16, weights of Llama-70B's TP-8 shards and its unsharded MLP) per row count m in the
-    memory-bound range 1-32: the medians of the fitted efficiencies and intercepts; attention (cuDNN,
-    one query token against the KV cache) over every batch and context. The intercepts hold the
-    graph's kernel gap, which the catalog's fixed costs leave out."""
-    runs = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(HERE, "h200-*-decode-kernels.json")))]
-    peak = runs[0]["peak_hbm"]
-    gemm = []
-    for m in (1, 8, 16, 32):
-        rows = [r for run in runs for r in run["gemm"] if r.get("kind") == "bf16" and r.get("m") == m]
-        a, t0 = line_fit([r["weight_bytes"] / peak * 1e6 for r in rows], [r["time_us"] for r in rows])
-        gemm.append((m, 1.0 / a, t0))
-    rows = [r for run in runs for r in run["attention"] if r.get("backend") == "cudnn" and "error" not in r]
-    a, t0 = line_fit([r["kv_bytes"] / peak * 1e6 for r in rows], [r["time_us"] for r in rows])
-    res = [abs((r["kv_bytes"] / peak * 1e6 * a + t0) / r["time_us"] - 1.0) for r in rows]
-    return {"gemm_rows": gemm, "gemm_hbm": statistics.median(e for _, e, _ in gemm),
-            "gemm_fixed_us": statistics.median(t for _, _, t in gemm) - KERNEL_GAP_US,
-            "attention_hbm": 1.0 / a, "attention_fixed_us": t0 - KERNEL_GAP_US,
-            "attention_residual": (statistics.mean(res), max(res), len(rows))}
-
-
-def print_decode_fits():
-    d = decode_fits()
-    print("**Decode-sized kernels** (CUDA graphs; time = bytes / (4.8 TB/s x eff) + intercept, relative least "
-          "squares; the intercept holds the graph's 1.24 us kernel gap)\n")
-    print("| kernel | rows m | HBM efficiency | intercept us |")
-    print("|---|---|---|---|")
-    for m, e, t0 in d["gemm_rows"]:
-        print(f"| bf16 GEMM (5 weight shapes, 17-940 MB) | {m} | {e:.3f} | {t0:.2f} |")
-    mean, worst, n = d["attention_residual"]
-    print(f"| cuDNN decode attention ({n} batches x contexts, mean residual {100 * mean:.1f}%, max {100 * worst:.1f}%) "
-          f"| 1 | {d['attention_hbm']:.3f} | {d['attention_fixed_us'] + KERNEL_GAP_US:.2f} |\n")
-    print(f"catalog decode: gemm_hbm = {d['gemm_hbm']:.3f}, gemm_fixed_us = {d['gemm_fixed_us']:.2f}, "
-          f"attention_hbm = {d['attention_hbm']:.3f}, attention_fixed_us = {d['attention_fixed_us']:.2f}\n")
-
-
-def print_grouped_fit():
-    """Grouped expert GEMMs (torch._grouped_mm, CUTLASS) over a batched GEMM of the same shapes
-    (grouped_gemm.py --graph: 8 expert layouts, 64-1,024 rows per expert): time ratio = 1 + m_half / m,
-    least squares on the ratio."""
-    rows = []
-    for path in sorted(glob.glob(os.path.join(HERE, "h200-*-grouped-gemm.json"))):
-        rows += [r for r in json.load(open(path))["rows"] if "error" not in r]
-    by = {(r["layer"], r["m"], r["kind"]): r for r in rows}
-    pairs = [(m, r["time_us"] / by[(layer, m, "bmm")]["time_us"]) for (layer, m, kind), r in by.items()
-             if kind == "grouped" and (layer, m, "bmm") in by]
-    m_half = sum((t - 1.0) / m for m, t in pairs) / sum(1.0 / m ** 2 for m, _ in pairs)
-    print("**Grouped expert GEMMs over batched ones** (bf16, CUDA graphs, median over the layouts per row count)\n")
-    print("| rows per expert | grouped / batched time | 1 + m_half / rows |")
-    print("|---|---|---|")
-    for m in sorted({m for m, _ in pairs}):
-        print(f"| {m} | {statistics.median(t for mm, t in pairs if mm == m):.3f} | {1 + m_half / m:.3f} |")
-    print(f"\ncatalog grouped: grouped_m_half = {m_half:.1f}\n")
-
-
 def state_rows():
     """Rows of the gemm_states.py runs: each shape short-run (after 1.5 s idle) and at the power limit,
     timed from CUDA graphs (no launch cost)."""
@@ -240,35 +170,6 @@ def power_limited(c16):
     print(f"training step duty = MFU {LLAMA3_MFU} / sustained GEMM efficiency {statistics.median(big):.3f} = "
           f"{duty:.2f}; sustained_clock = {clock:.3f} (between duties {lo[0]} and {hi[0]})\n")
     return full, clock
-
-
-def comm_interference():
-    """GEMM slowdown beyond the SM share beside a stand-in for communication kernels (a copy of N CTAs:
-    overlap_interference.py), the mean of its two shapes per N; each GPU's figure interpolates it at the
-    CTA count its comm_sm_fraction stands for on the H200's 132 SMs (clamped to the measured range)."""
-    import tomllib
-    rows = []
-    for path in sorted(glob.glob(os.path.join(HERE, "h200-*-overlap-interference.json"))):
-        rows += [r for r in json.load(open(path))["rows"] if r["ctas"] > 0]
-    by_n = {}
-    for r in rows:
-        by_n.setdefault(r["ctas"], []).append(r["slowdown"] / r["sm_share_model"])
-    points = sorted((n, statistics.mean(v)) for n, v in by_n.items())
-    print("**Communication beside a GEMM: slowdown beyond the SM share** (GEMM time beside N copying CTAs / "
-          "alone, over 1 / (1 - N / 132); mean of 8192^3 and 4096 x 7168 x 4096 at the power limit)\n")
-    print("| CTAs | " + " | ".join(str(n) for n, _ in points) + " |")
-    print("|---|" + "---|" * len(points))
-    print("| excess | " + " | ".join(f"{v:.3f}" for _, v in points) + " |\n")
-    with open(os.path.join(HERE, "..", "..", "scenarios", "catalog", "gpus.toml"), "rb") as f:
-        gpus = tomllib.load(f)["gpu"]
-    out = {}
-    for gpu, spec in gpus.items():
-        n = min(max(spec["comm_sm_fraction"] * 132.0, points[0][0]), points[-1][0])
-        lo = max(p for p in points if p[0] <= n)
-        hi = min(p for p in points if p[0] >= n)
-        out[gpu] = lo[1] if hi[0] == lo[0] else lo[1] + (hi[1] - lo[1]) * (n - lo[0]) / (hi[0] - lo[0])
-    print("catalog comm_interference: " + ", ".join(f"{g} {v:.3f}" for g, v in out.items()) + "\n")
-    return out
 
 
 def public_sets():

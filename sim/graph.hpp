@@ -92,8 +92,9 @@ struct Processor {
   /// progress at 1/n of its speed (two micro-batches' kernels sharing the SMs). false: compute
   /// streams are independent (one compute stream per processor, or streams that model no SMs).
   bool share_compute = false;
-  /// The share comm_slowdown stands for is held for the whole run: compute always runs at
-  /// 1 - comm_slowdown, whether or not a transfer runs, and transfers re-time nothing.
+  /// The share comm_slowdown stands for is held for the whole run: compute runs at
+  /// 1 - comm_slowdown whether or not a transfer runs (transfers re-time nothing unless
+  /// comm_interference > 1 slows it further while they run).
   bool reserved_comm = false;
   /// Compute slows by this factor more while a transfer runs (contention beyond the SMs taken);
   /// >= 1, 1 = none. It applies only while a transfer runs, also when reserved_comm holds the SMs.

@@ -166,20 +166,25 @@ TEST_CASE("reserved communication SMs: compute runs at 1 - s throughout, with or
   CHECK(r.stats.retimings == 0);
 }
 
+namespace {
+/// 10 us of compute starting with a transfer of [0, 4) us on one processor `p`.
+RunResult compute_beside_a_transfer(const Processor& p) {
+  StepGraphBuilder b;
+  const ProcessorId id = b.add_processor(p);
+  b.add_op(compute(us(10)), b.add_stream(id, StreamRole::compute, "gpu0.compute"));
+  b.add_op(transfer(0), b.add_stream(id, StreamRole::comm, "gpu0.comm"));
+  const StepGraph graph = std::move(b).build();
+  FakeNetwork net({{Time::zero(), us(4)}});
+  return Engine(graph, &net).run();
+}
+}  // namespace
+
 TEST_CASE("communication interference slows compute beyond the SM share while a transfer runs") {
   // Processor{0.2, false, false, 1.25}: under a transfer compute runs at (1 - 0.2) / 1.25 = 0.64.
   // 10 us of work starts with a transfer of [0, 4) us: 4 x 0.64 = 2.56 us done, 7.44 us left at
   // full speed: it ends at 11.44 us.
-  StepGraphBuilder b;
-  const ProcessorId p = b.add_processor({0.2, false, false, 1.25});
-  const StreamId compute_stream = b.add_stream(p, StreamRole::compute, "gpu0.compute");
-  const StreamId comm_stream = b.add_stream(p, StreamRole::comm, "gpu0.comm");
-  const OpId c = b.add_op(compute(us(10)), compute_stream);
-  b.add_op(transfer(0), comm_stream);
-  const StepGraph graph = std::move(b).build();
-  FakeNetwork net({{Time::zero(), us(4)}});
-  const RunResult r = Engine(graph, &net).run();
-  CHECK(r.ops[c].end == ns(11440));
+  const RunResult r = compute_beside_a_transfer({0.2, false, false, 1.25});
+  CHECK(r.ops[0].end == ns(11440));
   // Re-timed when the transfer starts (the op started first, at the same instant) and when it ends.
   CHECK(r.stats.retimings == 2);
 }
@@ -187,16 +192,7 @@ TEST_CASE("communication interference slows compute beyond the SM share while a 
 TEST_CASE("reserved communication SMs with interference: 1 - s without a transfer, (1 - s) / i with one") {
   // Processor{0.2, false, true, 1.25}: 0.8 with no transfer, 0.64 under one. 10 us of work with a
   // transfer of [0, 4) us: 2.56 us done by 4 us, 7.44 us left at 0.8 take 9.3 us: ends at 13.3 us.
-  StepGraphBuilder b;
-  const ProcessorId p = b.add_processor({0.2, false, true, 1.25});
-  const StreamId compute_stream = b.add_stream(p, StreamRole::compute, "gpu0.compute");
-  const StreamId comm_stream = b.add_stream(p, StreamRole::comm, "gpu0.comm");
-  const OpId c = b.add_op(compute(us(10)), compute_stream);
-  b.add_op(transfer(0), comm_stream);
-  const StepGraph graph = std::move(b).build();
-  FakeNetwork net({{Time::zero(), us(4)}});
-  const RunResult r = Engine(graph, &net).run();
-  CHECK(r.ops[c].end == ns(13300));
+  CHECK(compute_beside_a_transfer({0.2, false, true, 1.25}).ops[0].end == ns(13300));
 }
 
 TEST_CASE("a processor refuses communication interference below 1") {

@@ -17,13 +17,11 @@ without Python's launch cost. Median of 10 replays after warm-ups, random data.
 Writes $OUT/decode_kernels.json (or ./). Needs an NVIDIA GPU and PyTorch.
 Usage: python3 tools/calibration/decode_kernels.py
 """
-import json
 import math
-import os
 
 import torch
 
-from hopper_op_classes import timed
+from hopper_op_classes import timed, write_result
 
 PEAK_HBM = {"NVIDIA H200": 4.8e12, "NVIDIA H100 80GB HBM3": 3.35e12}
 ROTATE_BYTES = 256 << 20
@@ -173,10 +171,7 @@ def main():
             print(f"{head} failed {r['error'][:80]}")
         else:
             print(f"{head} {r['time_us']:8.1f} us {r['GB_per_s']:6.0f} GB/s eff {r['efficiency']:.3f}")
-    path = os.path.join(os.environ.get("OUT", "."), "decode_kernels.json")
-    with open(path, "w") as f:
-        json.dump(result, f, indent=1)
-    print("wrote", path)
+    write_result("decode_kernels.json", result)
 
 
 if __name__ == "__main__":

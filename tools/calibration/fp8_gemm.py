@@ -9,12 +9,10 @@ $OUT/<device>-fp8-gemm.json (or ./), which tools/calibration/fit_gemm.py reads b
 copy it into tools/calibration/ as e.g. h200-2026-12-01-fp8.json. Needs an NVIDIA GPU.
 Usage: python3 tools/calibration/fp8_gemm.py
 """
-import json
-import os
 
 import torch
 
-from hopper_op_classes import timed  # CUDA-event median after warm-ups, as the op-class runs use
+from hopper_op_classes import timed, write_result  # timed: CUDA-event median after warm-ups
 
 PEAK_FP8 = {"NVIDIA H200": 1979e12, "NVIDIA H100 80GB HBM3": 1979e12, "NVIDIA B200": 4500e12}
 
@@ -41,12 +39,9 @@ def main():
     out = {"device": dev, "torch": torch.__version__, "precision": "fp8", "peak_fp8": peak,
            "fast": [gemm(m, n, k, True, peak) for m, n, k in SHAPES],
            "split": [gemm(m, n, k, False, peak) for m, n, k in SHAPES]}
-    path = os.path.join(os.environ.get("OUT", "."), dev.replace(" ", "-").lower() + "-fp8-gemm.json")
-    with open(path, "w") as f:
-        json.dump(out, f, indent=1)
+    write_result(dev.replace(" ", "-").lower() + "-fp8-gemm.json", out)
     for f_, s_ in zip(out["fast"], out["split"]):
         print(f"{f_['m']:6d} {f_['n']:6d} {f_['k']:6d}  fast {f_['efficiency']:.3f}  split {s_['efficiency']:.3f}")
-    print("wrote", path)
 
 
 if __name__ == "__main__":

@@ -15,11 +15,11 @@ fast (forward) and split (dgrad/wgrad) accumulation. Random operands, rotated ov
 Writes $OUT/gemm_states.json (or ./); tools/calibration/fit_gemm.py fits the curves to it.
 Needs an NVIDIA GPU and PyTorch. Usage: python3 tools/calibration/gemm_states.py
 """
-import json
-import os
 import time
 
 import torch
+
+from hopper_op_classes import event_seconds, mean_seconds_after, write_result
 
 PEAK = {"bf16": 989e12, "fp8": 1979e12}
 BF16 = [(8192, 8192, 8192, 1), (4096, 28672, 8192, 1), (4096, 8192, 28672, 1), (4096, 7168, 4096, 1),
@@ -64,25 +64,13 @@ def measure(m, n, k, count, precision, fast=True):
     graph.replay()  # the first replay uploads the graph
     torch.cuda.synchronize()
     time.sleep(1.5)
-    short = []
-    for _ in range(3):
-        e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        e0.record()
-        graph.replay()
-        e1.record()
-        e1.synchronize()
-        short.append(e0.elapsed_time(e1) / 1e3 / reps)
-    t0, late = time.time(), []
-    while time.time() - t0 < 1.2:
-        e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        e0.record()
+    short = [event_seconds(graph.replay) / reps for _ in range(3)]
+
+    def five():
         for _ in range(5):
             graph.replay()
-        e1.record()
-        e1.synchronize()
-        if time.time() - t0 >= 0.6:
-            late.append(e0.elapsed_time(e1) / 1e3 / (5 * reps))
-    s_short, s_sus = sorted(short)[1], sum(late) / len(late)
+
+    s_short, s_sus = sorted(short)[1], mean_seconds_after(five, 1.2, 0.6) / (5 * reps)
     row = {"m": m, "n": n, "k": k, "count": count, "precision": precision,
            "accumulation": ("fast" if fast else "split") if precision == "fp8" else None,
            "short_us": s_short * 1e6, "sustained_us": s_sus * 1e6,
@@ -103,10 +91,7 @@ def main():
         result["rows"].append(r)
         print(f"{p:4s} {r['accumulation'] or '':5s} {c}x{m}x{n}x{k}: short {r['short_efficiency']:.3f} "
               f"sustained {r['sustained_efficiency']:.3f} ratio {r['ratio']:.3f}")
-    path = os.path.join(os.environ.get("OUT", "."), "gemm_states.json")
-    with open(path, "w") as f:
-        json.dump(result, f, indent=1)
-    print("wrote", path)
+    write_result("gemm_states.json", result)
 
 
 if __name__ == "__main__":

@@ -21,8 +21,6 @@ cost in the time: it matters below ~200 us), for up to 1,024 rows per expert; wr
 grouped_gemm_graph.json. Writes $OUT/grouped_gemm.json (or ./). Needs an NVIDIA GPU and PyTorch.
 Usage: python3 tools/calibration/grouped_gemm.py [--graph]
 """
-import json
-import os
 import sys
 
 import torch
@@ -115,10 +113,7 @@ def main():
                 else:
                     print(f"{label:13s} E{e:<3d} m{m:<5d} {r['kind']:11s} {r['time_us']:9.1f} us "
                           f"{r['tflops']:7.1f} TFLOP/s eff {r['efficiency']:.3f}")
-    path = os.path.join(os.environ.get("OUT", "."), "grouped_gemm_graph.json" if GRAPH else "grouped_gemm.json")
-    with open(path, "w") as f:
-        json.dump(result, f, indent=1)
-    print("wrote", path)
+    hopper_op_classes.write_result("grouped_gemm_graph.json" if GRAPH else "grouped_gemm.json", result)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ figures come from it. Usage: python3 tools/calibration/hopper_op_classes.py
 import json
 import os
 import statistics
+import time
 
 import torch
 
@@ -25,20 +26,42 @@ PEAK_BF16 = 989e12  # H100/H200 SXM datasheet, dense
 PEAK_HBM = {"NVIDIA H200": 4.8e12, "NVIDIA H100 80GB HBM3": 3.35e12}
 
 
+def event_seconds(fn):
+    """Seconds between CUDA events recorded on the current stream around fn(), waited for."""
+    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    a.record()
+    fn()
+    b.record()
+    b.synchronize()
+    return a.elapsed_time(b) / 1e3
+
+
 def timed(fn, warmup=3, reps=20):
     """Median seconds per call of fn over `reps` event-timed calls."""
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b) / 1e3)
-    return statistics.median(times)
+    return statistics.median(event_seconds(fn) for _ in range(reps))
+
+
+def mean_seconds_after(fn, seconds, after):
+    """Calls fn, each call event-timed, for `seconds` of wall time; the mean seconds of the calls
+    that end `after` seconds or later (the GPU at its power limit by then)."""
+    t0, late = time.time(), []
+    while time.time() - t0 < seconds:
+        s = event_seconds(fn)
+        if time.time() - t0 >= after:
+            late.append(s)
+    return sum(late) / len(late)
+
+
+def write_result(name, result, indent=1):
+    """Writes `result` as JSON to $OUT/name (or ./name) and says where."""
+    path = os.path.join(os.environ.get("OUT", "."), name)
+    with open(path, "w") as f:
+        json.dump(result, f, indent=indent)
+    print("wrote", path)
+    return path
 
 
 def rand(*shape, dtype=torch.bfloat16):
@@ -184,9 +207,7 @@ def main():
     result["attention"] += [attention(2, 32, 8192, 128, True, "cudnn"), attention(1, 64, 4096, 192, True, "cudnn", 128)]
     result["hbm"] = hbm_cases(peak_hbm) + fused_cases(peak_hbm)
     result["launch"] = launch_cases()
-    out = os.environ.get("OUT", ".")
-    with open(os.path.join(out, "hopper_op_classes.json"), "w") as f:
-        json.dump(result, f, indent=2)
+    write_result("hopper_op_classes.json", result, indent=2)
     print(f"{name}, torch {torch.__version__}")
     for key in ("large_gemm", "small_gemm", "expert_gemm"):
         for r in result[key]:

@@ -14,8 +14,6 @@ GB/s, and NVML's SM clock and power.
 Writes $OUT/overlap_interference.json (or ./). Needs an NVIDIA GPU, PyTorch and Triton.
 Usage: python3 tools/calibration/overlap_interference.py
 """
-import json
-import os
 import threading
 import time
 
@@ -23,6 +21,7 @@ import torch
 import triton
 import triton.language as tl
 
+from hopper_op_classes import event_seconds, mean_seconds_after, write_result
 from sustained_clock import sampler
 
 SMS = torch.cuda.get_device_properties(0).multi_processor_count if torch.cuda.is_available() else 132
@@ -58,17 +57,8 @@ def gemm_graph(m, n, k, reps):
 
 def replay_for(graph, seconds, stream):
     """Replays on `stream` for `seconds`; returns the mean seconds per replay over the second half."""
-    t0, late = time.time(), []
     with torch.cuda.stream(stream):
-        while time.time() - t0 < seconds:
-            e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            e0.record()
-            graph.replay()
-            e1.record()
-            e1.synchronize()
-            if time.time() - t0 >= seconds / 2:
-                late.append(e0.elapsed_time(e1) / 1e3)
-    return sum(late) / len(late)
+        return mean_seconds_after(graph.replay, seconds, seconds / 2)
 
 
 def case(shape, ctas, src, dst, samples, t_start):
@@ -82,12 +72,8 @@ def case(shape, ctas, src, dst, samples, t_start):
         return out
     n_elems = src.numel()
     torch.cuda.synchronize()
-    p0, p1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    p0.record()
-    copy_loop[(ctas,)](src, dst, n_elems, 2, BLOCK=4096, num_warps=16)  # the copy alone, two passes
-    p1.record()
-    p1.synchronize()
-    per_pass = p0.elapsed_time(p1) / 1e3 / 2
+    # The copy alone, two passes.
+    per_pass = event_seconds(lambda: copy_loop[(ctas,)](src, dst, n_elems, 2, BLOCK=4096, num_warps=16)) / 2
     out["copy_alone_GB_per_s"] = 4.0 * n_elems / per_pass / 1e9
     iters = max(2, int(1.1 / per_pass))  # outlasts the 0.8 s of GEMMs below
     c0, c1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -131,10 +117,7 @@ def main():
                 print(f"{shape}: alone {r['gemm_alone_us']:.0f} us per GEMM at the power limit")
     stop.set()
     th.join()
-    path = os.path.join(os.environ.get("OUT", "."), "overlap_interference.json")
-    with open(path, "w") as f:
-        json.dump(result, f, indent=1)
-    print("wrote", path)
+    write_result("overlap_interference.json", result)
 
 
 if __name__ == "__main__":

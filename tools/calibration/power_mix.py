@@ -18,13 +18,12 @@ SM clock, power and temperature are sampled through NVML every 100 ms. Random op
 Writes $OUT/power_mix.json (or ./). Needs an NVIDIA GPU and PyTorch.
 Usage: python3 tools/calibration/power_mix.py
 """
-import json
-import os
 import threading
 import time
 
 import torch
 
+from hopper_op_classes import event_seconds, mean_seconds_after, write_result
 from sustained_clock import sampler
 
 SHAPES = [(8192, 8192, 8192), (4096, 28672, 8192), (4096, 8192, 28672), (4096, 7168, 4096), (16384, 7168, 2048),
@@ -57,17 +56,12 @@ def shape_case(m, n, k):
         pairs.append((e0, e1))
     torch.cuda.synchronize()
     short = sorted(e0.elapsed_time(e1) for e0, e1 in pairs)[10] / 1e3  # median of the 20
-    t0, windows = time.time(), []
-    while time.time() - t0 < 3.0:
-        e0, e1 = event_pair()
-        e0.record()
+
+    def ten():
         for i in range(10):
             torch.mm(*sets[i % 3])
-        e1.record()
-        e1.synchronize()
-        windows.append((time.time() - t0, e0.elapsed_time(e1) / 1e3 / 10))
-    late = [s for t, s in windows if t >= 1.5]
-    sustained = sum(late) / len(late)
+
+    sustained = mean_seconds_after(ten, 3.0, 1.5) / 10
     return {"m": m, "n": n, "k": k, "short_tflops": flops / short / 1e12,
             "sustained_tflops": flops / sustained / 1e12, "ratio": short / sustained}
 
@@ -98,18 +92,11 @@ def duty_case(duty, filler, a, b, x, y, gemm_s, copy_s, spin_cycles_per_s):
 def calibrate_fillers(a, b, x, y):
     """Short-run seconds of one 8192^3 product and of one copy; the spin kernel's cycles per second."""
     cool()
-    def timed_once(fn):
-        e0, e1 = event_pair()
-        e0.record()
-        fn()
-        e1.record()
-        e1.synchronize()
-        return e0.elapsed_time(e1) / 1e3
     for _ in range(3):
         torch.mm(a, b)
-    gemm_s = sorted(timed_once(lambda: torch.mm(a, b)) for _ in range(9))[4]
-    copy_s = sorted(timed_once(lambda: y.copy_(x)) for _ in range(5))[2]
-    spin_s = timed_once(lambda: torch.cuda._sleep(1_000_000))
+    gemm_s = sorted(event_seconds(lambda: torch.mm(a, b)) for _ in range(9))[4]
+    copy_s = sorted(event_seconds(lambda: y.copy_(x)) for _ in range(5))[2]
+    spin_s = event_seconds(lambda: torch.cuda._sleep(1_000_000))
     return gemm_s, copy_s, 1_000_000 / spin_s
 
 
@@ -143,10 +130,7 @@ def main():
     stop.set()
     th.join()
     result["samples"] = samples
-    path = os.path.join(os.environ.get("OUT", "."), "power_mix.json")
-    with open(path, "w") as f:
-        json.dump(result, f, indent=1)
-    print("wrote", path)
+    write_result("power_mix.json", result)
 
 
 if __name__ == "__main__":

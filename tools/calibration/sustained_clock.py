@@ -15,13 +15,13 @@ Writes $OUT/sustained_clock_<dtype>.json (or ./). Not run in CI: it needs an NVI
 Usage: python3 tools/calibration/sustained_clock.py [--seconds 40] [--dtype bf16|fp8]
 """
 import argparse
-import json
-import os
 import subprocess
 import threading
 import time
 
 import torch
+
+from hopper_op_classes import event_seconds, write_result
 
 
 def sampler(stop, samples):
@@ -76,13 +76,8 @@ def main():
     windows = []  # (t_end, TFLOP/s) per batch of 20 GEMMs
     t0 = time.time()
     while time.time() - t0 < args.seconds:
-        e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        e0.record()
-        for _ in range(20):
-            step()
-        e1.record()
-        e1.synchronize()
-        windows.append((time.time() - t0, 20 * flops / (e0.elapsed_time(e1) / 1e3) / 1e12))
+        s = event_seconds(lambda: [step() for _ in range(20)])
+        windows.append((time.time() - t0, 20 * flops / s / 1e12))
     stop.set()
     th.join()
     first = [r for t, r in windows if t <= 0.2] or [windows[0][1]]
@@ -96,12 +91,10 @@ def main():
                             max(1, sum(1 for s in samples if s[0] >= args.seconds - 10.0))) if samples else None,
         "windows": windows, "samples": samples,
     }
-    path = os.path.join(os.environ.get("OUT", "."), f"sustained_clock_{args.dtype}.json")
-    with open(path, "w") as f:
-        json.dump(result, f, indent=1)
+    write_result(f"sustained_clock_{args.dtype}.json", result)
     print(f"{result['device']} {args.dtype} {n}^3: {result['first_tflops']:.0f} -> {result['last_10s_tflops']:.0f} "
           f"TFLOP/s, sustained_clock {result['sustained_clock']:.3f}; SM {result['sm_mhz_first']} -> "
-          f"{result['sm_mhz_last_10s']} MHz; wrote {path}")
+          f"{result['sm_mhz_last_10s']} MHz")
 
 
 if __name__ == "__main__":

@@ -12,18 +12,16 @@ using Handle = OpSink::Handle;
 
 namespace {
 
-/// dgrad of Y[m x n] = X[m x k] W[k x n]: dX[m x k] = dY[m x n] W^T[n x k], grouped over the
-/// experts (m tokens each).
-topo::KernelWork dgrad(const LayerDims& d, double m, double n, double k, double count = 1.0) {
-  topo::KernelWork w = linear_grad_gemm(d, m, k, n, count);
+/// An expert GEMM as one grouped kernel: m tokens per expert, one group per expert.
+topo::KernelWork grouped(topo::KernelWork w, double m) {
   w.grouped_rows = m;
   return w;
 }
 
-/// A forward grouped expert GEMM: m tokens per expert, one group per expert.
-topo::KernelWork grouped(topo::KernelWork w, double m) {
-  w.grouped_rows = m;
-  return w;
+/// dgrad of Y[m x n] = X[m x k] W[k x n]: dX[m x k] = dY[m x n] W^T[n x k], grouped over the
+/// experts (m tokens each).
+topo::KernelWork dgrad(const LayerDims& d, double m, double n, double k, double count = 1.0) {
+  return grouped(linear_grad_gemm(d, m, k, n, count), m);
 }
 
 double gate(const LayerDims& d) {

@@ -246,6 +246,9 @@ topo::SweepRequest measured_sweep(const MeasuredCollective& row, topo::Collectiv
   r.sizes_bytes = {row.bytes};
   r.algorithm = algorithm;
   r.config.collnet = row.collnet;
+  // nccl-tests' send/recv pairs all belong to one communicator of every rank.
+  if (row.op == topo::CollectiveOp::send_recv)
+    r.communicator_ranks = static_cast<std::uint32_t>(row.cluster.total_gpus());
   return r;
 }
 

@@ -171,6 +171,8 @@ topo::SweepRequest make_sweep(const Options& o, const topo::Topology& topo) {
   else
     for (int g = 0; g < ranks; ++g) group.push_back(static_cast<topo::GpuId>(g));
   r.groups = {group};
+  // The pair belongs to a communicator of the requested ranks, as in nccl-tests.
+  if (r.op == topo::CollectiveOp::send_recv) r.communicator_ranks = static_cast<std::uint32_t>(ranks);
   r.config.channels = o.channels;
   r.config.collnet = o.collnet;
   if (!o.bytes.empty())

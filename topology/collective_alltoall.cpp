@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "topology/collective_plan.hpp"
+#include "topology/nccl_tuning.hpp"
 
 namespace stepsim::topo {
 
@@ -87,7 +88,27 @@ Plan build_deepep_ll_all_to_all(AlgoContext& ctx) {
   return Plan{CollectiveAlgorithm::deepep_ll, {std::move(phase)}};
 }
 
-// The message is split evenly over the channels, each routed on its own equal-cost path.
+namespace {
+// NCCL's point-to-point channels carry a pair whose peer is in another NVLink domain at most
+// kNcclP2pChannelNetGBps each (topology/nccl_tuning.hpp); 0 when every pair stays in its domain.
+double p2p_network_ceiling_Bps(const AlgoContext& ctx) {
+  const Topology& topo = ctx.topo;
+  bool remote = false;
+  for (const auto& group : ctx.request.groups)
+    remote = remote || topo.domain_of(group[0]) != topo.domain_of(group[1]);
+  if (!remote) return 0.0;
+  const ClusterSpec& spec = topo.spec();
+  NcclP2pComm comm;
+  comm.ranks = std::max<int>(2, static_cast<int>(ctx.request.communicator_ranks));
+  comm.comm_channels = nccl_comm_channels(static_cast<int>(topo.domain_size()), spec.gpu.arch,
+                                          spec.gpu.nvlink_bw.value() > 0.0);
+  comm.nic_GBps = spec.nic_bw().value() / 1e9;
+  return nccl_p2p_net_channels_per_peer(comm) * kNcclP2pChannelNetGBps * 1e9;
+}
+}  // namespace
+
+// The message is split evenly over the channels, each routed on its own equal-cost path; across
+// NVLink domains NCCL's channels per peer bound the rate (see p2p_network_ceiling_Bps).
 Plan build_direct_send_recv(AlgoContext& ctx) {
   PlanPhase phase;
   phase.channels = ctx.channels;
@@ -95,7 +116,7 @@ Plan build_direct_send_recv(AlgoContext& ctx) {
     for (std::uint32_t c = 0; c < ctx.channels; ++c)
       phase.latency_s =
           std::max(phase.latency_s, ctx.builder.add_flow(group[0], group[1], c, 1.0 / ctx.channels));
-  phase.vars.push_back(PlanVariable{ctx.pool.add(ctx.builder.take()), 1.0});
+  phase.vars.push_back(PlanVariable{ctx.pool.add(ctx.builder.take()), 1.0, p2p_network_ceiling_Bps(ctx)});
   return Plan{CollectiveAlgorithm::direct, {std::move(phase)}};
 }
 

@@ -68,6 +68,9 @@ class PatternBuilder {
 struct PlanVariable {
   std::uint32_t pattern = 0;
   double bytes_per_byte = 0.0;  ///< unit-flow bytes per request byte
+  /// The most unit-flow bytes/s its kernels move whatever the links allow (NCCL's point-to-point
+  /// channels across the network); 0 = only the links and the protocol limit it.
+  double max_rate_Bps = 0.0;
 };
 
 struct PlanPhase {

@@ -43,6 +43,7 @@ std::vector<CollectiveSample> sweep_collective(std::shared_ptr<const Topology> t
     r.algorithm = request.algorithm;
     r.protocol = request.protocol;
     r.root = request.root;
+    r.communicator_ranks = request.communicator_ranks;
     ids.push_back(tb.add(r));
   }
   auto table = std::make_shared<const TransferTable>(std::move(tb).build());

@@ -29,6 +29,8 @@ struct SweepRequest {
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::automatic;
   CollectiveProtocol protocol = CollectiveProtocol::automatic;
   std::uint32_t root = 0;
+  /// send_recv: ranks of the NCCL communicator (CollectiveRequest::communicator_ranks).
+  std::uint32_t communicator_ranks = 0;
   CommConfig config;
 };
 

@@ -82,6 +82,9 @@ struct CollectiveRequest {
   /// all_to_all only, optional: p x p row-major bytes sent from rank i to rank j of each group
   /// (MoE routing imbalance). When set it replaces `bytes`; ranks then finish at different times.
   std::vector<double> pair_bytes;
+  /// send_recv only: ranks of the NCCL communicator the pairs belong to (nccl-tests: every rank;
+  /// Megatron: the pipeline group), which sets NCCL's channels per network peer; 0 = the pair alone.
+  std::uint32_t communicator_ranks = 0;
 };
 
 /// How collectives are cut up, as NCCL does; defaults follow NCCL's Simple protocol.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 namespace stepsim::topo {
 
@@ -174,6 +175,30 @@ ProtocolTerms nccl_protocol_terms(const NcclShape& s, CollectiveProtocol p) {
     default: break;
   }
   return t;
+}
+
+namespace {
+int pow2_up(int n) {
+  int p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+}  // namespace
+
+int nccl_comm_channels(int gpus_per_node, GpuArch arch, bool nvlink) {
+  constexpr int kMaxChannels = 64;
+  int c = 2 * std::max(1, gpus_per_node);
+  if ((arch == GpuArch::hopper || arch == GpuArch::blackwell) && nvlink && c < 16) c *= 2;
+  return std::min(c, kMaxChannels);
+}
+
+int nccl_p2p_net_channels_per_peer(const NcclP2pComm& comm) {
+  constexpr int kPeersPerBatch = 8;  // NCCL_MAX_DEV_WORK_P2P_PER_BATCH
+  const int p2p_channels = pow2_up(std::max(1, comm.comm_channels));
+  int per_peer = pow2_up(std::max(1, static_cast<int>(std::ceil(comm.nic_GBps / kNcclP2pChannelNetGBps))));
+  const int batches = (std::max(1, comm.ranks) + kPeersPerBatch - 1) / kPeersPerBatch;
+  while (per_peer * batches > p2p_channels && per_peer > 1) per_peer /= 2;
+  return std::min(per_peer, p2p_channels);
 }
 
 }  // namespace stepsim::topo

@@ -54,4 +54,29 @@ ProtocolTerms nccl_protocol_terms(const NcclShape& shape, CollectiveProtocol p);
 /// have their own latency model and run Simple.
 bool nccl_tuned(CollectiveOp op, CollectiveAlgorithm a);
 
+/// A point-to-point send/recv across nodes as NCCL's p2p setup sees its communicator.
+struct NcclP2pComm {
+  int ranks = 2;  ///< ranks of the communicator (nccl-tests: the world; Megatron: the pipeline group)
+  /// NCCL's channels of the communicator's collectives (`comm->nChannels`), see nccl_comm_channels.
+  int comm_channels = 16;
+  double nic_GBps = 50.0;  ///< the sending GPU's NIC line rate, decimal GB/s (400 Gb/s = 50)
+};
+
+/// NCCL's collective channels on nodes of `gpus_per_node` GPUs with a NIC each (src/graph/connect.cc,
+/// ncclTopoPostset): the ring graph's channel per NIC doubled, doubled again on Hopper and later with
+/// NVLink inside the node while under 16, at most MAXCHANNELS = 64.
+int nccl_comm_channels(int gpus_per_node, GpuArch arch, bool nvlink);
+
+/// NCCL's channels per peer for a send/recv whose peer is on another node (NCCL 2.29,
+/// src/graph/paths.cc): a NIC of `nic_GBps` gets max(1, ceil(nic_GBps / 14)) channels
+/// (NCCL_P2P_PER_CHANNEL_NET_BW, 14 GB/s a channel), rounded up to a power of two, halved while
+/// channels x ceil(ranks / 8) (NCCL_MAX_DEV_WORK_P2P_PER_BATCH peers a batch) exceed the
+/// communicator's p2p channels (its collective channels rounded up to a power of two), so that every
+/// peer fits one round. A large message uses them all (enqueue.cc, addP2pToPlan).
+int nccl_p2p_net_channels_per_peer(const NcclP2pComm& comm);
+
+/// What NCCL assumes one point-to-point channel carries across the network (NCCL_P2P_PER_CHANNEL_NET_BW
+/// default, src/graph/paths.cc): the rate stepsim gives a network send/recv channel.
+inline constexpr double kNcclP2pChannelNetGBps = 14.0;
+
 }  // namespace stepsim::topo

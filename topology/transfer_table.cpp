@@ -62,8 +62,12 @@ double request_bytes(const CollectiveRequest& r) {
 // Plans do not depend on the size, so they are shared by every request with the same groups.
 std::vector<std::uint32_t> plan_key(const CollectiveRequest& r, CollectiveAlgorithm a,
                                     std::uint32_t channels) {
-  std::vector<std::uint32_t> key{static_cast<std::uint32_t>(r.op), static_cast<std::uint32_t>(a), channels,
-                                 r.root, static_cast<std::uint32_t>(r.groups.size())};
+  std::vector<std::uint32_t> key{static_cast<std::uint32_t>(r.op),
+                                 static_cast<std::uint32_t>(a),
+                                 channels,
+                                 r.root,
+                                 static_cast<std::uint32_t>(r.groups.size()),
+                                 r.communicator_ranks};
   for (const auto& g : r.groups) key.insert(key.end(), g.begin(), g.end());
   return key;
 }
@@ -225,9 +229,15 @@ double TransferTableBuilder::latency_s(const Plan& plan, const Choice& c) const 
 
 // The protocol's kernels cap the bus bandwidth; a variable moving `bytes_per_byte` unit bytes per
 // request byte (divided by the protocol's factor) may then run at most this many unit bytes/s.
+// The variable's own ceiling (its plan's) applies as well; the lower one holds.
 double TransferTableBuilder::max_rate(const PlanVariable& v, const Choice& c) const {
-  if (!(c.terms.busbw_ceiling_Bps > 0.0)) return 0.0;
-  return c.terms.busbw_ceiling_Bps / c.bus_factor * v.bytes_per_byte / c.terms.bandwidth_factor;
+  double rate = v.max_rate_Bps;
+  if (c.terms.busbw_ceiling_Bps > 0.0) {
+    const double protocol =
+        c.terms.busbw_ceiling_Bps / c.bus_factor * v.bytes_per_byte / c.terms.bandwidth_factor;
+    rate = rate > 0.0 ? std::min(rate, protocol) : protocol;
+  }
+  return rate;
 }
 
 // Appends the plan's phases at this size; the fixed cost is paid once, before the first.

@@ -296,3 +296,46 @@ TEST_CASE("a ring across NVLink domains of several nodes spreads its channels ov
   const double slope = (time(8 * kGiB) - time(kGiB)) / (7 * kGiB);
   CHECK(slope == Approx(1.875 / 340e9).epsilon(1e-6));
 }
+
+TEST_CASE("NCCL's point-to-point channels per network peer, by hand", "[collectives][nccl]") {
+  // NCCL 2.29 (src/graph/paths.cc): a 400 Gb/s NIC (50 GB/s) gets max(1, ceil(50 / 14)) = 4
+  // channels per peer; the communicator's p2p channels are its 16 collective channels (8 GPUs with
+  // a NIC each: 2 x 8); 4 is halved while 4 x ceil(ranks / 8) > 16.
+  NcclP2pComm comm;
+  comm.comm_channels = nccl_comm_channels(8, GpuArch::blackwell, true);
+  CHECK(comm.comm_channels == 16);
+  comm.ranks = 32;  // 4 batches of 8 peers: 4 x 4 = 16, fits
+  CHECK(nccl_p2p_net_channels_per_peer(comm) == 4);
+  comm.ranks = 64;  // 8 batches: 4 x 8 = 32 > 16, 2 x 8 = 16 fits
+  CHECK(nccl_p2p_net_channels_per_peer(comm) == 2);
+  comm.ranks = 128;  // 16 batches: only 1 channel fits, and NCCL keeps at least one
+  CHECK(nccl_p2p_net_channels_per_peer(comm) == 1);
+  comm.ranks = 368;
+  CHECK(nccl_p2p_net_channels_per_peer(comm) == 1);
+  // 800 Gb/s (100 GB/s): ceil(100 / 14) = 8 channels, a power of two already, for a pipeline group of 16.
+  comm.nic_GBps = 100.0, comm.ranks = 16;
+  CHECK(nccl_p2p_net_channels_per_peer(comm) == 8);
+  // Four GPUs a node on Hopper: 2 x 4 = 8 channels, doubled to 16 under NVLink (connect.cc).
+  CHECK(nccl_comm_channels(4, GpuArch::hopper, true) == 16);
+  CHECK(nccl_comm_channels(4, GpuArch::ampere, true) == 8);
+}
+
+TEST_CASE("A cross-node send/recv in a large communicator runs at its channels' rate",
+          "[collectives][nccl]") {
+  // 16 nodes of the test H100 (NIC 50 GB/s x 0.85 = 42.5 GB/s). GPU 7 sends 1 GiB to GPU 8.
+  // In a communicator of the pair, 4 channels x 14 = 56 GB/s: the NIC's 42.5 GB/s binds.
+  // In one of all 128 ranks (nccl-tests' sendrecv), 1 channel: 14 GB/s binds.
+  const auto spec = fast_routes(16);
+  CollectiveRequest r;
+  r.op = CollectiveOp::send_recv;
+  r.groups = {{7, 8}};
+  r.bytes = kGiB;
+  const auto alone = simulate_one(spec, r);
+  CHECK(kGiB / alone.time_s == Approx(42.5e9).epsilon(0.01));
+  r.communicator_ranks = 128;
+  const auto world = simulate_one(spec, r);
+  CHECK(kGiB / world.time_s == Approx(14e9).epsilon(0.01));
+  // Inside a node the network rule does not apply: GPU 0 to GPU 1 at NVLink speed either way.
+  r.groups = {{0, 1}};
+  CHECK(kGiB / simulate_one(spec, r).time_s > 100e9);
+}

@@ -214,6 +214,7 @@ std::int64_t Bounder::send_bound(int from, int to) {
                                 CommRequest req;
                                 req.kind = CollectiveKind::send_recv;
                                 req.dim = ParallelDim::pp;
+                                req.communicator_ranks = job_.parallel.pp;
                                 req.bytes = bytes;
                                 // The simulated pipeline's pair first, then every other pipeline's
                                 // (its images), as connect_pipeline lists them.

@@ -29,6 +29,9 @@ struct CommRequest {
   /// send_recv: every member i sends `bytes` to member (i + peer_offset) mod size of its group;
   /// groups of two with offset 1 are plain point-to-point sends from groups[g][0] to groups[g][1].
   int peer_offset = 1;
+  /// send_recv: ranks of the NCCL communicator the pairs belong to (the pipeline group for
+  /// pipeline sends), which sets NCCL's channels per network peer; 0 = the pair alone.
+  int communicator_ranks = 0;
   /// all_to_all only, optional: p x p row-major bytes from member i to member j of every group
   /// (the images follow the same routing); replaces `bytes`.
   std::vector<double> pair_bytes;

@@ -1,5 +1,6 @@
 #include "workloads/layout/topology_planner.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace stepsim::work {
@@ -8,6 +9,7 @@ topo::CollectiveRequest to_collective(const CommRequest& r) {
   topo::CollectiveRequest c;
   c.bytes = r.bytes;
   c.pair_bytes = r.pair_bytes;
+  c.communicator_ranks = static_cast<std::uint32_t>(std::max(0, r.communicator_ranks));
   const auto copy_groups = [&] {
     for (const auto& g : r.groups) c.groups.emplace_back(g.begin(), g.end());
   };
@@ -24,8 +26,9 @@ topo::CollectiveRequest to_collective(const CommRequest& r) {
     case CollectiveKind::send_recv: c.op = topo::CollectiveOp::send_recv; copy_groups(); break;
     case CollectiveKind::ring_exchange:
       // Every member sends to its successor at once: one point-to-point pair per member, the
-      // simulated group's pairs first.
+      // simulated group's pairs first, all in the group's communicator.
       c.op = topo::CollectiveOp::send_recv;
+      c.communicator_ranks = static_cast<std::uint32_t>(r.groups.front().size());
       for (const auto& g : r.groups)
         for (std::size_t i = 0; i < g.size(); ++i)
           c.groups.push_back({static_cast<topo::GpuId>(g[i]), static_cast<topo::GpuId>(g[(i + 1) % g.size()])});

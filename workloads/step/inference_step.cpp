@@ -121,6 +121,7 @@ void InferenceStepBuilder::connect_pipeline() {
     CommRequest req;
     req.kind = CollectiveKind::send_recv;
     req.dim = ParallelDim::pp;
+    req.communicator_ranks = job_.parallel.pp;
     req.bytes = dims_.tokens * dims_.h * dims_.act_bytes / dims_.tp;
     const auto pair_of = [&](RankCoords x) {
       const int src = layout.rank(x);

@@ -394,6 +394,7 @@ void TrainStepBuilder::connect_pipeline() {
       CommRequest req;
       req.kind = CollectiveKind::send_recv;
       req.dim = ParallelDim::pp;
+      req.communicator_ranks = job_.parallel.pp;
       req.bytes = boundary_bytes();
       const RankCoords own = layout.coords(send.key.pipeline);
       const auto add_pair = [&](RankCoords c) {

@@ -89,26 +89,32 @@ Plan build_deepep_ll_all_to_all(AlgoContext& ctx) {
 }
 
 namespace {
-// NCCL's point-to-point channels carry a pair whose peer is in another NVLink domain at most
-// kNcclP2pChannelNetGBps each (topology/nccl_tuning.hpp); 0 when every pair stays in its domain.
-double p2p_network_ceiling_Bps(const AlgoContext& ctx) {
+// NCCL's point-to-point channels for a pair whose peer is in another NVLink domain
+// (topology/nccl_tuning.hpp): kNcclP2pChannelNetGBps each, as many as the message's size and the
+// communicator allow. No rule when every pair stays in its domain.
+P2pChannels p2p_network_channels(const AlgoContext& ctx) {
   const Topology& topo = ctx.topo;
   bool remote = false;
   for (const auto& group : ctx.request.groups)
     remote = remote || topo.domain_of(group[0]) != topo.domain_of(group[1]);
-  if (!remote) return 0.0;
+  if (!remote) return {};
   const ClusterSpec& spec = topo.spec();
   NcclP2pComm comm;
   comm.ranks = std::max<int>(2, static_cast<int>(ctx.request.communicator_ranks));
   comm.comm_channels = nccl_comm_channels(static_cast<int>(topo.domain_size()), spec.gpu.arch,
                                           spec.gpu.nvlink_bw.value() > 0.0);
   comm.nic_GBps = spec.nic_bw().value() / 1e9;
-  return nccl_p2p_net_channels_per_peer(comm) * kNcclP2pChannelNetGBps * 1e9;
+  P2pChannels rule;
+  rule.channel_Bps = kNcclP2pChannelNetGBps * 1e9;
+  rule.min_channels = nccl_p2p_min_channels(comm);
+  rule.max_channels = nccl_p2p_net_channels_per_peer(comm);
+  return rule;
 }
 }  // namespace
 
-// The message is split evenly over the channels, each routed on its own equal-cost path; across
-// NVLink domains NCCL's channels per peer bound the rate (see p2p_network_ceiling_Bps).
+// The message is split evenly over the channels, each routed on its own equal-cost path. Across
+// NVLink domains NCCL's channels bound the rate (p2p_network_channels) and the send/recv costs at
+// least NCCL's fixed point-to-point cost across nodes, its launch included.
 Plan build_direct_send_recv(AlgoContext& ctx) {
   PlanPhase phase;
   phase.channels = ctx.channels;
@@ -116,7 +122,10 @@ Plan build_direct_send_recv(AlgoContext& ctx) {
     for (std::uint32_t c = 0; c < ctx.channels; ++c)
       phase.latency_s =
           std::max(phase.latency_s, ctx.builder.add_flow(group[0], group[1], c, 1.0 / ctx.channels));
-  phase.vars.push_back(PlanVariable{ctx.pool.add(ctx.builder.take()), 1.0, p2p_network_ceiling_Bps(ctx)});
+  phase.vars.push_back(PlanVariable{ctx.pool.add(ctx.builder.take()), 1.0});
+  phase.p2p = p2p_network_channels(ctx);
+  if (phase.p2p.channel_Bps > 0.0)
+    phase.latency_s = std::max(phase.latency_s, kNcclP2pNetFixedUs * 1e-6 - ctx.topo.spec().gpu.kernel_gap_s);
   return Plan{CollectiveAlgorithm::direct, {std::move(phase)}};
 }
 

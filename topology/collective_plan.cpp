@@ -1,6 +1,7 @@
 #include "topology/collective_plan.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace stepsim::topo {
 
@@ -104,6 +105,18 @@ double add_ring_flows(AlgoContext& ctx, const std::vector<RingSet>& rings_by_cha
     }
   }
   return latency;
+}
+
+int P2pChannels::channels_for(double bytes) const {
+  if (!(channel_Bps > 0.0) || !(bytes > 0.0)) return 1;
+  const double min_part = part_bytes / 2.0;
+  int n = std::max(1, std::min(min_channels, static_cast<int>(std::ceil(bytes / min_part))));
+  double part = std::max(min_part, std::ceil(bytes / n));
+  while (part > part_bytes && n <= max_channels / 2) {
+    n *= 2;
+    part = std::ceil(bytes / n);
+  }
+  return n;
 }
 
 PlanPhase ring_phase(AlgoContext& ctx, const std::vector<RingSet>& rings_by_channel, double steps,

@@ -65,12 +65,23 @@ class PatternBuilder {
   std::vector<LinkId> path_;
 };
 
+/// NCCL's point-to-point channels for a send/recv whose peer is across the network (NCCL 2.29,
+/// enqueue.cc addP2pToPlan): a message of b bytes starts on min(min_channels, ceil(b / (part / 2)))
+/// channels and doubles them while its parts exceed `part_bytes` and max_channels allows; each
+/// channel carries at most `channel_Bps`. channel_Bps = 0: no such rule.
+struct P2pChannels {
+  double channel_Bps = 0.0;
+  int min_channels = 1;
+  int max_channels = 1;
+  double part_bytes = 131072.0;  ///< NCCL_P2P_NET_CHUNKSIZE
+  int channels_for(double bytes) const;
+  /// The message's rate ceiling, bytes/s; 0 without the rule.
+  double ceiling_Bps(double bytes) const { return channel_Bps * channels_for(bytes); }
+};
+
 struct PlanVariable {
   std::uint32_t pattern = 0;
   double bytes_per_byte = 0.0;  ///< unit-flow bytes per request byte
-  /// The most unit-flow bytes/s its kernels move whatever the links allow (NCCL's point-to-point
-  /// channels across the network); 0 = only the links and the protocol limit it.
-  double max_rate_Bps = 0.0;
 };
 
 struct PlanPhase {
@@ -80,6 +91,8 @@ struct PlanPhase {
   double fill_hops = 0.0;
   std::uint32_t channels = 1;
   std::vector<PlanVariable> vars;
+  /// A send/recv across the network: NCCL's channels for it bound its variables' rate, by size.
+  P2pChannels p2p;
 };
 
 struct Plan {

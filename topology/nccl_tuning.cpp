@@ -201,4 +201,11 @@ int nccl_p2p_net_channels_per_peer(const NcclP2pComm& comm) {
   return std::min(per_peer, p2p_channels);
 }
 
+int nccl_p2p_min_channels(const NcclP2pComm& comm) {
+  const int p2p_channels = pow2_up(std::max(1, comm.comm_channels));
+  int n = nccl_p2p_net_channels_per_peer(comm);
+  while (n * std::max(1, comm.ranks) > p2p_channels && n > 1) n /= 2;
+  return n;
+}
+
 }  // namespace stepsim::topo

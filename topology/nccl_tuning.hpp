@@ -74,9 +74,21 @@ int nccl_comm_channels(int gpus_per_node, GpuArch arch, bool nvlink);
 /// communicator's p2p channels (its collective channels rounded up to a power of two), so that every
 /// peer fits one round. A large message uses them all (enqueue.cc, addP2pToPlan).
 int nccl_p2p_net_channels_per_peer(const NcclP2pComm& comm);
+/// The channels one send/recv starts from before its size doubles them (enqueue.cc,
+/// scheduleP2pTasksToPlan): the channels per peer, halved while channels x ranks exceed the p2p
+/// channels, so that with every peer busy each has one share.
+int nccl_p2p_min_channels(const NcclP2pComm& comm);
 
 /// What NCCL assumes one point-to-point channel carries across the network (NCCL_P2P_PER_CHANNEL_NET_BW
 /// default, src/graph/paths.cc): the rate stepsim gives a network send/recv channel.
 inline constexpr double kNcclP2pChannelNetGBps = 14.0;
+
+/// The fixed cost of one send/recv across nodes, its launch included: nccl-tests sendrecv_perf
+/// between two nodes (NVIDIA/nccl-tests issue 214: A40s, one per node, NCCL over InfiniBand, 2024)
+/// took 30.7-34.2 us from 256 B to 8 KiB, where the data's own time is under 1 us; the median of
+/// those six sizes. It holds the launch and the proxy's handshake (the receiver's buffer credit,
+/// the sender's RDMA write, completion polling, the GPU-direct flush), which NCCL's tuning model
+/// does not price for point-to-point operations. Assumed for every GPU and fabric.
+inline constexpr double kNcclP2pNetFixedUs = 33.0;
 
 }  // namespace stepsim::topo

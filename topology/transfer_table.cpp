@@ -229,9 +229,11 @@ double TransferTableBuilder::latency_s(const Plan& plan, const Choice& c) const 
 
 // The protocol's kernels cap the bus bandwidth; a variable moving `bytes_per_byte` unit bytes per
 // request byte (divided by the protocol's factor) may then run at most this many unit bytes/s.
-// The variable's own ceiling (its plan's) applies as well; the lower one holds.
-double TransferTableBuilder::max_rate(const PlanVariable& v, const Choice& c) const {
-  double rate = v.max_rate_Bps;
+// The protocol's ceiling and, for a send/recv across the network, its channels' at this size: the
+// lower one holds.
+double TransferTableBuilder::max_rate(const PlanVariable& v, const PlanPhase& phase, const Choice& c,
+                                      double bytes) const {
+  double rate = phase.p2p.ceiling_Bps(bytes) * v.bytes_per_byte;
   if (c.terms.busbw_ceiling_Bps > 0.0) {
     const double protocol =
         c.terms.busbw_ceiling_Bps / c.bus_factor * v.bytes_per_byte / c.terms.bandwidth_factor;
@@ -251,8 +253,8 @@ void TransferTableBuilder::emit(const Choice& c, double bytes) {
     const double latency = i == 0 ? first : ph.latency_s;
     const auto flows_begin = static_cast<std::uint32_t>(table_.flows_.size());
     for (const PlanVariable& v : ph.vars)
-      table_.flows_.push_back(
-          TransferFlow{v.pattern, v.bytes_per_byte * bytes / c.terms.bandwidth_factor, max_rate(v, c)});
+      table_.flows_.push_back(TransferFlow{v.pattern, v.bytes_per_byte * bytes / c.terms.bandwidth_factor,
+                                           max_rate(v, ph, c, bytes)});
     table_.phases_.push_back(TransferPhase{from_seconds(latency + fill_s(ph, bytes, c)), flows_begin,
                                            static_cast<std::uint32_t>(ph.vars.size())});
   }
@@ -288,7 +290,7 @@ double TransferTableBuilder::fill_s(const PlanPhase& phase, double bytes, const 
   const double per_channel = v.bytes_per_byte * bytes / c.terms.bandwidth_factor / phase.channels;
   const double chunk = std::min(config_.chunk_bytes, per_channel / phase.fill_hops);
   return phase.fill_hops * chunk * phase.channels *
-         seconds_per_byte(table_.pool_.seconds_per_byte(v.pattern), max_rate(v, c));
+         seconds_per_byte(table_.pool_.seconds_per_byte(v.pattern), max_rate(v, phase, c, bytes));
 }
 
 double TransferTableBuilder::plan_time_s(const Choice& c, double bytes) const {
@@ -297,9 +299,9 @@ double TransferTableBuilder::plan_time_s(const Choice& c, double bytes) const {
   for (const PlanPhase& ph : plan.phases) {
     double slowest = 0.0;
     for (const PlanVariable& v : ph.vars)
-      slowest =
-          std::max(slowest, v.bytes_per_byte * bytes / c.terms.bandwidth_factor *
-                                seconds_per_byte(table_.pool_.seconds_per_byte(v.pattern), max_rate(v, c)));
+      slowest = std::max(
+          slowest, v.bytes_per_byte * bytes / c.terms.bandwidth_factor *
+                       seconds_per_byte(table_.pool_.seconds_per_byte(v.pattern), max_rate(v, ph, c, bytes)));
     t += fill_s(ph, bytes, c) + slowest;
   }
   return t;

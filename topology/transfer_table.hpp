@@ -105,7 +105,7 @@ class TransferTableBuilder {
   double plan_time_s(const Choice& c, double bytes) const;
   double fill_s(const PlanPhase& phase, double bytes, const Choice& c) const;
   double latency_s(const Plan& plan, const Choice& c) const;
-  double max_rate(const PlanVariable& v, const Choice& c) const;
+  double max_rate(const PlanVariable& v, const PlanPhase& phase, const Choice& c, double bytes) const;
 
   CommConfig config_;
   TransferTable table_;

@@ -339,3 +339,28 @@ TEST_CASE("A cross-node send/recv in a large communicator runs at its channels' 
   r.groups = {{0, 1}};
   CHECK(kGiB / simulate_one(spec, r).time_s > 100e9);
 }
+
+TEST_CASE("A small send/recv across nodes: NCCL's fixed cost, and channels by size", "[collectives][nccl]") {
+  // 2 nodes of the test H100, GPU 7 sends to GPU 8, in a communicator of all 16 ranks (as nccl-tests).
+  // Channels: 4 per peer (ceil(50 / 14)); one send starts on 1 (4 x 16 ranks > 16 p2p channels,
+  // halved twice) and doubles while its parts exceed 128 KiB, up to 4. Fixed cost: 33 us in all,
+  // launch included (kNcclP2pNetFixedUs; the route's latencies are below it here).
+  //   64 KiB: 1 channel, 14 GB/s: 33 + 65,536 / 14e9 = 33 + 4.681 = 37.681 us
+  //  256 KiB: 2 channels of 128 KiB, 28 GB/s: 33 + 262,144 / 28e9 = 33 + 9.362 = 42.362 us
+  //    1 MiB: 4 channels, 56 GB/s, above the NIC's 42.5: 33 + 1,048,576 / 42.5e9 = 57.672 us
+  const auto spec = fast_routes(2);
+  CollectiveRequest r;
+  r.op = CollectiveOp::send_recv;
+  r.groups = {{7, 8}};
+  r.communicator_ranks = 16;
+  r.bytes = 65536;
+  CHECK(simulate_one(spec, r).time_s == Approx(37.681e-6).epsilon(1e-3));
+  r.bytes = 262144;
+  CHECK(simulate_one(spec, r).time_s == Approx(42.362e-6).epsilon(1e-3));
+  r.bytes = kMiB;
+  CHECK(simulate_one(spec, r).time_s == Approx(57.672e-6).epsilon(1e-3));
+  // Inside a node neither applies: 64 KiB from GPU 0 to GPU 1 costs the NVLink route and the launch.
+  r.groups = {{0, 1}};
+  r.bytes = 65536;
+  CHECK(simulate_one(spec, r).time_s < 5e-6);
+}

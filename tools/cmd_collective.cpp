@@ -250,7 +250,8 @@ po::options_description describe(Options& o) {
        "all-reduce | reduce-scatter | all-gather | all-to-all | broadcast | send-recv")
       ("bytes", po::value(&o.bytes), "comma-separated sizes in bytes (default: the nccl-tests reference sizes)")
       ("ranks", count_value(o.ranks, "--ranks", 1, kMaxGpuCount),
-       "ranks taking part: GPUs 0..N-1 (default all)")
+       "ranks taking part: GPUs 0..N-1 (default all); send-recv: GPU 0 sends to GPU N-1 in a "
+       "communicator of N ranks")
       ("algorithm", po::value(&o.algorithm)->default_value(o.algorithm),
        "auto | ring | tree | nvls | nvls-tree | collnet-direct | hierarchical | pairwise | deepep-ll | direct")
       ("protocol", po::value(&o.protocol)->default_value(o.protocol), "NCCL protocol: auto | simple | ll128 | ll")

@@ -110,7 +110,8 @@ double add_ring_flows(AlgoContext& ctx, const std::vector<RingSet>& rings_by_cha
 int P2pChannels::channels_for(double bytes) const {
   if (!(channel_Bps > 0.0) || !(bytes > 0.0)) return 1;
   const double min_part = part_bytes / 2.0;
-  int n = std::max(1, std::min(min_channels, static_cast<int>(std::ceil(bytes / min_part))));
+  // In doubles first: a message of many parts must not overflow the int.
+  int n = static_cast<int>(std::max(1.0, std::min<double>(min_channels, std::ceil(bytes / min_part))));
   double part = std::max(min_part, std::ceil(bytes / n));
   while (part > part_bytes && n <= max_channels / 2) {
     n *= 2;

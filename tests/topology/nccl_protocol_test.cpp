@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "tests/topology/test_cluster.hpp"
+#include "topology/collective_plan.hpp"
 #include "topology/collectives.hpp"
 #include "topology/nccl_tuning.hpp"
 
@@ -363,4 +364,19 @@ TEST_CASE("A small send/recv across nodes: NCCL's fixed cost, and channels by si
   r.groups = {{0, 1}};
   r.bytes = 65536;
   CHECK(simulate_one(spec, r).time_s < 5e-6);
+}
+
+TEST_CASE("NCCL's channels for one send/recv by its size", "[collectives][nccl]") {
+  // One channel to start (16 ranks or more), doubled while the parts exceed 128 KiB, at most 4:
+  // 64 KiB one part; 256 KiB two of 128 KiB; 1 MiB four of 256 KiB (the cap stops the doubling);
+  // an absurd 1e18 bytes still four (the part count never overflows).
+  P2pChannels rule;
+  rule.channel_Bps = 14e9, rule.min_channels = 1, rule.max_channels = 4;
+  CHECK(rule.channels_for(65536) == 1);
+  CHECK(rule.channels_for(131072) == 1);
+  CHECK(rule.channels_for(262144) == 2);
+  CHECK(rule.channels_for(1048576) == 4);
+  CHECK(rule.channels_for(1e18) == 4);
+  CHECK(rule.ceiling_Bps(262144) == Approx(28e9));
+  CHECK(P2pChannels{}.ceiling_Bps(1e9) == 0.0);  // no rule: no ceiling
 }

@@ -102,6 +102,7 @@ std::uint32_t TransferTableBuilder::add(const CollectiveRequest& original) {
   info.bytes = bytes;
   info.ranks = static_cast<std::uint32_t>(request.groups[0].size());
   info.groups = static_cast<std::uint32_t>(request.groups.size());
+  info.communicator_ranks = request.communicator_ranks;
   info.phases_begin = static_cast<std::uint32_t>(table_.phases_.size());
   const auto payload = static_cast<std::uint32_t>(table_.infos_.size());
   if (info.ranks >= 2 && bytes > 0.0) {  // else nothing moves: it completes as soon as it starts

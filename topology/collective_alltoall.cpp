@@ -91,7 +91,8 @@ Plan build_deepep_ll_all_to_all(AlgoContext& ctx) {
 namespace {
 // NCCL's point-to-point channels for a pair whose peer is in another NVLink domain
 // (topology/nccl_tuning.hpp): kNcclP2pChannelNetGBps each, as many as the message's size and the
-// communicator allow. No rule when every pair stays in its domain.
+// communicator allow, and NCCL's fixed cost across nodes. No rule when every pair stays in its
+// domain; one pair across is enough (the images move with the simulated pair as one variable).
 P2pChannels p2p_network_channels(const AlgoContext& ctx) {
   const Topology& topo = ctx.topo;
   bool remote = false;
@@ -108,13 +109,14 @@ P2pChannels p2p_network_channels(const AlgoContext& ctx) {
   rule.channel_Bps = kNcclP2pChannelNetGBps * 1e9;
   rule.min_channels = nccl_p2p_min_channels(comm);
   rule.max_channels = nccl_p2p_net_channels_per_peer(comm);
+  rule.fixed_s = kNcclP2pNetFixedUs * 1e-6;
   return rule;
 }
 }  // namespace
 
 // The message is split evenly over the channels, each routed on its own equal-cost path. Across
-// NVLink domains NCCL's channels bound the rate (p2p_network_channels) and the send/recv costs at
-// least NCCL's fixed point-to-point cost across nodes, its launch included.
+// NVLink domains NCCL's channels bound the rate and its fixed cost bounds the latency
+// (p2p_network_channels).
 Plan build_direct_send_recv(AlgoContext& ctx) {
   PlanPhase phase;
   phase.channels = ctx.channels;
@@ -124,8 +126,6 @@ Plan build_direct_send_recv(AlgoContext& ctx) {
           std::max(phase.latency_s, ctx.builder.add_flow(group[0], group[1], c, 1.0 / ctx.channels));
   phase.vars.push_back(PlanVariable{ctx.pool.add(ctx.builder.take()), 1.0});
   phase.p2p = p2p_network_channels(ctx);
-  if (phase.p2p.channel_Bps > 0.0)
-    phase.latency_s = std::max(phase.latency_s, kNcclP2pNetFixedUs * 1e-6 - ctx.topo.spec().gpu.kernel_gap_s);
   return Plan{CollectiveAlgorithm::direct, {std::move(phase)}};
 }
 

@@ -74,6 +74,9 @@ struct P2pChannels {
   int min_channels = 1;
   int max_channels = 1;
   double part_bytes = 131072.0;  ///< NCCL_P2P_NET_CHUNKSIZE
+  /// The send/recv's fixed cost, its launch included: a floor on the transfer's latency, as NCCL's
+  /// protocol latency is for the collectives it tunes.
+  double fixed_s = 0.0;
   int channels_for(double bytes) const;
   /// The message's rate ceiling, bytes/s; 0 without the rule.
   double ceiling_Bps(double bytes) const { return channel_Bps * channels_for(bytes); }

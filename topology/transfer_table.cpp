@@ -221,17 +221,18 @@ std::pair<TransferTableBuilder::Choice, double> TransferTableBuilder::choose(Alg
 }
 
 // The collective's fixed cost: the kernel launch and the plan's route latencies, or NCCL's latency
-// for the algorithm and protocol where that is larger (it includes the launch).
+// for the algorithm and protocol, or a send/recv's fixed cost across nodes, where that is larger
+// (both include the launch).
 double TransferTableBuilder::latency_s(const Plan& plan, const Choice& c) const {
   double route = table_.topology().spec().gpu.kernel_gap_s;
-  for (const PlanPhase& ph : plan.phases) route += ph.latency_s;
-  return std::max(route, c.terms.latency_s);
+  double floor = c.terms.latency_s;
+  for (const PlanPhase& ph : plan.phases) route += ph.latency_s, floor = std::max(floor, ph.p2p.fixed_s);
+  return std::max(route, floor);
 }
 
-// The protocol's kernels cap the bus bandwidth; a variable moving `bytes_per_byte` unit bytes per
-// request byte (divided by the protocol's factor) may then run at most this many unit bytes/s.
-// The protocol's ceiling and, for a send/recv across the network, its channels' at this size: the
-// lower one holds.
+// The most unit bytes/s a variable moving `bytes_per_byte` unit bytes per request byte may run:
+// the protocol's bus-bandwidth ceiling (divided by its factor) and, for a send/recv across the
+// network, its NCCL channels' at this size; the lower one holds, 0 = neither.
 double TransferTableBuilder::max_rate(const PlanVariable& v, const PlanPhase& phase, const Choice& c,
                                       double bytes) const {
   double rate = phase.p2p.ceiling_Bps(bytes) * v.bytes_per_byte;

@@ -40,7 +40,7 @@ def fitted(source):
     for item in (m.group(1).split(", ") if m else []):
         key, value = item.split(" = ")
         gpus = DECODE_GPUS if key == "attention_hbm" else DECODE_GPUS + ("l4", "mi300x")
-        if key == "gemm_hbm":  # the A100 has its own measurement, L4 and MI300X derive theirs
+        if key == "gemm_hbm":  # the A100 takes a published figure, L4 and MI300X derive theirs
             gpus = tuple(g for g in DECODE_GPUS if g != "a100-sxm-80gb")
         for gpu in gpus:
             scalars[(gpu, key)] = float(value)

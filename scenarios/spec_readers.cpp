@@ -188,12 +188,13 @@ namespace {
 
 /// The figures of a GPU entry that carry a source ("efficiency.x" for the efficiency table's).
 constexpr std::string_view kFigureKeys[] = {
-    "bf16_tflops",     "fp8_tflops",     "fp4_tflops",         "fp32_tflops",
-    "hbm_gib",         "hbm_gb",         "hbm_reserved_gib",   "hbm_fragmentation",
-    "hbm_tb_s",        "nvlink_gb_s",    "nvlink_domain",      "pcie_gb_s",
-    "nic_gbps",        "price_per_hour", "comm_sm_fraction",   "comm_interference",
-    "kernel_gap_us",   "host_launch_us", "host_framework_us",  "nvls_latency_us",
-    "sustained_clock", "gemm_fixed_us",  "attention_fixed_us", "efficiency"};
+    "bf16_tflops",     "fp8_tflops",     "fp4_tflops",        "fp32_tflops",
+    "hbm_gib",         "hbm_gb",         "hbm_reserved_gib",  "hbm_fragmentation",
+    "hbm_tb_s",        "nvlink_gb_s",    "nvlink_domain",     "pcie_gb_s",
+    "nic_gbps",        "price_per_hour", "comm_sm_fraction",  "comm_interference",
+    "kernel_gap_us",   "host_launch_us", "host_framework_us", "nvls_latency_us",
+    "sustained_clock", "clock_duty",     "gemm_fixed_us",     "attention_fixed_us",
+    "efficiency"};
 constexpr std::string_view kEfficiencyKeys[] = {"gemm_bf16",
                                                 "gemm_fp8",
                                                 "fp8_split_accumulation",
@@ -278,6 +279,34 @@ void read_sources(TableReader& r, topo::GpuSpec& g) {
 
 }  // namespace
 
+namespace {
+
+/// `sustained_clock` (one clock for every step) or `clock_duty` (the clock by the step's tensor-core
+/// duty, measured points); an entry that sets one replaces what an entry it overrides had set.
+void read_clock(TableReader& r, topo::GpuSpec& g) {
+  constexpr RealRange kClock{0.3, 1.2, false, "sustained over benchmark SM clock, e.g. 0.92"};
+  if (r.has("sustained_clock") && r.has("clock_duty"))
+    r.fail("clock_duty", "and sustained_clock both set the clock",
+           "keep one: clock_duty for a measured curve by tensor-core duty, sustained_clock for one figure");
+  if (r.read("sustained_clock", g.sustained_clock, kClock)) g.clock_duty = {};
+  auto t = r.table("clock_duty");
+  if (!t) return;
+  topo::ClockCurve c;
+  t->read("duty", c.duty, RealRange{0.0, 1.0, false, "share of the step the tensor cores are busy, 0 to 1"});
+  t->read("clock", c.clock, kClock);
+  const std::string example = "e.g. clock_duty = { duty = [0.5, 1.0], clock = [0.9, 0.84] }";
+  if (c.duty.empty() || c.duty.size() != c.clock.size())
+    r.fail("clock_duty", "needs `duty` and `clock` lists of the same length, at least one point", example);
+  for (std::size_t i = 1; i < c.duty.size(); ++i)
+    if (!(c.duty[i] > c.duty[i - 1]))
+      t->fail("duty", "must rise from point to point", "list the measured points by rising duty; " + example);
+  t->finish();
+  g.sustained_clock = c.highest();
+  g.clock_duty = std::move(c);
+}
+
+}  // namespace
+
 void read_gpu_fields(TableReader& r, topo::GpuSpec& g) {
   r.read("name", g.name);
   r.read("architecture", g.arch, choices::kGpuArch);
@@ -293,8 +322,7 @@ void read_gpu_fields(TableReader& r, topo::GpuSpec& g) {
          units::gib);
   r.read("hbm_fragmentation", g.hbm_fragmentation,
          RealRange{0.0, 0.5, false, "share of free memory the allocator loses, e.g. 0.05"});
-  r.read("sustained_clock", g.sustained_clock,
-         RealRange{0.3, 1.2, false, "sustained over benchmark SM clock, e.g. 0.92"});
+  read_clock(r, g);
   r.read("hbm_tb_s", g.hbm_bw, kHbmTBs, units::tb_per_s);
   read_zero_or(r, "nvlink_gb_s", g.nvlink_bw, kBandwidthGBs, units::gb_per_s);
   r.read("nvlink_domain", g.nvlink_domain, kPositiveInt);

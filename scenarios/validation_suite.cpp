@@ -10,9 +10,9 @@
 #include "sim/error.hpp"
 #include "sim/parallel_for.hpp"
 #include "workloads/estimate/estimate.hpp"
-#include "workloads/step/explain.hpp"
 #include "workloads/serving/generation.hpp"
-#include "workloads/step/simulate.hpp"
+#include "workloads/simulate/explain.hpp"
+#include "workloads/simulate/simulate.hpp"
 
 namespace stepsim::scen {
 namespace {

@@ -8,7 +8,7 @@
 #include "scenarios/data_dir.hpp"
 #include "scenarios/scenario.hpp"
 #include "tools/bench.hpp"
-#include "workloads/step/simulate.hpp"
+#include "workloads/simulate/simulate.hpp"
 
 namespace stepsim::cli {
 namespace {

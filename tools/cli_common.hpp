@@ -15,8 +15,8 @@
 #include "scenarios/catalog.hpp"
 #include "scenarios/scenario.hpp"
 #include "tools/commands.hpp"
+#include "workloads/simulate/simulate.hpp"
 #include "workloads/step/rank_sink.hpp"
-#include "workloads/step/simulate.hpp"
 #include "workloads/step/step_size.hpp"
 
 namespace stepsim::cli {

@@ -5,15 +5,15 @@
 #include <nlohmann/json.hpp>
 
 #include "output/common/atomic_file.hpp"
-#include "output/views/compare_view.hpp"
-#include "output/report/compare_report.hpp"
 #include "output/common/render_format.hpp"
+#include "output/report/compare_report.hpp"
+#include "output/views/compare_view.hpp"
 #include "scenarios/catalog.hpp"
 #include "scenarios/scenario.hpp"
 #include "sim/error.hpp"
 #include "tools/cli_common.hpp"
 #include "tools/commands.hpp"
-#include "workloads/step/simulate.hpp"
+#include "workloads/simulate/simulate.hpp"
 
 namespace stepsim::cli {
 namespace {

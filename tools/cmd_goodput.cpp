@@ -22,7 +22,7 @@
 #include "tools/cli_common.hpp"
 #include "tools/commands.hpp"
 #include "workloads/reliability/goodput.hpp"
-#include "workloads/step/simulate.hpp"
+#include "workloads/simulate/simulate.hpp"
 
 namespace stepsim::cli {
 namespace {

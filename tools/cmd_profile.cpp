@@ -6,18 +6,18 @@
 #include <iostream>
 
 #include "output/common/atomic_file.hpp"
+#include "output/common/render_format.hpp"
 #include "output/profile/profile_calibrate.hpp"
 #include "output/profile/profile_compare.hpp"
 #include "output/profile/profile_nsys.hpp"
 #include "output/profile/profile_run.hpp"
 #include "output/profile/profile_trace.hpp"
-#include "output/common/render_format.hpp"
 #include "scenarios/catalog.hpp"
 #include "scenarios/scenario.hpp"
 #include "sim/error.hpp"
 #include "tools/cli_common.hpp"
 #include "tools/commands.hpp"
-#include "workloads/step/simulate.hpp"
+#include "workloads/simulate/simulate.hpp"
 
 namespace stepsim::cli {
 namespace {

@@ -20,7 +20,7 @@
 #include "sim/error.hpp"
 #include "tools/cli_common.hpp"
 #include "tools/commands.hpp"
-#include "workloads/step/simulate.hpp"
+#include "workloads/simulate/simulate.hpp"
 
 namespace stepsim::cli {
 namespace {

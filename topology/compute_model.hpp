@@ -63,6 +63,12 @@ struct KernelTime {
   Resource bound = Resource::compute;  ///< compute or hbm, whichever term is larger
 };
 
+/// Whether a kernel keeps the tensor cores busy for its duration (what a GPU's clock_duty counts):
+/// a GEMM or attention kernel whose compute term binds; bandwidth-bound ones draw power as copies do.
+inline bool tensor_bound(OpClass op_class, Resource bound) {
+  return (op_class == OpClass::gemm || op_class == OpClass::attention) && bound == Resource::compute;
+}
+
 /// Achieved fraction of peak for a GEMM of `work`'s shape and precision on `gpu`.
 double gemm_efficiency(const GpuSpec& gpu, const KernelWork& work);
 

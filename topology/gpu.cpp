@@ -1,10 +1,25 @@
 #include "topology/gpu.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "sim/error.hpp"
 
 namespace stepsim::topo {
+
+double ClockCurve::at(double d) const {
+  if (duty.empty()) throw std::logic_error("ClockCurve::at on an empty curve");
+  if (d <= duty.front()) return clock.front();
+  for (std::size_t i = 1; i < duty.size(); ++i)
+    if (d <= duty[i])
+      return clock[i - 1] + (clock[i] - clock[i - 1]) * (d - duty[i - 1]) / (duty[i] - duty[i - 1]);
+  return clock.back();
+}
+
+double ClockCurve::highest() const {
+  if (clock.empty()) throw std::logic_error("ClockCurve::highest on an empty curve");
+  return *std::max_element(clock.begin(), clock.end());
+}
 
 FlopsPerSecond GpuSpec::peak_flops(Precision p) const {
   FlopsPerSecond peak;

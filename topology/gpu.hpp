@@ -145,6 +145,18 @@ struct FigureSource {
   std::string text;  ///< the source, the rule or the file
 };
 
+/// Points (duty, clock) of a measured power-limit curve, duties rising; linear between them and
+/// flat beyond the ends. Empty: the GPU's clock is the fixed sustained_clock.
+struct ClockCurve {
+  std::vector<double> duty;
+  std::vector<double> clock;
+  bool empty() const { return duty.empty(); }
+  /// The clock at tensor-core duty `d` (0..1).
+  double at(double d) const;
+  /// The highest clock on the curve (what no step exceeds).
+  double highest() const;
+};
+
 struct GpuSpec {
   std::string id;                 ///< catalog key, e.g. "h100-sxm"
   std::string name;               ///< display name, e.g. "NVIDIA H100 SXM5 80GB"
@@ -178,8 +190,13 @@ struct GpuSpec {
   double gemm_fixed_s = 0.0;
   double attention_fixed_s = 0.0;
   /// SM clock held over a long step at the power limit over the clock the efficiencies were
-  /// measured at (short micro-benchmarks): scales every compute rate, not HBM or links.
+  /// measured at (short micro-benchmarks): scales every compute rate, not HBM or links. With a
+  /// clock_duty curve it is the curve's highest point until a step's own duty sets it
+  /// (work::step_clock).
   double sustained_clock = 1.0;
+  /// The held clock by tensor-core duty (the share of the step the tensor cores are busy), where
+  /// it was measured: a GPU at its power limit slows its clock more the longer its GEMMs run.
+  ClockCurve clock_duty;
   /// GPU-side cost of each kernel when the host is ahead of it: launch latency and the gap to the
   /// previous kernel on the stream (what a kernel replayed from a CUDA graph costs).
   double kernel_gap_s = 0.0;

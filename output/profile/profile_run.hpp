@@ -8,7 +8,7 @@
 #include "output/profile/profile_compare.hpp"
 #include "output/profile/profile_trace.hpp"
 #include "workloads/model/job.hpp"
-#include "workloads/step/simulate.hpp"
+#include "workloads/simulate/simulate.hpp"
 
 namespace stepsim::out {
 

@@ -10,7 +10,7 @@
 
 #include "output/common/svg.hpp"
 #include "topology/gpu.hpp"
-#include "workloads/step/simulate.hpp"
+#include "workloads/simulate/simulate.hpp"
 
 namespace stepsim::out::charts {
 

@@ -2,13 +2,13 @@
 
 #include <fmt/format.h>
 
-#include "output/views/advise_view.hpp"
 #include "output/common/format.hpp"
+#include "output/common/svg.hpp"
 #include "output/report/report_charts.hpp"
 #include "output/run/run_figures.hpp"
-#include "output/common/svg.hpp"
-#include "workloads/step/explain.hpp"
+#include "output/views/advise_view.hpp"
 #include "workloads/model/names.hpp"
+#include "workloads/simulate/explain.hpp"
 
 namespace stepsim::out {
 namespace {

@@ -6,8 +6,8 @@
 #include <array>
 #include <string>
 
-#include "workloads/step/explain.hpp"
-#include "workloads/step/simulate.hpp"
+#include "workloads/simulate/explain.hpp"
+#include "workloads/simulate/simulate.hpp"
 
 namespace stepsim::out {
 
@@ -18,7 +18,7 @@ struct RunFigures {
   double mfu = 0.0;
   std::string mfu_peak;         ///< the precision whose dense peak MFU divides by: "BF16", "FP8"
   double mfu_peak_flops = 0.0;  ///< that peak, FLOP/s per GPU
-  work::StepVerdict verdict;    ///< what the step waits on most (workloads/step/explain.hpp)
+  work::StepVerdict verdict;    ///< what the step waits on most (workloads/simulate/explain.hpp)
   std::string bottleneck;       ///< the verdict in words (verdict_text)
   std::array<double, work::kDimCount> exposed_comm_s{};  ///< mean over ranks, by ParallelDim
   bool fits = true;

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "output/run/link_usage.hpp"
-#include "workloads/step/simulate.hpp"
+#include "workloads/simulate/simulate.hpp"
 
 namespace stepsim::out {
 

@@ -11,7 +11,7 @@
 #include "sim/error.hpp"
 #include "sim/parallel_for.hpp"
 #include "workloads/layout/layout_space.hpp"
-#include "workloads/step/simulate.hpp"
+#include "workloads/simulate/simulate.hpp"
 
 namespace stepsim::out {
 

@@ -17,9 +17,9 @@
 #include "sim/parallel_for.hpp"
 #include "topology/topology.hpp"
 #include "workloads/bound/comm_bound.hpp"
-#include "workloads/step/explain.hpp"
-#include "workloads/step/simulate.hpp"
 #include "workloads/bound/step_bound.hpp"
+#include "workloads/simulate/explain.hpp"
+#include "workloads/simulate/simulate.hpp"
 
 namespace stepsim::out {
 namespace {

@@ -13,7 +13,7 @@
 
 #include "scenarios/catalog.hpp"
 #include "workloads/layout/layout_space.hpp"
-#include "workloads/step/simulate.hpp"
+#include "workloads/simulate/simulate.hpp"
 #include "workloads/step/step_report.hpp"
 
 namespace stepsim::out {

@@ -11,7 +11,7 @@
 #include "scenarios/scenario.hpp"
 #include "sim/error.hpp"
 #include "workloads/model/names.hpp"
-#include "workloads/step/simulate.hpp"
+#include "workloads/simulate/simulate.hpp"
 
 namespace stepsim::out {
 namespace {

@@ -8,7 +8,7 @@
 #include "workloads/bound/step_bound.hpp"
 #include "workloads/estimate/estimate.hpp"
 #include "workloads/model/names.hpp"
-#include "workloads/step/explain.hpp"
+#include "workloads/simulate/explain.hpp"
 
 namespace stepsim::out {
 namespace {

@@ -12,7 +12,7 @@
 #include "scenarios/catalog.hpp"
 #include "scenarios/sweep_scenarios.hpp"
 #include "topology/topology.hpp"
-#include "workloads/step/simulate.hpp"
+#include "workloads/simulate/simulate.hpp"
 
 namespace stepsim::out {
 

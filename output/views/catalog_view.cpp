@@ -72,6 +72,14 @@ std::string model_table(const scen::Catalog& catalog) {
          "\nParameters are computed from the dimensions (MTP modules excluded, as model cards quote them).\n";
 }
 
+/// "0.25: 0.959, 0.5: 0.894, ..." (duty: clock), or "-" for a GPU with one fixed clock.
+std::string clock_points(const topo::ClockCurve& c) {
+  std::string s;
+  for (std::size_t i = 0; i < c.duty.size(); ++i)
+    s += (i ? ", " : "") + fixed(c.duty[i], 2) + ": " + fixed(c.clock[i], 3);
+  return s.empty() ? "-" : s;
+}
+
 /// The catalog's spelling of a figure's value, in the catalog's units.
 std::string figure_value(const topo::GpuSpec& g, const std::string& key) {
   const auto curve = [](const topo::GemmCurve& c) {
@@ -100,7 +108,8 @@ std::string figure_value(const topo::GpuSpec& g, const std::string& key) {
       {"gemm_fixed_us", fixed(g.gemm_fixed_s * 1e6, 2)},
       {"attention_fixed_us", fixed(g.attention_fixed_s * 1e6, 2)},
       {"nvls_latency_us", fixed(g.nvls_latency_s * 1e6, 1)},
-      {"sustained_clock", fixed(g.sustained_clock, 3)},
+      {"sustained_clock", g.clock_duty.empty() ? fixed(g.sustained_clock, 3) : "by duty (clock_duty)"},
+      {"clock_duty", clock_points(g.clock_duty)},
       {"comm_interference", fixed(g.comm_interference, 3)},
       {"efficiency.gemm_bf16", curve(e.gemm16)},
       {"efficiency.gemm_fp8", curve(e.gemm8)},

@@ -116,6 +116,7 @@ json gpu_json(const topo::GpuSpec& g) {
               {"gemm_fixed_s", g.gemm_fixed_s},
               {"attention_fixed_s", g.attention_fixed_s},
               {"sustained_clock", g.sustained_clock},
+              {"clock_duty", json{{"duty", g.clock_duty.duty}, {"clock", g.clock_duty.clock}}},
               {"comm_interference", g.comm_interference},
               {"hbm_reserved_bytes", g.hbm_reserved.value()},
               {"hbm_fragmentation", g.hbm_fragmentation},

@@ -3,8 +3,8 @@
 
 #include "output/run/run_figures.hpp"
 #include "output/views/run_view.hpp"
-#include "workloads/step/explain.hpp"
 #include "workloads/model/names.hpp"
+#include "workloads/simulate/explain.hpp"
 
 namespace stepsim::out {
 namespace {
@@ -192,6 +192,8 @@ nlohmann::ordered_json run_json(const work::JobSpec& job, const work::Simulation
   j["hfu"] = m.hfu;
   j["mfu_peak"] = {{"precision", f.mfu_peak}, {"flops_per_s", f.mfu_peak_flops}};
   j["model_tflops_per_gpu"] = m.model_tflops_per_gpu;
+  // The held SM clock over the short-run one; duty null where the GPU has one fixed clock.
+  j["clock"] = {{"ratio", s.clock.clock}, {"duty", s.clock.duty >= 0.0 ? Json(s.clock.duty) : Json(nullptr)}};
   j["bottleneck"] = verdict_json(f.verdict);
   const bool inference = job.workload.kind != work::WorkloadKind::train;
   j["latency_s"] = inference ? Json(m.latency_s) : Json(nullptr);

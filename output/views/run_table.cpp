@@ -3,11 +3,11 @@
 #include <sstream>
 
 #include "output/common/format.hpp"
+#include "output/common/text_table.hpp"
 #include "output/run/run_figures.hpp"
 #include "output/views/run_view.hpp"
-#include "output/common/text_table.hpp"
-#include "workloads/step/explain.hpp"
 #include "workloads/model/names.hpp"
+#include "workloads/simulate/explain.hpp"
 
 namespace stepsim::out {
 namespace {
@@ -89,6 +89,10 @@ void utilisation_lines(std::ostringstream& o, const work::JobSpec& job, const wo
   if (job.precision.low_precision_linears() && bf16 > 0.0)
     o << "            MFU against the BF16 dense peak (" << format_number(bf16 / 1e12, 0)
       << " TFLOP/s): " << pct(m.mfu * f.mfu_peak_flops / bf16, 1.0) << "\n";
+  if (s.clock.duty >= 0.0)
+    o << "clock       " << format_number(s.clock.clock, 3)
+      << " of the short-run SM clock at the power limit, "
+      << "tensor cores busy " << pct(s.clock.duty, 1.0) << " of the step (the GPU's clock_duty curve)\n";
 }
 
 /// Whether the step fits in memory: said before any rate, so that an impossible configuration

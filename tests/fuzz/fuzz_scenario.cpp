@@ -2,10 +2,10 @@
 // for small jobs, one simulated step. Everything a scenario file can reach, as `stepsim run` does.
 #include <cstdint>
 
-#include "tests/fuzz/fuzz_support.hpp"
 #include "scenarios/scenario.hpp"
+#include "tests/fuzz/fuzz_support.hpp"
 #include "workloads/estimate/estimate.hpp"
-#include "workloads/step/simulate.hpp"
+#include "workloads/simulate/simulate.hpp"
 
 namespace {
 

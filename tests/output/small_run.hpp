@@ -5,7 +5,7 @@
 #include "scenarios/catalog.hpp"
 #include "scenarios/scenario.hpp"
 #include "tests/support/catalog.hpp"
-#include "workloads/step/simulate.hpp"
+#include "workloads/simulate/simulate.hpp"
 
 namespace stepsim::test {
 

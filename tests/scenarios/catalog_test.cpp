@@ -127,6 +127,25 @@ TEST_CASE("user catalog files from disk apply in order") {
   CHECK(stepsim::test::builtin_catalog().with_files(files).find_gpu("h200")->price_per_hour == 2.0);
 }
 
+TEST_CASE("a GPU's clock is a curve by tensor-core duty or one figure, and an override replaces it") {
+  const auto& cat = stepsim::test::builtin_catalog();
+  const auto& h100 = *cat.find_gpu("h100-sxm");
+  REQUIRE(!h100.clock_duty.empty());
+  CHECK(h100.sustained_clock == h100.clock_duty.highest());  // what a step bound may assume
+  const stepsim::scen::Catalog fixed = cat.with_text("[gpu.h100-sxm]\nsustained_clock = 0.9\n", "user.toml");
+  CHECK(fixed.find_gpu("h100-sxm")->clock_duty.empty());
+  CHECK(fixed.find_gpu("h100-sxm")->sustained_clock == 0.9);
+  CHECK_THAT(error_of(cat, "[gpu.h200]\nclock_duty = { duty = [0.5, 0.25], clock = [0.9, 0.95] }\n"),
+             Catch::Contains("gpu.h200.clock_duty.duty") && Catch::Contains("must rise from point to point"));
+  CHECK_THAT(error_of(cat, "[gpu.h200]\nclock_duty = { duty = [0.5, 1.0], clock = [0.9] }\n"),
+             Catch::Contains("user.toml:2:") && Catch::Contains("same length"));
+  CHECK_THAT(
+      error_of(cat, "[gpu.h200]\nclock_duty = { duty = [0.5], clock = [0.9] }\nsustained_clock = 0.9\n"),
+      Catch::Contains("gpu.h200.clock_duty") && Catch::Contains("keep one"));
+  CHECK_THAT(error_of(cat, "[gpu.h200]\nclock_duty = { duty = [1.5], clock = [0.9] }\n"),
+             Catch::Contains("gpu.h200.clock_duty.duty") && Catch::Contains("tensor cores are busy"));
+}
+
 TEST_CASE("catalog file errors name the file, line, key and a hint") {
   // comm_interference is a slowdown factor: below 1 would speed compute up under communication.
   CHECK_THAT(error_of(stepsim::test::builtin_catalog(), "[gpu.h200]\ncomm_interference = 0.9\n"),
@@ -158,19 +177,10 @@ TEST_CASE("catalog file errors name the file, line, key and a hint") {
 }
 
 TEST_CASE("every figure of every built-in GPU says where it comes from") {
-  const char* required[] = {"bf16_tflops",
-                            "hbm_gib",
-                            "hbm_reserved_gib",
-                            "hbm_fragmentation",
-                            "hbm_tb_s",
-                            "kernel_gap_us",
-                            "host_launch_us",
-                            "host_framework_us",
-                            "sustained_clock",
-                            "efficiency.gemm_bf16",
-                            "efficiency.attention",
-                            "efficiency.hbm",
-                            "efficiency.nvlink",
+  const char* required[] = {"bf16_tflops",          "hbm_gib",           "hbm_reserved_gib",
+                            "hbm_fragmentation",    "hbm_tb_s",          "kernel_gap_us",
+                            "host_launch_us",       "host_framework_us", "efficiency.gemm_bf16",
+                            "efficiency.attention", "efficiency.hbm",    "efficiency.nvlink",
                             "efficiency.nic"};
   for (const auto& g : stepsim::test::builtin_catalog().gpus()) {
     CAPTURE(g.id);
@@ -187,6 +197,10 @@ TEST_CASE("every figure of every built-in GPU says where it comes from") {
     if (g.fp8_peak.value() > 0.0)
       CHECK(std::any_of(g.sources.begin(), g.sources.end(),
                         [](const auto& s) { return s.key == "efficiency.gemm_fp8"; }));
+    // The clock: a measured curve by tensor-core duty, or one figure.
+    const char* clock = g.clock_duty.empty() ? "sustained_clock" : "clock_duty";
+    CAPTURE(clock);
+    CHECK(std::any_of(g.sources.begin(), g.sources.end(), [&](const auto& s) { return s.key == clock; }));
   }
 }
 

@@ -6,7 +6,7 @@
 #include "sim/error.hpp"
 #include "tests/support/catalog.hpp"
 #include "tests/support/temp_files.hpp"
-#include "workloads/step/simulate.hpp"
+#include "workloads/simulate/simulate.hpp"
 
 using stepsim::UserError;
 using stepsim::scen::Catalog;

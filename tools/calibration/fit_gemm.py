@@ -145,8 +145,8 @@ LLAMA3_MFU = 0.405  # Llama 3 paper (Dubey et al. 2024, table 4): 38-43% BF16 MF
 
 def power_limited(c16):
     """The power-limited / short-run ratio at full tensor-core duty (median over every gemm_states shape),
-    and the sustained_clock of a training step: the power_mix ratio at the step's tensor-core duty,
-    taken as MFU / the sustained GEMM efficiency of training shapes, interpolated between measured duties."""
+    and the clock by tensor-core duty (clock_duty): the power_mix ratio at each measured duty, the mean
+    of its fillers (HBM-bound copies and a spinning kernel, as a step's other kernels and its waits)."""
     rows = state_rows()
     full = statistics.median(r["ratio"] for r in rows)
     big = [r["sustained_efficiency"] for r in rows if r["precision"] == "bf16" and min(r["m"], r["n"]) >= 4096]
@@ -167,9 +167,10 @@ def power_limited(c16):
     clock = lo[1] if hi[0] == lo[0] else lo[1] + (hi[1] - lo[1]) * (duty - lo[0]) / (hi[0] - lo[0])
     print(f"\nfull duty, every shape (gemm_states): median {full:.3f} over {len(rows)} shapes "
           f"(range {min(r['ratio'] for r in rows):.3f}-{max(r['ratio'] for r in rows):.3f})")
-    print(f"training step duty = MFU {LLAMA3_MFU} / sustained GEMM efficiency {statistics.median(big):.3f} = "
-          f"{duty:.2f}; sustained_clock = {clock:.3f} (between duties {lo[0]} and {hi[0]})\n")
-    return full, clock
+    print(f"the single clock of earlier versions: a training step's duty taken as MFU {LLAMA3_MFU} / sustained "
+          f"GEMM efficiency {statistics.median(big):.3f} = {duty:.2f}, where the curve gives {clock:.3f} "
+          f"(between duties {lo[0]} and {hi[0]}); each step now takes the curve at its own duty\n")
+    return full, points
 
 
 def public_sets():
@@ -351,7 +352,7 @@ def main():
     c16 = fit(bf16)
     t16, _ = residual_table("Hopper BF16: the H200's short-run GEMMs (gemm_states.py)", c16, bf16)
     print(t16, "\n")
-    full, clock = power_limited(c16)
+    full, clock_points = power_limited(c16)
     old = h200_shapes()
     t_old, _ = residual_table(f"Check: the per-call H200 runs of 2026-11-29 against that curve x {full:.3f} (most ran "
                               "at the power limit; the skinny ones also paid their launch)", dict(c16, peak=c16["peak"] * full),
@@ -430,7 +431,8 @@ def main():
     print(f"  gemm_bf16 = {{ peak = {c16['peak']:.3f}, mn_half = {c16['mn_half']:.0f}, k_half = {c16['k_half']:.0f} }}")
     print(f"  gemm_fp8 = {{ peak = {c8['peak']:.3f}, mn_half = {c8['mn_half']:.0f}, k_half = {c8['k_half']:.0f} }}")
     print(f"  fp8_split_accumulation = {split:.3f}")
-    print(f"  sustained_clock = {clock:.3f}")
+    print("  clock_duty = { duty = [%s], clock = [%s] }" % (", ".join(f"{d:.2f}" for d, _ in clock_points),
+                                                          ", ".join(f"{c:.3f}" for _, c in clock_points)))
     print(f"  fp8_blockwise (DeepGEMM micro-benchmarks) = {ratio:.3f}; the catalog takes the in-training figure "
           "of DeepSeek's profile instead (fit_profile.py)")
     for gpu, (b16, b8) in blackwell.items():

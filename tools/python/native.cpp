@@ -12,24 +12,24 @@
 #include <toml++/toml.hpp>
 #include <vector>
 
+#include "output/report/run_outputs.hpp"
+#include "output/search/layout_search.hpp"
+#include "output/sweep/sweep_run.hpp"
+#include "output/sweep/sweep_table.hpp"
 #include "output/views/estimate_view.hpp"
 #include "output/views/generation_view.hpp"
-#include "output/search/layout_search.hpp"
-#include "output/report/run_outputs.hpp"
 #include "output/views/run_view.hpp"
 #include "output/views/search_view.hpp"
 #include "output/views/serving_view.hpp"
-#include "output/sweep/sweep_run.hpp"
-#include "output/sweep/sweep_table.hpp"
 #include "scenarios/catalog.hpp"
 #include "scenarios/scenario.hpp"
 #include "scenarios/sweep.hpp"
 #include "sim/error.hpp"
 #include "workloads/estimate/estimate.hpp"
-#include "workloads/serving/generation.hpp"
 #include "workloads/layout/layout_space.hpp"
+#include "workloads/serving/generation.hpp"
 #include "workloads/serving/serve.hpp"
-#include "workloads/step/simulate.hpp"
+#include "workloads/simulate/simulate.hpp"
 
 namespace py = pybind11;
 namespace fs = std::filesystem;

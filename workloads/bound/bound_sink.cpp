@@ -32,8 +32,10 @@ CommKey comm_key(CommKey k, CollectiveKind kind, ParallelDim dim, CommScope scop
 
 Handle BoundSink::emit_kernel(std::string_view name, const topo::KernelWork& w,
                               std::span<const Handle> deps) {
-  const Time d = named_kernel_time(gpu_, name, w).duration;
+  const topo::KernelTime t = named_kernel_time(gpu_, name, w);
+  const Time d = t.duration;
   kernels_ += d;
+  if (topo::tensor_bound(w.op_class, t.bound)) tensor_ += d;
   fp_.add(1);
   fp_.add(static_cast<int>(w.op_class));
   fp_.add(static_cast<int>(w.precision));

@@ -62,6 +62,7 @@ struct Segment {
   Lin stream;  ///< when the compute stream is free after its kernels
   Lin output;  ///< when its output op ends
   Time kernels{};
+  Time tensor{};  ///< of which tensor-core-bound (compute-bound GEMM and attention kernels)
   std::uint64_t program = 0;
 };
 
@@ -112,6 +113,7 @@ class BoundSink final : public OpSink {
     ops_.clear();
     cursor_ = Lin{0, kNone};
     kernels_ = Time::zero();
+    tensor_ = Time::zero();
     fp_ = Fingerprint{};
     ops_.push_back(Lin{kNone, 0});
     const Handle out = emit(*this, Handle{0});
@@ -119,6 +121,7 @@ class BoundSink final : public OpSink {
     s.stream = cursor_;
     s.output = out.valid() ? ops_.at(out.id) : Lin{};
     s.kernels = kernels_;
+    s.tensor = tensor_;
     s.program = fp_.value();
     return s;
   }
@@ -166,6 +169,7 @@ class BoundSink final : public OpSink {
   std::vector<Lin> ops_;
   Lin cursor_;
   Time kernels_{};
+  Time tensor_{};
   Fingerprint fp_;
 };
 
@@ -173,10 +177,12 @@ class BoundSink final : public OpSink {
 struct StepCost {
   std::vector<std::pair<const Segment*, Feed>> parts;
   Time kernels{};
+  Time tensor{};
   Fingerprint program;
   void then(const Segment& s, Feed f = Feed::chain) {
     parts.emplace_back(&s, f);
     kernels += s.kernels;
+    tensor += s.tensor;
     program.add(s.program);
     program.add(static_cast<int>(f));
   }

@@ -58,7 +58,7 @@ class Bounder {
   /// Where each stage's relaxed schedule ends: its stream, its last step's output, its kernel time.
   struct Relaxed {
     std::vector<std::int64_t> clock, last_output;
-    std::vector<Time> kernels;
+    std::vector<Time> kernels, tensor;
   };
   /// Micro-batches per pipeline; throws the builder's UserErrors for layouts it refuses.
   int check_and_count_microbatches() const;
@@ -459,6 +459,7 @@ Bounder::Relaxed Bounder::relax(const Schedule& schedule, int m, const std::vect
   r.clock.assign(static_cast<std::size_t>(pp_), 0);
   r.last_output = r.clock;
   r.kernels.assign(static_cast<std::size_t>(pp_), Time::zero());
+  r.tensor = r.kernels;
   for (bool moved = true; moved;) {
     moved = false;
     for (int s = 0; s < pp_; ++s) {
@@ -482,6 +483,7 @@ Bounder::Relaxed Bounder::relax(const Schedule& schedule, int m, const std::vect
         r.clock[si] = st.stream;
         r.last_output[si] = out;
         r.kernels[si] += c.kernels;
+        r.tensor[si] += c.tensor;
         moved = true;
       }
     }
@@ -506,13 +508,16 @@ StepBound Bounder::run_dualpipe(int m, const Schedule& schedule) {
   for (int s = 0; s < pp_; ++s) {
     const auto si = static_cast<std::size_t>(s);
     const int rank = rank_of(s);
-    Time kernels{};
+    Time kernels{}, tensor{};
     std::array<double, 2> kept_bytes{};
     for (int chunk = 0; chunk < 2; ++chunk) {
       const int vs = model_chunk(kind_, pp_, s, chunk);
       const StepCost f = forward(vs, rank), g = backward(vs, rank);
       kept_bytes[static_cast<std::size_t>(chunk)] = kept(vs, rank);
-      for (int i = 0; i < per_chunk; ++i) kernels += f.kernels + g.kernels;
+      for (int i = 0; i < per_chunk; ++i) {
+        kernels += f.kernels + g.kernels;
+        tensor += f.tensor + g.tensor;
+      }
       program.add(f.program.value());
       program.add(g.program.value());
       program.add(kept_bytes[static_cast<std::size_t>(chunk)]);
@@ -529,7 +534,10 @@ StepBound Bounder::run_dualpipe(int m, const Schedule& schedule) {
       b.step = kernels;
       b.busiest_stage = s;
     }
-    b.kernels = std::max(b.kernels, kernels);
+    if (kernels > b.kernels) {
+      b.kernels = kernels;
+      b.tensor = tensor + opt.tensor;
+    }
     double live = 0.0;
     for (const PipeStep& step : schedule[si]) {
       // A pair's forward may start after its backward frees (two streams): stop before it.
@@ -577,7 +585,10 @@ StepBound Bounder::run() {
       b.step = end;
       b.busiest_stage = s;
     }
-    b.kernels = std::max(b.kernels, relaxed.kernels[si] + opt.kernels);
+    if (relaxed.kernels[si] + opt.kernels > b.kernels) {
+      b.kernels = relaxed.kernels[si] + opt.kernels;
+      b.tensor = relaxed.tensor[si] + opt.tensor;
+    }
     // Activations of the forwards before the first backward, all alive at once.
     double live = 0.0;
     for (const PipeStep& step : schedule[si]) {

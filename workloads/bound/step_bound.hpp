@@ -50,6 +50,7 @@ namespace stepsim::work {
 struct StepBound {
   Time step{};                ///< <= the simulated step time (the makespan) in representative mode
   Time kernels{};             ///< the busiest simulated rank's kernel time at full speed (<= step)
+  Time tensor{};              ///< of which its tensor-core-bound kernels' (topo::tensor_bound)
   int busiest_stage = 0;      ///< the pipeline stage that ends last in the relaxed schedule
   double memory_bytes = 0.0;  ///< <= the simulated memory peak of the busiest rank
   /// Fingerprint of the program: every kernel's work and every collective the layer, embedding, head

@@ -11,6 +11,7 @@
 #include "topology/flow_network.hpp"
 #include "topology/transfer_table.hpp"
 #include "workloads/layout/topology_planner.hpp"
+#include "workloads/simulate/step_clock.hpp"
 #include "workloads/step/inference_step.hpp"
 #include "workloads/step/step_report.hpp"
 #include "workloads/step/train_step.hpp"
@@ -166,7 +167,9 @@ std::vector<JobBuild> build_cluster_jobs(const ClusterJobs& spec,
   std::vector<JobBuild> builds;
   builds.reserve(spec.jobs.size());
   for (std::size_t j = 0; j < spec.jobs.size(); ++j) {
-    const JobSpec& job = spec.jobs[j].job;
+    // At the clock its step holds alone (the clock follows the job's own kernels, not the fabric).
+    const JobSpec job =
+        at_clock(spec.jobs[j].job, step_clock(spec.jobs[j].job, topology, spec.jobs[j].job.collective));
     ClusterJobPlanner planner(*topology, table_builder, cluster_gpus(spec.jobs[j], placement[j]),
                               job.collective);
     builds.push_back({job.workload.kind == WorkloadKind::train

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "workloads/model/job.hpp"
-#include "workloads/step/simulate.hpp"
+#include "workloads/simulate/simulate.hpp"
 
 namespace stepsim::work {
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "workloads/serving/serving.hpp"
-#include "workloads/step/simulate.hpp"
+#include "workloads/simulate/simulate.hpp"
 
 namespace stepsim::work {
 

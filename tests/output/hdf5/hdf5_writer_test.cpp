@@ -15,7 +15,7 @@
 #include "tests/output/small_run.hpp"
 #include "tests/support/file_size_limit.hpp"
 #include "tests/support/temp_files.hpp"
-#include "workloads/step/explain.hpp"
+#include "workloads/simulate/explain.hpp"
 
 using namespace stepsim;
 

@@ -10,7 +10,7 @@
 #include "scenarios/scenario.hpp"
 #include "sim/error.hpp"
 #include "tests/support/catalog.hpp"
-#include "workloads/step/simulate.hpp"
+#include "workloads/simulate/simulate.hpp"
 
 using namespace stepsim;
 

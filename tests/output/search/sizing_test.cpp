@@ -5,13 +5,13 @@
 #include <cmath>
 #include <string>
 
-#include "output/views/size_view.hpp"
 #include "output/search/sizing.hpp"
+#include "output/views/size_view.hpp"
 #include "scenarios/scenario.hpp"
 #include "sim/error.hpp"
 #include "tests/output/small_run.hpp"
 #include "tests/support/temp_files.hpp"
-#include "workloads/step/simulate.hpp"
+#include "workloads/simulate/simulate.hpp"
 
 using namespace stepsim;
 

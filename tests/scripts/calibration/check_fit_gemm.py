@@ -3,7 +3,7 @@
 
 fit_gemm.py prints, for Hopper, B200 and GB200, the gemm_bf16 and gemm_fp8 curves it fits to the
 committed measurements (the H200 runs, the published tables, aiconfigurator's timings), Hopper's split
-accumulation factor, the sustained_clock it derives from the H200's power-limit runs, every GPU's
+accumulation factor, the clock curve by tensor-core duty from the H200's power-limit runs, every GPU's
 comm_interference (a GEMM beside a communication stand-in), the decode-kernel figures, the Hopper
 attention figure and a table of the Blackwell ones. Each must equal the catalog's to the printed
 precision; the catalog's source text for each Blackwell figure must name the file it comes from.
@@ -30,12 +30,17 @@ def fitted(source):
     hopper = re.search(r"^Hopper attention \(catalog\): .* = ([\d.]+)$", out, re.M)
     attention.update({gpu: float(hopper.group(1)) for gpu in HOPPER} if hopper else {})
     scalars = {}
-    for key in ("fp8_split_accumulation", "sustained_clock"):
-        m = re.search(r"^  %s = ([\d.]+)$" % key, out, re.M)
-        if m:
-            # Blackwell takes the H200's sustained_clock (its curves stand at the H200's short-run level).
-            for gpu in HOPPER + (("b200", "gb200") if key == "sustained_clock" else ()):
-                scalars[(gpu, key)] = float(m.group(1))
+    m = re.search(r"^  fp8_split_accumulation = ([\d.]+)$", out, re.M)
+    if m:
+        for gpu in HOPPER:
+            scalars[(gpu, "fp8_split_accumulation")] = float(m.group(1))
+    m = re.search(r"^  clock_duty = \{ duty = \[([\d., ]+)\], clock = \[([\d., ]+)\] \}$", out, re.M)
+    if m:
+        # Blackwell takes the H200's clock curve (its GEMM curves stand at the H200's short-run level).
+        for gpu in HOPPER + ("b200", "gb200"):
+            for axis, text in (("duty", m.group(1)), ("clock", m.group(2))):
+                for i, v in enumerate(text.split(", ")):
+                    scalars[(gpu, f"clock_duty.{axis}[{i}]")] = float(v)
     m = re.search(r"^catalog decode: (.*)$", out, re.M)
     for item in (m.group(1).split(", ") if m else []):
         key, value = item.split(" = ")
@@ -60,7 +65,7 @@ HOPPER = ("h100-sxm", "h800", "h200")
 # derive gemm_hbm from their own hbm figure, and take the fixed times only; the A100's gemm_hbm is
 # its own published read-bandwidth measurement).
 DECODE_GPUS = ("a100-sxm-80gb", "h100-sxm", "h800", "h200", "b200", "gb200")
-TOP_LEVEL = ("sustained_clock", "comm_interference", "gemm_fixed_us", "attention_fixed_us")
+TOP_LEVEL = ("comm_interference", "gemm_fixed_us", "attention_fixed_us")
 
 
 def main():
@@ -84,7 +89,11 @@ def main():
             failures.append(f"{gpu} attention: catalog {gpus[gpu]['efficiency']['attention']}, fit_gemm.py {value}")
     for (gpu, key), value in scalars.items():
         seen += 1
-        got = gpus[gpu][key] if key in TOP_LEVEL else gpus[gpu]["efficiency"][key]
+        if key.startswith("clock_duty."):
+            axis, i = key[len("clock_duty."):-1].split("[")
+            got = gpus[gpu]["clock_duty"][axis][int(i)]
+        else:
+            got = gpus[gpu][key] if key in TOP_LEVEL else gpus[gpu]["efficiency"][key]
         if abs(got - value) > 5e-4:
             failures.append(f"{gpu} {key}: catalog {got}, fit_gemm.py {value}")
     for gpu, data in (("b200", "aiconfigurator-gemm-bf16-sustained.csv"), ("gb200", "aiconfigurator-gemm-bf16-sustained.csv")):
@@ -93,9 +102,10 @@ def main():
         if "aiconfigurator-attention-bf16.csv" not in gpus[gpu]["source"]["efficiency.attention"]:
             failures.append(f"{gpu}: efficiency.attention's source does not name aiconfigurator-attention-bf16.csv")
     # Hopper's two curves on three GPUs, B200's and GB200's two each, five attention figures, split
-    # accumulation on the three Hopper GPUs, sustained_clock on five, comm_interference on every GPU,
-    # the two decode efficiencies on six, the two fixed kernel times on eight and grouped_m_half on every GPU.
-    expected = 2 * 3 + 2 * 2 + 5 + 3 + 5 + 2 * len(gpus) + 2 * len(DECODE_GPUS) - 1 + 2 * (len(DECODE_GPUS) + 2)
+    # accumulation on the three Hopper GPUs, the clock curve's four points (duty and clock) on five,
+    # comm_interference on every GPU, the two decode efficiencies on six, the two fixed kernel times on
+    # eight and grouped_m_half on every GPU.
+    expected = 2 * 3 + 2 * 2 + 5 + 3 + 5 * 8 + 2 * len(gpus) + 2 * len(DECODE_GPUS) - 1 + 2 * (len(DECODE_GPUS) + 2)
     if seen != expected:
         failures.append(f"expected {expected} figures from fit_gemm.py's output, found {seen}")
     for line in failures:

@@ -15,7 +15,8 @@ import sys
 
 TOP = ["sim", "topology", "workloads", "scenarios", "output", "tools"]
 LAYERS = {
-    "workloads": [["model"], ["layout"], ["estimate"], ["step"], ["bound", "serving", "reliability", "cluster"]],
+    "workloads": [["model"], ["layout"], ["estimate"], ["step"], ["bound"], ["simulate"],
+                  ["serving", "reliability", "cluster"]],
     "output": [["common"], ["run"], ["hdf5", "sweep", "search", "profile"], ["views"], ["report"]],
 }
 LIBRARY = {"sim": "stepsim_sim", "topology": "stepsim_topology", "workloads": "stepsim_workloads",

@@ -11,7 +11,7 @@
 #include "workloads/bound/comm_bound.hpp"
 #include "workloads/bound/step_bound.hpp"
 #include "workloads/layout/layout_space.hpp"
-#include "workloads/step/simulate.hpp"
+#include "workloads/simulate/simulate.hpp"
 #include "workloads/step/train_step.hpp"
 
 using namespace stepsim;

@@ -9,7 +9,7 @@
 #include "sim/error.hpp"
 #include "tests/support/fixtures.hpp"
 #include "workloads/cluster/cluster_sim.hpp"
-#include "workloads/step/simulate.hpp"
+#include "workloads/simulate/simulate.hpp"
 
 using namespace stepsim;
 using work::ClusterJob;

@@ -1,5 +1,5 @@
 // The verdict (what a step waits on most) ranks the entries of the breakdown table, in its words.
-#include "workloads/step/explain.hpp"
+#include "workloads/simulate/explain.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -5,8 +5,8 @@
 #include "tests/support/fixtures.hpp"
 #include "workloads/model/kv.hpp"
 #include "workloads/model/params.hpp"
-#include "workloads/step/explain.hpp"
-#include "workloads/step/simulate.hpp"
+#include "workloads/simulate/explain.hpp"
+#include "workloads/simulate/simulate.hpp"
 
 using namespace stepsim;
 using namespace stepsim::work;

@@ -3,9 +3,9 @@
 
 #include "tests/workloads/fake_planner.hpp"
 #include "topology/transfer_table.hpp"
+#include "workloads/simulate/simulate.hpp"
 #include "workloads/step/rank_sink.hpp"
 #include "workloads/step/routing.hpp"
-#include "workloads/step/simulate.hpp"
 #include "workloads/step/train_step.hpp"
 
 using namespace stepsim;

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "sim/error.hpp"
-#include "workloads/step/simulate.hpp"
+#include "workloads/simulate/simulate.hpp"
 
 using namespace stepsim;
 using namespace stepsim::work;

@@ -9,7 +9,7 @@
 #include "sim/error.hpp"
 #include "tests/support/catalog.hpp"
 #include "tests/support/fixtures.hpp"
-#include "workloads/step/simulate.hpp"
+#include "workloads/simulate/simulate.hpp"
 
 using namespace stepsim;
 using namespace stepsim::work;

@@ -4,8 +4,8 @@
 
 #include "tests/support/fixtures.hpp"
 #include "topology/compute_model.hpp"
+#include "workloads/simulate/simulate.hpp"
 #include "workloads/step/layer_ops.hpp"
-#include "workloads/step/simulate.hpp"
 
 using namespace stepsim;
 using namespace stepsim::work;

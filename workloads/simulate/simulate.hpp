@@ -14,6 +14,7 @@
 #include "topology/topology.hpp"
 #include "topology/transfer_table.hpp"
 #include "workloads/estimate/estimate.hpp"
+#include "workloads/simulate/step_clock.hpp"
 #include "workloads/step/rank_sink.hpp"
 #include "workloads/step/step_plan.hpp"
 #include "workloads/step/step_report.hpp"
@@ -72,11 +73,13 @@ struct Simulation {
   /// Link loads over the step, when options.links is timeline; the watched links are those of
   /// the simulated ranks' GPUs.
   topo::LinkTimeline link_timeline;
-  Bytes usable_hbm;             ///< HBM per GPU that tensors can use (GpuSpec::usable_hbm)
-  Bytes device_hbm;             ///< HBM per GPU as the device has it, before the reserve
-  bool fits = true;             ///< the busiest rank's memory peak fits in HBM
+  Bytes usable_hbm;  ///< HBM per GPU that tensors can use (GpuSpec::usable_hbm)
+  Bytes device_hbm;  ///< HBM per GPU as the device has it, before the reserve
+  bool fits = true;  ///< the busiest rank's memory peak fits in HBM
   /// Several steps (SimulateOptions::steps, [variability]); empty for one step with nothing varying.
   StepDistribution steps;
+  /// The SM clock the step ran at and the tensor-core duty that set it (step_clock.hpp).
+  StepClock clock;
 };
 
 /// Simulates one step of `job`: a training step, or an inference step (prefill or decode).
@@ -107,6 +110,7 @@ class StepProgram {
  private:
   std::optional<StepPlan> plan_;  ///< between simulations: the step, unless lent to one
   RankMode ranks_ = RankMode::representative;
+  StepClock clock_;                      ///< the built step's clock
   std::optional<std::size_t> lent_ops_;  ///< ops of the plan lent to the last simulation
   /// Every CommPlanner::plan call of the build, in order, and the payload id each returned.
   std::vector<CommRequest> requests_;

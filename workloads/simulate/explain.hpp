@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "workloads/step/simulate.hpp"
+#include "workloads/simulate/simulate.hpp"
 
 namespace stepsim::work {
 

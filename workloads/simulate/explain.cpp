@@ -1,4 +1,4 @@
-#include "workloads/step/explain.hpp"
+#include "workloads/simulate/explain.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "workloads/step/simulate.hpp"
+#include "workloads/simulate/simulate.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -169,6 +169,7 @@ Simulation run_built_step(const JobSpec& job, std::shared_ptr<const topo::Topolo
                Bytes{},
                Bytes{},
                true,
+               {},
                {}};
   s.steps = options.replay ? replay_steps(job, s.plan, s.run, options.steps, *s.transfers, std::move(fabric),
                                           comm_config(job, options))
@@ -223,9 +224,13 @@ Simulation simulate(const JobSpec& job, std::shared_ptr<const topo::Topology> to
   check_single_step(job);
   check_step_size(job, options.ranks, options.max_ops);
   const auto run_on = replay_topology(job, topology, options);
+  const StepClock clock = step_clock(job, run_on, comm_config(job, options));
+  const JobSpec clocked = at_clock(job, clock);
   TopologyPlanner planner(run_on, comm_config(job, options), topo::FlowNetworkOptions{options.links});
-  StepPlan plan = build_step(job, planner, options.ranks);
-  return run_built_step(job, run_on, std::move(plan), planner, options, std::move(topology));
+  StepPlan plan = build_step(clocked, planner, options.ranks);
+  Simulation s = run_built_step(clocked, run_on, std::move(plan), planner, options, std::move(topology));
+  s.clock = clock;
+  return s;
 }
 
 Simulation StepProgram::simulate(const JobSpec& job, std::shared_ptr<const topo::Topology> topology,
@@ -246,13 +251,17 @@ Simulation StepProgram::simulate(const JobSpec& job, std::shared_ptr<const topo:
     requests_.clear();
     payloads_.clear();
     RecordingPlanner recorder(planner, requests_, payloads_);
-    plan_ = build_step(job, recorder, options.ranks);
+    clock_ = step_clock(job, run_on, comm_config(job, options));
+    plan_ = build_step(at_clock(job, clock_), recorder, options.ranks);
     ranks_ = options.ranks;
   }
   StepPlan plan = std::move(*plan_);
   plan_.reset();
   lent_ops_ = plan.graph.op_count();
-  return run_built_step(job, run_on, std::move(plan), planner, options, std::move(topology));
+  Simulation s =
+      run_built_step(at_clock(job, clock_), run_on, std::move(plan), planner, options, std::move(topology));
+  s.clock = clock_;
+  return s;
 }
 
 void StepProgram::reclaim(Simulation&& simulation) {

@@ -65,10 +65,34 @@ SETS = {
 LAYERS = 4
 
 
+def profile_clock(curve):
+    """The clock the profiled step held: the GPU's clock_duty curve at the trace's own tensor-core duty,
+    its GEMM and attention kernels' time over the time of every kernel but DeepEP's communication (the
+    compute streams are never idle in DualPipe's overlapped chunks), as stepsim takes a step's duty."""
+    tensor = other = 0.0
+    with open(os.path.join(HERE, "profiles", "deepseek-v3-ep64-h800-kernels.csv")) as f:
+        for r in csv.DictReader(f):
+            if r["class"] == "ep_comm":
+                continue
+            if r["class"] in ("gemm_dense", "gemm_expert", "attention"):
+                tensor += float(r["dur_us"])
+            else:
+                other += float(r["dur_us"])
+    duty = tensor / (tensor + other)
+    d, c = curve["duty"], curve["clock"]
+    if duty <= d[0]:
+        return c[0], duty
+    for i in range(1, len(d)):
+        if duty <= d[i]:
+            return c[i - 1] + (c[i] - c[i - 1]) * (duty - d[i - 1]) / (d[i] - d[i - 1]), duty
+    return c[-1], duty
+
+
 def main():
     with open(os.path.join(ROOT, "scenarios", "catalog", "gpus.toml"), "rb") as f:
         gpu = tomllib.load(f)["gpu"]["h800"]
-    peak = gpu["fp8_tflops"] * 1e12 * gpu["sustained_clock"]  # the step's GEMMs run at the power-limited clock
+    clock, duty = profile_clock(gpu["clock_duty"])
+    peak = gpu["fp8_tflops"] * 1e12 * clock  # the step's GEMMs run at the power-limited clock of its duty
     c = gpu["efficiency"]["gemm_fp8"]
 
     def curve(m, n, k):
@@ -103,6 +127,7 @@ def main():
         print(f"| {name} | {kind} | {flops / 1e12:.2f} | {t_meas * 1e3:.2f} | {t_full * 1e3:.2f} | "
               f"{flops / t_full / peak:.3f} | {t_curve * 1e3:.2f} | {fit * 1e3:.2f} |")
     print()
+    print(f"the profiled step's tensor-core duty {duty:.3f}, clock {clock:.3f} (clock_duty)")
     print(f"  fp8_blockwise = {blockwise:.3f}")
     print(f"  fp8_blockwise_wgrad = {wgrad_factor:.3f}")
 

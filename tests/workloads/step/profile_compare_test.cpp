@@ -24,6 +24,7 @@
 #include "scenarios/scenario.hpp"
 #include "tests/support/catalog.hpp"
 #include "tests/workloads/fake_planner.hpp"
+#include "workloads/simulate/step_clock.hpp"
 #include "workloads/step/rank_sink.hpp"
 #include "workloads/step/train_step.hpp"
 
@@ -59,7 +60,8 @@ std::map<std::string, double> simulated_classes() {
   const scen::Scenario s =
       scen::load_scenario(kSource / "scenarios/profiles/deepseek-v3-ep64-h800.toml", test::builtin_catalog());
   work::fakes::FixedCostPlanner planner([](const CommRequest&) { return Time::zero(); });
-  const StepPlan plan = build_train_step(s.job, planner);
+  // At the clock the step holds at its tensor-core duty, as simulate() builds it.
+  const StepPlan plan = build_train_step(at_clock(s.job, train_step_clock(s.job)), planner);
   const double beside_comm = 1.0 / (1.0 - s.job.cluster.gpu.comm_sm_fraction);
   // The window and the classes of `stepsim profile` (output/profile/profile_compare.hpp), each op priced
   // alone beside DeepEP as above.

@@ -95,3 +95,25 @@ TEST_CASE("a GPU without a clock curve keeps its fixed clock") {
   CHECK(s.clock.duty < 0.0);
   CHECK(s.clock.clock == 0.9);
 }
+
+TEST_CASE("a prefill holds a lower clock than a decode step, whose GEMMs stream weights") {
+  // Llama-like layers on one GPU with the H200's curve: a prefill of 8 x 2,048 tokens runs its GEMMs
+  // compute-bound (tensor cores busy most of the step); a decode step at batch 1 runs every GEMM
+  // HBM-bound, so no tensor-core-bound time: duty 0 and the curve's highest clock, 0.958.
+  JobSpec j = node_job(1, 1);
+  j.cluster.gpus_per_node = 1;
+  j.cluster.nvlink_domain = 1;
+  j.parallel.tp = 1;
+  j.workload.seq_len = 2048;
+  j.workload.context_len = 1000;
+  j.workload.kind = WorkloadKind::prefill;
+  j.workload.batch = 8;
+  const Simulation prefill = simulate(j);
+  j.workload.kind = WorkloadKind::decode;
+  j.workload.batch = 1;
+  const Simulation decode = simulate(j);
+  CHECK(prefill.clock.duty > 0.5);
+  CHECK(prefill.clock.clock == Approx(h200_curve().at(prefill.clock.duty)));
+  CHECK(decode.clock.duty == 0.0);
+  CHECK(decode.clock.clock == 0.958);
+}

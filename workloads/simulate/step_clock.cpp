@@ -12,7 +12,8 @@
 namespace stepsim::work {
 
 StepClock solve_step_clock(const topo::ClockCurve& curve, double at_clock, double tensor_s, double step_s) {
-  if (curve.empty() || !(step_s > 0.0) || !(at_clock > 0.0)) return {};
+  if (curve.empty()) return {-1.0, at_clock};
+  if (!(step_s > 0.0) || !(at_clock > 0.0)) return {0.0, curve.at(0.0)};  // no kernels: nothing busy
   StepClock c{0.0, at_clock};
   // g(c) = curve(duty(c)) rises with c at a slope well under 1 (duty moves by at most d(1 - d) per
   // relative change of c, the curve by 0.1-0.3 per unit of duty), so the rounds converge.

@@ -74,6 +74,8 @@ TEST_CASE("a step's clock is the curve at the duty it runs at that clock") {
   // No tensor-core work: the highest clock; no curve: nothing to solve.
   CHECK(solve_step_clock(curve, 0.958, 0.0, 1.0).clock == 0.958);
   CHECK(solve_step_clock(topo::ClockCurve{}, 0.958, 0.8, 1.0).duty < 0.0);
+  CHECK(solve_step_clock(topo::ClockCurve{}, 0.958, 0.8, 1.0).clock == 0.958);
+  CHECK(solve_step_clock(curve, 0.958, 0.0, 0.0).clock == 0.958);  // an empty step: nothing busy
 }
 
 TEST_CASE("a pipeline bubble lets the GPU hold a higher clock than a step with none") {

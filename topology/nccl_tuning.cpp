@@ -40,7 +40,7 @@ constexpr std::array<PerNodes, 4> kPerChannelTreeLl128GBps{
 constexpr std::array<PerNodes, 4> kPerChannelTreeGBps{
     {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}}};
 constexpr std::array<PerNodes, 4> kPerChannelNvlsTreeGBps{
-    {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5}, {0.0, 96.0, 80.0}}};
+    {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5}, {0.0, 96.0, 43.8}}};
 // Multi-node host-side cost of posting a network operation (getNetOverhead: 1 us on Intel and Arm
 // hosts, 2 us on AMD), three times for Simple.
 constexpr double kNetOverheadUs = 1.0;

@@ -66,9 +66,15 @@ std::string headline(const work::JobSpec& job, const work::Simulation& s) {
   h +=
       card("hl-tokens", "tokens/s", format_number(f.tokens_per_s, 0),
            format_number(f.tokens_per_s_per_gpu, 1) + " per GPU" + mark, f.tokens_per_s, f.fits ? "" : "bad");
+  // The clock the step held at its tensor-core duty (workloads/simulate/step_clock.hpp), where the GPU
+  // has a measured curve.
+  const std::string clock = s.clock.duty >= 0.0
+                                ? fmt::format("; SM clock {} of short-run, tensor cores busy {}%",
+                                              svg::num(s.clock.clock, 3), svg::num(100.0 * s.clock.duty))
+                                : std::string();
   h += card("hl-mfu", "MFU", svg::num(100.0 * f.mfu) + "%",
-            fmt::format("of the {} dense peak; HFU {}%, {} model TFLOP/s per GPU", f.mfu_peak,
-                        svg::num(100.0 * s.metrics.hfu), svg::num(s.metrics.model_tflops_per_gpu)),
+            fmt::format("of the {} dense peak; HFU {}%, {} model TFLOP/s per GPU{}", f.mfu_peak,
+                        svg::num(100.0 * s.metrics.hfu), svg::num(s.metrics.model_tflops_per_gpu), clock),
             f.mfu);
   const auto& v = f.verdict;
   h += card(

@@ -57,7 +57,7 @@ import json
 import os
 import statistics
 
-from fit_kernels import KERNEL_GAP_US, comm_interference, decode_fits, print_decode_fits, print_grouped_fit
+from fit_kernels import KERNEL_GAP_US, clock_at, comm_interference, decode_fits, print_decode_fits, print_grouped_fit
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -162,14 +162,12 @@ def power_limited(c16):
         for r in json.load(open(path))["duty"]:
             print(f"| {r['duty']:.2f} | {r['filler']} | {r['ratio']:.3f} | {r['sm_mhz']:.0f} | {r['power_w']:.0f} |")
     points = sorted((d, statistics.mean(v)) for d, v in mix.items())
-    lo = max(p for p in points if p[0] <= duty)
-    hi = min(p for p in points if p[0] >= duty)
-    clock = lo[1] if hi[0] == lo[0] else lo[1] + (hi[1] - lo[1]) * (duty - lo[0]) / (hi[0] - lo[0])
+    clock = clock_at([d for d, _ in points], [c for _, c in points], duty)
     print(f"\nfull duty, every shape (gemm_states): median {full:.3f} over {len(rows)} shapes "
           f"(range {min(r['ratio'] for r in rows):.3f}-{max(r['ratio'] for r in rows):.3f})")
     print(f"the single clock of earlier versions: a training step's duty taken as MFU {LLAMA3_MFU} / sustained "
-          f"GEMM efficiency {statistics.median(big):.3f} = {duty:.2f}, where the curve gives {clock:.3f} "
-          f"(between duties {lo[0]} and {hi[0]}); each step now takes the curve at its own duty\n")
+          f"GEMM efficiency {statistics.median(big):.3f} = {duty:.2f}, where the curve gives {clock:.3f}; "
+          f"each step now takes the curve at its own duty\n")
     return full, points
 
 

@@ -14,6 +14,17 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 KERNEL_GAP_US = 1.24  # the catalog's kernel_gap_us: a tiny kernel replayed from a CUDA graph (H200)
 
 
+def clock_at(duties, clocks, duty):
+    """A clock_duty curve at `duty`: linear between its points (duties rising), flat beyond its ends,
+    as topo::ClockCurve::at."""
+    if duty <= duties[0]:
+        return clocks[0]
+    for i in range(1, len(duties)):
+        if duty <= duties[i]:
+            return clocks[i - 1] + (clocks[i] - clocks[i - 1]) * (duty - duties[i - 1]) / (duties[i] - duties[i - 1])
+    return clocks[-1]
+
+
 def line_fit(xs, ts):
     """(slope, intercept) minimising sum(((slope x + intercept) / t - 1)^2): relative errors."""
     w = [1.0 / t for t in ts]

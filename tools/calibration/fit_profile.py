@@ -21,13 +21,15 @@ Fits, as ratios of time summed over each set (so a long GEMM weighs as much as i
                        dimension, accumulated into the FP32 main gradient): the same ratio over
                        the curve x fp8_blockwise
 
-Prints both figures and a table per set. Needs Python 3.11 (tomllib) and nothing else.
+Prints both figures and a table per set. Needs Python 3.11 (tomllib) and fit_kernels.py beside it.
 Usage: python3 tools/calibration/fit_profile.py
 """
 import collections
 import csv
 import os
 import tomllib
+
+from fit_kernels import clock_at
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -79,13 +81,7 @@ def profile_clock(curve):
             else:
                 other += float(r["dur_us"])
     duty = tensor / (tensor + other)
-    d, c = curve["duty"], curve["clock"]
-    if duty <= d[0]:
-        return c[0], duty
-    for i in range(1, len(d)):
-        if duty <= d[i]:
-            return c[i - 1] + (c[i] - c[i - 1]) * (duty - d[i - 1]) / (d[i] - d[i - 1]), duty
-    return c[-1], duty
+    return clock_at(curve["duty"], curve["clock"], duty), duty
 
 
 def main():

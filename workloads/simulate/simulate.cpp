@@ -239,7 +239,10 @@ Simulation StepProgram::simulate(const JobSpec& job, std::shared_ptr<const topo:
   check_step_size(job, options.ranks, options.max_ops);
   const auto run_on = replay_topology(job, topology, options);
   TopologyPlanner planner(run_on, comm_config(job, options), topo::FlowNetworkOptions{options.links});
-  if (plan_ && ranks_ == options.ranks) {
+  const bool built = plan_ && ranks_ == options.ranks;
+  if (!built) clock_ = step_clock(job, run_on, comm_config(job, options));
+  const JobSpec clocked = at_clock(job, clock_);
+  if (built) {
     // The build's calls in its order: a fresh build on this topology would make exactly these
     // (it sees the same payload ids), so a request refused here is the error that build would
     // have met first.
@@ -251,15 +254,13 @@ Simulation StepProgram::simulate(const JobSpec& job, std::shared_ptr<const topo:
     requests_.clear();
     payloads_.clear();
     RecordingPlanner recorder(planner, requests_, payloads_);
-    clock_ = step_clock(job, run_on, comm_config(job, options));
-    plan_ = build_step(at_clock(job, clock_), recorder, options.ranks);
+    plan_ = build_step(clocked, recorder, options.ranks);
     ranks_ = options.ranks;
   }
   StepPlan plan = std::move(*plan_);
   plan_.reset();
   lent_ops_ = plan.graph.op_count();
-  Simulation s =
-      run_built_step(at_clock(job, clock_), run_on, std::move(plan), planner, options, std::move(topology));
+  Simulation s = run_built_step(clocked, run_on, std::move(plan), planner, options, std::move(topology));
   s.clock = clock_;
   return s;
 }

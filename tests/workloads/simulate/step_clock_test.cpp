@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "tests/support/fixtures.hpp"
 #include "workloads/simulate/simulate.hpp"
 #include "workloads/simulate/step_clock.hpp"
 
@@ -15,36 +16,27 @@ topo::ClockCurve h200_curve() {
   return {{0.25, 0.5, 0.75, 1.0}, {0.958, 0.894, 0.868, 0.844}};
 }
 
-/// A 16-layer model on one 8-GPU node of H100-like GPUs with the H200's clock curve.
+/// `gpn` of the fixture H100s (test::cluster) on one node, with 80 GB and the H200's clock curve.
+topo::ClusterSpec curve_node(int gpn) {
+  topo::ClusterSpec c = test::cluster(1, gpn);
+  c.gpu.hbm_capacity = units::bytes(80e9);
+  c.gpu.clock_duty = h200_curve();
+  c.gpu.sustained_clock = c.gpu.clock_duty.highest();
+  return c;
+}
+
+/// Llama-2-7B (test::llama2_7b) training on one 8-GPU curve_node: TP 8 / pp, pp stages, `microbatches`
+/// sequences of 4,096 tokens.
 JobSpec node_job(int pp, int microbatches) {
   JobSpec j;
-  j.model.layers = 16;
-  j.model.hidden = 4096;
-  j.model.heads = 32;
-  j.model.kv_heads = 8;
-  j.model.head_dim = 128;
-  j.model.ffn = 14336;
-  j.model.vocab = 32000;
-  j.model.activation = Activation::swiglu;
+  j.model = test::llama2_7b();
+  j.cluster = curve_node(8);
   j.workload.seq_len = 4096;
   j.workload.micro_batch = 1;
+  j.workload.global_batch = microbatches;
   j.parallel.tp = 8 / pp;
   j.parallel.pp = pp;
   j.parallel.dp = 1;
-  j.workload.global_batch = microbatches;
-  auto& g = j.cluster.gpu;
-  g.id = "test-h100";
-  g.bf16_peak = units::flops_per_s(989e12);
-  g.fp32_peak = units::flops_per_s(67e12);
-  g.hbm_bw = units::bytes_per_s(3.35e12);
-  g.hbm_capacity = units::bytes(80e9);
-  g.nvlink_bw = units::bytes_per_s(450e9);
-  g.nic_bw = units::bytes_per_s(50e9);
-  g.clock_duty = h200_curve();
-  g.sustained_clock = g.clock_duty.highest();
-  j.cluster.nodes = 1;
-  j.cluster.gpus_per_node = 8;
-  j.cluster.nvlink_domain = 8;
   return j;
 }
 
@@ -99,12 +91,11 @@ TEST_CASE("a GPU without a clock curve keeps its fixed clock") {
 }
 
 TEST_CASE("a prefill holds a lower clock than a decode step, whose GEMMs stream weights") {
-  // Llama-like layers on one GPU with the H200's curve: a prefill of 8 x 2,048 tokens runs its GEMMs
+  // Llama-2-7B on one GPU with the H200's curve: a prefill of 8 x 2,048 tokens runs its GEMMs
   // compute-bound (tensor cores busy most of the step); a decode step at batch 1 runs every GEMM
   // HBM-bound, so no tensor-core-bound time: duty 0 and the curve's highest clock, 0.958.
   JobSpec j = node_job(1, 1);
-  j.cluster.gpus_per_node = 1;
-  j.cluster.nvlink_domain = 1;
+  j.cluster = curve_node(1);
   j.parallel.tp = 1;
   j.workload.seq_len = 2048;
   j.workload.context_len = 1000;

@@ -29,11 +29,13 @@
 
 namespace stepsim::topo {
 
-double add_nvls_links(AlgoContext& ctx, const std::vector<GpuId>& ranks, double up, double down) {
+double add_nvls_links(AlgoContext& ctx, const std::vector<GpuId>& ranks, double up, double down,
+                      double efficiency) {
+  const double eff = efficiency > 0.0 ? efficiency : ctx.nvls_efficiency;
   double step = 0.0;
   for (GpuId g : ranks) {
-    ctx.builder.add_link(ctx.topo.scaleup_up(g), up, ctx.nvls_efficiency);
-    ctx.builder.add_link(ctx.topo.scaleup_down(g), down, ctx.nvls_efficiency);
+    ctx.builder.add_link(ctx.topo.scaleup_up(g), up, eff);
+    ctx.builder.add_link(ctx.topo.scaleup_down(g), down, eff);
     step =
         ctx.topo.link(ctx.topo.scaleup_up(g)).latency_s + ctx.topo.link(ctx.topo.scaleup_down(g)).latency_s;
   }
@@ -64,12 +66,13 @@ double nccl_nvls_channels(const AlgoContext& ctx, GpuId g, std::size_t domains, 
 }  // namespace
 
 double nvls_fixed_s(const AlgoContext& ctx, std::size_t domains, std::size_t per_domain, double traffic,
-                    double chunk_bytes) {
+                    double chunk_bytes, double efficiency) {
   constexpr double kLoops = 2.0;
   const GpuId g = ctx.request.groups.front().front();  // the group's links set the rates
   const double heads = static_cast<double>(nvls_heads(per_domain));
   const double nvlink_Bps = ctx.topo.link(ctx.topo.scaleup_up(g)).bw.value();
-  const double seconds_per_byte = traffic / (ctx.nvls_efficiency * nvlink_Bps);
+  const double eff = efficiency > 0.0 ? efficiency : ctx.nvls_efficiency;
+  const double seconds_per_byte = traffic / (eff * nvlink_Bps);
   return ctx.topo.spec().gpu.nvls_latency_s +
          kLoops * heads * chunk_bytes * nccl_nvls_channels(ctx, g, domains, per_domain) * seconds_per_byte;
 }
@@ -97,14 +100,21 @@ Plan build_nvls_all_reduce(AlgoContext& ctx) {
 }
 
 // All-gather by multimem stores: each GPU sends its S/p once and the switch multicasts it, so
-// every downlink receives the other (p-1)/p of S.
+// every downlink receives the other (p-1)/p of S. No byte passes through the switch's reduction
+// units: the switch only forwards and replicates, so the links run at the NVLink's own efficiency
+// (eff.nvlink, a ring's), not at eff.nvls, which was fitted to all-reduces whose multimem loads
+// reduce in the switch. On 8 B200 nccl-tests measure the two all-gathers alike: ring 673.6 and
+// NVLS 680.6 GB/s bus bandwidth at 16 GiB, against NVLS all-reduce's 840.8 with its S (1 + 1/p)
+// per direction (eff.nvls 0.60 on the same links).
 Plan build_nvls_all_gather(AlgoContext& ctx) {
   const double p = static_cast<double>(ctx.layouts[0].ranks);
+  const GpuId g = ctx.layouts[0].nodes.front().front();
+  const double forward = ctx.efficiency[static_cast<std::size_t>(ctx.topo.link(ctx.topo.scaleup_up(g)).kind)];
   double step = 0.0;
   for (const GroupLayout& layout : ctx.layouts)
-    step = add_nvls_links(ctx, all_ranks(layout), 1.0 / p, (p - 1.0) / p);
+    step = add_nvls_links(ctx, all_ranks(layout), 1.0 / p, (p - 1.0) / p, forward);
   PlanPhase phase;
-  phase.latency_s = nvls_fixed_s(ctx, 1, ctx.layouts[0].ranks, (p - 1.0) / p) + step;
+  phase.latency_s = nvls_fixed_s(ctx, 1, ctx.layouts[0].ranks, (p - 1.0) / p, 128.0 * 1024.0, forward) + step;
   phase.vars.push_back(PlanVariable{ctx.pool.add(ctx.builder.take()), 1.0});
   return Plan{CollectiveAlgorithm::nvls, {std::move(phase)}};
 }

@@ -163,12 +163,15 @@ double nvls_all_reduce_traffic(double m);
 /// The fixed cost of NCCL's NVLS kernels for a group whose domains hold `per_domain` ranks each
 /// (collective_nvls.cpp): the GPU's `nvls_latency_s` plus the pipeline fill, two loops of
 /// heads x 128 KiB chunks on each of NCCL's NVLS channels at the NVLink rate `traffic` allows.
+/// `efficiency`: the NVLink efficiency the traffic moves at (0: eff.nvls).
 double nvls_fixed_s(const AlgoContext& ctx, std::size_t domains, std::size_t per_domain, double traffic,
-                    double chunk_bytes = 128.0 * 1024.0);
+                    double chunk_bytes = 128.0 * 1024.0, double efficiency = 0.0);
 
-/// Adds `up` and `down` unit flows per request byte to every rank's NVLink at the NVLS efficiency
-/// (multimem traffic through the switch); returns one GPU-switch-GPU step's latency.
-double add_nvls_links(AlgoContext& ctx, const std::vector<GpuId>& ranks, double up, double down);
+/// Adds `up` and `down` unit flows per request byte to every rank's NVLink at `efficiency` (0: the
+/// NVLS efficiency of multimem traffic that the switch reduces); returns one GPU-switch-GPU step's
+/// latency.
+double add_nvls_links(AlgoContext& ctx, const std::vector<GpuId>& ranks, double up, double down,
+                      double efficiency = 0.0);
 
 /// Parent of member `rank` (0 .. n-1) in NCCL's double binary tree `t` (0 or 1), or -1 for the
 /// root (src/graph/trees.cc ncclGetDtree): tree 0 is a binary tree rooted at 0 whose interior

@@ -60,6 +60,23 @@ TEST_CASE("all-gather and reduce-scatter take (p-1)/p S/B + (p-1) steps", "[coll
   }
 }
 
+TEST_CASE("NVLS all-gather forwards at the NVLink's efficiency, the all-reduce at the switch's",
+          "[collectives]") {
+  auto spec = cluster(1);
+  spec.nvls = true;
+  const auto group = iota(0, 8);
+  auto slope = [&](CollectiveOp op) {
+    const double t1 = simulate_one(spec, request(op, {group}, kGiB, CollectiveAlgorithm::nvls)).time_s;
+    const double t2 = simulate_one(spec, request(op, {group}, 2.0 * kGiB, CollectiveAlgorithm::nvls)).time_s;
+    return t2 - t1;  // the fixed costs (launch, NVLS pipeline fill, NCCL's latency) cancel
+  };
+  // All-gather by multimem stores: every downlink receives 7/8 of each extra GiB, forwarded by the
+  // switch at the NVLink's efficiency: 7/8 x 1 GiB / (450 GB/s x 0.82) = 2546.1 us.
+  CHECK(slope(CollectiveOp::all_gather) == Approx(7.0 / 8.0 * kGiB / kNv).epsilon(kPsRounding));
+  // All-reduce: S (1 + 1/8) each way through the switch's reduction at eff.nvls 0.689:
+  // 9/8 x 1 GiB / (450 GB/s x 0.689) = 3895.6 us.
+  CHECK(slope(CollectiveOp::all_reduce) == Approx(9.0 / 8.0 * kGiB / (450e9 * 0.689)).epsilon(kPsRounding));
+}
 TEST_CASE("chain broadcast streams the buffer once plus a pipeline fill", "[collectives]") {
   const auto spec = cluster(1);
   const auto out = simulate_one(spec, request(CollectiveOp::broadcast, {iota(0, 8)}, kGiB));

@@ -24,7 +24,8 @@ H200) and public-gemm.json (published tables with their sources). Fits:
                    training step (DeepSeek's profile, fit_profile.py)
   blackwell bf16   B200 and GB200: aiconfigurator's power-limited BF16 GEMM timings
                    (aiconfigurator-gemm-bf16-sustained.csv: one harness and vLLM 0.22.0 on H200, B200 and
-                   GB200, about 1 s per shape at 97-99% of the power limit): each shape's Hopper curve value
+                   GB200, about 1 s per shape; the shapes both GPUs ran at 97% of their power limit or
+                   more, at_power_limit): each shape's Hopper curve value
                    times that shape's Blackwell / H200 efficiency ratio, fitted like the Hopper runs (the
                    harness's own bias cancels in the ratio; the H200 runs sit at the power-limited level,
                    so the ratio is taken there)
@@ -214,6 +215,23 @@ def sustained_rows():
     return [r for r in read_table("aiconfigurator-gemm-bf16-sustained.csv") if r["h200_ms"] >= AIC_MIN_MS]
 
 
+AT_LIMIT = 0.97  # the harness's GEMMs that fill the GPU draw 97-99% of the board's power limit
+
+
+def board_limit_w(rows, gpu):
+    """The GPU's power limit as the harness saw it: the median board power of its GEMMs of 0.5 ms or more."""
+    return statistics.median(r[gpu + "_w"] for r in rows if r[gpu + "_ms"] >= 0.5)
+
+
+def at_power_limit(rows, gpu):
+    """The shapes both H200 and `gpu` ran at their power limit (board power >= AT_LIMIT x the limit).
+    Below it a shape's clock had not fallen: 56 of GB200's and 82 of H200's long GEMMs drew under
+    97% and ran 19-24% (GB200) and 13% (H200) more efficiently than those at the limit (median, M, N
+    >= 4,096), and a ratio with one GPU at its limit and the other not is neither GPU's."""
+    limit = {g: board_limit_w(rows, g) for g in ("h200", gpu)}
+    return [r for r in rows if all(r[g + "_w"] >= AT_LIMIT * limit[g] for g in limit)]
+
+
 def print_sustained_check(hopper, h200_runs, blackwell):
     """Do the calibration's curves hold at the power limit? Printed as two tables."""
     rows = sustained_rows()
@@ -233,7 +251,7 @@ def print_sustained_check(hopper, h200_runs, blackwell):
             ratios.append(ours / limited)
         print(f"| {m} x {n} x {k} | {ours:.3f} | {limited:.3f} | {ours / limited:.3f} |")
     print(f"\nM >= 2,048 (training GEMMs): median runs / power-limited {statistics.median(ratios):.3f} over {len(ratios)} shapes")
-    watts = {g: statistics.median(r[g + "_w"] for r in rows if r[g + "_ms"] >= 0.5) for g in ("h200", "b200", "gb200")}
+    watts = {g: board_limit_w(rows, g) for g in ("h200", "b200", "gb200")}
     print("median board power of the GEMMs of 0.5 ms or more: " +
           ", ".join(f"{g} {w:.0f} W" for g, w in watts.items()) + "\n")
     print("| GPU | curve from power-limited ratios (catalog) | curve from burst ratios | 8192^3 | 4096 x 16384 x 4096 | 512 x 4096 x 7168 |")
@@ -447,7 +465,7 @@ def print_blackwell(c16, c8, sets):
     mamf = {(a["gpu"], a["precision"]): a["tflops"] / a["peak_tflops"] for a in sets["mamf-other-gpus"]["shapes"]}
     out = {}
     for gpu in ("b200", "gb200"):
-        shapes = blackwell_shapes(c16, gpu, rows)
+        shapes = blackwell_shapes(c16, gpu, at_power_limit(rows, gpu))
         b16 = fit(shapes)
         print(band_table(f"{gpu} BF16: the Hopper curve x aiconfigurator's {gpu} / H200 efficiency at the power "
                          "limit, per shape",

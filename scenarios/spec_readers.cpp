@@ -171,6 +171,7 @@ void read_efficiency(TableReader& r, topo::Efficiency& eff) {
   for (std::size_t k = 0; k < topo::kKernelKindCount; ++k)
     r.read("hbm_" + std::string(topo::name(static_cast<topo::KernelKind>(k))), eff.hbm_kind[k], kEfficiency);
   r.read("nvlink", eff.nvlink, kEfficiency);
+  r.read("nvlink_p2p", eff.nvlink_p2p, kEfficiency);
   r.read("nic", eff.nic, kEfficiency);
   read_zero_or(
       r, "nvls", eff.nvls,
@@ -213,6 +214,7 @@ constexpr std::string_view kEfficiencyKeys[] = {"gemm_bf16",
                                                 "hbm_routing",
                                                 "hbm_optimizer",
                                                 "nvlink",
+                                                "nvlink_p2p",
                                                 "nic",
                                                 "nvls",
                                                 "estimate",

@@ -57,7 +57,19 @@ Plan from_matrix(AlgoContext& ctx) {
 
 }  // namespace
 
+// NCCL runs an all-to-all as grouped send/recv to every peer at once, through its point-to-point
+// transport, whose copies move less of an NVLink than its rings do: on 8 GPUs of one node NCCL
+// 2.27-2.29 all-to-alls reach 0.63-0.70 of the link at 512 MiB where its rings reach 0.82
+// (aiconfigurator's nccl_perf tables; the catalog's `nvlink_p2p`). NVLink hops take that figure.
 Plan build_pairwise_all_to_all(AlgoContext& ctx) {
+  struct P2pEfficiency {  // the builder's NVLink figure for this plan only
+    PatternBuilder& builder;
+    double ring;
+    ~P2pEfficiency() { builder.set_efficiency(LinkKind::nvlink, ring); }
+  };
+  const double p2p = ctx.topo.spec().gpu.eff.nvlink_p2p;
+  if (!(p2p > 0.0)) return ctx.request.pair_bytes.empty() ? balanced(ctx) : from_matrix(ctx);
+  const P2pEfficiency scope{ctx.builder, ctx.builder.set_efficiency(LinkKind::nvlink, p2p)};
   return ctx.request.pair_bytes.empty() ? balanced(ctx) : from_matrix(ctx);
 }
 

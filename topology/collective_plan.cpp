@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace stepsim::topo {
 
@@ -38,6 +39,10 @@ double PatternBuilder::add_flow(GpuId src, GpuId dst, std::uint32_t channel, dou
     latency += link.latency_s;
   }
   return latency;
+}
+
+double PatternBuilder::set_efficiency(LinkKind kind, double efficiency) {
+  return std::exchange(eff_[static_cast<std::size_t>(kind)], efficiency);
 }
 
 void PatternBuilder::add_link(LinkId link, double weight, double efficiency) {

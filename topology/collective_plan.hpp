@@ -54,6 +54,8 @@ class PatternBuilder {
                   RailCrossing crossing = RailCrossing::pxn);
   /// Adds `weight` unit flows to one link at protocol efficiency `efficiency`.
   void add_link(LinkId link, double weight, double efficiency);
+  /// The protocol efficiency add_flow applies on links of `kind`; returns the one it replaces.
+  double set_efficiency(LinkKind kind, double efficiency);
   /// The accumulated pattern (sorted by link); resets the builder.
   std::vector<LinkUse> take();
 

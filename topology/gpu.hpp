@@ -90,10 +90,13 @@ struct Efficiency {
   /// shapes (rows = tokens per expert); 0 = no grouping cost.
   double grouped_m_half = 0.0;
   /// Of HBM bandwidth, per kind of bandwidth-bound kernel (catalog keys `hbm_norm`, `hbm_quantize`,
-  /// ...); 0 = as `hbm`. Unset in the built-in catalog; `stepsim profile --write-calibration`
-  /// measures them from a trace.
+  /// ...); 0 = as `hbm`. The built-in catalog sets `hbm_quantize` (FP8 cast-transpose kernels);
+  /// `stepsim profile --write-calibration` measures them all from a trace.
   std::array<double, kKernelKindCount> hbm_kind{};
   double nvlink = 0.82;  ///< protocol efficiency on scale-up links (NCCL ring: ~370 of 450 GB/s)
+  /// NCCL's all-to-all over scale-up links: grouped send/recv to every peer at once through NCCL's
+  /// point-to-point transport, which moves less of the link than its rings; 0 = as `nvlink`.
+  double nvlink_p2p = 0.0;
   double nic = 0.85;     ///< protocol efficiency on scale-out links
   /// NVLink SHARP (NVLS) all-reduce: achieved fraction of NVLink line rate for the in-switch
   /// reduction's traffic (S (1 + 1/p) per GPU per direction). 0 = the switches cannot reduce.

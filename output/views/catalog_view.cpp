@@ -123,6 +123,7 @@ std::string figure_value(const topo::GpuSpec& g, const std::string& key) {
       {"efficiency.attention_hbm", e.attention_hbm > 0.0 ? fixed(e.attention_hbm, 3) : "as hbm"},
       {"efficiency.grouped_m_half", fixed(e.grouped_m_half, 1)},
       {"efficiency.nvlink", fixed(e.nvlink, 3)},
+      {"efficiency.nvlink_p2p", e.nvlink_p2p > 0.0 ? fixed(e.nvlink_p2p, 3) : "as nvlink"},
       {"efficiency.nic", fixed(e.nic, 3)},
       {"efficiency.nvls", fixed(e.nvls, 3)},
       {"efficiency.estimate", fixed(e.estimate_compute, 3)},

@@ -168,6 +168,21 @@ TEST_CASE("images load the fabric with every replica's traffic", "[collectives]"
   CHECK(all.time_s == Approx(22.4e-6 + 2.0 * kGiB / kNic).epsilon(kPsRounding));
 }
 
+TEST_CASE("NCCL's all-to-all runs its NVLink hops at the point-to-point figure", "[collectives]") {
+  auto spec = cluster(1);
+  const auto r = request(CollectiveOp::all_to_all, {iota(0, 8)}, kGiB);
+  // Without nvlink_p2p the all-to-all runs at the ring's 0.82: every uplink carries 7/8 of the GiB,
+  // 7/8 x 1 GiB / 369 GB/s = 2546.1 us, after the launch and 7 rounds of one NVLink step (11 us).
+  CHECK(simulate_one(spec, r).time_s == Approx(kLaunch + 7e-6 + 7.0 / 8.0 * kGiB / kNv).epsilon(kPsRounding));
+  // With the catalog's H100 figure, 0.77: 7/8 x 1 GiB / (450 GB/s x 0.77) = 2711.5 us, same latency.
+  spec.gpu.eff.nvlink_p2p = 0.77;
+  CHECK(simulate_one(spec, r).time_s ==
+        Approx(kLaunch + 7e-6 + 7.0 / 8.0 * kGiB / (450e9 * 0.77)).epsilon(kPsRounding));
+  // Collectives on the same links keep the ring's figure (the ring all-gather test above).
+  const auto ag = simulate_one(spec, request(CollectiveOp::all_gather, {iota(0, 8)}, kGiB));
+  CHECK(ag.time_s == Approx(20.3e-6 + 7.0 / 8.0 * kGiB / kNv).epsilon(kPsRounding));
+}
+
 TEST_CASE("per-pair byte matrices: the heaviest sender finishes last", "[collectives]") {
   const auto spec = cluster(1);
   const double b = 256e6;

@@ -1,4 +1,4 @@
-// Extracts the BF16 GEMM and context-attention timings of NVIDIA's aiconfigurator
+// Extracts the BF16 GEMM, context-attention and NCCL timings of NVIDIA's aiconfigurator
 // (github.com/ai-dynamo/aiconfigurator, Apache-2.0) for the GPUs stepsim's Blackwell calibration compares,
 // into aiconfigurator-gemm-bf16.csv (KIND gemm), aiconfigurator-gemm-bf16-sustained.csv (KIND
 // gemm-sustained), aiconfigurator-gemm-fp8.csv (KIND gemm-fp8) or aiconfigurator-attention-bf16.csv (KIND
@@ -23,6 +23,11 @@
 // Attention kept (collector/trtllm/collect_attn.py: TensorRT-LLM's context FMHA, forward, causal): BF16
 // queries and KV cache, head dim 128, no sliding window, at least 4,096 tokens and batch x heads at least
 // 16 (a tensor-parallel layer's heads at micro-batch 1), timed on every GPU.
+//
+// nccl: aiconfigurator's NCCL tables (collector/nccl: all-gather, all-reduce, reduce-scatter and
+// all-to-all on 2, 4 and 8 GPUs of one node, FP16 elements; message_size counts elements, so bytes =
+// 2 x message_size: its all-reduce of 268,435,456 on 8 H200 takes 2.04 ms, an NVLS all-reduce of
+// 512 MiB) for A100, H100, H200, B200 and GB200, into aiconfigurator-nccl.csv.
 //
 // Usage (needs node and the hyparquet readers, not needed by stepsim itself):
 //   npm install --prefix /tmp/pq hyparquet hyparquet-compressors
@@ -82,6 +87,19 @@ async function readTable(path) {
   const buf = execFileSync('git', ['--git-dir', gitDir, 'show', `${commit}:${path}`], { maxBuffer: 1 << 28 })
   const file = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength)
   return parquetReadObjects({ file, compressors })
+}
+
+if (kind === 'nccl') {
+  const sets = { a100: ['a100_sxm', '2.27.3'], h100: ['h100_sxm', '2.29.2'], h200: ['h200_sxm', '2.29.2'],
+    b200: ['b200_sxm', '2.29.2'], gb200: ['gb200', '2.29.2'] }
+  console.log(`# aiconfigurator ${commit}, ${root}/{${Object.values(sets).map(([d, v]) => d + '/comm/nccl/' + v)}}/nccl_perf.parquet`)
+  console.log('# NCCL collectives on GPUs of one node (nccl-tests sizes: bytes per rank), FP16; times in ms')
+  console.log('gpu,nccl,op,gpus,bytes,ms')
+  for (const [gpu, [dir, v]] of Object.entries(sets))
+    for (const r of await readTable(`${root}/${dir}/comm/nccl/${v}/nccl_perf.parquet`))
+      if (r.nccl_dtype === 'half' && Number(r.message_size) >= 131072)
+        console.log(`${gpu},${v},${r.op_name},${Number(r.num_gpus)},${2 * Number(r.message_size)},${Number(r.latency).toPrecision(6)}`)
+  process.exit(0)
 }
 
 if (kind === 'gemm-fp8') {

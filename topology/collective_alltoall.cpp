@@ -62,14 +62,14 @@ Plan from_matrix(AlgoContext& ctx) {
 // 2.27-2.29 all-to-alls reach 0.63-0.70 of the link at 512 MiB where its rings reach 0.82
 // (aiconfigurator's nccl_perf tables; the catalog's `nvlink_p2p`). NVLink hops take that figure.
 Plan build_pairwise_all_to_all(AlgoContext& ctx) {
-  struct P2pEfficiency {  // the builder's NVLink figure for this plan only
+  struct NvlinkAt {  // the builder's NVLink figure for this plan only
     PatternBuilder& builder;
     double ring;
-    ~P2pEfficiency() { builder.set_efficiency(LinkKind::nvlink, ring); }
+    ~NvlinkAt() { builder.set_efficiency(LinkKind::nvlink, ring); }
   };
+  const double ring = ctx.efficiency[static_cast<std::size_t>(LinkKind::nvlink)];
   const double p2p = ctx.topo.spec().gpu.eff.nvlink_p2p;
-  if (!(p2p > 0.0)) return ctx.request.pair_bytes.empty() ? balanced(ctx) : from_matrix(ctx);
-  const P2pEfficiency scope{ctx.builder, ctx.builder.set_efficiency(LinkKind::nvlink, p2p)};
+  const NvlinkAt scope{ctx.builder, ctx.builder.set_efficiency(LinkKind::nvlink, p2p > 0.0 ? p2p : ring)};
   return ctx.request.pair_bytes.empty() ? balanced(ctx) : from_matrix(ctx);
 }
 

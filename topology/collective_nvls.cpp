@@ -114,7 +114,8 @@ Plan build_nvls_all_gather(AlgoContext& ctx) {
   for (const GroupLayout& layout : ctx.layouts)
     step = add_nvls_links(ctx, all_ranks(layout), 1.0 / p, (p - 1.0) / p, forward);
   PlanPhase phase;
-  phase.latency_s = nvls_fixed_s(ctx, 1, ctx.layouts[0].ranks, (p - 1.0) / p, 128.0 * 1024.0, forward) + step;
+  phase.latency_s =
+      nvls_fixed_s(ctx, 1, ctx.layouts[0].ranks, (p - 1.0) / p, kNvlsChunkBytes, forward) + step;
   phase.vars.push_back(PlanVariable{ctx.pool.add(ctx.builder.take()), 1.0});
   return Plan{CollectiveAlgorithm::nvls, {std::move(phase)}};
 }
@@ -151,7 +152,7 @@ Plan build_nvls_tree_all_reduce(AlgoContext& ctx) {
   PlanPhase phase;
   // NCCL's NVLS-tree chunk: min(NVLS chunk, tree maximum), the maximum 64 KiB from 4 nodes up
   // (src/transport/nvls.cc; its SM100 table's refinements are not modelled).
-  const double chunk = (domains >= 4 ? 64.0 : 128.0) * 1024.0;
+  const double chunk = domains >= 4 ? kNvlsChunkBytes / 2.0 : kNvlsChunkBytes;
   phase.latency_s = nvls_fixed_s(ctx, domains, per_domain, traffic, chunk) + 2.0 * step + 2.0 * depth * inter;
   phase.fill_hops = 2.0 * depth;
   phase.channels = static_cast<std::uint32_t>(heads);

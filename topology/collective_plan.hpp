@@ -166,8 +166,9 @@ double nvls_all_reduce_traffic(double m);
 /// (collective_nvls.cpp): the GPU's `nvls_latency_s` plus the pipeline fill, two loops of
 /// heads x 128 KiB chunks on each of NCCL's NVLS channels at the NVLink rate `traffic` allows.
 /// `efficiency`: the NVLink efficiency the traffic moves at (0: eff.nvls).
+inline constexpr double kNvlsChunkBytes = 128.0 * 1024.0;  ///< NCCL_NVLS_CHUNKSIZE
 double nvls_fixed_s(const AlgoContext& ctx, std::size_t domains, std::size_t per_domain, double traffic,
-                    double chunk_bytes = 128.0 * 1024.0, double efficiency = 0.0);
+                    double chunk_bytes = kNvlsChunkBytes, double efficiency = 0.0);
 
 /// Adds `up` and `down` unit flows per request byte to every rank's NVLink at `efficiency` (0: the
 /// NVLS efficiency of multimem traffic that the switch reduces); returns one GPU-switch-GPU step's

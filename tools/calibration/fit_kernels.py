@@ -97,11 +97,17 @@ def print_grouped_fit():
 
 
 
+def catalog_gpus():
+    """The built-in catalog's GPU entries (scenarios/catalog/gpus.toml), by id."""
+    import tomllib
+    with open(os.path.join(HERE, "..", "..", "scenarios", "catalog", "gpus.toml"), "rb") as f:
+        return tomllib.load(f)["gpu"]
+
+
 def comm_interference():
     """GEMM slowdown beyond the SM share beside a stand-in for communication kernels (a copy of N CTAs:
     overlap_interference.py), the mean of its two shapes per N; each GPU's figure interpolates it at the
     CTA count its comm_sm_fraction stands for on the H200's 132 SMs (clamped to the measured range)."""
-    import tomllib
     rows = []
     for path in sorted(glob.glob(os.path.join(HERE, "h200-*-overlap-interference.json"))):
         rows += [r for r in json.load(open(path))["rows"] if r["ctas"] > 0]
@@ -114,10 +120,8 @@ def comm_interference():
     print("| CTAs | " + " | ".join(str(n) for n, _ in points) + " |")
     print("|---|" + "---|" * len(points))
     print("| excess | " + " | ".join(f"{v:.3f}" for _, v in points) + " |\n")
-    with open(os.path.join(HERE, "..", "..", "scenarios", "catalog", "gpus.toml"), "rb") as f:
-        gpus = tomllib.load(f)["gpu"]
     out = {}
-    for gpu, spec in gpus.items():
+    for gpu, spec in catalog_gpus().items():
         n = min(max(spec["comm_sm_fraction"] * 132.0, points[0][0]), points[-1][0])
         lo = max(p for p in points if p[0] <= n)
         hi = min(p for p in points if p[0] >= n)

@@ -10,17 +10,18 @@ the comparison.
 
 The harness's collectives run below nccl-tests' (its all-gather on 8 B200 reaches 0.686 of the link,
 nccl-tests' 0.748), so only the ratio of its two figures is used, as fit_gemm.py uses ratios: the
-catalog's nvlink_p2p = the GPU's nvlink (0.82, NCCL rings in nccl-tests) x all-to-all / all-gather of
-the same harness on 8 GPUs. Prints, per GPU and GPU count, both fractions and that product. Needs only
-the standard library.
+catalog's nvlink_p2p = the GPU's nvlink (NCCL rings in nccl-tests; read from the catalog, with its
+NVLink rate) x all-to-all / all-gather of the same harness on 8 GPUs. Prints, per GPU and GPU count, both fractions and that product. Needs only
+the standard library and fit_kernels.py beside it.
 Usage: python3 tools/calibration/fit_nccl.py
 """
 import csv
 import os
 
+from fit_kernels import catalog_gpus
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-NVLINK_GBPS = {"a100": 300.0, "h100": 450.0, "h200": 450.0, "b200": 900.0, "gb200": 900.0}
-CATALOG_NVLINK = 0.82  # efficiency.nvlink of these five GPUs (scenarios/catalog/gpus.toml)
+CATALOG_ID = {"a100": "a100-sxm-80gb", "h100": "h100-sxm", "h200": "h200", "b200": "b200", "gb200": "gb200"}
 
 
 def rows():
@@ -28,7 +29,7 @@ def rows():
         return list(csv.DictReader(x for x in f if not x.startswith("#")))
 
 
-def busbw_fraction(table, gpu, op, gpus):
+def busbw_fraction(table, gpu, op, gpus, nvlink_gbps):
     """Bus bandwidth over the NVLink rate at the largest size measured, or None."""
     mine = [r for r in table if r["gpu"] == gpu and r["op"] == op and int(r["gpus"]) == gpus]
     if not mine:
@@ -36,20 +37,22 @@ def busbw_fraction(table, gpu, op, gpus):
     r = max(mine, key=lambda x: int(x["bytes"]))
     p = float(gpus)
     busbw = (p - 1.0) / p * int(r["bytes"]) / (float(r["ms"]) * 1e-3) / 1e9
-    return busbw / NVLINK_GBPS[gpu], int(r["bytes"]), r["nccl"]
+    return busbw / nvlink_gbps, int(r["bytes"]), r["nccl"]
 
 
 def main():
     table = rows()
+    catalog = catalog_gpus()
     print("| GPU | NCCL | GPUs | all-to-all busbw / NVLink | all-gather busbw / NVLink | nvlink x ratio | at bytes |")
     print("|---|---|---|---|---|---|---|")
-    for gpu in NVLINK_GBPS:
+    for gpu, cid in CATALOG_ID.items():
+        spec = catalog[cid]
         for gpus in (4, 8):
-            a2a = busbw_fraction(table, gpu, "alltoall", gpus)
-            ag = busbw_fraction(table, gpu, "all_gather", gpus)
+            a2a = busbw_fraction(table, gpu, "alltoall", gpus, spec["nvlink_gb_s"])
+            ag = busbw_fraction(table, gpu, "all_gather", gpus, spec["nvlink_gb_s"])
             if a2a is None:
                 continue
-            p2p = CATALOG_NVLINK * a2a[0] / ag[0]
+            p2p = spec["efficiency"]["nvlink"] * a2a[0] / ag[0]
             print(f"| {gpu} | {a2a[2]} | {gpus} | {a2a[0]:.3f} | {ag[0]:.3f} | {p2p:.3f} | {a2a[1]:,} |")
 
 

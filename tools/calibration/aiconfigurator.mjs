@@ -2,7 +2,7 @@
 // (github.com/ai-dynamo/aiconfigurator, Apache-2.0) for the GPUs stepsim's Blackwell calibration compares,
 // into aiconfigurator-gemm-bf16.csv (KIND gemm), aiconfigurator-gemm-bf16-sustained.csv (KIND
 // gemm-sustained), aiconfigurator-gemm-fp8.csv (KIND gemm-fp8) or aiconfigurator-attention-bf16.csv (KIND
-// attention).
+// attention), aiconfigurator-nccl.csv (KIND nccl) or aiconfigurator-gemm-decode.csv (KIND gemm-decode).
 //
 // aiconfigurator's collector (collector/trtllm/collect_gemm.py, helper.py benchmark_with_power) times a
 // TensorRT-LLM Linear layer (bias-free, torch.randn operands, weights replicated past the L2 cache) in a
@@ -99,6 +99,32 @@ if (kind === 'nccl') {
     for (const r of await readTable(`${root}/${dir}/comm/nccl/${v}/nccl_perf.parquet`))
       if (r.nccl_dtype === 'half' && Number(r.message_size) >= 131072)
         console.log(`${gpu},${v},${r.op_name},${Number(r.num_gpus)},${2 * Number(r.message_size)},${Number(r.latency).toPrecision(6)}`)
+  process.exit(0)
+}
+
+// gemm-decode: BF16 linears at decode batch sizes (M = 1, 8, 16, 32 rows), every N x K of the grid, on
+// weights of 16 MB and more (a layer's shard, not a launch), on A100, H100 and H200 from the three engines' tables (vLLM and SGLang run PyTorch's F.linear, cuBLAS;
+// TensorRT-LLM its own Linear), CUDA-graph replays with the weights replicated past the L2 cache:
+// the decode GEMM's HBM efficiency and fixed time per GPU (fit_kernels.py aiconfigurator_decode_fits).
+if (kind === 'gemm-decode') {
+  const sets = {
+    a100: ['a100_sxm', ['trtllm/1.0.0', 'vllm/0.14.0', 'sglang/0.5.10']],
+    h100: ['h100_sxm', ['trtllm/1.3.0rc10', 'vllm/0.24.0', 'sglang/0.5.10']],
+    h200: ['h200_sxm', ['trtllm/1.3.0rc10', 'vllm/0.22.0', 'sglang/0.5.10']],
+  }
+  console.log(`# aiconfigurator ${commit}, ${root}/{a100_sxm,h100_sxm,h200_sxm}/gemm/{ENGINE/VERSION}/gemm_perf.parquet`)
+  console.log('# BF16 linears at M = 1, 8, 16, 32 rows, weights of 16 MB and more, CUDA-graph replays of random operands, weights past the L2; times in ms')
+  console.log('gpu,engine,m,n,k,ms')
+  for (const [gpu, [dir, versions]] of Object.entries(sets))
+    for (const v of versions) {
+      const rows = []
+      for (const r of await readTable(`${root}/${dir}/gemm/${v}/gemm_perf.parquet`)) {
+        const [m, n, k] = [Number(r.m), Number(r.n), Number(r.k)]
+        if (r.gemm_dtype === 'bfloat16' && [1, 8, 16, 32].includes(m) && 2 * n * k >= 16e6) rows.push([m, n, k, Number(r.latency)])
+      }
+      rows.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2])
+      for (const [m, n, k, t] of rows) console.log(`${gpu},${v},${m},${n},${k},${t.toPrecision(6)}`)
+    }
   process.exit(0)
 }
 

@@ -58,7 +58,8 @@ import json
 import os
 import statistics
 
-from fit_kernels import KERNEL_GAP_US, clock_at, comm_interference, decode_fits, print_decode_fits, print_grouped_fit
+from fit_kernels import (KERNEL_GAP_US, clock_at, comm_interference, decode_fits, print_aiconfigurator_decode_fits,
+                         print_decode_fits, print_grouped_fit)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -430,6 +431,7 @@ def main():
     print_blackwell_attention(full)
     comm_interference()
     print_decode_fits()
+    print_aiconfigurator_decode_fits()
     print_grouped_fit()
 
     print("Other GPUs: the 2026-11-29 Hopper curve's shape terms, and peak = its peak x (the GPU's MAMF best-shape")

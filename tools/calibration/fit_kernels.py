@@ -75,6 +75,73 @@ def print_decode_fits():
           f"attention_hbm = {d['attention_hbm']:.3f}, attention_fixed_us = {d['attention_fixed_us']:.2f}\n")
 
 
+HBM_TB_S = {"a100": 2.039, "h100": 3.35, "h200": 4.8}  # datasheet peaks (the catalog's hbm_tb_s)
+
+
+@functools.cache
+def aiconfigurator_decode_fits():
+    """Decode-sized BF16 GEMMs from aiconfigurator's tables (aiconfigurator-gemm-decode.csv: three
+    engines' harnesses per GPU, CUDA graphs, weights of 16 MB and more), fitted as decode_fits fits the
+    H200's own runs: time = weight bytes / (HBM x eff) + intercept, relative least squares, one fit
+    per engine and row count m (1, 8, 16, 32). Per GPU: the fits and the medians over them. The H100
+    and H200 rows check the harness against the H200's own measurement; the A100, which has no
+    measurement of ours, takes its figures from them as ratios to the H200 (see below)."""
+    import csv
+    rows = {}
+    with open(os.path.join(HERE, "aiconfigurator-gemm-decode.csv")) as f:
+        for r in csv.DictReader(line for line in f if not line.startswith("#")):
+            rows.setdefault((r["gpu"], r["engine"], int(r["m"])), []).append(
+                (2 * int(r["n"]) * int(r["k"]), float(r["ms"]) * 1e3))
+    out = {}
+    for (gpu, engine, m), pts in sorted(rows.items()):
+        peak = HBM_TB_S[gpu] * 1e12
+        a, t0 = line_fit([b / peak * 1e6 for b, _ in pts], [t for _, t in pts])
+        res = statistics.mean(abs((b / peak * 1e6 * a + t0) / t - 1.0) for b, t in pts)
+        out.setdefault(gpu, {"fits": []})["fits"].append((engine, m, 1.0 / a, t0, res, len(pts)))
+    for d in out.values():
+        d["gemm_hbm"] = statistics.median(f[2] for f in d["fits"])
+        d["intercept_us"] = statistics.median(f[3] for f in d["fits"])
+    # The harness runs below the H200's own measurement (its H200 median against decode_fits'), so, as
+    # for the Blackwell curves, only its ratios are used: per engine and row count, the A100's fit over
+    # the H200's, the median ratio x the H200's own figure.
+    own = decode_fits()
+    h200 = {(e.split("/")[0], m): (eff, t0) for e, m, eff, t0, _, _ in out["h200"]["fits"]}
+    pairs = [(eff / h200[(e.split("/")[0], m)][0], t0 / h200[(e.split("/")[0], m)][1])
+             for e, m, eff, t0, _, _ in out["a100"]["fits"]]
+    a100 = out["a100"]
+    a100["eff_ratio"] = statistics.median(r for r, _ in pairs)
+    a100["intercept_ratio"] = statistics.median(r for _, r in pairs)
+    a100["catalog_gemm_hbm"] = a100["eff_ratio"] * own["gemm_hbm"]
+    a100["catalog_gemm_fixed_us"] = a100["intercept_ratio"] * (own["gemm_fixed_us"] + KERNEL_GAP_US) - KERNEL_GAP_US
+    return out
+
+
+def print_aiconfigurator_decode_fits():
+    fits = aiconfigurator_decode_fits()
+    own = decode_fits()
+    print("**Decode-sized BF16 GEMMs in aiconfigurator's tables** (aiconfigurator-gemm-decode.csv; the same fit "
+          "per engine and row count, weights of 16 MB and more; medians over the 12 fits of each GPU)\n")
+    print("| GPU | engine | rows m | shapes | HBM efficiency | intercept us | mean residual |")
+    print("|---|---|---|---|---|---|---|")
+    for gpu, d in fits.items():
+        for engine, m, e, t0, res, n in d["fits"]:
+            print(f"| {gpu} | {engine} | {m} | {n} | {e:.3f} | {t0:.2f} | {100 * res:.1f}% |")
+    print()
+    print("| GPU | median HBM efficiency | median intercept us | the H200's own runs (decode_kernels.py) |")
+    print("|---|---|---|---|")
+    for gpu, d in fits.items():
+        mine = (f"{own['gemm_hbm']:.3f}, {own['gemm_fixed_us'] + KERNEL_GAP_US:.2f} us" if gpu in ("h100", "h200")
+                else "none")
+        print(f"| {gpu} | {d['gemm_hbm']:.3f} | {d['intercept_us']:.2f} | {mine} |")
+    a100 = fits["a100"]
+    print(f"\nA100 over H200 in the same engine's harness, median over the 12 pairs: HBM efficiency "
+          f"x {a100['eff_ratio']:.3f}, intercept x {a100['intercept_ratio']:.3f}; x the H200's own "
+          f"{own['gemm_hbm']:.3f} and {own['gemm_fixed_us'] + KERNEL_GAP_US:.2f} us (less the kernel gap for the "
+          "catalog's fixed time)\n")
+    print(f"catalog decode (a100-sxm-80gb): gemm_hbm = {a100['catalog_gemm_hbm']:.3f}, "
+          f"gemm_fixed_us = {a100['catalog_gemm_fixed_us']:.2f}\n")
+
+
 def print_grouped_fit():
     """Grouped expert GEMMs (torch._grouped_mm, CUTLASS) over a batched GEMM of the same shapes
     (grouped_gemm.py --graph: 8 expert layouts, 64-1,024 rows per expert): time ratio = 1 + m_half / m,
@@ -92,9 +159,6 @@ def print_grouped_fit():
     for m in sorted({m for m, _ in pairs}):
         print(f"| {m} | {statistics.median(t for mm, t in pairs if mm == m):.3f} | {1 + m_half / m:.3f} |")
     print(f"\ncatalog grouped: grouped_m_half = {m_half:.1f}\n")
-
-
-
 
 
 def catalog_gpus():

@@ -45,10 +45,16 @@ def fitted(source):
     for item in (m.group(1).split(", ") if m else []):
         key, value = item.split(" = ")
         gpus = DECODE_GPUS if key == "attention_hbm" else DECODE_GPUS + ("l4", "mi300x")
-        if key == "gemm_hbm":  # the A100 takes a published figure, L4 and MI300X derive theirs
-            gpus = tuple(g for g in DECODE_GPUS if g != "a100-sxm-80gb")
+        if key.startswith("gemm_"):  # the A100 takes aiconfigurator's ratios (below); L4 and MI300X
+            gpus = tuple(g for g in gpus if g != "a100-sxm-80gb")  # derive their own gemm_hbm
+            if key == "gemm_hbm":
+                gpus = tuple(g for g in gpus if g not in ("l4", "mi300x"))
         for gpu in gpus:
             scalars[(gpu, key)] = float(value)
+    m = re.search(r"^catalog decode \(a100-sxm-80gb\): (.*)$", out, re.M)
+    for item in (m.group(1).split(", ") if m else []):
+        key, value = item.split(" = ")
+        scalars[("a100-sxm-80gb", key)] = float(value)
     m = re.search(r"^catalog grouped: grouped_m_half = ([\d.]+)$", out, re.M)
     if m:
         for gpu in DECODE_GPUS + ("l4", "mi300x"):
@@ -62,8 +68,8 @@ def fitted(source):
 
 HOPPER = ("h100-sxm", "h800", "h200")
 # The decode-kernel figures measured on the H200 and taken as they are by these GPUs (L4 and MI300X
-# derive gemm_hbm from their own hbm figure, and take the fixed times only; the A100's gemm_hbm is
-# its own published read-bandwidth measurement).
+# derive gemm_hbm from their own hbm figure, and take the fixed times only; the A100's decode GEMM
+# figures are aiconfigurator's A100 / H200 ratios x the H200's: "catalog decode (a100-sxm-80gb)").
 DECODE_GPUS = ("a100-sxm-80gb", "h100-sxm", "h800", "h200", "b200", "gb200")
 TOP_LEVEL = ("comm_interference", "gemm_fixed_us", "attention_fixed_us")
 
@@ -101,11 +107,14 @@ def main():
             failures.append(f"{gpu}: efficiency.gemm_bf16's source does not name {data}")
         if "aiconfigurator-attention-bf16.csv" not in gpus[gpu]["source"]["efficiency.attention"]:
             failures.append(f"{gpu}: efficiency.attention's source does not name aiconfigurator-attention-bf16.csv")
+    for key in ("efficiency.gemm_hbm", "gemm_fixed_us"):
+        if "aiconfigurator-gemm-decode.csv" not in gpus["a100-sxm-80gb"]["source"][key]:
+            failures.append(f"a100-sxm-80gb: {key}'s source does not name aiconfigurator-gemm-decode.csv")
     # Hopper's two curves on three GPUs, B200's and GB200's two each, five attention figures, split
     # accumulation on the three Hopper GPUs, the clock curve's four points (duty and clock) on five,
-    # comm_interference on every GPU, the two decode efficiencies on six, the two fixed kernel times on
-    # eight and grouped_m_half on every GPU.
-    expected = 2 * 3 + 2 * 2 + 5 + 3 + 5 * 8 + 2 * len(gpus) + 2 * len(DECODE_GPUS) - 1 + 2 * (len(DECODE_GPUS) + 2)
+    # comm_interference on every GPU, the two decode efficiencies on six (the A100's GEMM figures from
+    # aiconfigurator's ratios), the two fixed kernel times on eight and grouped_m_half on every GPU.
+    expected = 2 * 3 + 2 * 2 + 5 + 3 + 5 * 8 + 2 * len(gpus) + 2 * len(DECODE_GPUS) + 2 * (len(DECODE_GPUS) + 2)
     if seen != expected:
         failures.append(f"expected {expected} figures from fit_gemm.py's output, found {seen}")
     for line in failures:

@@ -66,7 +66,8 @@ TARGETS = {
     "public-gb200-dense": (12, 0.08, 0.15, 0.155, 0.21),
     # Issue 14: whole static batches of TensorRT-LLM v0.6.1; gpt-fast batch-1 decode within 5%.
     "public-h100-static-batch-inference": (16, 0.10, 0.20, 0.10, 0.20),
-    "public-decode": (2, 0.05, 0.05, 0.115, 0.130),
+    # Met since the A100's decode GEMMs take aiconfigurator's A100 / H200 ratios (2026-12-05).
+    "public-decode": (2, 0.05, 0.05, 0.05, 0.05),
 }
 for name, (n, mape_target, worst_target, mape_reached, worst_reached) in TARGETS.items():
     g = report["groups"].get(name)

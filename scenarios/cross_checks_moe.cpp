@@ -76,9 +76,17 @@ void check_overlaps(const work::JobSpec& job) {
   if (p.ep < 2)
     refuse("parallelism.ep_overlap", "overlaps expert-parallel all-to-alls, but this job has none",
            "it needs an MoE model with parallelism.ep > 1; set ep_overlap = false");
-  if (job.workload.kind != work::WorkloadKind::train)
-    refuse("parallelism.ep_overlap", "pairs a forward with a backward, which only training has",
-           "set ep_overlap = false");
+  // Inference: the two-micro-batch overlap of serving engines (SGLang's two-batch overlap,
+  // DeepSeek's inference system), one stage only.
+  if (job.workload.kind != work::WorkloadKind::train) {
+    if (p.pp > 1)
+      refuse("parallelism.ep_overlap",
+             "splits an inference batch in two halves that overlap each other's all-to-alls, which stepsim "
+             "simulates on one pipeline stage only (pp = " +
+                 std::to_string(p.pp) + ")",
+             "set pp = 1, or ep_overlap = false");
+    return;
+  }
   if (job.recompute == work::Recompute::full)
     refuse("parallelism.ep_overlap", "cannot run with full recomputation (Megatron-Core refuses it)",
            "use workload.recompute = \"selective\", or ep_overlap = false");

@@ -261,6 +261,13 @@ std::vector<BadCase> bad_cases() {
        with("pp = 2\ndp = 8", "pp = 2\ndp = 8\nep_overlap = true"),
        ":17:14: parallelism.ep_overlap:",
        {"overlaps expert-parallel all-to-alls, but this job has none", "MoE model with parallelism.ep > 1"}},
+      {"two-micro-batch overlap of an inference batch over pipeline stages",
+       with("kind = \"train\"\nseq_len = 4096\nglobal_batch = 512\nmicro_batch = 1\nrecompute = \"none\"",
+            "kind = \"decode\"\ncontext = 4096\nbatch = 8",
+            with("pp = 2\ndp = 8", "pp = 2\ndp = 8\nep = 8\nep_overlap = true",
+                 with("\"llama-3.1-70b\"", "\"mixtral-8x7b\""))),
+       ":16:14: parallelism.ep_overlap:",
+       {"on one pipeline stage only (pp = 2)", "set pp = 1"}},
       {"FP8 dispatch without FP8 linear layers",  // an MoE model (MoE with TP needs sequence parallelism)
        with("tp = 8", "tp = 8\nsequence_parallel = true", with("\"llama-3.1-70b\"", "\"mixtral-8x7b\"")) +
            "[moe]\nfp8_dispatch = true\n",

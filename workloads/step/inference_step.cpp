@@ -1,8 +1,10 @@
 #include "workloads/step/inference_step.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <string>
 
 #include "sim/error.hpp"
@@ -22,8 +24,11 @@ class InferenceStepBuilder {
 
  private:
   void build_rank(int sim_rank);
-  /// Final norm, logits of each sequence's last position, and sampling (last stage).
-  Handle sample(RankSink& sink, Handle h) const;
+  /// Final norm, logits of each sequence's last position, and sampling (last stage) of a batch of
+  /// `dims`.
+  Handle sample(RankSink& sink, Handle h, const LayerDims& dims) const;
+  /// Two-micro-batch overlap: each half's forward on its own lane (build_rank).
+  void build_halves(RankSink& sink, int sim_rank);
   void connect_pipeline();
   std::pair<int, int> layers_of(int stage) const;
   /// Weights and KV cache of simulated rank `r`.
@@ -45,6 +50,14 @@ class InferenceStepBuilder {
   LmHead head_;
   std::vector<sim::OpId> first_;  ///< per sim rank: where data from the previous stage enters
   std::vector<Handle> last_;      ///< per sim rank: its last op
+  /// Two-micro-batch overlap (parallelism.ep_overlap): the batch's two halves, each with its own
+  /// dimensions, layers (and routing of its tokens) and embedding; empty without it.
+  struct Half {
+    LayerDims dims;
+    LayerStack layers;
+    Embedding embed;
+  };
+  std::vector<std::unique_ptr<Half>> halves_;
 };
 
 InferenceStepBuilder::InferenceStepBuilder(const JobSpec& job, CommPlanner& planner, RankMode mode)
@@ -63,6 +76,16 @@ InferenceStepBuilder::InferenceStepBuilder(const JobSpec& job, CommPlanner& plan
     throw UserError("inference runs one model chunk per pipeline stage; set virtual_stages = 1");
   first_.resize(a_.ranks().size());
   last_.resize(a_.ranks().size());
+  // SGLang's two-batch overlap and DeepSeek's inference system split the batch's sequences in two
+  // and run each half's layers on its own stream, so that one half's expert all-to-alls hide under
+  // the other's kernels. A batch of one sequence runs whole (SGLang cannot split it either).
+  const double b = job.workload.batch;
+  if (job.parallel.ep_overlap && b >= 2)
+    for (double half : {std::ceil(b / 2), std::floor(b / 2)}) {
+      const LayerDims d = layer_dims(job, half);
+      halves_.push_back(
+          std::make_unique<Half>(Half{d, LayerStack(job, d, a_.layout(), mode), Embedding(d, job.model)}));
+    }
 }
 
 std::pair<int, int> InferenceStepBuilder::layers_of(int stage) const {
@@ -75,15 +98,51 @@ double InferenceStepBuilder::cached_tokens() const {
   return job_.workload.kind == WorkloadKind::decode ? job_.workload.context_len + 1.0 : job_.workload.seq_len;
 }
 
-Handle InferenceStepBuilder::sample(RankSink& sink, Handle h) const {
+Handle InferenceStepBuilder::sample(RankSink& sink, Handle h, const LayerDims& dims) const {
   // Only each sequence's last position becomes logits (prefill) or its one position (decode).
-  const double B = dims_.b, E = dims_.act_bytes, v = job_.model.vocab / static_cast<double>(dims_.tp);
-  h = sink.kernel("final_norm", elementwise(dims_, 2 * B * dims_.h * E, 8 * B * dims_.h), h);
-  h = sink.kernel("logits", weight_gemm(dims_.high_precision(), B, v, dims_.h), h);
-  if (dims_.tp > 1)
+  const double B = dims.b, E = dims.act_bytes, v = job_.model.vocab / static_cast<double>(dims.tp);
+  h = sink.kernel("final_norm", elementwise(dims, 2 * B * dims.h * E, 8 * B * dims.h), h);
+  h = sink.kernel("logits", weight_gemm(dims.high_precision(), B, v, dims.h), h);
+  if (dims.tp > 1)
     h = sink.comm("tp.gather_logits",
                   CommOp{ParallelDim::tp, CollectiveKind::all_gather, B * job_.model.vocab * E, 0}, h);
-  return sink.kernel("sample", elementwise(dims_, B * job_.model.vocab * E, 2 * B * job_.model.vocab), h);
+  return sink.kernel("sample", elementwise(dims, B * job_.model.vocab * E, 2 * B * job_.model.vocab), h);
+}
+
+void InferenceStepBuilder::build_halves(RankSink& sink, int sim_rank) {
+  // One stage (the scenario checks refuse pipeline parallelism with the overlap): each half's
+  // embedding, layers and sampling on its own lane, with its own EP and TP channels. The halves'
+  // kernels then take turns as SGLang's two-batch overlap runs them on one stream: each half's
+  // kernels up to where it waits on its own collective (a dispatch, a combine) form a segment, and
+  // the segments alternate, A1 B1 A2 B2 ..., so one half's all-to-all is in flight while the
+  // other half computes.
+  const int rank = sink.global_rank();
+  sink.track_segments();
+  std::array<Handle, 2> h;
+  for (std::size_t p = 0; p < 2; ++p) {
+    sink.set_lane(static_cast<int>(p));
+    sink.set_context(Pass::forward, -1, static_cast<int>(p));
+    h[p] = halves_[p]->embed.forward(sink);
+  }
+  for (int l = 0; l < job_.model.layers; ++l)
+    for (std::size_t p = 0; p < 2; ++p) {
+      sink.set_lane(static_cast<int>(p));
+      sink.set_context(Pass::forward, l, static_cast<int>(p));
+      h[p] = halves_[p]->layers.forward(sink, l, rank, h[p]);
+    }
+  for (std::size_t p = 0; p < 2; ++p) {
+    sink.set_lane(static_cast<int>(p));
+    sink.set_context(Pass::forward, -1, static_cast<int>(p));
+    h[p] = sample(sink, h[p], halves_[p]->dims);
+  }
+  const auto& a = sink.segments(0);
+  const auto& b = sink.segments(1);
+  for (std::size_t k = 0; k < std::min(a.size(), b.size()); ++k) {
+    sink.order(a[k].last, b[k].first);
+    if (k + 1 < a.size()) sink.order(b[k].last, a[k + 1].first);
+  }
+  sink.set_lane(0);
+  last_[static_cast<std::size_t>(sim_rank)] = sink.barrier(h[1]);
 }
 
 void InferenceStepBuilder::build_rank(int sim_rank) {
@@ -92,6 +151,7 @@ void InferenceStepBuilder::build_rank(int sim_rank) {
   const int stage = a_.ranks()[r].stage, rank = sink.global_rank();
   sink.set_context(Pass::forward, -1, 0);
   first_[r] = next_id();
+  if (!halves_.empty()) return build_halves(sink, sim_rank);
   Handle h;
   if (stage == 0) {
     h = embed_.forward(sink);
@@ -108,7 +168,7 @@ void InferenceStepBuilder::build_rank(int sim_rank) {
     h = layers_.forward(sink, l, rank, h);
   }
   sink.set_context(Pass::forward, -1, 0);
-  if (stage == job_.parallel.pp - 1) h = sample(sink, h);
+  if (stage == job_.parallel.pp - 1) h = sample(sink, h, dims_);
   last_[r] = h;
 }
 
@@ -178,12 +238,13 @@ StepPlan InferenceStepBuilder::build() {
   connect_pipeline();
   StepPlan plan{
       std::move(a_.graph()).build(), {}, {}, {}, {}, a_.layout().world(), 1, 0.0, 0.0, {}, {}, {}, {}};
+  if (!halves_.empty()) plan.microbatches = 2;  // the two halves of an overlapped batch
   for (int r = 0; r < static_cast<int>(a_.ranks().size()); ++r)
     plan.static_memory.push_back(static_memory(r));
   plan.kv = kv_capacity(plan.static_memory);
   const double per_sequence = job_.workload.kind == WorkloadKind::decode ? 1.0 : job_.workload.seq_len;
   plan.tokens_per_step = double(job_.parallel.dp) * job_.workload.batch * per_sequence;
-  finish_plan(plan, a_, layers_);
+  finish_plan(plan, a_, halves_.empty() ? layers_ : halves_.front()->layers);
   return plan;
 }
 

@@ -121,7 +121,10 @@ Handle MoeLayer::ffn_forward(OpSink& sink, Handle input, const MoeRank& rank) co
   // Router: fp32 logits, then the score function and top-k selection over them.
   Handle g = sink.kernel_after("router", gemm(d_, Tm, X, h), std::array<Handle, 2>{x, shared});
   g = sink.kernel("router_topk", elementwise(d_, 8 * Tm * X + 4 * Tm * m_.top_k, 10 * Tm * X), g);
-  if (m_.dropless) {
+  // DeepEP's low-latency kernels need no counts: each rank writes its tokens into fixed slots of
+  // every expert's buffer (num_max_dispatch_tokens_per_rank), the received counts stay on the GPU
+  // for the masked grouped GEMM, and the host never waits (they run inside CUDA graphs).
+  if (m_.dropless && m_.dispatcher != MoeDispatcher::low_latency) {
     // Dropless routing: how many tokens each rank receives is known only once every rank has
     // routed. Megatron-Core's all-to-all dispatcher gathers the per-expert counts over the EP group
     // and copies them to the host (its cuda_sync_point), as DeepEP's notify_dispatch makes the host

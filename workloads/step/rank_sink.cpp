@@ -354,7 +354,19 @@ OpSink::Handle RankSink::emit_kernel_on_lane(std::string_view name, const topo::
   if (host != sim::StepGraph::kNoOp) a_.graph().add_dependency(host, id);
   add_deps(id, deps);
   last_[static_cast<std::size_t>(lane_)] = Handle{id};
+  if (tracking_ && lane_ < 2) {
+    const auto l = static_cast<std::size_t>(lane_);
+    if (segments_[l].empty() || comm_since_kernel_[l])
+      segments_[l].push_back(Segment{id, id});
+    else
+      segments_[l].back().last = id;
+    comm_since_kernel_[l] = false;
+  }
   return Handle{id};
+}
+
+void RankSink::order(sim::OpId from, sim::OpId to) {
+  a_.graph().add_dependency(from, to);
 }
 
 OpSink::Handle RankSink::barrier(Handle after, std::string_view name) {
@@ -428,6 +440,7 @@ OpSink::Handle RankSink::emit_comm(std::string_view name, const CommOp& c, std::
   }
   if (host != sim::StepGraph::kNoOp) a_.graph().add_dependency(host, id);
   add_deps(id, deps);
+  if (tracking_ && lane_ < 2) comm_since_kernel_[static_cast<std::size_t>(lane_)] = true;
   return Handle{id};
 }
 

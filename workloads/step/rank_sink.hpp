@@ -191,6 +191,17 @@ class RankSink : public OpSink {
   /// The last op emitted on `lane`'s compute stream (invalid before the first).
   Handle last_on_lane(int lane) const { return last_[static_cast<std::size_t>(lane)]; }
 
+  /// Two-micro-batch overlap: from track_segments() on, the kernels of lanes 0 and 1 are kept as
+  /// segments, runs of kernels between the points where a lane waits on its own communication (the
+  /// first kernel a lane emits after one of its collectives starts a segment).
+  struct Segment {
+    sim::OpId first, last;
+  };
+  void track_segments() { tracking_ = true; }
+  const std::vector<Segment>& segments(int lane) const { return segments_[static_cast<std::size_t>(lane)]; }
+  /// `to` starts only after `from` has finished (ops of any lane).
+  void order(sim::OpId from, sim::OpId to);
+
   /// Zero-bubble backward (DualPipe's WeightGradStore): from begin_deferral() to end_deferral(),
   /// weight-gradient kernels (KernelWork::weight_grad) and every kernel that depends on one go to
   /// the weight lane (kWeightLane), behind a gate op that nothing opens yet; the builder opens it
@@ -245,6 +256,9 @@ class RankSink : public OpSink {
   int microbatch_ = -1;
   int lane_ = 0;
   std::array<Handle, 3> last_{};
+  bool tracking_ = false;
+  std::array<std::vector<Segment>, 2> segments_;
+  std::array<bool, 2> comm_since_kernel_{};  ///< per lane: a collective emitted since its last kernel
   bool deferring_ = false;
   Deferred deferred_;
   std::vector<sim::OpId> deferred_ops_;  ///< this deferral's kernels, in id order

@@ -109,6 +109,8 @@ def aiconfigurator_decode_fits():
     pairs = [(eff / h200[(e.split("/")[0], m)][0], t0 / h200[(e.split("/")[0], m)][1])
              for e, m, eff, t0, _, _ in out["a100"]["fits"]]
     a100 = out["a100"]
+    h100 = {(e.split("/")[0], m): eff for e, m, eff, _, _, _ in out["h100"]["fits"]}
+    out["h100"]["eff_ratio"] = statistics.median(h100[k] / h200[k][0] for k in h100)
     a100["eff_ratio"] = statistics.median(r for r, _ in pairs)
     a100["intercept_ratio"] = statistics.median(r for _, r in pairs)
     a100["catalog_gemm_hbm"] = a100["eff_ratio"] * own["gemm_hbm"]
@@ -137,7 +139,8 @@ def print_aiconfigurator_decode_fits():
     print(f"\nA100 over H200 in the same engine's harness, median over the 12 pairs: HBM efficiency "
           f"x {a100['eff_ratio']:.3f}, intercept x {a100['intercept_ratio']:.3f}; x the H200's own "
           f"{own['gemm_hbm']:.3f} and {own['gemm_fixed_us'] + KERNEL_GAP_US:.2f} us (less the kernel gap for the "
-          "catalog's fixed time)\n")
+          f"catalog's fixed time). The H100 over the H200, the same way: HBM efficiency x "
+          f"{fits['h100']['eff_ratio']:.3f}\n")
     print(f"catalog decode (a100-sxm-80gb): gemm_hbm = {a100['catalog_gemm_hbm']:.3f}, "
           f"gemm_fixed_us = {a100['catalog_gemm_fixed_us']:.2f}\n")
 

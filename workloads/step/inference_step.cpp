@@ -80,6 +80,9 @@ InferenceStepBuilder::InferenceStepBuilder(const JobSpec& job, CommPlanner& plan
   // and run each half's layers on its own stream, so that one half's expert all-to-alls hide under
   // the other's kernels. A batch of one sequence runs whole (SGLang cannot split it either).
   const double b = job.workload.batch;
+  if (job.parallel.ep_overlap && job.parallel.pp > 1)  // the scenario checks say so first
+    throw UserError(
+        "parallelism.ep_overlap splits an inference batch in two on one pipeline stage only; set pp = 1");
   if (job.parallel.ep_overlap && b >= 2)
     for (double half : {std::ceil(b / 2), std::floor(b / 2)}) {
       const LayerDims d = layer_dims(job, half);

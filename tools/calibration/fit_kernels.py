@@ -75,7 +75,8 @@ def print_decode_fits():
           f"attention_hbm = {d['attention_hbm']:.3f}, attention_fixed_us = {d['attention_fixed_us']:.2f}\n")
 
 
-HBM_TB_S = {"a100": 2.039, "h100": 3.35, "h200": 4.8}  # datasheet peaks (the catalog's hbm_tb_s)
+# aiconfigurator-gemm-decode.csv's GPU names -> the catalog's ids.
+DECODE_TABLE_GPUS = {"a100": "a100-sxm-80gb", "h100": "h100-sxm", "h200": "h200"}
 
 
 @functools.cache
@@ -92,9 +93,10 @@ def aiconfigurator_decode_fits():
         for r in csv.DictReader(line for line in f if not line.startswith("#")):
             rows.setdefault((r["gpu"], r["engine"], int(r["m"])), []).append(
                 (2 * int(r["n"]) * int(r["k"]), float(r["ms"]) * 1e3))
+    catalog = catalog_gpus()
     out = {}
     for (gpu, engine, m), pts in sorted(rows.items()):
-        peak = HBM_TB_S[gpu] * 1e12
+        peak = catalog[DECODE_TABLE_GPUS[gpu]]["hbm_tb_s"] * 1e12
         a, t0 = line_fit([b / peak * 1e6 for b, _ in pts], [t for _, t in pts])
         res = statistics.mean(abs((b / peak * 1e6 * a + t0) / t - 1.0) for b, t in pts)
         out.setdefault(gpu, {"fits": []})["fits"].append((engine, m, 1.0 / a, t0, res, len(pts)))

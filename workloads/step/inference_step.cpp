@@ -121,28 +121,29 @@ void InferenceStepBuilder::build_halves(RankSink& sink, int sim_rank) {
   // other half computes.
   const int rank = sink.global_rank();
   sink.track_segments();
+  const auto on_half = [&sink](std::size_t p, int layer) {
+    sink.set_lane(static_cast<int>(p));
+    sink.set_context(Pass::forward, layer, static_cast<int>(p));
+  };
   std::array<Handle, 2> h;
   for (std::size_t p = 0; p < 2; ++p) {
-    sink.set_lane(static_cast<int>(p));
-    sink.set_context(Pass::forward, -1, static_cast<int>(p));
+    on_half(p, -1);
     h[p] = halves_[p]->embed.forward(sink);
   }
   for (int l = 0; l < job_.model.layers; ++l)
     for (std::size_t p = 0; p < 2; ++p) {
-      sink.set_lane(static_cast<int>(p));
-      sink.set_context(Pass::forward, l, static_cast<int>(p));
+      on_half(p, l);
       h[p] = halves_[p]->layers.forward(sink, l, rank, h[p]);
     }
   for (std::size_t p = 0; p < 2; ++p) {
-    sink.set_lane(static_cast<int>(p));
-    sink.set_context(Pass::forward, -1, static_cast<int>(p));
+    on_half(p, -1);
     h[p] = sample(sink, h[p], halves_[p]->dims);
   }
   const auto& a = sink.segments(0);
   const auto& b = sink.segments(1);
   for (std::size_t k = 0; k < std::min(a.size(), b.size()); ++k) {
-    sink.order(a[k].last, b[k].first);
-    if (k + 1 < a.size()) sink.order(b[k].last, a[k + 1].first);
+    a_.graph().add_dependency(a[k].last, b[k].first);
+    if (k + 1 < a.size()) a_.graph().add_dependency(b[k].last, a[k + 1].first);
   }
   sink.set_lane(0);
   last_[static_cast<std::size_t>(sim_rank)] = sink.barrier(h[1]);

@@ -365,10 +365,6 @@ OpSink::Handle RankSink::emit_kernel_on_lane(std::string_view name, const topo::
   return Handle{id};
 }
 
-void RankSink::order(sim::OpId from, sim::OpId to) {
-  a_.graph().add_dependency(from, to);
-}
-
 OpSink::Handle RankSink::barrier(Handle after, std::string_view name) {
   sim::Op op;
   op.kind = sim::OpKind::delay;

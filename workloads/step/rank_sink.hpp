@@ -199,8 +199,6 @@ class RankSink : public OpSink {
   };
   void track_segments() { tracking_ = true; }
   const std::vector<Segment>& segments(int lane) const { return segments_[static_cast<std::size_t>(lane)]; }
-  /// `to` starts only after `from` has finished (ops of any lane).
-  void order(sim::OpId from, sim::OpId to);
 
   /// Zero-bubble backward (DualPipe's WeightGradStore): from begin_deferral() to end_deferral(),
   /// weight-gradient kernels (KernelWork::weight_grad) and every kernel that depends on one go to

@@ -44,12 +44,7 @@ def fitted(source):
     m = re.search(r"^catalog decode: (.*)$", out, re.M)
     for item in (m.group(1).split(", ") if m else []):
         key, value = item.split(" = ")
-        gpus = DECODE_GPUS if key == "attention_hbm" else DECODE_GPUS + ("l4", "mi300x")
-        if key.startswith("gemm_"):  # the A100 takes aiconfigurator's ratios (below); L4 and MI300X
-            gpus = tuple(g for g in gpus if g != "a100-sxm-80gb")  # derive their own gemm_hbm
-            if key == "gemm_hbm":
-                gpus = tuple(g for g in gpus if g not in ("l4", "mi300x"))
-        for gpu in gpus:
+        for gpu in DECODE_TAKERS[key]:
             scalars[(gpu, key)] = float(value)
     m = re.search(r"^catalog decode \(a100-sxm-80gb\): (.*)$", out, re.M)
     for item in (m.group(1).split(", ") if m else []):
@@ -71,6 +66,11 @@ HOPPER = ("h100-sxm", "h800", "h200")
 # derive gemm_hbm from their own hbm figure, and take the fixed times only; the A100's decode GEMM
 # figures are aiconfigurator's A100 / H200 ratios x the H200's: "catalog decode (a100-sxm-80gb)").
 DECODE_GPUS = ("a100-sxm-80gb", "h100-sxm", "h800", "h200", "b200", "gb200")
+_NOT_A100 = tuple(g for g in DECODE_GPUS if g != "a100-sxm-80gb")
+# Which GPUs take each figure of the "catalog decode:" line: the A100's GEMM figures come from
+# aiconfigurator's ratios ("catalog decode (a100-sxm-80gb):"); L4 and MI300X derive their gemm_hbm.
+DECODE_TAKERS = {"gemm_hbm": _NOT_A100, "gemm_fixed_us": _NOT_A100 + ("l4", "mi300x"),
+                 "attention_hbm": DECODE_GPUS, "attention_fixed_us": DECODE_GPUS + ("l4", "mi300x")}
 TOP_LEVEL = ("comm_interference", "gemm_fixed_us", "attention_fixed_us")
 
 

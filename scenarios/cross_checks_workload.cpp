@@ -193,6 +193,36 @@ void check_split(const work::JobSpec& job, const work::ServeSpec* serve) {
         "raise max_positions in [model] or shorten the sequence");
 }
 
+/// The fused attention kernel the scenario names: it needs the fused path, a figure on the GPU,
+/// and head widths the kernel takes.
+void check_attention_kernel(const Scenario& s) {
+  const work::WorkloadSpec& w = s.job.workload;
+  if (!given(s, "workload.attention_kernel")) return;
+  const std::string kernel(topo::name(w.attention_kernel));
+  if (w.attention_impl != work::AttentionImpl::flash)
+    refuse("workload.attention_kernel",
+           "names a fused attention kernel, but attention runs unfused" +
+               (w.attention_note.empty() ? std::string(" (attention_impl = \"unfused\")")
+                                         : ": " + w.attention_note),
+           "remove attention_kernel, or set attention_impl = \"flash\"");
+  const topo::GpuSpec& gpu = s.job.cluster.gpu;
+  if (gpu.eff.attention_of(w.attention_kernel) <= 0.0) {
+    const bool fa3 = w.attention_kernel == topo::AttentionKernel::fa3;
+    refuse("workload.attention_kernel",
+           "\"" + kernel + "\" has no efficiency on " + gpu.name +
+               (fa3 && gpu.arch != topo::GpuArch::hopper ? " (FlashAttention-3's kernels run on Hopper only)"
+                                                         : " (no measurement of that kernel on this GPU)"),
+           "use \"cudnn\" (the GPU's reference fused attention), or give the GPU an efficiency.attention_" +
+               kernel + " in a catalog file (--catalog)");
+  }
+  const work::HeadDims dims = work::attention_head_dims(s.job.model);
+  if (w.attention_kernel == topo::AttentionKernel::fa2 && dims.qk != dims.v)
+    refuse("workload.attention_kernel",
+           "FlashAttention-2 needs equal query/key and value head widths; this model's are " +
+               to_string(dims.qk) + " and " + to_string(dims.v) + " (MLA)",
+           "use \"cudnn\" or \"fa3\" (both take MLA's widths)");
+}
+
 }  // namespace cross_checks_workload
 
 void resolve_attention(Scenario& s) {
@@ -212,6 +242,7 @@ void resolve_attention(Scenario& s) {
 void check_workload_keys(const Scenario& s) {
   cross_checks_workload::check_kind_keys(s);
   cross_checks_workload::check_required_keys(s);
+  cross_checks_workload::check_attention_kernel(s);
 }
 
 void check_workload_rules(const work::JobSpec& job, const work::ServeSpec* serve) {

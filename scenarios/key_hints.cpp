@@ -85,6 +85,8 @@ constexpr KeyHome kHomes[] = {
     {"recompute", "workload"},
     {"recompute_modules", "workload"},
     {"attention_impl", "workload"},
+    {"attention_kernel", "workload"},
+    {"pointwise", "workload"},
     {"transformer_engine", "workload"},
     {"grad_accumulation", "workload"},
     {"dp", "parallelism"},

@@ -147,6 +147,8 @@ void read_workload_section(TableReader r, Scenario& s) {
   std::vector<std::string> modules;
   if (r.read("recompute_modules", modules)) s.job.recompute_modules = read_recompute_modules(r, modules);
   r.read("attention_impl", w.attention_impl, choices::kAttentionImpl);
+  r.read("attention_kernel", w.attention_kernel, choices::kAttentionKernel);
+  r.read("pointwise", w.pointwise, choices::kPointwise);
   std::string te;
   if (r.read("transformer_engine", te)) {
     const auto version = work::parse_version(te);

@@ -161,6 +161,11 @@ void read_efficiency(TableReader& r, topo::Efficiency& eff) {
   r.read("fp8_blockwise_wgrad", eff.fp8_blockwise_wgrad,
          RealRange{0.1, 2.0, false, "block-scaled weight-gradient over block-scaled GEMM speed, e.g. 0.6"});
   r.read("attention", eff.attention, kEfficiency);
+  for (const auto& [key, out] :
+       {std::pair{"attention_fa2", &eff.attention_fa2}, std::pair{"attention_fa3", &eff.attention_fa3}})
+    read_zero_or(r, key, *out,
+                 RealRange{kEfficiency.min, kEfficiency.max, false,
+                           "a fraction of dense peak, e.g. 0.4; 0 = the kernel does not run on this GPU"});
   r.read("elementwise", eff.elementwise, kEfficiency);
   r.read("hbm", eff.hbm, kEfficiency);
   r.read("gemm_hbm", eff.gemm_hbm, kEfficiency);
@@ -202,6 +207,8 @@ constexpr std::string_view kEfficiencyKeys[] = {"gemm_bf16",
                                                 "fp8_blockwise",
                                                 "fp8_blockwise_wgrad",
                                                 "attention",
+                                                "attention_fa2",
+                                                "attention_fa3",
                                                 "elementwise",
                                                 "hbm",
                                                 "gemm_hbm",

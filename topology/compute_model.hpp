@@ -56,6 +56,8 @@ struct KernelWork {
   /// Bandwidth-bound kernels: what they do, where the GPU has an HBM efficiency per kind (the op
   /// sinks set it from the op's name only then; `other` prices at the GPU's `hbm`).
   KernelKind kind = KernelKind::other;
+  /// Attention kernels: which fused kernel runs it (its efficiency is the GPU's for that kernel).
+  AttentionKernel attention_kernel = AttentionKernel::cudnn;
 };
 
 struct KernelTime {

@@ -86,6 +86,15 @@ std::string_view name(OpClass c) {
   return "unknown";
 }
 
+std::string_view name(AttentionKernel k) {
+  switch (k) {
+    case AttentionKernel::cudnn: return "cudnn";
+    case AttentionKernel::fa2: return "fa2";
+    case AttentionKernel::fa3: return "fa3";
+  }
+  return "unknown";
+}
+
 std::string_view name(KernelKind k) {
   switch (k) {
     case KernelKind::other: return "other";

@@ -40,6 +40,14 @@ enum class OpClass : std::uint8_t {
 };
 inline constexpr std::size_t kOpClassCount = static_cast<std::size_t>(OpClass::count);
 
+/// The fused attention kernel a framework runs for training and prefill attention. Each has its own
+/// efficiency per GPU (Efficiency::attention_of); 0 there means the kernel has no figure on that GPU.
+enum class AttentionKernel : std::uint8_t {
+  cudnn,  ///< cuDNN's fused attention (Transformer Engine's FusedAttention, PyTorch's cuDNN SDPA)
+  fa2,    ///< FlashAttention-2 (the flash-attn package, PyTorch SDPA's flash backend)
+  fa3,    ///< FlashAttention-3 (flash-attn's Hopper kernels)
+};
+
 /// What a bandwidth-bound kernel does, where kernels of one kind reach their own share of HBM
 /// bandwidth (a norm reduces before it writes, an FP8 cast-transpose reads rows and writes
 /// columns, a permute gathers scattered rows). The kinds are the classes `stepsim profile` tells
@@ -78,7 +86,13 @@ struct GemmCurve {
 struct Efficiency {
   GemmCurve gemm16;          ///< BF16/FP16 GEMMs
   GemmCurve gemm8;           ///< FP8 GEMMs (and FP4 ones until measured)
-  double attention = 0.6;    ///< fused attention, of the dense peak in its precision
+  /// Fused attention (training and prefill), of the dense peak in its precision: the GPU's reference
+  /// kernel, cuDNN's where it was measured (Hopper, Blackwell), FlashAttention-2's on Ampere.
+  double attention = 0.6;
+  /// The same for FlashAttention-2 and FlashAttention-3 kernels; 0 = no figure on this GPU (FA3 runs
+  /// on Hopper only), so a job that names the kernel is refused.
+  double attention_fa2 = 0.0;
+  double attention_fa3 = 0.0;
   double elementwise = 0.5;  ///< element-wise arithmetic, of the FP32 vector peak
   double hbm = 0.85;         ///< of HBM bandwidth, for streaming kernels
   /// Of HBM bandwidth, for a GEMM bound by reading its operands (weight streaming in decode and
@@ -121,6 +135,10 @@ struct Efficiency {
   }
   /// A class's headline figure: attention and element-wise as set; GEMMs at 8192^3 in BF16.
   double headline(OpClass c) const;
+  /// The fused-attention efficiency of kernel `k` (0 where the GPU has no figure for it).
+  double attention_of(AttentionKernel k) const {
+    return k == AttentionKernel::fa2 ? attention_fa2 : k == AttentionKernel::fa3 ? attention_fa3 : attention;
+  }
   /// The HBM efficiency of a bandwidth-bound kernel of kind `k`.
   double hbm_of(KernelKind k) const {
     const double v = hbm_kind[static_cast<std::size_t>(k)];
@@ -221,6 +239,7 @@ struct GpuSpec {
 /// Lower-case name of a precision ("bf16").
 std::string_view name(Precision p);
 std::string_view name(OpClass c);
+std::string_view name(AttentionKernel k);
 /// "norm", "quantize", ...; the catalog key of its HBM efficiency is "hbm_" + name.
 std::string_view name(KernelKind k);
 std::string_view name(SourceKind k);

@@ -117,6 +117,8 @@ std::string figure_value(const topo::GpuSpec& g, const std::string& key) {
       {"efficiency.fp8_blockwise", fixed(e.fp8_blockwise, 3)},
       {"efficiency.fp8_blockwise_wgrad", fixed(e.fp8_blockwise_wgrad, 3)},
       {"efficiency.attention", fixed(e.attention, 3)},
+      {"efficiency.attention_fa2", e.attention_fa2 > 0.0 ? fixed(e.attention_fa2, 3) : "none"},
+      {"efficiency.attention_fa3", e.attention_fa3 > 0.0 ? fixed(e.attention_fa3, 3) : "none"},
       {"efficiency.elementwise", fixed(e.elementwise, 3)},
       {"efficiency.hbm", fixed(e.hbm, 3)},
       {"efficiency.gemm_hbm", fixed(e.gemm_hbm, 3)},

@@ -109,8 +109,13 @@ std::string workload_line(const scen::Scenario& s) {
   else
     out += ", context " + std::to_string(w.context_len) + ", batch " + std::to_string(w.batch);
   if (w.cuda_graphs) out += ", CUDA graphs";
+  if (w.pointwise == work::Pointwise::eager) out += ", eager kernels";
   if (w.kind == work::WorkloadKind::train || w.kind == work::WorkloadKind::prefill) {
     if (w.attention_impl == work::AttentionImpl::unfused) out += ", unfused attention";
+    if (w.attention_impl == work::AttentionImpl::flash && w.attention_kernel == topo::AttentionKernel::fa2)
+      out += ", FlashAttention-2";
+    if (w.attention_impl == work::AttentionImpl::flash && w.attention_kernel == topo::AttentionKernel::fa3)
+      out += ", FlashAttention-3";
     if (w.transformer_engine.stated()) out += ", Transformer Engine " + w.transformer_engine.str();
   }
   return out;

@@ -31,6 +31,8 @@ json efficiency_json(const topo::Efficiency& e) {
   j["gemm_bf16"] = curve(e.gemm16);
   j["gemm_fp8"] = curve(e.gemm8);
   j["attention"] = e.attention;
+  j["attention_fa2"] = e.attention_fa2;
+  j["attention_fa3"] = e.attention_fa3;
   j["elementwise"] = e.elementwise;
   j["fp8_split_accumulation"] = e.fp8_split_accumulation;
   j["fp8_blockwise"] = e.fp8_blockwise;
@@ -202,6 +204,8 @@ json job_json(const work::JobSpec& job) {
         {"recompute_modules", job.recompute == work::Recompute::selective ? work::names(job.recompute_modules)
                                                                           : std::vector<std::string_view>{}},
         {"attention_impl", work::name(w.attention_impl)},
+        {"attention_kernel", topo::name(w.attention_kernel)},
+        {"pointwise", work::name(w.pointwise)},
         {"attention_note", w.attention_note},
         {"transformer_engine", w.transformer_engine.stated() ? json(w.transformer_engine.str()) : json()}}},
       {"parallel", parallel_json(job.parallel)},

@@ -313,6 +313,25 @@ def blackwell_fp8_shapes(c8, gpu):
 HOPPER_ATTENTION_RUN = 0.49  # cuDNN fused forward + backward on one H200, timed after >0.3 s of GEMMs
 
 
+def print_attention_kernels(hopper):
+    """FlashAttention-2 and -3 on Hopper, as ratios to cuDNN's fused attention (the kernel the Hopper figure
+    was measured with) in the FlashAttention-3 paper's figures, at the training lengths 4k and 8k: per
+    length, a training step's attention weighs the forward 1 and the backward 2.5 (its 5 matmuls to 2), so
+    the step's ratio is 3.5 / (1 / forward ratio + 2.5 / backward ratio); the two lengths' mean."""
+    rows = read_table("fa3-paper-attention.csv")
+    out = {}
+    for kernel in ("fa2", "fa3"):
+        per_length = []
+        for seq in (4096, 8192):
+            r = {row["backward"]: row[kernel] / row["cudnn"] for row in rows if row["seq"] == seq}
+            per_length.append(3.5 / (1.0 / r[0.0] + 2.5 / r[1.0]))
+        out[kernel] = sum(per_length) / len(per_length)
+    print(f"Hopper attention kernels (FlashAttention-3 paper, over cuDNN): fa2 x {out['fa2']:.3f}, "
+          f"fa3 x {out['fa3']:.3f}")
+    print(f"catalog attention kernels (hopper): attention_fa2 = {hopper * out['fa2']:.3f}, "
+          f"attention_fa3 = {hopper * out['fa3']:.3f}\n")
+
+
 def print_blackwell_attention(full):
     """Hopper's short-run attention: the per-call run's 0.49, at the power limit, / the full-duty ratio.
     Blackwell attention = that x the median per-shape efficiency ratio to H200."""
@@ -429,6 +448,7 @@ def main():
     blackwell = print_blackwell(c16, c8, sets)
     print_sustained_check(c16, bf16, blackwell)
     print_blackwell_attention(full)
+    print_attention_kernels(HOPPER_ATTENTION_RUN / full)
     comm_interference()
     print_decode_fits()
     print_aiconfigurator_decode_fits()

@@ -22,6 +22,9 @@ namespace stepsim::work {
 /// prefill steps.
 enum class WorkloadKind : std::uint8_t { train, prefill, decode, generate, serve };
 enum class AttentionImpl : std::uint8_t { flash, unfused };
+/// How the framework runs the kernels around the GEMMs (norms, activation, rotary, loss): fused
+/// (Transformer Engine and Megatron-Core's fusions, torch.compile) or eager PyTorch op by op.
+enum class Pointwise : std::uint8_t { fused, eager };
 /// A software release as "major.minor" ({0, 0}: not stated).
 struct SoftwareVersion {
   int major = 0;
@@ -81,6 +84,11 @@ struct WorkloadSpec {
   /// How attention is computed: fused IO-aware kernels (FlashAttention: causal blocks skipped, scores
   /// never in HBM) or the unfused GEMM + softmax + dropout path of Megatron-LM before 2022.
   AttentionImpl attention_impl = AttentionImpl::flash;
+  /// Which fused kernel computes it (with attention_impl = flash): cuDNN's (Transformer Engine's
+  /// default), FlashAttention-2 (flash-attn, PyTorch SDPA's flash backend) or FlashAttention-3.
+  topo::AttentionKernel attention_kernel = topo::AttentionKernel::cudnn;
+  /// Norms, activation, rotary and loss as fused kernels or as PyTorch's eager modules.
+  Pointwise pointwise = Pointwise::fused;
   /// The Transformer Engine release the run used ({0, 0}: not stated, a current one). Older
   /// releases lack fused kernels for some shapes (workloads/model/attention_backend.hpp).
   SoftwareVersion transformer_engine;

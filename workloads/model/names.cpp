@@ -70,6 +70,10 @@ std::string_view name(Recompute r) {
   return "unknown";
 }
 
+std::string_view name(Pointwise p) {
+  return p == Pointwise::eager ? "eager" : "fused";
+}
+
 std::string_view name(AttentionImpl k) {
   switch (k) {
     case AttentionImpl::flash: return "flash";

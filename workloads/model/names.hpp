@@ -15,6 +15,7 @@ std::string_view name(Activation a);
 std::string_view name(WorkloadKind k);
 std::string_view name(Recompute r);
 std::string_view name(AttentionImpl k);
+std::string_view name(Pointwise p);
 std::string_view name(P2pMode m);
 std::string_view name(LowPrecisionRecipe r);
 std::string_view name(GradAccumulation g);

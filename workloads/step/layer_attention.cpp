@@ -19,10 +19,12 @@ double v_head(const LayerDims& d) {
 }
 
 /// A fused attention kernel's work (FlashAttention-2 style): QK^T and PV, 2 s_q s_kv (d_qk + d_v)
-/// FLOPs per head, causal masking skipping half the blocks.
+/// FLOPs per head, causal masking skipping half the blocks; priced at the efficiency of the kernel
+/// the job names (cuDNN, FlashAttention-2 or -3).
 topo::KernelWork flash_work(const LayerDims& d, double factor) {
   topo::KernelWork w;
   w.op_class = topo::OpClass::attention;
+  w.attention_kernel = d.attention_kernel;
   w.precision = d.fp8_attention ? topo::Precision::fp8 : d.precision;
   const double causal = d.causal ? 0.5 : 1.0;
   w.flops = units::flops(factor * 2.0 * d.b * d.s_local * d.s * (qk_head(d) + v_head(d)) * (d.heads / d.tp) *
@@ -40,7 +42,8 @@ double mla_latent(const LayerDims& d) {
 Handle DenseLayer::attention_forward(OpSink& sink, OpSink::Deps input) const {
   const double E = d_.act_bytes, Tn = norm_tokens(), T = d_.tokens, t = d_.tp;
   // Norm: read x, write y (8 FLOPs per element covers mean, variance, scale).
-  Handle h = sink.kernel_after("ln1", elementwise(d_, 2 * Tn * d_.h * E, 8 * Tn * d_.h), input.span());
+  Handle h = sink.kernel_after("ln1", elementwise(d_, Tn * d_.h * norm_forward_bytes(d_), 8 * Tn * d_.h),
+                               input.span());
   h = projections_forward(sink, h);
   h = rope(sink, h, "");
   if (d_.phase != WorkloadKind::train) h = write_kv_cache(sink, h);
@@ -63,19 +66,19 @@ Handle DenseLayer::mla_projections_forward(OpSink& sink, Handle input) const {
   // Megatron-Core MLA: the down projections are duplicated on every TP rank (they are small), the up
   // projections are column-parallel over heads.
   const MlaDims& m = d_.mla_dims;
-  const double E = d_.act_bytes, T = d_.tokens, t = d_.tp, hl = d_.heads / t;
+  const double T = d_.tokens, t = d_.tp, hl = d_.heads / t;
   Handle h = input;
   if (m.q_lora_rank > 0) {
     const double r = m.q_lora_rank;
     h = linear_forward(sink, d_, "q_down", T, r, d_.h, h);
-    h = sink.kernel("q_norm", elementwise(d_, 2 * T * r * E, 8 * T * r), h);
+    h = sink.kernel("q_norm", elementwise(d_, T * r * norm_forward_bytes(d_), 8 * T * r), h);
     h = linear_forward(sink, d_, "q_up", T, d_.q_dim / t, r, h, QuantOperand::norm_output);
   } else {
     h = linear_forward(sink, d_, "q_proj", T, d_.q_dim / t, d_.h, h);
   }
   const double r = m.kv_lora_rank;
   h = linear_forward(sink, d_, "kv_down", T, mla_latent(d_), d_.h, h);
-  h = sink.kernel("kv_norm", elementwise(d_, 2 * T * r * E, 8 * T * r), h);
+  h = sink.kernel("kv_norm", elementwise(d_, T * r * norm_forward_bytes(d_), 8 * T * r), h);
   // Decode absorbs the up projections into the query and the output (decode_core): the cache and
   // the keys stay latent. Training and prefill expand keys and values for every head.
   if (d_.phase == WorkloadKind::decode) return h;
@@ -89,9 +92,10 @@ Handle DenseLayer::rope(OpSink& sink, Handle ready, std::string_view suffix) con
   if (!d_.mla) {
     // Megatron-Core's apply_rotary_pos_emb (Transformer Engine's fused RoPE) on the queries and
     // the keys: each read and written once, 3 FLOPs per element (a multiply-add and a multiply).
+    // Eager PyTorch rotates in complex fp32 (kEagerRopeExtra more per element).
     const double elements = T * (d_.q_dim + d_.kv_dim) / t;
     return sink.kernel(std::string("rope") + std::string(suffix),
-                       elementwise(d_, 2 * E * elements, 3 * elements), ready);
+                       elementwise(d_, rope_bytes() * elements, 3 * elements), ready);
   }
   // MLA (Megatron-Core multi_latent_attention.py, DeepSeek's rotary kernels): each head's rotary
   // query part and the shared rotary key are rotated (read, write), then every head's query and key
@@ -100,7 +104,7 @@ Handle DenseLayer::rope(OpSink& sink, Handle ready, std::string_view suffix) con
   const double hl = d_.heads / t, nope = m.qk_nope_head_dim, rot = m.qk_rope_head_dim;
   const double rotated = T * (hl + 1.0) * rot;
   Handle h = sink.kernel(std::string("rope") + std::string(suffix),
-                         elementwise(d_, 2 * E * rotated, 3 * rotated), ready);
+                         elementwise(d_, rope_bytes() * rotated, 3 * rotated), ready);
   const double q = T * hl * (nope + rot), k_parts = T * (hl * nope + rot), k = T * hl * (nope + rot);
   return sink.kernel(std::string("qk_cat") + std::string(suffix), elementwise(d_, E * (2 * q + k_parts + k)),
                      h);
@@ -143,7 +147,13 @@ Handle DenseLayer::attention_core_forward(OpSink& sink, Handle qkv) const {
     // Read Q, K, V (keys of the whole sequence under CP), write O and the fp32 log-sum-exp.
     w.hbm_bytes = units::bytes(
         E * (T * (d_.q_dim + d_.o_dim) / t + d_.b * d_.s * (d_.kv_dim + d_.v_dim) / t) + 4 * T * hl);
-    return ring_attention(sink, qkv, w, "attn", 1.0);
+    if (!d_.eager_pointwise) return ring_attention(sink, qkv, w, "attn", 1.0);
+    // Eager PyTorch (torchtitan's Llama): repeat_kv copies each key and value head for every query
+    // head of its group (expand + reshape), and the output, transposed back, is made contiguous.
+    Handle h = qkv;
+    if (d_.kv_dim < d_.q_dim) h = sink.kernel("repeat_kv", elementwise(d_, repeat_kv_bytes()), h);
+    h = ring_attention(sink, h, w, "attn", 1.0);
+    return sink.kernel("attn_out_copy", elementwise(d_, 2 * E * T * d_.o_dim / t), h);
   }
   // Unfused (Megatron-LM before FlashAttention): scores materialised in HBM.
   const double s = d_.s, scores = d_.b * hl * s * s;
@@ -196,6 +206,9 @@ Handle DenseLayer::attention_backward(OpSink& sink, Handle grad, Recompute recom
         E * (2 * T * (d_.q_dim + d_.o_dim) / t + 2 * d_.b * d_.s * (d_.kv_dim + d_.v_dim) / t) + 4 * T * hl);
     // Ring attention backward circulates the key/value blocks and their gradients.
     h = ring_attention(sink, h, w, "attn.bwd", 2.0);
+    // Eager: the repeated heads' gradients are summed back onto each key and value head.
+    if (d_.eager_pointwise && d_.kv_dim < d_.q_dim)
+      h = sink.kernel("repeat_kv.bwd", elementwise(d_, repeat_kv_bytes()), h);
   } else {
     const double s = d_.s, scores = d_.b * hl * s * s;
     // PV backward: dP = dO V^T and dV = P^T dO.
@@ -211,7 +224,8 @@ Handle DenseLayer::attention_backward(OpSink& sink, Handle grad, Recompute recom
   Handle gathered = rc.layernorm ? Handle{} : sp_gather_linear_input(sink, d_, "tp.ag_ln1_wgrad", h);
   // The rotation's and the assembly's backward: the same bytes on the gradients.
   h = projections_backward(sink, rope(sink, h, ".bwd"));
-  if (rc.layernorm) h = sink.kernel("ln1.recompute", elementwise(d_, 2 * Tn * d_.h * E, 8 * Tn * d_.h), h);
+  if (rc.layernorm)
+    h = sink.kernel("ln1.recompute", elementwise(d_, Tn * d_.h * norm_forward_bytes(d_), 8 * Tn * d_.h), h);
   if (rc.layernorm) gathered = sp_gather_linear_input(sink, d_, "tp.ag_ln1_wgrad", h);
   const Handle reduced = tp_reduce(sink, d_, "tp.reduce_grad_attn", h);
   const Handle after = d_.sp ? gathered : Handle{};
@@ -222,7 +236,8 @@ Handle DenseLayer::attention_backward(OpSink& sink, Handle grad, Recompute recom
     emit_wgrad(sink, d_, d_.mla_dims.q_lora_rank > 0 ? "q_down.wgrad" : "q_proj.wgrad", T, q_in, d_.h, after);
     emit_wgrad(sink, d_, "kv_down.wgrad", T, mla_latent(d_), d_.h);
   }
-  return sink.kernel("ln1.bwd", elementwise(d_, 4 * Tn * d_.h * E, 10 * Tn * d_.h), reduced);
+  return sink.kernel("ln1.bwd", elementwise(d_, Tn * d_.h * norm_backward_bytes(d_, true), 10 * Tn * d_.h),
+                     reduced);
 }
 
 Handle DenseLayer::projections_backward(OpSink& sink, Handle grad) const {
@@ -233,17 +248,17 @@ Handle DenseLayer::projections_backward(OpSink& sink, Handle grad) const {
 
 Handle DenseLayer::mla_projections_backward(OpSink& sink, Handle grad) const {
   const MlaDims& m = d_.mla_dims;
-  const double E = d_.act_bytes, T = d_.tokens, t = d_.tp, hl = d_.heads / t;
+  const double T = d_.tokens, t = d_.tp, hl = d_.heads / t;
   const double r = m.kv_lora_rank, up = hl * (m.qk_nope_head_dim + m.v_head_dim);
   Handle h = linear_dgrad(sink, d_, "kv_up.dgrad", T, up, r, grad);
   emit_wgrad(sink, d_, "kv_up.wgrad", T, up, r);
-  h = sink.kernel("kv_norm.bwd", elementwise(d_, 3 * T * r * E, 10 * T * r), h);
+  h = sink.kernel("kv_norm.bwd", elementwise(d_, T * r * norm_backward_bytes(d_, false), 10 * T * r), h);
   h = linear_dgrad(sink, d_, "kv_down.dgrad", T, mla_latent(d_), d_.h, h);
   if (m.q_lora_rank <= 0) return linear_dgrad(sink, d_, "q_proj.dgrad", T, d_.q_dim / t, d_.h, h);
   const double q = m.q_lora_rank;
   h = linear_dgrad(sink, d_, "q_up.dgrad", T, d_.q_dim / t, q, h);
   emit_wgrad(sink, d_, "q_up.wgrad", T, d_.q_dim / t, q);
-  h = sink.kernel("q_norm.bwd", elementwise(d_, 3 * T * q * E, 10 * T * q), h);
+  h = sink.kernel("q_norm.bwd", elementwise(d_, T * q * norm_backward_bytes(d_, false), 10 * T * q), h);
   // Accumulates into the input gradient the kv path started.
   return linear_dgrad(sink, d_, "q_down.dgrad", T, q, d_.h, h);
 }

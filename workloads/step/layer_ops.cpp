@@ -71,10 +71,14 @@ LayerDims layer_dims(const JobSpec& job, double micro_batch) {
   d.activation = m.activation;
   d.norm = m.norm;
   d.attention = job.workload.attention_impl;
+  d.attention_kernel = job.workload.attention_kernel;
+  d.eager_pointwise = job.workload.pointwise == Pointwise::eager;
   d.dropout = m.dropout && d.phase == WorkloadKind::train;
   // Serving engines fuse the rotation into their attention kernels (TensorRT-LLM's context and
-  // generation attention, torch.compile in gpt-fast); training frameworks run it on its own.
-  d.rope_kernels = d.phase == WorkloadKind::train && (d.mla || m.position == PositionEmbedding::rope);
+  // generation attention, torch.compile in gpt-fast); training frameworks run it on its own, and
+  // so does eager PyTorch in every phase.
+  d.rope_kernels = (d.phase == WorkloadKind::train || d.eager_pointwise) &&
+                   (d.mla || m.position == PositionEmbedding::rope);
   d.linear_bias = m.linear_bias;
   d.parallel_block = m.parallel_block;
   d.grad_accumulation = job.workload.grad_accumulation;
@@ -380,7 +384,8 @@ Handle DenseLayer::parallel_forward(OpSink& sink, OpSink::Deps input) const {
   // GPT-J / Falcon: x + AllReduce(Attn(LN(x)) + MLP(LN(x))). Each branch's row-parallel output GEMM
   // leaves a partial sum; one all-reduce of their sum replaces the two of a sequential block.
   const double E = d_.act_bytes, T = d_.tokens, t = d_.tp, f = d_.ffn / t;
-  const Handle ln = sink.kernel_after("ln1", elementwise(d_, 2 * T * d_.h * E, 8 * T * d_.h), input.span());
+  const Handle ln = sink.kernel_after("ln1", elementwise(d_, T * d_.h * norm_forward_bytes(d_), 8 * T * d_.h),
+                                      input.span());
   Handle a = write_kv_cache(sink, rope(sink, projections_forward(sink, ln), ""));
   a = d_.phase == WorkloadKind::decode ? decode_core(sink, a) : attention_core_forward(sink, a);
   a = linear_forward(sink, d_, "proj", T, d_.h, d_.o_dim / t, a);
@@ -395,7 +400,7 @@ Handle DenseLayer::parallel_forward(OpSink& sink, OpSink::Deps input) const {
 
 Handle DenseLayer::mlp_forward(OpSink& sink, Handle input) const {
   const double E = d_.act_bytes, Tn = norm_tokens(), T = d_.tokens, t = d_.tp, f = d_.ffn / t;
-  Handle h = sink.kernel("ln2", elementwise(d_, 2 * Tn * d_.h * E, 8 * Tn * d_.h), input);
+  Handle h = sink.kernel("ln2", elementwise(d_, Tn * d_.h * norm_forward_bytes(d_), 8 * Tn * d_.h), input);
   h = gathered_linear_forward(sink, d_, "tp.ag_ln2", "mlp_up", T, mlp_up_width(d_), d_.h, h,
                               QuantOperand::norm_output);
   // GeLU: read x, write y. SwiGLU: read gate and up, write their product.
@@ -425,12 +430,14 @@ Handle DenseLayer::mlp_backward(OpSink& sink, OpSink::Deps grad, RecomputeModule
   // input gradient under the weight-gradient GEMM. Recomputing the norm first delays the gather.
   Handle gathered = rc.layernorm ? Handle{} : sp_gather_linear_input(sink, d_, "tp.ag_ln2_wgrad", h);
   h = linear_dgrad(sink, d_, "mlp_up.dgrad", T, up, d_.h, h);
-  if (rc.layernorm) h = sink.kernel("ln2.recompute", elementwise(d_, 2 * Tn * d_.h * E, 8 * Tn * d_.h), h);
+  if (rc.layernorm)
+    h = sink.kernel("ln2.recompute", elementwise(d_, Tn * d_.h * norm_forward_bytes(d_), 8 * Tn * d_.h), h);
   if (rc.layernorm) gathered = sp_gather_linear_input(sink, d_, "tp.ag_ln2_wgrad", h);
   const Handle reduced = tp_reduce(sink, d_, "tp.reduce_grad_mlp", h);
   emit_wgrad(sink, d_, "mlp_up.wgrad", T, up, d_.h, d_.sp ? gathered : Handle{});
   // Norm backward reads x, dy and the residual gradient, writes their sum.
-  return sink.kernel("ln2.bwd", elementwise(d_, 4 * Tn * d_.h * E, 10 * Tn * d_.h), reduced);
+  return sink.kernel("ln2.bwd", elementwise(d_, Tn * d_.h * norm_backward_bytes(d_, true), 10 * Tn * d_.h),
+                     reduced);
 }
 
 double DenseLayer::stored_activation_bytes(Recompute recompute) const {

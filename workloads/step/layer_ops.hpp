@@ -55,6 +55,11 @@ struct LayerDims {
   Activation activation = Activation::swiglu;
   NormKind norm = NormKind::rmsnorm;
   AttentionImpl attention = AttentionImpl::flash;
+  topo::AttentionKernel attention_kernel = topo::AttentionKernel::cudnn;  ///< the fused kernel's library
+  /// The kernels around the GEMMs run as PyTorch's eager modules, op by op with fp32 upcasts
+  /// (workload.pointwise = "eager"), instead of fused kernels (Transformer Engine, Megatron-Core's
+  /// fusions, torch.compile): see the eager_* byte counts below.
+  bool eager_pointwise = false;
   bool dropout = false;
   bool linear_bias = false;
   bool parallel_block = false;  ///< attention and MLP on one norm, one TP reduction (ModelSpec)
@@ -87,17 +92,53 @@ struct LayerDims {
   }
 };
 
+/// Eager PyTorch (workload.pointwise = "eager"), kernel by kernel, as torchtitan's Llama runs it
+/// (torch.nn.RMSNorm's composite rms_norm, rotary in complex fp32, F.silu(w1 x) * w3 x, GQA keys and
+/// values repeated, the attention output made contiguous, the loss on fp32 logits): the bytes its
+/// extra kernels move per element beyond the fused kernel's, E the activations' bytes.
+/// RMSNorm forward: x.float() (E in, 4 out), pow (4, 4), mean (4), x * rsqrt (4, 4), * weight (4, 4),
+/// .type_as (4, E out): 2E + 36 against the fused kernel's 2E.
+inline constexpr double kEagerNormForwardExtra = 36.0;
+/// RMSNorm backward through autograd: dy.float() (E, 4), dy * weight (4, 4), the weight gradient's
+/// product (8, 4) and sum (4), * rsqrt (4, 4), the rsqrt gradient's product (8, 4) and sum (4), the
+/// square's gradient (2 x (4, 4)), the two input gradients added (8, 4), .to(bf16) (4, E): 2E + 84,
+/// against the fused kernel's 3E (read x and dy, write dx).
+inline constexpr double kEagerNormBackward = 84.0;
+/// Rotary, per query or key element, forward and backward alike: .float() (E, 4), the complex product
+/// (4, 4), .type_as (4, E): 2E + 16 against the fused kernel's 2E.
+inline constexpr double kEagerRopeExtra = 16.0;
+
+/// HBM bytes per element a norm's forward moves (read x, write y; eager: kEagerNormForwardExtra more).
+inline double norm_forward_bytes(const LayerDims& d) {
+  return 2.0 * d.act_bytes + (d.eager_pointwise ? kEagerNormForwardExtra : 0.0);
+}
+/// A norm's backward per element: read x and dy, write dx, and with `residual` also read the residual
+/// branch's gradient and write the sum (fused: 4E). Eager runs autograd's kernels and then adds the
+/// residual gradient in a kernel of its own (3E).
+inline double norm_backward_bytes(const LayerDims& d, bool residual) {
+  const double E = d.act_bytes;
+  if (!d.eager_pointwise) return (residual ? 4.0 : 3.0) * E;
+  return 2.0 * E + kEagerNormBackward + (residual ? 3.0 * E : 0.0);
+}
+
 /// HBM bytes per output element of the activation function (SwiGLU: out = silu(gate) x up; GeLU).
 /// Forward: read the input (2 elements for SwiGLU), write the output, and with an FP8 input store
 /// also write the kept FP8 copy of the input. Backward: read the kept input (act_input_bytes) and
 /// the output gradient, write the input gradients.
+/// Eager SwiGLU is two kernels, silu(gate) then its product with up: the silu output is written and
+/// read again (+2E); its backward is the product's two gradients (2 x 3E) and silu's (3E): 9E
+/// against the fused 5E. GeLU is one kernel either way.
 inline double act_forward_bytes(const LayerDims& d) {
-  const double in = d.activation == Activation::swiglu ? 2.0 : 1.0;
-  return (in + 1.0) * d.act_bytes + (d.act_input_bytes < d.act_bytes ? in * d.act_input_bytes : 0.0);
+  const bool swiglu = d.activation == Activation::swiglu;
+  const double in = swiglu ? 2.0 : 1.0;
+  return (in + 1.0) * d.act_bytes + (d.act_input_bytes < d.act_bytes ? in * d.act_input_bytes : 0.0) +
+         (d.eager_pointwise && swiglu ? 2.0 * d.act_bytes : 0.0);
 }
 inline double act_backward_bytes(const LayerDims& d) {
-  const double in = d.activation == Activation::swiglu ? 2.0 : 1.0;
-  return in * d.act_input_bytes + (1.0 + in) * d.act_bytes;
+  const bool swiglu = d.activation == Activation::swiglu;
+  const double in = swiglu ? 2.0 : 1.0;
+  return in * d.act_input_bytes + (1.0 + in) * d.act_bytes +
+         (d.eager_pointwise && swiglu ? 4.0 * d.act_bytes : 0.0);
 }
 
 /// The modules a layer recomputes in a step whose recomputation is `r` (none unless selective).
@@ -167,6 +208,13 @@ class DenseLayer {
                                 std::string_view name, double blocks_per_exchange) const;
   /// Tokens an element-wise op over hidden vectors touches (divided by tp with SP).
   double norm_tokens() const { return d_.sp ? d_.tokens / d_.tp : d_.tokens; }
+  /// Rotary bytes per rotated element: read and write (eager: in complex fp32, kEagerRopeExtra more).
+  double rope_bytes() const { return 2.0 * d_.act_bytes + (d_.eager_pointwise ? kEagerRopeExtra : 0.0); }
+  /// Eager repeat_kv: each of the rank's key and value heads read once, written once per query head
+  /// of its group (and the reverse, a sum, in backward).
+  double repeat_kv_bytes() const {
+    return d_.act_bytes * d_.tokens * (d_.kv_dim + d_.v_dim + d_.q_dim + d_.o_dim) / d_.tp;
+  }
   LayerDims d_;
 };
 

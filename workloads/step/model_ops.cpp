@@ -52,28 +52,36 @@ double Embedding::params_per_rank() const {
 Handle LmHead::forward(OpSink& sink, Handle input) const {
   const double E = d_.act_bytes, T = d_.tokens, Tn = norm_tokens(d_),
                v = model_.vocab / static_cast<double>(d_.tp);
-  Handle h = sink.kernel("final_norm", elementwise(d_, 2 * Tn * d_.h * E, 8 * Tn * d_.h), input);
+  Handle h =
+      sink.kernel("final_norm", elementwise(d_, Tn * d_.h * norm_forward_bytes(d_), 8 * Tn * d_.h), input);
   if (d_.sp) h = tp_collective(sink, d_, "tp.ag_final", CollectiveKind::all_gather, T * d_.h * E, h);
   h = sink.kernel("logits", gemm(d_, T, v, d_.h), h);
   // Vocabulary-parallel cross-entropy: read the logits shard, write its fp32 softmax for backward;
   // the max, the sum of exponentials and the target logit are all-reduced across TP (fp32 per token).
-  h = sink.kernel("loss_max", elementwise(d_, T * v * E, T * v), h);
+  // Eager PyTorch (torchtitan: cross_entropy(logits.float(), labels)) first writes an fp32 copy of the
+  // logits (read E, write 4), then log_softmax reads it twice and writes its output (12).
+  h = sink.kernel(d_.eager_pointwise ? "loss_cast" : "loss_max",
+                  elementwise(d_, T * v * (d_.eager_pointwise ? E + 4 : E), T * v), h);
   h = tp_collective(sink, d_, "tp.loss_max", CollectiveKind::all_reduce, 4 * T, h);
-  h = sink.kernel("loss_softmax", elementwise(d_, T * v * (E + 4), 4 * T * v), h);
+  h = sink.kernel("loss_softmax", elementwise(d_, T * v * (d_.eager_pointwise ? 12 : E + 4), 4 * T * v), h);
   return tp_collective(sink, d_, "tp.loss_sum", CollectiveKind::all_reduce, 8 * T, h);
 }
 
 Handle LmHead::backward(OpSink& sink, Handle loss) const {
   const double E = d_.act_bytes, T = d_.tokens, Tn = norm_tokens(d_),
                v = model_.vocab / static_cast<double>(d_.tp);
-  // d(logits) = softmax - onehot: read the fp32 softmax, write the gradient.
-  Handle h = sink.kernel("loss.bwd", elementwise(d_, T * v * (4 + E), T * v), loss);
+  // d(logits) = softmax - onehot: read the fp32 softmax, write the gradient. Eager: nll_loss's
+  // backward fills an fp32 gradient (4), log_softmax's reads it and its output and writes (12), and
+  // the cast back to 16 bits reads and writes (4 + E).
+  Handle h =
+      sink.kernel("loss.bwd", elementwise(d_, T * v * (d_.eager_pointwise ? 20 + E : 4 + E), T * v), loss);
   h = sink.kernel("logits.dgrad", gemm(d_, T, d_.h, v), h);
   // Megatron-Core's output layer is outside Transformer Engine's FP8 region: 16-bit like the logits.
   emit_wgrad(sink, d_.high_precision(), "logits.wgrad", T, v, d_.h);
   h = tp_collective(sink, d_, "tp.reduce_grad_logits",
                     d_.sp ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce, T * d_.h * E, h);
-  return sink.kernel("final_norm.bwd", elementwise(d_, 3 * Tn * d_.h * E, 10 * Tn * d_.h), h);
+  return sink.kernel("final_norm.bwd",
+                     elementwise(d_, Tn * d_.h * norm_backward_bytes(d_, false), 10 * Tn * d_.h), h);
 }
 
 double LmHead::params_per_rank() const {
@@ -89,7 +97,7 @@ Handle MtpGlue::forward(OpSink& sink, const Embedding& embed, Handle input) cons
   const double E = d_.act_bytes, T = d_.tokens, Tn = norm_tokens(d_), h = d_.h;
   const Handle e = embed.forward(sink);
   // RMSNorm of each half: read and write Tn x h twice.
-  Handle n = sink.kernel_after("mtp.norms", elementwise(d_, 4 * Tn * h * E, 16 * Tn * h),
+  Handle n = sink.kernel_after("mtp.norms", elementwise(d_, 2 * Tn * h * norm_forward_bytes(d_), 16 * Tn * h),
                                std::array<Handle, 2>{input, e});
   // The projection is tensor-parallel like a layer's: gather the 2h-wide input (SP), multiply,
   // reduce(-scatter) the output.
@@ -108,7 +116,8 @@ Handle MtpGlue::backward(OpSink& sink, const Embedding& embed, Handle grad) cons
   else if (d_.tp > 1)
     g = sink.comm("tp.reduce_grad_mtp", CommOp{ParallelDim::tp, CollectiveKind::all_reduce, 2 * T * h * E, 0},
                   g);
-  g = sink.kernel("mtp.norms.bwd", elementwise(d_, 6 * Tn * h * E, 20 * Tn * h), g);
+  g = sink.kernel("mtp.norms.bwd", elementwise(d_, 2 * Tn * h * norm_backward_bytes(d_, false), 20 * Tn * h),
+                  g);
   embed.backward(sink, g);  // the lookup's gradient: scatter-add into the embedding copy
   return g;
 }

@@ -115,7 +115,7 @@ Handle MoeLayer::backward(OpSink& sink, OpSink::Deps grad_output, Recompute reco
 Handle MoeLayer::ffn_forward(OpSink& sink, Handle input, const MoeRank& rank) const {
   const double E = d_.act_bytes, Tn = norm_tokens(), Tm = routed_tokens(), h = d_.h, X = m_.experts;
   const double sent = rank.routing->sent(rank.ep_index);  // hidden vectors this rank dispatches
-  const Handle x = sink.kernel("ln2", elementwise(d_, 2 * Tn * h * E, 8 * Tn * h), input);
+  const Handle x = sink.kernel("ln2", elementwise(d_, Tn * h * norm_forward_bytes(d_), 8 * Tn * h), input);
   // Without overlap the shared experts finish before the router, so the dispatch waits for them.
   Handle shared = m_.shared_overlap ? Handle{} : shared_forward(sink, x);
   // Router: fp32 logits, then the score function and top-k selection over them.
@@ -236,11 +236,12 @@ Handle MoeLayer::ffn_backward(OpSink& sink, OpSink::Deps grad, const MoeRank& ra
   // Sum each token's copies back, then the router's input gradient and weight gradient.
   Handle p = sink.kernel("permute.bwd", elementwise(d_, (sent + Tm) * h * E, sent * h), e);
   // Selective "layernorm": the router's and shared experts' weight gradients need the norm output.
-  if (rc.layernorm) p = sink.kernel("ln2.recompute", elementwise(d_, 2 * Tn * h * E, 8 * Tn * h), p);
+  if (rc.layernorm)
+    p = sink.kernel("ln2.recompute", elementwise(d_, Tn * h * norm_forward_bytes(d_), 8 * Tn * h), p);
   // The router stays outside the FP8 region (Megatron-Core's TopKRouter is a plain 16-bit GEMM).
   p = sink.kernel("router.dgrad", gemm(d_, Tm, h, X), p);
   emit_wgrad(sink, d_.high_precision(), "router.wgrad", Tm, X, h);
-  return sink.kernel_after("ln2.bwd", elementwise(d_, 4 * Tn * h * E, 10 * Tn * h),
+  return sink.kernel_after("ln2.bwd", elementwise(d_, Tn * h * norm_backward_bytes(d_, true), 10 * Tn * h),
                            std::array<Handle, 2>{p, shared});
 }
 

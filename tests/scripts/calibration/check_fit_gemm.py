@@ -50,6 +50,11 @@ def fitted(source):
     for item in (m.group(1).split(", ") if m else []):
         key, value = item.split(" = ")
         scalars[("a100-sxm-80gb", key)] = float(value)
+    m = re.search(r"^catalog attention kernels \(hopper\): (.*)$", out, re.M)
+    for item in (m.group(1).split(", ") if m else []):
+        key, value = item.split(" = ")
+        for gpu in HOPPER:
+            scalars[(gpu, key)] = float(value)
     m = re.search(r"^catalog grouped: grouped_m_half = ([\d.]+)$", out, re.M)
     if m:
         for gpu in DECODE_GPUS + ("l4", "mi300x"):
@@ -107,14 +112,20 @@ def main():
             failures.append(f"{gpu}: efficiency.gemm_bf16's source does not name {data}")
         if "aiconfigurator-attention-bf16.csv" not in gpus[gpu]["source"]["efficiency.attention"]:
             failures.append(f"{gpu}: efficiency.attention's source does not name aiconfigurator-attention-bf16.csv")
+    for gpu in HOPPER:
+        for key in ("efficiency.attention_fa2", "efficiency.attention_fa3"):
+            if "fa3-paper-attention.csv" not in gpus[gpu]["source"][key]:
+                failures.append(f"{gpu}: {key}'s source does not name fa3-paper-attention.csv")
     for key in ("efficiency.gemm_hbm", "gemm_fixed_us"):
         if "aiconfigurator-gemm-decode.csv" not in gpus["a100-sxm-80gb"]["source"][key]:
             failures.append(f"a100-sxm-80gb: {key}'s source does not name aiconfigurator-gemm-decode.csv")
     # Hopper's two curves on three GPUs, B200's and GB200's two each, five attention figures, split
     # accumulation on the three Hopper GPUs, the clock curve's four points (duty and clock) on five,
     # comm_interference on every GPU, the two decode efficiencies on six (the A100's GEMM figures from
-    # aiconfigurator's ratios), the two fixed kernel times on eight and grouped_m_half on every GPU.
-    expected = 2 * 3 + 2 * 2 + 5 + 3 + 5 * 8 + 2 * len(gpus) + 2 * len(DECODE_GPUS) + 2 * (len(DECODE_GPUS) + 2)
+    # aiconfigurator's ratios), the two fixed kernel times on eight, grouped_m_half on every GPU and the
+    # FlashAttention-2 and -3 figures on the three Hopper GPUs.
+    expected = (2 * 3 + 2 * 2 + 5 + 3 + 5 * 8 + 2 * len(gpus) + 2 * len(DECODE_GPUS) + 2 * (len(DECODE_GPUS) + 2) +
+                2 * 3)
     if seen != expected:
         failures.append(f"expected {expected} figures from fit_gemm.py's output, found {seen}")
     for line in failures:

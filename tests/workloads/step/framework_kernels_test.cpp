@@ -1,0 +1,133 @@
+// The kernels a framework runs around the GEMMs (workload.pointwise) and the fused attention
+// kernel it calls (workload.attention_kernel), derived by hand for one Llama 3.1 8B layer.
+#include <catch2/catch.hpp>
+
+#include "tests/workloads/counting_sink.hpp"
+#include "topology/compute_model.hpp"
+#include "workloads/step/layer_ops.hpp"
+#include "workloads/step/model_ops.hpp"
+
+using namespace stepsim;
+using namespace stepsim::work;
+using work::fakes::CountingSink;
+
+namespace framework_kernels_rows {
+// Llama 3.1 8B: h = 4,096, 32 heads of 128, 8 KV heads (kv width 1,024), f = 14,336, SwiGLU,
+// RMSNorm, rotary; one sequence of 8,192 tokens, TP 1, BF16 (E = 2).
+JobSpec llama_8b(Pointwise pointwise, topo::AttentionKernel kernel = topo::AttentionKernel::cudnn) {
+  JobSpec j;
+  j.model.layers = 32;
+  j.model.hidden = 4096;
+  j.model.heads = 32;
+  j.model.kv_heads = 8;
+  j.model.head_dim = 128;
+  j.model.ffn = 14336;
+  j.model.vocab = 128256;
+  j.model.activation = Activation::swiglu;
+  j.model.norm = NormKind::rmsnorm;
+  j.model.position = PositionEmbedding::rope;
+  j.workload.seq_len = 8192;
+  j.workload.pointwise = pointwise;
+  j.workload.attention_kernel = kernel;
+  j.precision.compute = topo::Precision::bf16;
+  return j;
+}
+constexpr double T = 8192, h = 4096, f = 14336, q = 4096, kv = 1024, V = 128256;
+
+double bytes_of(const CountingSink& s, const std::string& name) {
+  double b = 0;
+  for (const auto& o : s.ops)
+    if (!o.is_comm && o.name == name) b += o.work.hbm_bytes.value();
+  return b;
+}
+
+struct Layer {
+  CountingSink fwd, bwd;
+  explicit Layer(const JobSpec& j) {
+    const DenseLayer layer(layer_dims(j, 1));
+    layer.forward(fwd, {});
+    layer.backward(bwd, {}, Recompute::none);
+  }
+};
+}  // namespace framework_kernels_rows
+
+TEST_CASE("eager PyTorch norms, SwiGLU and rotary move the bytes of their kernel lists") {
+  using namespace framework_kernels_rows;
+  const Layer fused(llama_8b(Pointwise::fused)), eager(llama_8b(Pointwise::eager));
+  // RMSNorm forward, fused: read x, write y, 2 x 2 B per element. Eager: x.float() (2 + 4),
+  // pow (4 + 4), mean (4), * rsqrt (4 + 4), * weight (4 + 4), .type_as (4 + 2) = 40 B.
+  CHECK(bytes_of(fused.fwd, "ln1") == Approx(T * h * 4).epsilon(1e-12));
+  CHECK(bytes_of(eager.fwd, "ln1") == Approx(T * h * 40).epsilon(1e-12));
+  CHECK(bytes_of(eager.fwd, "ln2") == Approx(T * h * 40).epsilon(1e-12));
+  // Backward with the residual gradient, fused: read x, dy, the residual's gradient, write dx:
+  // 4 x 2 B. Eager: autograd's kernels 2E + 84 = 88 B and the residual gradient added in a kernel
+  // of its own (read 2, read 2, write 2): 94 B.
+  CHECK(bytes_of(fused.bwd, "ln1.bwd") == Approx(T * h * 8).epsilon(1e-12));
+  CHECK(bytes_of(eager.bwd, "ln1.bwd") == Approx(T * h * 94).epsilon(1e-12));
+  // SwiGLU forward per element of f, fused: read gate and up, write the product (3 x 2 B). Eager:
+  // silu (2 + 2), then the product (2 + 2 + 2) = 10 B. Backward, fused: read gate, up, dy, write
+  // both gradients (5 x 2 B); eager: the product's two gradients (2 x 6 B) and silu's (6 B) = 18 B.
+  CHECK(bytes_of(fused.fwd, "act") == Approx(T * f * 6).epsilon(1e-12));
+  CHECK(bytes_of(eager.fwd, "act") == Approx(T * f * 10).epsilon(1e-12));
+  CHECK(bytes_of(fused.bwd, "act.bwd") == Approx(T * f * 10).epsilon(1e-12));
+  CHECK(bytes_of(eager.bwd, "act.bwd") == Approx(T * f * 18).epsilon(1e-12));
+  // Rotary on queries and keys (4,096 + 1,024 per token), fused: read and write, 4 B. Eager:
+  // .float() (2 + 4), the complex product (4 + 4), .type_as (4 + 2) = 20 B; the same backward.
+  CHECK(bytes_of(fused.fwd, "rope") == Approx(T * (q + kv) * 4).epsilon(1e-12));
+  CHECK(bytes_of(eager.fwd, "rope") == Approx(T * (q + kv) * 20).epsilon(1e-12));
+  CHECK(bytes_of(eager.bwd, "rope.bwd") == Approx(T * (q + kv) * 20).epsilon(1e-12));
+  // repeat_kv: keys and values (1,024 each) read, written once per query head (4,096 each), 2 B;
+  // its backward sums them back. The output, transposed back, copied contiguous: 2 x 2 B x 4,096.
+  CHECK(bytes_of(fused.fwd, "repeat_kv") == 0.0);
+  CHECK(bytes_of(eager.fwd, "repeat_kv") == Approx(T * 2 * (kv + kv + q + q)).epsilon(1e-12));
+  CHECK(bytes_of(eager.bwd, "repeat_kv.bwd") == Approx(T * 2 * (kv + kv + q + q)).epsilon(1e-12));
+  CHECK(bytes_of(eager.fwd, "attn_out_copy") == Approx(T * 4 * q).epsilon(1e-12));
+  // The GEMMs and the attention kernel are the same.
+  CHECK(eager.fwd.gemm_flops() == Approx(fused.fwd.gemm_flops()).epsilon(1e-12));
+  CHECK(eager.bwd.flops(topo::OpClass::attention) ==
+        Approx(fused.bwd.flops(topo::OpClass::attention)).epsilon(1e-12));
+}
+
+TEST_CASE("eager PyTorch computes the loss on an fp32 copy of the logits") {
+  using namespace framework_kernels_rows;
+  const auto head = [](Pointwise p, CountingSink& fwd, CountingSink& bwd) {
+    const JobSpec j = llama_8b(p);
+    const LmHead lm(layer_dims(j, 1), j.model);
+    lm.backward(bwd, lm.forward(fwd, {}));
+  };
+  CountingSink ff, fb, ef, eb;
+  head(Pointwise::fused, ff, fb);
+  head(Pointwise::eager, ef, eb);
+  // Fused vocabulary-parallel cross-entropy: read the logits for the max (2 B), read them again and
+  // write the fp32 softmax (2 + 4). Eager: logits.float() (2 + 4), log_softmax reading its input
+  // twice and writing (12).
+  CHECK(bytes_of(ff, "loss_max") + bytes_of(ff, "loss_softmax") == Approx(T * V * 8).epsilon(1e-12));
+  CHECK(bytes_of(ef, "loss_cast") + bytes_of(ef, "loss_softmax") == Approx(T * V * 18).epsilon(1e-12));
+  // Backward, fused: read the softmax (4), write the gradient (2). Eager: nll_loss fills an fp32
+  // gradient (4), log_softmax's backward reads it and its output and writes (12), the cast back (4 + 2).
+  CHECK(bytes_of(fb, "loss.bwd") == Approx(T * V * 6).epsilon(1e-12));
+  CHECK(bytes_of(eb, "loss.bwd") == Approx(T * V * 22).epsilon(1e-12));
+}
+
+TEST_CASE("the attention kernel a job names sets the efficiency its attention runs at") {
+  using namespace framework_kernels_rows;
+  const Layer fa2(llama_8b(Pointwise::fused, topo::AttentionKernel::fa2));
+  const auto* attn = fa2.fwd.find("attn");
+  REQUIRE(attn != nullptr);
+  CHECK(attn->work.attention_kernel == topo::AttentionKernel::fa2);
+  // A compute-bound attention kernel takes flops / (peak x clock x efficiency): FlashAttention-2 at
+  // 0.365 of peak takes 0.589 / 0.365 of cuDNN's time at 0.589 (fixed per-kernel costs set to 0).
+  topo::GpuSpec g;
+  g.bf16_peak = units::flops_per_s(989e12);
+  g.hbm_bw = units::bytes_per_s(3.35e12);
+  g.eff.attention = 0.589;
+  g.eff.attention_fa2 = 0.365;
+  g.kernel_gap_s = 0.0;
+  g.attention_fixed_s = 0.0;
+  topo::KernelWork w = attn->work;
+  const double fa2_s = to_seconds(topo::kernel_time(g, w).duration);
+  w.attention_kernel = topo::AttentionKernel::cudnn;
+  const double cudnn_s = to_seconds(topo::kernel_time(g, w).duration);
+  CHECK(fa2_s / cudnn_s == Approx(0.589 / 0.365).epsilon(1e-6));
+  CHECK(g.eff.attention_of(topo::AttentionKernel::fa3) == 0.0);
+}

@@ -106,6 +106,7 @@ constexpr KeyHome kHomes[] = {
     {"tp_comm_overlap", "parallelism"},
     {"ep_overlap", "parallelism"},
     {"fsdp", "parallelism"},
+    {"fsdp_version", "parallelism"},
     {"reshard_after_forward", "parallelism"},
     {"shard_group", "parallelism"},
     {"prefetch_layers", "parallelism"},

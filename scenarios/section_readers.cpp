@@ -177,6 +177,12 @@ void read_sharding(TableReader& r, Scenario& s) {
     using F = choices::FsdpStrategy;
     p.reshard_after_forward = fsdp == F::full_shard || fsdp == F::hybrid_shard;
     s.fsdp_hybrid = fsdp == F::hybrid_shard || fsdp == F::hybrid_shard_zero2;
+    int version = 2;
+    r.read("fsdp_version", version, IntRange{1, 2});
+    p.fsdp_copies = version == 2;
+  } else if (r.has("fsdp_version")) {
+    r.fail("fsdp_version", "applies to PyTorch FSDP, and `fsdp` is not set",
+           "set fsdp = \"full_shard\" (or another strategy), or remove fsdp_version");
   }
   r.read("reshard_after_forward", p.reshard_after_forward);
   r.read("shard_group", p.shard_group, kPositiveInt);

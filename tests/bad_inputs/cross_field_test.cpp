@@ -146,6 +146,8 @@ std::vector<Rule> rules() {
        with(with(kDense, "gpu = \"h100-sxm\"", "gpu = \"b200\""), "micro_batch = 1",
             "micro_batch = 1\nattention_kernel = \"fa3\""),
        ":13:20: workload.attention_kernel:", "FlashAttention-3's kernels run on Hopper only"},
+      {"an FSDP version without FSDP", with(kDense, "pp = 2", "pp = 2\nfsdp_version = 1"),
+       ":16:16: parallelism.fsdp_version:", "`fsdp` is not set"},
       {"a fused attention kernel named for unfused attention",
        with(kDense, "micro_batch = 1",
             "micro_batch = 1\nattention_impl = \"unfused\"\nattention_kernel = \"fa2\""),

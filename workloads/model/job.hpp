@@ -132,6 +132,12 @@ struct ParallelSpec {
   /// its backward (FULL_SHARD, FSDP2's default); false keeps them from the forward to the end of the
   /// backward (SHARD_GRAD_OP, reshard_after_forward = False).
   bool reshard_after_forward = true;
+  /// PyTorch FSDP2 (fully_shard): parameters are sharded one by one, so every gather is copied out
+  /// of the all-gather's buffer into the layer's parameters, and every gradient reduction first
+  /// copies the layer's gradients, cast to the reduce dtype, into the reduce-scatter's input
+  /// (foreach_all_gather_copy_out, foreach_reduce's chunk_cat). FSDP1's flat parameters and
+  /// DeepSpeed's and Megatron's buffers are views: no copies (false).
+  bool fsdp_copies = false;
   /// ZeRO-3 / FSDP hybrid sharding (HSDP): the weights are sharded over groups of this many of the
   /// dp x cp ranks and replicated across the groups; 0 = one group of all of them.
   int shard_group = 0;

@@ -42,6 +42,9 @@ Handle TrainStepBuilder::gather_layer(RankSink& sink, int sim_rank, int l, Handl
                   CommOp{ParallelDim::dp, CollectiveKind::all_gather, experts, 0, CommScope::expert},
                   prefetch_after);
   memory(g.id, MemoryEvent::At::start, sim_rank, dense + experts);
+  // FSDP2 copies the gathered buffer out into the layer's parameters on the compute stream before the
+  // layer runs (split_with_sizes_copy: read and write each gathered byte).
+  if (job_.parallel.fsdp_copies) g = sink.kernel("fsdp.copy_out", fsdp_copy_work(2.0 * (dense + experts)), g);
   if (pass == Pass::forward && !job_.parallel.reshard_after_forward) kept[{l, sink.microbatch()}] = g;
   return g;
 }
@@ -60,11 +63,25 @@ void TrainStepBuilder::release_layer(RankSink& sink, int sim_rank, int l, Handle
   reduce_layer_grads(sink, l, last);
 }
 
+topo::KernelWork TrainStepBuilder::fsdp_copy_work(double bytes) const {
+  topo::KernelWork w;
+  w.op_class = topo::OpClass::elementwise;
+  w.hbm_bytes = units::bytes(bytes);
+  return w;
+}
+
 void TrainStepBuilder::reduce_layer_grads(RankSink& sink, int l, Handle last) {
   const auto& par = job_.parallel;
   const double g = job_.precision.grad_bytes;
   const double dense = layers_.dense_params(l) * g;
   const bool hybrid = par.shard_group > 0;
+  // FSDP2 first copies the layer's gradients (in the parameters' dtype) into the reduce-scatter's
+  // input in the reduce dtype (chunk_cat), on the compute stream's side of the reduction.
+  if (par.fsdp_copies)
+    last = sink.kernel("fsdp.copy_in",
+                       fsdp_copy_work((layers_.dense_params(l) + layers_.expert_params(l)) *
+                                      (job_.precision.param_bytes + g)),
+                       last);
   const Handle rs = sink.comm("dp.grad_reduce_scatter",
                               CommOp{ParallelDim::dp, CollectiveKind::reduce_scatter, dense, 0,
                                      hybrid ? CommScope::shard : CommScope::dense},

@@ -222,6 +222,42 @@ ShardTraffic shard_traffic(const Simulated& s) {
 }
 }  // namespace
 
+TEST_CASE("FSDP2 copies each gather out and each gradient reduction in on the compute stream") {
+  // One stage of 8 layers, dp = 8, m = 2 micro-batches, FULL_SHARD; P = one layer's parameters.
+  JobSpec job = small_job(1, 1, 8, 2);
+  job.parallel.zero_stage = 3;
+  const double p = DenseLayer(layer_dims(job, job.workload.micro_batch)).params_per_rank();
+  const double pb = job.precision.param_bytes, gb = job.precision.grad_bytes;
+  const auto copies = [](const Simulated& s, std::string_view name) {
+    double bytes = 0.0;
+    int count = 0;
+    for (sim::OpId op = 0; op < s.plan.graph.op_count(); ++op) {
+      if (s.plan.info[op].rank != 0 || s.plan.graph.label(op).find(name) == std::string_view::npos) continue;
+      bytes += s.plan.graph.op(op).bytes;
+      ++count;
+      // On the compute stream, after the collective it serves or before the one it feeds.
+      CHECK(s.plan.graph.stream(s.plan.graph.streams_of(op).front()).role == sim::StreamRole::compute);
+    }
+    return std::pair{bytes, count};
+  };
+  auto planner = free_comm();
+  const auto fsdp1 = simulate(job, planner);
+  CHECK(copies(fsdp1, "fsdp.copy").second == 0);  // flat parameters and buffers are views
+  job.parallel.fsdp_copies = true;
+  auto planner2 = free_comm();
+  const auto fsdp2 = simulate(job, planner2);
+  // Copy-out: every gather (8 layers x 2 passes x 2 micro-batches = 32) read and written once:
+  // 32 x 2 x P x pb. Copy-in: every layer's gradient reduction (8 x 2 = 16) reads the gradients in
+  // the parameters' dtype and writes them in the reduce dtype: 16 x P x (pb + gb).
+  const auto out = copies(fsdp2, "fsdp.copy_out");
+  const auto in = copies(fsdp2, "fsdp.copy_in");
+  CHECK(out.second == 32);
+  CHECK(out.first == Approx(32 * 2 * p * pb));
+  CHECK(in.second == 16);
+  CHECK(in.first == Approx(16 * p * (pb + gb)));
+  CHECK(fsdp2.report.step_time_s > fsdp1.report.step_time_s);
+}
+
 TEST_CASE("FSDP FULL_SHARD, SHARD_GRAD_OP and HSDP: gather and reduce volumes per step and memory") {
   // One stage of 8 layers, dp = 8, m = 2 micro-batches; P = one layer's parameters.
   JobSpec job = small_job(1, 1, 8, 2);

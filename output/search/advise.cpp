@@ -181,6 +181,28 @@ std::vector<AdviceChange> setting_changes(const work::JobSpec& j, const work::Si
     out.push_back(setting(ChangeFamily::runtime, "replay kernels from CUDA graphs",
                           {"workload.cuda_graphs=true"},
                           "static shapes and graph capture in the training or serving loop"));
+  if (j.workload.pointwise == work::Pointwise::eager)
+    out.push_back(setting(ChangeFamily::runtime, "fused kernels around the GEMMs (torch.compile)",
+                          {"workload.pointwise=\"fused\""},
+                          "compiling the model (torch.compile), or Transformer Engine's fused modules"));
+  // The fastest fused attention kernel the GPU has a figure for, where the job runs a slower one
+  // (MLA's unequal head widths rule FlashAttention-2 out).
+  if (j.workload.attention_impl == work::AttentionImpl::flash) {
+    const topo::Efficiency& e = j.cluster.gpu.eff;
+    const double now = e.attention_of(j.workload.attention_kernel);
+    topo::AttentionKernel best = j.workload.attention_kernel;
+    for (topo::AttentionKernel k : {topo::AttentionKernel::cudnn, topo::AttentionKernel::fa3})
+      if (e.attention_of(k) > e.attention_of(best)) best = k;
+    if (best != j.workload.attention_kernel && e.attention_of(best) > now)
+      out.push_back(
+          setting(ChangeFamily::runtime,
+                  best == topo::AttentionKernel::fa3 ? "FlashAttention-3 attention kernels"
+                                                     : "cuDNN's fused attention (Transformer Engine)",
+                  {"workload.attention_kernel=\"" + std::string(topo::name(best)) + "\""},
+                  best == topo::AttentionKernel::fa3 ? "the flash-attn Hopper build (FlashAttention-3)"
+                                                     : "Transformer Engine's attention, or PyTorch's cuDNN "
+                                                       "SDPA backend"));
+  }
   if (j.precision.compute == topo::Precision::bf16 && j.cluster.gpu.fp8_peak.value() > 0.0)
     out.push_back(setting(ChangeFamily::precision, "FP8 linear layers (Transformer Engine)",
                           {"precision.compute=\"fp8\""},

@@ -301,7 +301,13 @@ double DenseLayer::attention_stored_bytes(Recompute recompute) const {
     scores = d_.b * hl * d_.s * d_.s * (E + (d_.dropout ? 1.0 + E : 0.0));
   // FlashAttention's fp32 log-sum-exp per row, unless the core's checkpoint drops it.
   if (d_.attention == AttentionImpl::flash && !rc.core_attn) scores = 4 * T * hl;
-  return replicated + split + scores;
+  // Eager PyTorch: the norm's fp32 tensors (unless recomputed), and SDPA keeps the keys and values
+  // repeat_kv expanded to every query head instead of the grouped ones (unless checkpointed).
+  double eager = 0.0;
+  if (d_.eager_pointwise && !rc.layernorm) eager += kEagerNormKept * Tn * d_.h;
+  if (d_.eager_pointwise && d_.attention == AttentionImpl::flash && !rc.core_attn && d_.kv_dim < d_.q_dim)
+    eager += E * T * (d_.q_dim + d_.o_dim - d_.kv_dim - d_.v_dim) / t;
+  return replicated + split + scores + eager;
 }
 
 double DenseLayer::attention_params_per_rank() const {

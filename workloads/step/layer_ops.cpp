@@ -452,7 +452,12 @@ double DenseLayer::stored_activation_bytes(Recompute recompute) const {
   const double replicated = (E + norm_out) * Tn * d_.h + (d_.dropout ? Tn * d_.h : 0.0);
   const double up = d_.activation == Activation::swiglu ? 2.0 : 1.0;
   const double mlp_inner = (up * d_.act_input_bytes + Q) * T * d_.ffn / d_.tp;
-  return attention + replicated + mlp_inner;
+  // Eager PyTorch: the norm's fp32 tensors (unless recomputed) and SwiGLU's silu output, which the
+  // product keeps for its backward.
+  double eager = 0.0;
+  if (d_.eager_pointwise && !selective_modules(d_, recompute).layernorm) eager += kEagerNormKept * Tn * d_.h;
+  if (d_.eager_pointwise && d_.activation == Activation::swiglu) eager += E * T * d_.ffn / d_.tp;
+  return attention + replicated + mlp_inner + eager;
 }
 
 double DenseLayer::params_per_rank() const {

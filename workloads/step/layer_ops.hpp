@@ -108,6 +108,11 @@ inline constexpr double kEagerNormBackward = 84.0;
 /// (4, 4), .type_as (4, E): 2E + 16 against the fused kernel's 2E.
 inline constexpr double kEagerRopeExtra = 16.0;
 
+/// What eager autograd keeps of an RMSNorm beyond the fused kernel's input: the fp32 upcast input
+/// (for the square's and the rsqrt product's gradients) and the fp32 normalised product (for the
+/// weight's gradient), 4 B each per element.
+inline constexpr double kEagerNormKept = 8.0;
+
 /// HBM bytes per element a norm's forward moves (read x, write y; eager: kEagerNormForwardExtra more).
 inline double norm_forward_bytes(const LayerDims& d) {
   return 2.0 * d.act_bytes + (d.eager_pointwise ? kEagerNormForwardExtra : 0.0);

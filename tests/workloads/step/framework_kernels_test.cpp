@@ -131,3 +131,17 @@ TEST_CASE("the attention kernel a job names sets the efficiency its attention ru
   CHECK(fa2_s / cudnn_s == Approx(0.589 / 0.365).epsilon(1e-6));
   CHECK(g.eff.attention_of(topo::AttentionKernel::fa3) == 0.0);
 }
+
+TEST_CASE("eager autograd keeps the norms' fp32 tensors, SwiGLU's silu output and the repeated heads") {
+  using namespace framework_kernels_rows;
+  const DenseLayer fused(layer_dims(llama_8b(Pointwise::fused), 1)),
+      eager(layer_dims(llama_8b(Pointwise::eager), 1));
+  // Without recomputation, per layer: two norms' fp32 upcast input and normalised product
+  // (2 x 8 B x T x h), the silu output (2 B x T x f), and SDPA's keys and values repeated to 32 heads
+  // instead of 8 (2 B x T x (4,096 + 4,096 - 1,024 - 1,024)).
+  const double extra = 2 * 8 * T * h + 2 * T * f + 2 * T * (q + q - kv - kv);
+  CHECK(eager.stored_activation_bytes(Recompute::none) - fused.stored_activation_bytes(Recompute::none) ==
+        Approx(extra).epsilon(1e-12));
+  // Full recomputation keeps the layer input alone, eager or not.
+  CHECK(eager.stored_activation_bytes(Recompute::full) == fused.stored_activation_bytes(Recompute::full));
+}

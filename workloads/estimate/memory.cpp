@@ -14,6 +14,8 @@ struct LayerActivations {
   double replicated = 0.0;  ///< norm inputs, GEMM inputs at hidden width, dropout masks (10h in the paper)
   double sharded = 0.0;     ///< Q, K, V, attention output, FFN inner tensors
   double scores = 0.0;      ///< softmax output, its dropout mask and output (5as in the paper)
+  double eager_norms = 0.0;     ///< eager PyTorch: the norms' fp32 tensors (gone if they are recomputed)
+  double eager_repeated = 0.0;  ///< eager PyTorch: SDPA's repeated keys and values (gone if the core is)
 };
 
 /// Bytes per token of an average layer with 2-byte activations and 1-byte masks in the paper's
@@ -37,6 +39,15 @@ LayerActivations layer_activations(const JobSpec& job, const StepShape& s) {
   // Scores: heads x keys per query, full sequence of keys even when context parallelism splits queries.
   const double keys = s.kind == WorkloadKind::decode ? s.attended_keys : s.seq_len;
   a.scores = (2.0 * act + 1.0) * w.heads * keys;
+  // Eager PyTorch keeps more (workloads/step/layer_ops.hpp kEagerNormKept, the simulated layer's
+  // stored_activation_bytes): each norm's fp32 upcast input and product, SwiGLU's silu output
+  // (dense layers), and SDPA's keys and values repeated to every query head.
+  if (job.workload.pointwise == Pointwise::eager) {
+    a.eager_norms = 2.0 * 8.0 * h;
+    if (m.activation == Activation::swiglu) a.sharded += (1.0 - moe_share) * act * w.ffn;
+    if (job.workload.attention_impl == AttentionImpl::flash && w.k < w.q)
+      a.eager_repeated = act * (w.q + w.o - w.k - w.v);
+  }
   return a;
 }
 
@@ -47,7 +58,8 @@ void drop_recomputed(const JobSpec& job, LayerActivations& a) {
   const ModelSpec& m = job.model;
   const LayerWidths w = layer_widths(m);
   const double act = job.precision.activation_bytes;
-  if (rc.layernorm) a.replicated -= 2.0 * act * w.hidden;
+  if (rc.layernorm) a.replicated -= 2.0 * act * w.hidden, a.eager_norms = 0.0;
+  if (rc.core_attn) a.eager_repeated = 0.0;
   if (rc.mla_up_proj && m.attention == AttentionKind::mla) a.sharded -= act * (w.q + w.k + w.v);
   const double moe_share = m.layers > 0 ? double(m.moe_layers()) / m.layers : 0.0;
   if (rc.moe_act) a.sharded -= moe_share * act * w.top_k * job.moe.imbalance * w.expert;
@@ -64,7 +76,7 @@ double layer_bytes(const JobSpec& job, const StepShape& s, Recompute mode) {
   LayerActivations a = layer_activations(job, s);
   const bool selective = mode == Recompute::selective;
   if (selective) drop_recomputed(job, a);
-  const double kept = a.replicated / rep_split + a.sharded / t;
+  const double kept = (a.replicated + a.eager_norms) / rep_split + (a.sharded + a.eager_repeated) / t;
   // Selective recomputation of the attention core drops the scores; fused attention never stores them.
   const bool scores = !(selective && job.recompute_modules.core_attn) &&
                       job.workload.attention_impl == AttentionImpl::unfused;

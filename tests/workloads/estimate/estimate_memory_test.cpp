@@ -180,3 +180,21 @@ TEST_CASE("DualPipeV: the V's last chunk, with the output head and the loss, is 
   CHECK(e.memory->micro_batches_in_flight == 2.5);
   CHECK(e.memory->activations.value() == 2.0 * 92'274'688.0 * 2.5 + 270'532'608.0);
 }
+
+TEST_CASE("Eager PyTorch's kept tensors enter the estimate's activations as the simulation's") {
+  JobSpec j = test::tiny_training();  // GPT shape (GELU, MHA): only the norms' fp32 tensors apply
+  j.parallel.tp = 1;
+  j.parallel.dp = 8;
+  const StepShape s = step_shape(j);
+  const double fused = layer_activation_bytes(j, s);
+  j.workload.pointwise = Pointwise::eager;
+  // s b = 2048 x 2 tokens, two norms of h = 1024 each keeping 8 B per element (fp32 upcast input and
+  // normalised product): 4,096 x 2 x 8 x 1,024 = 67,108,864 B more per layer.
+  CHECK(layer_activation_bytes(j, s) - fused == 4096.0 * 2 * 8 * 1024);
+  // Recomputing the norms drops them again.
+  j.recompute = Recompute::selective;
+  j.recompute_modules.layernorm = true;
+  const double eager_rc = layer_activation_bytes(j, s);
+  j.workload.pointwise = Pointwise::fused;
+  CHECK(eager_rc == layer_activation_bytes(j, s));
+}

@@ -189,11 +189,10 @@ std::vector<AdviceChange> setting_changes(const work::JobSpec& j, const work::Si
   // (MLA's unequal head widths rule FlashAttention-2 out).
   if (j.workload.attention_impl == work::AttentionImpl::flash) {
     const topo::Efficiency& e = j.cluster.gpu.eff;
-    const double now = e.attention_of(j.workload.attention_kernel);
     topo::AttentionKernel best = j.workload.attention_kernel;
     for (topo::AttentionKernel k : {topo::AttentionKernel::cudnn, topo::AttentionKernel::fa3})
       if (e.attention_of(k) > e.attention_of(best)) best = k;
-    if (best != j.workload.attention_kernel && e.attention_of(best) > now)
+    if (best != j.workload.attention_kernel)
       out.push_back(
           setting(ChangeFamily::runtime,
                   best == topo::AttentionKernel::fa3 ? "FlashAttention-3 attention kernels"

@@ -112,10 +112,8 @@ std::string workload_line(const scen::Scenario& s) {
   if (w.pointwise == work::Pointwise::eager) out += ", eager kernels";
   if (w.kind == work::WorkloadKind::train || w.kind == work::WorkloadKind::prefill) {
     if (w.attention_impl == work::AttentionImpl::unfused) out += ", unfused attention";
-    if (w.attention_impl == work::AttentionImpl::flash && w.attention_kernel == topo::AttentionKernel::fa2)
-      out += ", FlashAttention-2";
-    if (w.attention_impl == work::AttentionImpl::flash && w.attention_kernel == topo::AttentionKernel::fa3)
-      out += ", FlashAttention-3";
+    if (w.attention_impl == work::AttentionImpl::flash && w.attention_kernel != topo::AttentionKernel::cudnn)
+      out += w.attention_kernel == topo::AttentionKernel::fa2 ? ", FlashAttention-2" : ", FlashAttention-3";
     if (w.transformer_engine.stated()) out += ", Transformer Engine " + w.transformer_engine.str();
   }
   return out;

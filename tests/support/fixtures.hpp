@@ -117,6 +117,21 @@ inline work::ModelSpec llama2_7b() {
   return m;
 }
 
+/// Llama-3.1-8B dimensions: 32 layers, h 4096, 32 heads of 128, 8 KV heads (GQA), SwiGLU 14,336,
+/// vocab 128,256; RMSNorm, RoPE (the defaults).
+inline work::ModelSpec llama_8b() {
+  work::ModelSpec m;
+  m.id = "llama-3.1-8b";
+  m.layers = 32;
+  m.hidden = 4096;
+  m.heads = 32;
+  m.kv_heads = 8;
+  m.head_dim = 128;
+  m.ffn = 14336;
+  m.vocab = 128256;
+  return m;
+}
+
 /// Llama-3.1-70B dimensions (80 layers, h 8192, 64 heads, 8 KV heads of 128, SwiGLU 28,672, vocab 128,256).
 inline work::ModelSpec llama_70b() {
   work::ModelSpec m;

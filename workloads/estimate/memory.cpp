@@ -4,6 +4,7 @@
 
 #include "workloads/estimate/estimate_parts.hpp"
 #include "workloads/model/kv.hpp"
+#include "workloads/model/pointwise.hpp"
 
 namespace stepsim::work {
 
@@ -39,11 +40,11 @@ LayerActivations layer_activations(const JobSpec& job, const StepShape& s) {
   // Scores: heads x keys per query, full sequence of keys even when context parallelism splits queries.
   const double keys = s.kind == WorkloadKind::decode ? s.attended_keys : s.seq_len;
   a.scores = (2.0 * act + 1.0) * w.heads * keys;
-  // Eager PyTorch keeps more (workloads/step/layer_ops.hpp kEagerNormKept, the simulated layer's
-  // stored_activation_bytes): each norm's fp32 upcast input and product, SwiGLU's silu output
-  // (dense layers), and SDPA's keys and values repeated to every query head.
+  // Eager PyTorch keeps more, as the simulated layer's stored_activation_bytes: each norm's fp32
+  // upcast input and product (kEagerNormKept), SwiGLU's silu output (dense layers), and SDPA's keys
+  // and values repeated to every query head.
   if (job.workload.pointwise == Pointwise::eager) {
-    a.eager_norms = 2.0 * 8.0 * h;
+    a.eager_norms = 2.0 * kEagerNormKept * h;
     if (m.activation == Activation::swiglu) a.sharded += (1.0 - moe_share) * act * w.ffn;
     if (job.workload.attention_impl == AttentionImpl::flash && w.k < w.q)
       a.eager_repeated = act * (w.q + w.o - w.k - w.v);

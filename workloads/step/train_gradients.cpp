@@ -8,6 +8,16 @@
 
 namespace stepsim::work::detail {
 
+namespace {
+/// An FSDP2 copy kernel moving `bytes` through HBM (copy-out of a gather, copy-in of a reduction).
+topo::KernelWork fsdp_copy_work(double bytes) {
+  topo::KernelWork w;
+  w.op_class = topo::OpClass::elementwise;
+  w.hbm_bytes = units::bytes(bytes);
+  return w;
+}
+}  // namespace
+
 double TrainStepBuilder::layer_weight_bytes(int l) const {
   return (layers_.dense_params(l) + layers_.expert_params(l)) * job_.precision.param_bytes;
 }
@@ -61,13 +71,6 @@ void TrainStepBuilder::release_layer(RankSink& sink, int sim_rank, int l, Handle
     return;
   }
   reduce_layer_grads(sink, l, last);
-}
-
-topo::KernelWork TrainStepBuilder::fsdp_copy_work(double bytes) const {
-  topo::KernelWork w;
-  w.op_class = topo::OpClass::elementwise;
-  w.hbm_bytes = units::bytes(bytes);
-  return w;
 }
 
 void TrainStepBuilder::reduce_layer_grads(RankSink& sink, int l, Handle last) {

@@ -154,8 +154,6 @@ class TrainStepBuilder {
   /// ZeRO-3 gradient reduction of layer `l` after `last`: reduce-scatter over the shard group, then
   /// (HSDP) all-reduce of the shard over its replicas.
   void reduce_layer_grads(RankSink& sink, int l, Handle last);
-  /// An FSDP2 copy kernel moving `bytes` through HBM (copy-out of a gather, copy-in of a reduction).
-  topo::KernelWork fsdp_copy_work(double bytes) const;
   /// overlap_param_gather: the previous step's weight all-gathers, issued at the start of this one
   /// per layer in forward order (the embedding with the first, the LM head with the last); each
   /// layer's first forward waits for its own.

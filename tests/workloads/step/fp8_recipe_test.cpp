@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <map>
 
+#include "tests/support/fixtures.hpp"
 #include "tests/workloads/counting_sink.hpp"
 #include "workloads/step/layer_ops.hpp"
 #include "workloads/step/model_ops.hpp"
@@ -15,15 +16,7 @@ namespace fp8_recipe_rows {
 // One Llama 3.1 8B layer: h 4096, 32 heads of 128, 8 KV heads, FFN 14336 (SwiGLU), RMSNorm.
 JobSpec llama8b(int tp, topo::Precision compute, LowPrecisionRecipe recipe = LowPrecisionRecipe::delayed) {
   JobSpec j;
-  j.model.layers = 32;
-  j.model.hidden = 4096;
-  j.model.heads = 32;
-  j.model.kv_heads = 8;
-  j.model.head_dim = 128;
-  j.model.ffn = 14336;
-  j.model.vocab = 128256;
-  j.model.activation = Activation::swiglu;
-  j.model.norm = NormKind::rmsnorm;
+  j.model = test::llama_8b();
   j.workload.seq_len = 8192;
   j.parallel.tp = tp;
   j.parallel.sequence_parallel = tp > 1;

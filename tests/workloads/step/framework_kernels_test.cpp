@@ -2,6 +2,7 @@
 // kernel it calls (workload.attention_kernel), derived by hand for one Llama 3.1 8B layer.
 #include <catch2/catch.hpp>
 
+#include "tests/support/fixtures.hpp"
 #include "tests/workloads/counting_sink.hpp"
 #include "topology/compute_model.hpp"
 #include "workloads/step/layer_ops.hpp"
@@ -16,16 +17,7 @@ namespace framework_kernels_rows {
 // RMSNorm, rotary; one sequence of 8,192 tokens, TP 1, BF16 (E = 2).
 JobSpec llama_8b(Pointwise pointwise, topo::AttentionKernel kernel = topo::AttentionKernel::cudnn) {
   JobSpec j;
-  j.model.layers = 32;
-  j.model.hidden = 4096;
-  j.model.heads = 32;
-  j.model.kv_heads = 8;
-  j.model.head_dim = 128;
-  j.model.ffn = 14336;
-  j.model.vocab = 128256;
-  j.model.activation = Activation::swiglu;
-  j.model.norm = NormKind::rmsnorm;
-  j.model.position = PositionEmbedding::rope;
+  j.model = test::llama_8b();
   j.workload.seq_len = 8192;
   j.workload.pointwise = pointwise;
   j.workload.attention_kernel = kernel;

@@ -7,6 +7,8 @@
 // busbw_GBps, algbw_GBps, time_us, notes. `fabric` mentioning SHARP gives the fabric in-network
 // reduction; NVL72 makes 72-GPU NVLink domains of 4-GPU trays. `notes` may name the algorithm the
 // run forced ("algo=Ring", "algo=NVLSTree", "algo=CollNet SHARP"); without it NCCL chose.
+// `notes` containing "NCCL_NVLS_ENABLE=0" says the run had NVLink SHARP off (NCCL then has no
+// NVLS or NVLS-tree algorithm).
 
 #include <filesystem>
 #include <optional>

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <utility>
 
+#include "topology/nccl_tuning.hpp"
+
 namespace stepsim::topo {
 
 std::uint32_t PatternPool::add(std::vector<LinkUse> uses) {
@@ -82,6 +84,17 @@ GroupLayout layout_of(const Topology& topo, std::span<const GpuId> ranks) {
   }
   for (const auto& n : out.nodes) out.uniform = out.uniform && n.size() == out.max_per_node;
   return out;
+}
+
+std::uint32_t nccl_group_channels(const Topology& topo, const GroupLayout& layout) {
+  std::size_t channels = std::min<std::size_t>(2 * layout.max_per_node, 64);
+  const ClusterSpec& spec = topo.spec();
+  if (layout.nodes.size() > 1 && layout.max_per_node > static_cast<std::size_t>(spec.gpus_per_node))
+    channels = std::min<std::size_t>(
+        channels, static_cast<std::size_t>(nccl_mnnvl_comm_channels(
+                      static_cast<int>(layout.max_per_node), spec.gpu.nvlink_bw.value() / 1e9,
+                      spec.nic_bw().value() / 1e9, spec.gpu.arch)));
+  return static_cast<std::uint32_t>(channels);
 }
 
 std::vector<GpuId> ring_order(const GroupLayout& layout, std::uint32_t channel) {

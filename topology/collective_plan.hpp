@@ -94,6 +94,11 @@ struct PlanPhase {
   /// Pipeline fill: `fill_hops` chunk transfers (chunk_bytes per channel, smaller for small
   /// messages) at the first variable's idle-network rate (tree, chain and staged pipelines).
   double fill_hops = 0.0;
+  /// Under the Simple protocol NCCL streams fixed chunks of chunk_bytes (its tree: one 512 KiB
+  /// step, src/enqueue.cc calcCollChunking, which shrinks only LL128's and CollNet's and NVLS's
+  /// chunks), so the fill does not shrink with the message: a chunk is never more than a
+  /// channel's share, never less than chunk_bytes below it.
+  bool simple_chunk_fixed = false;
   std::uint32_t channels = 1;
   std::vector<PlanVariable> vars;
   /// A send/recv across the network: NCCL's channels for it bound its variables' rate, by size.
@@ -116,6 +121,11 @@ struct GroupLayout {
   bool uniform = true;  ///< every node holds the same number of ranks
 };
 GroupLayout layout_of(const Topology& topo, std::span<const GpuId> ranks);
+
+/// NCCL's channels for a collective of `layout`: two per local rank, at most MAXCHANNELS = 64;
+/// where NCCL's node is an NVLink domain of several hosts and the group spans domains, no more
+/// than its NVLink-bound search gives (nccl_mnnvl_comm_channels).
+std::uint32_t nccl_group_channels(const Topology& topo, const GroupLayout& layout);
 
 /// NVLS heads of a domain of m ranks: NCCL's NVLS graph takes at most NCCL_MAX_NVLS_ARITY = 32
 /// GPUs (with their NICs) as heads, each owning S/heads of a reduction across domains.

@@ -81,6 +81,7 @@ Plan build_tree_all_reduce(AlgoContext& ctx) {
   phase.channels = ctx.channels;
   phase.latency_s = 2.0 * (depth * lat.inter + chain * lat.intra);  // up the tree and back down
   phase.fill_hops = 2.0 * (depth + chain);
+  phase.simple_chunk_fixed = true;
   phase.vars.push_back(PlanVariable{ctx.pool.add(ctx.builder.take()), 1.0});
   return Plan{CollectiveAlgorithm::tree, {std::move(phase)}};
 }

@@ -192,6 +192,24 @@ int nccl_comm_channels(int gpus_per_node, GpuArch arch, bool nvlink) {
   return std::min(c, kMaxChannels);
 }
 
+int nccl_mnnvl_comm_channels(int local_gpus, double nvlink_GBps, double nic_GBps, GpuArch arch) {
+  // sm90/sm100SpeedArrayInter (src/graph/search.cc), down to the speeds that matter here.
+  constexpr std::array<double, 10> kSpeeds{48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0};
+  constexpr int kMaxGraphChannels = 32;  // MAXCHANNELS / 2
+  // NCCL's NVLink figure per link over the datasheet's per link and direction.
+  const double nvlink = nvlink_GBps * (arch == GpuArch::hopper ? 20.6 / 25.0 : 0.8);
+  int best = 1;
+  double best_GBps = 0.0;
+  for (const double s : kSpeeds) {
+    const int per_nic = static_cast<int>(std::floor(nic_GBps / s));
+    const int ch = std::min(
+        {kMaxGraphChannels, std::max(1, local_gpus) * per_nic, static_cast<int>(std::floor(nvlink / s))});
+    if (ch * s > best_GBps) best = ch, best_GBps = ch * s;
+    if (best_GBps >= nvlink) break;
+  }
+  return 2 * best;
+}
+
 int nccl_p2p_net_channels_per_peer(const NcclP2pComm& comm) {
   constexpr int kPeersPerBatch = 8;  // NCCL_MAX_DEV_WORK_P2P_PER_BATCH
   const int p2p_channels = pow2_up(std::max(1, comm.comm_channels));

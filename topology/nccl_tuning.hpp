@@ -67,6 +67,19 @@ struct NcclP2pComm {
 /// NVLink inside the node while under 16, at most MAXCHANNELS = 64.
 int nccl_comm_channels(int gpus_per_node, GpuArch arch, bool nvlink);
 
+/// The same under multi-node NVLink, where NCCL's node is an NVLink domain of several hosts (GB200
+/// NVL72): NCCL fuses the domain's topologies and searches its ring graph over all of them
+/// (src/graph/topo.cc, search.cc). The search tries channel speeds from 48 GB/s down
+/// (sm90/sm100SpeedArrayInter), each channel taking its speed from one NIC (NCCL counts a 400 Gb/s
+/// NIC as 50 GB/s) and from every GPU's NVLink (NCCL's figure: 18 links x SM100_NVLINK_BW 40 GB/s
+/// = 720 on Blackwell, 0.8 of the datasheet's 900; 20.6 per link on Hopper, 0.824 of 25; 20 on
+/// Ampere), at most MAXCHANNELS / 2 = 32; it keeps the speed that carries the most and stops once
+/// the channels carry the NVLink figure. ncclTopoPostset doubles the channels (its second doubling
+/// is for fewer than 16). A 72-GPU GB200 domain: 15 channels of 48 GB/s, 30 channels; with as few
+/// GPUs as a host the NICs bind first and this gives the host rule's count. `local_gpus`: the
+/// domain's GPUs in the communicator, a NIC each; bandwidths per direction, decimal GB/s.
+int nccl_mnnvl_comm_channels(int local_gpus, double nvlink_GBps, double nic_GBps, GpuArch arch);
+
 /// NCCL's channels per peer for a send/recv whose peer is on another node (NCCL 2.29,
 /// src/graph/paths.cc): a NIC of `nic_GBps` gets max(1, ceil(nic_GBps / 14)) channels
 /// (NCCL_P2P_PER_CHANNEL_NET_BW, 14 GB/s a channel), rounded up to a power of two, halved while

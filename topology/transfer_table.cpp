@@ -116,11 +116,8 @@ std::uint32_t TransferTableBuilder::add(const CollectiveRequest& original) {
                     topo.spec().gpu.eff.nvls,
                     config_.collnet || request.algorithm == CollectiveAlgorithm::collnet_direct};
     for (const auto& g : request.groups) ctx.layouts.push_back(layout_of(topo, g));
-    // Two channels per local rank, at most NCCL's MAXCHANNELS (64; src/include/device.h).
-    ctx.channels =
-        config_.channels > 0
-            ? static_cast<std::uint32_t>(config_.channels)
-            : static_cast<std::uint32_t>(std::min<std::size_t>(2 * ctx.layouts[0].max_per_node, 64));
+    ctx.channels = config_.channels > 0 ? static_cast<std::uint32_t>(config_.channels)
+                                        : nccl_group_channels(topo, ctx.layouts[0]);
     const auto [choice, time_s] = choose(ctx, bytes);
     info.algorithm = plans_[choice.plan].algorithm;
     info.protocol = choice.protocol;
@@ -285,12 +282,14 @@ double seconds_per_byte(double pattern_spb, double max_rate) {
 
 // A pipeline of h hops streams chunks; the fill is the h-1 (~h) chunk times before the last hop
 // starts. Like NCCL, small messages use smaller chunks (at least ~h of them per channel), so the
-// fill never exceeds the time of the message itself.
+// fill never exceeds the time of the message itself; except where NCCL keeps its chunk whatever
+// the size (PlanPhase::simple_chunk_fixed): there a small message is one chunk per channel.
 double TransferTableBuilder::fill_s(const PlanPhase& phase, double bytes, const Choice& c) const {
   if (phase.fill_hops <= 0.0 || phase.vars.empty()) return 0.0;
   const PlanVariable& v = phase.vars.front();
   const double per_channel = v.bytes_per_byte * bytes / c.terms.bandwidth_factor / phase.channels;
-  const double chunk = std::min(config_.chunk_bytes, per_channel / phase.fill_hops);
+  const bool fixed = phase.simple_chunk_fixed && c.protocol == CollectiveProtocol::simple;
+  const double chunk = std::min(config_.chunk_bytes, fixed ? per_channel : per_channel / phase.fill_hops);
   return phase.fill_hops * chunk * phase.channels *
          seconds_per_byte(table_.pool_.seconds_per_byte(v.pattern), max_rate(v, phase, c, bytes));
 }

@@ -60,6 +60,14 @@ TEST_CASE("measured collectives map to the clusters and collectives they describ
   CHECK(rack.cluster.nvlink_domain == 72);
   CHECK(rack.cluster.total_gpus() == 144);
   CHECK(rack.algorithm == topo::CollectiveAlgorithm::automatic);  // NCCL chose
+  CHECK(rack.cluster.nvls);
+  // The 20-rack table ran with NVLink SHARP off (its notes: the README commit's GB200 jobs set
+  // NCCL_NVLS_ENABLE=0), so NCCL had rings and trees only.
+  for (const char* id : {"162", "167"}) {
+    INFO("row " << id);
+    CHECK_FALSE(row(rows, id).cluster.nvls);
+    CHECK(row(rows, id).cluster.total_gpus() == 1440);
+  }
   CHECK_THAT(row(rows, "223").not_expressible, Catch::Contains("DeepEP"));
   CHECK_THAT(row(rows, "243").not_expressible, Catch::Contains("not one catalog GPU"));
   // sendrecv_perf: every rank sends to the next; the measured pair is the first to cross nodes.
@@ -148,5 +156,9 @@ TEST_CASE("multi-node bus bandwidth against nccl-tests", "[collectives][nccl]") 
   for (const char* id : {"151", "152", "153", "154", "155", "156", "158", "159", "160", "161"})
     within(id, 0.10);
   within("157", 0.11);
+  // 20 racks with NVLS off: stepsim's ring at 512 MiB within 10% (its 2 x 1,439 steps of latency
+  // are most of the 7.1 ms); the ring's bandwidth is about 1.6 times the measured from 4 GiB up (a
+  // known miss, docs/topology.md), so only the small end is checked.
+  within("162", 0.10);
   CHECK(error.size() == 70 + 6 + 36);  // every expressible row ran, the six NVLS all-gathers included
 }

@@ -80,6 +80,22 @@ TEST_CASE("2-node tree all-reduce under Simple and LL, by hand", "[collectives][
         simulate_one(spec, all_reduce(16, kGiB, CollectiveAlgorithm::tree, CollectiveProtocol::simple));
     CHECK(out.time_s == Approx(expected).epsilon(1e-4));
   }
+  SECTION("Simple keeps NCCL's 512 KiB chunk for a small message") {
+    // NCCL's tree under Simple streams one 512 KiB step per chunk whatever the size (src/enqueue.cc
+    // calcCollChunking shrinks only LL128's, CollNet's and NVLS's chunks), so the fill of 16 chunk
+    // times does not shrink with the message until a channel's share is under one chunk.
+    // S = 16 MiB: 1 MiB per channel, chunk 512 KiB: 92.4 + 699.1 + 1.875 x 16 MiB / 331.2e9
+    // (95.0) = 886.5 us. S = 1 MiB: S / 0.92 = 1,139,757 wire bytes, 71,235 per channel, one chunk:
+    // fill 16 x 16 x 71,235 / 192.0e9 = 95.0 us.
+    const double rate = 331.2e9 / 1.875 / 0.92;
+    for (const double bytes : {16 * kMiB, kMiB}) {
+      const double chunk = std::min(524288.0, bytes / 0.92 / 16.0);
+      const double expected = 92.4e-6 + 16.0 * 16.0 * chunk / rate + 1.875 * bytes / 331.2e9;
+      const auto out =
+          simulate_one(spec, all_reduce(16, bytes, CollectiveAlgorithm::tree, CollectiveProtocol::simple));
+      CHECK(out.time_s == Approx(expected).epsilon(1e-4));
+    }
+  }
   SECTION("LL: a tenth of the time is latency at 64 KiB") {
     // Latency: base 6.8 + 2 x (7 x 0.6 + 14... no: LL's network step is 5.0 us) = 6.8 + 2 x (4.2 + 5.0)
     // = 25.2 us. Bandwidth: LL's 39 GB/s ceiling (2 nodes) binds before 340 x 0.92 / 3.8.
@@ -296,6 +312,26 @@ TEST_CASE("a ring across NVLink domains of several nodes spreads its channels ov
   };
   const double slope = (time(8 * kGiB) - time(kGiB)) / (7 * kGiB);
   CHECK(slope == Approx(1.875 / 340e9).epsilon(1e-6));
+}
+
+TEST_CASE("NCCL's channels over a multi-node NVLink domain follow its graph search", "[collectives][nccl]") {
+  // nccl_mnnvl_comm_channels: speeds from 48 GB/s down, each channel one NIC's (50 GB/s: one
+  // channel a NIC above 25 GB/s, two at 24 and below) and every GPU's NVLink (NCCL's figure), at
+  // most 32; the speed carrying the most wins, the search stops once the NVLink figure is carried;
+  // the channels double.
+  // GB200 NVL72 (72 GPUs, NVLink 900 GB/s x 0.8 = 720): 48 GB/s fits floor(720 / 48) = 15 on the
+  // NVLink, 72 on the NICs: 15 x 48 = 720 carries it all: 30 channels.
+  CHECK(nccl_mnnvl_comm_channels(72, 900.0, 50.0, GpuArch::blackwell) == 30);
+  // As many GPUs as an HGX host: the NICs bind and the host rule's 16 comes back.
+  // Hopper (450 x 20.6 / 25 = 370.8): 48 -> min(8 NICs, 7) = 7 (336); 45 -> 8 (360), best; no later
+  // speed carries more than 360 (24 -> 15 x 24 = 360, 22 -> 16 x 22 = 352, 15 -> 24 x 15 = 360).
+  CHECK(nccl_mnnvl_comm_channels(8, 450.0, 50.0, GpuArch::hopper) == 16);
+  CHECK(nccl_comm_channels(8, GpuArch::hopper, true) == 16);
+  // Blackwell (720): 48 -> 8 NICs (384); 24 -> 16 x 24 = 384, not more: 8, so 16.
+  CHECK(nccl_mnnvl_comm_channels(8, 900.0, 50.0, GpuArch::blackwell) == 16);
+  // 36 GPUs of a rack on 200 Gb/s NICs (25 GB/s): 48 to 30 GB/s fit no channel on a NIC; 24 ->
+  // min(32, 36, 30) = 30 x 24 = 720 carries it: 60 channels.
+  CHECK(nccl_mnnvl_comm_channels(36, 900.0, 25.0, GpuArch::blackwell) == 60);
 }
 
 TEST_CASE("NCCL's point-to-point channels per network peer, by hand", "[collectives][nccl]") {

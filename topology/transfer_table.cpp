@@ -134,17 +134,18 @@ namespace {
 constexpr CollectiveProtocol kProtocols[] = {CollectiveProtocol::simple, CollectiveProtocol::ll128,
                                              CollectiveProtocol::ll};
 
-// Channels of an algorithm as NCCL counts them for its per-channel ceilings: rings as configured,
-// one tree per NIC (a channel pair shares a host's representative, collective_tree.cpp), NVLS heads
-// as NCCL sets them (transport/nvls.cc: 16 on Hopper, 32 on Blackwell across nodes, 24 in one NVL
-// domain).
-int nccl_channels(const AlgoContext& ctx, CollectiveAlgorithm a, int nodes) {
+// Channels of an algorithm as NCCL counts them for its per-channel ceilings (tuning.cc multiplies
+// them by the graph's nChannels): rings as configured, one tree per NIC (a channel pair shares a
+// host's representative, collective_tree.cpp), and for NVLS and NVLS-tree the NVLS graph's
+// channels, one per head (a GPU with its NIC, at most NCCL_MAX_NVLS_ARITY = 32: nvls_heads), not
+// the kernel's NVLS channels (transport/nvls.cc: 16 on Hopper, 24 or 32 on Blackwell), which set
+// its pipeline fill (collective_nvls.cpp).
+int nccl_channels(const AlgoContext& ctx, CollectiveAlgorithm a) {
   const int ch = static_cast<int>(ctx.channels);
   switch (a) {
     case CollectiveAlgorithm::tree: return std::max(1, ch / 2);
     case CollectiveAlgorithm::nvls:
-    case CollectiveAlgorithm::nvls_tree:
-      return ctx.topo.spec().gpu.arch == GpuArch::blackwell ? (nodes > 1 ? 32 : 24) : 16;
+    case CollectiveAlgorithm::nvls_tree: return static_cast<int>(nvls_heads(ctx.layouts[0].max_per_node));
     default: return ch;
   }
 }
@@ -157,7 +158,7 @@ NcclShape shape_of(const AlgoContext& ctx, CollectiveAlgorithm a) {
   s.ranks = static_cast<int>(ctx.layouts[0].ranks);
   s.nodes = static_cast<int>(ctx.layouts[0].nodes.size());
   s.nvlink = ctx.topo.spec().gpu.nvlink_bw.value() > 0.0 && ctx.topo.domain_size() > 1;
-  s.channels = nccl_channels(ctx, a, s.nodes);
+  s.channels = nccl_channels(ctx, a);
   return s;
 }
 

@@ -36,6 +36,11 @@ std::string band(double bytes) {
   return "< 64 KB";
 }
 
+// A row whose notes turned NVLS off on a GPU that has it (scen::map_row).
+bool nvls_off(const scen::MeasuredCollective& r) {
+  return !r.cluster.nvls && r.cluster.gpu.eff.nvls > 0.0 && r.cluster.gpu.nvlink_bw.value() > 0.0;
+}
+
 std::string label(const topo::CollectiveSample& s) {
   return std::string(topo::name(s.algorithm)) + "/" + std::string(topo::name(s.protocol));
 }
@@ -44,7 +49,7 @@ std::string label(const topo::CollectiveSample& s) {
 
 void compare_measurements(const std::filesystem::path& file, const scen::Catalog& catalog, bool json) {
   const auto rows = scen::read_collective_measurements(file, catalog);
-  std::map<std::tuple<std::string, int, int, bool>, std::shared_ptr<const topo::Topology>> topologies;
+  std::map<std::tuple<std::string, int, int, bool, bool>, std::shared_ptr<const topo::Topology>> topologies;
   std::vector<Outcome> out;
   for (const auto& row : rows) {
     Outcome o;
@@ -55,7 +60,7 @@ void compare_measurements(const std::filesystem::path& file, const scen::Catalog
       continue;
     }
     auto& topo = topologies[{row.cluster.gpu.id, row.cluster.nodes, row.cluster.nvlink_domain,
-                             row.cluster.fabric.sharp}];
+                             row.cluster.fabric.sharp, row.cluster.nvls}];
     if (!topo) topo = std::make_shared<const topo::Topology>(row.cluster);
     try {
       o.ran = run(topo, row, row.algorithm);
@@ -106,6 +111,7 @@ void compare_measurements(const std::filesystem::path& file, const scen::Catalog
         r["chosen_algorithm"] = topo::name(o.chosen.algorithm);
         r["chosen_protocol"] = topo::name(o.chosen.protocol);
         if (!o.row->substitution.empty()) r["compared_with"] = o.row->substitution;
+        if (nvls_off(*o.row)) r["nvls"] = false;
       }
       j.push_back(std::move(r));
     }
@@ -123,8 +129,9 @@ void compare_measurements(const std::filesystem::path& file, const scen::Catalog
       std::printf("%9s %7s  not simulated: %s\n", "-", "-", o.refused.c_str());
       continue;
     }
-    std::printf("%9.1f %+6.1f%%  %-20s %s%s\n", o.ran.busbw_GBps, o.error * 100.0, label(o.ran).c_str(),
-                label(o.chosen).c_str(), o.row->substitution.empty() ? "" : "  [*]");
+    std::printf("%9.1f %+6.1f%%  %-20s %s%s%s\n", o.ran.busbw_GBps, o.error * 100.0, label(o.ran).c_str(),
+                label(o.chosen).c_str(), o.row->substitution.empty() ? "" : "  [*]",
+                nvls_off(*o.row) ? "  [o]" : "");
   }
   // Rows compared with something other than the algorithm they name, grouped by the reason.
   std::map<std::string, std::string> substituted;
@@ -134,6 +141,12 @@ void compare_measurements(const std::filesystem::path& file, const scen::Catalog
       ids += (ids.empty() ? "" : ", ") + o.row->id;
     }
   for (const auto& [why, ids] : substituted) std::printf("[*] rows %s: %s\n", ids.c_str(), why.c_str());
+  std::string off_ids;
+  for (const auto& o : out)
+    if (o.refused.empty() && nvls_off(*o.row)) off_ids += (off_ids.empty() ? "" : ", ") + o.row->id;
+  if (!off_ids.empty())
+    std::printf("[o] rows %s: run with NVLink SHARP off, as their notes say (NCCL_NVLS_ENABLE=0)\n",
+                off_ids.c_str());
   std::printf(
       "\nbus bandwidth error by message size (simulated rows; bound: 10%% from 64 MB, 25%% below):\n");
   for (const auto& [name, b] : bands)

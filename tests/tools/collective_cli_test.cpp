@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "tests/support/temp_files.hpp"
+
 namespace {
 
 struct Result {
@@ -67,6 +69,33 @@ TEST_CASE("8 x H100 all-reduce is within the targets of the nccl-tests curve", "
     if (bytes >= 64e6) CHECK(std::abs(error) <= 0.10);       // bandwidth regime: within 10%
     if (bytes <= 8) CHECK((error >= -0.5 && error <= 1.0));  // latency floor: within 2x
   }
+}
+
+TEST_CASE("stepsim collective --compare runs a row with NVLS off when its notes say so",
+          "[cli][collective]") {
+  // Two B200 nodes, NCCL's own choice at 1 GiB: NVLS-tree with NVLink SHARP, the ring or tree
+  // without (NCCL has no NVLS algorithm then); the second row says so in its notes and is marked.
+  stepsim::test::TempDir dir;
+  const std::string row = "B200,2,8,8,400,InfiniBand NDR,all_reduce,1073741824,600,,,";
+  const auto csv =
+      dir.write("rows.csv",
+                "id,source,gpu,nodes,gpus_per_node,nics_per_node,nic_gbps,fabric,op,bytes,busbw_GBps,"
+                "algbw_GBps,time_us,notes\n"
+                "1,test," +
+                    row +
+                    "NCCL chose\n"
+                    "2,test," +
+                    row + "\"NCCL chose; NCCL_NVLS_ENABLE=0 in the job\"\n");
+  const auto r = run("--compare '" + csv.string() + "' --format json");
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j.size() == 2);
+  CHECK(j[0]["algorithm"] == "nvls-tree");
+  CHECK_FALSE(j[0].contains("nvls"));
+  CHECK(j[1]["algorithm"] != "nvls-tree");
+  CHECK(j[1]["nvls"] == false);
+  const auto table = run("--compare '" + csv.string() + "'");
+  CHECK_THAT(table.out, Catch::Contains("[o] rows 2: run with NVLink SHARP off"));
 }
 
 TEST_CASE("stepsim collective rejects bad input with exit code 2", "[cli][collective]") {

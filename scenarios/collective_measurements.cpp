@@ -153,8 +153,9 @@ void map_row(MeasuredCollective& m, const Catalog& catalog) {
   const bool nvl72 = m.fabric.find("NVL72") != std::string::npos;
   c.nvlink_domain = nvl72 ? 72 : m.gpus_per_node;
   if (c.nvlink_domain > c.total_gpus()) c.nvlink_domain = c.total_gpus();
-  c.nvls = gpu->eff.nvls > 0.0 && gpu->nvlink_bw.value() > 0.0 &&
-           m.notes.find("NCCL_NVLS_ENABLE=0") == std::string::npos;
+  const bool has_nvls = gpu->eff.nvls > 0.0 && gpu->nvlink_bw.value() > 0.0;
+  m.nvls_disabled = has_nvls && m.notes.find("NCCL_NVLS_ENABLE=0") != std::string::npos;
+  c.nvls = has_nvls && !m.nvls_disabled;
   c.fabric.kind = topo::FabricKind::rail_optimized;
   c.fabric.nic_bw = units::gbit_per_s(m.nic_gbps);
   c.fabric.sharp = m.fabric.find("SHARP") != std::string::npos;

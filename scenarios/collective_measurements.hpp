@@ -46,6 +46,8 @@ struct MeasuredCollective {
   bool collnet = false;
   /// Set where the row is compared with something other than the algorithm it names, and why.
   std::string substitution;
+  /// The notes say the run had NVLink SHARP off (NCCL_NVLS_ENABLE=0): `cluster` has no NVLS.
+  bool nvls_disabled = false;
 };
 
 /// Reads the file and maps every row. Throws UserError (file:line, the column, a hint) for a row

@@ -36,11 +36,6 @@ std::string band(double bytes) {
   return "< 64 KB";
 }
 
-// A row whose notes turned NVLS off on a GPU that has it (scen::map_row).
-bool nvls_off(const scen::MeasuredCollective& r) {
-  return !r.cluster.nvls && r.cluster.gpu.eff.nvls > 0.0 && r.cluster.gpu.nvlink_bw.value() > 0.0;
-}
-
 std::string label(const topo::CollectiveSample& s) {
   return std::string(topo::name(s.algorithm)) + "/" + std::string(topo::name(s.protocol));
 }
@@ -111,7 +106,7 @@ void compare_measurements(const std::filesystem::path& file, const scen::Catalog
         r["chosen_algorithm"] = topo::name(o.chosen.algorithm);
         r["chosen_protocol"] = topo::name(o.chosen.protocol);
         if (!o.row->substitution.empty()) r["compared_with"] = o.row->substitution;
-        if (nvls_off(*o.row)) r["nvls"] = false;
+        if (o.row->nvls_disabled) r["nvls"] = false;
       }
       j.push_back(std::move(r));
     }
@@ -131,7 +126,7 @@ void compare_measurements(const std::filesystem::path& file, const scen::Catalog
     }
     std::printf("%9.1f %+6.1f%%  %-20s %s%s%s\n", o.ran.busbw_GBps, o.error * 100.0, label(o.ran).c_str(),
                 label(o.chosen).c_str(), o.row->substitution.empty() ? "" : "  [*]",
-                nvls_off(*o.row) ? "  [o]" : "");
+                o.row->nvls_disabled ? "  [o]" : "");
   }
   // Rows compared with something other than the algorithm they name, grouped by the reason.
   std::map<std::string, std::string> substituted;
@@ -143,7 +138,7 @@ void compare_measurements(const std::filesystem::path& file, const scen::Catalog
   for (const auto& [why, ids] : substituted) std::printf("[*] rows %s: %s\n", ids.c_str(), why.c_str());
   std::string off_ids;
   for (const auto& o : out)
-    if (o.refused.empty() && nvls_off(*o.row)) off_ids += (off_ids.empty() ? "" : ", ") + o.row->id;
+    if (o.refused.empty() && o.row->nvls_disabled) off_ids += (off_ids.empty() ? "" : ", ") + o.row->id;
   if (!off_ids.empty())
     std::printf("[o] rows %s: run with NVLink SHARP off, as their notes say (NCCL_NVLS_ENABLE=0)\n",
                 off_ids.c_str());

@@ -118,9 +118,7 @@ P2pChannels p2p_network_channels(const AlgoContext& ctx) {
                                           spec.gpu.nvlink_bw.value() > 0.0);
   if (topo.domain_size() > static_cast<std::uint32_t>(spec.gpus_per_node))  // NCCL's node is the domain
     comm.comm_channels =
-        std::min(comm.comm_channels, nccl_mnnvl_comm_channels(static_cast<int>(topo.domain_size()),
-                                                              spec.gpu.nvlink_bw.value() / 1e9,
-                                                              spec.nic_bw().value() / 1e9, spec.gpu.arch));
+        std::min(comm.comm_channels, nccl_mnnvl_channels(spec, static_cast<int>(topo.domain_size())));
   comm.nic_GBps = spec.nic_bw().value() / 1e9;
   P2pChannels rule;
   rule.channel_Bps = kNcclP2pChannelNetGBps * 1e9;

@@ -91,10 +91,13 @@ std::uint32_t nccl_group_channels(const Topology& topo, const GroupLayout& layou
   const ClusterSpec& spec = topo.spec();
   if (layout.nodes.size() > 1 && layout.max_per_node > static_cast<std::size_t>(spec.gpus_per_node))
     channels = std::min<std::size_t>(
-        channels, static_cast<std::size_t>(nccl_mnnvl_comm_channels(
-                      static_cast<int>(layout.max_per_node), spec.gpu.nvlink_bw.value() / 1e9,
-                      spec.nic_bw().value() / 1e9, spec.gpu.arch)));
+        channels, static_cast<std::size_t>(nccl_mnnvl_channels(spec, static_cast<int>(layout.max_per_node))));
   return static_cast<std::uint32_t>(channels);
+}
+
+int nccl_mnnvl_channels(const ClusterSpec& spec, int local_gpus) {
+  return nccl_mnnvl_comm_channels(local_gpus, spec.gpu.nvlink_bw.value() / 1e9, spec.nic_bw().value() / 1e9,
+                                  spec.gpu.arch);
 }
 
 std::vector<GpuId> ring_order(const GroupLayout& layout, std::uint32_t channel) {

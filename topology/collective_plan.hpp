@@ -126,6 +126,8 @@ GroupLayout layout_of(const Topology& topo, std::span<const GpuId> ranks);
 /// where NCCL's node is an NVLink domain of several hosts and the group spans domains, no more
 /// than its NVLink-bound search gives (nccl_mnnvl_comm_channels).
 std::uint32_t nccl_group_channels(const Topology& topo, const GroupLayout& layout);
+/// nccl_mnnvl_comm_channels for `local_gpus` of the cluster's GPUs (their NVLink, a NIC each).
+int nccl_mnnvl_channels(const ClusterSpec& spec, int local_gpus);
 
 /// NVLS heads of a domain of m ranks: NCCL's NVLS graph takes at most NCCL_MAX_NVLS_ARITY = 32
 /// GPUs (with their NICs) as heads, each owning S/heads of a reduction across domains.

@@ -8,16 +8,6 @@
 
 namespace stepsim::work::detail {
 
-namespace {
-/// An FSDP2 copy kernel moving `bytes` through HBM (copy-out of a gather, copy-in of a reduction).
-topo::KernelWork fsdp_copy_work(double bytes) {
-  topo::KernelWork w;
-  w.op_class = topo::OpClass::elementwise;
-  w.hbm_bytes = units::bytes(bytes);
-  return w;
-}
-}  // namespace
-
 double TrainStepBuilder::layer_weight_bytes(int l) const {
   return (layers_.dense_params(l) + layers_.expert_params(l)) * job_.precision.param_bytes;
 }
@@ -54,7 +44,8 @@ Handle TrainStepBuilder::gather_layer(RankSink& sink, int sim_rank, int l, Handl
   memory(g.id, MemoryEvent::At::start, sim_rank, dense + experts);
   // FSDP2 copies the gathered buffer out into the layer's parameters on the compute stream before the
   // layer runs (split_with_sizes_copy: read and write each gathered byte).
-  if (job_.parallel.fsdp_copies) g = sink.kernel("fsdp.copy_out", fsdp_copy_work(2.0 * (dense + experts)), g);
+  if (job_.parallel.fsdp_copies)
+    g = sink.kernel("fsdp.copy_out", elementwise(dims_, 2.0 * (dense + experts)), g);
   if (pass == Pass::forward && !job_.parallel.reshard_after_forward) kept[{l, sink.microbatch()}] = g;
   return g;
 }
@@ -82,8 +73,8 @@ void TrainStepBuilder::reduce_layer_grads(RankSink& sink, int l, Handle last) {
   // input in the reduce dtype (chunk_cat), on the compute stream's side of the reduction.
   if (par.fsdp_copies)
     last = sink.kernel("fsdp.copy_in",
-                       fsdp_copy_work((layers_.dense_params(l) + layers_.expert_params(l)) *
-                                      (job_.precision.param_bytes + g)),
+                       elementwise(dims_, (layers_.dense_params(l) + layers_.expert_params(l)) *
+                                              (job_.precision.param_bytes + g)),
                        last);
   const Handle rs = sink.comm("dp.grad_reduce_scatter",
                               CommOp{ParallelDim::dp, CollectiveKind::reduce_scatter, dense, 0,

@@ -107,7 +107,9 @@ topo::ClusterSpec make_cluster(const Options& o) {
   c.gpus_per_node = o.gpus_per_node > 0 ? o.gpus_per_node : (nvl72 ? 4 : 8);
   c.nvlink_domain = o.nvlink_domain > 0 ? o.nvlink_domain : (nvl72 ? 72 : c.gpus_per_node);
   if (o.nvls != "auto" && o.nvls != "on" && o.nvls != "off") one_of("--nvls", o.nvls, {"auto", "on", "off"});
-  c.nvls = o.nvls == "on" || (o.nvls == "auto" && c.gpu.eff.nvls > 0.0 && c.gpu.nvlink_bw.value() > 0.0);
+  // auto: where the GPU's switches can reduce and there is a switch (an NVLink domain of 2 or more).
+  c.nvls = o.nvls == "on" ||
+           (o.nvls == "auto" && c.gpu.eff.nvls > 0.0 && c.gpu.nvlink_bw.value() > 0.0 && c.nvlink_domain > 1);
   c.fabric.kind = kind;
   c.fabric.tiers = o.tiers;
   // The same rules as a scenario's [hardware.fabric] oversubscription: one ratio for every tier,
@@ -165,6 +167,10 @@ topo::SweepRequest make_sweep(const Options& o, const topo::Topology& topo) {
   if (ranks > total)
     throw UserError("--ranks: " + std::to_string(ranks) + " exceeds the cluster's " + std::to_string(total) +
                     " GPUs");
+  if (r.op == topo::CollectiveOp::send_recv && ranks < 2)
+    throw UserError("--ranks: send-recv needs 2 or more ranks (GPU 0 sends to GPU N-1), got " +
+                    std::to_string(ranks) + (o.ranks > 0 ? "" : " (the cluster's GPUs)") +
+                    "; give --ranks 2 or more on a cluster of 2 or more GPUs");
   std::vector<topo::GpuId> group;
   if (r.op == topo::CollectiveOp::send_recv)  // first GPU to the last of the requested ranks
     group = {0, static_cast<topo::GpuId>(ranks - 1)};

@@ -30,6 +30,13 @@ void check_run_outputs(const RunOutputs& o) {
   if (!o.trace_path.empty()) check_output_path(o.trace_path, "--trace");
   if (!o.hdf5_path.empty()) check_output_path(o.hdf5_path, "--hdf5");
   if (!o.report_path.empty()) check_output_path(o.report_path, "--report");
+  if (!o.trace_ranks.empty()) {
+    if (o.trace_path.empty() && o.hdf5_path.empty())
+      throw UserError(
+          "--trace-ranks: selects the GPU ranks of --trace and --hdf5, and neither is given "
+          "(add --trace FILE.json or --hdf5 FILE.h5, or drop --trace-ranks)");
+    (void)RankSelection::parse(o.trace_ranks, "--trace-ranks");  // its syntax, before the run
+  }
 }
 
 topo::LinkAccounting link_accounting_for(const RunOutputs& o) {

@@ -115,4 +115,12 @@ TEST_CASE("stepsim collective rejects bad input with exit code 2", "[cli][collec
   CHECK(across.exit_code == 2);
   CHECK_THAT(across.out, Catch::Contains("collective.collnet = true"));
   CHECK(run("--gpu b200 --nodes 2 --sharp --collnet --algorithm nvls --bytes 1e9").exit_code == 0);
+  // A send-recv needs two ranks; one is a user error, not an internal one.
+  const auto lone = run("--op send-recv --ranks 1");
+  CHECK(lone.exit_code == 2);
+  CHECK_THAT(lone.out, Catch::Contains("2 or more ranks"));
+  CHECK(run("--op send-recv --gpus-per-node 1").exit_code == 2);
+  // --nvls auto turns NVLS off where there is no switch to reduce in (one GPU per node).
+  CHECK(run("--gpus-per-node 1 --nodes 2 --bytes 1e6").exit_code == 0);
+  CHECK(run("--op send-recv --gpus-per-node 1 --nodes 2 --bytes 1e6").exit_code == 0);
 }

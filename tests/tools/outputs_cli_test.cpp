@@ -50,6 +50,9 @@ TEST_CASE("output options: mistakes are user errors", "[outputs]") {
   r = run_stepsim("run " + kSmall + " --trace '" + p + "/t.json' --trace-ranks 1");  // GPU 1 is not simulated
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("simulated ranks (0, 2)") != std::string::npos);
+  r = run_stepsim("run " + kSmall + " --trace-ranks 0");  // selects ranks of no output
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("neither is given") != std::string::npos);
   r = run_stepsim("run " + kSmall + " --hdf5 '" + p + "/no/such/dir/r.h5'");
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("--hdf5") != std::string::npos);

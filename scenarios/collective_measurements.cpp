@@ -124,7 +124,8 @@ void map_row(MeasuredCollective& m, const Catalog& catalog) {
           "DeepEP's normal kernels run inside the MoE layer: tests/workloads/step/deepep_h800_test.cpp";
     else if (m.op_name.rfind("deepep_ll", 0) == 0)
       m.not_expressible =
-          "DeepEP's low-latency kernels: tests/topology/deepep_ll_test.cpp (algorithm deepep-ll)";
+          "DeepEP's low-latency kernels run inside the MoE layer (algorithm deepep-ll): "
+          "tests/workloads/step/deepep_h800_test.cpp";
     else if (m.op_name.rfind("deepep", 0) == 0)
       m.not_expressible = "DeepEP V2's kernels are not modelled";
     else

@@ -49,6 +49,15 @@ Handle expert_kernel(OpSink& sink, std::string_view name, const topo::KernelWork
 
 }  // namespace
 
+topo::KernelWork permute_work(const LayerDims& d, double tokens, double copies) {
+  return elementwise(d, (tokens + copies) * d.h * d.act_bytes);
+}
+
+topo::KernelWork unpermute_work(const LayerDims& d, double tokens, double copies, int top_k, bool weigh) {
+  return elementwise(d, (copies + tokens) * d.h * d.act_bytes + (weigh ? 4.0 * tokens * top_k : 0.0),
+                     (weigh ? 2.0 : 1.0) * copies * d.h);
+}
+
 MoeDims moe_dims(const JobSpec& job) {
   MoeDims m;
   m.experts = job.model.experts;
@@ -134,7 +143,7 @@ Handle MoeLayer::ffn_forward(OpSink& sink, Handle input, const MoeRank& rank) co
     sink.host_sync(g, "host.sync tokens_per_expert");
   }
   // Permute: gather each routed copy into expert order (read the tokens, write the copies).
-  g = sink.kernel("permute", elementwise(d_, (Tm + sent) * h * E), g);
+  g = sink.kernel("permute", permute_work(d_, Tm, sent), g);
   // FP8 dispatch: the tokens are quantised before they leave.
   if (fp8_dispatch()) g = sink.kernel("dispatch.quantize", quantize_work(d_, Tm * h, QuantOperand::input), g);
   Handle e = sink.comm("ep.dispatch", all_to_all(rank, A2aPhase::dispatch), g);
@@ -155,10 +164,7 @@ Handle MoeLayer::ffn_forward(OpSink& sink, Handle input, const MoeRank& rank) co
   // Unpermute: read the returned copies (and their probabilities, unless the experts applied
   // them), write the (weighted) sum per token.
   const bool weigh_here = m_.probs == MoeProbs::unpermute;
-  Handle u = sink.kernel("unpermute",
-                         elementwise(d_, (sent + Tm) * h * E + (weigh_here ? 4 * Tm * m_.top_k : 0.0),
-                                     (weigh_here ? 2.0 : 1.0) * sent * h),
-                         back);
+  Handle u = sink.kernel("unpermute", unpermute_work(d_, Tm, sent, m_.top_k, weigh_here), back);
   if (d_.tp > 1 && !d_.sp)  // each TP rank routed a slice: gather the layer output back
     u = sink.comm("tp.ag_moe", CommOp{ParallelDim::tp, CollectiveKind::all_gather, d_.tokens * h * E, 0}, u);
   // Residual add (and the shared experts' output): read the inputs, write the sum.

@@ -34,6 +34,16 @@ struct MoeDims {
 
 MoeDims moe_dims(const JobSpec& job);
 
+/// The forward's permute: read the `tokens` a rank routes, write its `copies` (token, expert) in
+/// expert order. Under DeepEP's low-latency dispatcher the dispatch kernel does this itself (its
+/// send phase reads each token, its receive phase packs the copies per expert); the layer prices
+/// it as this kernel either way.
+topo::KernelWork permute_work(const LayerDims& d, double tokens, double copies);
+/// The forward's unpermute: read the returned copies (and, `weigh`, their routing probabilities,
+/// top_k per token) and write each token's sum. DeepEP's low-latency combine does it in its receive
+/// phase.
+topo::KernelWork unpermute_work(const LayerDims& d, double tokens, double copies, int top_k, bool weigh);
+
 /// One EP rank's view of one MoE layer: the layer's routing and the rank's place in it.
 struct MoeRank {
   const LayerRouting* routing = nullptr;   ///< not owned; outlives the emitters' calls

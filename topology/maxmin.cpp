@@ -197,8 +197,28 @@ void MaxMinSystem::prepare_fill(std::span<const VariableId> vars, std::span<cons
     if (std::isfinite(v.bound)) bounded_.emplace_back(v.bound / v.weight, id);
   }
   std::sort(bounded_.begin(), bounded_.end());
-  for (ConstraintId c : cnsts)
-    if (unfixed_on_[c] > 0) push_level(c, remaining_[c] / sumw_[c]);
+  // A constraint only one variable crosses (most of a collective's links: its own NICs and the
+  // images' hops) keeps its level, capacity / (coefficient x weight), until that variable is fixed,
+  // and is never pushed again. Of a variable's private constraints only the lowest in (level, id)
+  // can be the one that fixes it; the others would pop after it, stale, and be skipped. So each
+  // variable pushes that one: the same pops in the same order, with a heap of the shared
+  // constraints and one entry per variable instead of one per link.
+  private_.resize(vars_.size());
+  for (VariableId id : vars) private_[id] = LevelEntry{kUnbounded, kNone, 0};
+  for (ConstraintId c : cnsts) {
+    if (unfixed_on_[c] == 0) continue;
+    const double level = remaining_[c] / sumw_[c];
+    if (unfixed_on_[c] > 1) {
+      heap_.push_back(LevelEntry{level, c, version_[c]});
+      continue;
+    }
+    LevelEntry& best = private_[cnsts_[c].elements.front().var];  // its only (unfixed) variable
+    const LevelEntry entry{level, c, version_[c]};
+    if (best.constraint == kNone || best > entry) best = entry;
+  }
+  for (VariableId id : vars)
+    if (private_[id].constraint != kNone) heap_.push_back(private_[id]);
+  std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
 }
 
 void MaxMinSystem::push_level(ConstraintId c, double level) {

@@ -133,6 +133,7 @@ class MaxMinSystem {
   std::vector<std::uint32_t> unfixed_on_, version_;
   std::vector<char> fixed_;
   std::vector<LevelEntry> heap_;                        // min-heap on (level, constraint)
+  std::vector<LevelEntry> private_;  // per variable: its lowest constraint no other variable crosses
   std::vector<std::pair<double, VariableId>> bounded_;  // (bound / weight, variable), increasing
   std::size_t unfixed_ = 0;
   double level_ = 0.0;

@@ -268,3 +268,147 @@ TEST_CASE("the solver repairs no input: contract violations throw", "[maxmin]") 
   CHECK(s.variable_count() == 1);
   CHECK(s.rate(x) == Approx(10.0));
 }
+
+namespace {
+// Progressive filling as the solver's heap runs it, without a heap: every round takes the lowest
+// (level, constraint) among the constraints that still carry unfixed variables, each level as last
+// computed (capacity / weight sum at the start, max(remaining / weight sum, level) after a fix
+// touches it). Usages without repeats, so no merging is needed.
+struct RefVar {
+  double weight, bound;
+  std::vector<Usage> usages;
+};
+struct RefResult {
+  std::vector<double> rate;
+  std::vector<MaxMinSystem::ConstraintId> limiter;
+};
+RefResult reference_fill(const std::vector<double>& caps, const std::vector<RefVar>& vars) {
+  const std::size_t nc = caps.size(), nv = vars.size();
+  std::vector<double> remaining(caps), sumw(nc, 0.0), cur(nc, kInf);
+  std::vector<int> unfixed_on(nc, 0);
+  std::vector<bool> fixed(nv, false);
+  RefResult r{std::vector<double>(nv, 0.0), std::vector<MaxMinSystem::ConstraintId>(nv, MaxMinSystem::kNone)};
+  std::size_t unfixed = 0;
+  std::vector<std::pair<double, std::size_t>> bounded;
+  for (std::size_t v = 0; v < nv; ++v) {
+    if (vars[v].usages.empty()) {
+      fixed[v] = true;
+      r.rate[v] = vars[v].bound;
+      continue;
+    }
+    ++unfixed;
+    for (const Usage& u : vars[v].usages)
+      sumw[u.constraint] += u.coefficient * vars[v].weight, ++unfixed_on[u.constraint];
+    if (vars[v].bound != kInf) bounded.emplace_back(vars[v].bound / vars[v].weight, v);
+  }
+  std::sort(bounded.begin(), bounded.end());
+  for (std::size_t c = 0; c < nc; ++c)
+    if (unfixed_on[c] > 0) cur[c] = remaining[c] / sumw[c];
+  double level = 0.0;
+  std::size_t next_bound = 0;
+  const auto fix = [&](std::size_t v, double rate, MaxMinSystem::ConstraintId limiter) {
+    fixed[v] = true;
+    --unfixed;
+    r.rate[v] = rate;
+    r.limiter[v] = limiter;
+    for (const Usage& u : vars[v].usages) {
+      remaining[u.constraint] -= u.coefficient * rate;
+      sumw[u.constraint] -= u.coefficient * vars[v].weight;
+      if (--unfixed_on[u.constraint] > 0)
+        cur[u.constraint] = std::max(remaining[u.constraint] / sumw[u.constraint], level);
+    }
+  };
+  while (unfixed > 0) {
+    std::size_t best = nc;
+    for (std::size_t c = 0; c < nc; ++c)
+      if (unfixed_on[c] > 0 && (best == nc || cur[c] < cur[best])) best = c;
+    while (next_bound < bounded.size() && fixed[bounded[next_bound].second]) ++next_bound;
+    const double tc = best == nc ? kInf : cur[best];
+    const double tb = next_bound < bounded.size() ? bounded[next_bound].first : kInf;
+    if (tb <= tc) {
+      level = std::max(level, tb);
+      fix(bounded[next_bound].second, vars[bounded[next_bound].second].bound, MaxMinSystem::kNone);
+      continue;
+    }
+    level = std::max(level, tc);
+    for (std::size_t v = 0; v < nv; ++v)  // the constraint's variables in the order they joined it
+      if (!fixed[v])
+        for (const Usage& u : vars[v].usages)
+          if (u.constraint == best)
+            fix(v, vars[v].weight * level, static_cast<MaxMinSystem::ConstraintId>(best));
+  }
+  return r;
+}
+}  // namespace
+
+TEST_CASE("constraints only one variable crosses: the same rates and limiters as pushing them all",
+          "[maxmin]") {
+  SECTION("by hand: a private link ties the shared one, and the lower id limits") {
+    // c0 (8) is shared by x and y; x alone crosses c1 (4) and c2 (4), y alone c3 (9).
+    // Levels: c0 8 / 2 = 4, c1 4, c2 4, c3 9. The lowest (level, id) is c0 at 4: x and y are
+    // fixed there at 4 each, limited by c0 (c1's equal level loses to c0's lower id).
+    MaxMinSystem s;
+    const auto c0 = s.add_constraint(8.0), c1 = s.add_constraint(4.0), c2 = s.add_constraint(4.0);
+    const auto c3 = s.add_constraint(9.0);
+    const Usage ux[] = {{c0, 1.0}, {c1, 1.0}, {c2, 1.0}};
+    const Usage uy[] = {{c0, 1.0}, {c3, 1.0}};
+    const auto x = s.add_variable(1.0, kInf, ux);
+    const auto y = s.add_variable(1.0, kInf, uy);
+    s.solve();
+    CHECK(s.rate(x) == 4.0);
+    CHECK(s.rate(y) == 4.0);
+    CHECK(s.limiter(x) == c0);
+    CHECK(s.limiter(y) == c0);
+  }
+  SECTION("by hand: the lowest private link fixes its variable first") {
+    // c0 (10) shared; x alone on c1 (3) and c2 (3): level 3 beats c0's 5, and c1's id beats c2's.
+    // x = 3 (c1); then c0's level is max((10 - 3) / 1, 3) = 7: y = 7 (c0).
+    MaxMinSystem s;
+    const auto c0 = s.add_constraint(10.0), c1 = s.add_constraint(3.0), c2 = s.add_constraint(3.0);
+    const Usage ux[] = {{c0, 1.0}, {c1, 1.0}, {c2, 1.0}};
+    const Usage uy[] = {{c0, 1.0}};
+    const auto x = s.add_variable(1.0, kInf, ux);
+    const auto y = s.add_variable(1.0, kInf, uy);
+    s.solve();
+    CHECK(s.rate(x) == 3.0);
+    CHECK(s.limiter(x) == c1);
+    CHECK(s.rate(y) == 7.0);
+    CHECK(s.limiter(y) == c0);
+  }
+  SECTION("random systems with many private links and tied levels, bit for bit") {
+    std::mt19937 rng(2026);
+    for (int trial = 0; trial < 300; ++trial) {
+      const std::size_t nc = 2 + rng() % 30, nv = 1 + rng() % 8;
+      const double caps_set[] = {4.0, 6.0, 8.0, 12.0};  // few values: many tied levels
+      std::vector<double> caps(nc);
+      for (auto& c : caps) c = caps_set[rng() % 4];
+      std::vector<RefVar> vars(nv);
+      MaxMinSystem s;
+      for (double c : caps) s.add_constraint(c);
+      std::vector<MaxMinSystem::VariableId> ids;
+      for (auto& v : vars) {
+        v.weight = rng() % 2 ? 1.0 : 2.0;
+        v.bound = rng() % 6 == 0 ? caps_set[rng() % 4] : kInf;
+        std::vector<bool> used(nc, false);
+        const std::size_t k = 1 + rng() % nc;
+        for (std::size_t i = 0; i < k; ++i) {
+          const auto c = static_cast<MaxMinSystem::ConstraintId>(rng() % nc);
+          if (used[c]) continue;
+          used[c] = true;
+          v.usages.push_back({c, rng() % 3 == 0 ? 2.0 : 1.0});
+        }
+        std::sort(v.usages.begin(), v.usages.end(),
+                  [](const Usage& a, const Usage& b) { return a.constraint < b.constraint; });
+        ids.push_back(s.add_variable(v.weight, v.bound, v.usages));
+      }
+      s.solve();
+      const RefResult ref = reference_fill(caps, vars);
+      INFO("trial " << trial);
+      CHECK(s.check().empty());
+      for (std::size_t v = 0; v < nv; ++v) {
+        CHECK(s.rate(ids[v]) == ref.rate[v]);
+        CHECK(s.limiter(ids[v]) == ref.limiter[v]);
+      }
+    }
+  }
+}

@@ -297,6 +297,31 @@ def hopper_fp8_shapes(c16):
     return out
 
 
+AIC_HBM_TBPS = {"h200": 4.8, "b200": 8.0, "gb200": 8.0}
+
+
+def print_blackwell_hbm():
+    """Streaming kernels on Blackwell against the H200: TensorRT-LLM's dynamic per-tensor FP8
+    quantisation alone (aiconfigurator-gemm-fp8.csv _quant_ms: the amax pass, then the cast: 2 + 2 + 1
+    bytes an element), one harness on every GPU, at 32 M elements and more. The fraction of HBM
+    bandwidth each reaches, and Blackwell's over the H200's: printed, the catalog's Blackwell `hbm`
+    and `hbm_quantize` keep the Hopper figures this supports."""
+    seen = {}
+    for (m, _n, k), r in sorted(fp8_rows().items()):
+        if m * k >= 32e6 and (m, k) not in seen:
+            seen[(m, k)] = {g: m * k * 5 / (r[g + "_quant_ms"] * 1e-3) / (AIC_HBM_TBPS[g] * 1e12)
+                            for g in AIC_HBM_TBPS}
+    print("**Streaming kernels: FP8 quantisation's fraction of HBM bandwidth (aiconfigurator, TensorRT-LLM "
+          f"1.3.0rc10, {len(seen)} sizes of 32 M elements and more)**\n")
+    print("| GPU | median fraction | median over the H200's, per size |")
+    print("|---|---|---|")
+    for g in AIC_HBM_TBPS:
+        frac = statistics.median(v[g] for v in seen.values())
+        ratio = statistics.median(v[g] / v["h200"] for v in seen.values())
+        print(f"| {g} | {frac:.3f} | {ratio:.3f} |")
+    print()
+
+
 def blackwell_fp8_shapes(c8, gpu):
     """Per shape: the Hopper fast FP8 curve x (the GPU's FP8 GEMM efficiency / H200's), one harness."""
     out = []
@@ -448,6 +473,7 @@ def main():
     blackwell = print_blackwell(c16, c8, sets)
     print_sustained_check(c16, bf16, blackwell)
     print_blackwell_attention(full)
+    print_blackwell_hbm()
     print_attention_kernels(HOPPER_ATTENTION_RUN / full)
     comm_interference()
     print_decode_fits()

@@ -15,7 +15,15 @@
 namespace stepsim::cli {
 namespace {
 
-double engine_only_cpu_s(const work::Simulation& sim);
+/// The engine alone on a simulated step's graph: a second run on a fresh network, its CPU seconds
+/// (the graph and the transfer table already built and in memory; the run's own state fresh).
+double engine_only_cpu_s(const work::Simulation& sim) {
+  topo::FlowNetwork network(sim.transfers);
+  sim::Engine engine(sim.plan.graph, &network);
+  const double cpu0 = process_cpu_s();
+  (void)engine.run();
+  return process_cpu_s() - cpu0;
+}
 
 BenchResult run_example(const char* name, const char* file) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -66,16 +74,6 @@ TimedRun timed_run(const char* name, const char* file, const std::vector<std::st
   t.result.peak_rss_bytes = peak_rss_bytes();
   for (const std::string& set : sets) t.sets += " " + set;
   return t;
-}
-
-/// The engine alone on a simulated step's graph: a second run on a fresh network, its CPU seconds
-/// (the graph and the transfer table already built and in memory; the run's own state fresh).
-double engine_only_cpu_s(const work::Simulation& sim) {
-  topo::FlowNetwork network(sim.transfers);
-  sim::Engine engine(sim.plan.graph, &network);
-  const double cpu0 = process_cpu_s();
-  (void)engine.run();
-  return process_cpu_s() - cpu0;
 }
 
 /// `file` with every GPU simulated (`--ranks all`) after `sets`: the every-GPU costs issue 19

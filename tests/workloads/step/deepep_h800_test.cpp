@@ -86,6 +86,38 @@ const topo::GpuSpec& h800() {
   return *test::builtin_catalog().find_gpu("h800");
 }
 
+/// `nodes` nodes of 8 catalog H800s on a rail-optimised fabric.
+topo::ClusterSpec h800_cluster(int nodes) {
+  topo::ClusterSpec spec = test::cluster(nodes, 8, topo::FabricKind::rail_optimized);
+  spec.gpu = h800();
+  return spec;
+}
+
+/// An all-to-all of `kind` over EP ranks 0 .. ep-1, `bytes` per rank, as the MoE layer requests it.
+work::CommRequest ep_request(work::CollectiveKind kind, int ep, double bytes) {
+  work::CommRequest req;
+  req.kind = kind;
+  req.dim = work::ParallelDim::ep;
+  req.bytes = bytes;
+  req.groups = {std::vector<int>(static_cast<std::size_t>(ep))};
+  for (int r = 0; r < ep; ++r) req.groups[0][static_cast<std::size_t>(r)] = r;
+  return req;
+}
+
+/// DeepEP's low-latency benchmark routed over EP ranks in nodes of 8: `tokens` per rank, top-8 of
+/// 256, FP8 dispatch, BF16 combine.
+work::RoutingInputs ll_inputs(int ep, double tokens) {
+  work::RoutingInputs in;
+  in.experts = kExperts;
+  in.top_k = kTopK;
+  in.tokens_per_rank = tokens;
+  in.vector_bytes = kCombineBytes;
+  in.dispatch_vector_bytes = kDispatchBytes;
+  in.moe.dispatcher = work::MoeDispatcher::low_latency;
+  for (int r = 0; r < ep; ++r) in.node_of.push_back(r / 8);
+  return in;
+}
+
 struct Simulated {
   double time_s = 0.0;
   double units = 0.0;  ///< stepsim's own value of the counter DeepEP divides by the time
@@ -93,8 +125,7 @@ struct Simulated {
 
 Simulated simulate(int ep, Direction direction) {
   const int nodes = ep / 8;
-  topo::ClusterSpec spec = test::cluster(nodes, 8, topo::FabricKind::rail_optimized);
-  spec.gpu = h800();
+  const topo::ClusterSpec spec = h800_cluster(nodes);
   work::RoutingInputs in;
   in.experts = kExperts;
   in.top_k = kTopK;
@@ -105,12 +136,7 @@ Simulated simulate(int ep, Direction direction) {
   const work::LayerRouting routing = work::route_layer(in, 0, work::HotRank::as_drawn);
 
   // As MoeLayer::all_to_all requests it: the mean row as the size, the matrix when not uniform.
-  work::CommRequest req;
-  req.kind = work::CollectiveKind::all_to_all;
-  req.dim = work::ParallelDim::ep;
-  req.bytes = routing.mean_sent_bytes;
-  req.groups = {std::vector<int>(static_cast<std::size_t>(ep))};
-  for (int r = 0; r < ep; ++r) req.groups[0][static_cast<std::size_t>(r)] = r;
+  work::CommRequest req = ep_request(work::CollectiveKind::all_to_all, ep, routing.mean_sent_bytes);
   if (!routing.uniform)
     req.pair_bytes = direction == Direction::dispatch ? routing.dispatch_bytes : routing.combine_bytes;
   auto topology = std::make_shared<const topo::Topology>(spec);
@@ -162,15 +188,8 @@ TEST_CASE("the low-latency dispatcher sends every copy to its expert's rank", "[
   // per-GPU merging and no node limit. Balanced routing gives each rank 1/16 of every sender's
   // 128 x 8 = 1,024 copies: 64 per pair, 64 x 7,392 = 473,088 bytes; 1,024 x 7,392 = 7,569,408 per
   // rank in all (its own 64 copies included).
-  work::RoutingInputs in;
-  in.experts = kExperts;
-  in.top_k = kTopK;
-  in.tokens_per_rank = 128;
-  in.vector_bytes = kCombineBytes;
-  in.dispatch_vector_bytes = kDispatchBytes;
+  work::RoutingInputs in = ll_inputs(16, 128);
   in.moe.max_nodes_per_token = 4;  // the normal kernels' node limit: the low-latency ones ignore it
-  in.moe.dispatcher = work::MoeDispatcher::low_latency;
-  for (int r = 0; r < 16; ++r) in.node_of.push_back(r / 8);
   const work::LayerRouting routing = work::route_layer(in, 0, work::HotRank::as_drawn);
   CHECK(routing.uniform);
   CHECK(routing.dispatch_bytes[5] == Approx(64 * kDispatchBytes));
@@ -178,14 +197,8 @@ TEST_CASE("the low-latency dispatcher sends every copy to its expert's rank", "[
   CHECK(routing.combine_bytes[3] == Approx(64 * kCombineBytes));
   CHECK(routing.mean_sent_bytes == Approx(1024 * kDispatchBytes));
   // The MoE layer asks for the low-latency kernels; the planner runs them as DeepEP does.
-  work::CommRequest req;
-  req.kind = work::CollectiveKind::all_to_all_low_latency;
-  req.dim = work::ParallelDim::ep;
-  req.bytes = routing.mean_sent_bytes;
-  req.groups = {std::vector<int>(16)};
-  for (int r = 0; r < 16; ++r) req.groups[0][static_cast<std::size_t>(r)] = r;
-  topo::ClusterSpec spec = test::cluster(2, 8, topo::FabricKind::rail_optimized);
-  spec.gpu = h800();
+  const auto req = ep_request(work::CollectiveKind::all_to_all_low_latency, 16, routing.mean_sent_bytes);
+  const topo::ClusterSpec spec = h800_cluster(2);
   const auto topology = std::make_shared<const topo::Topology>(spec);
   const auto planned = work::planned_collective(*topology, req);
   CHECK(planned.algorithm == topo::CollectiveAlgorithm::deepep_ll);
@@ -221,23 +234,10 @@ constexpr double kLlTokens = 128;
 
 /// The transfer of one low-latency dispatch or combine, as the MoE layer requests it.
 double ll_transfer_s(int ep, Direction direction) {
-  work::RoutingInputs in;
-  in.experts = kExperts;
-  in.top_k = kTopK;
-  in.tokens_per_rank = kLlTokens;
-  in.vector_bytes = kCombineBytes;
-  in.dispatch_vector_bytes = kDispatchBytes;
-  in.moe.dispatcher = work::MoeDispatcher::low_latency;
-  for (int r = 0; r < ep; ++r) in.node_of.push_back(r / 8);
-  const work::LayerRouting routing = work::route_layer(in, 0, work::HotRank::as_drawn);
-  work::CommRequest req;
-  req.kind = work::CollectiveKind::all_to_all_low_latency;
-  req.dim = work::ParallelDim::ep;
-  req.bytes = direction == Direction::dispatch ? routing.mean_sent_bytes : routing.mean_combine_bytes;
-  req.groups = {std::vector<int>(static_cast<std::size_t>(ep))};
-  for (int r = 0; r < ep; ++r) req.groups[0][static_cast<std::size_t>(r)] = r;
-  topo::ClusterSpec spec = test::cluster(ep / 8, 8, topo::FabricKind::rail_optimized);
-  spec.gpu = h800();
+  const work::LayerRouting routing = work::route_layer(ll_inputs(ep, kLlTokens), 0, work::HotRank::as_drawn);
+  const auto req = ep_request(work::CollectiveKind::all_to_all_low_latency, ep,
+                              direction == Direction::dispatch ? routing.mean_sent_bytes : routing.mean_combine_bytes);
+  const topo::ClusterSpec spec = h800_cluster(ep / 8);
   const auto topology = std::make_shared<const topo::Topology>(spec);
   return test::simulate_one(spec, work::planned_collective(*topology, req)).time_s;
 }

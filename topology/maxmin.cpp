@@ -31,8 +31,51 @@ MaxMinSystem::ConstraintId MaxMinSystem::add_constraint(double capacity) {
 
 void MaxMinSystem::set_capacity(ConstraintId c, double capacity) {
   maxmin_contract::check_capacity(capacity);
-  cnsts_.at(c).capacity = capacity;
+  Constraint& cn = cnsts_.at(c);
+  cn.capacity = capacity;
+  if (cn.elements.size() == 1) vars_[cn.elements.front().var].private_stale = true;
   dirty_cnsts_.push_back(c);
+}
+
+// A variable's private constraints: the lowest (level, id), as the fill's heap would order them.
+const MaxMinSystem::LevelEntry& MaxMinSystem::private_best(VariableId id) {
+  Variable& v = vars_[id];
+  if (v.private_stale) {
+    LevelEntry best{kUnbounded, kNone, id};
+    for (const VarUsage& u : v.usages) {  // increasing constraint order: `<` keeps the lowest id
+      if (u.shared()) continue;
+      const double level = cnsts_[u.constraint].capacity / (u.coefficient * v.weight);
+      if (best.constraint == kNone || level < best.level) best = LevelEntry{level, u.constraint, id};
+    }
+    v.private_best = best;
+    v.private_stale = false;
+  }
+  return v.private_best;
+}
+
+// The variable that other variables have left alone on a constraint: the constraint becomes a
+// candidate for its private best.
+void MaxMinSystem::usage_turns_private(VariableId id, std::uint32_t usage_index) {
+  Variable& v = vars_[id];
+  VarUsage& u = v.usages[usage_index];
+  const std::uint32_t moved = v.shared.back();  // take it out of the shared list
+  v.shared[u.shared_at] = moved;
+  v.usages[moved].shared_at = u.shared_at;
+  v.shared.pop_back();
+  u.shared_at = kNone;
+  if (v.private_stale) return;
+  const LevelEntry entry{cnsts_[u.constraint].capacity / (u.coefficient * v.weight), u.constraint, id};
+  if (v.private_best.constraint == kNone || v.private_best > entry) v.private_best = entry;
+}
+
+// Another variable joins one of this variable's private constraints: it is no longer a candidate,
+// and if it was the best the best must be found again.
+void MaxMinSystem::usage_turns_shared(VariableId id, std::uint32_t usage_index) {
+  Variable& v = vars_[id];
+  VarUsage& u = v.usages[usage_index];
+  u.shared_at = static_cast<std::uint32_t>(v.shared.size());
+  v.shared.push_back(usage_index);
+  if (v.private_best.constraint == u.constraint) v.private_stale = true;
 }
 
 MaxMinSystem::VariableId MaxMinSystem::add_variable(double weight, double bound,
@@ -63,7 +106,8 @@ MaxMinSystem::VariableId MaxMinSystem::add_variable(double weight, double bound,
   v.limiter = kNone;
   v.alive = true;
   v.usages.clear();
-  for (const Usage& u : usages) v.usages.push_back(VarUsage{u.constraint, u.coefficient, 0});
+  v.shared.clear();
+  for (const Usage& u : usages) v.usages.push_back(VarUsage{u.constraint, 0, u.coefficient, kNone});
   // Merge repeated constraints so each appears once, in increasing constraint order. Network
   // patterns arrive sorted without repeats (tens of links each): that case skips the sort.
   const auto by_constraint = [](const VarUsage& a, const VarUsage& b) { return a.constraint < b.constraint; };
@@ -81,11 +125,25 @@ MaxMinSystem::VariableId MaxMinSystem::add_variable(double weight, double bound,
     }
     v.usages.resize(out);
   }
+  // Register it on each constraint; while the constraint is at hand, a private one is a candidate
+  // for the variable's private best (computed as private_best() would: lowest (level, id)).
+  LevelEntry best{kUnbounded, kNone, id};
   for (std::uint32_t i = 0; i < v.usages.size(); ++i) {
-    Constraint& c = cnsts_[v.usages[i].constraint];
-    v.usages[i].position = static_cast<std::uint32_t>(c.elements.size());
+    VarUsage& u = v.usages[i];
+    Constraint& c = cnsts_[u.constraint];
+    u.position = static_cast<std::uint32_t>(c.elements.size());
+    if (c.elements.empty()) {
+      const double level = c.capacity / (u.coefficient * v.weight);
+      if (best.constraint == kNone || level < best.level) best = LevelEntry{level, u.constraint, id};
+    } else {
+      u.shared_at = static_cast<std::uint32_t>(v.shared.size());
+      v.shared.push_back(i);
+      if (c.elements.size() == 1) usage_turns_shared(c.elements.front().var, c.elements.front().usage_index);
+    }
     c.elements.push_back(Element{id, i});
   }
+  v.private_best = best;
+  v.private_stale = false;
   ++live_count_;
   dirty_vars_.push_back(id);
   return id;
@@ -100,10 +158,12 @@ void MaxMinSystem::remove_variable(VariableId id) {
     c.elements[u.position] = moved;
     vars_[moved.var].usages[moved.usage_index].position = u.position;
     c.elements.pop_back();
+    if (c.elements.size() == 1) usage_turns_private(c.elements.front().var, c.elements.front().usage_index);
     // A constraint left without variables links no component: nothing to re-solve through it.
     if (!c.elements.empty()) dirty_cnsts_.push_back(u.constraint);
   }
   v.usages.clear();
+  v.shared.clear();
   v.alive = false;
   v.rate = 0.0;
   v.limiter = kNone;
@@ -125,12 +185,14 @@ void MaxMinSystem::collect_components() {
   comp_vars_.clear();
   comp_cnsts_.clear();
   std::vector<ConstraintId>& cstack = cstack_;
+  // Only shared constraints link variables, and only they are listed: a variable's private ones
+  // are summed up in its private_best, so a search never visits them (most of a collective's links).
   auto visit_var = [&](VariableId id) {
     Variable& v = vars_[id];
     if (!v.alive || v.mark == epoch_) return;
     v.mark = epoch_;
     comp_vars_.push_back(id);
-    for (const VarUsage& u : v.usages) cstack.push_back(u.constraint);
+    for (std::uint32_t i : v.shared) cstack.push_back(v.usages[i].constraint);
   };
   for (VariableId id : dirty_vars_) visit_var(id);
   cstack.insert(cstack.end(), dirty_cnsts_.begin(), dirty_cnsts_.end());
@@ -140,7 +202,7 @@ void MaxMinSystem::collect_components() {
     Constraint& c = cnsts_[cid];
     if (c.mark == epoch_) continue;
     c.mark = epoch_;
-    comp_cnsts_.push_back(cid);
+    if (c.elements.size() > 1) comp_cnsts_.push_back(cid);
     for (const Element& e : c.elements) visit_var(e.var);
   }
   dirty_vars_.clear();
@@ -165,7 +227,7 @@ std::span<const MaxMinSystem::VariableId> MaxMinSystem::solve() {
 }
 
 // Scratch indexed by id, reset only for the component being solved, so a solve costs the size of
-// what changed, not of the whole system.
+// what changed, not of the whole system. `cnsts` are the component's shared constraints.
 void MaxMinSystem::prepare_fill(std::span<const VariableId> vars, std::span<const ConstraintId> cnsts) {
   remaining_.resize(cnsts_.size());
   sumw_.resize(cnsts_.size());
@@ -173,6 +235,8 @@ void MaxMinSystem::prepare_fill(std::span<const VariableId> vars, std::span<cons
   version_.resize(cnsts_.size());
   fixed_.resize(vars_.size());
   heap_.clear();
+  private_.clear();
+  next_private_ = 0;
   bounded_.clear();
   unfixed_ = 0;
   level_ = 0.0;
@@ -190,34 +254,24 @@ void MaxMinSystem::prepare_fill(std::span<const VariableId> vars, std::span<cons
       continue;
     }
     ++unfixed_;
-    for (const VarUsage& u : v.usages) {
+    for (std::uint32_t i : v.shared) {
+      const VarUsage& u = v.usages[i];
       sumw_[u.constraint] += u.coefficient * v.weight;
       ++unfixed_on_[u.constraint];
     }
     if (std::isfinite(v.bound)) bounded_.emplace_back(v.bound / v.weight, id);
+    // A constraint only this variable crosses (most of a collective's links: its own NICs and the
+    // images' hops) keeps its level, capacity / (coefficient x weight), until the variable is
+    // fixed, and is never pushed again. Of a variable's private constraints only the lowest in
+    // (level, id) can be the one that fixes it; the others would pop after it, stale, and be
+    // skipped. So that one stands for them all, taken in (level, id) order beside the heap of the
+    // shared constraints: the same pops in the same order as pushing every constraint.
+    const LevelEntry& best = private_best(id);
+    if (best.constraint != kNone) private_.push_back(best);
   }
   std::sort(bounded_.begin(), bounded_.end());
-  // A constraint only one variable crosses (most of a collective's links: its own NICs and the
-  // images' hops) keeps its level, capacity / (coefficient x weight), until that variable is fixed,
-  // and is never pushed again. Of a variable's private constraints only the lowest in (level, id)
-  // can be the one that fixes it; the others would pop after it, stale, and be skipped. So each
-  // variable pushes that one: the same pops in the same order, with a heap of the shared
-  // constraints and one entry per variable instead of one per link.
-  private_.resize(vars_.size());
-  for (VariableId id : vars) private_[id] = LevelEntry{kUnbounded, kNone, 0};
-  for (ConstraintId c : cnsts) {
-    if (unfixed_on_[c] == 0) continue;
-    const double level = remaining_[c] / sumw_[c];
-    if (unfixed_on_[c] > 1) {
-      heap_.push_back(LevelEntry{level, c, version_[c]});
-      continue;
-    }
-    LevelEntry& best = private_[cnsts_[c].elements.front().var];  // its only (unfixed) variable
-    const LevelEntry entry{level, c, version_[c]};
-    if (best.constraint == kNone || best > entry) best = entry;
-  }
-  for (VariableId id : vars)
-    if (private_[id].constraint != kNone) heap_.push_back(private_[id]);
+  std::sort(private_.begin(), private_.end(), [](const LevelEntry& a, const LevelEntry& b) { return b > a; });
+  for (ConstraintId c : cnsts) heap_.push_back(LevelEntry{remaining_[c] / sumw_[c], c, version_[c]});
   std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
 }
 
@@ -226,15 +280,17 @@ void MaxMinSystem::push_level(ConstraintId c, double level) {
   std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
 }
 
-// Fixes a variable's rate and takes it out of the constraints it crosses; their saturation levels
-// can only rise, so they are pushed again rather than updated in place.
+// Fixes a variable's rate and takes it out of the shared constraints it crosses; their saturation
+// levels can only rise, so they are pushed again rather than updated in place. Its private
+// constraints carry no other variable: nothing to update there.
 void MaxMinSystem::fix_variable(VariableId id, double rate, ConstraintId limiter) {
   Variable& v = vars_[id];
   fixed_[id] = 1;
   --unfixed_;
   v.rate = rate;
   v.limiter = limiter;
-  for (const VarUsage& u : v.usages) {
+  for (std::uint32_t i : v.shared) {
+    const VarUsage& u = v.usages[i];
     const ConstraintId c = u.constraint;
     remaining_[c] -= u.coefficient * rate;
     sumw_[c] -= u.coefficient * v.weight;
@@ -245,7 +301,7 @@ void MaxMinSystem::fix_variable(VariableId id, double rate, ConstraintId limiter
 
 // Progressive filling: every unfixed variable runs at weight x level; raise the common level until
 // a constraint saturates (its unfixed variables are fixed there) or a bound is reached. Stale
-// heap entries are recognised by their version and skipped.
+// heap entries are recognised by their version, stale private ones by their variable being fixed.
 void MaxMinSystem::fill(std::span<const VariableId> vars, std::span<const ConstraintId> cnsts) {
   prepare_fill(vars, cnsts);
   std::size_t next_bound = 0;
@@ -254,8 +310,15 @@ void MaxMinSystem::fill(std::span<const VariableId> vars, std::span<const Constr
       std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
       heap_.pop_back();
     }
+    while (next_private_ < private_.size() && fixed_[private_[next_private_].version]) ++next_private_;
     while (next_bound < bounded_.size() && fixed_[bounded_[next_bound].second]) ++next_bound;
-    const double tc = heap_.empty() ? kUnbounded : heap_.front().level;
+    // The lowest (level, id) of the shared constraints' heap and the private constraints' list.
+    const bool from_private =
+        next_private_ < private_.size() && (heap_.empty() || heap_.front() > private_[next_private_]);
+    const LevelEntry* top = from_private    ? &private_[next_private_]
+                            : heap_.empty() ? nullptr
+                                            : &heap_.front();
+    const double tc = top ? top->level : kUnbounded;
     const double tb = next_bound < bounded_.size() ? bounded_[next_bound].first : kUnbounded;
     if (tb <= tc) {
       const VariableId id = bounded_[next_bound].second;
@@ -263,38 +326,35 @@ void MaxMinSystem::fill(std::span<const VariableId> vars, std::span<const Constr
       fix_variable(id, vars_[id].bound, kNone);
       continue;
     }
+    level_ = std::max(level_, tc);
+    if (from_private) {
+      const LevelEntry e = private_[next_private_++];
+      fix_variable(e.version, vars_[e.version].weight * level_, e.constraint);
+      continue;
+    }
     const ConstraintId c = heap_.front().constraint;
     std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
     heap_.pop_back();
-    level_ = std::max(level_, tc);
     for (const Element& e : cnsts_[c].elements)  // fixing never reorders this list
       if (!fixed_[e.var]) fix_variable(e.var, vars_[e.var].weight * level_, c);
   }
 }
 
 // A variable alone in its component (a collective whose links nothing else running uses: most
-// re-solves of a step) needs no heap. Progressive filling would push each constraint at level
-// capacity / (coefficient x weight), the same division made here, pop the lowest (lowest id on
-// ties) unless the bound is reached first (the bound wins ties), and fix the rate at
-// weight x level: the same operations in the same order, so the same bits.
+// re-solves of a step) needs no heap: all its constraints are private, and the lowest (level, id)
+// is its private best, fixed unless the bound is reached first (the bound wins ties), at
+// weight x level: the same operations in the same order as progressive filling, so the same bits.
 void MaxMinSystem::fill_alone(VariableId id) {
   Variable& v = vars_[id];
-  double tc = kUnbounded;
-  ConstraintId limiter = kNone;
-  for (const VarUsage& u : v.usages) {  // in increasing constraint order: `<` keeps the lowest id
-    const double level = cnsts_[u.constraint].capacity / (u.coefficient * v.weight);
-    if (level < tc) {
-      tc = level;
-      limiter = u.constraint;
-    }
-  }
+  const LevelEntry& best = private_best(id);
+  const double tc = best.constraint == kNone ? kUnbounded : best.level;
   const double tb = std::isfinite(v.bound) ? v.bound / v.weight : kUnbounded;
   if (v.usages.empty() || tb <= tc) {
     v.rate = v.bound;  // unconstrained, or at its bound
     v.limiter = kNone;
   } else {
     v.rate = v.weight * std::max(0.0, tc);
-    v.limiter = limiter;
+    v.limiter = best.constraint;
   }
 }
 
@@ -339,8 +399,13 @@ std::string MaxMinSystem::check_subset(std::span<const VariableId> vars, std::sp
 }
 
 void MaxMinSystem::verify_or_throw() const {
-  // Only the component just solved: the rest is unchanged since it was last verified.
-  const std::string problem = check_subset(comp_vars_, comp_cnsts_, 1e-6);
+  // Only the component just solved: the rest is unchanged since it was last verified. Its
+  // variables' private constraints are checked too (the component lists only shared ones).
+  std::vector<ConstraintId> cnsts(comp_cnsts_);
+  for (VariableId id : comp_vars_)
+    for (const VarUsage& u : vars_[id].usages)
+      if (!u.shared()) cnsts.push_back(u.constraint);
+  const std::string problem = check_subset(comp_vars_, cnsts, 1e-6);
   if (!problem.empty()) throw std::logic_error("max-min solution invalid: " + problem);
 }
 

@@ -14,6 +14,7 @@
 // constraints) touched since the last solve are recomputed. Identifiers are dense indices; freed
 // variable ids are reused (lowest first) so a long run keeps its arrays small and deterministic.
 
+#include <boost/container/small_vector.hpp>
 #include <cstdint>
 #include <limits>
 #include <span>
@@ -80,24 +81,19 @@ class MaxMinSystem {
   };
   struct VarUsage {
     ConstraintId constraint;
-    double coefficient;
     std::uint32_t position;  // index of this variable in the constraint's element list
+    double coefficient;
+    // Where this usage is in the variable's `shared` list when another variable crosses the
+    // constraint too; kNone while the constraint is private to this variable.
+    std::uint32_t shared_at;
+    bool shared() const { return shared_at != kNone; }
   };
   struct Constraint {
     double capacity = 0.0;
+    // Most constraints carry one variable or two: those stay in the struct, one cache line.
     std::vector<Element> elements;
     std::uint64_t mark = 0;  // component-search epoch
   };
-  struct Variable {
-    double weight = 1.0;
-    double bound = kUnbounded;
-    double rate = 0.0;
-    ConstraintId limiter = kNone;
-    std::vector<VarUsage> usages;
-    bool alive = false;
-    std::uint64_t mark = 0;
-  };
-
   struct LevelEntry {  // a constraint's saturation level when pushed
     double level;
     ConstraintId constraint;
@@ -107,9 +103,28 @@ class MaxMinSystem {
     }
   };
 
+  struct Variable {
+    double weight = 1.0;
+    double bound = kUnbounded;
+    double rate = 0.0;
+    ConstraintId limiter = kNone;
+    std::vector<VarUsage> usages;
+    std::vector<std::uint32_t> shared;  // indices into usages of the shared constraints, any order
+    bool alive = false;
+    bool private_stale = true;  // private_best needs recomputing
+    std::uint64_t mark = 0;
+    // The lowest (level, id) of the constraints only this variable crosses, level =
+    // capacity / (coefficient x weight); constraint kNone when it crosses none. Kept as usages
+    // turn private or shared, so that no solve visits the private constraints themselves.
+    LevelEntry private_best{kUnbounded, kNone, 0};
+  };
+
   void collect_components();
   void prepare_fill(std::span<const VariableId> vars, std::span<const ConstraintId> cnsts);
   void push_level(ConstraintId c, double level);
+  const LevelEntry& private_best(VariableId id);
+  void usage_turns_private(VariableId id, std::uint32_t usage_index);
+  void usage_turns_shared(VariableId id, std::uint32_t usage_index);
   void fix_variable(VariableId id, double rate, ConstraintId limiter);
   void fill(std::span<const VariableId> vars, std::span<const ConstraintId> cnsts);
   void fill_alone(VariableId id);
@@ -132,8 +147,11 @@ class MaxMinSystem {
   std::vector<double> remaining_, sumw_;
   std::vector<std::uint32_t> unfixed_on_, version_;
   std::vector<char> fixed_;
-  std::vector<LevelEntry> heap_;                        // min-heap on (level, constraint)
-  std::vector<LevelEntry> private_;  // per variable: its lowest constraint no other variable crosses
+  std::vector<LevelEntry> heap_;  // min-heap on (level, constraint) of the shared constraints
+  // Each variable's lowest private constraint (its `version` holds the variable), sorted by
+  // (level, constraint): these are never pushed again, so a cursor walks them beside the heap.
+  std::vector<LevelEntry> private_;
+  std::size_t next_private_ = 0;
   std::vector<std::pair<double, VariableId>> bounded_;  // (bound / weight, variable), increasing
   std::size_t unfixed_ = 0;
   double level_ = 0.0;

@@ -412,3 +412,61 @@ TEST_CASE("constraints only one variable crosses: the same rates and limiters as
     }
   }
 }
+
+TEST_CASE("private and shared constraints kept incrementally: adds, removals and capacity changes",
+          "[maxmin][property]") {
+  // A variable's private constraints are summed up in a cached best (level, id), kept as other
+  // variables join or leave its constraints and as capacities change. After every change the
+  // incremental solution must equal progressive filling from scratch over the live variables.
+  // Capacities are drawn from a continuous range, so no two levels tie and the limiters are
+  // unique; rates may differ from the fresh fill in the last bits only (the order in which a
+  // constraint's variables are fixed changes as they leave it).
+  std::mt19937 rng(77);
+  std::uniform_real_distribution<double> capd(1.0, 100.0);
+  for (int trial = 0; trial < 100; ++trial) {
+    const std::size_t nc = 2 + rng() % 20;
+    std::vector<double> caps(nc);
+    MaxMinSystem s;
+    for (auto& c : caps) s.add_constraint(c = capd(rng));
+    std::vector<RefVar> live;
+    std::vector<MaxMinSystem::VariableId> ids;
+    for (int round = 0; round < 40; ++round) {
+      const unsigned what = rng() % 6;
+      if (what < 3 || live.empty()) {  // add a variable over a few constraints
+        RefVar v;
+        v.weight = rng() % 2 ? 1.0 : 1.5;
+        v.bound = rng() % 7 == 0 ? capd(rng) : kInf;
+        std::vector<bool> used(nc, false);
+        const std::size_t k = 1 + rng() % std::min<std::size_t>(nc, 6);
+        for (std::size_t i = 0; i < k; ++i) {
+          const auto c = static_cast<MaxMinSystem::ConstraintId>(rng() % nc);
+          if (used[c]) continue;
+          used[c] = true;
+          v.usages.push_back({c, rng() % 3 == 0 ? 2.0 : 1.0});
+        }
+        std::sort(v.usages.begin(), v.usages.end(),
+                  [](const Usage& a, const Usage& b) { return a.constraint < b.constraint; });
+        ids.push_back(s.add_variable(v.weight, v.bound, v.usages));
+        live.push_back(v);
+      } else if (what < 5) {  // remove one
+        const std::size_t i = rng() % live.size();
+        s.remove_variable(ids[i]);
+        ids.erase(ids.begin() + static_cast<std::ptrdiff_t>(i));
+        live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
+      } else {  // change a capacity, often one only a single variable crosses
+        const auto c = static_cast<MaxMinSystem::ConstraintId>(rng() % nc);
+        caps[c] = capd(rng);
+        s.set_capacity(c, caps[c]);
+      }
+      if (rng() % 2 == 0) continue;  // several changes between solves, sometimes
+      s.solve();
+      const RefResult ref = reference_fill(caps, live);
+      INFO("trial " << trial << " round " << round);
+      REQUIRE(s.check().empty());
+      for (std::size_t v = 0; v < live.size(); ++v) {
+        CHECK(s.rate(ids[v]) == Approx(ref.rate[v]).epsilon(1e-12));
+        CHECK(s.limiter(ids[v]) == ref.limiter[v]);
+      }
+    }
+  }
+}

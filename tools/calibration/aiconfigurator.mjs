@@ -31,7 +31,9 @@
 //
 // Usage (needs node and the hyparquet readers, not needed by stepsim itself):
 //   npm install --prefix /tmp/pq hyparquet hyparquet-compressors
-//   NODE_PATH=/tmp/pq/node_modules node tools/calibration/aiconfigurator.mjs GIT_DIR COMMIT KIND > OUT.csv
+//   NODE_PATH=/tmp/pq/node_modules node tools/calibration/aiconfigurator.mjs GIT_DIR COMMIT KIND [GPUS] > OUT.csv
+// aiconfigurator-gemm-hopper-{bf16,fp8}.csv: KIND gemm / gemm-fp8 with GPUS h100,h200 (the H100 and
+// the H200 in one harness: fit_gemm.py checks the catalog's "as the H200 (same die)").
 import { execFileSync } from 'node:child_process'
 import { createRequire } from 'node:module'
 
@@ -39,9 +41,12 @@ const require = createRequire(process.env.NODE_PATH ? process.env.NODE_PATH + '/
 const { parquetReadObjects } = await import(require.resolve('hyparquet'))
 const { compressors } = await import(require.resolve('hyparquet-compressors'))
 
-const [gitDir, commit, kind] = process.argv.slice(2)
+const [gitDir, commit, kind, gpuList] = process.argv.slice(2)
 const root = 'aic-core/src/aiconfigurator_core/systems/data'
-const gpus = { h200: 'h200_sxm', b200: 'b200_sxm', gb200: 'gb200' }
+// GPUS (optional, comma-separated): the GPUs of the gemm, gemm-sustained, gemm-fp8 and attention
+// tables; h200,b200,gb200 by default (the Blackwell ratios), h100,h200 for the Hopper check.
+const dirs = { h100: 'h100_sxm', h200: 'h200_sxm', b200: 'b200_sxm', gb200: 'gb200' }
+const gpus = Object.fromEntries((gpuList ?? 'h200,b200,gb200').split(',').map((g) => [g, dirs[g]]))
 const version = 'trtllm/1.3.0rc10'
 const gemmKey = (r) => {
   const [m, n, k] = [Number(r.m), Number(r.n), Number(r.k)]

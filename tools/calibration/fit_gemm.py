@@ -322,6 +322,35 @@ def print_blackwell_hbm():
     print()
 
 
+def print_hopper_check():
+    """The H100's GEMM figures are the H200's ("same die and 700 W limit"). aiconfigurator times both in
+    one harness (TensorRT-LLM 1.3.0rc10, BF16 and per-tensor FP8 less its input quantisation; CUDA-graph
+    replays, short bursts): the H100 / H200 efficiency ratio per shape, by band of the smaller output
+    dimension, over shapes the H200 runs in 20 us or more. Both have 989 / 1,979 TFLOP/s dense, so the
+    ratio of efficiencies is the ratio of speeds, H200 time / H100 time."""
+    bands = [(128, 1024), (1024, 4096), (4096, 1 << 30)]
+    print("**H100 against H200 in one harness (aiconfigurator, TensorRT-LLM 1.3.0rc10; "
+          "aiconfigurator-gemm-hopper-{bf16,fp8}.csv)**\n")
+    print("| precision | min(M, N) | shapes | H100 / H200 efficiency: 25th, median, 75th percentile |")
+    print("|---|---|---|---|")
+    sets = {
+        "bf16": [(r, r["h200_ms"] / r["h100_ms"]) for r in read_table("aiconfigurator-gemm-hopper-bf16.csv")
+                 if r["h200_ms"] >= AIC_MIN_MS],
+        "fp8": [],
+    }
+    for r in read_table("aiconfigurator-gemm-hopper-fp8.csv"):
+        h100, h200 = fp8_alone_ms(r, "h100"), fp8_alone_ms(r, "h200")
+        if h100 is not None and h200 is not None and r["h200_fp8_ms"] >= AIC_MIN_MS:
+            sets["fp8"].append((r, h200 / h100))
+    for precision, rows in sets.items():
+        for lo, hi in bands + [(128, 1 << 30)]:
+            ratios = sorted(x for r, x in rows if lo <= min(r["m"], r["n"]) < hi)
+            q = statistics.quantiles(ratios, n=4)
+            label = "all" if (lo, hi) == (128, 1 << 30) else f"{lo}-{hi - 1}" if hi < 1 << 30 else f"{lo}-"
+            print(f"| {precision} | {label} | {len(ratios)} | {q[0]:.3f}, {q[1]:.3f}, {q[2]:.3f} |")
+    print()
+
+
 def blackwell_fp8_shapes(c8, gpu):
     """Per shape: the Hopper fast FP8 curve x (the GPU's FP8 GEMM efficiency / H200's), one harness."""
     out = []
@@ -474,6 +503,7 @@ def main():
     print_sustained_check(c16, bf16, blackwell)
     print_blackwell_attention(full)
     print_blackwell_hbm()
+    print_hopper_check()
     print_attention_kernels(HOPPER_ATTENTION_RUN / full)
     comm_interference()
     print_decode_fits()

@@ -147,12 +147,12 @@ Handle DenseLayer::attention_core_forward(OpSink& sink, Handle qkv) const {
     // Read Q, K, V (keys of the whole sequence under CP), write O and the fp32 log-sum-exp.
     w.hbm_bytes = units::bytes(
         E * (T * (d_.q_dim + d_.o_dim) / t + d_.b * d_.s * (d_.kv_dim + d_.v_dim) / t) + 4 * T * hl);
-    if (!d_.eager_pointwise) return ring_attention(sink, qkv, w, "attn", 1.0);
+    if (!d_.eager_pointwise) return ring_attention(sink, qkv, w, "attn", false);
     // Eager PyTorch (torchtitan's Llama): repeat_kv copies each key and value head for every query
     // head of its group (expand + reshape), and the output, transposed back, is made contiguous.
     Handle h = qkv;
     if (d_.kv_dim < d_.q_dim) h = sink.kernel("repeat_kv", elementwise(d_, repeat_kv_bytes()), h);
-    h = ring_attention(sink, h, w, "attn", 1.0);
+    h = ring_attention(sink, h, w, "attn", false);
     return sink.kernel("attn_out_copy", elementwise(d_, 2 * E * T * d_.o_dim / t), h);
   }
   // Unfused (Megatron-LM before FlashAttention): scores materialised in HBM.
@@ -163,8 +163,23 @@ Handle DenseLayer::attention_core_forward(OpSink& sink, Handle qkv) const {
   return sink.kernel("attn_av", gemm(d_, s, v_head(d_), s, d_.b * hl), h);
 }
 
+// Ring attention's merges, as Transformer Engine's AttnFuncWithCPAndKVP2P runs them (and any ring
+// attention must: each step's partial result covers one key/value block). Forward: the first step's
+// output is rescaled into the result (read it, write the result: 2 E per element), each later step's
+// is rescaled by its log-sum-exp and added (flash_attn_fwd_out_correction: read the step's output and
+// the result, write the result: 3 E), after the log-sum-exp merges (fp32 per query and head: left
+// out). Backward: the first step's dQ, dK, dV are copied into the accumulators (2 E), each later
+// step's added (3 E). Causal balancing halves a later step for some ranks: step i >= 1 is whole on
+// the cp - i ranks at or past it and half on the i before it, 1 - i / (2 cp) of a whole step on
+// average, and over the steps 1 .. cp - 1 that sums to 0.75 (cp - 1) whole steps.
+double DenseLayer::ring_merge_bytes(bool backward) const {
+  const double cp = d_.cp, later_steps = 0.75 * (cp - 1.0);
+  const double width = backward ? d_.q_dim + d_.kv_dim + d_.v_dim : d_.o_dim;
+  return d_.act_bytes * d_.tokens * width / d_.tp * (2.0 + 3.0 * later_steps);
+}
+
 Handle DenseLayer::ring_attention(OpSink& sink, Handle ready, const topo::KernelWork& whole,
-                                  std::string_view name, double blocks_per_exchange) const {
+                                  std::string_view name, bool backward) const {
   if (d_.cp <= 1) return sink.kernel(name, whole, ready);
   // Ring attention (context parallel): cp steps, each attending to one key/value block while the
   // next block travels from the neighbouring CP rank. Causal work is balanced across ranks, so each
@@ -173,6 +188,17 @@ Handle DenseLayer::ring_attention(OpSink& sink, Handle ready, const topo::Kernel
   step.flops /= d_.cp;
   step.hbm_bytes /= d_.cp;
   const double kv_block = d_.tokens * (d_.kv_dim + d_.v_dim) / d_.tp * d_.act_bytes;
+  const double blocks_per_exchange = backward ? 2.0 : 1.0;  // backward: the blocks and their gradients
+  // The merges (ring_merge_bytes): backward, after each step (the summed key/value gradients travel
+  // on with the next exchange); forward, after the last step, one kernel per step and a
+  // log-sum-exp merge per later step. Launched by the ring's own loop, inner launches.
+  const auto merge = [&](double bytes, int kernels) {
+    topo::KernelWork w = elementwise(d_, bytes, bytes / d_.act_bytes);
+    w.launches = kernels;
+    w.inner_launch = true;
+    return w;
+  };
+  const double total = ring_merge_bytes(backward), first = 2.0 * total / (2.0 + 2.25 * (d_.cp - 1.0));
   Handle block = ready, out;
   for (int i = 0; i < d_.cp; ++i) {
     Handle next;
@@ -181,8 +207,11 @@ Handle DenseLayer::ring_attention(OpSink& sink, Handle ready, const topo::Kernel
           "cp.kv_exchange",
           CommOp{ParallelDim::cp, CollectiveKind::ring_exchange, kv_block * blocks_per_exchange, 1}, block);
     out = sink.kernel(std::string(name) + " cp" + std::to_string(i), step, block);
+    if (backward)  // dQ, dK, dV of this step into the accumulators: copied first, added after
+      out = sink.kernel("cp.grad_merge", merge(i == 0 ? first : (total - first) / (d_.cp - 1), 3), out);
     block = next;
   }
+  if (!backward) out = sink.kernel("cp.out_merge", merge(total, 2 * d_.cp - 1), out);
   return out;
 }
 
@@ -205,7 +234,7 @@ Handle DenseLayer::attention_backward(OpSink& sink, Handle grad, Recompute recom
     w.hbm_bytes = units::bytes(
         E * (2 * T * (d_.q_dim + d_.o_dim) / t + 2 * d_.b * d_.s * (d_.kv_dim + d_.v_dim) / t) + 4 * T * hl);
     // Ring attention backward circulates the key/value blocks and their gradients.
-    h = ring_attention(sink, h, w, "attn.bwd", 2.0);
+    h = ring_attention(sink, h, w, "attn.bwd", true);
     // Eager: the repeated heads' gradients are summed back onto each key and value head.
     if (d_.eager_pointwise && d_.kv_dim < d_.q_dim)
       h = sink.kernel("repeat_kv.bwd", elementwise(d_, repeat_kv_bytes()), h);

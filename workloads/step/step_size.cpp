@@ -22,7 +22,8 @@ constexpr double kMoeExtraOps = 65.0;  // an MoE layer over a dense one: router,
 // Mixtral on EP 8, so 0.4 of a training layer.
 constexpr double kInferenceShare = 0.4;
 // Sequence-parallel TP overlap splits each gathered or reduced GEMM into tp steps: 8 (userbuffers)
-// to 10 (AsyncTP) more ops per tp rank and layer. Ring attention: about 3 per cp rank and layer.
+// to 10 (AsyncTP) more ops per tp rank and layer. Ring attention: about 5 per cp rank and layer
+// (forward and backward steps and exchanges, the gradient merges; one output merge per layer).
 constexpr double kTpOverlapOpsPerRank = 12.0;
 constexpr double kRingAttentionOpsPerRank = 6.0;
 // Per micro-batch and stage: embedding, loss, pipeline sends and receives. Per layer and stage

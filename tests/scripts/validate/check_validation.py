@@ -59,11 +59,13 @@ for name, g in report["groups"].items():
 # tensor-core duty (2026-12-05: each step at the measured clock of its own duty, not one global
 # figure) closed 2-3 points of it. Hopper's FP8 cast-transpose at its measured 0.39 of HBM bandwidth
 # (2026-12-05, TE's own benchmark and DeepSeek's profile agree) closed 3.7 points of FP8's, and 0.8 of GB200's (assumed there: the same kernels).
+# Ring attention's merges of its steps' partial results (Transformer Engine's CP corrections) closed
+# 0.3-0.4 points of each dense group's.
 TARGETS = {
     "public-a100-dense": (18, 0.07, 0.15, 0.07, 0.15),
-    "public-h100-dense-bf16": (19, 0.05, 0.15, 0.105, 0.135),
-    "public-h100-dense-fp8": (18, 0.06, 0.15, 0.115, 0.165),
-    "public-gb200-dense": (12, 0.08, 0.15, 0.155, 0.21),
+    "public-h100-dense-bf16": (19, 0.05, 0.15, 0.1, 0.13),
+    "public-h100-dense-fp8": (18, 0.06, 0.15, 0.112, 0.161),
+    "public-gb200-dense": (12, 0.08, 0.15, 0.145, 0.201),
     # Issue 14: whole static batches of TensorRT-LLM v0.6.1; gpt-fast batch-1 decode within 5%.
     "public-h100-static-batch-inference": (16, 0.10, 0.20, 0.10, 0.20),
     # Met since the A100's decode GEMMs take aiconfigurator's A100 / H200 ratios (2026-12-05).
@@ -85,8 +87,8 @@ for name, (n, mape_target, worst_target, mape_reached, worst_reached) in TARGETS
 # FP8/BF16 speed-up of each dgxc model: the same recipe, model and GPU count in both precisions.
 # Reached 21%: Llama 3.1 405B on GB200 misses by 19-21% since the training framework's host time is
 # modelled (Grace launches bind its eager FP8 step, now within 5% of the measurement, while its BF16
-# step stays 22% fast); every other pair is within 10%.
-SPEEDUP_TARGET, SPEEDUP_REACHED = 0.10, 0.21
+# step stays 18% fast); every other pair is within 10%.
+SPEEDUP_TARGET, SPEEDUP_REACHED = 0.10, 0.19
 by_id = {c["id"]: c for c in report["cases"] if "error" in c}
 pairs = 0
 for cid, bf16 in sorted(by_id.items()):

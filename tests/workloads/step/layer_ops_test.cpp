@@ -226,6 +226,41 @@ TEST_CASE("context parallelism splits attention into a ring of cp steps with KV 
   CHECK(ex_f[0]->comm.dim == ParallelDim::cp);
 }
 
+TEST_CASE("ring attention merges its steps' partial results: outputs forward, gradients backward") {
+  using namespace layer_ops_rows;
+  JobSpec j = gpt_1_7b(2, false, AttentionImpl::flash);
+  j.parallel.cp = 4;
+  CountingSink fwd, bwd;
+  const DenseLayer layer(layer_dims(j, b));
+  layer.forward(fwd, {});
+  layer.backward(bwd, {}, Recompute::none);
+  // One CP rank's queries: T = b s / 4 tokens, h / tp = 1152 output columns, 2 bytes each.
+  // Steps 1..3 are whole on the 4 - i ranks at or past them and half on the i before them:
+  // (1 - 1/8) + (1 - 2/8) + (1 - 3/8) = 2.25 whole steps on average (0.75 (cp - 1)).
+  // Forward (Transformer Engine's out corrections): the first step's output read and the result
+  // written (2 x 2 bytes), each later step's output and the result read and the result written
+  // (3 x 2 bytes): T x 1152 x (4 + 6 x 2.25) bytes in one op of 2 cp - 1 = 7 kernels.
+  const double T = b * s / 4, cols = h / 2;
+  const auto* out = fwd.find("cp.out_merge");
+  REQUIRE(out != nullptr);
+  CHECK(out->work.hbm_bytes.value() == Approx(T * cols * (4 + 6 * 2.25)));
+  CHECK(out->work.launches == 7);
+  CHECK(out->deps.size() == 1);
+  CHECK(fwd.ops[out->deps[0]].name == "attn cp3");  // after the last step, before the projection
+  // Backward: dQ, dK, dV (3 x 1152 columns with 24 KV heads) copied after the first step
+  // (2 x 2 bytes), added after each later one (3 x 2 bytes, 2.25 whole steps over three merges).
+  std::vector<double> merges;
+  for (const auto& o : bwd.ops)
+    if (o.name == "cp.grad_merge") merges.push_back(o.work.hbm_bytes.value());
+  REQUIRE(merges.size() == 4);
+  CHECK(merges[0] == Approx(T * 3 * cols * 4));
+  for (int i = 1; i < 4; ++i) CHECK(merges[i] == Approx(T * 3 * cols * 6 * 2.25 / 3));
+  // Without CP nothing is merged.
+  CountingSink plain;
+  DenseLayer(layer_dims(gpt_1_7b(2, false, AttentionImpl::flash), b)).forward(plain, {});
+  CHECK(plain.find("cp.out_merge") == nullptr);
+}
+
 namespace rope_rows {
 /// The bytes of the named kernels `sink` recorded.
 double bytes_of(const CountingSink& sink, std::string_view name) {

@@ -91,7 +91,7 @@ class MaxMinSystem {
   struct Constraint {
     double capacity = 0.0;
     // Most constraints carry one variable or two: those stay in the struct, one cache line.
-    std::vector<Element> elements;
+    boost::container::small_vector<Element, 2> elements;
     std::uint64_t mark = 0;  // component-search epoch
   };
   struct LevelEntry {  // a constraint's saturation level when pushed

@@ -282,6 +282,20 @@ struct RefResult {
   std::vector<double> rate;
   std::vector<MaxMinSystem::ConstraintId> limiter;
 };
+// Up to `draws` distinct constraints of `nc`, sorted, each crossed once or twice (coefficient 1 or 2).
+std::vector<Usage> random_usages(std::mt19937& rng, std::size_t nc, std::size_t draws) {
+  std::vector<Usage> usages;
+  std::vector<bool> used(nc, false);
+  for (std::size_t i = 0; i < draws; ++i) {
+    const auto c = static_cast<MaxMinSystem::ConstraintId>(rng() % nc);
+    if (used[c]) continue;
+    used[c] = true;
+    usages.push_back({c, rng() % 3 == 0 ? 2.0 : 1.0});
+  }
+  std::sort(usages.begin(), usages.end(),
+            [](const Usage& a, const Usage& b) { return a.constraint < b.constraint; });
+  return usages;
+}
 RefResult reference_fill(const std::vector<double>& caps, const std::vector<RefVar>& vars) {
   const std::size_t nc = caps.size(), nv = vars.size();
   std::vector<double> remaining(caps), sumw(nc, 0.0), cur(nc, kInf);
@@ -389,16 +403,7 @@ TEST_CASE("constraints only one variable crosses: the same rates and limiters as
       for (auto& v : vars) {
         v.weight = rng() % 2 ? 1.0 : 2.0;
         v.bound = rng() % 6 == 0 ? caps_set[rng() % 4] : kInf;
-        std::vector<bool> used(nc, false);
-        const std::size_t k = 1 + rng() % nc;
-        for (std::size_t i = 0; i < k; ++i) {
-          const auto c = static_cast<MaxMinSystem::ConstraintId>(rng() % nc);
-          if (used[c]) continue;
-          used[c] = true;
-          v.usages.push_back({c, rng() % 3 == 0 ? 2.0 : 1.0});
-        }
-        std::sort(v.usages.begin(), v.usages.end(),
-                  [](const Usage& a, const Usage& b) { return a.constraint < b.constraint; });
+        v.usages = random_usages(rng, nc, 1 + rng() % nc);
         ids.push_back(s.add_variable(v.weight, v.bound, v.usages));
       }
       s.solve();
@@ -436,16 +441,7 @@ TEST_CASE("private and shared constraints kept incrementally: adds, removals and
         RefVar v;
         v.weight = rng() % 2 ? 1.0 : 1.5;
         v.bound = rng() % 7 == 0 ? capd(rng) : kInf;
-        std::vector<bool> used(nc, false);
-        const std::size_t k = 1 + rng() % std::min<std::size_t>(nc, 6);
-        for (std::size_t i = 0; i < k; ++i) {
-          const auto c = static_cast<MaxMinSystem::ConstraintId>(rng() % nc);
-          if (used[c]) continue;
-          used[c] = true;
-          v.usages.push_back({c, rng() % 3 == 0 ? 2.0 : 1.0});
-        }
-        std::sort(v.usages.begin(), v.usages.end(),
-                  [](const Usage& a, const Usage& b) { return a.constraint < b.constraint; });
+        v.usages = random_usages(rng, nc, 1 + rng() % std::min<std::size_t>(nc, 6));
         ids.push_back(s.add_variable(v.weight, v.bound, v.usages));
         live.push_back(v);
       } else if (what < 5) {  // remove one

@@ -204,7 +204,7 @@ TEST_CASE("the LM head runs 2 b s h V / t forward and twice that backward") {
   CHECK(bwd.gemm_flops() == Approx(2 * logits));
 }
 
-TEST_CASE("context parallelism splits attention into a ring of cp steps with KV exchanges") {
+TEST_CASE("context parallelism splits attention into a ring of cp steps with KV exchanges and merges") {
   using namespace layer_ops_rows;
   JobSpec j = gpt_1_7b(2, false, AttentionImpl::flash);
   j.parallel.cp = 4;
@@ -224,16 +224,8 @@ TEST_CASE("context parallelism splits attention into a ring of cp steps with KV 
   CHECK(ex_f[0]->comm.bytes == Approx(block));
   CHECK(ex_b[0]->comm.bytes == Approx(2 * block));
   CHECK(ex_f[0]->comm.dim == ParallelDim::cp);
-}
 
-TEST_CASE("ring attention merges its steps' partial results: outputs forward, gradients backward") {
-  using namespace layer_ops_rows;
-  JobSpec j = gpt_1_7b(2, false, AttentionImpl::flash);
-  j.parallel.cp = 4;
-  CountingSink fwd, bwd;
-  const DenseLayer layer(layer_dims(j, b));
-  layer.forward(fwd, {});
-  layer.backward(bwd, {}, Recompute::none);
+  // The ring merges its steps' partial results: outputs forward, gradients backward.
   // One CP rank's queries: T = b s / 4 tokens, h / tp = 1152 output columns, 2 bytes each.
   // Steps 1..3 are whole on the 4 - i ranks at or past them and half on the i before them:
   // (1 - 1/8) + (1 - 2/8) + (1 - 3/8) = 2.25 whole steps on average (0.75 (cp - 1)).

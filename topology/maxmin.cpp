@@ -42,11 +42,8 @@ const MaxMinSystem::LevelEntry& MaxMinSystem::private_best(VariableId id) {
   Variable& v = vars_[id];
   if (v.private_stale) {
     LevelEntry best{kUnbounded, kNone, id};
-    for (const VarUsage& u : v.usages) {  // increasing constraint order: `<` keeps the lowest id
-      if (u.shared()) continue;
-      const double level = cnsts_[u.constraint].capacity / (u.coefficient * v.weight);
-      if (best.constraint == kNone || level < best.level) best = LevelEntry{level, u.constraint, id};
-    }
+    for (const VarUsage& u : v.usages)
+      if (!u.shared()) keep_lowest(best, private_entry(id, u));
     v.private_best = best;
     v.private_stale = false;
   }
@@ -63,9 +60,7 @@ void MaxMinSystem::usage_turns_private(VariableId id, std::uint32_t usage_index)
   v.usages[moved].shared_at = u.shared_at;
   v.shared.pop_back();
   u.shared_at = kNone;
-  if (v.private_stale) return;
-  const LevelEntry entry{cnsts_[u.constraint].capacity / (u.coefficient * v.weight), u.constraint, id};
-  if (v.private_best.constraint == kNone || v.private_best > entry) v.private_best = entry;
+  if (!v.private_stale) keep_lowest(v.private_best, private_entry(id, u));
 }
 
 // Another variable joins one of this variable's private constraints: it is no longer a candidate,
@@ -133,8 +128,7 @@ MaxMinSystem::VariableId MaxMinSystem::add_variable(double weight, double bound,
     Constraint& c = cnsts_[u.constraint];
     u.position = static_cast<std::uint32_t>(c.elements.size());
     if (c.elements.empty()) {
-      const double level = c.capacity / (u.coefficient * v.weight);
-      if (best.constraint == kNone || level < best.level) best = LevelEntry{level, u.constraint, id};
+      keep_lowest(best, private_entry(id, u));
     } else {
       u.shared_at = static_cast<std::uint32_t>(v.shared.size());
       v.shared.push_back(i);

@@ -123,6 +123,14 @@ class MaxMinSystem {
   void prepare_fill(std::span<const VariableId> vars, std::span<const ConstraintId> cnsts);
   void push_level(ConstraintId c, double level);
   const LevelEntry& private_best(VariableId id);
+  /// One private constraint of `id` as a candidate: level capacity / (coefficient x weight).
+  LevelEntry private_entry(VariableId id, const VarUsage& u) const {
+    return LevelEntry{cnsts_[u.constraint].capacity / (u.coefficient * vars_[id].weight), u.constraint, id};
+  }
+  /// Keeps the lower of `best` and `candidate` in (level, id), the order the fill's heap pops them.
+  static void keep_lowest(LevelEntry& best, const LevelEntry& candidate) {
+    if (best.constraint == kNone || best > candidate) best = candidate;
+  }
   void usage_turns_private(VariableId id, std::uint32_t usage_index);
   void usage_turns_shared(VariableId id, std::uint32_t usage_index);
   void fix_variable(VariableId id, double rate, ConstraintId limiter);

@@ -328,7 +328,7 @@ def print_hopper_check():
     replays, short bursts): the H100 / H200 efficiency ratio per shape, by band of the smaller output
     dimension, over shapes the H200 runs in 20 us or more. Both have 989 / 1,979 TFLOP/s dense, so the
     ratio of efficiencies is the ratio of speeds, H200 time / H100 time."""
-    bands = [(128, 1024), (1024, 4096), (4096, 1 << 30)]
+    bands = [("128-1023", 128, 1024), ("1024-4095", 1024, 4096), ("4096-", 4096, 1 << 30), ("all", 128, 1 << 30)]
     print("**H100 against H200 in one harness (aiconfigurator, TensorRT-LLM 1.3.0rc10; "
           "aiconfigurator-gemm-hopper-{bf16,fp8}.csv)**\n")
     print("| precision | min(M, N) | shapes | H100 / H200 efficiency: 25th, median, 75th percentile |")
@@ -343,10 +343,9 @@ def print_hopper_check():
         if h100 is not None and h200 is not None and r["h200_fp8_ms"] >= AIC_MIN_MS:
             sets["fp8"].append((r, h200 / h100))
     for precision, rows in sets.items():
-        for lo, hi in bands + [(128, 1 << 30)]:
+        for label, lo, hi in bands:
             ratios = sorted(x for r, x in rows if lo <= min(r["m"], r["n"]) < hi)
             q = statistics.quantiles(ratios, n=4)
-            label = "all" if (lo, hi) == (128, 1 << 30) else f"{lo}-{hi - 1}" if hi < 1 << 30 else f"{lo}-"
             print(f"| {precision} | {label} | {len(ratios)} | {q[0]:.3f}, {q[1]:.3f}, {q[2]:.3f} |")
     print()
 

@@ -171,11 +171,10 @@ Handle DenseLayer::attention_core_forward(OpSink& sink, Handle qkv) const {
 // out). Backward: the first step's dQ, dK, dV are copied into the accumulators (2 E), each later
 // step's added (3 E). Causal balancing halves a later step for some ranks: step i >= 1 is whole on
 // the cp - i ranks at or past it and half on the i before it, 1 - i / (2 cp) of a whole step on
-// average, and over the steps 1 .. cp - 1 that sums to 0.75 (cp - 1) whole steps.
-double DenseLayer::ring_merge_bytes(bool backward) const {
-  const double cp = d_.cp, later_steps = 0.75 * (cp - 1.0);
+// average, and over the steps 1 .. cp - 1 that sums to 0.75 (cp - 1) whole steps (0.75 each).
+double DenseLayer::ring_merge_tensor_bytes(bool backward) const {
   const double width = backward ? d_.q_dim + d_.kv_dim + d_.v_dim : d_.o_dim;
-  return d_.act_bytes * d_.tokens * width / d_.tp * (2.0 + 3.0 * later_steps);
+  return d_.act_bytes * d_.tokens * width / d_.tp;
 }
 
 Handle DenseLayer::ring_attention(OpSink& sink, Handle ready, const topo::KernelWork& whole,
@@ -189,16 +188,17 @@ Handle DenseLayer::ring_attention(OpSink& sink, Handle ready, const topo::Kernel
   step.hbm_bytes /= d_.cp;
   const double kv_block = d_.tokens * (d_.kv_dim + d_.v_dim) / d_.tp * d_.act_bytes;
   const double blocks_per_exchange = backward ? 2.0 : 1.0;  // backward: the blocks and their gradients
-  // The merges (ring_merge_bytes): backward, after each step (the summed key/value gradients travel
-  // on with the next exchange); forward, after the last step, one kernel per step and a
-  // log-sum-exp merge per later step. Launched by the ring's own loop, inner launches.
+  // The merges (above): backward, after each step (the summed key/value gradients travel on with
+  // the next exchange); forward, after the last step, one kernel per step and a log-sum-exp merge
+  // per later step. Launched by the ring's own loop, inner launches.
   const auto merge = [&](double bytes, int kernels) {
     topo::KernelWork w = elementwise(d_, bytes, bytes / d_.act_bytes);
     w.launches = kernels;
     w.inner_launch = true;
     return w;
   };
-  const double total = ring_merge_bytes(backward), first = 2.0 * total / (2.0 + 2.25 * (d_.cp - 1.0));
+  const double tensor = ring_merge_tensor_bytes(backward);
+  const double first = 2.0 * tensor, later = 3.0 * 0.75 * tensor;  // per step, averaged over ranks
   Handle block = ready, out;
   for (int i = 0; i < d_.cp; ++i) {
     Handle next;
@@ -208,10 +208,10 @@ Handle DenseLayer::ring_attention(OpSink& sink, Handle ready, const topo::Kernel
           CommOp{ParallelDim::cp, CollectiveKind::ring_exchange, kv_block * blocks_per_exchange, 1}, block);
     out = sink.kernel(std::string(name) + " cp" + std::to_string(i), step, block);
     if (backward)  // dQ, dK, dV of this step into the accumulators: copied first, added after
-      out = sink.kernel("cp.grad_merge", merge(i == 0 ? first : (total - first) / (d_.cp - 1), 3), out);
+      out = sink.kernel("cp.grad_merge", merge(i == 0 ? first : later, 3), out);
     block = next;
   }
-  if (!backward) out = sink.kernel("cp.out_merge", merge(total, 2 * d_.cp - 1), out);
+  if (!backward) out = sink.kernel("cp.out_merge", merge(first + (d_.cp - 1) * later, 2 * d_.cp - 1), out);
   return out;
 }
 

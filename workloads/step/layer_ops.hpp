@@ -189,12 +189,12 @@ class DenseLayer {
   OpSink::Handle write_kv_cache(OpSink& sink, OpSink::Handle qkv) const;
   /// The attention kernel `whole`, split into a ring over the CP ranks when cp > 1; each exchange
   /// moves `blocks_per_exchange` key/value-sized blocks (2 in backward: the blocks and their
-  /// gradients), and the steps' partial results are merged (ring_merge_bytes).
+  /// gradients), and the steps' partial results are merged (ring_merge_tensor_bytes).
   OpSink::Handle ring_attention(OpSink& sink, OpSink::Handle ready, const topo::KernelWork& whole,
                                 std::string_view name, bool backward) const;
-  /// HBM bytes of merging one rank's ring-attention steps: the forward's outputs by their
-  /// log-sum-exp, the backward's query, key and value gradients summed.
-  double ring_merge_bytes(bool backward) const;
+  /// One rank's tensor that ring attention merges, in bytes: the forward's output, the backward's
+  /// query, key and value gradients together (the merges read and write it 2 or 3 times a step).
+  double ring_merge_tensor_bytes(bool backward) const;
   /// Tokens an element-wise op over hidden vectors touches (divided by tp with SP).
   double norm_tokens() const { return d_.sp ? d_.tokens / d_.tp : d_.tokens; }
   /// Rotary bytes per rotated element: read and write (eager: in complex fp32, kEagerRopeExtra more).

@@ -154,7 +154,8 @@ int cmd_profile(Args args) {
   std::optional<out::ProfileComparison> applied;
   if (!a.write_calibration.empty()) {
     cal = with_elapsed_spinner("calibrate", a.quiet, format, [&] {
-      return out::calibrate(s.job.cluster.gpu, s.job.precision.low_precision_linears(),
+      return out::calibrate(s.job.cluster.gpu,
+                            {s.job.precision.low_precision_linears(), s.job.workload.attention_kernel},
                             [&](const topo::GpuSpec& gpu) {
                               work::JobSpec job = s.job;
                               job.cluster.gpu = gpu;

@@ -18,11 +18,16 @@ struct Target {
   std::vector<std::string> classes;
 };
 
-std::vector<Target> targets(bool fp8_linears) {
+/// The catalog key of the attention figure the job's kernel runs at (Efficiency::attention_of).
+std::string attention_key(topo::AttentionKernel k) {
+  return k == topo::AttentionKernel::cudnn ? "attention" : "attention_" + std::string(topo::name(k));
+}
+
+std::vector<Target> targets(const FittedKernels& k) {
   std::vector<Target> out;
   out.push_back(
-      {Target::Kind::gemm, {}, fp8_linears ? "gemm_fp8" : "gemm_bf16", {"gemm_dense", "gemm_expert"}});
-  out.push_back({Target::Kind::attention, {}, "attention", {"attention"}});
+      {Target::Kind::gemm, {}, k.fp8_linears ? "gemm_fp8" : "gemm_bf16", {"gemm_dense", "gemm_expert"}});
+  out.push_back({Target::Kind::attention, {}, attention_key(k.attention), {"attention"}});
   for (std::size_t k = 0; k < topo::kKernelKindCount; ++k) {
     const auto kind = static_cast<topo::KernelKind>(k);
     out.push_back({Target::Kind::hbm, kind, "hbm_" + std::string(topo::name(kind)), {kind_class(kind)}});
@@ -30,10 +35,13 @@ std::vector<Target> targets(bool fp8_linears) {
   return out;
 }
 
-double& figure(topo::GpuSpec& g, const Target& t, bool fp8_linears) {
+double& figure(topo::GpuSpec& g, const Target& t, const FittedKernels& k) {
   switch (t.kind) {
-    case Target::Kind::gemm: return (fp8_linears ? g.eff.gemm8 : g.eff.gemm16).peak;
-    case Target::Kind::attention: return g.eff.attention;
+    case Target::Kind::gemm: return (k.fp8_linears ? g.eff.gemm8 : g.eff.gemm16).peak;
+    case Target::Kind::attention:
+      return k.attention == topo::AttentionKernel::fa2   ? g.eff.attention_fa2
+             : k.attention == topo::AttentionKernel::fa3 ? g.eff.attention_fa3
+                                                         : g.eff.attention;
     case Target::Kind::hbm: break;
   }
   double& v = g.eff.hbm_kind[static_cast<std::size_t>(t.hbm_kind)];
@@ -164,7 +172,7 @@ std::vector<std::string> findings(const Calibration& cal) {
 
 }  // namespace profile_calibrate
 
-Calibration calibrate(const topo::GpuSpec& gpu, bool fp8_linears, const CompareWithGpu& compare,
+Calibration calibrate(const topo::GpuSpec& gpu, const FittedKernels& kernels, const CompareWithGpu& compare,
                       double tolerance, int max_simulations) {
   using namespace profile_calibrate;
   Calibration cal;
@@ -176,7 +184,7 @@ Calibration calibrate(const topo::GpuSpec& gpu, bool fp8_linears, const CompareW
   cal.simulations = 1;
   cal.before = now;
   std::vector<Target> fitted;
-  for (const Target& t : targets(fp8_linears)) {
+  for (const Target& t : targets(kernels)) {
     const Times x = times_of(now, t);
     if (x.measured_s <= 0.0 || x.simulated_s <= 0.0) continue;
     fitted.push_back(t);
@@ -184,7 +192,7 @@ Calibration calibrate(const topo::GpuSpec& gpu, bool fp8_linears, const CompareW
     f.key = t.key;
     f.classes = joined(t.classes);
     topo::GpuSpec copy = gpu;
-    f.before = figure(copy, t, fp8_linears);
+    f.before = figure(copy, t, kernels);
     const bool own =
         t.kind != Target::Kind::hbm || gpu.eff.hbm_kind[static_cast<std::size_t>(t.hbm_kind)] > 0.0;
     f.before_source = source_of(gpu, "efficiency." + (own ? t.key : std::string("hbm")));
@@ -211,7 +219,7 @@ Calibration calibrate(const topo::GpuSpec& gpu, bool fp8_linears, const CompareW
       const Times x = times_of(now, fitted[i]);
       const double ratio = x.simulated_s / x.measured_s;
       if (std::abs(ratio - 1.0) <= tolerance) continue;
-      double& v = figure(cal.calibrated, fitted[i], fp8_linears);
+      double& v = figure(cal.calibrated, fitted[i], kernels);
       const double next = std::clamp(v * ratio, 0.01, 1.0);
       if (std::abs(next - v) > 1e-6 * v) changed = true;
       v = next;
@@ -225,7 +233,7 @@ Calibration calibrate(const topo::GpuSpec& gpu, bool fp8_linears, const CompareW
   host.simulated_after_s = now.simulated.host_s;
   for (std::size_t i = 0; i < fitted.size(); ++i) {
     CalibratedFigure& f = cal.figures[i];
-    f.after = figure(cal.calibrated, fitted[i], fp8_linears);
+    f.after = figure(cal.calibrated, fitted[i], kernels);
     f.simulated_after_s = times_of(now, fitted[i]).simulated_s;
     f.at_limit = f.after >= 1.0 && f.simulated_after_s > f.measured_s * (1.0 + tolerance);
   }

@@ -6,7 +6,8 @@
 //
 // Fitted figures, one per class group of the comparison (output/profile/profile_compare.hpp):
 //   gemm_dense + gemm_expert -> efficiency.gemm_bf16 (or gemm_fp8 when the linears run in FP8) peak
-//   attention               -> efficiency.attention
+//   attention               -> efficiency.attention (attention_fa2 / attention_fa3 where the job runs
+//                              FlashAttention-2 / -3: the figure its kernels are priced at)
 //   norm, activation, quantize, moe_routing, optimizer, elementwise
 //                           -> efficiency.hbm_<kind> (the kind's share of HBM bandwidth)
 // Communication is not fitted: a communication kernel's duration includes its wait for peers.
@@ -55,12 +56,18 @@ struct Calibration {
   double tolerance = 0.0;             ///< the fit stops when every fitted class is this close
 };
 
+/// Which of the GPU's figures the job's kernels run at, so which ones the calibration fits.
+struct FittedKernels {
+  bool fp8_linears = false;  ///< the linears run in FP8: gemm_fp8, else gemm_bf16
+  topo::AttentionKernel attention = topo::AttentionKernel::cudnn;  ///< the job's workload.attention_kernel
+};
+
 /// Simulates the window with a GPU and compares it with the trace(s).
 using CompareWithGpu = std::function<ProfileComparison(const topo::GpuSpec&)>;
 
-/// Fits the figures above for `gpu`. `fp8_linears`: the linears' GEMMs run in FP8 (the FP8 curve is
-/// fitted, not the BF16 one). Re-simulates at most `max_simulations` times.
-Calibration calibrate(const topo::GpuSpec& gpu, bool fp8_linears, const CompareWithGpu& compare,
+/// Fits the figures above for `gpu`, those `kernels` says the job runs at. Re-simulates at most
+/// `max_simulations` times.
+Calibration calibrate(const topo::GpuSpec& gpu, const FittedKernels& kernels, const CompareWithGpu& compare,
                       double tolerance = 0.01, int max_simulations = 8);
 
 /// The catalog overlay (`--catalog FILE`): `[gpu.<id>.efficiency]` with the fitted figures,

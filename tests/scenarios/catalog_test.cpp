@@ -44,7 +44,7 @@ TEST_CASE("catalog figures are converted to base units") {
   CHECK(h100.nic_bw.value() == Approx(50e9));       // 400 Gb/s / 8 = 50 GB/s
   CHECK(h100.kernel_gap_s == Approx(1.24e-6));
   CHECK(h100.host_launch_s == Approx(7.7e-6));
-  CHECK(h100.eff.gemm16.peak == Approx(0.864));
+  CHECK(h100.eff.gemm16.peak == Approx(0.842));
   CHECK(h100.hbm_capacity.value() == Approx(79.65 * 1073741824.0));  // 79.65 GiB
   CHECK(h100.eff.estimate_network == Approx(0.75));
   CHECK(h100.comm_interference == Approx(1.075));
@@ -106,7 +106,7 @@ vocab = 1000
   const auto& h100 = *c.find_gpu("h100-sxm");
   CHECK(h100.price_per_hour == 2.5);
   CHECK(h100.eff.hbm == Approx(0.8));
-  CHECK(h100.eff.gemm16.peak == Approx(0.864));     // untouched
+  CHECK(h100.eff.gemm16.peak == Approx(0.842));     // untouched
   CHECK(h100.bf16_peak.value() == Approx(989e12));  // untouched
   CHECK(h100.nic_bw.value() == Approx(100e9));      // 800 Gb/s
   CHECK(c.gpus().size() == 9);

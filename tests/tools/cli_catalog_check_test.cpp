@@ -25,7 +25,7 @@ TEST_CASE("stepsim catalog gpus --provenance prints each figure's value, kind an
   const auto r = run_stepsim("catalog gpus --provenance");
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("h100-sxm (NVIDIA H100 SXM5 80GB)") &&
-                        Catch::Contains("peak 0.864, mn_half 51, k_half 176  measured") &&
+                        Catch::Contains("peak 0.842, mn_half 24, k_half 158  measured") &&
                         Catch::Contains("tools/calibration/fit_gemm.py"));
   const auto j = nlohmann::json::parse(run_stepsim("catalog gpus --provenance --format json").out);
   REQUIRE(j["gpus"].size() == 8);

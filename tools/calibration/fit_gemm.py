@@ -106,6 +106,29 @@ def curve(c, s):
     return c["peak"] / (1.0 + c["mn_half"] * (1.0 / s["m"] + 1.0 / s["n"]) + c["k_half"] / s["k"])
 
 
+def priced(c, s):
+    """The efficiency stepsim gives a shape: its kernel time is the larger of the curve's compute time and
+    the operands' HBM time (topology/compute_model.cpp), so the curve, capped where a shape carries the
+    efficiency at which the two meet (`cap`)."""
+    return min(curve(c, s), s.get("cap", float("inf")))
+
+
+def roofline_fit(shapes):
+    """The curve fitted to the shapes stepsim prices by it: those whose curve value is at or below their
+    HBM cap (compute-bound in the model). A shape the roofline's memory term prices says nothing about
+    the compute curve; fitting the curve to it anyway bends the curve's shape terms to carry HBM time
+    (a skinny GEMM on the H100, 3.35 TB/s, streams its weight longer than its FLOPs take). Starts from
+    every shape and refits on the compute-bound set until the set stops changing."""
+    chosen = list(shapes)
+    for _ in range(50):
+        c = fit(chosen)
+        bound = [s for s in shapes if curve(c, s) <= s.get("cap", float("inf"))]
+        if bound == chosen:
+            break
+        chosen = bound
+    return dict(c, fitted=len(chosen))
+
+
 def h200_shapes():
     out = []
     for path in sorted(glob.glob(os.path.join(HERE, "h200-*.json"))):
@@ -118,57 +141,90 @@ def h200_shapes():
     return out
 
 
-def state_rows():
+HOPPER_RUNS = ("h100", "h200")  # the Hopper GPUs measured (same die, same 700 W limit, different HBM)
+HBM = {"h100": 3.35e12, "h200": 4.8e12}  # datasheet bytes per second of the measured Hopper GPUs
+PEAK_FLOPS = {"bf16": 989e12, "fp8": 1979e12}  # H100 / H200 SXM dense datasheet figures
+OPERAND_BYTES = {"bf16": 2, "fp8": 1}
+
+
+def state_rows(gpus=HOPPER_RUNS):
     """Rows of the gemm_states.py runs: each shape short-run (after 1.5 s idle) and at the power limit,
-    timed from CUDA graphs (no launch cost)."""
+    timed from CUDA graphs (no launch cost); `gpu` is the GPU a row was measured on."""
     out = []
-    for path in sorted(glob.glob(os.path.join(HERE, "h200-*-gemm-states.json"))):
-        label = os.path.basename(path).replace(".json", "")
-        out += [dict(r, set=label) for r in json.load(open(path))["rows"]]
+    for gpu in gpus:
+        for path in sorted(glob.glob(os.path.join(HERE, f"{gpu}-*-gemm-states.json"))):
+            label = os.path.basename(path).replace(".json", "")
+            out += [dict(r, set=label, gpu=gpu) for r in json.load(open(path))["rows"]]
     return out
+
+
+def hbm_cap(m, n, k, count, precision, gpu):
+    """The efficiency at which a GEMM's compute time meets its HBM time on a measured Hopper GPU (h100
+    or h200; the H800 has the H100's HBM3): A and B read once in the operand precision, C
+    written in bf16, at the GPU's measured weight-streaming efficiency (gemm_hbm), as stepsim's roofline
+    prices a GEMM's bytes."""
+    nbytes = count * ((m * k + k * n) * OPERAND_BYTES[precision] + 2 * m * n)
+    memory_s = nbytes / (HBM[gpu] * decode_fits(gpu)["gemm_hbm"])
+    return 2.0 * m * n * k * count / memory_s / PEAK_FLOPS[precision]
+
+
+def with_cap(s, precision, gpu):
+    return dict(s, cap=hbm_cap(s["m"], s["n"], s["k"], s.get("count", 1), precision, gpu))
 
 
 def state_shapes(precision, accumulation=None, state="short"):
     """Efficiency of the rate term alone: each graph-timed call less the GEMM's fixed cost and the
-    kernel gap (decode_fits), which stepsim adds to every GEMM kernel on its own."""
-    fixed = decode_fits()["gemm_fixed_us"] + KERNEL_GAP_US
+    kernel gap (decode_fits of the GPU it ran on), which stepsim adds to every GEMM kernel on its own."""
     out = []
     for r in state_rows():
         if r["precision"] != precision or (accumulation is not None and r["accumulation"] != accumulation):
             continue
+        fixed = decode_fits(r["gpu"])["gemm_fixed_us"] + KERNEL_GAP_US
         t = r[state + "_us"]
         out.append({"m": r["m"], "n": r["n"], "k": r["k"], "count": r["count"], "set": r["set"],
-                    "eff": r[state + "_efficiency"] * t / (t - fixed)})
+                    "eff": r[state + "_efficiency"] * t / (t - fixed),
+                    "cap": hbm_cap(r["m"], r["n"], r["k"], r["count"], precision, r["gpu"])})
     return out
 
 
 LLAMA3_MFU = 0.405  # Llama 3 paper (Dubey et al. 2024, table 4): 38-43% BF16 MFU on 8K-16K H100, midpoint
 
 
+# Which catalog GPUs take each measured GPU's clock curve: the H800 is the H100 with fewer NVLinks (same
+# HBM3, same 700 W); B200 and GB200 keep the H200's, as their GEMM curves were calibrated against it.
+CLOCK_TAKERS = {"h200": ("h200", "b200", "gb200"), "h100": ("h100-sxm", "h800")}
+
+
 def power_limited(c16):
-    """The power-limited / short-run ratio at full tensor-core duty (median over every gemm_states shape),
-    and the clock by tensor-core duty (clock_duty): the power_mix ratio at each measured duty, the mean
-    of its fillers (HBM-bound copies and a spinning kernel, as a step's other kernels and its waits)."""
-    rows = state_rows()
+    """The power-limited / short-run ratio at full tensor-core duty (median over the H200's gemm_states
+    shapes, the runs the earlier checks below were made against), and per measured GPU the clock by
+    tensor-core duty (clock_duty): the power_mix ratio at each measured duty, the mean of its fillers
+    (HBM-bound copies and a spinning kernel, as a step's other kernels and its waits). The two GPUs share
+    a die and a 700 W limit, but not their memory: the H200's HBM3e at 4.8 TB/s leaves the SMs less of it."""
+    rows = state_rows(("h200",))
     full = statistics.median(r["ratio"] for r in rows)
     big = [r["sustained_efficiency"] for r in rows if r["precision"] == "bf16" and min(r["m"], r["n"]) >= 4096]
     duty = LLAMA3_MFU / statistics.median(big)
-    mix = {}
-    for path in sorted(glob.glob(os.path.join(HERE, "h200-*-power-mix.json"))):
-        for r in json.load(open(path))["duty"]:
-            mix.setdefault(r["duty"], []).append(r["ratio"])
-    print("**Power limit: GEMM throughput at the H200's 700 W limit over its short-run speed**\n")
-    print("| tensor-core duty | filler | GEMM ratio | SM clock MHz | board W |")
-    print("|---|---|---|---|---|")
-    for path in sorted(glob.glob(os.path.join(HERE, "h200-*-power-mix.json"))):
-        for r in json.load(open(path))["duty"]:
-            print(f"| {r['duty']:.2f} | {r['filler']} | {r['ratio']:.3f} | {r['sm_mhz']:.0f} | {r['power_w']:.0f} |")
-    points = sorted((d, statistics.mean(v)) for d, v in mix.items())
-    clock = clock_at([d for d, _ in points], [c for _, c in points], duty)
-    print(f"\nfull duty, every shape (gemm_states): median {full:.3f} over {len(rows)} shapes "
-          f"(range {min(r['ratio'] for r in rows):.3f}-{max(r['ratio'] for r in rows):.3f})")
+    print("**Power limit: GEMM throughput at the 700 W limit over the short-run speed, seconds 4-8 of each mix**\n")
+    print("| GPU | tensor-core duty | filler | GEMM ratio | SM clock MHz | board W |")
+    print("|---|---|---|---|---|---|")
+    points = {}
+    for gpu in CLOCK_TAKERS:
+        mix = {}
+        for path in sorted(glob.glob(os.path.join(HERE, f"{gpu}-*-power-mix.json"))):
+            for r in json.load(open(path))["duty"]:
+                mix.setdefault(r["duty"], []).append(r["ratio"])
+                print(f"| {gpu} | {r['duty']:.2f} | {r['filler']} | {r['ratio']:.3f} | {r['sm_mhz']:.0f} | "
+                      f"{r['power_w']:.0f} |")
+        points[gpu] = sorted((d, statistics.mean(v)) for d, v in mix.items())
+    clock = clock_at([d for d, _ in points["h200"]], [c for _, c in points["h200"]], duty)
+    print()
+    for gpu in HOPPER_RUNS:
+        ratios = [r["ratio"] for r in state_rows((gpu,))]
+        print(f"full duty, every shape, 0.6-1.2 s into its loop ({gpu} gemm_states): median "
+              f"{statistics.median(ratios):.3f} over {len(ratios)} shapes (range {min(ratios):.3f}-{max(ratios):.3f})")
     print(f"the single clock of earlier versions: a training step's duty taken as MFU {LLAMA3_MFU} / sustained "
-          f"GEMM efficiency {statistics.median(big):.3f} = {duty:.2f}, where the curve gives {clock:.3f}; "
+          f"GEMM efficiency {statistics.median(big):.3f} = {duty:.2f}, where the H200's curve gives {clock:.3f}; "
           f"each step now takes the curve at its own duty\n")
     return full, points
 
@@ -201,7 +257,10 @@ def aiconfigurator_rows():
 
 
 def blackwell_shapes(hopper, gpu, rows):
-    """Per shape: the Hopper curve x (the GPU's efficiency / H200's), both from the same harness."""
+    """Per shape: the Hopper curve x (the GPU's efficiency / H200's), both from the same harness. The
+    curve uncapped: a shape's ratio is taken as the ratio of compute speeds. (Capping both sides by HBM
+    and fitting with roofline_fit was tried: residuals rose from 8.0% to 8.2-8.5% mean and B200's
+    mn_half went negative, so the ratio rule stays as it was.)"""
     out = []
     for r in rows:
         s = {"m": int(r["m"]), "n": int(r["n"]), "k": int(r["k"]), "set": f"aiconfigurator-{gpu}"}
@@ -366,11 +425,50 @@ def blackwell_fp8_shapes(c8, gpu):
 HOPPER_ATTENTION_RUN = 0.49  # cuDNN fused forward + backward on one H200, timed after >0.3 s of GEMMs
 
 
-def print_attention_kernels(hopper):
-    """FlashAttention-2 and -3 on Hopper, as ratios to cuDNN's fused attention (the kernel the Hopper figure
-    was measured with) in the FlashAttention-3 paper's figures, at the training lengths 4k and 8k: per
-    length, a training step's attention weighs the forward 1 and the backward 2.5 (its 5 matmuls to 2), so
-    the step's ratio is 3.5 / (1 / forward ratio + 2.5 / backward ratio); the two lengths' mean."""
+@functools.cache
+def hopper_attention():
+    """Hopper's short-run training attention, measured on the H100 (attention_states.py): causal
+    self-attention through torch SDPA at four training shapes, each timed after 1.5 s idle (the state the
+    GEMM curves are fitted in; a step's clock_duty scales both) and looped at the power limit. Returns
+    (cuDNN: the mean of its forward + backward short-run efficiencies over the shapes, FlashAttention-2 /
+    cuDNN: the mean of the per-shape ratios of the shapes both kernels ran, the rows)."""
+    rows = []
+    for path in sorted(glob.glob(os.path.join(HERE, "h100-*-attention-states.json"))):
+        rows += [r for r in json.load(open(path))["rows"] if "error" not in r]
+    key = lambda r: (r["b"], r["heads"], r["seq"], r["head_dim"], r["v_head_dim"])
+    cudnn = {key(r): r for r in rows if r["backend"] == "cudnn" and r["backward"]}
+    flash = {key(r): r for r in rows if r["backend"] == "flash" and r["backward"]}
+    eff = statistics.mean(r["short_efficiency"] for r in cudnn.values())
+    fa2 = statistics.mean(flash[k]["short_efficiency"] / cudnn[k]["short_efficiency"] for k in flash if k in cudnn)
+    return eff, fa2, rows
+
+
+def print_hopper_attention():
+    eff, fa2, rows = hopper_attention()
+    print("**Training attention on the H100** (attention_states.py: causal, torch SDPA, bf16; FLOPs 0.5 x 2 b h "
+          "s^2 (d + d_v), backward 2.5x the forward; short-run after 1.5 s idle, sustained over 0.8-1.6 s of a loop)\n")
+    print("| kernel | b x heads x seq | head dims | pass | short-run eff | sustained eff | sustained / short |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['backend']} | {r['b']} x {r['heads']} x {r['seq']} | {r['head_dim']}/{r['v_head_dim']} | "
+              f"{'fwd+bwd' if r['backward'] else 'fwd'} | {r['short_efficiency']:.3f} | "
+              f"{r['sustained_efficiency']:.3f} | {r['short_us'] / r['sustained_us']:.3f} |")
+    ratios = [r["short_us"] / r["sustained_us"] for r in rows if r["backward"]]
+    print(f"\nforward + backward at the power limit over short-run: median {statistics.median(ratios):.3f}: attention "
+          "draws less power than a GEMM and keeps more of its clock, so the earlier rule (an H200 per-call figure "
+          f"taken as power-limited and divided by the GEMMs' ratio: {HOPPER_ATTENTION_RUN} / 0.832 = "
+          f"{HOPPER_ATTENTION_RUN / 0.832:.3f}) overstated the short-run speed")
+    print(f"Hopper attention (catalog): mean of the {sum(1 for r in rows if r['backend'] == 'cudnn' and r['backward'])} "
+          f"cuDNN forward + backward short-run efficiencies on the H100 = {eff:.3f}\n")
+
+
+def print_attention_kernels(hopper, fa2_measured):
+    """FlashAttention-2 and -3 on Hopper as ratios to cuDNN's fused attention (the kernel the Hopper figure
+    was measured with). FlashAttention-2: PyTorch SDPA's flash backend over cuDNN, measured on the H100 at
+    the same shapes (hopper_attention). FlashAttention-3 (not in PyTorch): the FlashAttention-3 paper's
+    figures, at the training lengths 4k and 8k: per length, a training step's attention weighs the forward
+    1 and the backward 2.5 (its 5 matmuls to 2), so the step's ratio is 3.5 / (1 / forward ratio + 2.5 /
+    backward ratio); the two lengths' mean. The paper's FlashAttention-2 ratio is printed beside ours."""
     rows = read_table("fa3-paper-attention.csv")
     out = {}
     for kernel in ("fa2", "fa3"):
@@ -379,17 +477,14 @@ def print_attention_kernels(hopper):
             r = {row["backward"]: row[kernel] / row["cudnn"] for row in rows if row["seq"] == seq}
             per_length.append(3.5 / (1.0 / r[0.0] + 2.5 / r[1.0]))
         out[kernel] = sum(per_length) / len(per_length)
-    print(f"Hopper attention kernels (FlashAttention-3 paper, over cuDNN): fa2 x {out['fa2']:.3f}, "
-          f"fa3 x {out['fa3']:.3f}")
-    print(f"catalog attention kernels (hopper): attention_fa2 = {hopper * out['fa2']:.3f}, "
+    print(f"Hopper attention kernels over cuDNN: fa2 x {fa2_measured:.3f} (measured on the H100; the "
+          f"FlashAttention-3 paper's figures give x {out['fa2']:.3f}), fa3 x {out['fa3']:.3f} (the paper)")
+    print(f"catalog attention kernels (hopper): attention_fa2 = {hopper * fa2_measured:.3f}, "
           f"attention_fa3 = {hopper * out['fa3']:.3f}\n")
 
 
-def print_blackwell_attention(full):
-    """Hopper's short-run attention: the per-call run's 0.49, at the power limit, / the full-duty ratio.
-    Blackwell attention = that x the median per-shape efficiency ratio to H200."""
-    hopper = HOPPER_ATTENTION_RUN / full
-    print(f"Hopper attention (catalog): {HOPPER_ATTENTION_RUN} at the power limit / {full:.3f} = {hopper:.3f}\n")
+def print_blackwell_attention(hopper):
+    """Blackwell attention = Hopper's short-run figure x the median per-shape efficiency ratio to H200."""
     rows = read_table("aiconfigurator-attention-bf16.csv")
     print("| GPU | shapes | efficiency / H200's: 25th, median, 75th percentile | attention (catalog) |")
     print("|---|---|---|---|")
@@ -424,11 +519,12 @@ def residual_table(title, c, shapes):
              "", "| set | M | N | K | count | measured | curve | curve / measured - 1 |", "|---|---|---|---|---|---|---|---|"]
     errs = []
     for s in shapes:
-        p = curve(c, s)
+        p = priced(c, s)
         e = p / s["eff"] - 1.0
         errs.append(abs(e))
+        hbm = " (HBM)" if p < curve(c, s) else ""
         lines.append(f"| {s['set']} | {s['m']} | {s['n']} | {s['k']} | {s.get('count', 1)} | {s['eff']:.3f} | "
-                     f"{p:.3f} | {100 * e:+.1f}% |")
+                     f"{p:.3f}{hbm} | {100 * e:+.1f}% |")
     lines.append("")
     lines.append(f"{len(shapes)} shapes: mean |residual| {100 * statistics.mean(errs):.1f}%, "
                  f"max {100 * max(errs):.1f}%")
@@ -438,11 +534,13 @@ def residual_table(title, c, shapes):
 def main():
     sets = {s["id"]: s for s in public_sets()}
     bf16 = state_shapes("bf16")
-    c16 = fit(bf16)
-    t16, _ = residual_table("Hopper BF16: the H200's short-run GEMMs (gemm_states.py)", c16, bf16)
+    c16 = roofline_fit(bf16)
+    t16, _ = residual_table(f"Hopper BF16: the H100's and H200's short-run GEMMs (gemm_states.py), the curve fitted to "
+                            f"the {c16['fitted']} the model prices by it; (HBM): priced by the roofline's memory term",
+                            c16, bf16)
     print(t16, "\n")
     full, clock_points = power_limited(c16)
-    old = h200_shapes()
+    old = [with_cap(x, "bf16", "h200") for x in h200_shapes()]
     t_old, _ = residual_table(f"Check: the per-call H200 runs of 2026-11-29 against that curve x {full:.3f} (most ran "
                               "at the power limit; the skinny ones also paid their launch)", dict(c16, peak=c16["peak"] * full),
                               old)
@@ -458,14 +556,16 @@ def main():
     # (torch._scaled_mm, whose default use_fast_accum=False is the precise path; one harness, random
     # data, one power limit), so the FP8/BF16 ratio is that pair's.
     fast8 = state_shapes("fp8", "fast")
-    c8 = fit(fast8)
-    t8s, _ = residual_table("Hopper FP8, tensor scaling, fast accumulation (forward GEMMs): the H200's short-run "
-                            "torch._scaled_mm (gemm_states.py)", c8, fast8)
+    c8 = roofline_fit(fast8)
+    t8s, _ = residual_table("Hopper FP8, tensor scaling, fast accumulation (forward GEMMs): the H100's and H200's "
+                            f"short-run torch._scaled_mm (gemm_states.py), the curve fitted to the {c8['fitted']} "
+                            "the model prices by it", c8, fast8)
     print(t8s, "\n")
     hopper8 = hopper_fp8_shapes(c16)
     print(band_table("Check: the BF16 curve x aiconfigurator's H200 FP8 / BF16 efficiency, per shape, against the "
                      "measured fast curve", c8, hopper8), "\n")
-    sweep = [dict(with_eff(x, 1979), set="tilelang-h800-fp8") for x in sets["tilelang-h800-fp8"]["shapes"]]
+    sweep = [with_cap(dict(with_eff(x, 1979), set="tilelang-h800-fp8"), "fp8", "h100")
+             for x in sets["tilelang-h800-fp8"]["shapes"]]
     t8, _ = residual_table("Check: the tilelang FP8 K sweep (H800) against that fast curve", c8, sweep)
     print(t8, "\n")
     mamf16 = [dict(with_eff(x, 989), set="mamf-hopper-bf16") for x in sets["mamf-hopper-bf16"]["shapes"]][0]
@@ -484,7 +584,8 @@ def main():
                      f"| mamf-hopper-bf16 (bf16 curve at the power limit: {curve(c16, mamf16) * full:.3f}) | 2048 | "
                      f"2048 | 13312 | 1 | {mamf16['eff']:.3f} |"), "\n")
 
-    block = [dict(with_eff(x, 1979), set="deepgemm") for x in sets["deepgemm-h800-fp8-block"]["shapes"]]
+    block = [with_cap(dict(with_eff(x, 1979), set="deepgemm"), "fp8", "h100")
+             for x in sets["deepgemm-h800-fp8-block"]["shapes"]]
     big = [x for x in block if x["m"] >= 4096]
     ratio = statistics.median(x["eff"] / curve(c8, x) for x in big)
     tb, _ = residual_table(f"DeepGEMM block-scaled FP8 (CUDA-core promotion in every GEMM) against the fast curve "
@@ -500,10 +601,12 @@ def main():
     ref = {"bf16": (mamf16["eff"], c_old["peak"]), "fp8": (h100_8["eff"], split_peak * full)}
     blackwell = print_blackwell(c16, c8, sets)
     print_sustained_check(c16, bf16, blackwell)
-    print_blackwell_attention(full)
+    print_hopper_attention()
+    hopper_attn, fa2_ratio, _ = hopper_attention()
+    print_blackwell_attention(hopper_attn)
     print_blackwell_hbm()
     print_hopper_check()
-    print_attention_kernels(HOPPER_ATTENTION_RUN / full)
+    print_attention_kernels(hopper_attn, fa2_ratio)
     comm_interference()
     print_decode_fits()
     print_aiconfigurator_decode_fits()
@@ -524,8 +627,10 @@ def main():
     print(f"  gemm_bf16 = {{ peak = {c16['peak']:.3f}, mn_half = {c16['mn_half']:.0f}, k_half = {c16['k_half']:.0f} }}")
     print(f"  gemm_fp8 = {{ peak = {c8['peak']:.3f}, mn_half = {c8['mn_half']:.0f}, k_half = {c8['k_half']:.0f} }}")
     print(f"  fp8_split_accumulation = {split:.3f}")
-    print("  clock_duty = { duty = [%s], clock = [%s] }" % (", ".join(f"{d:.2f}" for d, _ in clock_points),
-                                                          ", ".join(f"{c:.3f}" for _, c in clock_points)))
+    for gpu, takers in CLOCK_TAKERS.items():
+        print("  clock_duty (%s; %s) = { duty = [%s], clock = [%s] }" % (
+            gpu, " ".join(takers), ", ".join(f"{d:.2f}" for d, _ in clock_points[gpu]),
+            ", ".join(f"{c:.3f}" for _, c in clock_points[gpu])))
     print(f"  fp8_blockwise (DeepGEMM micro-benchmarks) = {ratio:.3f}; the catalog takes the in-training figure "
           "of DeepSeek's profile instead (fit_profile.py)")
     for gpu, (b16, b8) in blackwell.items():

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""The H200 round's kernel figures beside the GEMM curves (fit_gemm.py imports and prints them):
-decode-sized GEMMs and attention (decode_kernels.py), grouped expert GEMMs (grouped_gemm.py --graph)
-and a GEMM beside a communication stand-in (overlap_interference.py). Standard library only."""
+"""The device rounds' kernel figures beside the GEMM curves (fit_gemm.py imports and prints them):
+decode-sized GEMMs and attention (decode_kernels.py, on the H200 and the H100), grouped expert GEMMs
+(grouped_gemm.py --graph) and a GEMM beside a communication stand-in (overlap_interference.py), on
+the H200. Standard library only."""
 import functools
 import glob
 import json
@@ -37,14 +38,21 @@ def line_fit(xs, ts):
     return (sxt * s11 - s1t * sx1) / det, (sxx * s1t - sx1 * sxt) / det
 
 
+# The GPUs whose decode kernels were measured (decode_kernels.py), and the catalog GPUs that take each
+# one's figures: the H800 is the H100 with fewer NVLinks (same HBM3 at 3.35 TB/s); Blackwell keeps the
+# H200's as it was calibrated (its HBM figures stand as Hopper's, fit_gemm.py print_blackwell_hbm).
+DECODE_MEASURED = {"h200": ("h200", "b200", "gb200"), "h100": ("h100-sxm", "h800")}
+
+
 @functools.cache
-def decode_fits():
-    """Decode-sized kernels from CUDA graphs (decode_kernels.py): time = bytes / (HBM x eff) + fixed.
-    GEMMs (bf16, weights of Llama-70B's TP-8 shards and its unsharded MLP) per row count m in the
-    memory-bound range 1-32: the medians of the fitted efficiencies and intercepts; attention (cuDNN,
-    one query token against the KV cache) over every batch and context. The intercepts hold the
-    graph's kernel gap, which the catalog's fixed costs leave out."""
-    runs = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(HERE, "h200-*-decode-kernels.json")))]
+def decode_fits(gpu="h200"):
+    """Decode-sized kernels from CUDA graphs (decode_kernels.py) on one GPU: time = bytes / (HBM x eff)
+    + fixed. GEMMs (bf16, weights of Llama-70B's TP-8 shards and its unsharded MLP) per row count m in
+    the memory-bound range 1-32: the medians of the fitted efficiencies and intercepts; attention
+    (cuDNN, one query token against the KV cache) over every batch and context. The intercepts hold
+    the graph's kernel gap, which the catalog's fixed costs leave out (the H200's 1.24 us; the H100,
+    the same die, was not timed for it)."""
+    runs = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(HERE, f"{gpu}-*-decode-kernels.json")))]
     peak = runs[0]["peak_hbm"]
     gemm = []
     for m in (1, 8, 16, 32):
@@ -61,18 +69,24 @@ def decode_fits():
 
 
 def print_decode_fits():
-    d = decode_fits()
-    print("**Decode-sized kernels** (CUDA graphs; time = bytes / (4.8 TB/s x eff) + intercept, relative least "
-          "squares; the intercept holds the graph's 1.24 us kernel gap)\n")
-    print("| kernel | rows m | HBM efficiency | intercept us |")
-    print("|---|---|---|---|")
-    for m, e, t0 in d["gemm_rows"]:
-        print(f"| bf16 GEMM (5 weight shapes, 17-940 MB) | {m} | {e:.3f} | {t0:.2f} |")
-    mean, worst, n = d["attention_residual"]
-    print(f"| cuDNN decode attention ({n} batches x contexts, mean residual {100 * mean:.1f}%, max {100 * worst:.1f}%) "
-          f"| 1 | {d['attention_hbm']:.3f} | {d['attention_fixed_us'] + KERNEL_GAP_US:.2f} |\n")
-    print(f"catalog decode: gemm_hbm = {d['gemm_hbm']:.3f}, gemm_fixed_us = {d['gemm_fixed_us']:.2f}, "
-          f"attention_hbm = {d['attention_hbm']:.3f}, attention_fixed_us = {d['attention_fixed_us']:.2f}\n")
+    print("**Decode-sized kernels** (CUDA graphs; time = bytes / (HBM x eff) + intercept, relative least "
+          "squares against the GPU's datasheet HBM bandwidth; the intercept holds the graph's 1.24 us kernel gap)\n")
+    print("| GPU | kernel | rows m | HBM efficiency | intercept us |")
+    print("|---|---|---|---|---|")
+    for gpu in DECODE_MEASURED:
+        d = decode_fits(gpu)
+        for m, e, t0 in d["gemm_rows"]:
+            print(f"| {gpu} | bf16 GEMM (5 weight shapes, 17-940 MB) | {m} | {e:.3f} | {t0:.2f} |")
+        mean, worst, n = d["attention_residual"]
+        print(f"| {gpu} | cuDNN decode attention ({n} batches x contexts, mean residual {100 * mean:.1f}%, max "
+              f"{100 * worst:.1f}%) | 1 | {d['attention_hbm']:.3f} | {d['attention_fixed_us'] + KERNEL_GAP_US:.2f} |")
+    print()
+    for gpu, takers in DECODE_MEASURED.items():
+        d = decode_fits(gpu)
+        print(f"catalog decode ({gpu}; {' '.join(takers)}): gemm_hbm = {d['gemm_hbm']:.3f}, gemm_fixed_us = "
+              f"{d['gemm_fixed_us']:.2f}, attention_hbm = {d['attention_hbm']:.3f}, attention_fixed_us = "
+              f"{d['attention_fixed_us']:.2f}")
+    print()
 
 
 # aiconfigurator-gemm-decode.csv's GPU names -> the catalog's ids.
@@ -131,18 +145,19 @@ def print_aiconfigurator_decode_fits():
         for engine, m, e, t0, res, n in d["fits"]:
             print(f"| {gpu} | {engine} | {m} | {n} | {e:.3f} | {t0:.2f} | {100 * res:.1f}% |")
     print()
-    print("| GPU | median HBM efficiency | median intercept us | the H200's own runs (decode_kernels.py) |")
+    print("| GPU | median HBM efficiency | median intercept us | the GPU's own runs (decode_kernels.py) |")
     print("|---|---|---|---|")
     for gpu, d in fits.items():
-        mine = (f"{own['gemm_hbm']:.3f}, {own['gemm_fixed_us'] + KERNEL_GAP_US:.2f} us" if gpu in ("h100", "h200")
-                else "none")
+        mine = (f"{decode_fits(gpu)['gemm_hbm']:.3f}, {decode_fits(gpu)['gemm_fixed_us'] + KERNEL_GAP_US:.2f} us"
+                if gpu in DECODE_MEASURED else "none")
         print(f"| {gpu} | {d['gemm_hbm']:.3f} | {d['intercept_us']:.2f} | {mine} |")
     a100 = fits["a100"]
     print(f"\nA100 over H200 in the same engine's harness, median over the 12 pairs: HBM efficiency "
           f"x {a100['eff_ratio']:.3f}, intercept x {a100['intercept_ratio']:.3f}; x the H200's own "
           f"{own['gemm_hbm']:.3f} and {own['gemm_fixed_us'] + KERNEL_GAP_US:.2f} us (less the kernel gap for the "
           f"catalog's fixed time). The H100 over the H200, the same way: HBM efficiency x "
-          f"{fits['h100']['eff_ratio']:.3f}\n")
+          f"{fits['h100']['eff_ratio']:.3f}; our own runs on the two GPUs give x "
+          f"{decode_fits('h100')['gemm_hbm'] / own['gemm_hbm']:.3f}\n")
     print(f"catalog decode (a100-sxm-80gb): gemm_hbm = {a100['catalog_gemm_hbm']:.3f}, "
           f"gemm_fixed_us = {a100['catalog_gemm_fixed_us']:.2f}\n")
 

@@ -51,8 +51,9 @@ TEST_CASE("calibration: the figures that reproduce a window, derived by hand", "
   gpu.eff.hbm = 0.84;
   gpu.eff.attention = 0.5;
   int calls = 0;
-  const Calibration c = calibrate(
-      gpu, false, [&](const topo::GpuSpec& g) { return profile_calibrate_rows::simulate(g, calls); });
+  const Calibration c = calibrate(gpu, {false, topo::AttentionKernel::cudnn}, [&](const topo::GpuSpec& g) {
+    return profile_calibrate_rows::simulate(g, calls);
+  });
   CHECK(c.simulations == calls);
   CHECK(calls <= 8);
   std::map<std::string, CalibratedFigure> f;
@@ -91,6 +92,33 @@ TEST_CASE("calibration: the figures that reproduce a window, derived by hand", "
   CHECK(said("communication is not calibrated"));
 }
 
+TEST_CASE("calibration: a job on FlashAttention-3 fits attention_fa3, the figure its kernels run at",
+          "[profile]") {
+  const scen::Catalog catalog = scen::Catalog::load_builtin();
+  topo::GpuSpec gpu = *catalog.find_gpu("h100-sxm");
+  gpu.eff.attention = 0.5;
+  gpu.eff.attention_fa3 = 0.25;
+  int calls = 0;
+  // The window's attention as the job prices it: 4 ms x 0.5 / attention_fa3 (8 ms at 0.25).
+  const Calibration c = calibrate(gpu, {false, topo::AttentionKernel::fa3}, [&](const topo::GpuSpec& g) {
+    topo::GpuSpec as_fa3 = g;
+    as_fa3.eff.attention = g.eff.attention_fa3;
+    return profile_calibrate_rows::simulate(as_fa3, calls);
+  });
+  std::map<std::string, CalibratedFigure> f;
+  for (const auto& x : c.figures) f[x.key] = x;
+  REQUIRE(f.count("attention_fa3") == 1);
+  CHECK(f.count("attention") == 0);
+  // 2 ms / e = the measured 4 ms at e = 0.5 (the cuDNN figure is not this trace's and stays).
+  CHECK(f["attention_fa3"].before == 0.25);
+  CHECK(f["attention_fa3"].after == Approx(0.5).epsilon(0.011));
+  CHECK(c.calibrated.eff.attention_fa3 == f["attention_fa3"].after);
+  CHECK(c.calibrated.eff.attention == 0.5);
+  const scen::Catalog applied =
+      catalog.with_text(calibration_toml(c, "t.json against s.toml"), "calibration.toml");
+  CHECK(applied.find_gpu("h100-sxm")->eff.attention_fa3 == Approx(f["attention_fa3"].after).margin(5e-5));
+}
+
 TEST_CASE("calibration: the catalog file reads back as the fitted figures, measured from the trace",
           "[profile]") {
   const scen::Catalog catalog = scen::Catalog::load_builtin();
@@ -99,8 +127,9 @@ TEST_CASE("calibration: the catalog file reads back as the fitted figures, measu
   gpu.eff.hbm = 0.84;
   gpu.eff.attention = 0.5;
   int calls = 0;
-  const Calibration c = calibrate(
-      gpu, false, [&](const topo::GpuSpec& g) { return profile_calibrate_rows::simulate(g, calls); });
+  const Calibration c = calibrate(gpu, {false, topo::AttentionKernel::cudnn}, [&](const topo::GpuSpec& g) {
+    return profile_calibrate_rows::simulate(g, calls);
+  });
   const std::string toml = calibration_toml(c, "t.json (rank 0) against s.toml");
   const scen::Catalog applied = catalog.with_text(toml, "calibration.toml");
   const topo::GpuSpec& g = *applied.find_gpu("h100-sxm");

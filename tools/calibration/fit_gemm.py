@@ -195,7 +195,7 @@ LLAMA3_MFU = 0.405  # Llama 3 paper (Dubey et al. 2024, table 4): 38-43% BF16 MF
 CLOCK_TAKERS = {"h200": ("h200", "b200", "gb200"), "h100": ("h100-sxm", "h800")}
 
 
-def power_limited(c16):
+def power_limited():
     """The power-limited / short-run ratio at full tensor-core duty (median over the H200's gemm_states
     shapes, the runs the earlier checks below were made against), and per measured GPU the clock by
     tensor-core duty (clock_duty): the power_mix ratio at each measured duty, the mean of its fillers
@@ -539,7 +539,7 @@ def main():
                             f"the {c16['fitted']} the model prices by it; (HBM): priced by the roofline's memory term",
                             c16, bf16)
     print(t16, "\n")
-    full, clock_points = power_limited(c16)
+    full, clock_points = power_limited()
     old = [with_cap(x, "bf16", "h200") for x in h200_shapes()]
     t_old, _ = residual_table(f"Check: the per-call H200 runs of 2026-11-29 against that curve x {full:.3f} (most ran "
                               "at the power limit; the skinny ones also paid their launch)", dict(c16, peak=c16["peak"] * full),

@@ -136,9 +136,9 @@ struct Efficiency {
   /// A class's headline figure: attention and element-wise as set; GEMMs at 8192^3 in BF16.
   double headline(OpClass c) const;
   /// The fused-attention efficiency of kernel `k` (0 where the GPU has no figure for it).
-  double attention_of(AttentionKernel k) const {
-    return k == AttentionKernel::fa2 ? attention_fa2 : k == AttentionKernel::fa3 ? attention_fa3 : attention;
-  }
+  double attention_of(AttentionKernel k) const { return this->*attention_member(k); }
+  /// The same figure, to set (a calibration fitting the kernel a job runs).
+  double& attention_of(AttentionKernel k) { return this->*attention_member(k); }
   /// The HBM efficiency of a bandwidth-bound kernel of kind `k`.
   double hbm_of(KernelKind k) const {
     const double v = hbm_kind[static_cast<std::size_t>(k)];
@@ -149,6 +149,13 @@ struct Efficiency {
     for (double v : hbm_kind)
       if (v > 0.0) return true;
     return false;
+  }
+
+ private:
+  static double Efficiency::*attention_member(AttentionKernel k) {
+    return k == AttentionKernel::fa2   ? &Efficiency::attention_fa2
+           : k == AttentionKernel::fa3 ? &Efficiency::attention_fa3
+                                       : &Efficiency::attention;
   }
 };
 

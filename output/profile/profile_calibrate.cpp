@@ -38,10 +38,7 @@ std::vector<Target> targets(const FittedKernels& k) {
 double& figure(topo::GpuSpec& g, const Target& t, const FittedKernels& k) {
   switch (t.kind) {
     case Target::Kind::gemm: return (k.fp8_linears ? g.eff.gemm8 : g.eff.gemm16).peak;
-    case Target::Kind::attention:
-      return k.attention == topo::AttentionKernel::fa2   ? g.eff.attention_fa2
-             : k.attention == topo::AttentionKernel::fa3 ? g.eff.attention_fa3
-                                                         : g.eff.attention;
+    case Target::Kind::attention: return g.eff.attention_of(k.attention);
     case Target::Kind::hbm: break;
   }
   double& v = g.eff.hbm_kind[static_cast<std::size_t>(t.hbm_kind)];

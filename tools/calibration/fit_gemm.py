@@ -58,8 +58,8 @@ import json
 import os
 import statistics
 
-from fit_kernels import (KERNEL_GAP_US, clock_at, comm_interference, decode_fits, print_aiconfigurator_decode_fits,
-                         print_decode_fits, print_grouped_fit)
+from fit_kernels import (KERNEL_GAP_US, MEASURED_TAKERS, clock_at, comm_interference, decode_fits,
+                         print_aiconfigurator_decode_fits, print_decode_fits, print_grouped_fit)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -141,8 +141,7 @@ def h200_shapes():
     return out
 
 
-HOPPER_RUNS = ("h100", "h200")  # the Hopper GPUs measured (same die, same 700 W limit, different HBM)
-HBM = {"h100": 3.35e12, "h200": 4.8e12}  # datasheet bytes per second of the measured Hopper GPUs
+HOPPER_RUNS = tuple(sorted(MEASURED_TAKERS))  # the Hopper GPUs measured (same die and 700 W, not the same HBM)
 PEAK_FLOPS = {"bf16": 989e12, "fp8": 1979e12}  # H100 / H200 SXM dense datasheet figures
 OPERAND_BYTES = {"bf16": 2, "fp8": 1}
 
@@ -164,7 +163,8 @@ def hbm_cap(m, n, k, count, precision, gpu):
     written in bf16, at the GPU's measured weight-streaming efficiency (gemm_hbm), as stepsim's roofline
     prices a GEMM's bytes."""
     nbytes = count * ((m * k + k * n) * OPERAND_BYTES[precision] + 2 * m * n)
-    memory_s = nbytes / (HBM[gpu] * decode_fits(gpu)["gemm_hbm"])
+    decode = decode_fits(gpu)  # the GPU's datasheet HBM bandwidth and its measured streaming fraction
+    memory_s = nbytes / (decode["peak_hbm"] * decode["gemm_hbm"])
     return 2.0 * m * n * k * count / memory_s / PEAK_FLOPS[precision]
 
 
@@ -190,11 +190,6 @@ def state_shapes(precision, accumulation=None, state="short"):
 LLAMA3_MFU = 0.405  # Llama 3 paper (Dubey et al. 2024, table 4): 38-43% BF16 MFU on 8K-16K H100, midpoint
 
 
-# Which catalog GPUs take each measured GPU's clock curve: the H800 is the H100 with fewer NVLinks (same
-# HBM3, same 700 W); B200 and GB200 keep the H200's, as their GEMM curves were calibrated against it.
-CLOCK_TAKERS = {"h200": ("h200", "b200", "gb200"), "h100": ("h100-sxm", "h800")}
-
-
 def power_limited():
     """The power-limited / short-run ratio at full tensor-core duty (median over the H200's gemm_states
     shapes, the runs the earlier checks below were made against), and per measured GPU the clock by
@@ -209,7 +204,7 @@ def power_limited():
     print("| GPU | tensor-core duty | filler | GEMM ratio | SM clock MHz | board W |")
     print("|---|---|---|---|---|---|")
     points = {}
-    for gpu in CLOCK_TAKERS:
+    for gpu in MEASURED_TAKERS:
         mix = {}
         for path in sorted(glob.glob(os.path.join(HERE, f"{gpu}-*-power-mix.json"))):
             for r in json.load(open(path))["duty"]:
@@ -382,7 +377,8 @@ def print_blackwell_hbm():
 
 
 def print_hopper_check():
-    """The H100's GEMM figures are the H200's ("same die and 700 W limit"). aiconfigurator times both in
+    """The H100 against the H200, the GPU whose figures it took before its own round (2026-12-05: the two
+    agree within 1-2% short-run at compute-bound shapes, gemm_states.py). aiconfigurator times both in
     one harness (TensorRT-LLM 1.3.0rc10, BF16 and per-tensor FP8 less its input quantisation; CUDA-graph
     replays, short bursts): the H100 / H200 efficiency ratio per shape, by band of the smaller output
     dimension, over shapes the H200 runs in 20 us or more. Both have 989 / 1,979 TFLOP/s dense, so the
@@ -627,7 +623,7 @@ def main():
     print(f"  gemm_bf16 = {{ peak = {c16['peak']:.3f}, mn_half = {c16['mn_half']:.0f}, k_half = {c16['k_half']:.0f} }}")
     print(f"  gemm_fp8 = {{ peak = {c8['peak']:.3f}, mn_half = {c8['mn_half']:.0f}, k_half = {c8['k_half']:.0f} }}")
     print(f"  fp8_split_accumulation = {split:.3f}")
-    for gpu, takers in CLOCK_TAKERS.items():
+    for gpu, takers in MEASURED_TAKERS.items():
         print("  clock_duty (%s; %s) = { duty = [%s], clock = [%s] }" % (
             gpu, " ".join(takers), ", ".join(f"{d:.2f}" for d, _ in clock_points[gpu]),
             ", ".join(f"{c:.3f}" for _, c in clock_points[gpu])))

@@ -38,10 +38,11 @@ def line_fit(xs, ts):
     return (sxt * s11 - s1t * sx1) / det, (sxx * s1t - sx1 * sxt) / det
 
 
-# The GPUs whose decode kernels were measured (decode_kernels.py), and the catalog GPUs that take each
-# one's figures: the H800 is the H100 with fewer NVLinks (same HBM3 at 3.35 TB/s); Blackwell keeps the
-# H200's as it was calibrated (its HBM figures stand as Hopper's, fit_gemm.py print_blackwell_hbm).
-DECODE_MEASURED = {"h200": ("h200", "b200", "gb200"), "h100": ("h100-sxm", "h800")}
+# The Hopper GPUs measured on a device, and the catalog GPUs that take each one's own figures (decode
+# kernels here, the clock by duty in fit_gemm.py): the H800 is the H100 with fewer NVLinks (same HBM3 at
+# 3.35 TB/s, same 700 W); B200 and GB200 keep the H200's, as their GEMM curves and HBM figures were
+# calibrated against it (fit_gemm.py print_blackwell, print_blackwell_hbm).
+MEASURED_TAKERS = {"h200": ("h200", "b200", "gb200"), "h100": ("h100-sxm", "h800")}
 
 
 @functools.cache
@@ -62,7 +63,7 @@ def decode_fits(gpu="h200"):
     rows = [r for run in runs for r in run["attention"] if r.get("backend") == "cudnn" and "error" not in r]
     a, t0 = line_fit([r["kv_bytes"] / peak * 1e6 for r in rows], [r["time_us"] for r in rows])
     res = [abs((r["kv_bytes"] / peak * 1e6 * a + t0) / r["time_us"] - 1.0) for r in rows]
-    return {"gemm_rows": gemm, "gemm_hbm": statistics.median(e for _, e, _ in gemm),
+    return {"peak_hbm": peak, "gemm_rows": gemm, "gemm_hbm": statistics.median(e for _, e, _ in gemm),
             "gemm_fixed_us": statistics.median(t for _, _, t in gemm) - KERNEL_GAP_US,
             "attention_hbm": 1.0 / a, "attention_fixed_us": t0 - KERNEL_GAP_US,
             "attention_residual": (statistics.mean(res), max(res), len(rows))}
@@ -73,7 +74,7 @@ def print_decode_fits():
           "squares against the GPU's datasheet HBM bandwidth; the intercept holds the graph's 1.24 us kernel gap)\n")
     print("| GPU | kernel | rows m | HBM efficiency | intercept us |")
     print("|---|---|---|---|---|")
-    for gpu in DECODE_MEASURED:
+    for gpu in MEASURED_TAKERS:
         d = decode_fits(gpu)
         for m, e, t0 in d["gemm_rows"]:
             print(f"| {gpu} | bf16 GEMM (5 weight shapes, 17-940 MB) | {m} | {e:.3f} | {t0:.2f} |")
@@ -81,7 +82,7 @@ def print_decode_fits():
         print(f"| {gpu} | cuDNN decode attention ({n} batches x contexts, mean residual {100 * mean:.1f}%, max "
               f"{100 * worst:.1f}%) | 1 | {d['attention_hbm']:.3f} | {d['attention_fixed_us'] + KERNEL_GAP_US:.2f} |")
     print()
-    for gpu, takers in DECODE_MEASURED.items():
+    for gpu, takers in MEASURED_TAKERS.items():
         d = decode_fits(gpu)
         print(f"catalog decode ({gpu}; {' '.join(takers)}): gemm_hbm = {d['gemm_hbm']:.3f}, gemm_fixed_us = "
               f"{d['gemm_fixed_us']:.2f}, attention_hbm = {d['attention_hbm']:.3f}, attention_fixed_us = "
@@ -149,7 +150,7 @@ def print_aiconfigurator_decode_fits():
     print("|---|---|---|---|")
     for gpu, d in fits.items():
         mine = (f"{decode_fits(gpu)['gemm_hbm']:.3f}, {decode_fits(gpu)['gemm_fixed_us'] + KERNEL_GAP_US:.2f} us"
-                if gpu in DECODE_MEASURED else "none")
+                if gpu in MEASURED_TAKERS else "none")
         print(f"| {gpu} | {d['gemm_hbm']:.3f} | {d['intercept_us']:.2f} | {mine} |")
     a100 = fits["a100"]
     print(f"\nA100 over H200 in the same engine's harness, median over the 12 pairs: HBM efficiency "

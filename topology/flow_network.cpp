@@ -14,10 +14,11 @@ FlowNetwork::FlowNetwork(std::shared_ptr<const TransferTable> table, FlowNetwork
     : table_(std::move(table)), options_(options) {
   const auto links = table_->topology().links();
   link_resource_.reserve(links.size());
-  for (const Link& l : links) {
-    sys_.add_constraint(l.bw.value());  // constraint id == link id
-    link_resource_.push_back(resource_of(l.kind));
-  }
+  for (const Link& l : links) link_resource_.push_back(resource_of(l.kind));
+  // A constraint for each link some pattern crosses, less twins (TransferTable::solver_pattern).
+  const auto constraint_links = table_->constraint_links();
+  sys_.reserve_constraints(constraint_links.size());
+  for (const LinkId l : constraint_links) sys_.add_constraint(links[l].bw.value());
   if (options_.accounting != LinkAccounting::off) link_bytes_.assign(links.size(), 0.0);
   if (options_.accounting == LinkAccounting::timeline) {
     link_state_.reserve(links.size());
@@ -155,10 +156,8 @@ void FlowNetwork::start_flows(std::uint32_t slot, Time now) {
   const TransferPhase& phase = table_->phases(a.payload)[a.phase];
   for (const TransferFlow& tf : table_->flows(phase)) {
     if (!(tf.bytes > 0.0)) continue;
-    usage_scratch_.clear();
-    for (const LinkUse& u : table_->pattern(tf.pattern)) usage_scratch_.push_back({u.link, u.coefficient});
-    const auto var =
-        sys_.add_variable(1.0, tf.max_rate > 0.0 ? tf.max_rate : MaxMinSystem::kUnbounded, usage_scratch_);
+    const auto var = sys_.add_variable(1.0, tf.max_rate > 0.0 ? tf.max_rate : MaxMinSystem::kUnbounded,
+                                       table_->solver_pattern(tf.pattern));
     if (var >= flows_.size()) flows_.resize(var + 1);
     flows_[var] =
         Flow{slot, tf.pattern, tf.bytes, 0.0, now, flows_[var].generation + 1, Resource::none, {}, true};
@@ -208,10 +207,11 @@ void FlowNetwork::settle(Time now) {
     progress(f, now);
     const double old_rate = f.rate;
     f.rate = sys_.rate(var);
-    auto lim = sys_.limiter(var);  // constraint id == link id
+    const auto constraint = sys_.limiter(var);
     // A variable held at its protocol ceiling (NCCL's per-channel limit) rather than by a saturated
     // link is charged to the kind of its busiest link: the links it would otherwise fill.
-    if (lim == MaxMinSystem::kNone) lim = table_->pattern_bottleneck(f.pattern);
+    const LinkId lim = constraint == MaxMinSystem::kNone ? table_->pattern_bottleneck(f.pattern)
+                                                         : table_->constraint_links()[constraint];
     f.limiter = lim == kNoLink ? Resource::none : link_resource_[lim];
     ++f.generation;
     Time finish = kTimeNever;
@@ -243,7 +243,7 @@ void FlowNetwork::record_loads(Time now) {
   for (const LinkId l : touched_) {
     LinkState& st = link_state_[l];
     st.touched = false;
-    const double load = sys_.load(l);
+    const double load = sys_.load(table_->solver_constraint(l));  // a twin's load is its head's
     if (load != st.load) record_link(l, st, load, now);
   }
   touched_.clear();

@@ -162,7 +162,6 @@ class FlowNetwork final : public sim::Network {
   std::vector<std::uint32_t> first_share_;
   static constexpr std::uint32_t kNotCompleted = 0xffffffffu;
   std::vector<double> link_bytes_;
-  std::vector<MaxMinSystem::Usage> usage_scratch_;
   // Timeline accounting (link_state_ empty when off).
   struct LinkState {  // one cache line's worth per link: what record_loads() reads and writes
     double load = 0.0, peak = 0.0, bw = 0.0;

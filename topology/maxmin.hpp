@@ -39,6 +39,8 @@ class MaxMinSystem {
   /// Adds a constraint of `capacity` (>= 0, e.g. bytes per second of a link direction).
   /// Throws std::logic_error for a negative or NaN capacity: the solver repairs no input.
   ConstraintId add_constraint(double capacity);
+  /// Room for `count` constraints in all, so that adding them one by one does not reallocate.
+  void reserve_constraints(std::size_t count) { cnsts_.reserve(count); }
   /// Changes a capacity (same contract); the affected component is re-solved at the next solve().
   void set_capacity(ConstraintId c, double capacity);
 

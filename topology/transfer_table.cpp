@@ -1,6 +1,7 @@
 #include "topology/transfer_table.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -16,6 +17,84 @@ std::span<const TransferPhase> TransferTable::phases(std::uint32_t payload) cons
 
 std::span<const TransferFlow> TransferTable::flows(const TransferPhase& phase) const {
   return std::span<const TransferFlow>(flows_).subspan(phase.flows_begin, phase.flows_count);
+}
+
+std::span<const MaxMinSystem::Usage> TransferTable::solver_pattern(std::uint32_t id) const {
+  return std::span<const MaxMinSystem::Usage>(solver_uses_)
+      .subspan(solver_begin_[id], solver_begin_[id + 1] - solver_begin_[id]);
+}
+
+void TransferTable::index_twin_links() {
+  const auto links = topo_->links();
+  const std::size_t n_links = links.size(), n_patterns = pool_.size();
+  // Which patterns cross each link, with what coefficient: a link's list in pattern order.
+  std::vector<std::uint32_t> start(n_links + 1, 0);
+  for (std::uint32_t p = 0; p < n_patterns; ++p)
+    for (const LinkUse& u : pool_.uses(p)) ++start[u.link + 1];
+  for (std::size_t l = 0; l < n_links; ++l) start[l + 1] += start[l];
+  struct Crossing {
+    std::uint32_t pattern;
+    double coefficient;
+    bool operator==(const Crossing&) const = default;
+  };
+  std::vector<Crossing> crossings(start[n_links]);
+  std::vector<std::uint32_t> fill(start.begin(), start.end() - 1);
+  for (std::uint32_t p = 0; p < n_patterns; ++p)
+    for (const LinkUse& u : pool_.uses(p)) crossings[fill[u.link]++] = Crossing{p, u.coefficient};
+  const auto crossing_span = [&](LinkId l) {
+    return std::span<const Crossing>(crossings).subspan(start[l], start[l + 1] - start[l]);
+  };
+  // Group the crossed links by a hash of (capacity, crossings); equal hashes are compared whole.
+  const auto mix = [](std::uint64_t h, std::uint64_t v) {
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+    return (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+  };
+  std::vector<std::pair<std::uint64_t, LinkId>> keyed;
+  for (LinkId l = 0; l < n_links; ++l) {
+    if (start[l + 1] == start[l]) continue;
+    std::uint64_t h = std::bit_cast<std::uint64_t>(links[l].bw.value());
+    for (const Crossing& c : crossing_span(l))
+      h = mix(mix(h, c.pattern), std::bit_cast<std::uint64_t>(c.coefficient));
+    keyed.emplace_back(h, l);
+  }
+  std::sort(keyed.begin(), keyed.end());
+  twin_of_.resize(n_links);
+  for (LinkId l = 0; l < n_links; ++l) twin_of_[l] = l;
+  std::vector<LinkId> heads;  // distinct link sets within a run of equal hashes
+  for (std::size_t i = 0; i < keyed.size();) {
+    std::size_t end = i + 1;
+    while (end < keyed.size() && keyed[end].first == keyed[i].first) ++end;
+    heads.clear();
+    for (std::size_t k = i; k < end; ++k) {  // increasing link id: the first of a set is its head
+      const LinkId l = keyed[k].second;
+      const auto twin = std::find_if(heads.begin(), heads.end(), [&](LinkId head) {
+        const auto a = crossing_span(head), b = crossing_span(l);
+        return links[head].bw.value() == links[l].bw.value() &&
+               std::equal(a.begin(), a.end(), b.begin(), b.end());
+      });
+      if (twin != heads.end())
+        twin_of_[l] = *twin;
+      else
+        heads.push_back(l);
+    }
+    i = end;
+  }
+  constraint_of_.assign(n_links, MaxMinSystem::kNone);
+  constraint_links_.clear();
+  for (LinkId l = 0; l < n_links; ++l)
+    if (twin_of_[l] == l && start[l + 1] > start[l]) {
+      constraint_of_[l] = static_cast<MaxMinSystem::ConstraintId>(constraint_links_.size());
+      constraint_links_.push_back(l);
+    }
+  for (LinkId l = 0; l < n_links; ++l) constraint_of_[l] = constraint_of_[twin_of_[l]];
+  solver_uses_.clear();
+  solver_begin_.assign(1, 0);
+  for (std::uint32_t p = 0; p < n_patterns; ++p) {
+    for (const LinkUse& u : pool_.uses(p))
+      if (twin_of_[u.link] == u.link) solver_uses_.push_back({constraint_of_[u.link], u.coefficient});
+    solver_begin_.push_back(static_cast<std::uint32_t>(solver_uses_.size()));
+  }
 }
 
 namespace {

@@ -23,6 +23,7 @@
 #include "sim/units.hpp"
 #include "topology/collective_plan.hpp"
 #include "topology/collectives.hpp"
+#include "topology/maxmin.hpp"
 #include "topology/nccl_tuning.hpp"
 #include "topology/topology.hpp"
 
@@ -71,11 +72,34 @@ class TransferTable {
   /// The link that limits a pattern alone (kNoLink for an empty one).
   LinkId pattern_bottleneck(std::uint32_t id) const { return pool_.bottleneck(id); }
 
+  /// A pattern as the max-min solver needs it: over solver constraints, without twin links. Two
+  /// links are twins when they have the same capacity and every pattern of the table crosses both
+  /// with the same coefficient or neither: whatever flows run, their constraints are the same
+  /// inequality, so the solver keeps the lowest id of each set (the one its (level, id) order
+  /// would report as the limiter anyway) and the rates, limiters and loads are those of the whole
+  /// pattern, bit for bit. A data-parallel collective's thousand-odd NIC and fabric links fall to a
+  /// few this way. Only links some pattern crosses get a constraint, numbered in link order (so
+  /// the solver's ties fall as they would by link id).
+  std::span<const MaxMinSystem::Usage> solver_pattern(std::uint32_t id) const;
+  /// The link whose solver constraint stands for `link` (itself unless it is a higher-id twin).
+  LinkId solver_link(LinkId link) const { return twin_of_[link]; }
+  /// The solver constraint of `link` (of its head twin), MaxMinSystem::kNone if no pattern crosses it.
+  MaxMinSystem::ConstraintId solver_constraint(LinkId link) const { return constraint_of_[link]; }
+  /// Each solver constraint's link (a head twin), in increasing link order.
+  std::span<const LinkId> constraint_links() const { return constraint_links_; }
+
  private:
   friend class TransferTableBuilder;
   explicit TransferTable(std::shared_ptr<const Topology> topo) : topo_(std::move(topo)), pool_(*topo_) {}
+  /// Finds the twin links of the finished table and the solver's patterns.
+  void index_twin_links();
   std::shared_ptr<const Topology> topo_;
   PatternPool pool_;
+  std::vector<LinkId> twin_of_;                            // per link: the lowest id of its twins
+  std::vector<MaxMinSystem::ConstraintId> constraint_of_;  // per link
+  std::vector<LinkId> constraint_links_;                   // per solver constraint
+  std::vector<MaxMinSystem::Usage> solver_uses_;
+  std::vector<std::uint32_t> solver_begin_;  // per pattern, and one past the last
   std::vector<TransferInfo> infos_;
   std::vector<TransferPhase> phases_;
   std::vector<TransferFlow> flows_;
@@ -90,7 +114,10 @@ class TransferTableBuilder {
   std::uint32_t add(const CollectiveRequest& request);
   /// The table so far (e.g. to read info() of what was just added).
   const TransferTable& table() const { return table_; }
-  TransferTable build() && { return std::move(table_); }
+  TransferTable build() && {
+    table_.index_twin_links();
+    return std::move(table_);
+  }
 
  private:
   /// A plan under one protocol: the plan, the protocol and NCCL's terms for it.

@@ -18,18 +18,23 @@ enum class EventKind : std::uint8_t {
 };
 
 /// 24 bytes: the kind shares a word with the sequence number, which still orders events first.
-struct Event {
+/// `Kind` is the owner's enum of event kinds (one byte): the engine's EventKind, or the network's.
+template <class Kind>
+struct BasicEvent {
   Time time{};
   std::uint64_t order = 0;  ///< sequence << 8 | kind
   std::uint32_t target = 0;
   std::uint32_t generation = 0;
 
-  EventKind kind() const { return static_cast<EventKind>(order & 0xffu); }
+  Kind kind() const { return static_cast<Kind>(order & 0xffu); }
   std::uint64_t sequence() const { return order >> 8; }
 };
 
-class EventQueue {
+template <class Kind>
+class BasicEventQueue {
  public:
+  using Event = BasicEvent<Kind>;
+
   void reserve(std::size_t n) { heap_.reserve(n); }
   bool empty() const { return heap_.empty(); }
   std::size_t size() const { return heap_.size(); }
@@ -37,7 +42,7 @@ class EventQueue {
   const Event& top() const { return heap_.front(); }
 
   /// Schedules an event; `time` may equal but should not precede the time of the last pop.
-  void push(Time time, EventKind kind, std::uint32_t target, std::uint32_t generation) {
+  void push(Time time, Kind kind, std::uint32_t target, std::uint32_t generation) {
     const Event e{time, (next_sequence_++ << 8) | static_cast<std::uint64_t>(kind), target, generation};
     heap_.push_back(e);
     sift_up(heap_.size() - 1, e);
@@ -100,5 +105,8 @@ class EventQueue {
   std::vector<Event> heap_;
   std::uint64_t next_sequence_ = 0;
 };
+
+using Event = BasicEvent<EventKind>;
+using EventQueue = BasicEventQueue<EventKind>;
 
 }  // namespace stepsim::sim

@@ -39,7 +39,7 @@ LinkTimeline FlowNetwork::take_timeline() {
 }
 
 void FlowNetwork::push(Time t, EventKind kind, std::uint32_t target, std::uint32_t generation) {
-  events_.push(Event{t, seq_++, kind, target, generation});
+  events_.push(t, kind, target, generation);
 }
 
 void FlowNetwork::reserve(std::size_t ops, std::size_t transfers) {
@@ -69,9 +69,8 @@ Time FlowNetwork::next_event_time() const {
 void FlowNetwork::advance_to(Time now, std::vector<sim::OpId>& completed) {
   // Events at `now` may schedule more at `now` (zero-latency phases); the loop takes them too.
   while (!events_.empty() && events_.top().time <= now) {
-    const Event ev = events_.top();
-    events_.pop();
-    switch (ev.kind) {
+    const auto ev = events_.pop();
+    switch (ev.kind()) {
       case EventKind::phase_ready: start_flows(ev.target, now); break;
       case EventKind::flow_done:
         if (flows_[ev.target].alive && flows_[ev.target].generation == ev.generation)
@@ -291,8 +290,8 @@ void FlowNetwork::record_link(LinkId l, LinkState& st, double load, Time now) {
 
 void FlowNetwork::drop_stale() {
   while (!events_.empty()) {
-    const Event& ev = events_.top();
-    if (ev.kind != EventKind::flow_done) return;
+    const auto& ev = events_.top();
+    if (ev.kind() != EventKind::flow_done) return;
     const Flow& f = flows_[ev.target];
     if (f.alive && f.generation == ev.generation) return;
     events_.pop();

@@ -14,10 +14,10 @@
 #include <array>
 #include <cstdint>
 #include <memory>
-#include <queue>
 #include <span>
 #include <vector>
 
+#include "sim/event_queue.hpp"
 #include "sim/network.hpp"
 #include "topology/maxmin.hpp"
 #include "topology/resource.hpp"
@@ -95,15 +95,9 @@ class FlowNetwork final : public sim::Network {
  private:
   static constexpr std::size_t kResources = static_cast<std::size_t>(Resource::count);
   using Shares = std::array<Time, kResources>;
+  // Events' target: the active slot, or the solver variable for flow_done, whose generation
+  // matches Flow::generation while still valid. Equal times pop in push order (sim::EventQueue).
   enum class EventKind : std::uint8_t { phase_ready, flow_done, transfer_done };
-  struct Event {
-    Time time;
-    std::uint64_t seq;
-    EventKind kind;
-    std::uint32_t target;      // active slot, or solver variable for flow_done
-    std::uint32_t generation;  // flow_done: matches Flow::generation while still valid
-    bool operator>(const Event& o) const { return time != o.time ? time > o.time : seq > o.seq; }
-  };
   struct Active {
     sim::OpId op = 0;
     std::uint32_t payload = 0;
@@ -145,8 +139,7 @@ class FlowNetwork final : public sim::Network {
   std::vector<std::uint32_t> free_actives_;
   std::size_t active_count_ = 0;
   std::vector<Flow> flows_;  // indexed by solver variable id
-  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
-  std::uint64_t seq_ = 0;
+  sim::BasicEventQueue<EventKind> events_;
   /// One resource's non-zero share of a completed transfer's time.
   struct CompletedShare {
     Time duration{};

@@ -1,7 +1,8 @@
 #pragma once
 // The flow-level network: sim::Network over a TransferTable and a max-min fair solver.
 //
-// Every link direction of the topology is one solver constraint (capacity = line rate). Starting a
+// Every link direction some pattern crosses is a solver constraint (capacity = line rate), one per
+// set of twin links (TransferTable::solver_pattern: links every pattern crosses alike). Starting a
 // transfer runs its phases in order: a latency timer, then one solver variable per bandwidth flow
 // of the phase (a coupled collective is a single variable whose coefficients count its unit flows
 // on each link). Rates stay constant between events, so each flow's completion time is known

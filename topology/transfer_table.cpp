@@ -7,6 +7,7 @@
 #include <string>
 
 #include "sim/error.hpp"
+#include "sim/variation.hpp"
 
 namespace stepsim::topo {
 
@@ -45,22 +46,17 @@ void TransferTable::index_twin_links() {
     return std::span<const Crossing>(crossings).subspan(start[l], start[l + 1] - start[l]);
   };
   // Group the crossed links by a hash of (capacity, crossings); equal hashes are compared whole.
-  const auto mix = [](std::uint64_t h, std::uint64_t v) {
-    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
-    return (h ^ (h >> 27)) * 0x94d049bb133111ebull;
-  };
   std::vector<std::pair<std::uint64_t, LinkId>> keyed;
   for (LinkId l = 0; l < n_links; ++l) {
     if (start[l + 1] == start[l]) continue;
     std::uint64_t h = std::bit_cast<std::uint64_t>(links[l].bw.value());
     for (const Crossing& c : crossing_span(l))
-      h = mix(mix(h, c.pattern), std::bit_cast<std::uint64_t>(c.coefficient));
+      h = sim::mix_seed(sim::mix_seed(h, c.pattern), std::bit_cast<std::uint64_t>(c.coefficient));
     keyed.emplace_back(h, l);
   }
   std::sort(keyed.begin(), keyed.end());
-  twin_of_.resize(n_links);
-  for (LinkId l = 0; l < n_links; ++l) twin_of_[l] = l;
+  std::vector<LinkId> twin_of(n_links);  // per link: the lowest id of its twins
+  for (LinkId l = 0; l < n_links; ++l) twin_of[l] = l;
   std::vector<LinkId> heads;  // distinct link sets within a run of equal hashes
   for (std::size_t i = 0; i < keyed.size();) {
     std::size_t end = i + 1;
@@ -74,7 +70,7 @@ void TransferTable::index_twin_links() {
                std::equal(a.begin(), a.end(), b.begin(), b.end());
       });
       if (twin != heads.end())
-        twin_of_[l] = *twin;
+        twin_of[l] = *twin;
       else
         heads.push_back(l);
     }
@@ -83,16 +79,16 @@ void TransferTable::index_twin_links() {
   constraint_of_.assign(n_links, MaxMinSystem::kNone);
   constraint_links_.clear();
   for (LinkId l = 0; l < n_links; ++l)
-    if (twin_of_[l] == l && start[l + 1] > start[l]) {
+    if (twin_of[l] == l && start[l + 1] > start[l]) {
       constraint_of_[l] = static_cast<MaxMinSystem::ConstraintId>(constraint_links_.size());
       constraint_links_.push_back(l);
     }
-  for (LinkId l = 0; l < n_links; ++l) constraint_of_[l] = constraint_of_[twin_of_[l]];
+  for (LinkId l = 0; l < n_links; ++l) constraint_of_[l] = constraint_of_[twin_of[l]];
   solver_uses_.clear();
   solver_begin_.assign(1, 0);
   for (std::uint32_t p = 0; p < n_patterns; ++p) {
     for (const LinkUse& u : pool_.uses(p))
-      if (twin_of_[u.link] == u.link) solver_uses_.push_back({constraint_of_[u.link], u.coefficient});
+      if (twin_of[u.link] == u.link) solver_uses_.push_back({constraint_of_[u.link], u.coefficient});
     solver_begin_.push_back(static_cast<std::uint32_t>(solver_uses_.size()));
   }
 }

@@ -82,7 +82,9 @@ class TransferTable {
   /// the solver's ties fall as they would by link id).
   std::span<const MaxMinSystem::Usage> solver_pattern(std::uint32_t id) const;
   /// The link whose solver constraint stands for `link` (itself unless it is a higher-id twin).
-  LinkId solver_link(LinkId link) const { return twin_of_[link]; }
+  LinkId solver_link(LinkId link) const {
+    return constraint_of_[link] == MaxMinSystem::kNone ? link : constraint_links_[constraint_of_[link]];
+  }
   /// The solver constraint of `link` (of its head twin), MaxMinSystem::kNone if no pattern crosses it.
   MaxMinSystem::ConstraintId solver_constraint(LinkId link) const { return constraint_of_[link]; }
   /// Each solver constraint's link (a head twin), in increasing link order.
@@ -95,7 +97,6 @@ class TransferTable {
   void index_twin_links();
   std::shared_ptr<const Topology> topo_;
   PatternPool pool_;
-  std::vector<LinkId> twin_of_;                            // per link: the lowest id of its twins
   std::vector<MaxMinSystem::ConstraintId> constraint_of_;  // per link
   std::vector<LinkId> constraint_links_;                   // per solver constraint
   std::vector<MaxMinSystem::Usage> solver_uses_;

@@ -27,6 +27,8 @@ inline constexpr std::array<Choice<PositionEmbedding>, 2> kPosition{
     {{"rope", PositionEmbedding::rope}, {"learned", PositionEmbedding::learned}}};
 inline constexpr std::array<Choice<AttentionKind>, 2> kAttention{
     {{"standard", AttentionKind::standard}, {"mla", AttentionKind::mla}}};
+inline constexpr std::array<Choice<work::AttentionWindowKind>, 2> kAttentionWindowKind{
+    {{"sliding", work::AttentionWindowKind::sliding}, {"chunked", work::AttentionWindowKind::chunked}}};
 
 inline constexpr std::array<Choice<work::WorkloadKind>, 5> kWorkloadKind{
     {{"train", work::WorkloadKind::train},

@@ -2,6 +2,8 @@
 // defaults transformers' config classes fill in for keys a published file leaves out, and the
 // structure stepsim cannot express (reported as notes).
 #include <algorithm>
+#include <functional>
+#include <optional>
 #include <string>
 
 #include "scenarios/hf_fields.hpp"
@@ -65,10 +67,66 @@ void read_llama_biases(Fields& f, ModelSpec& m) {
   m.linear_bias = attention && mlp;
 }
 
-/// Sliding-window flags that say the window is off make the window size irrelevant.
-void read_sliding_window_switch(Fields& f) {
-  if (!f.peek_flag("use_sliding_window", false))
-    f.use({"use_sliding_window", "sliding_window", "max_window_layers"});
+/// Local attention as transformers builds it: the window is `window_key`'s value (`fallback`, the
+/// config class's default, when the file leaves the key out; null: no window), and the local layers
+/// are those `layer_types` lists as "sliding_attention" or "chunked_attention" when the config has
+/// it, else those `local` (the architecture's rule) says. A pattern with every N-th layer global is
+/// kept as global_attention_every = N, any other as the per-layer list.
+void read_attention_window(Fields& f, ModelSpec& m, std::string_view window_key,
+                           work::AttentionWindowKind kind, std::optional<int> fallback,
+                           const std::function<bool(int)>& local) {
+  std::optional<int> window = f.has(window_key) ? f.opt_dim(window_key) : fallback;
+  f.use({window_key});
+  std::vector<bool> is_local(static_cast<std::size_t>(m.layers));
+  if (const auto types = f.words("layer_types")) {
+    if (static_cast<int>(types->size()) != m.layers)
+      f.fail("layer_types", "lists " + std::to_string(types->size()) + " layers, but num_hidden_layers is " +
+                                std::to_string(m.layers));
+    for (std::size_t i = 0; i < types->size(); ++i) {
+      const std::string& t = (*types)[i];
+      if (t == "sliding_attention" || t == "chunked_attention") {
+        is_local[i] = true;
+        kind = t == "sliding_attention" ? work::AttentionWindowKind::sliding
+                                        : work::AttentionWindowKind::chunked;
+      } else if (t != "full_attention") {
+        f.fail("layer_types", "names `" + t + "`, a layer kind stepsim does not simulate",
+               "stepsim has full_attention, sliding_attention and chunked_attention layers");
+      }
+    }
+  } else {
+    for (int i = 0; i < m.layers; ++i) is_local[static_cast<std::size_t>(i)] = local(i);
+  }
+  if (!window || std::find(is_local.begin(), is_local.end(), true) == is_local.end()) return;
+  m.attention_window = *window;
+  m.window_kind = kind;
+  for (int every = 0; every <= m.layers; every = every == 0 ? 2 : every + 1) {
+    bool matches = true;
+    for (int i = 0; i < m.layers && matches; ++i)
+      matches = is_local[static_cast<std::size_t>(i)] == (every == 0 || (i + 1) % every != 0);
+    if (matches) {
+      m.global_attention_every = every;
+      return;
+    }
+  }
+  for (bool b : is_local) m.local_attention_pattern.push_back(b ? 1 : 0);
+}
+
+/// Every layer through the window (Mistral, Mixtral: MistralAttention's config.sliding_window).
+void read_sliding_window_everywhere(Fields& f, ModelSpec& m) {
+  read_attention_window(f, m, "sliding_window", work::AttentionWindowKind::sliding, std::nullopt,
+                        [](int) { return true; });
+}
+
+/// Qwen2 and Qwen3 (Qwen2Config): with use_sliding_window, layers from max_window_layers on (default
+/// 28) slide; without it the window size is irrelevant.
+void read_sliding_window_switch(Fields& f, ModelSpec& m) {
+  if (!f.flag("use_sliding_window", false)) {
+    f.use({"use_sliding_window", "sliding_window", "max_window_layers", "layer_types"});
+    return;
+  }
+  const int first = f.count("max_window_layers", 28);
+  read_attention_window(f, m, "sliding_window", work::AttentionWindowKind::sliding, std::nullopt,
+                        [first](int i) { return i >= first; });
 }
 
 void note_qk_norm(const ModelSpec& m, Mapped& out) {
@@ -83,6 +141,11 @@ void read_llama(Fields& f, Mapped& out) {
   read_llama_biases(f, out.model);
 }
 
+void read_mistral(Fields& f, Mapped& out) {
+  read_llama(f, out);
+  read_sliding_window_everywhere(f, out.model);
+}
+
 void read_mixtral(Fields& f, Mapped& out) {
   ModelSpec& m = out.model;
   read_decoder(f, m, false);
@@ -90,13 +153,14 @@ void read_mixtral(Fields& f, Mapped& out) {
   m.top_k = f.dim("num_experts_per_tok", "the experts each token uses");
   m.expert_ffn = f.dim("intermediate_size", "the width of one expert");
   check_top_k(f, m);
+  read_sliding_window_everywhere(f, m);
 }
 
 void read_qwen2(Fields& f, Mapped& out) {
   ModelSpec& m = out.model;
   read_decoder(f, m, false);
   m.ffn = f.dim("intermediate_size", "the MLP width");
-  read_sliding_window_switch(f);
+  read_sliding_window_switch(f, m);
   const int head_dim = m.head_dim > 0 ? m.head_dim : m.hidden / m.heads;
   out.notes.push_back("Qwen2's biases on the q, k and v projections (" +
                       with_commas(static_cast<double>(m.layers) * (m.heads + 2.0 * m.kv_heads) * head_dim) +
@@ -108,7 +172,7 @@ void read_qwen3(Fields& f, Mapped& out) {
   read_decoder(f, m, false);
   m.ffn = f.dim("intermediate_size", "the MLP width");
   read_llama_biases(f, m);
-  read_sliding_window_switch(f);
+  read_sliding_window_switch(f, m);
   note_qk_norm(m, out);
 }
 
@@ -206,6 +270,9 @@ void read_gemma2(Fields& f, Mapped& out) {
   m.ffn = f.dim("intermediate_size", "the MLP width");
   read_llama_biases(f, m);
   note_sandwich_norms(m, out);
+  // Gemma2Config: window 4096; layer i slides when (i + 1) is odd, so every second layer is global.
+  read_attention_window(f, m, "sliding_window", work::AttentionWindowKind::sliding, 4096,
+                        [](int i) { return (i + 1) % 2 != 0; });
 }
 
 /// What Gemma3TextConfig fills in for the keys google/gemma-3-*'s text_config leaves out;
@@ -229,6 +296,13 @@ void read_gemma3(Fields& top, Mapped& out) {
     read_llama_biases(f, m);
     note_sandwich_norms(m, out);
     note_qk_norm(m, out);
+    // Gemma3TextConfig: window 4096, sliding_window_pattern 6: layer i slides unless (i + 1) is a
+    // multiple of the pattern.
+    int pattern = f.count("sliding_window_pattern", 6);
+    if (f.has("_sliding_window_pattern")) pattern = f.count("_sliding_window_pattern", pattern);
+    if (pattern < 1) f.fail("sliding_window_pattern", "must be at least 1");
+    read_attention_window(f, m, "sliding_window", work::AttentionWindowKind::sliding, 4096,
+                          [pattern](int i) { return (i + 1) % pattern != 0; });
   };
   if (!top.has("text_config")) {
     top.add_defaults(gemma3_text_defaults(true));
@@ -267,6 +341,25 @@ void read_llama4_text(Fields& f, Mapped& out, bool tied_by_default) {
   if (std::find(is_moe.begin(), is_moe.end(), true) == is_moe.end())
     f.fail("moe_layers", "leaves no layer with experts", "a Llama 4 model has experts in some layers");
   m.moe_layer_pattern = moe_pattern(is_moe);
+  // Llama4TextConfig: the RoPE layers (no_rope_layers[i] == 1; by default all but every
+  // no_rope_layer_interval-th, 4) attend within chunks of attention_chunk_size (8192); the NoPE
+  // layers attend to the whole context.
+  std::vector<int> rope(static_cast<std::size_t>(m.layers));
+  if (const auto listed = f.indices("no_rope_layers"); listed && !listed->empty()) {
+    if (static_cast<int>(listed->size()) != m.layers)
+      f.fail("no_rope_layers",
+             "lists " + std::to_string(listed->size()) + " layers, but num_hidden_layers is " +
+                 std::to_string(m.layers),
+             "one 1 (RoPE, chunked attention) or 0 (NoPE, global attention) per layer");
+    rope = *listed;
+    f.use({"no_rope_layer_interval"});
+  } else {
+    const int interval = f.count("no_rope_layer_interval", 4);
+    for (int i = 0; i < m.layers; ++i)
+      rope[static_cast<std::size_t>(i)] = interval < 1 || (i + 1) % interval != 0;
+  }
+  read_attention_window(f, m, "attention_chunk_size", work::AttentionWindowKind::chunked, 8192,
+                        [&rope](int i) { return rope[static_cast<std::size_t>(i)] != 0; });
 }
 
 void read_llama4(Fields& top, Mapped& out) {
@@ -346,7 +439,7 @@ constexpr Architecture kArchitectures[] = {
     {"LlamaForCausalLM", "llama", "Llama 2/3/3.1/3.3", read_llama},
     {"Llama4ForConditionalGeneration", "llama4", "Llama 4", read_llama4},
     {"Llama4ForCausalLM", "llama4_text", "Llama 4, text only", read_llama4},
-    {"MistralForCausalLM", "mistral", "Mistral", read_llama},
+    {"MistralForCausalLM", "mistral", "Mistral", read_mistral},
     {"MixtralForCausalLM", "mixtral", "Mixtral", read_mixtral},
     {"Qwen2ForCausalLM", "qwen2", "Qwen2/Qwen2.5", read_qwen2},
     {"Qwen3ForCausalLM", "qwen3", "Qwen3", read_qwen3},

@@ -86,17 +86,24 @@ constexpr KnownKey kKnownKeys[] = {
     {"routed_scaling_factor", KeyUse::ignored, ""},
     {"ep_size", KeyUse::ignored, ""},
     // Structure stepsim does not simulate.
+    // Local attention: the architectures that have it read these (read_attention_window); in any
+    // other architecture's config they are notes.
     {"sliding_window", KeyUse::not_modelled,
-     "sliding-window attention: attention is simulated over the whole context"},
+     "sliding-window attention, which this architecture's reader does not take: attention is simulated "
+     "over the whole context (set [model] attention_window to simulate it)"},
     {"sliding_window_size", KeyUse::ignored, ""},
     {"sliding_window_pattern", KeyUse::ignored, ""},
     {"_sliding_window_pattern", KeyUse::ignored, ""},
     {"layer_types", KeyUse::ignored, ""},
     {"max_window_layers", KeyUse::ignored, ""},
+    {"no_rope_layers", KeyUse::ignored, ""},
+    {"no_rope_layer_interval", KeyUse::ignored, ""},
     {"use_sliding_window", KeyUse::not_modelled,
-     "sliding-window attention: attention is simulated over the whole context"},
+     "sliding-window attention, which this architecture's reader does not take: attention is simulated "
+     "over the whole context (set [model] attention_window to simulate it)"},
     {"attention_chunk_size", KeyUse::not_modelled,
-     "chunked local attention: attention is simulated over the whole context"},
+     "chunked local attention, which this architecture's reader does not take: attention is simulated "
+     "over the whole context (set [model] attention_window and attention_window_kind = \"chunked\")"},
     {"use_qk_norm", KeyUse::not_modelled, "norms of queries and keys, which have no weights in Llama 4"},
     {"rotary_pct", KeyUse::not_modelled, "partial rotary embedding: RoPE is applied to whole heads"},
     {"partial_rotary_factor", KeyUse::not_modelled,
@@ -289,6 +296,18 @@ std::optional<std::vector<int>> Fields::indices(std::string_view key) {
     if (!e.is_number_integer() || e.get<std::int64_t>() < 0 || e.get<std::int64_t>() > INT_MAX)
       fail(key, "must list whole numbers >= 0 (0-based layer indices), " + fields_detail::expected_got(e));
     out.push_back(static_cast<int>(e.get<std::int64_t>()));
+  }
+  return out;
+}
+
+std::optional<std::vector<std::string>> Fields::words(std::string_view key) {
+  const json* v = get(key);
+  if (v == nullptr) return std::nullopt;
+  if (!v->is_array()) fail(key, "must be a list of strings, " + fields_detail::expected_got(*v));
+  std::vector<std::string> out;
+  for (const json& e : *v) {
+    if (!e.is_string()) fail(key, "must list strings, " + fields_detail::expected_got(e));
+    out.push_back(e.get<std::string>());
   }
   return out;
 }

@@ -54,6 +54,8 @@ class Fields {
   std::optional<std::string> text(std::string_view key);
   /// A list of whole numbers >= 0 (layer indices), nullopt when absent or null.
   std::optional<std::vector<int>> indices(std::string_view key);
+  /// A list of strings (layer_types), nullopt when absent or null.
+  std::optional<std::vector<std::string>> words(std::string_view key);
   /// The nested object at `key` (text_config), marked read, with `defaults` for its absent keys;
   /// a UserError when absent or not an object.
   Fields object(std::string_view key, std::vector<Default> defaults = {});

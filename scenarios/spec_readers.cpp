@@ -46,6 +46,47 @@ void read_moe_layer_freq(TableReader& r, work::ModelSpec& m) {
   r.read("moe_layer_freq", m.moe_layer_freq, kPositiveInt);
 }
 
+/// local_attention_layers: Hugging Face's layer_types as one 0/1 per layer (1 = local).
+void read_local_attention_layers(TableReader& r, work::ModelSpec& m) {
+  const toml::node* n = r.node("local_attention_layers");
+  if (n == nullptr) return;
+  const auto* a = n->as_array();
+  if (a == nullptr)
+    r.fail("local_attention_layers", "must be a list of one 0 or 1 per layer",
+           "1 = the layer attends through attention_window, 0 = to the whole context; or set "
+           "global_attention_every = N for every N-th layer global");
+  m.local_attention_pattern.clear();
+  for (const toml::node& e : *a) {
+    const auto v = e.value<std::int64_t>();
+    if (!v || (*v != 0 && *v != 1))
+      r.fail_at(e, "local_attention_layers", "every element must be 0 (global) or 1 (local)",
+                "one 0 or 1 per layer, e.g. [1, 0, 1, 0] for alternating sliding and full attention");
+    m.local_attention_pattern.push_back(static_cast<int>(*v));
+  }
+}
+
+void check_attention_window(const work::ModelSpec& m, const TableReader& r) {
+  if (m.attention_window == 0) {
+    for (const char* key : {"attention_window_kind", "global_attention_every", "local_attention_layers"})
+      if (r.has(key))
+        r.fail(key, "describes local attention, but the model has no attention_window",
+               "set attention_window = N (tokens a local layer sees), or remove " + std::string(key));
+    return;
+  }
+  if (!m.local_attention_pattern.empty() && static_cast<int>(m.local_attention_pattern.size()) != m.layers)
+    r.fail("local_attention_layers",
+           "lists " + std::to_string(m.local_attention_pattern.size()) + " layers, but the model has " +
+               std::to_string(m.layers),
+           "give one 0 or 1 per layer, or global_attention_every = N for every N-th layer global");
+  if (!m.local_attention_pattern.empty() && r.has("global_attention_every"))
+    r.fail("global_attention_every", "is set together with local_attention_layers",
+           "give one of the two: the list says every layer's kind");
+  if (m.local_attention_layers() == 0)
+    r.fail(m.local_attention_pattern.empty() ? "global_attention_every" : "local_attention_layers",
+           "leaves no layer local, so attention_window does nothing",
+           "remove attention_window for a model with global attention only");
+}
+
 void check_moe(const work::ModelSpec& m, const TableReader& r) {
   if (!m.is_moe()) {
     for (auto [key, value] :
@@ -403,6 +444,10 @@ void read_model_fields(TableReader& r, work::ModelSpec& m, FieldSet set) {
   r.read("dense_layers", m.dense_layers, kNonNegativeInt);
   read_moe_layer_freq(r, m);
   r.read("mtp_layers", m.mtp_layers, kNonNegativeInt);
+  r.read("attention_window", m.attention_window, kNonNegativeInt);
+  r.read("attention_window_kind", m.window_kind, choices::kAttentionWindowKind);
+  r.read("global_attention_every", m.global_attention_every, kNonNegativeInt);
+  read_local_attention_layers(r, m);
   if (set == FieldSet::catalog) {
     r.read("published_params", m.published_params, kNonNegative);
     r.read("published_active_params", m.published_active_params, kNonNegative);
@@ -419,6 +464,7 @@ void finalize_model(work::ModelSpec& m, const TableReader& r) {
   if (m.position == work::PositionEmbedding::learned && m.max_positions < 1)
     missing(r, "max_positions", "rows of the learned position table");
   check_attention(m, r);
+  check_attention_window(m, r);
   check_moe(m, r);
 }
 

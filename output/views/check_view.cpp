@@ -33,7 +33,13 @@ std::string model_line(const scen::Scenario& s) {
            std::to_string(m.expert_ffn) + ", ";
   else
     out += "ffn " + std::to_string(m.ffn) + ", ";
-  out += "vocab " + std::to_string(m.vocab) + "; " + format_number(b.total / 1e9, 2) + "B params";
+  out += "vocab " + std::to_string(m.vocab) + "; ";
+  if (m.has_local_attention())
+    out +=
+        std::string(m.window_kind == work::AttentionWindowKind::sliding ? "sliding window " : "chunks of ") +
+        std::to_string(m.attention_window) + " on " + std::to_string(m.local_attention_layers()) + " of " +
+        std::to_string(m.layers) + " layers; ";
+  out += format_number(b.total / 1e9, 2) + "B params";
   if (m.is_moe()) out += " (" + format_number(b.active / 1e9, 2) + "B active)";
   return out;
 }

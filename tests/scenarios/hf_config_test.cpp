@@ -116,6 +116,9 @@ void check_same_model(const ModelSpec& a, const ModelSpec& b) {
   CHECK(a.moe_layers() == b.moe_layers());
   for (int i = 0; i < a.layers; ++i) CHECK(a.is_moe_layer(i) == b.is_moe_layer(i));
   CHECK(a.mtp_layers == b.mtp_layers);
+  CHECK(a.attention_window == b.attention_window);
+  CHECK(a.window_kind == b.window_kind);
+  for (int i = 0; i < a.layers; ++i) CHECK(a.is_local_attention_layer(i) == b.is_local_attention_layer(i));
   CHECK(stepsim::work::count_params(a).total == stepsim::work::count_params(b).total);
 }
 
@@ -176,6 +179,72 @@ TEST_CASE("the architectures map to stepsim's model structure") {
   CHECK(load_config("Qwen3-8B.json").job.model.head_dim == 128);
 }
 
+TEST_CASE("local attention is read as transformers builds it") {
+  using stepsim::work::AttentionWindowKind;
+  // Gemma 3 (Gemma3TextConfig): window 1024 from the file, sliding_window_pattern 6 by default: layers
+  // 5, 11, ... (i + 1 a multiple of 6) are global, the other 40 of 48 slide.
+  const ModelSpec g3 = load_config("gemma-3-12b-pt.json").job.model;
+  CHECK(g3.attention_window == 1024);
+  CHECK(g3.window_kind == AttentionWindowKind::sliding);
+  CHECK(g3.global_attention_every == 6);
+  CHECK(g3.local_attention_layers() == 40);
+  CHECK_FALSE(g3.is_local_attention_layer(5));
+  CHECK(g3.is_local_attention_layer(6));
+  // Gemma 2: every second layer (layer 1, 3, ...) global: 21 of 42 slide over 4096 tokens.
+  const ModelSpec g2 = load_config("gemma-2-9b.json").job.model;
+  CHECK(g2.attention_window == 4096);
+  CHECK(g2.global_attention_every == 2);
+  CHECK(g2.local_attention_layers() == 21);
+  CHECK(g2.is_local_attention_layer(0));
+  // Llama 4 Scout: chunks of attention_chunk_size 8192 on the RoPE layers; no_rope_layers left out,
+  // so every 4th layer (NoPE) is global: 36 of 48 chunked.
+  const ModelSpec scout = load_config("Llama-4-Scout-17B-16E.json").job.model;
+  CHECK(scout.attention_window == 8192);
+  CHECK(scout.window_kind == AttentionWindowKind::chunked);
+  CHECK(scout.local_attention_layers() == 36);
+  CHECK_FALSE(scout.is_local_attention_layer(3));
+  // Mistral 7B v0.3 (sliding_window null) and Qwen2.5 (use_sliding_window false): no window.
+  CHECK(load_config("Mistral-7B-v0.3.json").job.model.attention_window == 0);
+  CHECK(load_config("Qwen2.5-7B.json").job.model.attention_window == 0);
+  // Qwen2 with the window on slides from max_window_layers up (Qwen2Config): with 28 of 28 layers
+  // below it nothing slides; at 20 the last 8 layers do, an irregular pattern kept as a list.
+  const std::string qwen = stepsim::test::slurp(kHf / "Qwen2.5-7B.json");
+  const auto switched = [&](const std::string& max_layers) {
+    std::string on = qwen;
+    const std::string off = "\"use_sliding_window\": false", layers = "\"max_window_layers\": 28";
+    on.replace(on.find(off), off.size(), "\"use_sliding_window\": true");
+    on.replace(on.find(layers), layers.size(), "\"max_window_layers\": " + max_layers);
+    return stepsim::scen::parse_hf_config(on, "q.json").model;
+  };
+  CHECK(switched("28").attention_window == 0);
+  const ModelSpec q = switched("20");
+  CHECK(q.attention_window == 131072);
+  REQUIRE(q.local_attention_pattern.size() == 28);
+  CHECK(q.local_attention_layers() == 8);
+  CHECK_FALSE(q.is_local_attention_layer(19));
+  CHECK(q.is_local_attention_layer(20));
+  // layer_types, where a config lists them, say it layer by layer (GPT-OSS-style alternation).
+  const std::string mistral = stepsim::test::slurp(kHf / "Mistral-7B-v0.3.json");
+  std::string types = "\n  \"layer_types\": [";
+  for (int i = 0; i < 32; ++i)
+    types += std::string(i ? ", " : "") + (i % 2 ? "\"full_attention\"" : "\"sliding_attention\"");
+  std::string listed = with_key(mistral, "{", types + "],");
+  const std::string none = "\"sliding_window\": null";
+  listed.replace(listed.find(none), none.size(), "\"sliding_window\": 128");
+  const ModelSpec alt = stepsim::scen::parse_hf_config(listed, "m.json").model;
+  CHECK(alt.attention_window == 128);
+  CHECK(alt.global_attention_every == 2);
+  CHECK(alt.local_attention_layers() == 16);
+  std::string wrong;
+  try {
+    (void)stepsim::scen::parse_hf_config(
+        with_key(mistral, "{", "\n  \"layer_types\": [\"linear_attention\"],"), "m.json");
+  } catch (const stepsim::UserError& e) {
+    wrong = e.what();
+  }
+  CHECK_THAT(wrong, Catch::Contains("layer_types: lists 1 layers, but num_hidden_layers is 32"));
+}
+
 TEST_CASE("stepsim import writes a [model] table that reads back into the same model") {
   for (const auto& p : kPublished) {
     INFO(p.file);
@@ -218,11 +287,38 @@ TEST_CASE("hf_config is relative to the scenario file, and a model folder stands
   CHECK(b.job.model.layers == 32);
 }
 
+TEST_CASE("[model] local attention keys: a window with its layers, and clear errors") {
+  const std::string base = "[model]\npreset = \"llama-3.1-8b\"\n";
+  const ModelSpec m = load_with(base + "attention_window = 1024\nglobal_attention_every = 4\n").job.model;
+  CHECK(m.local_attention_layers() == 24);  // 32 layers, 3, 7, ... global
+  const ModelSpec c =
+      load_with(base + "attention_window = 8192\nattention_window_kind = \"chunked\"\n").job.model;
+  CHECK(c.window_kind == stepsim::work::AttentionWindowKind::chunked);
+  CHECK(c.local_attention_layers() == 32);  // no global layer by default
+  const auto error_of = [&](const std::string& keys) -> std::string {
+    try {
+      (void)load_with(base + keys);
+    } catch (const stepsim::UserError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  CHECK_THAT(error_of("global_attention_every = 2\n"),
+             Catch::Contains("global_attention_every") && Catch::Contains("has no attention_window"));
+  CHECK_THAT(error_of("attention_window = 512\nlocal_attention_layers = [1, 0]\n"),
+             Catch::Contains("lists 2 layers, but the model has 32"));
+  CHECK_THAT(error_of("attention_window = 512\nglobal_attention_every = 1\n"),
+             Catch::Contains("leaves no layer local"));
+  CHECK_THAT(error_of("attention_window = 512\nattention_window_kind = \"ring\"\n"),
+             Catch::Contains("sliding") && Catch::Contains("chunked"));
+  CHECK_THAT(error_of("attention_window = -1\n"), Catch::Contains("attention_window"));
+}
+
 TEST_CASE("keys stepsim does not use are notes, irrelevant keys are silent, new keys are reported") {
   CHECK(load_config("Llama-3.1-8B.json").notes.empty());  // every key mapped or irrelevant
   const Scenario gemma = load_config("gemma-2-9b.json");
-  REQUIRE(gemma.notes.size() == 2);
-  CHECK_THAT(gemma.notes[1], Catch::Contains("gemma-2-9b.json: `sliding_window` = 4096 not used by stepsim"));
+  REQUIRE(gemma.notes.size() == 1);  // its sliding window is read (below), its extra norms are not
+  CHECK_THAT(gemma.notes[0], Catch::Contains("Gemma's norms after attention and after the MLP"));
   const std::string llama = stepsim::test::slurp(kHf / "Llama-3.1-8B.json");
   const HfModel h =
       stepsim::scen::parse_hf_config(with_key(llama, "{", "\n  \"fancy_new_thing\": 3,"), "x.json");
@@ -230,14 +326,14 @@ TEST_CASE("keys stepsim does not use are notes, irrelevant keys are silent, new 
   CHECK(h.notes[0] == "`fancy_new_thing` = 3 not used by stepsim (a key stepsim does not know)");
   // Off switches leave nothing to report: no sliding window in Qwen2.5 (use_sliding_window false).
   for (const auto& n : load_config("Qwen2.5-7B.json").notes) CHECK(n.find("sliding") == std::string::npos);
-  // A sliding window that is on is reported.
-  const std::string qwen = stepsim::test::slurp(kHf / "Qwen2.5-7B.json");
-  const std::string on = qwen.substr(0, qwen.find("\"use_sliding_window\": false")) +
-                         "\"use_sliding_window\": true" +
-                         qwen.substr(qwen.find("\"use_sliding_window\": false") + 27);
+  // A sliding window in an architecture whose reader does not take one is reported.
   bool reported = false;
-  for (const auto& n : stepsim::scen::parse_hf_config(on, "q.json").notes)
-    reported = reported || n.find("`sliding_window` = 131072 not used") != std::string::npos;
+  for (const auto& n :
+       stepsim::scen::parse_hf_config(with_key(llama, "{", "\n  \"sliding_window\": 4096,"), "l.json").notes)
+    reported = reported || n.find(
+                               "`sliding_window` = 4096 not used by stepsim (sliding-window attention, "
+                               "which this architecture's reader does not take") != std::string::npos;
+  CHECK(reported);
   CHECK(reported);
 }
 
@@ -293,5 +389,5 @@ TEST_CASE("stepsim import prints the table or writes it with --out, and stepsim 
                               Catch::Contains("gemma-2-9b.json (Gemma2ForCausalLM): 42 layers"));
   CHECK_THAT(checked.out,
              Catch::Contains("note       ") &&
-                 Catch::Contains("gemma-2-9b.json: `sliding_window` = 4096 not used by stepsim"));
+                 Catch::Contains("gemma-2-9b.json: Gemma's norms after attention and after the MLP"));
 }

@@ -106,7 +106,9 @@ class Bounder {
   int pp_, v_;
   PipelineSchedule kind_;  ///< the schedule the step runs (run_schedule)
   // Dense layers emit the same kernels whatever their index (LayerStack ignores it for them), so
-  // they are emitted once per rank: keys (rank, layer), layer -1 for every dense layer.
+  // they are emitted once per rank: keys (rank, layer), layer -1 for every dense layer with global
+  // attention and -2 for every dense layer with local attention (dense_key).
+  int dense_key(int l) const;
   std::map<std::pair<int, int>, Segment> forward_, backward_;
   std::deque<Segment> extra_;  // embedding, heads, MTP glue: stable addresses
   std::map<std::pair<int, int>, std::int64_t> sends_;

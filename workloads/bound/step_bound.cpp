@@ -28,8 +28,13 @@ std::pair<int, int> Bounder::layers_of(int vs) const {
   return {begin, begin + job_.parallel.chunk_layers(vs, job_.model.layers)};
 }
 
+int Bounder::dense_key(int l) const {
+  if (layers_.is_moe(l)) return l;
+  return layers_.is_local(l) ? -2 : -1;
+}
+
 const Segment& Bounder::layer_forward(int l, int rank) {
-  const std::pair key{rank, layers_.is_moe(l) ? l : -1};
+  const std::pair key{rank, dense_key(l)};
   auto it = forward_.find(key);
   if (it == forward_.end())
     it = forward_
@@ -40,7 +45,7 @@ const Segment& Bounder::layer_forward(int l, int rank) {
 }
 
 const Segment& Bounder::layer_backward(int l, int rank) {
-  const std::pair key{rank, layers_.is_moe(l) ? l : -1};
+  const std::pair key{rank, dense_key(l)};
   auto it = backward_.find(key);
   if (it == backward_.end())
     it = backward_

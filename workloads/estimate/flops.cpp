@@ -6,6 +6,7 @@
 #include "sim/error.hpp"
 #include "workloads/estimate/estimate_parts.hpp"
 #include "workloads/model/attention_backend.hpp"
+#include "workloads/model/attention_window.hpp"
 
 namespace stepsim::work {
 
@@ -49,7 +50,8 @@ StepShape step_shape(const JobSpec& job) {
       s.sequences_per_micro_batch = w.micro_batch;
       s.micro_batches = double(w.global_batch) / (double(par.dp) * w.micro_batch);
       s.tokens_per_step = double(w.global_batch) * w.seq_len;
-      s.attended_keys = w.seq_len / 2.0;  // causal: query i sees i keys, s/2 on average
+      // Causal: query i sees i keys, s/2 on average; a local layer's window fewer (mean over layers).
+      s.attended_keys = mean_causal_keys(job.model, w.seq_len);
       break;
     case WorkloadKind::prefill:
       require_positive(w.seq_len, "workload.seq_len");
@@ -57,7 +59,7 @@ StepShape step_shape(const JobSpec& job) {
       s.seq_len = w.seq_len;
       s.sequences_per_micro_batch = w.batch;
       s.tokens_per_step = double(par.dp) * w.batch * w.seq_len;
-      s.attended_keys = w.seq_len / 2.0;
+      s.attended_keys = mean_causal_keys(job.model, w.seq_len);
       break;
     case WorkloadKind::serve:
       throw UserError("workload.kind = \"serve\": the closed-form estimate covers one step; estimate a decode "
@@ -74,7 +76,7 @@ StepShape step_shape(const JobSpec& job) {
       s.seq_len = 1.0;  // one new token per sequence per step
       s.sequences_per_micro_batch = w.batch;
       s.tokens_per_step = double(par.dp) * w.batch;
-      s.attended_keys = w.context_len;
+      s.attended_keys = mean_attended_keys_at(job.model, w.context_len);
       break;
   }
   s.tokens_per_micro_batch = s.sequences_per_micro_batch * s.seq_len;

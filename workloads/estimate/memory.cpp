@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "workloads/estimate/estimate_parts.hpp"
+#include "workloads/model/attention_window.hpp"
 #include "workloads/model/kv.hpp"
 #include "workloads/model/pointwise.hpp"
 
@@ -127,9 +128,13 @@ MemoryEstimate inference_stage(const JobSpec& job, const ParamShares& params, co
   MemoryEstimate mem;
   mem.weights = units::bytes(stage_params(job, params, i).total() * job.precision.param_bytes);
   const double kv_layer = kv_bytes_per_token_layer_rank(job.model, job.precision.kv_bytes, par.tp);
-  const double cached = s.kind == WorkloadKind::decode ? s.attended_keys + 1.0 : s.seq_len;
-  mem.kv_cache = units::bytes(s.sequences_per_micro_batch * cached / par.cp * kv_layer *
-                              par.stage_layers(i, job.model.layers));
+  const double cached = s.kind == WorkloadKind::decode ? job.workload.context_len + 1.0 : s.seq_len;
+  // Local layers keep at most their window (workloads/model/attention_window.hpp).
+  int begin = 0;
+  for (int stage = 0; stage < i; ++stage) begin += par.stage_layers(stage, job.model.layers);
+  const double layer_tokens =
+      cached_layer_tokens(job.model, cached, begin, begin + par.stage_layers(i, job.model.layers));
+  mem.kv_cache = units::bytes(s.sequences_per_micro_batch * layer_tokens / par.cp * kv_layer);
   // Forward only: one layer's working set at a time.
   mem.activations = units::bytes(layer_bytes(job, s, Recompute::selective));
   mem.micro_batches_in_flight = 1.0;

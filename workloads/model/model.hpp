@@ -16,6 +16,11 @@ enum class AttentionKind : std::uint8_t {
   mla,       ///< DeepSeek multi-head latent attention (MlaDims)
 };
 enum class PositionEmbedding : std::uint8_t { rope, learned };
+/// How the local layers of a model with an attention window limit what a query sees.
+enum class AttentionWindowKind : std::uint8_t {
+  sliding,  ///< the last `window` positions, itself included (Mistral, Gemma 2/3, GPT-OSS)
+  chunked,  ///< the positions of its own `window`-token chunk up to itself (Llama 4's local layers)
+};
 
 /// DeepSeek-V2/V3 multi-head latent attention projections.
 struct MlaDims {
@@ -60,6 +65,17 @@ struct ModelSpec {
   int moe_layer_freq = 1;
   std::vector<int> moe_layer_pattern;
   int mtp_layers = 0;             ///< multi-token-prediction modules (DeepSeek-V3), counted in total params
+  // Local attention (workloads/model/attention_window.hpp). attention_window == 0: every layer
+  // attends to the whole context. Otherwise the local layers see `attention_window` tokens as
+  // `window_kind` says; which layers are local: local_attention_pattern (one 0/1 per layer, 1 =
+  // local) when given, else every layer but each global_attention_every-th (layer i global when
+  // (i + 1) % global_attention_every == 0; 0 = no global layer). Gemma 3: window 1024, every 6th
+  // global; Gemma 2 and GPT-OSS: every 2nd; Llama 4: chunks of 8192, every 4th global; Mistral 7B:
+  // window 4096, none global.
+  int attention_window = 0;
+  AttentionWindowKind window_kind = AttentionWindowKind::sliding;
+  int global_attention_every = 0;
+  std::vector<int> local_attention_pattern;
   double published_params = 0.0;  ///< total parameters as published (for the catalog test)
   double published_active_params = 0.0;  ///< MoE: activated parameters per token as published
   /// Relative agreement the catalog test demands between computed and published counts: 0.01
@@ -78,6 +94,20 @@ struct ModelSpec {
   int moe_layers() const {
     int n = 0;
     for (int i = 0; i < layers; ++i) n += is_moe_layer(i) ? 1 : 0;
+    return n;
+  }
+  bool has_local_attention() const { return attention_window > 0 && local_attention_layers() > 0; }
+  /// Whether layer `i` attends through the window; multi-token-prediction layers (i >= layers) and
+  /// every layer of a model without a window attend to the whole context.
+  bool is_local_attention_layer(int i) const {
+    if (attention_window <= 0 || i < 0 || i >= layers) return false;
+    if (!local_attention_pattern.empty()) return local_attention_pattern[static_cast<std::size_t>(i)] != 0;
+    return global_attention_every <= 0 || (i + 1) % global_attention_every != 0;
+  }
+  int local_attention_layers() const {
+    if (attention_window <= 0) return 0;
+    int n = 0;
+    for (int i = 0; i < layers; ++i) n += is_local_attention_layer(i) ? 1 : 0;
     return n;
   }
 };

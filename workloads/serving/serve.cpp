@@ -64,11 +64,21 @@ double activation_bytes(const Simulation& s) {
   return std::max(0.0, peak.memory.peak.value() - s.plan.static_memory[s.report.peak_rank].total());
 }
 
+/// The model's KV footprint per request (ServingConfig::kv_local_share): local layers keep at most their
+/// window; every layer's token takes the same bytes, so the share is the local layers' count.
+ServingConfig with_kv_footprint(ServingConfig c, const ModelSpec& m) {
+  if (!m.has_local_attention()) return c;
+  c.kv_local_share = double(m.local_attention_layers()) / m.layers;
+  c.kv_window = m.attention_window;
+  return c;
+}
+
 /// Assumed fixed cost of starting one KV transfer (connection setup, descriptors, completion).
 constexpr double kv_transfer_latency_s = 20e-6;
 
 /// spec.prefill_replicas of the dp replicas prefill, the rest decode; KV moves as simulate_serve says.
-Disaggregation disaggregation(const JobSpec& job, const ServeSpec& spec, const ServeCostModel& cost) {
+Disaggregation disaggregation(const JobSpec& job, const ServeSpec& spec, const ServeCostModel& cost,
+                              const ServingConfig& config) {
   if (spec.prefill_replicas < 0 || spec.prefill_replicas >= job.parallel.dp)
     throw UserError(SourceLocation{}, "serving.prefill_replicas",
                     "must lie in [1, dp - 1] for disaggregated serving (at least one decode replica); got " +
@@ -84,7 +94,10 @@ Disaggregation disaggregation(const JobSpec& job, const ServeSpec& spec, const S
   d.decode_replicas = job.parallel.dp - spec.prefill_replicas;
   d.decode_routing = spec.config.routing;  // the same policy among decode replicas
   const double per_token_s = cost.kv_bytes_per_token() / bytes_per_s;
-  d.kv_transfer = [per_token_s](int input_len) { return input_len * per_token_s + kv_transfer_latency_s; };
+  // A prompt's cache: what its layers keep of it (all of it, but a local layer's window).
+  d.kv_transfer = [per_token_s, config](int input_len) {
+    return double(kv_need(config, input_len)) * per_token_s + kv_transfer_latency_s;
+  };
   return d;
 }
 
@@ -134,7 +147,7 @@ ServeCostModel::ServeCostModel(const JobSpec& job, const ServeSpec& spec, const 
   const double free = capacity_bytes_ - weights_bytes_ - workspace;
   kv_capacity_tokens_ =
       static_cast<long long>(std::floor(spec.kv_memory_fraction * free / kv_bytes_per_token_));
-  if (kv_capacity_tokens_ < lim.max_context)
+  if (kv_capacity_tokens_ < kv_need(with_kv_footprint(spec.config, job.model), lim.max_context))
     throw UserError(
         "serving: the KV cache holds " + std::to_string(std::max(0LL, kv_capacity_tokens_)) +
         " tokens per replica beside the weights and activations, fewer than the longest request's " +
@@ -172,10 +185,10 @@ Serving simulate_serve(const JobSpec& job, const ServeSpec& spec, const std::opt
                        const SimulateOptions& options) {
   const ServeCostModel cost(job, spec, options);
   Serving out;
-  out.config = spec.config;
+  out.config = with_kv_footprint(spec.config, job.model);
   out.config.kv_capacity_tokens = cost.kv_capacity_tokens();
   out.config.replicas = job.parallel.dp;
-  if (spec.prefill_replicas != 0) out.config.disaggregation = disaggregation(job, spec, cost);
+  if (spec.prefill_replicas != 0) out.config.disaggregation = disaggregation(job, spec, cost, out.config);
   const IterationCost price = [&cost](const IterationShape& s) { return cost(s); };
   out.result = simulate_serving(spec.requests, out.config, price);
   out.simulated_steps = cost.simulated_steps();

@@ -52,9 +52,19 @@ void check_request(const std::vector<Request>& requests, std::size_t i) {
                     " s; requests must be in arrival order");
 }
 
+}  // namespace
+
+long long kv_need(const ServingConfig& c, long long tokens) {
+  if (!(c.kv_local_share > 0.0) || c.kv_window <= 0 || tokens <= c.kv_window) return tokens;
+  const double n = static_cast<double>(tokens), w = static_cast<double>(c.kv_window);
+  return static_cast<long long>(std::ceil(n * (1.0 - c.kv_local_share) + w * c.kv_local_share));
+}
+
+namespace {
+
 /// A request that could never be admitted or prefilled would stall its engine forever.
 void check_fits(const Request& r, std::size_t i, const ServingConfig& c) {
-  const long long need = static_cast<long long>(r.input_len) + r.output_len;
+  const long long need = kv_need(c, static_cast<long long>(r.input_len) + r.output_len);
   if (need > c.kv_capacity_tokens)
     throw UserError(
         request_name(i) + " needs " + std::to_string(need) + " KV tokens (input " +

@@ -105,12 +105,20 @@ struct ServingConfig {
   int max_batch = 64;         ///< running requests (batch slots), as max_batch_size / max_num_seqs
   int max_num_tokens = 8192;  ///< tokens one iteration may process: decodes + prompt tokens
   long long kv_capacity_tokens = 1'000'000;  ///< KV-cache tokens one engine can reserve
+  /// Models with local attention (attention_window.hpp): the share of a token's KV bytes in the
+  /// local layers, which keep at most kv_window tokens of a request. A request of n tokens reserves
+  /// kv_need(n) = ceil(n (1 - share) + min(n, window) share) tokens' worth; 0 = every layer global.
+  double kv_local_share = 0.0;
+  long long kv_window = 0;
   bool chunked_prefill = true;               ///< split prompts over iterations to fill the budget
   int replicas = 1;
   Routing routing = Routing::round_robin;
   /// Set: disaggregated prefill and decode engines (see Disaggregation); unset: colocated engines.
   std::optional<Disaggregation> disaggregation;
 };
+
+/// KV-cache tokens' worth a request of `tokens` tokens reserves (ServingConfig::kv_local_share).
+long long kv_need(const ServingConfig& c, long long tokens);
 
 // ---- Results --------------------------------------------------------------------------------------
 

@@ -136,7 +136,7 @@ class Engine {
       const int id = assigned_[admitted_].request;
       const Request& r = requests_[id];
       const long long need =
-          static_cast<long long>(r.input_len) + (role_ == Role::prefill ? 0 : r.output_len);
+          kv_need(config_, static_cast<long long>(r.input_len) + (role_ == Role::prefill ? 0 : r.output_len));
       if (kv_reserved_ + need > config_.kv_capacity_tokens) break;
       kv_reserved_ += need;
       totals_.peak_kv_reserved_tokens = std::max(totals_.peak_kv_reserved_tokens, kv_reserved_);

@@ -213,7 +213,7 @@ StaticMemory InferenceStepBuilder::static_memory(int r) {
   if (stage == job_.parallel.pp - 1) params += head_.params_per_rank();
   StaticMemory m;
   m.weights = params * job_.precision.param_bytes;
-  m.kv_cache = dims_.b * cached_tokens() * kv_per_token_layer() * (end - begin);
+  m.kv_cache = dims_.b * cached_layer_tokens(job_.model, cached_tokens(), begin, end) * kv_per_token_layer();
   return m;
 }
 
@@ -232,6 +232,14 @@ KvCapacity InferenceStepBuilder::kv_capacity(const std::vector<StaticMemory>& me
     const double tokens = k.bytes_per_token > 0.0 ? k.free_bytes / k.bytes_per_token : fewest;
     k.max_batch = static_cast<long long>(std::floor(tokens / context));
     k.max_context = static_cast<long long>(std::floor(tokens / dims_.b));
+    if (k.bytes_per_token > 0.0 && job_.model.has_local_attention()) {
+      // Local layers cache at most their window (attention_window.hpp): count in layer-tokens.
+      const double layer_tokens = k.free_bytes / kv_per_token_layer();
+      k.max_batch = static_cast<long long>(
+          std::floor(layer_tokens / cached_layer_tokens(job_.model, context, begin, end)));
+      k.max_context = static_cast<long long>(
+          std::floor(max_cached_context(job_.model, layer_tokens / dims_.b, begin, end)));
+    }
     if (tokens < fewest) fewest = tokens, best = k;
   }
   return best;

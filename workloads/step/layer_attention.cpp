@@ -18,17 +18,18 @@ double v_head(const LayerDims& d) {
   return d.o_dim / d.heads;
 }
 
-/// A fused attention kernel's work (FlashAttention-2 style): QK^T and PV, 2 s_q s_kv (d_qk + d_v)
-/// FLOPs per head, causal masking skipping half the blocks; priced at the efficiency of the kernel
-/// the job names (cuDNN, FlashAttention-2 or -3).
+/// A fused attention kernel's work (FlashAttention-2 style): QK^T and PV, 2 (d_qk + d_v) FLOPs per
+/// head and (query, key) pair, the blocks outside the causal mask (and a local layer's window) skipped:
+/// a causal sequence of s tokens has s^2 / 2 pairs (causal_pairs), of which a CP rank does 1/cp
+/// (causal balancing); priced at the efficiency of the kernel the job names (cuDNN,
+/// FlashAttention-2 or -3).
 topo::KernelWork flash_work(const LayerDims& d, double factor) {
   topo::KernelWork w;
   w.op_class = topo::OpClass::attention;
   w.attention_kernel = d.attention_kernel;
   w.precision = d.fp8_attention ? topo::Precision::fp8 : d.precision;
-  const double causal = d.causal ? 0.5 : 1.0;
-  w.flops = units::flops(factor * 2.0 * d.b * d.s_local * d.s * (qk_head(d) + v_head(d)) * (d.heads / d.tp) *
-                         causal);
+  const double pairs = d.causal ? causal_pairs(d.s, d.span) / d.cp : d.s_local * d.s;
+  w.flops = units::flops(factor * 2.0 * d.b * pairs * (qk_head(d) + v_head(d)) * (d.heads / d.tp));
   return w;
 }
 
@@ -117,7 +118,9 @@ Handle DenseLayer::write_kv_cache(OpSink& sink, Handle qkv) const {
 }
 
 Handle DenseLayer::decode_core(OpSink& sink, Handle qkv) const {
-  const double E = d_.act_bytes, T = d_.tokens, hl = d_.heads / d_.tp, keys = d_.b * d_.s;
+  // Each sequence's new token attends to its context and itself, or to what its window leaves of it.
+  const double E = d_.act_bytes, T = d_.tokens, hl = d_.heads / d_.tp;
+  const double keys = d_.b * attended_keys_at(d_.s, d_.span);
   topo::KernelWork w;
   w.op_class = topo::OpClass::attention;
   w.precision = d_.precision;

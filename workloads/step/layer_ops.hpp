@@ -10,6 +10,7 @@
 #include <functional>
 #include <string_view>
 
+#include "workloads/model/attention_window.hpp"
 #include "workloads/model/job.hpp"
 #include "workloads/model/pointwise.hpp"
 #include "workloads/step/op_sink.hpp"
@@ -65,6 +66,10 @@ struct LayerDims {
   bool linear_bias = false;
   bool parallel_block = false;  ///< attention and MLP on one norm, one TP reduction (ModelSpec)
   bool causal = true;
+  /// The layer's attention span: global (window 0), or a local layer's sliding window or chunk
+  /// (ModelSpec::attention_window). Fused kernels skip the blocks outside it; the unfused path
+  /// computes every score and masks them, so it pays the whole sequence.
+  AttentionSpan span;
   /// Training with rotary position embeddings: queries and keys are rotated by a kernel of their
   /// own (Transformer Engine's fused RoPE, DeepSeek's rotary and MLA's query/key assembly).
   bool rope_kernels = false;

@@ -8,12 +8,18 @@ namespace stepsim::work {
 
 LayerStack::LayerStack(const JobSpec& job, const LayerDims& dims, const RankLayout& layout, RankMode mode)
     : job_(job), layout_(layout), mode_(mode), dense_(dims) {
+  LayerDims local = dims;
+  if (job.model.has_local_attention()) {
+    local.span = {static_cast<double>(job.model.attention_window), job.model.window_kind};
+    dense_local_.emplace(local);
+  }
   if (!job.model.is_moe()) return;
   if (dims.phase == WorkloadKind::train && dims.tp > 1 && !dims.sp)
     throw UserError("MoE training with tp = " + std::to_string(dims.tp) +
                     " needs parallelism.sequence_parallel = true (Megatron-Core requires it: each TP rank "
                     "routes its own sequence shard)");
   moe_.emplace(dims, moe_dims(job));
+  if (dense_local_) moe_local_.emplace(local, moe_dims(job));
 }
 
 RoutingInputs LayerStack::routing_inputs(int rank, double imbalance) const {
@@ -46,19 +52,19 @@ MoeRank LayerStack::moe_rank(int layer, int rank) {
 }
 
 OpSink::Handle LayerStack::forward(OpSink& sink, int layer, int rank, OpSink::Deps input) {
-  if (!is_moe(layer)) return dense_.forward(sink, input);
-  return moe_->forward(sink, input, moe_rank(layer, rank));
+  if (!is_moe(layer)) return dense_of(layer).forward(sink, input);
+  return moe_of(layer).forward(sink, input, moe_rank(layer, rank));
 }
 
 OpSink::Handle LayerStack::backward(OpSink& sink, int layer, int rank, OpSink::Deps grad,
                                     Recompute recompute) {
-  if (!is_moe(layer)) return dense_.backward(sink, grad, recompute);
-  return moe_->backward(sink, grad, recompute, moe_rank(layer, rank));
+  if (!is_moe(layer)) return dense_of(layer).backward(sink, grad, recompute);
+  return moe_of(layer).backward(sink, grad, recompute, moe_rank(layer, rank));
 }
 
 double LayerStack::stored_activation_bytes(int layer, int rank, Recompute recompute) {
-  if (!is_moe(layer)) return dense_.stored_activation_bytes(recompute);
-  return moe_->stored_activation_bytes(recompute, moe_rank(layer, rank));
+  if (!is_moe(layer)) return dense_of(layer).stored_activation_bytes(recompute);
+  return moe_of(layer).stored_activation_bytes(recompute, moe_rank(layer, rank));
 }
 
 double LayerStack::dense_params(int layer) const {

@@ -26,6 +26,10 @@ class LayerStack {
   LayerStack(const JobSpec& job, const LayerDims& dims, const RankLayout& layout, RankMode mode);
 
   bool is_moe(int layer) const { return moe_.has_value() && job_.model.is_moe_layer(layer); }
+  /// Whether `layer` attends through the model's window (its local variant runs).
+  bool is_local(int layer) const {
+    return dense_local_.has_value() && job_.model.is_local_attention_layer(layer);
+  }
   /// Forward (or recompute) of `layer` on global rank `rank`; returns the output op.
   OpSink::Handle forward(OpSink& sink, int layer, int rank, OpSink::Deps input);
   OpSink::Handle backward(OpSink& sink, int layer, int rank, OpSink::Deps grad, Recompute recompute);
@@ -44,8 +48,14 @@ class LayerStack {
   const JobSpec& job_;
   const RankLayout& layout_;
   RankMode mode_;
+  const DenseLayer& dense_of(int layer) const { return is_local(layer) ? *dense_local_ : dense_; }
+  const MoeLayer& moe_of(int layer) const { return is_local(layer) ? *moe_local_ : *moe_; }
+
   DenseLayer dense_;
   std::optional<MoeLayer> moe_;
+  // The same layers with the model's attention window (models with local attention only).
+  std::optional<DenseLayer> dense_local_;
+  std::optional<MoeLayer> moe_local_;
   std::map<int, LayerRouting> routing_;  ///< by layer; node-based, so references stay valid
   std::optional<LayerRouting> balanced_;
 };

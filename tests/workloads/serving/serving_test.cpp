@@ -188,6 +188,24 @@ TEST_CASE("Serving: the whole-sequence KV reservation blocks admission until a r
   }
 }
 
+TEST_CASE("Serving: a model with local attention reserves only its window in the local layers") {
+  // Half of each token's KV bytes in layers with a 128-token window (GPT-OSS's alternation): a request
+  // of n tokens reserves ceil(n / 2 + min(n, 128) / 2). A: 400 + 200 = 600 -> 300 + 64 = 364; B: 500
+  // -> 250 + 64 = 314: 678 <= 700, so both run at once, where whole sequences (1,100) would not fit.
+  ServingConfig c = engine(8, 1024, 700, true);
+  c.kv_local_share = 0.5;
+  c.kv_window = 128;
+  CHECK(kv_need(c, 600) == 364);
+  CHECK(kv_need(c, 100) == 100);  // within the window: every layer keeps it all
+  CHECK(kv_need(c, 129) == 129);  // ceil(64.5 + 64)
+  const std::vector<Request> reqs = {{0.0, 400, 200}, {0.0, 300, 200}};
+  const ServingResult r = simulate_serving(reqs, c, fixed_cost(0.01));
+  CHECK(r.records[1].admitted_s == 0.0);
+  CHECK(r.summary.peak_kv_reserved_tokens == 678);
+  c.kv_local_share = 0.0;  // every layer global: B waits for A, as above
+  CHECK(simulate_serving(reqs, c, fixed_cost(0.01)).records[1].admitted_s == Approx(2.0));
+}
+
 TEST_CASE("Serving: chunked prefill splits a prompt over ceil(input / budget) iterations") {
   // 1,000 prompt tokens, budget 256: chunks 256, 256, 256, 232 -> ceil(1000 / 256) = 4 iterations,
   // then one decode for the second output token.

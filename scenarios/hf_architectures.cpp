@@ -375,6 +375,35 @@ void read_llama4(Fields& top, Mapped& out) {
   note_unread(text, out.notes);
 }
 
+/// What GptOssConfig fills in for keys a config leaves out: its defaults are GPT-OSS-120B's.
+std::vector<Default> gpt_oss_defaults() {
+  return {{"num_hidden_layers", 36},     {"num_local_experts", 128},  {"vocab_size", 201088},
+          {"hidden_size", 2880},         {"intermediate_size", 2880}, {"head_dim", 64},
+          {"num_attention_heads", 64},   {"num_key_value_heads", 8},  {"num_experts_per_tok", 4},
+          {"tie_word_embeddings", false}};
+}
+
+/// GPT-OSS (GptOssForCausalLM): every layer MoE (num_local_experts of width intermediate_size, top
+/// num_experts_per_tok, no shared expert), grouped-query attention with biases on every projection
+/// and the experts' too (GptOssConfig sets attention_bias), and sliding windows of sliding_window
+/// (128) on every second layer (layer 0 slides) unless layer_types lists them.
+void read_gpt_oss(Fields& f, Mapped& out) {
+  ModelSpec& m = out.model;
+  f.add_defaults(gpt_oss_defaults());
+  read_decoder(f, m, false);
+  m.experts = f.dim("num_local_experts", "the number of experts");
+  m.top_k = f.dim("num_experts_per_tok", "the experts each token uses");
+  f.use({"experts_per_token"});  // the original release's name for num_experts_per_tok
+  m.expert_ffn = f.dim("intermediate_size", "the width of one expert");
+  m.linear_bias = true;
+  f.use({"attention_bias"});
+  check_top_k(f, m);
+  out.notes.push_back("GPT-OSS's attention sinks (" + with_commas(double(m.heads) * m.layers) +
+                      " learned logits) are not modelled");
+  read_attention_window(f, m, "sliding_window", work::AttentionWindowKind::sliding, 128,
+                        [](int i) { return (i + 1) % 2 != 0; });
+}
+
 /// GELU or ReLU for the two-matrix MLPs of GPT-NeoX and Falcon.
 Activation plain_activation(Fields& f, std::string_view key, const std::string& fallback) {
   const std::string act = f.text(key).value_or(fallback);
@@ -451,6 +480,7 @@ constexpr Architecture kArchitectures[] = {
     {"Gemma3ForCausalLM", "gemma3_text", "Gemma 3, text only", read_gemma3},
     {"GPTNeoXForCausalLM", "gpt_neox", "GPT-NeoX", read_gpt_neox},
     {"FalconForCausalLM", "falcon", "Falcon", read_falcon},
+    {"GptOssForCausalLM", "gpt_oss", "GPT-OSS", read_gpt_oss},
 };
 
 }  // namespace arch_readers

@@ -57,6 +57,8 @@ constexpr KnownKey kKnownKeys[] = {
     {"norm_eps", KeyUse::ignored, ""},
     {"rope_theta", KeyUse::ignored, ""},
     {"rope_scaling", KeyUse::ignored, ""},
+    {"rope_parameters", KeyUse::ignored, ""},
+    {"initial_context_length", KeyUse::ignored, ""},
     {"rope_local_base_freq", KeyUse::ignored, ""},
     {"rotary_emb_base", KeyUse::ignored, ""},
     {"no_rope_layers", KeyUse::ignored, ""},
@@ -104,6 +106,7 @@ constexpr KnownKey kKnownKeys[] = {
     {"attention_chunk_size", KeyUse::not_modelled,
      "chunked local attention, which this architecture's reader does not take: attention is simulated "
      "over the whole context (set [model] attention_window and attention_window_kind = \"chunked\")"},
+    {"swiglu_limit", KeyUse::not_modelled, "GPT-OSS's clamp of the SwiGLU inputs: element-wise, not priced"},
     {"use_qk_norm", KeyUse::not_modelled, "norms of queries and keys, which have no weights in Llama 4"},
     {"rotary_pct", KeyUse::not_modelled, "partial rotary embedding: RoPE is applied to whole heads"},
     {"partial_rotary_factor", KeyUse::not_modelled,

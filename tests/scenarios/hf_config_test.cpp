@@ -2,6 +2,7 @@
 // copy under scenarios/hf/ resolves to its published parameter count, the imported [model] table
 // reads back into the same model, overrides apply, and what stepsim does not use is reported.
 #include <catch2/catch.hpp>
+#include <tuple>
 
 #include <cmath>
 
@@ -285,6 +286,31 @@ TEST_CASE("hf_config is relative to the scenario file, and a model folder stands
   CHECK(a.job.model.name == "Llama-3.1-8B");  // a file called config.json is named by its folder
   CHECK(a.job.model.id == "llama-3.1-8b");
   CHECK(b.job.model.layers == 32);
+}
+
+TEST_CASE("GPT-OSS reads with GptOssConfig's defaults, which are GPT-OSS-120B's") {
+  // OpenAI's gpt-oss model card (arXiv 2508.10925, table 1): 120b 116.83B parameters, 5.13B active
+  // per token; 20b (24 layers, 32 experts) 20.91B and 3.61B; active counts leave out the embedding.
+  const auto read = [](const std::string& json) { return stepsim::scen::parse_hf_config(json, "o.json"); };
+  const HfModel big = read(R"({"architectures": ["GptOssForCausalLM"]})");
+  const HfModel small =
+      read(R"({"architectures": ["GptOssForCausalLM"], "num_hidden_layers": 24, "num_local_experts": 32})");
+  for (const auto& [h, total, active] :
+       {std::tuple{&big, 116.83e9, 5.13e9}, std::tuple{&small, 20.91e9, 3.61e9}}) {
+    const auto b = stepsim::work::count_params(h->model);
+    CHECK(std::abs(b.main_total() / total - 1.0) <= 0.01);
+    CHECK(std::abs((b.main_active() - b.embedding) / active - 1.0) <= 0.01);
+  }
+  const ModelSpec& m = big.model;
+  CHECK(m.experts == 128);
+  CHECK(m.top_k == 4);
+  CHECK(m.moe_layers() == 36);
+  CHECK(m.linear_bias);
+  CHECK(m.attention_window == 128);      // GptOssConfig's sliding_window
+  CHECK(m.global_attention_every == 2);  // layer 0 slides, layer 1 is global, ...
+  CHECK(m.local_attention_layers() == 18);
+  REQUIRE(big.notes.size() == 1);
+  CHECK_THAT(big.notes[0], Catch::Contains("attention sinks"));
 }
 
 TEST_CASE("[model] local attention keys: a window with its layers, and clear errors") {

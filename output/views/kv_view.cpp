@@ -54,12 +54,15 @@ std::string kv_table(const work::KvReport& r, const work::KvQuery& q, const KvLa
                   q.batch == 1 ? "" : "s", format_number(q.context, 0), q.overhead);
   out += fmt::format("per token     {} ({} B)\n", format_bytes(r.bytes_per_token),
                      format_number(r.bytes_per_token, 0));
-  out += fmt::format("per sequence  {}\n", format_bytes(r.bytes_per_sequence));
+  out += fmt::format("per sequence  {}{}\n", format_bytes(r.bytes_per_sequence),
+                     r.local_attention ? " (local layers keep at most their window)" : "");
   out += fmt::format("cache         {}\n", format_bytes(r.cache_bytes));
   out += fmt::format("weights       {}\n", format_bytes(r.weights_bytes));
   out += fmt::format("total         {}\n", format_bytes(r.total_bytes));
-  out += fmt::format("\ndecode reads {} per generated token (weights / batch + context x KV per token)\n",
-                     format_bytes(r.decode_bytes_per_token));
+  out += fmt::format("\ndecode reads {} per generated token (weights / batch + {})\n",
+                     format_bytes(r.decode_bytes_per_token),
+                     r.local_attention ? "the keys each layer's window leaves x KV per layer"
+                                       : "context x KV per token");
   if (r.decode_bandwidth_Bps)
     out += fmt::format("at {} tokens/s: {}/s of memory bandwidth\n", format_number(*q.target_tokens_per_s, 0),
                        format_bytes(*r.decode_bandwidth_Bps));

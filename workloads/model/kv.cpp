@@ -58,6 +58,7 @@ KvReport size_kv(const ModelSpec& m, const KvQuery& q) {
   // Local layers keep and read at most their window (attention_window.hpp); per layer a token takes
   // bytes_per_token / layers.
   const double per_layer = m.layers > 0 ? r.bytes_per_token / m.layers : 0.0;
+  r.local_attention = m.has_local_attention();
   r.bytes_per_sequence =
       m.has_local_attention() ? per_layer * cached_layer_tokens(m, T, 0, m.layers) : r.bytes_per_token * T;
   r.cache_bytes = C * r.bytes_per_sequence * q.overhead;

@@ -39,7 +39,8 @@ struct KvQuery {
 
 struct KvReport {
   double bytes_per_token = 0.0;
-  double bytes_per_sequence = 0.0;  ///< bytes_per_token x T
+  double bytes_per_sequence = 0.0;  ///< bytes_per_token x T (local layers: at most their window)
+  bool local_attention = false;     ///< the model's local layers keep and read at most their window
   double cache_bytes = 0.0;         ///< C x T x bytes_per_token x phi
   double weights_bytes = 0.0;
   double total_bytes = 0.0;  ///< weights + cache

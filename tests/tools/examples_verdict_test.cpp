@@ -110,8 +110,10 @@ TEST_CASE("bundled examples: the headline verdict is the breakdown's largest ent
     CHECK(t.find("-0.0%") == std::string::npos);
     // The table's bottleneck line starts with the label of its largest row (when the printed
     // shares do not tie).
+    // Compute, memory-bound kernels and the bubble are always there (a one-GPU decode from CUDA
+    // graphs has nothing else); the checks below read the three largest.
     auto rows = breakdown_rows_of(t);
-    REQUIRE(rows.size() >= 4);
+    REQUIRE(rows.size() >= 3);
     std::stable_sort(rows.begin(), rows.end(),
                      [](const auto& x, const auto& y) { return x.second > y.second; });
     const std::string headline = t.substr(t.find("\nbottleneck  ") + 13);

@@ -42,6 +42,22 @@ TEST_CASE("a static batch is its prefill plus every decode step over the growing
   CHECK(g.points.front().kv_bytes_per_gpu < last.kv_bytes_per_gpu);
 }
 
+TEST_CASE("a sliding window's bend splits the integration, which stays within its stated error") {
+  // Every layer slides over 530 tokens: a decode step's keys grow with the context up to 529 and stay
+  // at the window after, a bend inside the 512 .. 550 contexts of the batch's 39 decode steps.
+  JobSpec job = generation(40);
+  job.model.attention_window = 530;
+  const Generation g = simulate_generation(job);
+  double exact = 0.0;
+  for (int k = 1; k <= 39; ++k) exact += simulate(decode_job(job, 512 + k - 1)).metrics.step_time_s;
+  CHECK(std::abs(g.decode_s - exact) <= g.integration_error_s + 1e-3 * exact);
+  bool bend = false;  // the bend's step is one of those simulated
+  for (const DecodePoint& p : g.points) bend = bend || p.context_tokens == 529;
+  CHECK(bend);
+  // The windowed steps are cheaper than the global ones past the bend.
+  CHECK(g.decode_s < simulate_generation(generation(40)).decode_s);
+}
+
 TEST_CASE("one output token is the prefill alone") {
   const Generation g = simulate_generation(generation(1));
   CHECK(g.points.empty());

@@ -48,4 +48,8 @@ std::string supported_hf_architectures();
 /// notes as comments) that reads back into the same model: `stepsim import`.
 std::string hf_model_toml(const HfModel& m, const std::string& source);
 
+/// The [model] keys of a model's local attention (attention_window and its layers), "" without a
+/// window: the lines `stepsim import` writes for Hugging Face configs and Megatron runs alike.
+std::string attention_window_toml(const work::ModelSpec& m);
+
 }  // namespace stepsim::scen

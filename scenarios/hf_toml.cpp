@@ -35,11 +35,13 @@ std::string moe_keys(const work::ModelSpec& m) {
   return out + "]  # one 0 (dense) or 1 (experts) per layer\n";
 }
 
-std::string window_keys(const work::ModelSpec& m) {
+}  // namespace hf_toml
+
+std::string attention_window_toml(const work::ModelSpec& m) {
   if (m.attention_window <= 0) return "";
-  std::string out =
-      "attention_window = " + std::to_string(m.attention_window) + "\n" +
-      "attention_window_kind = " + toml_string(name_of(m.window_kind, choices::kAttentionWindowKind)) + "\n";
+  std::string out = "attention_window = " + std::to_string(m.attention_window) + "\n" +
+                    "attention_window_kind = " +
+                    toml_string(hf_toml::name_of(m.window_kind, choices::kAttentionWindowKind)) + "\n";
   if (m.local_attention_pattern.empty())
     return out + "global_attention_every = " + std::to_string(m.global_attention_every) +
            (m.global_attention_every == 0 ? "  # every layer local\n" : "\n");
@@ -48,8 +50,6 @@ std::string window_keys(const work::ModelSpec& m) {
     out += (i == 0 ? "" : ", ") + std::to_string(m.local_attention_pattern[i]);
   return out + "]  # one 0 (global) or 1 (local) per layer\n";
 }
-
-}  // namespace hf_toml
 
 std::string hf_model_toml(const HfModel& h, const std::string& source) {
   using namespace hf_toml;
@@ -88,7 +88,7 @@ std::string hf_model_toml(const HfModel& h, const std::string& source) {
   out += "attention = " + toml_string(name_of(m.attention, choices::kAttention)) + "\n";
   if (m.is_moe()) out += moe_keys(m);
   if (m.mtp_layers > 0) out += "mtp_layers = " + std::to_string(m.mtp_layers) + "\n";
-  out += window_keys(m);
+  out += attention_window_toml(m);
   if (m.attention == work::AttentionKind::mla)
     out += "[model.mla]\nq_lora_rank = " + std::to_string(m.mla.q_lora_rank) +
            "\nkv_lora_rank = " + std::to_string(m.mla.kv_lora_rank) +

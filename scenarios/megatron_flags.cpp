@@ -128,6 +128,8 @@ constexpr std::array kRows = std::to_array<Row>({
     {"virtual_pipeline_model_parallel_size", Kind::whole},
     {"vocab_file", Kind::word},
     {"vocab_size", Kind::whole},
+    {"window_attn_skip_freq", Kind::word},
+    {"window_size", Kind::word},
 });
 
 constexpr bool rows_sorted() {

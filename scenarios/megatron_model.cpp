@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <stdexcept>
+#include <string>
 
 #include "scenarios/megatron_detail.hpp"
 
@@ -94,7 +96,10 @@ void position(const RunSettings& s, ImportedRun& r, int seq_len) {
 /// and repeated by *.
 class LayerPattern {
  public:
-  LayerPattern(std::string_view text, const RunSettings& s) : text_(text), s_(s) {}
+  /// `key` names the flag in messages; `entries` says what its 0 and 1 mean.
+  LayerPattern(std::string_view text, const RunSettings& s, std::string key = "moe_layer_freq",
+               std::string entries = "0 (dense) or 1 (experts)")
+      : text_(text), s_(s), key_(std::move(key)), entries_(std::move(entries)) {}
   std::vector<int> parse() {
     std::vector<int> out = sum();
     skip();
@@ -132,7 +137,7 @@ class LayerPattern {
     std::vector<int> list;
     do {
       const int v = number();
-      if (v > 1) fail("layer entries are 0 (dense) or 1 (experts), got " + std::to_string(v));
+      if (v > 1) fail("layer entries are " + entries_ + ", got " + std::to_string(v));
       list.push_back(v);
     } while (take(','));
     if (!take(']')) fail("a `[` without its `]`");
@@ -157,11 +162,12 @@ class LayerPattern {
     while (at_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[at_]))) ++at_;
   }
   [[noreturn]] void fail(const std::string& what) {
-    s_.fail("moe_layer_freq", "is not a layer pattern: " + what + " at character " + std::to_string(at_ + 1),
-            "an integer N (experts every N-th layer) or a list such as ([0]*3+[1]*58)");
+    s_.fail(key_, "is not a layer pattern: " + what + " at character " + std::to_string(at_ + 1),
+            "an integer N or a list of " + entries_ + " per layer such as ([0]*3+[1]*58)");
   }
   std::string_view text_;
   const RunSettings& s_;
+  std::string key_, entries_;
   std::size_t at_ = 0;
 };
 
@@ -185,6 +191,50 @@ void moe_layer_freq(const RunSettings& s, work::ModelSpec& m) {
     m.dense_layers = static_cast<int>(first_moe - p.begin());
     m.moe_layer_pattern.clear();
   }
+}
+
+/// Megatron-Core's sliding-window attention: --window-size LEFT,RIGHT (FlashAttention's window: a query
+/// sees LEFT keys before it and itself, so attention_window = LEFT + 1; LEFT < 0 is no window) on every
+/// layer, or as --window-attn-skip-freq says: N for one full-attention layer after N - 1 windowed ones
+/// (global_attention_every = N), or a list of 1 (window) and 0 (full) per layer.
+void attention_window(const RunSettings& s, ImportedRun& r) {
+  work::ModelSpec& m = r.model;
+  const std::string size = word_or(s, "window_size", "");
+  if (size.empty() || size == "None") {
+    if (s.has("window_attn_skip_freq")) note_unused(s, r, "window_attn_skip_freq", "no --window-size");
+    return;
+  }
+  const std::size_t digit = size.find_first_of("-0123456789");
+  const std::size_t end =
+      digit == std::string::npos ? digit : size.find_first_not_of("-0123456789", digit + 1);
+  long long left = 0;
+  try {
+    if (digit == std::string::npos) throw std::invalid_argument(size);
+    left = std::stoll(size.substr(digit, end == std::string::npos ? std::string::npos : end - digit));
+  } catch (const std::exception&) {
+    s.fail("window_size", "is not a window: `" + size + "`", "LEFT,RIGHT as Megatron takes it, e.g. 4096,0");
+  }
+  if (left < 0) return;  // FlashAttention's -1: unlimited
+  if (left + 1 > 100'000'000) s.fail("window_size", "is longer than any context stepsim simulates: " + size);
+  m.attention_window = static_cast<int>(left + 1);
+  r.derivations.push_back("attention_window = " + std::to_string(left) +
+                          " + 1 = " + std::to_string(m.attention_window) + " (--window-size " + size +
+                          ": the keys before a query and itself)");
+  const std::string freq = word_or(s, "window_attn_skip_freq", "");
+  if (freq.empty() || freq == "None") return;
+  if (freq.find_first_not_of("0123456789") == std::string::npos) {
+    m.global_attention_every = freq.size() > 7 ? 0 : std::stoi(freq);
+    if (m.global_attention_every < 1)
+      s.fail("window_attn_skip_freq", "must be a whole number of at least 1, got " + freq);
+    return;
+  }
+  m.local_attention_pattern =
+      LayerPattern(freq, s, "window_attn_skip_freq", "1 (window) or 0 (full)").parse();
+  if (m.local_attention_pattern.size() != static_cast<std::size_t>(m.layers))
+    s.fail("window_attn_skip_freq",
+           "lists " + std::to_string(m.local_attention_pattern.size()) + " layers, but the model has " +
+               std::to_string(m.layers),
+           "one 1 (window) or 0 (full attention) per layer");
 }
 
 void experts(const RunSettings& s, ImportedRun& r) {
@@ -278,6 +328,7 @@ void resolve_model(const RunSettings& s, const ImportCluster& c, const Catalog& 
   m.dropout = number_or(s, "attention_dropout", 0.1) > 0 || number_or(s, "hidden_dropout", 0.1) > 0 ||
               number_or(s, "ffn_dropout", 0.0) > 0;
   experts(s, r);
+  attention_window(s, r);
   const int vocab = tokenizer_vocab(s, c, catalog, r);
   const long long multiple = static_cast<long long>(whole_or(s, "make_vocab_size_divisible_by", 128)) * r.tp;
   const long long padded = (vocab + multiple - 1) / multiple * multiple;

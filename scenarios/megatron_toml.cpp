@@ -5,6 +5,7 @@
 #include <string>
 
 #include "scenarios/choices.hpp"
+#include "scenarios/hf_config.hpp"
 #include "scenarios/megatron_args.hpp"
 #include "scenarios/toml_text.hpp"
 #include "workloads/model/params.hpp"
@@ -76,6 +77,7 @@ std::string model_table(const work::ModelSpec& m) {
   out += "attention = " + name_of(m.attention, choices::kAttention) + "\n";
   if (m.is_moe()) out += moe_lines(m);
   if (m.mtp_layers > 0) out += line("mtp_layers", m.mtp_layers);
+  out += attention_window_toml(m);
   if (m.attention == work::AttentionKind::mla)
     out += "\n[model.mla]\n" + line("q_lora_rank", m.mla.q_lora_rank) +
            line("kv_lora_rank", m.mla.kv_lora_rank) + line("qk_nope_head_dim", m.mla.qk_nope_head_dim) +

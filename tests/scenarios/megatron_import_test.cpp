@@ -172,6 +172,28 @@ TEST_CASE("megatron import: Megatron's defaults and derivations") {
                    "--vocab-size 32001 --make-vocab-size-divisible-by 64 --tensor-model-parallel-size 4")
               .model.vocab == 32256);
   }
+  SECTION("--window-size and --window-attn-skip-freq: Megatron-Core's sliding-window attention") {
+    // GPT-OSS's Megatron arguments: --window-size 128,0 (128 keys before a query, and itself: 129)
+    // with one full-attention layer after every windowed one (--window-attn-skip-freq 2).
+    const ImportedRun oss = megatron(kSmall + "--window-size 128,0 --window-attn-skip-freq 2");
+    CHECK(oss.model.attention_window == 129);
+    CHECK(oss.model.global_attention_every == 2);
+    CHECK(oss.model.local_attention_layers() == 4);  // layers 0, 2, 4, 6 of 8
+    const Scenario back = read_back(oss);
+    CHECK(back.job.model.attention_window == 129);
+    CHECK(back.job.model.local_attention_layers() == 4);
+    // A list: 1 = window, 0 = full; the first six layers windowed.
+    const ImportedRun listed = megatron(kSmall + "--window-size 4095,0 --window-attn-skip-freq [1]*6+[0]*2");
+    CHECK(listed.model.attention_window == 4096);
+    CHECK(listed.model.local_attention_layers() == 6);
+    CHECK_FALSE(listed.model.is_local_attention_layer(6));
+    CHECK(read_back(listed).job.model.local_attention_layers() == 6);
+    // Without a skip frequency every layer is windowed; FlashAttention's -1 is no window.
+    CHECK(megatron(kSmall + "--window-size 1023,0").model.local_attention_layers() == 8);
+    CHECK(megatron(kSmall + "--window-size -1,0").model.attention_window == 0);
+    CHECK_THROWS_WITH(megatron(kSmall + "--window-size 128,0 --window-attn-skip-freq [1]*3"),
+                      Catch::Contains("--window-attn-skip-freq: lists 3 layers, but the model has 8"));
+  }
   SECTION("global batch defaults to micro-batch x dp") {
     // 16 GPUs / (tp 2 x pp 2) = dp 4; global = 2 x 4 = 8.
     const ImportedRun r = megatron(kSmall +

@@ -227,6 +227,13 @@ void check_attention_kernel(const Scenario& s) {
 
 void resolve_attention(Scenario& s) {
   work::WorkloadSpec& w = s.job.workload;
+  // Transformer Engine refuses sliding windows with its ring (p2p) context parallelism
+  // (context_parallel.py: "a2a" or "all_gather" only); stepsim prices every CP run as the ring.
+  if (s.job.parallel.cp > 1 && s.job.model.has_local_attention() && w.kind != work::WorkloadKind::decode)
+    s.notes.push_back("local attention with context parallelism (cp = " + std::to_string(s.job.parallel.cp) +
+                      "): Transformer Engine runs it with all-gather or all-to-all context parallelism, "
+                      "which stepsim prices as its ring of key/value exchanges (the window's FLOPs are "
+                      "counted)");
   if (!w.transformer_engine.stated() || w.kind != work::WorkloadKind::train) return;
   const auto unfused = work::te_training_attention_unfused(w.transformer_engine, s.job.cluster.gpu.arch,
                                                            work::attention_head_dims(s.job.model));

@@ -229,16 +229,19 @@ KvCapacity InferenceStepBuilder::kv_capacity(const std::vector<StaticMemory>& me
     KvCapacity k;
     k.bytes_per_token = kv_per_token_layer() * (end - begin);
     k.free_bytes = std::max(0.0, job_.cluster.gpu.usable_hbm().value() - memory[r].weights);
-    const double tokens = k.bytes_per_token > 0.0 ? k.free_bytes / k.bytes_per_token : fewest;
+    double tokens = k.bytes_per_token > 0.0 ? k.free_bytes / k.bytes_per_token : fewest;
     k.max_batch = static_cast<long long>(std::floor(tokens / context));
     k.max_context = static_cast<long long>(std::floor(tokens / dims_.b));
     if (k.bytes_per_token > 0.0 && job_.model.has_local_attention()) {
-      // Local layers cache at most their window (attention_window.hpp): count in layer-tokens.
+      // Local layers cache at most their window (attention_window.hpp): count in layer-tokens, and
+      // bind on the GPU that holds the fewest sequences at this context (a stage with more global
+      // layers fills first).
       const double layer_tokens = k.free_bytes / kv_per_token_layer();
-      k.max_batch = static_cast<long long>(
-          std::floor(layer_tokens / cached_layer_tokens(job_.model, context, begin, end)));
+      const double per_sequence = cached_layer_tokens(job_.model, context, begin, end);
+      k.max_batch = static_cast<long long>(std::floor(layer_tokens / per_sequence));
       k.max_context = static_cast<long long>(
           std::floor(max_cached_context(job_.model, layer_tokens / dims_.b, begin, end)));
+      tokens = layer_tokens / per_sequence * context;
     }
     if (tokens < fewest) fewest = tokens, best = k;
   }

@@ -148,6 +148,27 @@ TEST_CASE("decode reads and keeps only the window of a local layer") {
   CHECK(k.bytes_per_sequence == Approx((16 * 1000 + 16 * 256) * kKvLayerToken));
 }
 
+TEST_CASE("with pipeline stages, the stage whose layers keep the most binds the batch") {
+  // Two stages of 16 layers: the first all global, the second all local (256-token window). At a
+  // context of 1,000 the first keeps 16 x 1,000 layer-tokens per sequence, the second 16 x 256: the
+  // first stage's GPU holds the fewest sequences, though the second has a little less free memory
+  // (its LM head and final norm against the first's embedding).
+  JobSpec job = decode_job(4, 1000);
+  job.cluster.gpus_per_node = 2;
+  job.cluster.nvlink_domain = 2;
+  job.parallel.pp = 2;
+  job.model.attention_window = 256;
+  job.model.local_attention_pattern.assign(32, 0);
+  for (int l = 16; l < 32; ++l) job.model.local_attention_pattern[static_cast<std::size_t>(l)] = 1;
+  const Simulation s = simulate(job);
+  REQUIRE(s.plan.static_memory.size() == 2);
+  CHECK(s.plan.static_memory[0].kv_cache == Approx(4.0 * 16 * 1001 * kKvLayerToken));
+  CHECK(s.plan.static_memory[1].kv_cache == Approx(4.0 * 16 * 256 * kKvLayerToken));
+  CHECK(s.plan.static_memory[1].weights > s.plan.static_memory[0].weights);
+  const double free = job.cluster.gpu.usable_hbm().value() - s.plan.static_memory[0].weights;
+  CHECK(s.plan.kv.max_batch == static_cast<long long>(std::floor(free / kKvLayerToken / (16.0 * 1000))));
+}
+
 TEST_CASE("a window on every layer bounds the cache, so any context fits beside the weights") {
   ModelSpec m = test::llama2_7b();
   m.attention_window = 4096;  // Mistral 7B v0.1: every layer slides

@@ -28,19 +28,26 @@ void read_mla(TableReader& r, work::MlaDims& mla) {
   r.finish();
 }
 
+/// One 0 or 1 per layer from the array `a` at `key`; `meaning` names the two ("0 (dense) or 1 (MoE)").
+std::vector<int> read_layer_bits(const TableReader& r, const toml::array& a, std::string_view key,
+                                 const std::string& meaning, const std::string& example) {
+  std::vector<int> out;
+  for (const toml::node& e : a) {
+    const auto v = e.value<std::int64_t>();
+    if (!v || (*v != 0 && *v != 1))
+      r.fail_at(e, key, "every element must be " + meaning, "one 0 or 1 per layer, e.g. " + example);
+    out.push_back(static_cast<int>(*v));
+  }
+  return out;
+}
+
 /// moe_layer_freq: an integer (every N-th layer is MoE) or Megatron's list of 0/1 per layer.
 void read_moe_layer_freq(TableReader& r, work::ModelSpec& m) {
   const toml::node* n = r.node("moe_layer_freq");
   if (n == nullptr) return;
   if (const auto* a = n->as_array()) {
-    m.moe_layer_pattern.clear();
-    for (const toml::node& e : *a) {
-      const auto v = e.value<std::int64_t>();
-      if (!v || (*v != 0 && *v != 1))
-        r.fail_at(e, "moe_layer_freq", "every element must be 0 (dense) or 1 (MoE)",
-                  "Megatron's list form: one 0 or 1 per layer, e.g. [0, 1, 0, 1]");
-      m.moe_layer_pattern.push_back(static_cast<int>(*v));
-    }
+    m.moe_layer_pattern = read_layer_bits(r, *a, "moe_layer_freq", "0 (dense) or 1 (MoE)",
+                                          "[0, 1, 0, 1] (Megatron's list form)");
     return;
   }
   r.read("moe_layer_freq", m.moe_layer_freq, kPositiveInt);
@@ -55,14 +62,8 @@ void read_local_attention_layers(TableReader& r, work::ModelSpec& m) {
     r.fail("local_attention_layers", "must be a list of one 0 or 1 per layer",
            "1 = the layer attends through attention_window, 0 = to the whole context; or set "
            "global_attention_every = N for every N-th layer global");
-  m.local_attention_pattern.clear();
-  for (const toml::node& e : *a) {
-    const auto v = e.value<std::int64_t>();
-    if (!v || (*v != 0 && *v != 1))
-      r.fail_at(e, "local_attention_layers", "every element must be 0 (global) or 1 (local)",
-                "one 0 or 1 per layer, e.g. [1, 0, 1, 0] for alternating sliding and full attention");
-    m.local_attention_pattern.push_back(static_cast<int>(*v));
-  }
+  m.local_attention_pattern = read_layer_bits(r, *a, "local_attention_layers", "0 (global) or 1 (local)",
+                                              "[1, 0, 1, 0] for alternating sliding and full attention");
 }
 
 void check_attention_window(const work::ModelSpec& m, const TableReader& r) {

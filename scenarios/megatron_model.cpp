@@ -4,8 +4,8 @@
 // make_vocab_size_divisible_by x tp.
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <filesystem>
-#include <stdexcept>
 #include <string>
 
 #include "scenarios/megatron_detail.hpp"
@@ -204,16 +204,12 @@ void attention_window(const RunSettings& s, ImportedRun& r) {
     if (s.has("window_attn_skip_freq")) note_unused(s, r, "window_attn_skip_freq", "no --window-size");
     return;
   }
+  // The tuple's first number, however it is written: 4096,0 or (4096, 0).
   const std::size_t digit = size.find_first_of("-0123456789");
-  const std::size_t end =
-      digit == std::string::npos ? digit : size.find_first_not_of("-0123456789", digit + 1);
   long long left = 0;
-  try {
-    if (digit == std::string::npos) throw std::invalid_argument(size);
-    left = std::stoll(size.substr(digit, end == std::string::npos ? std::string::npos : end - digit));
-  } catch (const std::exception&) {
+  if (digit == std::string::npos ||
+      std::from_chars(size.data() + digit, size.data() + size.size(), left).ec != std::errc{})
     s.fail("window_size", "is not a window: `" + size + "`", "LEFT,RIGHT as Megatron takes it, e.g. 4096,0");
-  }
   if (left < 0) return;  // FlashAttention's -1: unlimited
   if (left + 1 > 100'000'000) s.fail("window_size", "is longer than any context stepsim simulates: " + size);
   m.attention_window = static_cast<int>(left + 1);

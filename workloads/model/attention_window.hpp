@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "workloads/model/model.hpp"
 
@@ -60,17 +61,26 @@ inline double cached_layer_tokens(const ModelSpec& m, double context, int begin,
 
 /// The longest context whose cache of layers [begin, end) fits `layer_tokens` (layer-tokens of one
 /// sequence): with G global and L local layers of window w, a context T <= w takes (G + L) T and a
-/// longer one G T + L w. Without global layers every context fits: kUnboundedContext.
+/// longer one G T + L w. Without global layers every context that fits the window fits, and any
+/// longer one too: kUnboundedContext.
 inline constexpr double kUnboundedContext = 2147483647.0;
 inline double max_cached_context(const ModelSpec& m, double layer_tokens, int begin, int end) {
   double global = 0.0, local = 0.0;
   for (int l = begin; l < end; ++l) (attention_span(m, l).global() ? global : local) += 1.0;
-  if (!(layer_tokens > 0.0) || global + local == 0.0) return global + local == 0.0 ? kUnboundedContext : 0.0;
+  if (global + local == 0.0) return kUnboundedContext;
+  if (!(layer_tokens > 0.0)) return 0.0;
   const double w = static_cast<double>(m.attention_window);
-  if (local == 0.0 || (global + local) * w >= layer_tokens)
-    return std::min(kUnboundedContext, layer_tokens / (global + local));
+  if (local == 0.0 || (global + local) * w >= layer_tokens) return layer_tokens / (global + local);
   if (global == 0.0) return kUnboundedContext;
-  return std::min(kUnboundedContext, (layer_tokens - local * w) / global);
+  return (layer_tokens - local * w) / global;
+}
+
+/// The context at which a sliding window bends a decode step's cost: from w - 1 on, the local layers'
+/// keys stop growing. nullopt for global attention and for chunks, whose cost is a sawtooth of period
+/// c that no bend describes.
+inline std::optional<double> decode_cost_bend(const ModelSpec& m) {
+  if (!m.has_local_attention() || m.window_kind != AttentionWindowKind::sliding) return std::nullopt;
+  return static_cast<double>(m.attention_window) - 1.0;
 }
 
 /// Mean over the model's layers of the keys a query sees, averaged over a causal sequence of `s`

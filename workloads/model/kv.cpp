@@ -55,18 +55,15 @@ KvReport size_kv(const ModelSpec& m, const KvQuery& q) {
   const double T = q.context;
   const double C = q.batch;
   r.bytes_per_token = kv_bytes_per_token(m, q.kv_bytes);
-  // Local layers keep and read at most their window (attention_window.hpp); per layer a token takes
-  // bytes_per_token / layers.
-  const double per_layer = m.layers > 0 ? r.bytes_per_token / m.layers : 0.0;
+  // Each layer keeps and reads the tokens its span leaves (attention_window.hpp: all of them in a
+  // global layer, at most the window in a local one); per layer a token takes bytes_per_token / layers.
+  const double per_layer = r.bytes_per_token / m.layers;
   r.local_attention = m.has_local_attention();
-  r.bytes_per_sequence =
-      m.has_local_attention() ? per_layer * cached_layer_tokens(m, T, 0, m.layers) : r.bytes_per_token * T;
+  r.bytes_per_sequence = per_layer * cached_layer_tokens(m, T, 0, m.layers);
   r.cache_bytes = C * r.bytes_per_sequence * q.overhead;
   r.weights_bytes = q.params * q.weight_bytes;
   r.total_bytes = r.weights_bytes + r.cache_bytes;
-  r.decode_bytes_per_token =
-      r.weights_bytes / C +
-      (m.has_local_attention() ? per_layer * m.layers * mean_attended_keys_at(m, T) : T * r.bytes_per_token);
+  r.decode_bytes_per_token = r.weights_bytes / C + per_layer * m.layers * mean_attended_keys_at(m, T);
   if (q.target_tokens_per_s) r.decode_bandwidth_Bps = *q.target_tokens_per_s * r.decode_bytes_per_token;
   if (!q.gpu) return r;
   const topo::GpuSpec& g = *q.gpu;
@@ -75,14 +72,9 @@ KvReport size_kv(const ModelSpec& m, const KvQuery& q) {
   r.fits = r.total_bytes <= capacity;
   r.max_tokens_per_s = q.gpus * g.hbm_bw.value() * g.eff.estimate_memory / r.decode_bytes_per_token;
   const double free = std::max(0.0, capacity - r.weights_bytes);
-  const double per_token = r.bytes_per_token * q.overhead;
-  r.max_batch = static_cast<long long>(std::floor(free / (T * per_token)));
-  r.max_context = static_cast<long long>(std::floor(free / (C * per_token)));
-  if (m.has_local_attention() && per_layer > 0.0) {
-    const double layer_tokens = free / (per_layer * q.overhead);  // of the whole batch
-    r.max_batch = static_cast<long long>(std::floor(layer_tokens / cached_layer_tokens(m, T, 0, m.layers)));
-    r.max_context = static_cast<long long>(std::floor(max_cached_context(m, layer_tokens / C, 0, m.layers)));
-  }
+  const double layer_tokens = free / (per_layer * q.overhead);  // of the whole batch
+  r.max_batch = static_cast<long long>(std::floor(layer_tokens / cached_layer_tokens(m, T, 0, m.layers)));
+  r.max_context = static_cast<long long>(std::floor(max_cached_context(m, layer_tokens / C, 0, m.layers)));
   return r;
 }
 

@@ -5,6 +5,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "workloads/model/attention_window.hpp"
+
 namespace stepsim::work {
 namespace {
 
@@ -121,14 +123,13 @@ Generation simulate_generation(const JobSpec& job, std::shared_ptr<const topo::T
     // Decode step k (1-based) generates output token k + 1 from a cache of input_len + k - 1 tokens.
     const int first = w.seq_len, last = w.seq_len + w.output_len - 2;
     DecodeSampler sampler(job, topology, options.simulate);
-    // A sliding window bends the step time where its layers' keys reach it (context w - 1): the
-    // pieces on either side are integrated apart, so no interval straddles the bend.
-    const int bend = job.model.attention_window - 1;
-    if (job.model.has_local_attention() && job.model.window_kind == AttentionWindowKind::sliding &&
-        bend > first && bend < last) {
-      const auto [below, below_error] = integrate(sampler, first, bend, options);
-      const auto [above, above_error] = integrate(sampler, bend, last, options);
-      g.decode_s = below + above - sampler.at(bend);  // the bend's own step counted once
+    // The two sides of a sliding window's bend are integrated apart, so no interval straddles it.
+    const auto bend = decode_cost_bend(job.model);
+    if (bend && *bend > first && *bend < last) {
+      const int at = static_cast<int>(*bend);
+      const auto [below, below_error] = integrate(sampler, first, at, options);
+      const auto [above, above_error] = integrate(sampler, at, last, options);
+      g.decode_s = below + above - sampler.at(at);  // the bend's own step counted once
       g.integration_error_s = below_error + above_error;
     } else {
       std::tie(g.decode_s, g.integration_error_s) = integrate(sampler, first, last, options);

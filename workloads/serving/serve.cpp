@@ -5,6 +5,7 @@
 #include <string>
 
 #include "sim/error.hpp"
+#include "workloads/model/attention_window.hpp"
 
 namespace stepsim::work {
 namespace {
@@ -116,13 +117,11 @@ ServeCostModel::ServeCostModel(const JobSpec& job, const ServeSpec& spec, const 
   batches_ = doubling(1, spec.config.max_batch);
   const double lo = std::max(1, lim.min_input), hi = std::max(lim.max_context, lim.min_input + 1);
   contexts_ = {lo, std::round((lo + hi) / 2), hi};
-  // A sliding window bends the decode step's cost where its layers stop growing (their keys reach the
-  // window at context w - 1): a grid point there keeps the interpolation exact in those layers.
-  // Chunked layers' cost is a sawtooth of period c that no few points follow; they are sampled as is.
-  const double bend = double(job.model.attention_window) - 1.0;
-  if (job.model.has_local_attention() && job.model.window_kind == AttentionWindowKind::sliding && bend > lo &&
-      bend < hi && bend != contexts_[1]) {
-    contexts_.push_back(bend);
+  // A grid point at a sliding window's bend keeps the interpolation exact in its local layers
+  // (chunked layers are sampled as they fall).
+  if (const auto bend = decode_cost_bend(job.model);
+      bend && *bend > lo && *bend < hi && *bend != contexts_[1]) {
+    contexts_.push_back(*bend);
     std::sort(contexts_.begin(), contexts_.end());
   }
   double workspace = 0.0;

@@ -218,8 +218,8 @@ StaticMemory InferenceStepBuilder::static_memory(int r) {
 }
 
 KvCapacity InferenceStepBuilder::kv_capacity(const std::vector<StaticMemory>& memory) {
-  // The binding GPU is the one whose free memory holds the fewest tokens (reference.md: largest
-  // batch at context T = floor((capacity - weights) / (T x KV bytes per token))).
+  // The binding GPU is the one whose free memory holds the fewest sequences at the context
+  // (reference.md: largest batch at context T = floor((capacity - weights) / (T x KV bytes per token))).
   KvCapacity best;
   double fewest = std::numeric_limits<double>::infinity();
   const double context =
@@ -229,13 +229,11 @@ KvCapacity InferenceStepBuilder::kv_capacity(const std::vector<StaticMemory>& me
     KvCapacity k;
     k.bytes_per_token = kv_per_token_layer() * (end - begin);
     k.free_bytes = std::max(0.0, job_.cluster.gpu.usable_hbm().value() - memory[r].weights);
-    double tokens = k.bytes_per_token > 0.0 ? k.free_bytes / k.bytes_per_token : fewest;
-    k.max_batch = static_cast<long long>(std::floor(tokens / context));
-    k.max_context = static_cast<long long>(std::floor(tokens / dims_.b));
-    if (k.bytes_per_token > 0.0 && job_.model.has_local_attention()) {
-      // Local layers cache at most their window (attention_window.hpp): count in layer-tokens, and
-      // bind on the GPU that holds the fewest sequences at this context (a stage with more global
-      // layers fills first).
+    // Each layer keeps the tokens its span leaves (attention_window.hpp), so count layer-tokens and
+    // bind on the GPU that holds the fewest sequences at this context (with local attention a stage
+    // of global layers fills before one of local layers).
+    double tokens = fewest;
+    if (k.bytes_per_token > 0.0) {
       const double layer_tokens = k.free_bytes / kv_per_token_layer();
       const double per_sequence = cached_layer_tokens(job_.model, context, begin, end);
       k.max_batch = static_cast<long long>(std::floor(layer_tokens / per_sequence));

@@ -69,7 +69,15 @@ TEST_CASE("measured collectives map to the clusters and collectives they describ
     CHECK(row(rows, id).cluster.total_gpus() == 1440);
   }
   CHECK_THAT(row(rows, "223").not_expressible, Catch::Contains("DeepEP"));
-  CHECK_THAT(row(rows, "243").not_expressible, Catch::Contains("not one catalog GPU"));
+  // DeepEP's rows are checked where the MoE layer requests the kernels, whatever GPU they name.
+  CHECK_THAT(row(rows, "243").not_expressible,
+             Catch::Contains("DeepEP V2") && Catch::Contains("deepep_h800_test.cpp"));
+  // An NCCL row on a GPU the catalog lacks is reported as such.
+  test::TempDir dir;
+  const auto other =
+      dir.write("g.csv", kHeader + "1,src,H800/H100-class,2,8,8,400,IB,all_reduce,1024,10,,,\n");
+  const auto unknown = scen::read_collective_measurements(other, stepsim::test::builtin_catalog());
+  CHECK_THAT(row(unknown, "1").not_expressible, Catch::Contains("`H800/H100-class` is not one catalog GPU"));
   // sendrecv_perf: every rank sends to the next; the measured pair is the first to cross nodes.
   const auto pairs = scen::measured_groups(row(rows, "127"));  // 2 nodes x 8
   REQUIRE(pairs.size() == 16);

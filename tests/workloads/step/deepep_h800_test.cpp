@@ -295,3 +295,81 @@ TEST_CASE("DeepEP's low-latency kernels against their latencies, as the MoE laye
     CHECK(error < 0.10);
   }
 }
+
+namespace {
+
+// DeepEP V2 (deepseek-ai/DeepEP README.md @ dd758caf, "Performance"; rows 243-248 of
+// collectives-multinode.csv): ElasticBuffer's hybrid mode (RDMA once per (token, node) to the rail
+// peer, then NVLink), 8,192 tokens per rank, hidden 7168, top-8 of 256 experts, FP8 dispatch, BF16
+// combine, one CX7 400 Gb/s NIC per GPU. tests/elastic/test_ep.py at that commit:
+//  - routing is plain top-8 of random scores, no group limit ("TODO: support top-k groups");
+//  - the figure is num_scaleout_send_tokens x bytes per token / t: one per (token, node) pair, the
+//    token's own node included ("logical bandwidth ... contains local rank traffic"), t the
+//    dispatch_impl (combine_impl) kernel alone, its copy (reduce) epilogue timed apart;
+//  - bytes per token count_bytes(recv_x, recv_topk_idx, recv_topk_weights): 7,168 FP8 + 56 fp32
+//    scales + 8 int64 indices + 8 fp32 weights = 7,488 for the dispatch; the combine's recv_x in BF16
+//    and its weights, 14,336 + 32 = 14,368.
+// The README names the architecture (SM90, SM100) and the NIC, not the GPU. SM90 is taken as the
+// H100, not the H800 of the V1 rows: V2's own traffic model (ElasticBuffer.get_theoretical_num_sms)
+// puts 0.875 / 0.154 = 5.7 bytes on NVLink per RDMA byte at EP 8 x 2, so 45 GB/s on the wire (90
+// logical) needs 256 GB/s of NVLink per GPU, more than the H800's 200 per direction. SM100 is the
+// catalog's B200 with the row's 400 Gb/s NIC (the catalog's B200 has 800).
+constexpr double kV2Tokens = 8192;
+constexpr double kV2DispatchBytes = kHidden + kHidden / 128 * 4 + kTopK * 8 + kTopK * 4;  // 7,488
+constexpr double kV2CombineBytes = kHidden * 2 + kTopK * 4;                               // 14,368
+
+struct DeepEpV2Row {
+  int id;
+  const char* gpu;
+  int ep;
+  Direction direction;
+  double measured_GBps;  ///< logical: (token, node) pairs, own node included
+};
+
+constexpr DeepEpV2Row kV2Rows[] = {
+    {243, "h100-sxm", 16, Direction::dispatch, 90}, {244, "h100-sxm", 16, Direction::combine, 81},
+    {245, "h100-sxm", 32, Direction::dispatch, 61}, {246, "h100-sxm", 32, Direction::combine, 61},
+    {247, "b200", 16, Direction::dispatch, 90},     {248, "b200", 16, Direction::combine, 91},
+};
+
+}  // namespace
+
+TEST_CASE("expert-parallel dispatch and combine follow DeepEP V2's hybrid-mode bandwidths",
+          "[routing][deepep]") {
+  std::printf("  id  gpu       EP  op        measured GB/s  simulated GB/s  error\n");
+  for (const DeepEpV2Row& row : kV2Rows) {
+    const int nodes = row.ep / 8;
+    topo::ClusterSpec spec = test::cluster(nodes, 8, topo::FabricKind::rail_optimized);
+    spec.gpu = *test::builtin_catalog().find_gpu(row.gpu);
+    spec.fabric.nic_bw = units::gbit_per_s(400);  // CX7
+    const bool dispatch = row.direction == Direction::dispatch;
+    const double bytes = dispatch ? kV2DispatchBytes : kV2CombineBytes;
+    work::RoutingInputs in;
+    in.experts = kExperts;
+    in.top_k = kTopK;
+    in.tokens_per_rank = kV2Tokens;
+    in.vector_bytes = bytes;
+    in.moe.max_nodes_per_token = nodes;  // hybrid forwarding, no limit: every node may be reached
+    for (int r = 0; r < row.ep; ++r) in.node_of.push_back(r / 8);
+    const work::LayerRouting routing = work::route_layer(in, 0, work::HotRank::as_drawn);
+    work::CommRequest req = ep_request(work::CollectiveKind::all_to_all, row.ep, routing.mean_sent_bytes);
+    if (!routing.uniform) req.pair_bytes = dispatch ? routing.dispatch_bytes : routing.combine_bytes;
+    const auto topology = std::make_shared<const topo::Topology>(spec);
+    const double t = test::simulate_one(spec, work::planned_collective(*topology, req)).time_s;
+    // DeepEP's counter: nodes per token N (1 - C(256 - 256/N, 8) / C(256, 8)), 1.9929 at N = 2 and
+    // 3.6147 at N = 4 (deepep_units above, at 8,192 tokens).
+    const double units = kV2Tokens * nodes * (1.0 - miss(kExperts / nodes));
+    const double simulated_GBps = units * bytes / t / 1e9;
+    const double error = simulated_GBps / row.measured_GBps - 1.0;
+    std::printf("  %d %-9s %3d  %-8s  %13.0f  %14.1f  %+5.1f%%\n", row.id, row.gpu, row.ep,
+                dispatch ? "dispatch" : "combine", row.measured_GBps, simulated_GBps, error * 100.0);
+    INFO("row " << row.id << " EP" << row.ep << ": simulated " << simulated_GBps << " GB/s, measured "
+                << row.measured_GBps);
+    // Issue 22's bound for DeepEP rows, 15%. NIC-bound in stepsim: the remote share of the counter
+    // (1/2 at EP16, 2.711 / 3.615 at EP32) at the catalog's 0.85 x 50 = 42.5 GB/s on the wire gives
+    // 85 and 56.7 logical, less about 1% for the latency rounds. V2 reaches 45-46 GB/s on the wire
+    // (0.90-0.92 of the line rate; V1's normal kernels 43.5-44.6 at EP32 and EP64), so five rows are
+    // 7% low; the H100's EP16 combine measured 81, below its dispatch, and is 4% high.
+    CHECK(std::abs(error) <= 0.15);
+  }
+}

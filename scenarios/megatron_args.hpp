@@ -55,6 +55,10 @@ struct ImportedRun {
   bool activation_fp8_input_store = false;  ///< --activation-func-fp8-input-store
   std::string optimizer = "adam";           ///< "adam", "sgd-momentum" or a number of bytes per parameter
   bool shared_expert_overlap = false;
+  /// [moe] ep_comm_sms from the flex dispatcher's DeepEP backends and --moe-deepep-num-sms: a count,
+  /// or DeepEP V2's own; neither (0, false) leaves the GPU's default share.
+  long long ep_comm_sms = 0;
+  bool ep_comm_sms_deepep_v2 = false;
   /// How derived values came about ("dp = 1024 GPUs / (tp 4 x pp 4 x cp 2) = 32"): comments.
   std::vector<std::string> derivations;
   /// Arguments stepsim does not use: "--flag value (why)", each a `# not used:` comment.

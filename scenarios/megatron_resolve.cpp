@@ -228,6 +228,42 @@ void precision(const RunSettings& s, ImportedRun& r) {
   optimizer(s, r);
 }
 
+/// The flex dispatcher's backends (Megatron-Core token_dispatcher.py): DeepEP's kernels hold
+/// --moe-deepep-num-sms SMs (default 20); DeepEP V2 sizes its own; the alltoall and allgather
+/// dispatchers run NCCL, which takes the GPU's default share.
+void ep_kernels(const RunSettings& s, ImportedRun& r) {
+  std::string backend;
+  if (s.on("moe_enable_deepep")) backend = "deepep";  // deprecated spelling of flex + deepep
+  if (const auto it = s.word.find("moe_flex_dispatcher_backend"); it != s.word.end()) backend = it->second;
+  const auto type = s.word.find("moe_token_dispatcher_type");
+  const bool flex = s.on("moe_enable_deepep") || (type != s.word.end() && type->second == "flex");
+  if (!flex) {
+    if (s.has("moe_deepep_num_sms"))
+      r.not_used.push_back(s.given.at("moe_deepep_num_sms").shown() +
+                           " (DeepEP's SMs: only with --moe-token-dispatcher-type flex)");
+    return;
+  }
+  if (backend.empty()) backend = "deepep";  // Megatron-Core's default flex backend
+  if (backend == "hybridep") {
+    r.not_used.push_back(
+        s.given
+            .at(s.has("moe_flex_dispatcher_backend") ? "moe_flex_dispatcher_backend"
+                                                     : "moe_token_dispatcher_type")
+            .shown() +
+        " (HybridEP's kernels are not modelled: the EP all-to-all takes the GPU's default SM share)");
+    return;
+  }
+  if (const auto n = s.whole_of("moe_deepep_num_sms")) {
+    r.ep_comm_sms = *n;
+  } else if (backend == "deepepv2") {
+    r.ep_comm_sms_deepep_v2 = true;
+    r.derivations.push_back("ep_comm_sms = \"deepep-v2\": DeepEP V2 sizes its SMs to the EP layout");
+  } else {
+    r.ep_comm_sms = 20;
+    r.derivations.push_back("ep_comm_sms = 20 (Megatron's --moe-deepep-num-sms default)");
+  }
+}
+
 void overlap(const RunSettings& s, ImportedRun& r) {
   r.dp_overlap = s.on("overlap_grad_reduce");
   r.overlap_param_gather = s.on("overlap_param_gather");
@@ -238,6 +274,7 @@ void overlap(const RunSettings& s, ImportedRun& r) {
   r.ep_overlap = s.on("overlap_moe_expert_parallel_comm");
   r.pp_p2p_blocking = s.on("no_overlap_p2p_communication") || !s.on("overlap_p2p_comm", true);
   r.shared_expert_overlap = r.model.is_moe() && s.on("moe_shared_expert_overlap");
+  if (r.model.is_moe()) ep_kernels(s, r);
   if (const auto it = s.number.find("bucket_cap_mb"); it != s.number.end()) r.dp_bucket_mb = it->second;
   if (r.model.is_moe()) {
     r.expert_tp = whole_or(s, "expert_tensor_parallel_size", r.tp);

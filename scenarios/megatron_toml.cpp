@@ -170,7 +170,12 @@ std::string imported_scenario_toml(const ImportedRun& r) {
   out += "[hardware]\n" + line("gpu", r.gpu_id) + line("nodes", r.nodes) +
          line("gpus_per_node", r.gpus_per_node) + "\n";
   out += workload_table(r) + "\n" + parallelism_table(r) + "\n" + precision_table(r);
-  if (r.shared_expert_overlap) out += "\n[moe]\n" + line("shared_expert_overlap", true);
+  if (r.shared_expert_overlap || r.ep_comm_sms > 0 || r.ep_comm_sms_deepep_v2) {
+    out += "\n[moe]\n";
+    if (r.shared_expert_overlap) out += line("shared_expert_overlap", true);
+    if (r.ep_comm_sms_deepep_v2) out += line("ep_comm_sms", "deepep-v2");
+    if (r.ep_comm_sms > 0) out += line("ep_comm_sms", r.ep_comm_sms);
+  }
   return out;
 }
 

@@ -252,7 +252,26 @@ void read_moe_section(TableReader r, Scenario& s) {
   r.read("fp8_dispatch", m.fp8_dispatch);
   r.read("dispatcher", m.dispatcher, choices::kMoeDispatcher);
   r.read("probs", m.probs, choices::kMoeProbs);
+  if (const toml::node* n = r.node("ep_comm_sms"); n != nullptr && n->is_string()) {
+    std::string v;
+    r.read("ep_comm_sms", v);
+    if (v != "deepep-v2")
+      r.fail("ep_comm_sms", "expected a count of SMs or \"deepep-v2\", got \"" + v + "\"",
+             "e.g. ep_comm_sms = 20 (DeepEP V1's default), or \"deepep-v2\" for V2's own count");
+    m.ep_comm_sms_deepep_v2 = true;
+  } else {
+    r.read("ep_comm_sms", m.ep_comm_sms, IntRange{1, 4096});
+  }
   r.finish();
+  const topo::GpuSpec& gpu = s.job.cluster.gpu;
+  if ((m.ep_comm_sms > 0 || m.ep_comm_sms_deepep_v2) && gpu.sms <= 0)
+    r.fail("ep_comm_sms", "GPU `" + gpu.id + "` has no SM count in the catalog",
+           "set hardware.gpu.sms (e.g. 132 for an H100)");
+  if (m.ep_comm_sms >= gpu.sms && gpu.sms > 0)
+    r.fail("ep_comm_sms",
+           std::to_string(m.ep_comm_sms) + " SMs leave none of the " + std::to_string(gpu.sms) + " of `" +
+               gpu.id + "` for compute",
+           "DeepEP V1 takes 20-24 by default, V2 4-12 when it prefers to overlap with compute");
 }
 
 void read_collective_section(TableReader r, Scenario& s) {

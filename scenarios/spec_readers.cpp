@@ -235,14 +235,32 @@ void read_efficiency(TableReader& r, topo::Efficiency& eff) {
 namespace {
 
 /// The figures of a GPU entry that carry a source ("efficiency.x" for the efficiency table's).
-constexpr std::string_view kFigureKeys[] = {
-    "bf16_tflops",     "fp8_tflops",     "fp4_tflops",        "fp32_tflops",
-    "hbm_gib",         "hbm_gb",         "hbm_reserved_gib",  "hbm_fragmentation",
-    "hbm_tb_s",        "nvlink_gb_s",    "nvlink_domain",     "pcie_gb_s",
-    "nic_gbps",        "price_per_hour", "comm_sm_fraction",  "comm_interference",
-    "kernel_gap_us",   "host_launch_us", "host_framework_us", "nvls_latency_us",
-    "sustained_clock", "clock_duty",     "gemm_fixed_us",     "attention_fixed_us",
-    "efficiency"};
+constexpr std::string_view kFigureKeys[] = {"bf16_tflops",
+                                            "fp8_tflops",
+                                            "fp4_tflops",
+                                            "fp32_tflops",
+                                            "hbm_gib",
+                                            "hbm_gb",
+                                            "hbm_reserved_gib",
+                                            "hbm_fragmentation",
+                                            "hbm_tb_s",
+                                            "nvlink_gb_s",
+                                            "nvlink_domain",
+                                            "pcie_gb_s",
+                                            "nic_gbps",
+                                            "price_per_hour",
+                                            "comm_sm_fraction",
+                                            "sms",
+                                            "comm_interference",
+                                            "kernel_gap_us",
+                                            "host_launch_us",
+                                            "host_framework_us",
+                                            "nvls_latency_us",
+                                            "sustained_clock",
+                                            "clock_duty",
+                                            "gemm_fixed_us",
+                                            "attention_fixed_us",
+                                            "efficiency"};
 constexpr std::string_view kEfficiencyKeys[] = {"gemm_bf16",
                                                 "gemm_fp8",
                                                 "fp8_split_accumulation",
@@ -383,6 +401,7 @@ void read_gpu_fields(TableReader& r, topo::GpuSpec& g) {
   r.read("price_note", g.price_note);
   r.read("comm_sm_fraction", g.comm_sm_fraction,
          RealRange{0.0, 0.9, false, "share of SMs used by communication"});
+  r.read("sms", g.sms, IntRange{1, 4096});
   r.read(
       "comm_interference", g.comm_interference,
       RealRange{1.0, 2.0, false, "compute slowdown beyond the SM share while communication runs, e.g. 1.08"});

@@ -39,6 +39,9 @@ void Engine::initialise() {
   for (ProcessorId p = 0; p < processors_.size(); ++p) {
     const Processor& spec = graph_.processor(p);
     processors_[p].busy = (1.0 - spec.comm_slowdown) / spec.comm_interference;
+    processors_[p].busy_alt = spec.alt_comm_slowdown < 0.0
+                                  ? processors_[p].busy
+                                  : (1.0 - spec.alt_comm_slowdown) / spec.comm_interference;
     processors_[p].idle = spec.reserved_comm ? 1.0 - spec.comm_slowdown : 1.0;
     processors_[p].share = spec.share_compute;
   }
@@ -194,10 +197,11 @@ void Engine::change_comm_activity(OpId transfer, int delta) {
     const Stream& stream = graph_.stream(s);
     if (stream.role != StreamRole::comm) continue;
     ProcessorState& p = processors_[stream.processor];
-    const bool was_active = p.active_transfers > 0;
+    const double old_comm_rate = p.comm_rate();
     const double old_rate = p.rate();
     p.active_transfers = static_cast<std::uint32_t>(static_cast<int>(p.active_transfers) + delta);
-    if (p.comm_retimes() && was_active != (p.active_transfers > 0) && !p.running.empty()) retime(p, old_rate);
+    if (stream.alt_comm) p.active_alt = static_cast<std::uint32_t>(static_cast<int>(p.active_alt) + delta);
+    if (p.comm_retimes() && p.comm_rate() != old_comm_rate && !p.running.empty()) retime(p, old_rate);
   }
 }
 

@@ -10,10 +10,12 @@
 //
 // Compute ops run at full speed unless a transfer is active on one of their processor's comm
 // streams; then they run at (1 - comm_slowdown) / comm_interference (with reserved_comm, at
-// 1 - comm_slowdown when none is). When that activity switches on or off, every
+// 1 - comm_slowdown when none is; a stream marked alt_comm takes alt_comm_slowdown instead, and
+// the larger share holds while both kinds run). When that activity switches on or off, every
 // compute op running on the processor is re-timed: the work it has left is kept in double
 // picoseconds, and its new completion is rounded up to the next picosecond.
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -61,19 +63,28 @@ class Engine {
   };
   struct ProcessorState {
     std::uint32_t active_transfers = 0;   ///< transfer ops occupying this processor's comm streams
+    std::uint32_t active_alt = 0;         ///< those of them on alt_comm streams
     /// Compute speed while communication runs: (1 - comm_slowdown) / comm_interference.
     double busy = 1.0;
+    /// While only alt_comm streams' transfers run: (1 - alt_comm_slowdown) / comm_interference.
+    double busy_alt = 1.0;
     /// Compute speed while none runs: 1, or 1 - comm_slowdown where the SMs stay reserved.
     double idle = 1.0;
     bool share = false;                   ///< Processor::share_compute
     std::vector<RunningCompute> running;  ///< only tracked when tracks()
     /// Whether communication starting or stopping changes the compute speed.
-    bool comm_retimes() const { return busy != idle; }
+    bool comm_retimes() const { return busy != idle || busy_alt != idle; }
     /// Whether its compute ops' speed can change while they run, so they are kept in `running`.
     bool tracks() const { return comm_retimes() || share; }
+    /// The compute speed the running transfers leave: the larger share holds when both kinds run.
+    double comm_rate() const {
+      if (active_transfers == 0) return idle;
+      if (active_alt == 0) return busy;
+      return active_alt == active_transfers ? busy_alt : std::min(busy, busy_alt);
+    }
     /// The speed each running compute op progresses at now.
     double rate() const {
-      const double r = active_transfers > 0 ? busy : idle;
+      const double r = comm_rate();
       return share && running.size() > 1 ? r / static_cast<double>(running.size()) : r;
     }
   };

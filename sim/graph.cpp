@@ -1,6 +1,7 @@
 // StepGraphBuilder's accumulation side and StepGraph's read accessors. Freezing (build()) is in
 // graph_build.cpp.
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "sim/graph.hpp"
@@ -55,13 +56,19 @@ ProcessorId StepGraphBuilder::add_processor(Processor p) {
     invalid("comm_slowdown must be in [0, 1), got " + std::to_string(p.comm_slowdown));
   if (!(p.comm_interference >= 1.0 && p.comm_interference <= 10.0))
     invalid("comm_interference must be in [1, 10], got " + std::to_string(p.comm_interference));
+  if (std::isnan(p.alt_comm_slowdown) || p.alt_comm_slowdown >= 1.0)
+    invalid("alt_comm_slowdown must be negative (none) or in [0, 1), got " +
+            std::to_string(p.alt_comm_slowdown));
   processors_.push_back(p);
   return static_cast<ProcessorId>(processors_.size() - 1);
 }
 
-StreamId StepGraphBuilder::add_stream(ProcessorId processor, StreamRole role, std::string_view label) {
+StreamId StepGraphBuilder::add_stream(ProcessorId processor, StreamRole role, std::string_view label,
+                                      bool alt_comm) {
   if (processor >= processors_.size()) invalid("add_stream: unknown processor " + std::to_string(processor));
-  streams_.push_back(Stream{processor, role, intern(label)});
+  if (alt_comm && (role != StreamRole::comm || processors_[processor].alt_comm_slowdown < 0.0))
+    invalid("add_stream: an alt_comm stream must be a comm stream of a processor with an alt_comm_slowdown");
+  streams_.push_back(Stream{processor, role, intern(label), alt_comm});
   return static_cast<StreamId>(streams_.size() - 1);
 }
 

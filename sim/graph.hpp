@@ -99,12 +99,17 @@ struct Processor {
   /// Compute slows by this factor more while a transfer runs (contention beyond the SMs taken);
   /// >= 1, 1 = none. It applies only while a transfer runs, also when reserved_comm holds the SMs.
   double comm_interference = 1.0;
+  /// The share taken by the communication kernels of streams marked `alt_comm` (a library that
+  /// holds another number of SMs than the rest, DeepEP beside NCCL); < 0: those streams take
+  /// comm_slowdown too. While transfers of both kinds run, the larger share holds.
+  double alt_comm_slowdown = -1.0;
 };
 
 struct Stream {
   ProcessorId processor = 0;
   StreamRole role = StreamRole::compute;
-  LabelId label = 0;  ///< e.g. "gpu3.compute", "gpu3.comm.tp"
+  LabelId label = 0;      ///< e.g. "gpu3.compute", "gpu3.comm.tp"
+  bool alt_comm = false;  ///< a comm stream whose transfers take the processor's alt_comm_slowdown
 };
 
 /// Explicit dependencies: an edge before -> after. Vertices are OpIds.
@@ -123,7 +128,9 @@ class StepGraphBuilder {
   /// Pre-sizes the tables for bulk building; optional.
   void reserve(std::size_t ops, std::size_t op_stream_entries, std::size_t dependencies);
   ProcessorId add_processor(Processor p);
-  StreamId add_stream(ProcessorId processor, StreamRole role, std::string_view label);
+  /// `alt_comm`: a comm stream of a processor with an alt_comm_slowdown whose transfers take that
+  /// share (std::invalid_argument otherwise).
+  StreamId add_stream(ProcessorId processor, StreamRole role, std::string_view label, bool alt_comm = false);
   /// Interns a label string; identical strings share one id. Label 0 is the empty string.
   LabelId intern(std::string_view label);
   /// Adds an op occupying `streams` (at least one, no repeats), appended at the tail of each

@@ -209,6 +209,7 @@ struct GpuSpec {
   Efficiency eff;
   std::vector<FigureSource> sources;  ///< per figure, in catalog order
   double comm_sm_fraction = 0.0;      ///< share of compute lost while communication kernels run
+  int sms = 0;                        ///< streaming multiprocessors (compute units); 0 = unknown
   /// Compute slowdown beyond that share while communication runs beside it (HBM and L2 traffic, the
   /// power it draws, a GEMM's waves on fewer SMs): compute runs at (1 - comm_sm_fraction) /
   /// comm_interference then; 1 = the SM share alone.

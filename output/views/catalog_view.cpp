@@ -102,6 +102,7 @@ std::string figure_value(const topo::GpuSpec& g, const std::string& key) {
       {"nic_gbps", fixed(units::in_gbit_per_s(g.nic_bw), 0)},
       {"price_per_hour", fixed(g.price_per_hour, 2)},
       {"comm_sm_fraction", fixed(g.comm_sm_fraction, 3)},
+      {"sms", g.sms > 0 ? std::to_string(g.sms) : "-"},
       {"kernel_gap_us", fixed(g.kernel_gap_s * 1e6, 2)},
       {"host_launch_us", fixed(g.host_launch_s * 1e6, 2)},
       {"host_framework_us", fixed(g.host_framework_s * 1e6, 2)},

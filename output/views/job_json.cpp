@@ -112,6 +112,7 @@ json gpu_json(const topo::GpuSpec& g) {
               {"price_per_hour", g.price_per_hour},
               {"price_note", g.price_note},
               {"comm_sm_fraction", g.comm_sm_fraction},
+              {"sms", g.sms},
               {"kernel_gap_s", g.kernel_gap_s},
               {"host_launch_s", g.host_launch_s},
               {"host_framework_s", g.host_framework_s},

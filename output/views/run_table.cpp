@@ -6,8 +6,10 @@
 #include "output/common/text_table.hpp"
 #include "output/run/run_figures.hpp"
 #include "output/views/run_view.hpp"
+#include "workloads/layout/rank_layout.hpp"
 #include "workloads/model/names.hpp"
 #include "workloads/simulate/explain.hpp"
+#include "workloads/step/deepep.hpp"
 
 namespace stepsim::out {
 namespace {
@@ -122,6 +124,12 @@ void headline(std::ostringstream& o, const work::JobSpec& job, const work::Simul
     const int domains = (s.plan.world + c.nvlink_domain - 1) / c.nvlink_domain;
     o << "  NVLink: the job uses " << format_count(c.nvlink_domain, "GPU", "GPUs") << " of each "
       << c.rack_gpus << "-GPU domain (" << format_count(domains, "domain", "domains") << ")\n";
+  }
+  if (job.model.is_moe() && (job.moe.ep_comm_sms > 0 || job.moe.ep_comm_sms_deepep_v2)) {
+    const int sms = work::ep_comm_sms(job, work::RankLayout(job.parallel));
+    o << "  EP communication: " << sms << " of " << c.gpu.sms << " SMs"
+      << (job.moe.ep_comm_sms_deepep_v2 ? " (DeepEP V2's count for this EP layout)" : " (moe.ep_comm_sms)")
+      << (job.parallel.reserve_comm_sms ? ", reserved for the whole step" : " while it runs") << "\n";
   }
   o << "\n";
   feasibility_lines(o, s, f);

@@ -273,6 +273,16 @@ std::vector<BadCase> bad_cases() {
            "[moe]\nfp8_dispatch = true\n",
        ":19:16: moe.fp8_dispatch:",
        {"the linear layers are not FP8", "precision.compute = \"fp8\""}},
+      {"EP communication SMs named by an unknown library",
+       with("tp = 8", "tp = 8\nsequence_parallel = true", with("\"llama-3.1-70b\"", "\"mixtral-8x7b\"")) +
+           "[moe]\nep_comm_sms = \"deepep-v3\"\n",
+       ":19:15: moe.ep_comm_sms:",
+       {"expected a count of SMs or \"deepep-v2\"", "DeepEP V1's default"}},
+      {"EP communication holding every SM",
+       with("tp = 8", "tp = 8\nsequence_parallel = true", with("\"llama-3.1-70b\"", "\"mixtral-8x7b\"")) +
+           "[moe]\nep_comm_sms = 132\n",
+       ":19:15: moe.ep_comm_sms:",
+       {"132 SMs leave none of the 132 of `h100-sxm` for compute"}},
       {"FSDP option without sharded weights",
        with("pp = 2\ndp = 8", "pp = 2\ndp = 8\nshard_group = 4"),
        ":17:15: parallelism.shard_group:",

@@ -227,6 +227,27 @@ TEST_CASE("megatron import: Megatron's defaults and derivations") {
     CHECK(leading.model.dense_layers == 3);
     CHECK(leading.model.moe_layer_pattern.empty());
   }
+  SECTION("MoE: the flex dispatcher's DeepEP backends give the SMs the EP kernels hold") {
+    const std::string moe = kSmall + "--num-experts 8 --moe-router-topk 2 --expert-model-parallel-size 8 ";
+    // DeepEP (the flex default backend) at Megatron's --moe-deepep-num-sms default, 20.
+    const ImportedRun v1 = megatron(moe + "--moe-token-dispatcher-type flex");
+    CHECK(v1.ep_comm_sms == 20);
+    CHECK(read_back(v1).job.moe.ep_comm_sms == 20);
+    // The deprecated switch, with a count.
+    CHECK(megatron(moe + "--moe-enable-deepep --moe-deepep-num-sms 24").ep_comm_sms == 24);
+    // DeepEP V2 sizes its own SMs.
+    const ImportedRun v2 =
+        megatron(moe + "--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend deepepv2");
+    CHECK(v2.ep_comm_sms_deepep_v2);
+    CHECK(read_back(v2).job.moe.ep_comm_sms_deepep_v2);
+    // NCCL's all-to-all: the GPU's default share; the count alone is noted as unused.
+    const ImportedRun nccl = megatron(moe + "--moe-token-dispatcher-type alltoall --moe-deepep-num-sms 24");
+    CHECK(nccl.ep_comm_sms == 0);
+    CHECK_FALSE(nccl.ep_comm_sms_deepep_v2);
+    CHECK(std::find(nccl.not_used.begin(), nccl.not_used.end(),
+                    "--moe-deepep-num-sms 24 (DeepEP's SMs: only with --moe-token-dispatcher-type flex)") !=
+          nccl.not_used.end());
+  }
   SECTION("precision, recomputation and overlap") {
     const ImportedRun r = megatron(kSmall +
                                    "--fp8-format hybrid --fp8-recipe tensorwise --recompute-granularity "

@@ -199,3 +199,40 @@ TEST_CASE("a processor refuses communication interference below 1") {
   StepGraphBuilder b;
   CHECK_THROWS_AS(b.add_processor({0.1, false, false, 0.9}), std::invalid_argument);
 }
+
+TEST_CASE("a comm stream marked alt_comm takes its processor's other SM share") {
+  // Processor{s = 0.2, alt = 0.05}: a transfer on the NCCL stream slows compute to 0.8, one on the
+  // alt_comm stream (DeepEP's kernels) to 0.95; while both run the larger share holds (0.8).
+  StepGraphBuilder b;
+  Processor spec;
+  spec.comm_slowdown = 0.2;
+  spec.alt_comm_slowdown = 0.05;
+  const ProcessorId p = b.add_processor(spec);
+  const StreamId compute_stream = b.add_stream(p, StreamRole::compute, "gpu0.compute");
+  const StreamId nccl = b.add_stream(p, StreamRole::comm, "gpu0.comm.dp");
+  const StreamId deepep = b.add_stream(p, StreamRole::comm, "gpu0.comm.ep", true);
+  const OpId c = b.add_op(compute(us(20)), compute_stream);
+  b.add_op(transfer(0), deepep);  // [0, 8) us
+  b.add_op(delay(us(4)), nccl);
+  b.add_op(transfer(1), nccl);  // [4, 6) us
+  const StepGraph graph = std::move(b).build();
+  FakeNetwork net({{Time::zero(), us(8)}, {Time::zero(), us(2)}});
+  const RunResult r = Engine(graph, &net).run();
+  // [0, 4): 0.95 x 4 = 3.8; [4, 6): both, 0.8 x 2 = 1.6; [6, 8): 0.95 x 2 = 1.9; 7.3 us of work by
+  // 8 us, 12.7 left at full speed: ends at 20.7 us.
+  CHECK(r.ops[c].end == ns(20700));
+  CHECK(r.stats.retimings == 4);  // at 0, 4, 6 and 8 us: each change of the share
+}
+
+TEST_CASE("alt_comm streams need a comm role and a processor with an alt share") {
+  StepGraphBuilder b;
+  const ProcessorId plain = b.add_processor({0.1});
+  CHECK_THROWS_AS(b.add_stream(plain, StreamRole::comm, "x", true), std::invalid_argument);
+  Processor spec;
+  spec.alt_comm_slowdown = 0.1;
+  const ProcessorId p = b.add_processor(spec);
+  CHECK_THROWS_AS(b.add_stream(p, StreamRole::compute, "y", true), std::invalid_argument);
+  CHECK_NOTHROW(b.add_stream(p, StreamRole::comm, "z", true));
+  spec.alt_comm_slowdown = 1.0;
+  CHECK_THROWS_AS(b.add_processor(spec), std::invalid_argument);
+}

@@ -289,6 +289,13 @@ struct MoeSpec {
   /// (`low_latency`: every (token, expert) copy its own message, straight from the GPU's NIC).
   MoeDispatcher dispatcher = MoeDispatcher::normal;
   MoeProbs probs = MoeProbs::activation;
+  /// SMs the expert-parallel dispatch and combine kernels hold while they run (DeepEP's num_sms,
+  /// Megatron-Core's --moe-deepep-num-sms); 0 = as the job's other communication, the GPU's
+  /// comm_sm_fraction. With reserve_comm_sms they are what the step reserves.
+  int ep_comm_sms = 0;
+  /// Take ep_comm_sms from DeepEP V2's own rule for this layout (ElasticBuffer.get_theoretical_num_sms
+  /// with prefer_overlap_with_compute): work::deepep_v2_sms.
+  bool ep_comm_sms_deepep_v2 = false;
 };
 
 /// The notebook's own closed-form inputs, used when `formulas = notebook` (seed parity).

@@ -6,9 +6,10 @@
 #include <new>
 #include <utility>
 
-#include "topology/compute_model.hpp"
 #include "sim/memory.hpp"
+#include "topology/compute_model.hpp"
 #include "workloads/model/names.hpp"
+#include "workloads/step/deepep.hpp"
 #include "workloads/step/step_size.hpp"
 
 namespace stepsim::work {
@@ -92,8 +93,19 @@ StepAssembler::StepAssembler(const JobSpec& job, CommPlanner& planner, RankMode 
   } else {
     for (int s = 0; s < job.parallel.pp; ++s) simulated.push_back(layout_.rank({0, 0, s, 0}));
   }
-  const sim::Processor proc{job.cluster.gpu.comm_sm_fraction, job.parallel.ep_overlap,
-                            job.parallel.reserve_comm_sms, job.cluster.gpu.comm_interference};
+  sim::Processor proc{job.cluster.gpu.comm_sm_fraction, job.parallel.ep_overlap,
+                      job.parallel.reserve_comm_sms, job.cluster.gpu.comm_interference};
+  // Expert-parallel kernels that hold their own number of SMs (DeepEP's): while they run they take
+  // that share; where the step reserves communication's SMs, theirs are what it reserves.
+  const int ep_sms = job.model.is_moe() ? ep_comm_sms(job, layout_) : 0;
+  const bool ep_alt = ep_sms > 0 && !job.parallel.reserve_comm_sms;
+  if (ep_sms > 0) {
+    const double share = static_cast<double>(ep_sms) / job.cluster.gpu.sms;
+    if (job.parallel.reserve_comm_sms)
+      proc.comm_slowdown = share;
+    else
+      proc.alt_comm_slowdown = share;
+  }
   for (int r : simulated) {
     sim_index_[static_cast<std::size_t>(r)] = static_cast<int>(ranks_.size());
     const sim::ProcessorId p = graph_.add_processor(proc);
@@ -101,7 +113,8 @@ StepAssembler::StepAssembler(const JobSpec& job, CommPlanner& planner, RankMode 
     s.compute = graph_.add_stream(p, sim::StreamRole::compute, stream_label(r, "compute"));
     for (ParallelDim d : {ParallelDim::tp, ParallelDim::cp, ParallelDim::ep, ParallelDim::dp})
       s.comm[idx(d)] =
-          graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "comm." + std::string(name(d))));
+          graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "comm." + std::string(name(d))),
+                            ep_alt && d == ParallelDim::ep);
     s.send_next = graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "pp.send_next"));
     s.recv_prev = graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "pp.recv_prev"));
     s.send_prev = graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "pp.send_prev"));
@@ -127,7 +140,8 @@ StepAssembler::StepAssembler(const JobSpec& job, CommPlanner& planner, RankMode 
       b.compute = graph_.add_stream(p, sim::StreamRole::compute, stream_label(r, "compute.pair"));
       for (ParallelDim d : {ParallelDim::tp, ParallelDim::cp, ParallelDim::ep})
         b.comm[idx(d)] = graph_.add_stream(p, sim::StreamRole::comm,
-                                           stream_label(r, "comm." + std::string(name(d)) + ".pair"));
+                                           stream_label(r, "comm." + std::string(name(d)) + ".pair"),
+                                           ep_alt && d == ParallelDim::ep);
       b.expert_tp = graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "comm.expert_tp.pair"));
       if (s.tp_copy != s.comm[idx(ParallelDim::tp)])
         b.tp_copy = graph_.add_stream(p, sim::StreamRole::copy, stream_label(r, "copy.tp.pair"));

@@ -25,13 +25,18 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
+#include "scenarios/scenario.hpp"
 #include "tests/support/catalog.hpp"
 #include "tests/topology/test_cluster.hpp"
 #include "topology/compute_model.hpp"
+#include "workloads/layout/rank_layout.hpp"
 #include "workloads/layout/topology_planner.hpp"
 #include "workloads/model/names.hpp"
+#include "workloads/simulate/simulate.hpp"
+#include "workloads/step/deepep.hpp"
 #include "workloads/step/moe_layer.hpp"
 #include "workloads/step/routing.hpp"
 
@@ -372,4 +377,60 @@ TEST_CASE("expert-parallel dispatch and combine follow DeepEP V2's hybrid-mode b
     // 7% low; the H100's EP16 combine measured 81, below its dispatch, and is 4% high.
     CHECK(std::abs(error) <= 0.15);
   }
+}
+
+TEST_CASE("DeepEP V2's SM count follows its own rule and its README's figures", "[routing][deepep]") {
+  // ElasticBuffer.get_theoretical_num_sms at 256 experts, top-8, 400 Gb/s NICs (50 GB/s line
+  // rate), NVLink 0.9 x 450 (H100) or 0.9 x 900 (B200) GB/s. EP 8 x 2: expected ranks per token
+  // 16 (1 - C(240, 8) / C(256, 8)) = 6.474, nodes 1.9929; RDMA per copy 1.9929 x 0.5 / 6.474 = 0.1539
+  // against NVLink 0.875: RDMA binds (0.1539 / 50 > 0.875 / 405). SM writes per copy
+  // 1/6.474 + 1.9929/2/6.474 + 1 = 1.3084: 50 / 0.1539 x 1.3084 / 50 = 8.50 SMs (the reads'
+  // 0.4623 x 50 / 0.1539 / 200 = 0.75 do not bind), x 1.25 = 10.6, up to 11, even: 12.
+  work::DeepEpV2Group g;
+  g.experts = kExperts;
+  g.top_k = kTopK;
+  g.scaleout = 2;
+  g.scaleup = 8;
+  g.rdma_GBps = 50;
+  g.nvlink_GBps = 0.9 * 450;
+  g.device_sms = 132;
+  CHECK(work::deepep_v2_sms(g) == 12);  // README: SM90, EP 8 x 2, 12 SMs
+  // EP 8 x 4: 7.245 ranks and 3.6147 nodes per token; RDMA 3.6147 x 0.75 / 7.245 = 0.3742; writes
+  // 1/7.245 + 3.6147/4/7.245 + 1 = 1.2627: 50 / 0.3742 x 1.2627 / 50 = 3.37, x 1.25 = 4.2: 5, even: 6.
+  g.scaleout = 4;
+  CHECK(work::deepep_v2_sms(g) == 6);  // README: SM90, EP 8 x 4, 6 SMs
+  g.scaleout = 2;
+  g.nvlink_GBps = 0.9 * 900;
+  g.device_sms = 148;
+  CHECK(work::deepep_v2_sms(g) == 12);  // README: SM100, EP 8 x 2, 12 SMs
+  // One NVLink domain of 8: 5.294 ranks per token; NVLink 0.875 per copy, one write each:
+  // 810 / 0.875 x 1 / 50 = 18.5, x 1.25 = 23.1: 24.
+  g.scaleout = 1;
+  CHECK(work::deepep_v2_sms(g) == 24);  // README: SM100, EP 8 NVLink, 24 (Min #SM)
+  g.prefer_overlap = false;
+  CHECK(work::deepep_v2_sms(g) == 64);  // README: 64 (Max perf): at least 64 without overlap
+}
+
+TEST_CASE("the SMs the EP kernels hold slow only what runs beside them", "[routing][deepep]") {
+  // Mixtral 8x7B on 64 H100 (EP 8 in one node, NCCL-like default: the GPU's comm_sm_fraction, 0.15
+  // of the SMs, while any communication runs). Giving the EP kernels DeepEP V2's 12 SMs (0.091)
+  // speeds the compute that runs beside the all-to-alls and nothing else; 40 SMs (0.303) slows it.
+  const auto file =
+      std::filesystem::path(STEPSIM_SOURCE_DIR) / "scenarios/examples/mixtral-8x7b-64xh100.toml";
+  const work::JobSpec base = scen::load_scenario(file, test::builtin_catalog()).job;
+  const auto step = [&](int sms, bool v2) {
+    work::JobSpec job = base;
+    job.moe.ep_comm_sms = sms;
+    job.moe.ep_comm_sms_deepep_v2 = v2;
+    return work::simulate(job, std::make_shared<const topo::Topology>(job.cluster)).metrics.step_time_s;
+  };
+  CHECK(work::ep_comm_sms(base, work::RankLayout(base.parallel)) == 0);
+  work::JobSpec v2 = base;
+  v2.moe.ep_comm_sms_deepep_v2 = true;
+  CHECK(work::ep_comm_sms(v2, work::RankLayout(v2.parallel)) == 12);  // one NVLink domain of 8 on H100
+  const double nccl = step(0, false), deepep = step(0, true), wide = step(40, false);
+  CHECK(deepep < nccl);
+  CHECK(wide > nccl);
+  // 20 SMs (0.1515) is within 1% of the default share: nearly the same step.
+  CHECK(step(20, false) == Approx(nccl).epsilon(0.002));
 }

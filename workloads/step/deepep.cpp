@@ -1,0 +1,76 @@
+#include "workloads/step/deepep.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "workloads/layout/rank_layout.hpp"
+#include "workloads/model/job.hpp"
+
+namespace stepsim::work {
+
+namespace {
+
+/// Expected groups of `groups` equal expert blocks a token's top-k reaches:
+/// groups x (1 - C(E - E/groups, k) / C(E, k)).
+double expected_groups(int experts, int top_k, int groups) {
+  const double E = experts, block = static_cast<double>(experts) / groups;
+  double miss = 1.0;
+  for (int i = 0; i < top_k; ++i) miss *= std::max(0.0, (E - block - i) / (E - i));
+  return groups * (1.0 - miss);
+}
+
+}  // namespace
+
+int deepep_v2_sms(const DeepEpV2Group& g) {
+  const int ranks = g.scaleout * g.scaleup;
+  double sm_read = 0.0, sm_write = 0.0, rdma = 0.0, nvlink = 0.0;
+  // Per (token, rank) copy, as the rule counts: "1" is the scale-up volume.
+  const double topk = expected_groups(g.experts, g.top_k, ranks);
+  sm_read += 1.0 / topk;  // read the tokens
+  if (g.scaleout > 1) {
+    const double so_topk = expected_groups(g.experts, g.top_k, g.scaleout);
+    sm_write += 1.0 / topk;                             // scale-up warps fill the send buffer
+    sm_write += (1.0 / topk) * (so_topk / g.scaleout);  // the local bypass
+    rdma += (1.0 / topk) * (so_topk * (1.0 - 1.0 / g.scaleout));
+    sm_read += so_topk / topk;  // forward warps read what arrived
+    sm_write += 1.0;            // and issue it over NVLink
+    nvlink += 1.0 - 1.0 / g.scaleup;
+  } else {
+    sm_write += 1.0;  // one domain: every copy issued over NVLink
+    nvlink += 1.0 - 1.0 / g.scaleup;
+  }
+  const bool rdma_bound = g.scaleout > 1 && rdma / g.rdma_GBps > nvlink / g.nvlink_GBps;
+  const double traffic = rdma_bound ? rdma : nvlink;
+  const double link = rdma_bound ? g.rdma_GBps : g.nvlink_GBps;
+  double sms = g.device_sms;  // no traffic (EP 1)
+  if (traffic > 0.0) sms = std::max(link / traffic * sm_read / 200.0, link / traffic * sm_write / 50.0);
+  int n = std::max(4, static_cast<int>(std::ceil(sms * 1.25)));
+  n += n % 2;
+  if (!g.prefer_overlap) n = std::max(n, 64);
+  return std::min(n, g.device_sms);
+}
+
+int ep_comm_sms(const JobSpec& job, const RankLayout& layout) {
+  if (!job.moe.ep_comm_sms_deepep_v2) return job.moe.ep_comm_sms;
+  const std::vector<int> group = layout.ep_group(0);
+  const int domain = std::max(1, job.cluster.nvlink_domain);
+  std::set<int> domains;
+  int scaleup = 0;
+  for (int r : group) {
+    domains.insert(r / domain);
+    scaleup += r / domain == 0 ? 1 : 0;
+  }
+  DeepEpV2Group g;
+  g.experts = job.model.experts;
+  g.top_k = job.model.top_k;
+  g.scaleout = static_cast<int>(domains.size());
+  g.scaleup = std::max(1, scaleup);
+  g.rdma_GBps = job.cluster.nic_bw().value() / 1e9;
+  // DeepEP sums nvidia-smi's link speeds x 0.9; the catalog's per-direction figure stands for them.
+  g.nvlink_GBps = 0.9 * job.cluster.gpu.nvlink_bw.value() / 1e9;
+  g.device_sms = job.cluster.gpu.sms;
+  return deepep_v2_sms(g);
+}
+
+}  // namespace stepsim::work

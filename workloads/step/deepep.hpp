@@ -1,0 +1,34 @@
+#pragma once
+// The SMs DeepEP's expert-parallel kernels hold, by DeepEP V2's own rule.
+
+namespace stepsim::work {
+
+struct JobSpec;
+class RankLayout;
+
+/// An expert-parallel group as DeepEP V2's ElasticBuffer sees it (hybrid mode): `scaleout` NVLink
+/// domains of `scaleup` ranks each.
+struct DeepEpV2Group {
+  int experts = 0;
+  int top_k = 0;
+  int scaleout = 1;            ///< NVLink domains the group spans (RDMA peers of a rank)
+  int scaleup = 1;             ///< group ranks per domain
+  double rdma_GBps = 0.0;      ///< the NIC's line rate (DeepEP reads ibstat's rate / 8)
+  double nvlink_GBps = 0.0;    ///< NVLink per GPU, DeepEP's 0.9 of the links' speed included
+  int device_sms = 0;          ///< the GPU's SMs
+  bool prefer_overlap = true;  ///< prefer_overlap_with_compute: the fewest SMs that keep the bound busy
+};
+
+/// ElasticBuffer.get_theoretical_num_sms (deepseek-ai/DeepEP deep_ep/buffers/elastic.py @ dd758caf):
+/// per token copy the kernel's SM reads and writes and the RDMA and NVLink bytes of a balanced
+/// gate; the SMs that move the binding link's line rate at 200 GB/s of reads and 50 GB/s of writes
+/// per SM, x 1.25, even, at least 4 (at least 64 without prefer_overlap), at most the GPU's.
+/// README figures it reproduces: 12 at EP 8 x 2 and 6 at EP 8 x 4 (400 Gb/s NICs), 24 at EP 8 on
+/// B200 NVLink.
+int deepep_v2_sms(const DeepEpV2Group& g);
+
+/// The SMs the job's expert-parallel dispatch and combine hold: moe.ep_comm_sms, or DeepEP V2's
+/// count for the EP group of rank 0 when moe.ep_comm_sms = "deepep-v2"; 0 when neither is set.
+int ep_comm_sms(const JobSpec& job, const RankLayout& layout);
+
+}  // namespace stepsim::work

@@ -11,7 +11,9 @@
 #include "sim/error.hpp"
 #include "sim/parallel_for.hpp"
 #include "workloads/layout/layout_space.hpp"
+#include "workloads/layout/rank_layout.hpp"
 #include "workloads/simulate/simulate.hpp"
+#include "workloads/step/deepep.hpp"
 
 namespace stepsim::out {
 
@@ -177,6 +179,21 @@ std::vector<AdviceChange> setting_changes(const work::JobSpec& j, const work::Si
   if (j.model.is_moe() && j.model.shared_experts > 0 && !j.moe.shared_expert_overlap && !p.ep_overlap)
     out.push_back(setting(ChangeFamily::runtime, "run the shared experts under the dispatch all-to-all",
                           {"moe.shared_expert_overlap=true"}, "none: Megatron --moe-shared-expert-overlap"));
+  if (j.model.is_moe() && p.ep > 1 && j.cluster.gpu.sms > 0 && !j.moe.ep_comm_sms_deepep_v2) {
+    // DeepEP V2 sizes the SMs its kernels hold to the EP layout (4-12 where V1 takes 20-24 and
+    // NCCL's all-to-all the GPU's comm_sm_fraction): fewer SMs away from the compute beside it.
+    work::JobSpec v2 = j;
+    v2.moe.ep_comm_sms_deepep_v2 = true;
+    const int sms = work::ep_comm_sms(v2, work::RankLayout(p));
+    const double now =
+        j.moe.ep_comm_sms > 0 ? j.moe.ep_comm_sms : j.cluster.gpu.comm_sm_fraction * j.cluster.gpu.sms;
+    if (sms < now)
+      out.push_back(
+          setting(ChangeFamily::runtime,
+                  "DeepEP V2's kernels for the expert-parallel all-to-all (" + std::to_string(sms) + " SMs)",
+                  {"moe.ep_comm_sms=\"deepep-v2\""},
+                  "DeepEP V2 with NCCL 2.30.4 or later (Megatron --moe-flex-dispatcher-backend deepepv2)"));
+  }
   if (!j.workload.cuda_graphs && base.report.mean.host_bound_s > 0.005 * base.metrics.step_time_s)
     out.push_back(setting(ChangeFamily::runtime, "replay kernels from CUDA graphs",
                           {"workload.cuda_graphs=true"},

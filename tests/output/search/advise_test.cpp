@@ -103,3 +103,26 @@ TEST_CASE("advise: a serving scenario is refused with the reason", "[advise]") {
                   test::builtin_catalog(), {}, o),
       UserError);
 }
+
+TEST_CASE("advise: an expert-parallel step is offered DeepEP V2's SM count, simulated", "[advise]") {
+  // The small step with 8 experts (top-2) over EP 4 across nodes of 4: its all-to-all takes the
+  // H100's comm_sm_fraction, 0.15 x 132 = 19.8 SMs, while it runs; DeepEP V2's rule gives fewer.
+  scen::LoadOptions load;
+  load.set = {"model.experts=8", "model.top_k=2", "model.expert_ffn=1024", "parallelism.ep=4",
+              "parallelism.sequence_parallel=true"};
+  out::AdviceOptions o;
+  o.jobs = 2;
+  o.top = 20;
+  o.min_gain = -1.0;  // list it whatever it gains: the test is about what is offered and run
+  const out::Advice a = out::advise(kSmallTrain, test::builtin_catalog(), load, o);
+  const auto v2 = std::find_if(a.tried.begin(), a.tried.end(),
+                               [](const auto& c) { return c.title.find("DeepEP V2") != std::string::npos; });
+  REQUIRE(v2 != a.tried.end());
+  CHECK(v2->set == std::vector<std::string>{"moe.ep_comm_sms=\"deepep-v2\""});
+  CHECK(v2->simulated);
+  scen::LoadOptions edited = load;
+  edited.set.insert(edited.set.end(), v2->set.begin(), v2->set.end());
+  const scen::Scenario s = scen::load_scenario(kSmallTrain, test::builtin_catalog(), edited);
+  CHECK(s.job.moe.ep_comm_sms_deepep_v2);
+  CHECK(work::simulate(s.job).metrics.step_time_s == v2->sim.step_time_s);
+}

@@ -170,6 +170,7 @@ std::string table(const scen::Scenario& s) {
   row("cluster", cluster_line(s.job.cluster) + forced_collectives(s.job.collective));
   row("workload", workload_line(s));
   row("layout", layout_line(s));
+  if (const std::string ep = ep_kernels_text(s.job); !ep.empty()) row("ep kernels", ep);
   row("precision", precision_line(s.job.precision));
   if (s.target.tokens_per_s) row("target", format_number(*s.target.tokens_per_s, 0) + " tokens/s");
   if (s.validation)

@@ -1,7 +1,9 @@
 #include "output/views/job_json.hpp"
 
+#include "workloads/layout/rank_layout.hpp"
 #include "workloads/model/names.hpp"
 #include "workloads/model/params.hpp"
+#include "workloads/step/deepep.hpp"
 
 namespace stepsim::out {
 namespace {
@@ -224,6 +226,10 @@ json job_json(const work::JobSpec& job) {
                     {"max_nodes_per_token", job.moe.max_nodes_per_token},
                     {"imbalance", job.moe.imbalance},
                     {"seed", job.moe.seed}};
+  if (job.model.is_moe() && (job.moe.ep_comm_sms > 0 || job.moe.ep_comm_sms_deepep_v2)) {
+    j["moe"]["ep_comm_sms"] = work::ep_comm_sms(job, work::RankLayout(job.parallel));
+    j["moe"]["ep_comm_sms_from"] = job.moe.ep_comm_sms_deepep_v2 ? "deepep-v2" : "set";
+  }
   if (job.estimate.target_tokens_per_s)
     j["estimate"]["target_tokens_per_s"] = *job.estimate.target_tokens_per_s;
   if (job.estimate.formulas == work::EstimateFormulas::notebook) {
@@ -234,6 +240,14 @@ json job_json(const work::JobSpec& job) {
              {"grad_bytes", n.grad_bytes}, {"dp", n.dp}};
   }
   return j;
+}
+
+std::string ep_kernels_text(const work::JobSpec& job) {
+  if (!job.model.is_moe() || (job.moe.ep_comm_sms <= 0 && !job.moe.ep_comm_sms_deepep_v2)) return {};
+  const int sms = work::ep_comm_sms(job, work::RankLayout(job.parallel));
+  return std::to_string(sms) + " of " + std::to_string(job.cluster.gpu.sms) + " SMs" +
+         (job.moe.ep_comm_sms_deepep_v2 ? " (DeepEP V2's count for this EP layout)" : " (moe.ep_comm_sms)") +
+         (job.parallel.reserve_comm_sms ? ", reserved for the whole step" : " while it runs");
 }
 
 }  // namespace stepsim::out

@@ -3,6 +3,7 @@
 // names (flops_per_s, bytes, Bps, s), so JSON consumers see exactly what the simulator uses.
 
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "topology/gpu.hpp"
 #include "workloads/model/job.hpp"
@@ -15,5 +16,8 @@ nlohmann::json gpu_json(const topo::GpuSpec& gpu);
 nlohmann::json model_json(const work::ModelSpec& model);
 nlohmann::json cluster_json(const topo::ClusterSpec& cluster);
 nlohmann::json job_json(const work::JobSpec& job);
+/// The SMs the job's expert-parallel kernels hold and where the count comes from ("12 of 132 SMs
+/// (DeepEP V2's count for this EP layout) while it runs"); empty when the job does not set them.
+std::string ep_kernels_text(const work::JobSpec& job);
 
 }  // namespace stepsim::out

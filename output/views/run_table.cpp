@@ -5,11 +5,10 @@
 #include "output/common/format.hpp"
 #include "output/common/text_table.hpp"
 #include "output/run/run_figures.hpp"
+#include "output/views/job_json.hpp"
 #include "output/views/run_view.hpp"
-#include "workloads/layout/rank_layout.hpp"
 #include "workloads/model/names.hpp"
 #include "workloads/simulate/explain.hpp"
-#include "workloads/step/deepep.hpp"
 
 namespace stepsim::out {
 namespace {
@@ -125,12 +124,7 @@ void headline(std::ostringstream& o, const work::JobSpec& job, const work::Simul
     o << "  NVLink: the job uses " << format_count(c.nvlink_domain, "GPU", "GPUs") << " of each "
       << c.rack_gpus << "-GPU domain (" << format_count(domains, "domain", "domains") << ")\n";
   }
-  if (job.model.is_moe() && (job.moe.ep_comm_sms > 0 || job.moe.ep_comm_sms_deepep_v2)) {
-    const int sms = work::ep_comm_sms(job, work::RankLayout(job.parallel));
-    o << "  EP communication: " << sms << " of " << c.gpu.sms << " SMs"
-      << (job.moe.ep_comm_sms_deepep_v2 ? " (DeepEP V2's count for this EP layout)" : " (moe.ep_comm_sms)")
-      << (job.parallel.reserve_comm_sms ? ", reserved for the whole step" : " while it runs") << "\n";
-  }
+  if (const std::string ep = ep_kernels_text(job); !ep.empty()) o << "  EP communication: " << ep << "\n";
   o << "\n";
   feasibility_lines(o, s, f);
   const auto line = [&o](const char* label, const std::string& value) {

@@ -117,3 +117,27 @@ TEST_CASE("stepsim check handles help, missing files and --set") {
   CHECK_THAT(r.err, Catch::StartsWith(
                         "error: --set parallelism.dp=4: parallelism.dp: tp x pp x dp x cp = 8 x 8 x 4 x 1"));
 }
+
+TEST_CASE("stepsim check and run show the SMs the expert-parallel kernels hold") {
+  const std::string mixtral =
+      std::string(STEPSIM_SOURCE_DIR) + "/scenarios/examples/mixtral-8x7b-64xh100.toml";
+  // Unset: the EP all-to-all takes the GPU's default share, and nothing is printed.
+  auto r = run_stepsim("check '" + mixtral + "'");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("ep kernels") == std::string::npos);
+  // DeepEP V2's rule for EP 8 inside one H100 NVLink domain: 0.9 x 450 / 0.875 / 50 = 9.3 SMs,
+  // x 1.25 = 11.6: 12 (tests/workloads/step/deepep_h800_test.cpp derives the rule).
+  r = run_stepsim("check '" + mixtral + "' --set moe.ep_comm_sms='\"deepep-v2\"'");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains(
+                        "ep kernels 12 of 132 SMs (DeepEP V2's count for this EP layout) while it runs"));
+  r = run_stepsim("check '" + mixtral + "' --set moe.ep_comm_sms=24 --format json");
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["job"]["moe"]["ep_comm_sms"] == 24);
+  CHECK(j["job"]["moe"]["ep_comm_sms_from"] == "set");
+  CHECK(j["job"]["cluster"]["gpu"]["sms"] == 132);
+  r = run_stepsim("run '" + mixtral + "' --set moe.ep_comm_sms=24");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("EP communication: 24 of 132 SMs (moe.ep_comm_sms) while it runs"));
+}

@@ -1,5 +1,7 @@
 #include "output/views/job_json.hpp"
 
+#include "output/common/format.hpp"
+
 #include "workloads/layout/rank_layout.hpp"
 #include "workloads/model/names.hpp"
 #include "workloads/model/params.hpp"
@@ -244,10 +246,22 @@ json job_json(const work::JobSpec& job) {
 
 std::string ep_kernels_text(const work::JobSpec& job) {
   if (!job.model.is_moe() || (job.moe.ep_comm_sms <= 0 && !job.moe.ep_comm_sms_deepep_v2)) return {};
-  const int sms = work::ep_comm_sms(job, work::RankLayout(job.parallel));
-  return std::to_string(sms) + " of " + std::to_string(job.cluster.gpu.sms) + " SMs" +
-         (job.moe.ep_comm_sms_deepep_v2 ? " (DeepEP V2's count for this EP layout)" : " (moe.ep_comm_sms)") +
-         (job.parallel.reserve_comm_sms ? ", reserved for the whole step" : " while it runs");
+  const work::RankLayout layout(job.parallel);
+  const int sms = work::ep_comm_sms(job, layout);
+  std::string text =
+      std::to_string(sms) + " of " + std::to_string(job.cluster.gpu.sms) + " SMs" +
+      (job.moe.ep_comm_sms_deepep_v2 ? " (DeepEP V2's count for this EP layout)" : " (moe.ep_comm_sms)") +
+      (job.parallel.reserve_comm_sms ? ", reserved for the whole step" : " while it runs");
+  // A count below what DeepEP's traffic model needs to keep the link busy would pace the all-to-all
+  // by its SMs; the simulation does not slow the transfer for it, so say so.
+  const work::DeepEpV2Group g = work::deepep_v2_group(job, layout);
+  const double need = work::deepep_link_sms(g);
+  if (sms < need)
+    text +=
+        "; below the " + format_number(need, 1) +
+        " SMs DeepEP's traffic model needs to keep the link busy, so the all-to-all would run slower than "
+        "simulated (stepsim does not slow it)";
+  return text;
 }
 
 }  // namespace stepsim::out

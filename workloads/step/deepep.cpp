@@ -22,7 +22,7 @@ double expected_groups(int experts, int top_k, int groups) {
 
 }  // namespace
 
-int deepep_v2_sms(const DeepEpV2Group& g) {
+double deepep_link_sms(const DeepEpV2Group& g) {
   const int ranks = g.scaleout * g.scaleup;
   double sm_read = 0.0, sm_write = 0.0, rdma = 0.0, nvlink = 0.0;
   // Per (token, rank) copy, as the rule counts: "1" is the scale-up volume.
@@ -43,16 +43,18 @@ int deepep_v2_sms(const DeepEpV2Group& g) {
   const bool rdma_bound = g.scaleout > 1 && rdma / g.rdma_GBps > nvlink / g.nvlink_GBps;
   const double traffic = rdma_bound ? rdma : nvlink;
   const double link = rdma_bound ? g.rdma_GBps : g.nvlink_GBps;
-  double sms = g.device_sms;  // no traffic (EP 1)
-  if (traffic > 0.0) sms = std::max(link / traffic * sm_read / 200.0, link / traffic * sm_write / 50.0);
-  int n = std::max(4, static_cast<int>(std::ceil(sms * 1.25)));
+  if (!(traffic > 0.0)) return g.device_sms;  // no traffic (EP 1)
+  return std::max(link / traffic * sm_read / 200.0, link / traffic * sm_write / 50.0);
+}
+
+int deepep_v2_sms(const DeepEpV2Group& g) {
+  int n = std::max(4, static_cast<int>(std::ceil(deepep_link_sms(g) * 1.25)));
   n += n % 2;
   if (!g.prefer_overlap) n = std::max(n, 64);
   return std::min(n, g.device_sms);
 }
 
-int ep_comm_sms(const JobSpec& job, const RankLayout& layout) {
-  if (!job.moe.ep_comm_sms_deepep_v2) return job.moe.ep_comm_sms;
+DeepEpV2Group deepep_v2_group(const JobSpec& job, const RankLayout& layout) {
   const std::vector<int> group = layout.ep_group(0);
   const int domain = std::max(1, job.cluster.nvlink_domain);
   std::set<int> domains;
@@ -70,7 +72,12 @@ int ep_comm_sms(const JobSpec& job, const RankLayout& layout) {
   // DeepEP sums nvidia-smi's link speeds x 0.9; the catalog's per-direction figure stands for them.
   g.nvlink_GBps = 0.9 * job.cluster.gpu.nvlink_bw.value() / 1e9;
   g.device_sms = job.cluster.gpu.sms;
-  return deepep_v2_sms(g);
+  return g;
+}
+
+int ep_comm_sms(const JobSpec& job, const RankLayout& layout) {
+  if (!job.moe.ep_comm_sms_deepep_v2) return job.moe.ep_comm_sms;
+  return deepep_v2_sms(deepep_v2_group(job, layout));
 }
 
 }  // namespace stepsim::work

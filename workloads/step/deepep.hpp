@@ -27,6 +27,14 @@ struct DeepEpV2Group {
 /// B200 NVLink.
 int deepep_v2_sms(const DeepEpV2Group& g);
 
+/// The SMs DeepEP's traffic model needs to keep the binding link at its line rate, before the rule's
+/// x 1.25 margin and rounding: below it the kernels, not the link, would pace the all-to-all.
+double deepep_link_sms(const DeepEpV2Group& g);
+
+/// The EP group of rank 0 of `job` as DeepEP V2 sees it (domains, ranks per domain, the job's NIC and
+/// NVLink), prefer_overlap set.
+DeepEpV2Group deepep_v2_group(const JobSpec& job, const RankLayout& layout);
+
 /// The SMs the job's expert-parallel dispatch and combine hold: moe.ep_comm_sms, or DeepEP V2's
 /// count for the EP group of rank 0 when moe.ep_comm_sms = "deepep-v2"; 0 when neither is set.
 int ep_comm_sms(const JobSpec& job, const RankLayout& layout);

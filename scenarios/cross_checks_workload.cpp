@@ -124,6 +124,19 @@ void check_context_parallel(const work::JobSpec& job) {
     refuse("workload.attention_impl",
            "context parallelism (cp = " + to_string(job.parallel.cp) + ") needs attention_impl = \"flash\"",
            "ring attention exchanges key/value blocks between fused attention kernels");
+  if (job.parallel.cp_comm == work::CpComm::a2a) {
+    // Each rank attends the whole sequence on heads / cp of its TP rank's heads: both the query
+    // heads and the key/value heads must split (Transformer Engine asserts it).
+    const int t = job.parallel.tp, c = job.parallel.cp;
+    const work::ModelSpec& m = job.model;
+    const int kv = m.attention == work::AttentionKind::mla ? m.heads : m.kv_heads;
+    if (m.heads % (t * c) != 0 || kv % (t * c) != 0)
+      refuse("parallelism.cp_comm",
+             "\"a2a\" splits each TP rank's heads over the cp = " + to_string(c) + " ranks, but " +
+                 to_string(m.heads) + " query and " + to_string(kv) +
+                 " key/value heads do not divide by tp x cp = " + to_string(t * c),
+             "use cp_comm = \"all_gather\" or \"p2p\", or a cp that divides the heads per TP rank");
+  }
 }
 
 /// What an engine must be able to admit, and what disaggregated serving needs.
@@ -227,13 +240,17 @@ void check_attention_kernel(const Scenario& s) {
 
 void resolve_attention(Scenario& s) {
   work::WorkloadSpec& w = s.job.workload;
+  if (given(s, "parallelism.cp_comm") && s.job.parallel.cp <= 1)
+    refuse("parallelism.cp_comm", "applies to context parallelism, but cp = 1",
+           "set cp > 1, or remove cp_comm");
   // Transformer Engine refuses sliding windows with its ring (p2p) context parallelism
-  // (context_parallel.py: "a2a" or "all_gather" only); stepsim prices every CP run as the ring.
-  if (s.job.parallel.cp > 1 && s.job.model.has_local_attention() && w.kind != work::WorkloadKind::decode)
-    s.notes.push_back("local attention with context parallelism (cp = " + std::to_string(s.job.parallel.cp) +
-                      "): Transformer Engine runs it with all-gather or all-to-all context parallelism, "
-                      "which stepsim prices as its ring of key/value exchanges (the window's FLOPs are "
-                      "counted)");
+  // (context_parallel.py: "a2a" or "all_gather" only).
+  if (s.job.parallel.cp > 1 && s.job.parallel.cp_comm == work::CpComm::p2p &&
+      s.job.model.has_local_attention() && w.kind != work::WorkloadKind::decode)
+    s.notes.push_back(
+        "local attention with ring (p2p) context parallelism (cp = " + std::to_string(s.job.parallel.cp) +
+        "): Transformer Engine runs windows only with cp_comm = \"all_gather\" or \"a2a\"; "
+        "stepsim prices the ring as asked (the window's FLOPs are counted)");
   if (!w.transformer_engine.stated() || w.kind != work::WorkloadKind::train) return;
   const auto unfused = work::te_training_attention_unfused(w.transformer_engine, s.job.cluster.gpu.arch,
                                                            work::attention_head_dims(s.job.model));

@@ -42,6 +42,7 @@ struct ImportedRun {
   bool overlap_param_gather = false;
   bool tp_comm_overlap = false;
   bool ep_overlap = false;
+  std::string cp_comm;  ///< "" (stepsim's default, the ring), "p2p", "all_gather" or "a2a"
   bool pp_p2p_blocking = false;
   double dp_bucket_mb = 0.0;  ///< 0: stepsim's default
   int seq_len = 0, micro_batch = 1, global_batch = 0;

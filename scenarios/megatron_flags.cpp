@@ -42,6 +42,7 @@ constexpr std::array kRows = std::to_array<Row>({
     {"bf16", Kind::flag},
     {"bucket_cap_mb", Kind::number},
     {"context_parallel_size", Kind::whole},
+    {"cp_comm_type", Kind::word, "p2p|a2a|allgather|a2a+p2p"},
     {"decoder_first_pipeline_num_layers", Kind::whole},
     {"decoder_last_pipeline_num_layers", Kind::whole},
     {"devices", Kind::whole},
@@ -157,7 +158,6 @@ struct Reason {
 /// Options stepsim knows and cannot represent, with what to do instead.
 constexpr std::array kNotUsed = std::to_array<Reason>({
     {"accumulate_grad_batches", "NeMo takes the micro-batches from the global batch"},
-    {"cp_comm_type", "stepsim's context parallelism passes KV chunks around one ring"},
     {"cuda_graph_impl", "set workload.cuda_graphs for kernels replayed from CUDA graphs"},
     {"data_parallel_sharding_strategy", "Megatron FSDP: set parallelism.zero_stage"},
     {"decoder_seq_length", "encoder-decoder models are not simulated"},

@@ -264,6 +264,25 @@ void ep_kernels(const RunSettings& s, ImportedRun& r) {
   }
 }
 
+/// --cp-comm-type (Megatron-Core's TEDotProductAttention passes it to Transformer Engine): the ring
+/// (p2p, the default), allgather or a2a; the hierarchical a2a+p2p is not modelled.
+void cp_comm(const RunSettings& s, ImportedRun& r) {
+  const auto it = s.word.find("cp_comm_type");
+  if (it == s.word.end()) return;
+  const std::string& type = it->second;
+  if (r.cp <= 1) {
+    r.not_used.push_back(s.given.at("cp_comm_type").shown() + " (no context parallelism: cp = 1)");
+    return;
+  }
+  if (type == "a2a+p2p") {
+    r.not_used.push_back(
+        s.given.at("cp_comm_type").shown() +
+        " (hierarchical all-to-all and ring context parallelism is not modelled: the ring runs)");
+    return;
+  }
+  r.cp_comm = type == "allgather" ? "all_gather" : type;
+}
+
 void overlap(const RunSettings& s, ImportedRun& r) {
   r.dp_overlap = s.on("overlap_grad_reduce");
   r.overlap_param_gather = s.on("overlap_param_gather");
@@ -275,6 +294,7 @@ void overlap(const RunSettings& s, ImportedRun& r) {
   r.pp_p2p_blocking = s.on("no_overlap_p2p_communication") || !s.on("overlap_p2p_comm", true);
   r.shared_expert_overlap = r.model.is_moe() && s.on("moe_shared_expert_overlap");
   if (r.model.is_moe()) ep_kernels(s, r);
+  cp_comm(s, r);
   if (const auto it = s.number.find("bucket_cap_mb"); it != s.number.end()) r.dp_bucket_mb = it->second;
   if (r.model.is_moe()) {
     r.expert_tp = whole_or(s, "expert_tensor_parallel_size", r.tp);

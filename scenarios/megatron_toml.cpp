@@ -103,6 +103,7 @@ std::string workload_table(const ImportedRun& r) {
 std::string parallelism_table(const ImportedRun& r) {
   std::string out =
       "[parallelism]\n" + line("tp", r.tp) + line("pp", r.pp) + line("cp", r.cp) + line("dp", r.dp);
+  if (!r.cp_comm.empty()) out += line("cp_comm", r.cp_comm);
   if (r.model.is_moe()) out += line("ep", r.ep) + line("expert_tp", r.expert_tp);
   out += line("virtual_stages", r.virtual_stages);
   if (r.first_stage_layers > 0) out += line("first_stage_layers", r.first_stage_layers);

@@ -197,6 +197,7 @@ void read_parallelism_section(TableReader r, Scenario& s) {
   r.read("tp", p.tp, kPositiveInt);
   r.read("pp", p.pp, kPositiveInt);
   r.read("cp", p.cp, kPositiveInt);
+  r.read("cp_comm", p.cp_comm, choices::kCpComm);
   r.read("ep", p.ep, kPositiveInt);
   r.read("expert_tp", p.expert_tp, kPositiveInt);
   r.read("virtual_stages", p.virtual_stages, kPositiveInt);

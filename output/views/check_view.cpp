@@ -130,6 +130,7 @@ std::string layout_line(const scen::Scenario& s) {
   std::string out = "TP " + std::to_string(p.tp) + " x PP " + std::to_string(p.pp) + " x DP " +
                     std::to_string(p.dp) + (s.dp_derived ? " (derived)" : "") + " x CP " +
                     std::to_string(p.cp);
+  if (p.cp > 1) out += " (" + std::string(work::name(p.cp_comm)) + ")";
   if (s.job.model.is_moe())
     out += ", EP " + std::to_string(p.ep) + ", expert TP " + std::to_string(p.expert_tp);
   out += ", " + std::string(work::name(p.schedule));

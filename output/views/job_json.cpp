@@ -80,6 +80,7 @@ json parallel_json(const work::ParallelSpec& p) {
               {"tp", p.tp},
               {"pp", p.pp},
               {"cp", p.cp},
+              {"cp_comm", work::name(p.cp_comm)},
               {"ep", p.ep},
               {"expert_tp", p.expert_tp},
               {"virtual_stages", p.virtual_stages},

@@ -338,13 +338,21 @@ TEST_CASE("[model] local attention keys: a window with its layers, and clear err
   CHECK_THAT(error_of("attention_window = 512\nattention_window_kind = \"ring\"\n"),
              Catch::Contains("sliding") && Catch::Contains("chunked"));
   CHECK_THAT(error_of("attention_window = -1\n"), Catch::Contains("attention_window"));
-  // Context parallelism with a window: Transformer Engine's all-gather or all-to-all CP, priced as the ring.
+  // Context parallelism with a window: Transformer Engine runs it with its all-gather or all-to-all
+  // CP only; under the ring (p2p) stepsim notes it and prices the ring as asked.
   const fs::path seed =
       fs::path(STEPSIM_SOURCE_DIR) / "tests/fuzz/corpus/scenario/chunked-attention-train.toml";
-  const auto checked = stepsim::test::run_stepsim("check '" + seed.string() +
-                                                  "' --set parallelism.cp=2 --set parallelism.dp=1");
+  auto checked = stepsim::test::run_stepsim("check '" + seed.string() +
+                                            "' --set parallelism.cp=2 --set parallelism.dp=1");
   CHECK(checked.exit_code == 0);
-  CHECK_THAT(checked.out, Catch::Contains("note       local attention with context parallelism (cp = 2)"));
+  CHECK_THAT(checked.out,
+             Catch::Contains("note       local attention with ring (p2p) context parallelism (cp = 2)"));
+  checked = stepsim::test::run_stepsim("check '" + seed.string() +
+                                       "' --set parallelism.cp=2 --set parallelism.dp=1"
+                                       " --set parallelism.cp_comm='\"all_gather\"'");
+  CHECK(checked.exit_code == 0);
+  CHECK(checked.out.find("local attention with") == std::string::npos);
+  CHECK_THAT(checked.out, Catch::Contains("x CP 2 (all_gather)"));
 }
 
 TEST_CASE("keys stepsim does not use are notes, irrelevant keys are silent, new keys are reported") {

@@ -227,6 +227,18 @@ TEST_CASE("megatron import: Megatron's defaults and derivations") {
     CHECK(leading.model.dense_layers == 3);
     CHECK(leading.model.moe_layer_pattern.empty());
   }
+  SECTION("context parallelism: --cp-comm-type picks how the cp ranks share keys and values") {
+    const ImportedRun ag = megatron(kSmall + "--context-parallel-size 2 --cp-comm-type allgather");
+    CHECK(ag.cp_comm == "all_gather");
+    CHECK(read_back(ag).job.parallel.cp_comm == stepsim::work::CpComm::all_gather);
+    CHECK(read_back(megatron(kSmall + "--context-parallel-size 2 --cp-comm-type a2a")).job.parallel.cp_comm ==
+          stepsim::work::CpComm::a2a);
+    const ImportedRun hier = megatron(kSmall + "--context-parallel-size 2 --cp-comm-type a2a+p2p");
+    CHECK(hier.cp_comm.empty());
+    CHECK(std::find(hier.not_used.begin(), hier.not_used.end(),
+                    "--cp-comm-type a2a+p2p (hierarchical all-to-all and ring context parallelism is not "
+                    "modelled: the ring runs)") != hier.not_used.end());
+  }
   SECTION("MoE: the flex dispatcher's DeepEP backends give the SMs the EP kernels hold") {
     const std::string moe = kSmall + "--num-experts 8 --moe-router-topk 2 --expert-model-parallel-size 8 ";
     // DeepEP (the flex default backend) at Megatron's --moe-deepep-num-sms default, 20.

@@ -110,14 +110,23 @@ void add_context_parallel(TermList& out, const JobSpec& job, const StepShape& s)
   const ModelSpec& m = job.model;
   const ParallelSpec& par = job.parallel;
   if (par.cp <= 1 || s.kind == WorkloadKind::decode) return;
-  // Each rank gathers the keys and values of the other chunks of the sequence (ring attention);
-  // backward gathers them again and reduce-scatters their gradients.
+  // Each rank gathers the keys and values of the other chunks of the sequence (ring attention, or
+  // the all-gather); backward gathers them again and reduce-scatters their gradients.
   const LayerWidths w = layer_widths(m);
   const double kv_width = m.attention == AttentionKind::mla
                               ? (w.k + w.v) / par.tp
                               : 2.0 * std::max(1.0, double(m.kv_heads) / par.tp) * m.head_dim;
-  const double chunk = s.tokens_per_micro_batch / par.cp * kv_width * job.precision.activation_bytes;
   const double per_layer = s.micro_batches * s.layers_per_stage;
+  if (par.cp_comm == CpComm::a2a) {
+    // All-to-all (Ulysses): queries, keys and values to head shards and the output back in every
+    // forward pass (recomputation repeats it), their gradients mirrored in backward.
+    const double widths = (w.q + w.k + w.v + w.o) / par.tp;
+    const double bytes = s.tokens_per_micro_batch / par.cp * widths * job.precision.activation_bytes;
+    out.add("cp.qkvo_all_to_all", RankGroup::cp, Collective::all_to_all, bytes,
+            per_layer * comm_passes(job, s));
+    return;
+  }
+  const double chunk = s.tokens_per_micro_batch / par.cp * kv_width * job.precision.activation_bytes;
   const double gathers = s.training() ? comm_passes(job, s) : 1.0;
   out.add("cp.kv_all_gather", RankGroup::cp, Collective::all_gather, chunk * par.cp, per_layer * gathers);
   if (s.training())

@@ -63,6 +63,15 @@ enum class TpCommOverlap : std::uint8_t {
                 ///< exchange under AG+GEMM on copy engines, GEMM+RS pipelined in chunks on SMs
   async_tp,     ///< PyTorch AsyncTP (torchtitan): AG+GEMM and GEMM+RS as tp copy-engine steps
 };
+/// How context parallelism shares a sequence's keys and values among its cp ranks (Megatron-Core's
+/// --cp-comm-type, Transformer Engine's cp_comm_type; docs/model.md, "Context parallelism").
+enum class CpComm : std::uint8_t {
+  p2p,         ///< a ring: cp steps, each attending to one key/value block while the next arrives
+  all_gather,  ///< all-gather the keys and values, attend the local chunks to them; gradients
+               ///< reduce-scattered (TE AttnFuncWithCPAndKVAllGather; Llama 3's long-context runs)
+  a2a,         ///< all-to-all from sequence to head shards and back (DeepSpeed-Ulysses; TE
+               ///< AttnFuncWithCPAndQKVOA2A): each rank attends the whole sequence on heads / cp
+};
 /// How the decode attention kernel reads a grouped-query cache (docs/model.md, "Decode attention").
 enum class DecodeAttention : std::uint8_t {
   grouped,         ///< each KV head's keys and values are read once for all the query heads sharing
@@ -109,7 +118,8 @@ struct ParallelSpec {
   int dp = 1;
   int tp = 1;
   int pp = 1;
-  int cp = 1;  ///< context parallel (ring attention) ranks
+  int cp = 1;                    ///< context parallel ranks
+  CpComm cp_comm = CpComm::p2p;  ///< how they share keys and values
   /// Expert-parallel ranks (MoE). Megatron-Core re-divides the tp x cp x dp ranks of each pipeline
   /// stage into expert_tp x ep x expert_dp (innermost first); see workloads/layout/rank_layout.hpp.
   int ep = 1;

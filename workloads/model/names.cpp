@@ -110,6 +110,15 @@ std::string_view name(TpCommOverlap m) {
   return "?";
 }
 
+std::string_view name(CpComm c) {
+  switch (c) {
+    case CpComm::p2p: return "p2p";
+    case CpComm::all_gather: return "all_gather";
+    case CpComm::a2a: return "a2a";
+  }
+  return "?";
+}
+
 std::string_view name(PipelineSchedule s) {
   switch (s) {
     case PipelineSchedule::gpipe: return "gpipe";

@@ -85,6 +85,7 @@ LayerDims layer_dims(const JobSpec& job, double micro_batch) {
   d.recompute = job.recompute_modules;
   d.tp_overlap = d.sp ? job.parallel.tp_comm_overlap : TpCommOverlap::off;
   d.rs_splits = job.parallel.tp_overlap_rs_splits;
+  d.cp_comm = job.parallel.cp_comm;
   return d;
 }
 

@@ -79,6 +79,7 @@ struct LayerDims {
   /// How the sequence-parallel gathers and reductions meet their GEMMs (off without SP).
   TpCommOverlap tp_overlap = TpCommOverlap::off;
   int rs_splits = 4;  ///< userbuffers' pipelined GEMM+RS chunks
+  CpComm cp_comm = CpComm::p2p;  ///< how the cp ranks share keys and values (cp > 1)
 
   /// KV-cache elements one token adds per layer on one TP rank: K and V of the rank's KV heads (at
   /// least one), or MLA's latent and shared RoPE key (replicated on every rank).
@@ -192,11 +193,21 @@ class DenseLayer {
   OpSink::Handle decode_core(OpSink& sink, OpSink::Handle qkv) const;
   /// Prefill and decode: the new tokens' keys and values (or MLA latents) into the cache.
   OpSink::Handle write_kv_cache(OpSink& sink, OpSink::Handle qkv) const;
-  /// The attention kernel `whole`, split into a ring over the CP ranks when cp > 1; each exchange
-  /// moves `blocks_per_exchange` key/value-sized blocks (2 in backward: the blocks and their
-  /// gradients), and the steps' partial results are merged (ring_merge_tensor_bytes).
+  /// The attention kernel `whole` (this rank's share of the causal work) under context parallelism
+  /// as LayerDims::cp_comm says (one kernel when cp = 1).
+  OpSink::Handle cp_attention(OpSink& sink, OpSink::Handle ready, const topo::KernelWork& whole,
+                              std::string_view name, bool backward) const;
+  /// p2p: split into a ring over the CP ranks; each exchange moves key/value-sized blocks (twice
+  /// that in backward: the blocks and their gradients), and the steps' partial results are merged
+  /// (ring_merge_tensor_bytes).
   OpSink::Handle ring_attention(OpSink& sink, OpSink::Handle ready, const topo::KernelWork& whole,
                                 std::string_view name, bool backward) const;
+  /// all_gather: keys and values gathered (again in backward), their gradients reduce-scattered.
+  OpSink::Handle gathered_kv_attention(OpSink& sink, OpSink::Handle ready, const topo::KernelWork& whole,
+                                       std::string_view name, bool backward) const;
+  /// a2a: queries, keys and values to head shards and the output back (gradients mirrored).
+  OpSink::Handle a2a_attention(OpSink& sink, OpSink::Handle ready, const topo::KernelWork& whole,
+                               std::string_view name, bool backward) const;
   /// One rank's tensor that ring attention merges, in bytes: the forward's output, the backward's
   /// query, key and value gradients together (the merges read and write it 2 or 3 times a step).
   double ring_merge_tensor_bytes(bool backward) const;

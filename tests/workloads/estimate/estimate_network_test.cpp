@@ -151,6 +151,21 @@ TEST_CASE("Pipeline, context-parallel and expert-parallel terms") {
     CHECK(ag.scale_up_bytes_per_token == 32'768.0);  // 128 x 4,194,304 / 16,384
     CHECK(term(e, "cp.kv_grad_reduce_scatter").scale_up_bytes_per_token == 16'384.0);
   }
+  SECTION("cp 2 as an all-to-all: queries, keys, values and the output, each forward and backward pass") {
+    j.parallel.cp = 2;
+    j.parallel.dp = 2;
+    j.parallel.cp_comm = CpComm::a2a;
+    const Estimate e = estimate(j);
+    // Per call: 4,096 / 2 tokens x (q + k + v + o = 4 x 1,024) / tp 2 x 2 B = 8,388,608 B;
+    // m 16 x 4 layers x 2 passes = 128 calls; one of the 2 peers is another rank (half the buffer
+    // moves): 128 x 8,388,608 / 2 / 16,384 = 32,768 B per token over NVLink.
+    CHECK_FALSE(has_term(e, "cp.kv_all_gather"));
+    const NetworkTerm& a2a = term(e, "cp.qkvo_all_to_all");
+    CHECK(a2a.collective == Collective::all_to_all);
+    CHECK(a2a.message_bytes == 8'388'608.0);
+    CHECK(a2a.calls_per_step == 128.0);
+    CHECK(a2a.scale_up_bytes_per_token == 32'768.0);
+  }
   SECTION("ep 8 over two 4-GPU domains: dispatch + combine, forward + backward") {
     j.model.experts = 8;
     j.model.top_k = 2;

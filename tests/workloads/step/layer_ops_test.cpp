@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "tests/support/fixtures.hpp"
 #include "tests/workloads/counting_sink.hpp"
 #include "workloads/step/layer_ops.hpp"
 #include "workloads/step/model_ops.hpp"

@@ -194,6 +194,16 @@ std::vector<AdviceChange> setting_changes(const work::JobSpec& j, const work::Si
                   {"moe.ep_comm_sms=\"deepep-v2\""},
                   "DeepEP V2 with NCCL 2.30.4 or later (Megatron --moe-flex-dispatcher-backend deepepv2)"));
   }
+  if (train && p.cp > 1 && p.cp_comm == work::CpComm::p2p) {
+    // Transformer Engine's other context-parallel methods: gathering the keys and values suits
+    // grouped-query models (small keys and values), the all-to-all needs the heads to split.
+    out.push_back(setting(ChangeFamily::runtime, "all-gather context parallelism",
+                          {"parallelism.cp_comm=\"all_gather\""}, "none: Megatron --cp-comm-type allgather"));
+    const int kv = j.model.attention == work::AttentionKind::mla ? j.model.heads : j.model.kv_heads;
+    if (j.model.heads % (p.tp * p.cp) == 0 && kv % (p.tp * p.cp) == 0)
+      out.push_back(setting(ChangeFamily::runtime, "all-to-all context parallelism (Ulysses)",
+                            {"parallelism.cp_comm=\"a2a\""}, "none: Megatron --cp-comm-type a2a"));
+  }
   if (!j.workload.cuda_graphs && base.report.mean.host_bound_s > 0.005 * base.metrics.step_time_s)
     out.push_back(setting(ChangeFamily::runtime, "replay kernels from CUDA graphs",
                           {"workload.cuda_graphs=true"},

@@ -126,3 +126,22 @@ TEST_CASE("advise: an expert-parallel step is offered DeepEP V2's SM count, simu
   CHECK(s.job.moe.ep_comm_sms_deepep_v2);
   CHECK(work::simulate(s.job).metrics.step_time_s == v2->sim.step_time_s);
 }
+
+TEST_CASE("advise: a context-parallel ring is offered Transformer Engine's other two methods", "[advise]") {
+  // The small step with CP 2 (TP 2 x CP 2 x PP 2 x DP 2): 16 heads split over tp x cp = 4, so both
+  // the all-gather and the all-to-all are tried, each simulated.
+  scen::LoadOptions load;
+  load.set = {"parallelism.cp=2", "parallelism.dp=2"};
+  out::AdviceOptions o;
+  o.jobs = 2;
+  o.min_gain = -1.0;
+  const out::Advice a = out::advise(kSmallTrain, test::builtin_catalog(), load, o);
+  for (const char* edit : {"parallelism.cp_comm=\"all_gather\"", "parallelism.cp_comm=\"a2a\""}) {
+    INFO(edit);
+    const auto c = std::find_if(a.tried.begin(), a.tried.end(), [&](const auto& t) {
+      return std::find(t.set.begin(), t.set.end(), edit) != t.set.end();
+    });
+    REQUIRE(c != a.tried.end());
+    CHECK(c->simulated);
+  }
+}

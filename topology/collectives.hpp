@@ -85,6 +85,10 @@ struct CollectiveRequest {
   /// send_recv only: ranks of the NCCL communicator the pairs belong to (nccl-tests: every rank;
   /// Megatron: the pipeline group), which sets NCCL's channels per network peer; 0 = the pair alone.
   std::uint32_t communicator_ranks = 0;
+  /// Kernels that hold too few SMs to keep the links busy (DeepEP given fewer than its traffic model
+  /// needs): the collective moves at most this fraction of the rate its links allow it on an idle
+  /// network; 0 = no such limit.
+  double kernel_rate_fraction = 0.0;
 };
 
 /// How collectives are cut up, as NCCL does; defaults follow NCCL's Simple protocol.

@@ -107,6 +107,8 @@ std::array<double, kLinkKindCount> link_efficiency(const GpuSpec& gpu) {
 void validate(const CollectiveRequest& r, const Topology& topo) {
   if (r.groups.empty() || r.groups[0].empty())
     throw std::invalid_argument("collective request without ranks");
+  if (!(r.kernel_rate_fraction >= 0.0 && r.kernel_rate_fraction <= 1.0))
+    throw std::invalid_argument("kernel_rate_fraction must be in [0, 1]");
   const std::size_t p = r.groups[0].size();
   for (const auto& g : r.groups) {
     if (g.size() != p) throw std::invalid_argument("collective groups differ in size");
@@ -171,6 +173,7 @@ std::uint32_t TransferTableBuilder::add(const CollectiveRequest& original) {
   }
   const CollectiveRequest& request = force_algorithm || force_protocol ? forced : original;
   const double bytes = request_bytes(request);
+  kernel_rate_fraction_ = request.kernel_rate_fraction;
   TransferInfo info;
   info.op = request.op;
   info.algorithm = request.algorithm;
@@ -304,15 +307,18 @@ double TransferTableBuilder::latency_s(const Plan& plan, const Choice& c) const 
 }
 
 // The most unit bytes/s a variable moving `bytes_per_byte` unit bytes per request byte may run:
-// the protocol's bus-bandwidth ceiling (divided by its factor) and, for a send/recv across the
-// network, its NCCL channels' at this size; the lower one holds, 0 = neither.
+// the protocol's bus-bandwidth ceiling (divided by its factor), for a send/recv across the
+// network its NCCL channels' at this size, and the request's kernel fraction of the rate its links
+// allow on an idle network; the lowest holds, 0 = none.
 double TransferTableBuilder::max_rate(const PlanVariable& v, const PlanPhase& phase, const Choice& c,
                                       double bytes) const {
   double rate = phase.p2p.ceiling_Bps(bytes) * v.bytes_per_byte;
-  if (c.terms.busbw_ceiling_Bps > 0.0) {
-    const double protocol =
-        c.terms.busbw_ceiling_Bps / c.bus_factor * v.bytes_per_byte / c.terms.bandwidth_factor;
-    rate = rate > 0.0 ? std::min(rate, protocol) : protocol;
+  const auto lower = [&rate](double cap) { rate = rate > 0.0 ? std::min(rate, cap) : cap; };
+  if (c.terms.busbw_ceiling_Bps > 0.0)
+    lower(c.terms.busbw_ceiling_Bps / c.bus_factor * v.bytes_per_byte / c.terms.bandwidth_factor);
+  if (kernel_rate_fraction_ > 0.0) {
+    const double spb = table_.pool_.seconds_per_byte(v.pattern);
+    if (spb > 0.0) lower(kernel_rate_fraction_ / spb);
   }
   return rate;
 }

@@ -142,6 +142,7 @@ class TransferTableBuilder {
   PatternBuilder builder_;
   std::vector<Plan> plans_;
   std::map<std::vector<std::uint32_t>, std::uint32_t> plan_index_;  // ordered: deterministic
+  double kernel_rate_fraction_ = 0.0;  ///< the request being added's (CollectiveRequest)
 };
 
 }  // namespace stepsim::topo

@@ -10,10 +10,10 @@
 #include "output/common/format.hpp"
 #include "sim/error.hpp"
 #include "sim/parallel_for.hpp"
+#include "workloads/layout/deepep.hpp"
 #include "workloads/layout/layout_space.hpp"
 #include "workloads/layout/rank_layout.hpp"
 #include "workloads/simulate/simulate.hpp"
-#include "workloads/step/deepep.hpp"
 
 namespace stepsim::out {
 

@@ -2,10 +2,10 @@
 
 #include "output/common/format.hpp"
 
+#include "workloads/layout/deepep.hpp"
 #include "workloads/layout/rank_layout.hpp"
 #include "workloads/model/names.hpp"
 #include "workloads/model/params.hpp"
-#include "workloads/step/deepep.hpp"
 
 namespace stepsim::out {
 namespace {
@@ -253,15 +253,14 @@ std::string ep_kernels_text(const work::JobSpec& job) {
       std::to_string(sms) + " of " + std::to_string(job.cluster.gpu.sms) + " SMs" +
       (job.moe.ep_comm_sms_deepep_v2 ? " (DeepEP V2's count for this EP layout)" : " (moe.ep_comm_sms)") +
       (job.parallel.reserve_comm_sms ? ", reserved for the whole step" : " while it runs");
-  // A count below what DeepEP's traffic model needs to keep the link busy would pace the all-to-all
-  // by its SMs; the simulation does not slow the transfer for it, so say so.
+  // A count below what DeepEP's traffic model needs to keep the link busy paces the all-to-all
+  // by its SMs (the planner slows it on the simulated topology; the figure here is the job's).
   const work::DeepEpV2Group g = work::deepep_v2_group(job, layout);
-  const double need = work::deepep_link_sms(g);
-  if (sms < need)
-    text +=
-        "; below the " + format_number(need, 1) +
-        " SMs DeepEP's traffic model needs to keep the link busy, so the all-to-all would run slower than "
-        "simulated (stepsim does not slow it)";
+  const double need = work::deepep_link_need(g).sms;
+  if (const double f = work::deepep_rate_fraction(g, sms, job.cluster.gpu); f > 0.0)
+    text += "; fewer than the " + format_number(need, 1) +
+            " SMs DeepEP's traffic model needs to keep the link busy: the all-to-all runs at " +
+            format_number(100.0 * f, 0) + "% of the rate its links allow";
   return text;
 }
 

@@ -35,6 +35,14 @@ struct CommRequest {
   /// all_to_all only, optional: p x p row-major bytes from member i to member j of every group
   /// (the images follow the same routing); replaces `bytes`.
   std::vector<double> pair_bytes;
+  /// all_to_all only: kernels holding `sms` SMs (DeepEP's) move it, for a model of `experts` routed
+  /// experts, `top_k` per token; where they are fewer than DeepEP's traffic model needs on the
+  /// planner's topology, the collective runs at their pace (workloads/layout/deepep.hpp). 0: none.
+  struct EpKernels {
+    int sms = 0;
+    int experts = 0;
+    int top_k = 0;
+  } ep_kernels;
 };
 
 class CommPlanner {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "workloads/layout/deepep.hpp"
+
 namespace stepsim::work {
 
 topo::CollectiveRequest to_collective(const CommRequest& r) {
@@ -59,6 +61,14 @@ bool within_domains(const topo::Topology& t, const topo::CollectiveRequest& r) {
 
 topo::CollectiveRequest planned_collective(const topo::Topology& topology, const CommRequest& request) {
   topo::CollectiveRequest c = to_collective(request);
+  if (request.kind == CollectiveKind::all_to_all && request.ep_kernels.sms > 0 && !c.groups.empty()) {
+    // The group as DeepEP sees it on this topology (its members' NVLink domains).
+    std::vector<int> domains;
+    for (topo::GpuId g : c.groups.front()) domains.push_back(static_cast<int>(topology.domain_of(g)));
+    const DeepEpV2Group g =
+        deepep_v2_group(domains, topology.spec(), request.ep_kernels.experts, request.ep_kernels.top_k);
+    c.kernel_rate_fraction = deepep_rate_fraction(g, request.ep_kernels.sms, topology.spec().gpu);
+  }
   if (c.groups.size() > 1 && within_domains(topology, c)) {
     // Ring exchanges expand to one pair per member: keep the simulated group's pairs.
     const std::size_t own = request.kind == CollectiveKind::ring_exchange ? request.groups.front().size() : 1;

@@ -8,8 +8,8 @@
 
 #include "sim/memory.hpp"
 #include "topology/compute_model.hpp"
+#include "workloads/layout/deepep.hpp"
 #include "workloads/model/names.hpp"
-#include "workloads/step/deepep.hpp"
 #include "workloads/step/step_size.hpp"
 
 namespace stepsim::work {
@@ -98,6 +98,7 @@ StepAssembler::StepAssembler(const JobSpec& job, CommPlanner& planner, RankMode 
   // Expert-parallel kernels that hold their own number of SMs (DeepEP's): while they run they take
   // that share; where the step reserves communication's SMs, theirs are what it reserves.
   const int ep_sms = job.model.is_moe() ? ep_comm_sms(job, layout_) : 0;
+  ep_kernel_sms_ = ep_sms;
   const bool ep_alt = ep_sms > 0 && !job.parallel.reserve_comm_sms;
   if (ep_sms > 0) {
     const double share = static_cast<double>(ep_sms) / job.cluster.gpu.sms;
@@ -402,6 +403,8 @@ std::uint32_t RankSink::payload(const CommOp& c, const std::vector<std::vector<i
     req.groups = groups;
     req.peer_offset = c.peer_offset;
     req.pair_bytes.assign(c.pair_bytes.begin(), c.pair_bytes.end());
+    if (c.dim == ParallelDim::ep && c.kind == CollectiveKind::all_to_all && a_.ep_kernel_sms() > 0)
+      req.ep_kernels = {a_.ep_kernel_sms(), a_.job().model.experts, a_.job().model.top_k};
     it->second = a_.planner().plan(req);
   }
   return it->second;

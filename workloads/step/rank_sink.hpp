@@ -61,6 +61,8 @@ class StepAssembler {
 
   const JobSpec& job() const { return job_; }
   const RankLayout& layout() const { return layout_; }
+  /// SMs the expert-parallel all-to-all kernels hold (moe.ep_comm_sms resolved); 0: the default share.
+  int ep_kernel_sms() const { return ep_kernel_sms_; }
   RankMode mode() const { return mode_; }
   sim::StepGraphBuilder& graph() { return graph_; }
   const std::vector<SimRank>& ranks() const { return ranks_; }
@@ -148,6 +150,7 @@ class StepAssembler {
   HostCosts host_costs_;
   bool host_timeline_ = false;
   RankLayout layout_;
+  int ep_kernel_sms_ = 0;
   sim::StepGraphBuilder graph_;
   sim::LabelId launch_label_ = 0;  ///< 0 (the empty label) until the first launch
   std::vector<OpInfo> info_;

@@ -32,11 +32,11 @@
 #include "tests/support/catalog.hpp"
 #include "tests/topology/test_cluster.hpp"
 #include "topology/compute_model.hpp"
+#include "workloads/layout/deepep.hpp"
 #include "workloads/layout/rank_layout.hpp"
 #include "workloads/layout/topology_planner.hpp"
 #include "workloads/model/names.hpp"
 #include "workloads/simulate/simulate.hpp"
-#include "workloads/step/deepep.hpp"
 #include "workloads/step/moe_layer.hpp"
 #include "workloads/step/routing.hpp"
 
@@ -433,4 +433,27 @@ TEST_CASE("the SMs the EP kernels hold slow only what runs beside them", "[routi
   CHECK(wide > nccl);
   // 20 SMs (0.1515) is within 1% of the default share: nearly the same step.
   CHECK(step(20, false) == Approx(nccl).epsilon(0.002));
+  // Too few SMs pace the all-to-all itself: 2 SMs keep 2 / (9.26 x 0.77) = 28% of the rate the
+  // NVLink ports allow (deepep_rate_fraction), and the step is slower than with V2's 12.
+  CHECK(step(2, false) > deepep);
+}
+
+TEST_CASE("an all-to-all run by kernels with too few SMs keeps their fraction of the links' rate",
+          "[routing][deepep]") {
+  // The planner's fraction for EP 8 inside one H100 node: DeepEP's need 9.26 SMs (NVLink-bound),
+  // NCCL's all-to-all at nvlink_p2p 0.77: 4 SMs keep 4 / (9.26 x 0.77) = 0.561.
+  topo::ClusterSpec spec = test::cluster(1, 8, topo::FabricKind::rail_optimized);
+  spec.gpu = *test::builtin_catalog().find_gpu("h100-sxm");
+  const auto topology = std::make_shared<const topo::Topology>(spec);
+  work::CommRequest req = ep_request(work::CollectiveKind::all_to_all, 8, 256e6);
+  const double alone = test::simulate_one(spec, work::planned_collective(*topology, req)).time_s;
+  req.ep_kernels = {4, kExperts, kTopK};
+  const topo::CollectiveRequest capped = work::planned_collective(*topology, req);
+  const double need = 0.9 * 450 / 0.875 / 50;
+  CHECK(capped.kernel_rate_fraction == Approx(4 / (need * 0.77)).epsilon(1e-3));
+  // The body takes 1 / 0.561 as long; the fixed latency (microseconds of milliseconds) barely moves.
+  CHECK(test::simulate_one(spec, capped).time_s == Approx(alone / capped.kernel_rate_fraction).epsilon(0.01));
+  // Enough SMs: no limit.
+  req.ep_kernels.sms = 12;
+  CHECK(work::planned_collective(*topology, req).kernel_rate_fraction == 0.0);
 }

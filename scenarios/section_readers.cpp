@@ -265,6 +265,9 @@ void read_moe_section(TableReader r, Scenario& s) {
   }
   r.finish();
   const topo::GpuSpec& gpu = s.job.cluster.gpu;
+  if ((m.ep_comm_sms > 0 || m.ep_comm_sms_deepep_v2) && s.job.parallel.ep <= 1)
+    r.fail("ep_comm_sms", "applies to the expert-parallel all-to-alls, but ep = 1",
+           "set parallelism.ep > 1, or remove ep_comm_sms");
   if ((m.ep_comm_sms > 0 || m.ep_comm_sms_deepep_v2) && gpu.sms <= 0)
     r.fail("ep_comm_sms", "GPU `" + gpu.id + "` has no SM count in the catalog",
            "set hardware.gpu.sms (e.g. 132 for an H100)");

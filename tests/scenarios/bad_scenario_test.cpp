@@ -278,10 +278,15 @@ std::vector<BadCase> bad_cases() {
            "[moe]\nep_comm_sms = \"deepep-v3\"\n",
        ":19:15: moe.ep_comm_sms:",
        {"expected a count of SMs or \"deepep-v2\"", "DeepEP V1's default"}},
+      {"EP communication SMs without expert parallelism",
+       with("\"llama-3.1-70b\"", "\"mixtral-8x7b\"") + "[moe]\nep_comm_sms = 20\n",
+       ":18:15: moe.ep_comm_sms:",
+       {"applies to the expert-parallel all-to-alls, but ep = 1", "set parallelism.ep > 1"}},
       {"EP communication holding every SM",
-       with("tp = 8", "tp = 8\nsequence_parallel = true", with("\"llama-3.1-70b\"", "\"mixtral-8x7b\"")) +
+       with("tp = 8", "tp = 8\nsequence_parallel = true\nep = 8",
+            with("\"llama-3.1-70b\"", "\"mixtral-8x7b\"")) +
            "[moe]\nep_comm_sms = 132\n",
-       ":19:15: moe.ep_comm_sms:",
+       ":20:15: moe.ep_comm_sms:",
        {"132 SMs leave none of the 132 of `h100-sxm` for compute"}},
       {"context-parallel method without context parallelism",
        with("pp = 2\ndp = 8", "pp = 2\ndp = 8\ncp_comm = \"a2a\""),

@@ -240,7 +240,9 @@ void check_attention_kernel(const Scenario& s) {
 
 void resolve_attention(Scenario& s) {
   work::WorkloadSpec& w = s.job.workload;
-  if (given(s, "parallelism.cp_comm") && s.job.parallel.cp <= 1)
+  // The ring is the default whatever cp is (layout searches write it); another method needs cp > 1.
+  if (given(s, "parallelism.cp_comm") && s.job.parallel.cp <= 1 &&
+      s.job.parallel.cp_comm != work::CpComm::p2p)
     refuse("parallelism.cp_comm", "applies to context parallelism, but cp = 1",
            "set cp > 1, or remove cp_comm");
   // Transformer Engine refuses sliding windows with its ring (p2p) context parallelism

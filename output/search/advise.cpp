@@ -49,11 +49,12 @@ Layout layout_of_job(const work::JobSpec& j) {
   l.knob(Knob::zero_stage) = p.zero_stage;
   l.knob(Knob::recompute) = static_cast<int>(j.recompute);
   l.knob(Knob::tp_comm_overlap) = static_cast<int>(p.tp_comm_overlap);
+  l.knob(Knob::cp_comm) = static_cast<int>(p.cp_comm);
   return l;
 }
 
 // The fields a layout move changes, dp aside (it takes the GPUs the others leave).
-enum Field : std::size_t { f_tp, f_pp, f_vs, f_cp, f_ep, f_mb, f_zero, f_rc, f_tpo, kFields };
+enum Field : std::size_t { f_tp, f_pp, f_vs, f_cp, f_ep, f_mb, f_zero, f_rc, f_tpo, f_cpc, kFields };
 
 std::array<int, kFields> fields_of(const Layout& l) {
   return {
@@ -65,12 +66,13 @@ std::array<int, kFields> fields_of(const Layout& l) {
       l.micro_batch(),
       l.zero_stage(),
       l.knob(Knob::recompute),
-      l.knob(Knob::tp_comm_overlap)};
+      l.knob(Knob::tp_comm_overlap),
+      l.knob(Knob::cp_comm)};
 }
 
 /// The layouts one step from `c` in `space`: one ordered field (TP, PP, interleaving, CP, EP,
-/// micro-batch) to its next smaller or larger value, one enum knob (ZeRO, recompute, TP overlap) to
-/// any value, or TP traded for PP at the same model-parallel size (x2 one way, /2 the other).
+/// micro-batch) to its next smaller or larger value, one enum knob (ZeRO, recompute, TP overlap, CP method)
+/// to any value, or TP traded for PP at the same model-parallel size (x2 one way, /2 the other).
 std::vector<Layout> layout_neighbours(const std::vector<Layout>& space, const Layout& c) {
   const auto fc = fields_of(c);
   std::vector<Layout> out;
@@ -83,7 +85,7 @@ std::vector<Layout> layout_neighbours(const std::vector<Layout>& space, const La
     for (std::size_t f = 0; f < kFields; ++f)
       if (fl[f] != fc[f]) ++differing, which = f;
     if (differing == 1) {
-      if (which == f_zero || which == f_rc || which == f_tpo) {
+      if (which == f_zero || which == f_rc || which == f_tpo || which == f_cpc) {
         out.push_back(l);
         continue;
       }
@@ -119,7 +121,7 @@ std::string layout_move_text(const Layout& from, const Layout& to) {
   num("EP", from.ep, to.ep);
   num("micro-batch", from.micro_batch(), to.micro_batch());
   num("ZeRO", from.zero_stage(), to.zero_stage());
-  for (Knob k : {Knob::recompute, Knob::tp_comm_overlap})
+  for (Knob k : {Knob::recompute, Knob::tp_comm_overlap, Knob::cp_comm})
     if (from.knob(k) != to.knob(k)) parts.push_back(std::string(work::knob_info(k).text(to.knob(k))));
   if (from.dp != to.dp) num("DP", from.dp, to.dp);
   std::string s;
@@ -193,16 +195,6 @@ std::vector<AdviceChange> setting_changes(const work::JobSpec& j, const work::Si
                   "DeepEP V2's kernels for the expert-parallel all-to-all (" + std::to_string(sms) + " SMs)",
                   {"moe.ep_comm_sms=\"deepep-v2\""},
                   "DeepEP V2 with NCCL 2.30.4 or later (Megatron --moe-flex-dispatcher-backend deepepv2)"));
-  }
-  if (train && p.cp > 1 && p.cp_comm == work::CpComm::p2p) {
-    // Transformer Engine's other context-parallel methods: gathering the keys and values suits
-    // grouped-query models (small keys and values), the all-to-all needs the heads to split.
-    out.push_back(setting(ChangeFamily::runtime, "all-gather context parallelism",
-                          {"parallelism.cp_comm=\"all_gather\""}, "none: Megatron --cp-comm-type allgather"));
-    const int kv = j.model.attention == work::AttentionKind::mla ? j.model.heads : j.model.kv_heads;
-    if (j.model.heads % (p.tp * p.cp) == 0 && kv % (p.tp * p.cp) == 0)
-      out.push_back(setting(ChangeFamily::runtime, "all-to-all context parallelism (Ulysses)",
-                            {"parallelism.cp_comm=\"a2a\""}, "none: Megatron --cp-comm-type a2a"));
   }
   if (!j.workload.cuda_graphs && base.report.mean.host_bound_s > 0.005 * base.metrics.step_time_s)
     out.push_back(setting(ChangeFamily::runtime, "replay kernels from CUDA graphs",

@@ -22,6 +22,23 @@ int canonical_tp_overlap(const JobSpec& job, int mode) {
   return job.parallel.tp > 1 && job.parallel.sequence_parallel ? mode : 0;
 }
 
+/// Context parallelism's method changes nothing without it: the ring wherever cp = 1.
+int canonical_cp_comm(const JobSpec& job, int method) {
+  return job.parallel.cp > 1 ? method : static_cast<int>(CpComm::p2p);
+}
+
+/// A method other than the ring needs context parallelism; the all-to-all splits each TP rank's
+/// query and key/value heads over the cp ranks.
+bool cp_comm_fits(const JobSpec& job, int method) {
+  if (static_cast<CpComm>(method) == CpComm::p2p) return true;
+  if (job.parallel.cp <= 1) return false;
+  if (static_cast<CpComm>(method) != CpComm::a2a) return true;
+  const ModelSpec& m = job.model;
+  const int split = job.parallel.tp * job.parallel.cp;
+  const int kv = m.attention == AttentionKind::mla ? m.heads : m.kv_heads;
+  return m.heads % split == 0 && kv % split == 0;
+}
+
 /// The batch splits into micro-batches of `mb` per replica; interleaving needs their count per
 /// pipeline to be a multiple of pp (pipeline_schedule.hpp).
 bool micro_batch_fits(const JobSpec& job, int mb) {
@@ -78,6 +95,18 @@ const std::array<KnobInfo, kKnobCount>& knob_table() {
        .canonical = canonical_tp_overlap,
        .labels = {"", "ub", "async-tp"},
        .texts = {"no TP overlap", "TP overlap (userbuffers)", "AsyncTP"}},
+      {.knob = Knob::cp_comm,
+       .name = "cp_comm",
+       .option = "cp-comm",
+       .key = "parallelism.cp_comm",
+       .choices = {"p2p", "all_gather", "a2a"},
+       .defaults = {0, 1, 2},
+       .emitters_only = true,
+       .apply = [](JobSpec& j, int v) { j.parallel.cp_comm = static_cast<CpComm>(v); },
+       .admits = cp_comm_fits,
+       .canonical = canonical_cp_comm,
+       .labels = {"", "cp-ag", "cp-a2a"},
+       .texts = {"ring CP", "all-gather CP", "all-to-all CP"}},
   }};
   return table;
 }
@@ -228,7 +257,8 @@ std::string Layout::text() const {
   if (cp > 1) s += ", cp " + std::to_string(cp);
   if (ep > 1) s += ", ep " + std::to_string(ep);
   s += ", dp " + std::to_string(dp);
-  for (const KnobInfo& k : work::knobs()) s += ", " + k.text(knob(k.knob));
+  for (const KnobInfo& k : work::knobs())
+    if (k.knob != Knob::cp_comm || cp > 1) s += ", " + k.text(knob(k.knob));  // a CP method needs CP
   return s;
 }
 

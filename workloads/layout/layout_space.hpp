@@ -22,8 +22,8 @@ namespace stepsim::work {
 
 /// The per-layout settings that leave the rank grid alone, in the order layouts vary them (the
 /// last fastest).
-enum class Knob : std::uint8_t { micro_batch, zero_stage, recompute, tp_comm_overlap };
-inline constexpr std::size_t kKnobCount = 4;
+enum class Knob : std::uint8_t { micro_batch, zero_stage, recompute, tp_comm_overlap, cp_comm };
+inline constexpr std::size_t kKnobCount = 5;
 
 /// What a knob is and how its values act. Values are ints: the number itself, or an enum's index
 /// into `choices`.

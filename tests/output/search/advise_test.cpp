@@ -127,11 +127,13 @@ TEST_CASE("advise: an expert-parallel step is offered DeepEP V2's SM count, simu
   CHECK(work::simulate(s.job).metrics.step_time_s == v2->sim.step_time_s);
 }
 
-TEST_CASE("advise: a context-parallel ring is offered Transformer Engine's other two methods", "[advise]") {
-  // The small step with CP 2 (TP 2 x CP 2 x PP 2 x DP 2): 16 heads split over tp x cp = 4, so both
-  // the all-gather and the all-to-all are tried, each simulated.
+TEST_CASE("advise: a context-parallel ring is offered Transformer Engine's other two methods as layout moves",
+          "[advise]") {
+  // The small step at 4,096 tokens with CP 2 (TP 2 x CP 2 x PP 2 x DP 2; layouts keep 2,048 tokens
+  // per CP rank at least): 16 heads split over tp x cp = 4, so the layout moves to the all-gather
+  // and the all-to-all are both tried, each simulated.
   scen::LoadOptions load;
-  load.set = {"parallelism.cp=2", "parallelism.dp=2"};
+  load.set = {"parallelism.cp=2", "parallelism.dp=2", "workload.seq_len=4096"};
   out::AdviceOptions o;
   o.jobs = 2;
   o.min_gain = -1.0;

@@ -127,15 +127,19 @@ void TrainStepBuilder::forward(RankSink& sink, int sim_rank, const PipeStep& ste
   double kept = 0.0;
   for (int l = begin; l < end; ++l) {
     sink.set_context(Pass::forward, l, step.microbatch);
-    Handle weights = gather_layer(sink, sim_rank, l, prefetch_point(starts, h), Pass::forward);
+    // ZeRO-3 gathers the layer's weights into a buffer of their own, released after the layer.
+    const Handle gathered = gather_layer(sink, sim_rank, l, prefetch_point(starts, h), Pass::forward);
+    Handle weights = gathered;
     auto& pending = param_gathers_[static_cast<std::size_t>(sim_rank)];
     if (const auto it = pending.find(l); it != pending.end()) {  // the layer's first forward this step
+      // ZeRO-1/2's overlapped parameter all-gather writes into the weights the rank always holds
+      // (static memory): the layer waits for it, and nothing is released after it.
       weights = it->second;
       pending.erase(it);
     }
     starts.push_back(Handle{next_id()});
     h = layers_.forward(sink, l, rank, {h, weights});
-    release_layer(sink, sim_rank, l, weights, h, Pass::forward);
+    release_layer(sink, sim_rank, l, gathered, h, Pass::forward);
     kept += layers_.stored_activation_bytes(l, rank, job_.recompute);
   }
   if (vs == vstages() - 1) {

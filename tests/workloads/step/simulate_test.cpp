@@ -204,6 +204,16 @@ TEST_CASE("overlap_param_gather: the weight all-gathers move under the next forw
         exposed.report.mean.exposed_comm_s[static_cast<std::size_t>(ParallelDim::dp)]);
   // Every replica still runs the same program: representative and full simulation agree.
   CHECK(all.metrics.step_time_s == Approx(hidden.metrics.step_time_s).epsilon(1e-6));
+  // The gathers write into the weights every rank holds (ZeRO-1): nothing is freed after a layer's
+  // first forward, so the memory peak is the same as without the overlap and no rank's memory ever
+  // falls below its static state (weights, gradients, optimizer shard). Before, each layer's first
+  // forward released the layer's weights as if ZeRO-3 had gathered them.
+  for (const auto& r : hidden.report.ranks) {
+    for (const auto& [t, bytes] : r.memory.timeline)
+      CHECK(bytes >= r.memory.static_state.value() * (1.0 - 1e-9));
+  }
+  CHECK(hidden.report.ranks[hidden.report.peak_rank].memory.peak ==
+        exposed.report.ranks[exposed.report.peak_rank].memory.peak);
 }
 
 namespace {

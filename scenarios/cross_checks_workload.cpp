@@ -129,11 +129,10 @@ void check_context_parallel(const work::JobSpec& job) {
     // heads and the key/value heads must split (Transformer Engine asserts it).
     const int t = job.parallel.tp, c = job.parallel.cp;
     const work::ModelSpec& m = job.model;
-    const int kv = m.attention == work::AttentionKind::mla ? m.heads : m.kv_heads;
-    if (m.heads % (t * c) != 0 || kv % (t * c) != 0)
+    if (!m.splits_heads(t * c))
       refuse("parallelism.cp_comm",
              "\"a2a\" splits each TP rank's heads over the cp = " + to_string(c) + " ranks, but " +
-                 to_string(m.heads) + " query and " + to_string(kv) +
+                 to_string(m.heads) + " query and " + to_string(m.key_value_heads()) +
                  " key/value heads do not divide by tp x cp = " + to_string(t * c),
              "use cp_comm = \"all_gather\" or \"p2p\", or a cp that divides the heads per TP rank");
   }

@@ -173,7 +173,6 @@ std::uint32_t TransferTableBuilder::add(const CollectiveRequest& original) {
   }
   const CollectiveRequest& request = force_algorithm || force_protocol ? forced : original;
   const double bytes = request_bytes(request);
-  kernel_rate_fraction_ = request.kernel_rate_fraction;
   TransferInfo info;
   info.op = request.op;
   info.algorithm = request.algorithm;
@@ -280,7 +279,8 @@ std::pair<TransferTableBuilder::Choice, double> TransferTableBuilder::choose(Alg
                     std::string(name(s.algorithm)) + "`";
         continue;
       }
-      Choice c{id, p, nccl_protocol_terms(shape, p), bus_bandwidth_factor(request.op, shape.ranks)};
+      Choice c{id, p, nccl_protocol_terms(shape, p), bus_bandwidth_factor(request.op, shape.ranks),
+               request.kernel_rate_fraction};
       const double t = plan_time_s(c, bytes);
       if (best_s < 0.0 || t < best_s) best = c, best_s = t;
     }
@@ -316,9 +316,9 @@ double TransferTableBuilder::max_rate(const PlanVariable& v, const PlanPhase& ph
   const auto lower = [&rate](double cap) { rate = rate > 0.0 ? std::min(rate, cap) : cap; };
   if (c.terms.busbw_ceiling_Bps > 0.0)
     lower(c.terms.busbw_ceiling_Bps / c.bus_factor * v.bytes_per_byte / c.terms.bandwidth_factor);
-  if (kernel_rate_fraction_ > 0.0) {
+  if (c.kernel_rate_fraction > 0.0) {
     const double spb = table_.pool_.seconds_per_byte(v.pattern);
-    if (spb > 0.0) lower(kernel_rate_fraction_ / spb);
+    if (spb > 0.0) lower(c.kernel_rate_fraction / spb);
   }
   return rate;
 }

@@ -127,6 +127,7 @@ class TransferTableBuilder {
     CollectiveProtocol protocol = CollectiveProtocol::simple;
     ProtocolTerms terms;
     double bus_factor = 1.0;  ///< nccl-tests' busbw / algbw of the request
+    double kernel_rate_fraction = 0.0;  ///< the request's (CollectiveRequest::kernel_rate_fraction)
   };
   std::pair<Choice, double> choose(AlgoContext& ctx, double bytes);
   void emit(const Choice& c, double bytes);
@@ -142,7 +143,6 @@ class TransferTableBuilder {
   PatternBuilder builder_;
   std::vector<Plan> plans_;
   std::map<std::vector<std::uint32_t>, std::uint32_t> plan_index_;  // ordered: deterministic
-  double kernel_rate_fraction_ = 0.0;  ///< the request being added's (CollectiveRequest)
 };
 
 }  // namespace stepsim::topo

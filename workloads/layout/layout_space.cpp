@@ -22,21 +22,13 @@ int canonical_tp_overlap(const JobSpec& job, int mode) {
   return job.parallel.tp > 1 && job.parallel.sequence_parallel ? mode : 0;
 }
 
-/// Context parallelism's method changes nothing without it: the ring wherever cp = 1.
-int canonical_cp_comm(const JobSpec& job, int method) {
-  return job.parallel.cp > 1 ? method : static_cast<int>(CpComm::p2p);
-}
-
 /// A method other than the ring needs context parallelism; the all-to-all splits each TP rank's
 /// query and key/value heads over the cp ranks.
 bool cp_comm_fits(const JobSpec& job, int method) {
   if (static_cast<CpComm>(method) == CpComm::p2p) return true;
   if (job.parallel.cp <= 1) return false;
-  if (static_cast<CpComm>(method) != CpComm::a2a) return true;
-  const ModelSpec& m = job.model;
-  const int split = job.parallel.tp * job.parallel.cp;
-  const int kv = m.attention == AttentionKind::mla ? m.heads : m.kv_heads;
-  return m.heads % split == 0 && kv % split == 0;
+  return static_cast<CpComm>(method) != CpComm::a2a ||
+         job.model.splits_heads(job.parallel.tp * job.parallel.cp);
 }
 
 /// The batch splits into micro-batches of `mb` per replica; interleaving needs their count per
@@ -103,8 +95,7 @@ const std::array<KnobInfo, kKnobCount>& knob_table() {
        .defaults = {0, 1, 2},
        .emitters_only = true,
        .apply = [](JobSpec& j, int v) { j.parallel.cp_comm = static_cast<CpComm>(v); },
-       .admits = cp_comm_fits,
-       .canonical = canonical_cp_comm,
+       .admits = cp_comm_fits,  // so no value needs a canonical one
        .labels = {"", "cp-ag", "cp-a2a"},
        .texts = {"ring CP", "all-gather CP", "all-to-all CP"}},
   }};

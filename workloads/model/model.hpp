@@ -83,6 +83,10 @@ struct ModelSpec {
   double published_tolerance = 0.01;
 
   bool is_moe() const { return experts > 0; }
+  /// Key/value heads as attention kernels see them: MLA expands its latent to every query head.
+  int key_value_heads() const { return attention == AttentionKind::mla ? heads : kv_heads; }
+  /// Whether both the query heads and the key/value heads divide into `ways` equal shares.
+  bool splits_heads(int ways) const { return ways > 0 && heads % ways == 0 && key_value_heads() % ways == 0; }
   /// Whether layer `i` has routed experts; multi-token-prediction layers (i >= layers) are MoE in
   /// an MoE model.
   bool is_moe_layer(int i) const {

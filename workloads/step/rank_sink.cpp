@@ -97,11 +97,10 @@ StepAssembler::StepAssembler(const JobSpec& job, CommPlanner& planner, RankMode 
                       job.parallel.reserve_comm_sms, job.cluster.gpu.comm_interference};
   // Expert-parallel kernels that hold their own number of SMs (DeepEP's): while they run they take
   // that share; where the step reserves communication's SMs, theirs are what it reserves.
-  const int ep_sms = job.model.is_moe() ? ep_comm_sms(job, layout_) : 0;
-  ep_kernel_sms_ = ep_sms;
-  const bool ep_alt = ep_sms > 0 && !job.parallel.reserve_comm_sms;
-  if (ep_sms > 0) {
-    const double share = static_cast<double>(ep_sms) / job.cluster.gpu.sms;
+  ep_kernel_sms_ = job.model.is_moe() ? ep_comm_sms(job, layout_) : 0;
+  const bool ep_alt = ep_kernel_sms_ > 0 && !job.parallel.reserve_comm_sms;
+  if (ep_kernel_sms_ > 0) {
+    const double share = static_cast<double>(ep_kernel_sms_) / job.cluster.gpu.sms;
     if (job.parallel.reserve_comm_sms)
       proc.comm_slowdown = share;
     else

@@ -23,8 +23,9 @@ inline constexpr std::array<Choice<Activation>, 3> kActivation{
     {{"gelu", Activation::gelu}, {"swiglu", Activation::swiglu}, {"relu", Activation::relu}}};
 inline constexpr std::array<Choice<NormKind>, 2> kNorm{
     {{"layernorm", NormKind::layernorm}, {"rmsnorm", NormKind::rmsnorm}}};
-inline constexpr std::array<Choice<PositionEmbedding>, 2> kPosition{
-    {{"rope", PositionEmbedding::rope}, {"learned", PositionEmbedding::learned}}};
+inline constexpr std::array<Choice<PositionEmbedding>, 3> kPosition{{{"rope", PositionEmbedding::rope},
+                                                                     {"learned", PositionEmbedding::learned},
+                                                                     {"none", PositionEmbedding::none}}};
 inline constexpr std::array<Choice<AttentionKind>, 2> kAttention{
     {{"standard", AttentionKind::standard}, {"mla", AttentionKind::mla}}};
 inline constexpr std::array<Choice<work::AttentionWindowKind>, 2> kAttentionWindowKind{

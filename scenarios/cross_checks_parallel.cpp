@@ -3,6 +3,7 @@
 // arithmetic so the user sees why a layout does not fit.
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <string>
 
 #include "scenarios/cross_checks_rules.hpp"
@@ -209,6 +210,19 @@ void check_model_split(const work::JobSpec& job) {
         "parallelism.tp",
         "kv_heads = " + to_string(m.kv_heads) + " is not divisible by tp = " + to_string(p.tp),
         "each tensor-parallel rank needs whole KV-head groups; choose tp dividing " + to_string(m.kv_heads));
+  if (m.mamba_layers() > 0) {
+    // Megatron-Core's MambaMixer splits heads and B/C groups over TP (asserts ngroups % tp == 0).
+    if (m.mamba.heads % p.tp != 0 || m.mamba.groups % p.tp != 0)
+      refuse("parallelism.tp",
+             "the Mamba mixers' heads = " + to_string(m.mamba.heads) + " and groups = " +
+                 to_string(m.mamba.groups) + " must both be divisible by tp = " + to_string(p.tp),
+             "tensor parallelism gives each rank whole SSM heads and whole B/C groups; choose tp dividing " +
+                 to_string(std::gcd(m.mamba.heads, m.mamba.groups)));
+    if (p.cp > 1)
+      refuse("parallelism.cp",
+             "context parallelism is not modelled for Mamba layers (cp = " + to_string(p.cp) + ")",
+             "a Mamba layer's scan carries its state along the whole sequence; use cp = 1 for hybrid models");
+  }
   if (p.uneven_split()) {
     check_uneven_stages(p, m.layers);
     return;

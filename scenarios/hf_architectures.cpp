@@ -464,8 +464,73 @@ void read_falcon(Fields& f, Mapped& out) {
   check_heads(f, m, new_arch || !multi_query ? "num_kv_heads" : "multi_query");
 }
 
+/// NemotronHForCausalLM (Nemotron-H, Nemotron Nano 2, Nemotron 3): the hybrid pattern, one
+/// character per layer, Mamba-2 mixers beside attention, squared-ReLU MLP and MoE layers.
+void read_nemotron_h(Fields& f, Mapped& out) {
+  ModelSpec& m = out.model;
+  const std::optional<std::string> pattern = f.text("hybrid_override_pattern");
+  if (!pattern || pattern->empty())
+    f.fail("hybrid_override_pattern", "is missing or empty",
+           "NemotronH configs list every layer's kind: M (Mamba), * (attention), - (MLP), E (MoE)");
+  for (char c : *pattern) {
+    switch (c) {
+      case 'M': m.hybrid_layers.push_back(work::LayerKind::mamba); break;
+      case '*': m.hybrid_layers.push_back(work::LayerKind::attention); break;
+      case '-': m.hybrid_layers.push_back(work::LayerKind::mlp); break;
+      case 'E': m.hybrid_layers.push_back(work::LayerKind::moe); break;
+      default:
+        f.fail("hybrid_override_pattern", std::string("has '") + c + "', which stepsim does not know",
+               "stepsim reads M (Mamba-2), * (attention), - (MLP) and E (MoE) layers");
+    }
+  }
+  m.layers = f.dim("num_hidden_layers", "the number of layers");
+  if (m.layers != static_cast<int>(m.hybrid_layers.size()))
+    f.fail("hybrid_override_pattern", "has " + std::to_string(m.hybrid_layers.size()) +
+                                          " layers, but num_hidden_layers is " + std::to_string(m.layers));
+  m.hidden = f.dim("hidden_size", "the model width");
+  m.heads = f.dim("num_attention_heads", "the number of attention heads");
+  m.kv_heads = f.opt_dim("num_key_value_heads").value_or(m.heads);
+  m.head_dim = f.opt_dim("head_dim").value_or(f.opt_dim("attention_head_dim").value_or(0));
+  f.use({"head_dim", "attention_head_dim"});
+  m.vocab = f.dim("vocab_size", "the vocabulary size");
+  m.ffn = f.opt_dim("intermediate_size").value_or(0);
+  m.tied_embeddings = f.flag("tie_word_embeddings", false);
+  // Squared ReLU (relu2): two matrices and one element-wise kernel, as relu.
+  const std::string act = f.text("mlp_hidden_act").value_or("relu2");
+  if (act != "relu2" && act != "relu")
+    f.fail("mlp_hidden_act", "is \"" + act + "\"; NemotronH's MLPs are squared ReLU (relu2)");
+  m.activation = work::Activation::relu;
+  f.use({"hidden_act", "mamba_hidden_act", "layer_norm_epsilon", "residual_in_fp32", "use_conv_bias",
+         "mamba_proj_bias", "expand", "time_step_min", "time_step_max", "time_step_floor", "time_step_limit",
+         "rescale_prenorm_residual", "initializer_range", "max_position_embeddings", "use_bias",
+         "rms_norm_eps", "use_mamba_kernels", "num_logits_to_keep"});
+  m.position = work::PositionEmbedding::none;  // NemotronH's attention layers have no rotary embedding
+  m.linear_bias = f.flag("attention_bias", false) && f.flag("mlp_bias", false);
+  m.dropout = f.number("attention_dropout", 0.0) > 0.0 || f.number("hidden_dropout", 0.0) > 0.0;
+  m.mamba.heads = f.dim("mamba_num_heads", "the Mamba-2 heads");
+  m.mamba.head_dim = f.dim("mamba_head_dim", "the Mamba-2 head width");
+  m.mamba.state = f.dim("ssm_state_size", "the Mamba-2 state size");
+  m.mamba.groups = f.count("n_groups", 1);
+  m.mamba.conv_kernel = f.count("conv_kernel", 4);
+  m.mamba.chunk = f.count("chunk_size", 128);
+  if (f.has("n_routed_experts")) {
+    m.experts = f.dim("n_routed_experts", "the number of routed experts");
+    m.top_k = f.dim("num_experts_per_tok", "the experts each token uses");
+    m.expert_ffn = f.dim("moe_intermediate_size", "the width of one expert");
+    // The shared expert's width as a number of routed experts' widths (Nemotron 3 Nano: 3,712 = 2 x 1,856).
+    const int shared = f.opt_dim("moe_shared_expert_intermediate_size").value_or(0);
+    m.shared_experts = (shared + m.expert_ffn / 2) / m.expert_ffn;
+    if (shared % m.expert_ffn != 0)
+      out.notes.push_back("shared expert of " + std::to_string(shared) + " simulated as " +
+                          std::to_string(m.shared_experts) + " x moe_intermediate_size");
+    check_top_k(f, m);
+    f.use({"n_shared_experts", "n_group", "topk_group", "norm_topk_prob", "routed_scaling_factor"});
+  }
+}
+
 constexpr Architecture kArchitectures[] = {
     {"LlamaForCausalLM", "llama", "Llama 2/3/3.1/3.3", read_llama},
+    {"NemotronHForCausalLM", "nemotron_h", "Nemotron-H (hybrid Mamba-Transformer)", read_nemotron_h},
     {"Llama4ForConditionalGeneration", "llama4", "Llama 4", read_llama4},
     {"Llama4ForCausalLM", "llama4_text", "Llama 4, text only", read_llama4},
     {"MistralForCausalLM", "mistral", "Mistral", read_mistral},

@@ -89,6 +89,20 @@ std::string hf_model_toml(const HfModel& h, const std::string& source) {
   if (m.is_moe()) out += moe_keys(m);
   if (m.mtp_layers > 0) out += "mtp_layers = " + std::to_string(m.mtp_layers) + "\n";
   out += attention_window_toml(m);
+  if (m.is_hybrid()) {
+    std::string pattern;
+    for (work::LayerKind k : m.hybrid_layers)
+      pattern += k == work::LayerKind::mamba       ? 'M'
+                 : k == work::LayerKind::attention ? '*'
+                 : k == work::LayerKind::mlp       ? '-'
+                                                   : 'E';
+    out += "hybrid_layers = " + toml_string(pattern) + "  # M Mamba-2, * attention, - MLP, E MoE\n";
+    out += "[model.mamba]\nheads = " + std::to_string(m.mamba.heads) +
+           "\nhead_dim = " + std::to_string(m.mamba.head_dim) + "\nstate = " + std::to_string(m.mamba.state) +
+           "\ngroups = " + std::to_string(m.mamba.groups) +
+           "\nconv_kernel = " + std::to_string(m.mamba.conv_kernel) +
+           "\nchunk = " + std::to_string(m.mamba.chunk) + "\n";
+  }
   if (m.attention == work::AttentionKind::mla)
     out += "[model.mla]\nq_lora_rank = " + std::to_string(m.mla.q_lora_rank) +
            "\nkv_lora_rank = " + std::to_string(m.mla.kv_lora_rank) +

@@ -84,10 +84,14 @@ void position(const RunSettings& s, ImportedRun& r, int seq_len) {
     r.model.max_positions = whole_or(s, "max_position_embeddings", seq_len);
     return;
   }
+  if (type == "none") {
+    r.model.position = work::PositionEmbedding::none;
+    return;
+  }
   r.model.position = work::PositionEmbedding::rope;
-  if (type == "relative" || type == "none")
-    note_unused(s, r, s.has("position_embedding_type") ? "position_embedding_type" : "no_position_embedding",
-                "stepsim has rotary or learned positions; simulated as rope, which adds no weights");
+  if (type == "relative")
+    note_unused(s, r, "position_embedding_type",
+                "stepsim has rotary, learned or no positions; simulated as rope, which adds no weights");
   if (number_or(s, "rotary_percent", 1.0) < 1.0)
     note_unused(s, r, "rotary_percent", "rotary embedding on part of each head: stepsim rotates it whole");
 }

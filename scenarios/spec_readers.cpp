@@ -28,6 +28,77 @@ void read_mla(TableReader& r, work::MlaDims& mla) {
   r.finish();
 }
 
+void read_mamba(TableReader& r, work::MambaDims& a) {
+  r.read("heads", a.heads, kPositiveInt);
+  r.read("head_dim", a.head_dim, kPositiveInt);
+  r.read("state", a.state, kPositiveInt);
+  r.read("groups", a.groups, kPositiveInt);
+  r.read("conv_kernel", a.conv_kernel, kPositiveInt);
+  r.read("chunk", a.chunk, kPositiveInt);
+  r.finish();
+}
+
+/// hybrid_layers: Megatron-Core's hybrid layer pattern, one character per layer.
+void read_hybrid_layers(TableReader& r, work::ModelSpec& m) {
+  const toml::node* n = r.node("hybrid_layers");
+  if (n == nullptr) return;
+  const auto text = n->value<std::string>();
+  constexpr const char* kHint =
+      "one character per layer, as Megatron-Core's --hybrid-override-pattern: M (Mamba-2), * (attention), "
+      "- (MLP), E (MoE), e.g. \"M-M-M*-\"";
+  if (!text || text->empty()) r.fail_at(*n, "hybrid_layers", "must be a non-empty string", kHint);
+  m.hybrid_layers.clear();
+  for (char c : *text) {
+    switch (c) {
+      case 'M': m.hybrid_layers.push_back(work::LayerKind::mamba); break;
+      case '*': m.hybrid_layers.push_back(work::LayerKind::attention); break;
+      case '-': m.hybrid_layers.push_back(work::LayerKind::mlp); break;
+      case 'E': m.hybrid_layers.push_back(work::LayerKind::moe); break;
+      default: r.fail_at(*n, "hybrid_layers", std::string("has '") + c + "', which is no layer kind", kHint);
+    }
+  }
+}
+
+void check_hybrid(work::ModelSpec& m, const TableReader& r) {
+  const work::MambaDims& a = m.mamba;
+  const bool any_mamba = a.heads + a.head_dim + a.state > 0;
+  if (!m.is_hybrid()) {
+    if (any_mamba)
+      r.fail("mamba", "Mamba dimensions are set but the model has no hybrid_layers",
+             "set hybrid_layers = \"M-M*-...\" (one character per layer) for a hybrid model");
+    return;
+  }
+  if (r.has("layers") && m.layers != static_cast<int>(m.hybrid_layers.size()))
+    r.fail("layers",
+           "is " + std::to_string(m.layers) + ", but hybrid_layers lists " +
+               std::to_string(m.hybrid_layers.size()) + " layers",
+           "hybrid_layers has one character per layer; omit layers to take the pattern's length");
+  m.layers = static_cast<int>(m.hybrid_layers.size());
+  if (m.mamba_layers() > 0 && (a.heads < 1 || a.head_dim < 1 || a.state < 1))
+    r.fail("mamba",
+           "the pattern has Mamba layers (M) but [" + r.path("mamba") + "] lacks heads, head_dim or state",
+           "add a [" + r.path("mamba") +
+               "] table: heads, head_dim, state (groups = 1, conv_kernel = 4, chunk = 128)");
+  if (a.groups > 0 && a.heads % a.groups != 0)
+    r.fail("mamba",
+           "mamba heads (" + std::to_string(a.heads) + ") must be a multiple of groups (" +
+               std::to_string(a.groups) + ")",
+           "each group's B and C serve heads / groups heads");
+  for (auto [key, bad] : {std::pair<std::string_view, bool>{"dense_layers", m.dense_layers > 0},
+                          {"moe_layer_freq", m.moe_layer_freq > 1 || !m.moe_layer_pattern.empty()},
+                          {"mtp_layers", m.mtp_layers > 0},
+                          {"parallel_block", m.parallel_block}})
+    if (bad)
+      r.fail(key, "does not apply to a hybrid model",
+             "hybrid_layers says what every layer is; remove " + std::string(key));
+  const bool has_moe = std::count(m.hybrid_layers.begin(), m.hybrid_layers.end(), work::LayerKind::moe) > 0;
+  if (has_moe != m.is_moe())
+    r.fail(has_moe ? "experts" : "hybrid_layers",
+           has_moe ? "the pattern has MoE layers (E) but the model has no experts"
+                   : "the model has experts but the pattern has no MoE layer (E)",
+           "E layers need experts, top_k and expert_ffn; a model without E has none");
+}
+
 /// One 0 or 1 per layer from the array `a` at `key`; `meaning` names the two ("0 (dense) or 1 (MoE)").
 std::vector<int> read_layer_bits(const TableReader& r, const toml::array& a, std::string_view key,
                                  const std::string& meaning, const std::string& example) {
@@ -468,6 +539,8 @@ void read_model_fields(TableReader& r, work::ModelSpec& m, FieldSet set) {
   r.read("attention_window_kind", m.window_kind, choices::kAttentionWindowKind);
   r.read("global_attention_every", m.global_attention_every, kNonNegativeInt);
   read_local_attention_layers(r, m);
+  read_hybrid_layers(r, m);
+  if (auto mamba = r.table("mamba")) read_mamba(*mamba, m.mamba);
   if (set == FieldSet::catalog) {
     r.read("published_params", m.published_params, kNonNegative);
     r.read("published_active_params", m.published_active_params, kNonNegative);
@@ -476,11 +549,12 @@ void read_model_fields(TableReader& r, work::ModelSpec& m, FieldSet set) {
 }
 
 void finalize_model(work::ModelSpec& m, const TableReader& r) {
+  check_hybrid(m, r);
   if (m.layers < 1) missing(r, "layers", "number of transformer layers");
   if (m.hidden < 1) missing(r, "hidden", "model width d_model");
   if (m.heads < 1) missing(r, "heads", "attention heads");
   if (m.vocab < 1) missing(r, "vocab", "vocabulary size");
-  if (m.ffn < 1 && (!m.is_moe() || m.moe_layers() < m.layers)) missing(r, "ffn", "FFN width of dense layers");
+  if (m.ffn < 1 && m.ffn_layers() > m.moe_layers()) missing(r, "ffn", "FFN width of dense layers");
   if (m.position == work::PositionEmbedding::learned && m.max_positions < 1)
     missing(r, "max_positions", "rows of the learned position table");
   check_attention(m, r);

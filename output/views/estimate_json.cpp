@@ -115,6 +115,8 @@ nlohmann::ordered_json estimate_json(const work::Estimate& e, const EstimateLabe
                           {"recompute", e.flops.recompute},
                           {"hardware", e.flops.hardware},
                           {"busiest_gpu", e.flops.busiest_gpu}};
+  if (e.flops.scan_forward > 0.0)
+    j["flops_per_token"]["scan_forward"] = e.flops.scan_forward;  // hybrid models
   j["hbm_bytes_per_token"] = {{"weights", e.hbm.weights},     {"gradients", e.hbm.gradients},
                               {"optimizer", e.hbm.optimizer}, {"activations", e.hbm.activations},
                               {"kv_cache", e.hbm.kv_cache},   {"total", e.hbm.total()}};

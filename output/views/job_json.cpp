@@ -57,20 +57,22 @@ json efficiency_json(const topo::Efficiency& e) {
 }
 
 json params_json(const work::ParamBreakdown& b) {
-  return json{{"embedding", b.embedding},
-              {"position", b.position},
-              {"lm_head", b.lm_head},
-              {"attention", b.attention},
-              {"dense_mlp", b.dense_mlp},
-              {"routed_experts", b.routed_experts},
-              {"shared_experts", b.shared_experts},
-              {"routers", b.routers},
-              {"norms", b.norms},
-              {"mtp", b.mtp},
-              {"total", b.total},
-              {"active", b.active},
-              {"main_total", b.main_total()},
-              {"main_active", b.main_active()}};
+  json j{{"embedding", b.embedding},
+         {"position", b.position},
+         {"lm_head", b.lm_head},
+         {"attention", b.attention},
+         {"dense_mlp", b.dense_mlp},
+         {"routed_experts", b.routed_experts},
+         {"shared_experts", b.shared_experts},
+         {"routers", b.routers},
+         {"norms", b.norms},
+         {"mtp", b.mtp},
+         {"total", b.total},
+         {"active", b.active},
+         {"main_total", b.main_total()},
+         {"main_active", b.main_active()}};
+  if (b.mamba > 0.0) j["mamba"] = b.mamba;  // hybrid models only
+  return j;
 }
 
 json parallel_json(const work::ParallelSpec& p) {

@@ -90,6 +90,27 @@ b = "s1"
 bw_gb_s = 50
 )";
 
+// Nemotron-H 8B (hybrid: M, * and - layers) on two nodes: 1 [model], 2 preset, 3 [model.mamba],
+// 4 groups = 4, 5 [hardware] .. 8 gpus_per_node = 8, 9 [workload] .. 13 micro_batch = 1,
+// 14 [parallelism], 15 tp = 8, 16 sequence_parallel = true.
+const std::string kHybrid = R"([model]
+preset = "nemotron-h-8b"
+[model.mamba]
+groups = 4
+[hardware]
+gpu = "h100-sxm"
+nodes = 2
+gpus_per_node = 8
+[workload]
+kind = "train"
+seq_len = 1024
+global_batch = 16
+micro_batch = 1
+[parallelism]
+tp = 8
+sequence_parallel = true
+)";
+
 /// `base` with the first occurrence of `from` replaced by `to`.
 std::string with(std::string base, const std::string& from, const std::string& to) {
   const auto at = base.find(from);
@@ -123,6 +144,17 @@ std::vector<Rule> rules() {
        ":16:12: parallelism.schedule:", "with zero_stage = 3 is not modelled"},
       {"dualpipe for a decode step", with(kDecode, "tp = 4", "tp = 2\npp = 2\nschedule = \"dualpipe\""),
        ":15:12: parallelism.schedule:", "schedules training steps"},
+      {"Mamba groups that tensor parallelism does not divide", kHybrid,
+       ":15:6: parallelism.tp:", "heads = 128 and groups = 4 must both be divisible by tp = 8"},
+      {"an unknown layer kind in hybrid_layers",
+       with(kHybrid, "preset = \"nemotron-h-8b\"", "preset = \"nemotron-h-8b\"\nhybrid_layers = \"M-x\""),
+       ":3:17: model.hybrid_layers:", "has 'x', which is no layer kind"},
+      {"layers that disagree with hybrid_layers",
+       with(kHybrid, "preset = \"nemotron-h-8b\"", "preset = \"nemotron-h-8b\"\nlayers = 4"),
+       ":3:10: model.layers:", "hybrid_layers lists 52 layers"},
+      {"context parallelism with Mamba layers",
+       with(with(kHybrid, "groups = 4", "groups = 8"), "tp = 8", "tp = 2\ncp = 2"),
+       ":16:6: parallelism.cp:", "not modelled for Mamba layers"},
       {"moe.imbalance above experts / top_k", with(kMoe, "imbalance = 1.5", "imbalance = 5"),
        ":16:13: moe.imbalance:", "above experts / top_k = 8 / 2 = 4"},
       {"MoE training with tp > 1 and no sequence parallelism", with(kMoe, "ep = 8", "tp = 2\nep = 4"),

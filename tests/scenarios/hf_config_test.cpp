@@ -85,6 +85,8 @@ const std::vector<Published> kPublished = {
     // tiiuae/falcon-7b card: "a 7B parameters causal decoder-only model". The checkpoint holds
     // 6.92B (embedding tied to the head), 1.1% below a card printing whole billions, hence 1.5%.
     {"falcon-7b.json", 7e9, 0.0, 0.015},
+    // nvidia/Nemotron-H-8B-Base-8K: the Nemotron-H paper's "8B" (whole billions; computed 8.10B), hence 2%.
+    {"Nemotron-H-8B-Base-8K.json", 8e9, 0.0, 0.02},
 };
 
 /// The fields a [model] table sets, compared one by one so a failure names the field.
@@ -135,7 +137,7 @@ std::string with_key(std::string json, const std::string& after, const std::stri
 using namespace hf_config_rows;
 
 TEST_CASE("every shipped config.json resolves to its published parameter count") {
-  REQUIRE(kPublished.size() == 15);
+  REQUIRE(kPublished.size() == 16);
   for (const auto& p : kPublished) {
     INFO(p.file);
     const Scenario s = load_config(p.file);
@@ -162,6 +164,15 @@ TEST_CASE("the architectures map to stepsim's model structure") {
   CHECK(v3.moe_layers() == 58);                                                // 61 - 3
   CHECK(v3.mtp_layers == 1);                                                   // num_nextn_predict_layers
   CHECK(load_config("DeepSeek-V2-Lite.json").job.model.mla.q_lora_rank == 0);  // null: no query LoRA
+  // NemotronH: the hybrid pattern as the catalog's Nemotron-H 8B has it, its Mamba dimensions.
+  const ModelSpec nh = load_config("Nemotron-H-8B-Base-8K.json").job.model;
+  CHECK(nh.mamba_layers() == 24);
+  CHECK(nh.attention_layers() == 4);
+  CHECK(nh.ffn_layers() == 24);
+  CHECK(nh.mamba.heads == 128);
+  CHECK(nh.mamba.state == 128);
+  CHECK(nh.mamba.groups == 8);
+  CHECK(nh.position == stepsim::work::PositionEmbedding::none);
   const ModelSpec gemma = load_config("gemma-3-12b-pt.json").job.model;
   CHECK(gemma.head_dim == 256);  // not hidden / heads = 240
   CHECK(gemma.vocab == 262208);  // Gemma3TextConfig's default: the file leaves it out

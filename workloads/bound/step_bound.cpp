@@ -30,7 +30,15 @@ std::pair<int, int> Bounder::layers_of(int vs) const {
 
 int Bounder::dense_key(int l) const {
   if (layers_.is_moe(l)) return l;
-  return layers_.is_local(l) ? -2 : -1;
+  const bool local = layers_.is_local(l);
+  switch (job_.model.layer_kind(l)) {
+    case LayerKind::mamba: return -3;
+    case LayerKind::attention: return local ? -5 : -4;
+    case LayerKind::mlp: return -6;
+    case LayerKind::transformer:
+    case LayerKind::moe: break;
+  }
+  return local ? -2 : -1;
 }
 
 const Segment& Bounder::layer_forward(int l, int rank) {

@@ -98,7 +98,18 @@ FlopsPerToken flops_per_token(const JobSpec& job, const ParamShares& params, con
   }
   // QK^T and (softmax)V: 2 FLOPs per multiply-add, per head, per key attended.
   f.attention_forward = 2.0 * m.layers * double(m.heads) * (d.qk + d.v) * shape.attended_keys;
-  const double forward = f.matmul_forward + f.attention_forward;
+  // Mamba-2 layers' SSD scan per token (workloads/step/mamba_layer.hpp): chunk states 2HPN, C B^T
+  // 2GQN, the chunk scan 2HP(Q/2 + N); a decode step's state update about 6HPN.
+  if (m.mamba_layers() > 0) {
+    const MambaDims& a = m.mamba;
+    const double H = a.heads, P = a.head_dim, N = a.state, G = a.groups;
+    const double Q = std::max(1.0, std::min(double(a.chunk), shape.seq_len));
+    const double per_layer = shape.kind == WorkloadKind::decode
+                                 ? 6.0 * H * P * N
+                                 : 2.0 * H * P * N + 2.0 * G * Q * N + 2.0 * H * P * (0.5 * Q + N);
+    f.scan_forward = m.mamba_layers() * per_layer;
+  }
+  const double forward = f.matmul_forward + f.attention_forward + f.scan_forward;
   // Backward costs two forwards: the gradient with respect to inputs and to weights.
   f.model = shape.training() ? 3.0 * forward : forward;
   if (shape.training()) {

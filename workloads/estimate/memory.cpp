@@ -11,6 +11,22 @@ namespace stepsim::work {
 
 namespace {
 
+/// What fraction of the layers has each block: 1 attention and 1 FFN (dense or MoE) per layer of a
+/// transformer; one block per layer of a hybrid model.
+struct LayerShares {
+  double attention = 1.0, dense_ffn = 1.0, moe = 0.0, mamba = 0.0;
+};
+LayerShares layer_shares(const ModelSpec& m) {
+  LayerShares s;
+  if (m.layers < 1) return s;
+  const double L = m.layers;
+  s.attention = m.attention_layers() / L;
+  s.moe = m.moe_layers() / L;
+  s.dense_ffn = (m.ffn_layers() - m.moe_layers()) / L;
+  s.mamba = m.mamba_layers() / L;
+  return s;
+}
+
 /// Korthikanti et al.'s per-token activation bytes of one layer, split by how TP shards them.
 struct LayerActivations {
   double replicated = 0.0;  ///< norm inputs, GEMM inputs at hidden width, dropout masks (10h in the paper)
@@ -27,28 +43,34 @@ LayerActivations layer_activations(const JobSpec& job, const StepShape& s) {
   const LayerWidths w = layer_widths(m);
   const double act = job.precision.activation_bytes;
   const double h = w.hidden;
+  const LayerShares share = layer_shares(m);
   LayerActivations a;
-  // Two norm inputs, the QKV and FFN-up GEMM inputs (act bytes each) and two dropout masks (1 byte).
-  a.replicated = 4.0 * act * h + 2.0 * h;
+  // Two norm inputs, the QKV and FFN-up GEMM inputs (act bytes each) and two dropout masks (1 byte);
+  // a hybrid model's layer is one block: one norm input, one GEMM input, one mask.
+  a.replicated = m.is_hybrid() ? 2.0 * act * h + h : 4.0 * act * h + 2.0 * h;
   const double attention = act * (w.q + w.k + w.v + w.o);
   const double dense_ffn = act * (w.ffn_in + w.ffn);
   // MoE FFN: shared experts like a dense FFN; each routed copy keeps its input, activation input,
   // down-projection input and output (for the combine's backward); the busiest rank holds `imbalance`x.
   const double moe_ffn = act * w.shared_experts * (w.expert_in + w.expert) +
                          act * w.top_k * job.moe.imbalance * (2.0 * h + w.expert_in + w.expert);
-  const double moe_share = m.layers > 0 ? double(m.moe_layers()) / m.layers : 0.0;
-  a.sharded = attention + (1.0 - moe_share) * dense_ffn + moe_share * moe_ffn;
+  // Mamba-2 mixer (MambaLayer::stored_activation_bytes): in_proj's output, the convolution's output,
+  // the scan's output and out_proj's input, and dt with dA's cumsum in fp32.
+  const MambaDims& mb = m.mamba;
+  const double mamba = act * (mb.in_proj_width() + mb.conv_channels() + 2.0 * mb.inner()) + 8.0 * mb.heads;
+  a.sharded =
+      share.attention * attention + share.dense_ffn * dense_ffn + share.moe * moe_ffn + share.mamba * mamba;
   // Scores: heads x keys per query, full sequence of keys even when context parallelism splits queries.
   const double keys = s.kind == WorkloadKind::decode ? s.attended_keys : s.seq_len;
-  a.scores = (2.0 * act + 1.0) * w.heads * keys;
+  a.scores = share.attention * (2.0 * act + 1.0) * w.heads * keys;
   // Eager PyTorch keeps more, as the simulated layer's stored_activation_bytes: each norm's fp32
   // upcast input and product (kEagerNormKept), SwiGLU's silu output (dense layers), and SDPA's keys
   // and values repeated to every query head.
   if (job.workload.pointwise == Pointwise::eager) {
-    a.eager_norms = 2.0 * kEagerNormKept * h;
-    if (m.activation == Activation::swiglu) a.sharded += (1.0 - moe_share) * act * w.ffn;
+    a.eager_norms = (m.is_hybrid() ? 1.0 : 2.0) * kEagerNormKept * h;
+    if (m.activation == Activation::swiglu) a.sharded += share.dense_ffn * act * w.ffn;
     if (job.workload.attention_impl == AttentionImpl::flash && w.k < w.q)
-      a.eager_repeated = act * (w.q + w.o - w.k - w.v);
+      a.eager_repeated = share.attention * act * (w.q + w.o - w.k - w.v);
   }
   return a;
 }
@@ -60,11 +82,12 @@ void drop_recomputed(const JobSpec& job, LayerActivations& a) {
   const ModelSpec& m = job.model;
   const LayerWidths w = layer_widths(m);
   const double act = job.precision.activation_bytes;
-  if (rc.layernorm) a.replicated -= 2.0 * act * w.hidden, a.eager_norms = 0.0;
+  const LayerShares share = layer_shares(m);
+  if (rc.layernorm) a.replicated -= (m.is_hybrid() ? 1.0 : 2.0) * act * w.hidden, a.eager_norms = 0.0;
   if (rc.core_attn) a.eager_repeated = 0.0;
-  if (rc.mla_up_proj && m.attention == AttentionKind::mla) a.sharded -= act * (w.q + w.k + w.v);
-  const double moe_share = m.layers > 0 ? double(m.moe_layers()) / m.layers : 0.0;
-  if (rc.moe_act) a.sharded -= moe_share * act * w.top_k * job.moe.imbalance * w.expert;
+  if (rc.mla_up_proj && m.attention == AttentionKind::mla)
+    a.sharded -= share.attention * act * (w.q + w.k + w.v);
+  if (rc.moe_act) a.sharded -= share.moe * act * w.top_k * job.moe.imbalance * w.expert;
 }
 
 /// Bytes one layer keeps for one micro-batch on one GPU under `mode`.
@@ -134,7 +157,10 @@ MemoryEstimate inference_stage(const JobSpec& job, const ParamShares& params, co
   for (int stage = 0; stage < i; ++stage) begin += par.stage_layers(stage, job.model.layers);
   const double layer_tokens =
       cached_layer_tokens(job.model, cached, begin, begin + par.stage_layers(i, job.model.layers));
-  mem.kv_cache = units::bytes(s.sequences_per_micro_batch * layer_tokens / par.cp * kv_layer);
+  const int end = begin + par.stage_layers(i, job.model.layers);
+  const double state =
+      mamba_state_bytes_per_sequence(job.model, job.precision.activation_bytes, par.tp, begin, end);
+  mem.kv_cache = units::bytes(s.sequences_per_micro_batch * (layer_tokens / par.cp * kv_layer + state));
   // Forward only: one layer's working set at a time.
   mem.activations = units::bytes(layer_bytes(job, s, Recompute::selective));
   mem.micro_batches_in_flight = 1.0;

@@ -181,11 +181,18 @@ HbmPerToken hbm_per_token(const JobSpec& job, const ParamShares& params, const S
   // Inference: one forward per step; the weights are read once per step for the whole batch.
   b.weights = params_on_gpu(job, params).total() * prec.param_bytes / s.tokens_per_gpu;
   b.activations = activation_io_per_token(job, layer_widths(job.model)) * prec.activation_bytes;
+  // A hybrid model caches keys and values in its attention layers only (attended_keys is a mean
+  // over all layers, 0 for the others).
+  const double attention_share =
+      job.model.layers > 0 ? double(job.model.attention_layers()) / job.model.layers : 1.0;
   if (s.kind == WorkloadKind::decode)
-    // Read the context (per-query-head kernels once per query head of a group), write the new token.
-    b.kv_cache = (s.attended_keys * decode_kv_reads(job) + 1.0) * kv_per_token;
+    // Read the context (per-query-head kernels once per query head of a group), write the new token;
+    // read and write each sequence's Mamba state (one token per sequence).
+    b.kv_cache =
+        (s.attended_keys * decode_kv_reads(job) + attention_share) * kv_per_token +
+        2.0 * mamba_state_bytes_per_sequence(job.model, prec.activation_bytes, 1, 0, job.model.layers);
   else
-    b.kv_cache = kv_per_token;  // prefill writes each token's K and V once
+    b.kv_cache = attention_share * kv_per_token;  // prefill writes each token's K and V once
   return b;
 }
 

@@ -12,14 +12,17 @@
 
 namespace stepsim::work {
 
-/// A layer's attention span: 0 = the whole context.
+/// A layer's attention span: 0 = the whole context; `none` for a layer without attention (a hybrid
+/// model's Mamba and FFN layers), which sees no keys and caches none.
 struct AttentionSpan {
   double window = 0.0;
   AttentionWindowKind kind = AttentionWindowKind::sliding;
-  bool global() const { return !(window > 0.0); }
+  bool none = false;
+  bool global() const { return !none && !(window > 0.0); }
 };
 
 inline AttentionSpan attention_span(const ModelSpec& m, int layer) {
+  if (!m.has_attention(layer)) return {0.0, AttentionWindowKind::sliding, true};
   if (!m.is_local_attention_layer(layer)) return {};
   return {static_cast<double>(m.attention_window), m.window_kind};
 }
@@ -28,6 +31,7 @@ inline AttentionSpan attention_span(const ModelSpec& m, int layer) {
 /// w < s, query i sees min(i, w) keys: w^2 / 2 + (s - w) w = s w - w^2 / 2; in chunks of c, each
 /// whole chunk is causal on its own (c^2 / 2) and so is the remainder r = s - floor(s / c) c.
 inline double causal_pairs(double s, const AttentionSpan& span) {
+  if (span.none) return 0.0;
   const double w = span.window;
   if (span.global() || s <= w) return 0.5 * s * s;
   if (span.kind == AttentionWindowKind::sliding) return s * w - 0.5 * w * w;
@@ -38,6 +42,7 @@ inline double causal_pairs(double s, const AttentionSpan& span) {
 /// Keys the query at position `s` (1-based, the newest token) attends to: s globally, min(s, w)
 /// with a sliding window, its position within its chunk (((s - 1) mod c) + 1) with chunks.
 inline double attended_keys_at(double s, const AttentionSpan& span) {
+  if (span.none) return 0.0;
   const double w = span.window;
   if (span.global() || s <= w) return s;
   if (span.kind == AttentionWindowKind::sliding) return w;
@@ -48,6 +53,7 @@ inline double attended_keys_at(double s, const AttentionSpan& span) {
 /// most the window (or the chunk) locally, as serving engines with per-layer windows hold them
 /// (vLLM's sliding-window and chunked-local cache specs, TensorRT-LLM's per-layer attention window).
 inline double cached_tokens(double context, const AttentionSpan& span) {
+  if (span.none) return 0.0;
   return span.global() ? context : std::min(context, span.window);
 }
 
@@ -66,7 +72,10 @@ inline double cached_layer_tokens(const ModelSpec& m, double context, int begin,
 inline constexpr double kUnboundedContext = 2147483647.0;
 inline double max_cached_context(const ModelSpec& m, double layer_tokens, int begin, int end) {
   double global = 0.0, local = 0.0;
-  for (int l = begin; l < end; ++l) (attention_span(m, l).global() ? global : local) += 1.0;
+  for (int l = begin; l < end; ++l) {
+    const AttentionSpan span = attention_span(m, l);
+    if (!span.none) (span.global() ? global : local) += 1.0;
+  }
   if (global + local == 0.0) return kUnboundedContext;
   if (!(layer_tokens > 0.0)) return 0.0;
   const double w = static_cast<double>(m.attention_window);

@@ -31,7 +31,19 @@ void check(const KvQuery& q) {
 }  // namespace
 
 double kv_bytes_per_token(const ModelSpec& m, double bytes_per_element) {
-  return kv_elements_per_layer(m) * m.layers * bytes_per_element;
+  return kv_elements_per_layer(m) * m.attention_layers() * bytes_per_element;
+}
+
+double mamba_state_elements(const MambaDims& a, int tp) {
+  const double t = std::max(1, tp);
+  return a.heads / t * a.head_dim * a.state + a.conv_channels() / t * (a.conv_kernel - 1.0);
+}
+
+double mamba_state_bytes_per_sequence(const ModelSpec& m, double bytes_per_element, int tp, int begin,
+                                      int end) {
+  int n = 0;
+  for (int l = begin; l < end; ++l) n += m.layer_kind(l) == LayerKind::mamba ? 1 : 0;
+  return n * mamba_state_elements(m.mamba, tp) * bytes_per_element;
 }
 
 double decode_kv_reads(const JobSpec& job) {
@@ -55,15 +67,20 @@ KvReport size_kv(const ModelSpec& m, const KvQuery& q) {
   const double T = q.context;
   const double C = q.batch;
   r.bytes_per_token = kv_bytes_per_token(m, q.kv_bytes);
-  // Each layer keeps and reads the tokens its span leaves (attention_window.hpp: all of them in a
-  // global layer, at most the window in a local one); per layer a token takes bytes_per_token / layers.
-  const double per_layer = r.bytes_per_token / m.layers;
+  // Each attention layer keeps and reads the tokens its span leaves (attention_window.hpp: all of
+  // them in a global layer, at most the window in a local one, none in a hybrid model's other
+  // layers); per attention layer a token takes kv_elements_per_layer x bytes.
+  const double per_layer = kv_elements_per_layer(m) * q.kv_bytes;
   r.local_attention = m.has_local_attention();
-  r.bytes_per_sequence = per_layer * cached_layer_tokens(m, T, 0, m.layers);
+  // A hybrid model's Mamba layers hold a fixed state per sequence instead (whole model: tp = 1).
+  r.state_bytes_per_sequence = mamba_state_bytes_per_sequence(m, q.state_bytes, 1, 0, m.layers);
+  r.bytes_per_sequence = per_layer * cached_layer_tokens(m, T, 0, m.layers) + r.state_bytes_per_sequence;
   r.cache_bytes = C * r.bytes_per_sequence * q.overhead;
   r.weights_bytes = q.params * q.weight_bytes;
   r.total_bytes = r.weights_bytes + r.cache_bytes;
-  r.decode_bytes_per_token = r.weights_bytes / C + per_layer * m.layers * mean_attended_keys_at(m, T);
+  // Each step reads and writes every Mamba state once.
+  r.decode_bytes_per_token = r.weights_bytes / C + per_layer * m.layers * mean_attended_keys_at(m, T) +
+                             2.0 * r.state_bytes_per_sequence;
   if (q.target_tokens_per_s) r.decode_bandwidth_Bps = *q.target_tokens_per_s * r.decode_bytes_per_token;
   if (!q.gpu) return r;
   const topo::GpuSpec& g = *q.gpu;
@@ -72,9 +89,10 @@ KvReport size_kv(const ModelSpec& m, const KvQuery& q) {
   r.fits = r.total_bytes <= capacity;
   r.max_tokens_per_s = q.gpus * g.hbm_bw.value() * g.eff.estimate_memory / r.decode_bytes_per_token;
   const double free = std::max(0.0, capacity - r.weights_bytes);
-  const double layer_tokens = free / (per_layer * q.overhead);  // of the whole batch
-  r.max_batch = static_cast<long long>(std::floor(layer_tokens / cached_layer_tokens(m, T, 0, m.layers)));
-  r.max_context = static_cast<long long>(std::floor(max_cached_context(m, layer_tokens / C, 0, m.layers)));
+  r.max_batch = static_cast<long long>(std::floor(free / (r.bytes_per_sequence * q.overhead)));
+  // What a sequence of the batch may cache beyond its fixed state, in layer-tokens.
+  const double layer_tokens = std::max(0.0, free / (q.overhead * C) - r.state_bytes_per_sequence) / per_layer;
+  r.max_context = static_cast<long long>(std::floor(max_cached_context(m, layer_tokens, 0, m.layers)));
   return r;
 }
 

@@ -15,7 +15,18 @@ enum class AttentionKind : std::uint8_t {
   standard,  ///< multi-head / grouped-query / multi-query (kv_heads says which)
   mla,       ///< DeepSeek multi-head latent attention (MlaDims)
 };
-enum class PositionEmbedding : std::uint8_t { rope, learned };
+/// none: no position embedding at all (Nemotron-H's attention layers; its Mamba layers carry order).
+enum class PositionEmbedding : std::uint8_t { rope, learned, none };
+/// What one layer of a hybrid model is (Megatron-Core's hybrid layer pattern, one character per
+/// layer: M, *, -, E). A transformer layer is attention and an FFN behind one residual each; the
+/// hybrid kinds are one block each behind its own pre-norm and residual.
+enum class LayerKind : std::uint8_t {
+  transformer,  ///< attention + FFN (dense, or MoE as is_moe_layer says): every layer of a non-hybrid model
+  mamba,        ///< M: a Mamba-2 mixer (selective state space, chunked SSD scan)
+  attention,    ///< *: self-attention only
+  mlp,          ///< -: a dense FFN only
+  moe,          ///< E: a mixture-of-experts FFN only
+};
 /// How the local layers of a model with an attention window limit what a query sees.
 enum class AttentionWindowKind : std::uint8_t {
   sliding,  ///< the last `window` positions, itself included (Mistral, Gemma 2/3, GPT-OSS)
@@ -29,6 +40,23 @@ struct MlaDims {
   int qk_nope_head_dim = 0;
   int qk_rope_head_dim = 0;
   int v_head_dim = 0;
+};
+
+/// Mamba-2 mixer dimensions (Dao and Gu 2024; Megatron-Core's MambaMixer): d_inner = heads x
+/// head_dim; the input projection makes z and x (d_inner each), B and C (groups x state each) and
+/// one dt per head; a depthwise causal convolution of conv_kernel taps runs over x, B and C.
+struct MambaDims {
+  int heads = 0;        ///< SSM heads (mamba_num_heads)
+  int head_dim = 0;     ///< channels per head (P)
+  int state = 0;        ///< state size per channel (N, ssm_state_size / mamba_state_dim)
+  int groups = 1;       ///< B/C groups shared by heads / groups heads (n_groups)
+  int conv_kernel = 4;  ///< causal convolution taps (d_conv)
+  int chunk = 128;      ///< SSD chunk length (chunk_size)
+  double inner() const { return double(heads) * head_dim; }
+  /// Channels the convolution runs over: x, B and C.
+  double conv_channels() const { return inner() + 2.0 * groups * state; }
+  /// Width of the input projection's output: z, x, B, C and dt.
+  double in_proj_width() const { return 2.0 * inner() + 2.0 * groups * state + heads; }
 };
 
 struct ModelSpec {
@@ -76,6 +104,10 @@ struct ModelSpec {
   AttentionWindowKind window_kind = AttentionWindowKind::sliding;
   int global_attention_every = 0;
   std::vector<int> local_attention_pattern;
+  /// Hybrid models (Nemotron-H, Jamba-style stacks): one kind per layer, `layers` of them; empty
+  /// for a plain transformer. MoE layers of a hybrid model are its `moe` entries.
+  std::vector<LayerKind> hybrid_layers;
+  MambaDims mamba;                ///< the Mamba-2 mixers' dimensions (hybrid models with mamba layers)
   double published_params = 0.0;  ///< total parameters as published (for the catalog test)
   double published_active_params = 0.0;  ///< MoE: activated parameters per token as published
   /// Relative agreement the catalog test demands between computed and published counts: 0.01
@@ -89,7 +121,34 @@ struct ModelSpec {
   bool splits_heads(int ways) const { return ways > 0 && heads % ways == 0 && key_value_heads() % ways == 0; }
   /// Whether layer `i` has routed experts; multi-token-prediction layers (i >= layers) are MoE in
   /// an MoE model.
+  bool is_hybrid() const { return !hybrid_layers.empty(); }
+  /// Layer `i`'s kind: a hybrid model's entry, else transformer (multi-token-prediction layers too).
+  LayerKind layer_kind(int i) const {
+    if (!is_hybrid() || i < 0 || i >= layers) return LayerKind::transformer;
+    return hybrid_layers[static_cast<std::size_t>(i)];
+  }
+  bool has_attention(int i) const {
+    const LayerKind k = layer_kind(i);
+    return k == LayerKind::transformer || k == LayerKind::attention;
+  }
+  bool has_ffn(int i) const {
+    const LayerKind k = layer_kind(i);
+    return k == LayerKind::transformer || k == LayerKind::mlp || k == LayerKind::moe;
+  }
+  int count_layers(bool (ModelSpec::*has)(int) const) const {
+    int n = 0;
+    for (int i = 0; i < layers; ++i) n += (this->*has)(i) ? 1 : 0;
+    return n;
+  }
+  int attention_layers() const { return count_layers(&ModelSpec::has_attention); }
+  int ffn_layers() const { return count_layers(&ModelSpec::has_ffn); }
+  int mamba_layers() const {
+    int n = 0;
+    for (int i = 0; i < layers; ++i) n += layer_kind(i) == LayerKind::mamba ? 1 : 0;
+    return n;
+  }
   bool is_moe_layer(int i) const {
+    if (is_hybrid() && i < layers) return i >= 0 && layer_kind(i) == LayerKind::moe;
     if (!is_moe() || i < dense_layers) return false;
     if (i >= layers) return true;
     if (!moe_layer_pattern.empty()) return moe_layer_pattern[static_cast<std::size_t>(i)] != 0;
@@ -104,7 +163,7 @@ struct ModelSpec {
   /// Whether layer `i` attends through the window; multi-token-prediction layers (i >= layers) and
   /// every layer of a model without a window attend to the whole context.
   bool is_local_attention_layer(int i) const {
-    if (attention_window <= 0 || i < 0 || i >= layers) return false;
+    if (attention_window <= 0 || i < 0 || i >= layers || !has_attention(i)) return false;
     if (!local_attention_pattern.empty()) return local_attention_pattern[static_cast<std::size_t>(i)] != 0;
     return global_attention_every <= 0 || (i + 1) % global_attention_every != 0;
   }

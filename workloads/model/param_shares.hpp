@@ -13,6 +13,7 @@ struct ParamShares {
   double position = 0.0;        ///< learned position table (0 with RoPE)
   double lm_head = 0.0;         ///< output projection; 0 when tied to the embedding
   double attention = 0.0;       ///< attention projections of all layers
+  double mamba = 0.0;           ///< Mamba-2 mixers of all layers (hybrid models)
   double norms = 0.0;           ///< per-layer and final norms
   double dense_mlp = 0.0;       ///< FFNs of the dense layers
   double routed_experts = 0.0;  ///< all routed experts of all MoE layers
@@ -25,8 +26,8 @@ struct ParamShares {
   int top_k = 0;
   int mtp_layers = 0;
 
-  /// What tensor parallelism shards: attention, norms, dense FFNs, shared experts, routers.
-  double layer_nonexpert() const { return attention + norms + dense_mlp + shared_experts + routers; }
+  /// What tensor parallelism shards: attention, Mamba mixers, norms, dense FFNs, shared experts, routers.
+  double layer_nonexpert() const { return attention + mamba + norms + dense_mlp + shared_experts + routers; }
   /// One routed expert.
   double expert() const {
     return experts > 0 && moe_layers > 0 ? routed_experts / (double(experts) * moe_layers) : 0.0;

@@ -95,17 +95,30 @@ double mlp_params(const ModelSpec& m, int ffn) {
   return 2.0 * h * f + (m.linear_bias ? f + h : 0.0);
 }
 
+double mamba_params(const ModelSpec& m) {
+  const MambaDims& a = m.mamba;
+  const double h = d(m.hidden), conv = a.conv_channels();
+  // in_proj (z, x, B, C, dt), the depthwise convolution's taps and bias, dt_bias, A_log and D per
+  // head, the gated RMSNorm's scale over d_inner, out_proj. Megatron-Core's MambaMixer, no biases
+  // on the projections (Nemotron-H: mamba_proj_bias false, use_conv_bias true).
+  return h * a.in_proj_width() + conv * (d(a.conv_kernel) + 1.0) + 3.0 * d(a.heads) + a.inner() +
+         a.inner() * h;
+}
+
 ParamBreakdown count_params(const ModelSpec& m) {
   ParamBreakdown b;
   const double h = d(m.hidden);
-  const int dense_layers = m.layers - m.moe_layers();  // leading and interleaved dense-FFN layers
   const int moe_layers = m.moe_layers();
+  const int dense_layers = m.ffn_layers() - moe_layers;  // leading and interleaved dense-FFN layers
   b.embedding = d(m.vocab) * h;
   b.position = m.position == PositionEmbedding::learned ? d(m.max_positions) * h : 0.0;
   b.lm_head = m.tied_embeddings ? 0.0 : d(m.vocab) * h;
-  b.attention = d(m.layers) * attention_params(m);
-  b.norms = d(m.layers) * 2.0 * norm_params(m, m.hidden) + norm_params(m, m.hidden);
+  b.attention = d(m.attention_layers()) * attention_params(m);
+  // A transformer layer has two pre-norms (attention, FFN); a hybrid layer one, before its block.
+  const double layer_norms = m.is_hybrid() ? d(m.layers) : 2.0 * d(m.layers);
+  b.norms = layer_norms * norm_params(m, m.hidden) + norm_params(m, m.hidden);
   b.dense_mlp = d(dense_layers) * mlp_params(m, m.ffn);
+  b.mamba = d(m.mamba_layers()) * mamba_params(m);
   double moe_active = 0.0;
   if (moe_layers > 0) {
     const MoeShape l = moe_layer(m);
@@ -115,7 +128,7 @@ ParamBreakdown count_params(const ModelSpec& m) {
     moe_active = d(moe_layers) * l.active_ffn;
   }
   add_mtp(m, b);
-  const double common = b.embedding + b.position + b.lm_head + b.attention + b.norms + b.dense_mlp;
+  const double common = b.embedding + b.position + b.lm_head + b.attention + b.norms + b.dense_mlp + b.mamba;
   b.total = common + b.routed_experts + b.shared_experts + b.routers + b.mtp;
   b.active = common + moe_active + b.mtp_active;
   return b;

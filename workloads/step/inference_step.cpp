@@ -40,6 +40,11 @@ class InferenceStepBuilder {
   double kv_per_token_layer() const {
     return kv_bytes_per_token_layer_rank(job_.model, job_.precision.kv_bytes, job_.parallel.tp);
   }
+  /// Decode-state bytes one sequence holds in the Mamba layers [begin, end) on one GPU (hybrid models).
+  double state_per_sequence(int begin, int end) const {
+    return mamba_state_bytes_per_sequence(job_.model, job_.precision.activation_bytes, job_.parallel.tp,
+                                          begin, end);
+  }
   sim::OpId next_id() { return static_cast<sim::OpId>(a_.graph().op_count()); }
 
   const JobSpec& job_;
@@ -213,7 +218,9 @@ StaticMemory InferenceStepBuilder::static_memory(int r) {
   if (stage == job_.parallel.pp - 1) params += head_.params_per_rank();
   StaticMemory m;
   m.weights = params * job_.precision.param_bytes;
-  m.kv_cache = dims_.b * cached_layer_tokens(job_.model, cached_tokens(), begin, end) * kv_per_token_layer();
+  m.kv_cache =
+      dims_.b * (cached_layer_tokens(job_.model, cached_tokens(), begin, end) * kv_per_token_layer() +
+                 state_per_sequence(begin, end));
   return m;
 }
 
@@ -227,19 +234,26 @@ KvCapacity InferenceStepBuilder::kv_capacity(const std::vector<StaticMemory>& me
   for (std::size_t r = 0; r < memory.size(); ++r) {
     const auto [begin, end] = layers_of(a_.ranks()[r].stage);
     KvCapacity k;
-    k.bytes_per_token = kv_per_token_layer() * (end - begin);
+    int attention_layers = 0;
+    for (int l = begin; l < end; ++l) attention_layers += job_.model.has_attention(l) ? 1 : 0;
+    k.bytes_per_token = kv_per_token_layer() * attention_layers;
     k.free_bytes = std::max(0.0, job_.cluster.gpu.usable_hbm().value() - memory[r].weights);
     // Each layer keeps the tokens its span leaves (attention_window.hpp), so count layer-tokens and
     // bind on the GPU that holds the fewest sequences at this context (with local attention a stage
     // of global layers fills before one of local layers).
     double tokens = fewest;
+    // A hybrid model's Mamba layers hold a fixed state per sequence beside the attention layers' cache.
+    const double state = state_per_sequence(begin, end);
+    const double per_sequence =
+        cached_layer_tokens(job_.model, context, begin, end) * kv_per_token_layer() + state;
+    if (per_sequence > 0.0) {
+      k.max_batch = static_cast<long long>(std::floor(k.free_bytes / per_sequence));
+      tokens = k.free_bytes / per_sequence * context;
+    }
     if (k.bytes_per_token > 0.0) {
-      const double layer_tokens = k.free_bytes / kv_per_token_layer();
-      const double per_sequence = cached_layer_tokens(job_.model, context, begin, end);
-      k.max_batch = static_cast<long long>(std::floor(layer_tokens / per_sequence));
-      k.max_context = static_cast<long long>(
-          std::floor(max_cached_context(job_.model, layer_tokens / dims_.b, begin, end)));
-      tokens = layer_tokens / per_sequence * context;
+      const double layer_tokens = std::max(0.0, k.free_bytes / dims_.b - state) / kv_per_token_layer();
+      k.max_context =
+          static_cast<long long>(std::floor(max_cached_context(job_.model, layer_tokens, begin, end)));
     }
     if (tokens < fewest) fewest = tokens, best = k;
   }

@@ -281,10 +281,10 @@ Handle DenseLayer::ring_attention(OpSink& sink, Handle ready, const topo::Kernel
   return out;
 }
 
-Handle DenseLayer::attention_backward(OpSink& sink, Handle grad, Recompute recompute) const {
+Handle DenseLayer::attention_backward(OpSink& sink, OpSink::Deps grad, Recompute recompute) const {
   const double E = d_.act_bytes, Tn = norm_tokens(), T = d_.tokens, t = d_.tp, hl = d_.heads / t;
-  Handle h =
-      sink.kernel("bda1.bwd", elementwise(d_, 2 * Tn * d_.h * E + (d_.dropout ? Tn * d_.h : 0.0)), grad);
+  Handle h = sink.kernel_after(
+      "bda1.bwd", elementwise(d_, 2 * Tn * d_.h * E + (d_.dropout ? Tn * d_.h : 0.0)), grad.span());
   h = gathered_linear_dgrad(sink, d_, "tp.ag_grad_attn", "proj.dgrad", T, d_.h, d_.o_dim / t, h);
   emit_wgrad(sink, d_, "proj.wgrad", T, d_.h, d_.o_dim / t);
   const RecomputeModules rc = selective_modules(d_, recompute);

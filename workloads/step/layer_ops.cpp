@@ -55,6 +55,7 @@ LayerDims layer_dims(const JobSpec& job, double micro_batch) {
   d.h = m.hidden;
   set_attention_widths(m, d);
   d.ffn = m.ffn;
+  d.mamba = m.mamba;
   d.act_bytes = job.precision.activation_bytes;
   d.act_input_bytes = job.precision.activation_fp8_input_store && d.phase == WorkloadKind::train
                           ? std::min(1.0, d.act_bytes)
@@ -399,9 +400,10 @@ Handle DenseLayer::parallel_forward(OpSink& sink, OpSink::Deps input) const {
   return sink.kernel("residual", elementwise(d_, 3 * T * d_.h * E, T * d_.h), h);
 }
 
-Handle DenseLayer::mlp_forward(OpSink& sink, Handle input) const {
+Handle DenseLayer::mlp_forward(OpSink& sink, OpSink::Deps input) const {
   const double E = d_.act_bytes, Tn = norm_tokens(), T = d_.tokens, t = d_.tp, f = d_.ffn / t;
-  Handle h = sink.kernel("ln2", elementwise(d_, Tn * d_.h * norm_forward_bytes(d_), 8 * Tn * d_.h), input);
+  Handle h = sink.kernel_after("ln2", elementwise(d_, Tn * d_.h * norm_forward_bytes(d_), 8 * Tn * d_.h),
+                               input.span());
   h = gathered_linear_forward(sink, d_, "tp.ag_ln2", "mlp_up", T, mlp_up_width(d_), d_.h, h,
                               QuantOperand::norm_output);
   // GeLU: read x, write y. SwiGLU: read gate and up, write their product.
@@ -444,6 +446,11 @@ Handle DenseLayer::mlp_backward(OpSink& sink, OpSink::Deps grad, RecomputeModule
 double DenseLayer::stored_activation_bytes(Recompute recompute) const {
   const double attention = attention_stored_bytes(recompute);
   if (recompute == Recompute::full) return attention;  // only the layer input
+  return attention + mlp_stored_bytes(recompute);
+}
+
+double DenseLayer::mlp_stored_bytes(Recompute recompute) const {
+  if (recompute == Recompute::full) return d_.act_bytes * norm_tokens() * d_.h;  // only the block input
   const double E = d_.act_bytes, Q = saved_linear_input_bytes(d_), Tn = norm_tokens(), T = d_.tokens;
   // Korthikanti's "10 sbh", MLP half: norm input, MLP input (the norm output, unless selective
   // "layernorm" recomputes it: as the up projection keeps it, Q bytes), one mask; "24 sbh / t", MLP
@@ -458,14 +465,18 @@ double DenseLayer::stored_activation_bytes(Recompute recompute) const {
   double eager = 0.0;
   if (d_.eager_pointwise && !selective_modules(d_, recompute).layernorm) eager += kEagerNormKept * Tn * d_.h;
   if (d_.eager_pointwise && d_.activation == Activation::swiglu) eager += E * T * d_.ffn / d_.tp;
-  return attention + replicated + mlp_inner + eager;
+  return replicated + mlp_inner + eager;
 }
 
 double DenseLayer::params_per_rank() const {
+  return attention_params_per_rank() + mlp_params_per_rank();
+}
+
+double DenseLayer::mlp_params_per_rank() const {
   const double t = d_.tp, up = mlp_up_width(d_) * t;
   double p = d_.h * up / t + d_.ffn / t * d_.h;  // MLP
   if (d_.linear_bias) p += up / t + d_.h;
-  return attention_params_per_rank() + p + d_.h * (d_.norm == NormKind::layernorm ? 2.0 : 1.0);  // + norm
+  return p + d_.h * (d_.norm == NormKind::layernorm ? 2.0 : 1.0);  // + its norm
 }
 
 }  // namespace stepsim::work

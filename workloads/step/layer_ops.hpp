@@ -38,6 +38,7 @@ struct LayerDims {
   bool mla = false;     ///< DeepSeek multi-head latent attention projections
   MlaDims mla_dims;
   double ffn = 0;              ///< FFN width of this layer's dense MLP
+  MambaDims mamba;             ///< a hybrid model's Mamba-2 mixers (whole-layer figures)
   double act_bytes = 2;        ///< bytes per activation element
   double act_input_bytes = 2;  ///< bytes per element the activation function keeps of its input
   double param_bytes = 2;      ///< bytes per weight
@@ -159,9 +160,9 @@ class DenseLayer {
   /// The attention half: norm, projections, core, output projection, residual. In prefill and
   /// decode it also writes the new tokens' keys and values to the KV cache.
   OpSink::Handle attention_forward(OpSink& sink, OpSink::Deps input) const;
-  OpSink::Handle attention_backward(OpSink& sink, OpSink::Handle grad, Recompute recompute) const;
+  OpSink::Handle attention_backward(OpSink& sink, OpSink::Deps grad, Recompute recompute) const;
   /// The dense MLP half: norm, up projection, activation, down projection, residual.
-  OpSink::Handle mlp_forward(OpSink& sink, OpSink::Handle input) const;
+  OpSink::Handle mlp_forward(OpSink& sink, OpSink::Deps input) const;
   /// GPT-J / Falcon block (LayerDims::parallel_block): both branches on one norm, one reduction.
   OpSink::Handle parallel_forward(OpSink& sink, OpSink::Deps input) const;
   OpSink::Handle mlp_backward(OpSink& sink, OpSink::Deps grad, RecomputeModules rc) const;
@@ -169,12 +170,17 @@ class DenseLayer {
   /// Activation bytes this layer keeps from forward to backward for one micro-batch
   /// (Korthikanti et al. 2022, generalised to GQA, MLA, SwiGLU and FlashAttention).
   double stored_activation_bytes(Recompute recompute) const;
-  /// The attention half's share of stored_activation_bytes (the MoE layer adds its own FFN's).
+  /// The attention half's share of stored_activation_bytes (the MoE layer adds its own FFN's);
+  /// under full recomputation, the layer's input.
   double attention_stored_bytes(Recompute recompute) const;
+  /// The MLP half's share (a hybrid model's MLP layer: under full recomputation, its input).
+  double mlp_stored_bytes(Recompute recompute) const;
   /// Weights of this layer held by one TP rank (norm weights are replicated).
   double params_per_rank() const;
   /// The attention half's weights per TP rank (projections, MLA norms, the input norm).
   double attention_params_per_rank() const;
+  /// The MLP half's weights per TP rank (projections, biases, its norm).
+  double mlp_params_per_rank() const;
   const LayerDims& dims() const { return d_; }
 
  private:

@@ -8,6 +8,7 @@ namespace stepsim::work {
 
 LayerStack::LayerStack(const JobSpec& job, const LayerDims& dims, const RankLayout& layout, RankMode mode)
     : job_(job), layout_(layout), mode_(mode), dense_(dims) {
+  if (job.model.mamba_layers() > 0) mamba_.emplace(dims);
   LayerDims local = dims;
   if (job.model.has_local_attention()) {
     local.span = {static_cast<double>(job.model.attention_window), job.model.window_kind};
@@ -51,23 +52,54 @@ MoeRank LayerStack::moe_rank(int layer, int rank) {
   return r;
 }
 
+// A hybrid model's layers are one block each: a Mamba mixer, the attention half, the dense MLP
+// half or the MoE FFN of a transformer layer, each behind its own norm and residual.
 OpSink::Handle LayerStack::forward(OpSink& sink, int layer, int rank, OpSink::Deps input) {
+  switch (job_.model.layer_kind(layer)) {
+    case LayerKind::mamba: return mamba_->forward(sink, input);
+    case LayerKind::attention: return dense_of(layer).attention_forward(sink, input);
+    case LayerKind::mlp: return dense_.mlp_forward(sink, input);
+    case LayerKind::moe: return moe_->ffn_forward(sink, input, moe_rank(layer, rank));
+    case LayerKind::transformer: break;
+  }
   if (!is_moe(layer)) return dense_of(layer).forward(sink, input);
   return moe_of(layer).forward(sink, input, moe_rank(layer, rank));
 }
 
 OpSink::Handle LayerStack::backward(OpSink& sink, int layer, int rank, OpSink::Deps grad,
                                     Recompute recompute) {
+  const RecomputeModules rc = selective_modules(dense_.dims(), recompute);
+  switch (job_.model.layer_kind(layer)) {
+    case LayerKind::mamba: return mamba_->backward(sink, grad);
+    case LayerKind::attention: return dense_of(layer).attention_backward(sink, grad, recompute);
+    case LayerKind::mlp: return dense_.mlp_backward(sink, grad, rc);
+    case LayerKind::moe: return moe_->ffn_backward(sink, grad, moe_rank(layer, rank), rc);
+    case LayerKind::transformer: break;
+  }
   if (!is_moe(layer)) return dense_of(layer).backward(sink, grad, recompute);
   return moe_of(layer).backward(sink, grad, recompute, moe_rank(layer, rank));
 }
 
 double LayerStack::stored_activation_bytes(int layer, int rank, Recompute recompute) {
+  switch (job_.model.layer_kind(layer)) {
+    case LayerKind::mamba: return mamba_->stored_activation_bytes(recompute);
+    case LayerKind::attention: return dense_of(layer).attention_stored_bytes(recompute);
+    case LayerKind::mlp: return dense_.mlp_stored_bytes(recompute);
+    case LayerKind::moe: return moe_->ffn_stored_bytes(recompute, moe_rank(layer, rank));
+    case LayerKind::transformer: break;
+  }
   if (!is_moe(layer)) return dense_of(layer).stored_activation_bytes(recompute);
   return moe_of(layer).stored_activation_bytes(recompute, moe_rank(layer, rank));
 }
 
 double LayerStack::dense_params(int layer) const {
+  switch (job_.model.layer_kind(layer)) {
+    case LayerKind::mamba: return mamba_->params_per_rank();
+    case LayerKind::attention: return dense_.attention_params_per_rank();
+    case LayerKind::mlp: return dense_.mlp_params_per_rank();
+    case LayerKind::moe: return moe_->ffn_dense_params_per_rank();
+    case LayerKind::transformer: break;
+  }
   return is_moe(layer) ? moe_->dense_params_per_rank() : dense_.params_per_rank();
 }
 

@@ -12,9 +12,10 @@
 #include <map>
 #include <optional>
 
-#include "workloads/step/layer_ops.hpp"
-#include "workloads/step/moe_layer.hpp"
 #include "workloads/layout/rank_layout.hpp"
+#include "workloads/step/layer_ops.hpp"
+#include "workloads/step/mamba_layer.hpp"
+#include "workloads/step/moe_layer.hpp"
 #include "workloads/step/rank_sink.hpp"
 
 namespace stepsim::work {
@@ -39,6 +40,8 @@ class LayerStack {
   /// Routed-expert weights of `layer` on one rank (reduce over the expert-data-parallel group).
   double expert_params(int layer) const;
   const DenseLayer& dense() const { return dense_; }
+  /// A hybrid model's Mamba layer (nullptr without Mamba layers).
+  const MambaLayer* mamba() const { return mamba_ ? &*mamba_ : nullptr; }
   RoutingSummary routing_summary() const;
 
  private:
@@ -53,6 +56,7 @@ class LayerStack {
 
   DenseLayer dense_;
   std::optional<MoeLayer> moe_;
+  std::optional<MambaLayer> mamba_;
   // The same layers with the model's attention window (models with local attention only).
   std::optional<DenseLayer> dense_local_;
   std::optional<MoeLayer> moe_local_;

@@ -121,10 +121,11 @@ Handle MoeLayer::backward(OpSink& sink, OpSink::Deps grad_output, Recompute reco
   return attention_.attention_backward(sink, g, recompute);
 }
 
-Handle MoeLayer::ffn_forward(OpSink& sink, Handle input, const MoeRank& rank) const {
+Handle MoeLayer::ffn_forward(OpSink& sink, OpSink::Deps input, const MoeRank& rank) const {
   const double E = d_.act_bytes, Tn = norm_tokens(), Tm = routed_tokens(), h = d_.h, X = m_.experts;
   const double sent = rank.routing->sent(rank.ep_index);  // hidden vectors this rank dispatches
-  const Handle x = sink.kernel("ln2", elementwise(d_, Tn * h * norm_forward_bytes(d_), 8 * Tn * h), input);
+  const Handle x =
+      sink.kernel_after("ln2", elementwise(d_, Tn * h * norm_forward_bytes(d_), 8 * Tn * h), input.span());
   // Without overlap the shared experts finish before the router, so the dispatch waits for them.
   Handle shared = m_.shared_overlap ? Handle{} : shared_forward(sink, x);
   // Router: fp32 logits, then the score function and top-k selection over them.
@@ -312,6 +313,11 @@ Handle MoeLayer::shared_backward(OpSink& sink, Handle grad) const {
 double MoeLayer::stored_activation_bytes(Recompute recompute, const MoeRank& rank) const {
   const double attention = attention_.attention_stored_bytes(recompute);
   if (recompute == Recompute::full) return attention;  // only the layer input
+  return attention + ffn_stored_bytes(recompute, rank);
+}
+
+double MoeLayer::ffn_stored_bytes(Recompute recompute, const MoeRank& rank) const {
+  if (recompute == Recompute::full) return d_.act_bytes * norm_tokens() * d_.h;  // only the block input
   const double E = d_.act_bytes, Tn = norm_tokens(), Tm = routed_tokens(), h = d_.h;
   const double n = loads(rank).actual.copies, f = m_.expert_ffn / m_.expert_tp;
   const double sent = rank.routing->sent(rank.ep_index);
@@ -338,14 +344,18 @@ double MoeLayer::stored_activation_bytes(Recompute recompute, const MoeRank& ran
   double bytes = (E + norm_out) * Tn * h + 4 * Tm * m_.experts + n * (in_bytes * h + inner * f) + weighing;
   if (m_.shared_experts > 0)
     bytes += (gate(d_) * d_.act_input_bytes + Q) * d_.tokens * m_.shared_experts * m_.expert_ffn / d_.tp;
-  return attention + bytes;
+  return bytes;
 }
 
 double MoeLayer::dense_params_per_rank() const {
+  return attention_.attention_params_per_rank() + ffn_dense_params_per_rank();
+}
+
+double MoeLayer::ffn_dense_params_per_rank() const {
   // Norm, router (replicated on TP ranks), shared experts split by TP.
   const double norm = d_.h * (d_.norm == NormKind::layernorm ? 2.0 : 1.0);
   const double shared = m_.shared_experts * (gate(d_) + 1.0) * m_.expert_ffn * d_.h / d_.tp;
-  return attention_.attention_params_per_rank() + norm + double(m_.experts) * d_.h + shared;
+  return norm + double(m_.experts) * d_.h + shared;
 }
 
 double MoeLayer::expert_params_per_rank() const {

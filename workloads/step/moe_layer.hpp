@@ -69,10 +69,16 @@ class MoeLayer {
   /// Tokens each rank routes per micro-batch (1/tp of the micro-batch's tokens on this CP rank).
   double routed_tokens() const { return d_.tokens / d_.tp; }
 
- private:
-  OpSink::Handle ffn_forward(OpSink& sink, OpSink::Handle input, const MoeRank& rank) const;
+  /// The MoE FFN alone, behind its own norm and residual: a hybrid model's MoE layer (E).
+  OpSink::Handle ffn_forward(OpSink& sink, OpSink::Deps input, const MoeRank& rank) const;
   OpSink::Handle ffn_backward(OpSink& sink, OpSink::Deps grad, const MoeRank& rank,
                               RecomputeModules rc) const;
+  /// The FFN's share of stored_activation_bytes (under full recomputation, its input).
+  double ffn_stored_bytes(Recompute recompute, const MoeRank& rank) const;
+  /// The FFN's share of dense_params_per_rank: its norm, router and shared experts.
+  double ffn_dense_params_per_rank() const;
+
+ private:
   /// Token copies a rank's experts process and the experts whose weights are read.
   struct Load {
     double copies = 0.0;

@@ -57,8 +57,8 @@ ModelSpec alternating(ModelSpec m, int window) {
   return m;
 }
 
-constexpr double kParams = 6'738'415'616.0;
-constexpr double kEmbedding = 131'072'000.0;
+constexpr double kLlama2Params = 6'738'415'616.0;
+constexpr double kLlama2Embedding = 131'072'000.0;
 constexpr double kKvLayerToken = 2.0 * 32 * 128 * 2;  // 16,384 B: K and V of 32 heads of 128, bf16
 
 }  // namespace
@@ -125,13 +125,14 @@ TEST_CASE("decode reads and keeps only the window of a local layer") {
   CHECK(s.plan.static_memory[0].kv_cache == Approx(4.0 * (16 * 1001 + 16 * 256) * kKvLayerToken));
   CHECK(g.plan.static_memory[0].kv_cache == Approx(4.0 * 32 * 1001 * kKvLayerToken));
   // HBM-bound: every weight but the embedding once, then the keys each layer reads, at 2 TB/s x 0.85.
-  const double bytes = (kParams - kEmbedding) * 2.0 + 4.0 * (16 * 1001 + 16 * 256) * kKvLayerToken;
+  const double bytes =
+      (kLlama2Params - kLlama2Embedding) * 2.0 + 4.0 * (16 * 1001 + 16 * 256) * kKvLayerToken;
   CHECK(s.report.step_time_s == Approx(bytes / (2e12 * 0.85)).epsilon(0.05));
   CHECK(s.report.step_time_s < g.report.step_time_s);
   // Capacity: free = 80e9 - 2 x 6,738,415,616 = 66,523,168,768 B = 4,060,252 layer-tokens; a sequence at
   // context 1,000 takes 16 x 1,000 + 16 x 256 = 20,096 of them: 202 sequences. At batch 4, 1,015,063
   // each: beyond the window, 16 T + 16 x 256 <= 1,015,063 gives T = 63,185.
-  const double layer_tokens = (80e9 - 2.0 * kParams) / kKvLayerToken;
+  const double layer_tokens = (80e9 - 2.0 * kLlama2Params) / kKvLayerToken;
   CHECK(s.plan.kv.max_batch == static_cast<long long>(std::floor(layer_tokens / 20'096.0)));
   CHECK(s.plan.kv.max_batch == 202);
   CHECK(s.plan.kv.max_context == static_cast<long long>(std::floor((layer_tokens / 4 - 16 * 256) / 16)));
@@ -140,7 +141,7 @@ TEST_CASE("decode reads and keeps only the window of a local layer") {
   KvQuery q;
   q.context = 1000;
   q.batch = 4;
-  q.params = kParams;
+  q.params = kLlama2Params;
   q.gpu = global.cluster.gpu;
   const KvReport k = size_kv(local.model, q);
   CHECK(k.max_batch == std::optional<long long>(s.plan.kv.max_batch));

@@ -1,0 +1,173 @@
+#include "workloads/step/mamba_layer.hpp"
+
+#include <algorithm>
+
+namespace stepsim::work {
+
+using Handle = OpSink::Handle;
+
+namespace {
+/// Bytes of a scan kernel's fp32 tensors (dt after softplus, dA's cumulative sum, chunk states,
+/// C B^T per chunk): mamba_ssm keeps them in fp32 whatever the activations' precision.
+constexpr double kF32 = 4.0;
+}  // namespace
+
+double MambaLayer::chunk() const {
+  return std::max(1.0, std::min(double(d_.mamba.chunk), d_.s_local));
+}
+
+topo::KernelWork MambaLayer::scan_gemm(double m, double n, double k, double count, double bytes) const {
+  // 16-bit tensor-core products whatever the linears' recipe: FP8 recipes quantise the linear
+  // layers only (Transformer Engine), and the scan is not one.
+  topo::KernelWork w = gemm(d_, m, n, k, count);
+  w.hbm_bytes = units::bytes(bytes);
+  return w;
+}
+
+topo::KernelWork MambaLayer::chunk_state_work() const {
+  // Per chunk and head, states[P x N] = X^T[P x Q] B[Q x N] weighted by the decays: reads x, B,
+  // dt and dA's cumsum, writes the fp32 states.
+  const double E = d_.act_bytes, T = d_.tokens, P = d_.mamba.head_dim, N = d_.mamba.state, Q = chunk();
+  const double bytes = E * T * (inner() + bc()) + 2.0 * kF32 * T * heads() + kF32 * state_elements();
+  return scan_gemm(P, N, Q, chunks() * heads(), bytes);
+}
+
+topo::KernelWork MambaLayer::state_passing_work() const {
+  // Sequential over chunks: each chunk's state += decayed previous state; reads the fp32 chunk
+  // states, writes the passed states in the activations' precision (mamba_ssm: out_dtype = C's).
+  return elementwise(d_, (kF32 + d_.act_bytes) * state_elements(), 2.0 * state_elements());
+}
+
+double MambaLayer::scan_forward_flops() const {
+  const double T = d_.tokens, P = d_.mamba.head_dim, N = d_.mamba.state, Q = chunk();
+  // chunk states 2 T H P N, C B^T 2 T G Q N, chunk scan 2 T H P (Q / 2 + N) (causal half inside a chunk).
+  return 2.0 * T * heads() * P * N + 2.0 * T * groups() * Q * N + 2.0 * T * heads() * P * (0.5 * Q + N);
+}
+
+Handle MambaLayer::scan_forward(OpSink& sink, Handle ready) const {
+  const double E = d_.act_bytes, T = d_.tokens, P = d_.mamba.head_dim, N = d_.mamba.state, Q = chunk();
+  const double cb = chunks() * groups() * Q * Q;  // C B^T elements, fp32
+  // dt: softplus with its bias, then dA = dt x A and its cumulative sum within each chunk.
+  Handle h =
+      sink.kernel("ssd_cumsum", elementwise(d_, T * heads() * (E + 2.0 * kF32), 10.0 * T * heads()), ready);
+  h = sink.kernel("ssd_chunk_state", chunk_state_work(), h);
+  h = sink.kernel("ssd_state_passing", state_passing_work(), h);
+  // C B^T per chunk and group: reads B and C, writes the fp32 products.
+  h = sink.kernel("ssd_bmm_cb", scan_gemm(Q, Q, N, chunks() * groups(), 2.0 * E * T * bc() + kF32 * cb), h);
+  // Y = (L o C B^T) X + C states (+ D x): one product of K = Q / 2 + N per chunk and head (the
+  // causal half of the chunk, then the state term); reads C B^T, x, C, the states, dt and dA, writes y.
+  const double scan_bytes =
+      kF32 * cb + E * T * (2.0 * inner() + bc()) + E * state_elements() + 2.0 * kF32 * T * heads();
+  return sink.kernel("ssd_chunk_scan", scan_gemm(Q, P, 0.5 * Q + N, chunks() * heads(), scan_bytes), h);
+}
+
+Handle MambaLayer::scan_backward(OpSink& sink, Handle ready) const {
+  const double E = d_.act_bytes, T = d_.tokens, P = d_.mamba.head_dim, N = d_.mamba.state, Q = chunk();
+  const double cb = chunks() * groups() * Q * Q, states = state_elements(), dt = 2.0 * kF32 * T * heads();
+  const double x = E * T * inner(), b = E * T * bc();
+  // mamba_ssm's backward recomputes the chunk states the forward did not keep.
+  Handle h = sink.kernel("ssd_chunk_state.recompute", chunk_state_work(), ready);
+  h = sink.kernel("ssd_state_passing.recompute", state_passing_work(), h);
+  // dstates[P x N] = dY^T C per chunk and head, then passed backwards over the chunks.
+  h = sink.kernel("ssd_dstates.bwd", scan_gemm(P, N, Q, chunks() * heads(), x + b + dt + kF32 * states), h);
+  h = sink.kernel("ssd_state_passing.bwd", elementwise(d_, 3.0 * kF32 * states, 2.0 * states), h);
+  // dx = B dstates + (L o C B^T)^T dY (and ddt): K = N + Q / 2 per chunk and head.
+  h = sink.kernel(
+      "ssd_dx.bwd",
+      scan_gemm(Q, P, N + 0.5 * Q, chunks() * heads(), kF32 * cb + 3.0 * x + b + kF32 * states + 2.0 * dt),
+      h);
+  // dC = dY states^T and dB = x dstates^T: two [Q x P] x [P x N] products per chunk and head.
+  h = sink.kernel(
+      "ssd_dbc.bwd",
+      scan_gemm(Q, N, P, 2.0 * chunks() * heads(), 2.0 * x + 2.0 * kF32 * states + 2.0 * kF32 * T * bc()), h);
+  // d(C B^T) = dY x^T within each chunk (causal half), then its products with B and C for dC, dB.
+  h = sink.kernel("ssd_dcb.bwd", scan_gemm(Q, 0.5 * Q, P, chunks() * heads(), 2.0 * x + kF32 * cb), h);
+  h = sink.kernel("ssd_bmm_cb.bwd", scan_gemm(Q, N, Q, 2.0 * chunks() * groups(), kF32 * cb + 4.0 * b), h);
+  // ddA's cumsum, ddt through softplus, dD and the dt bias.
+  return sink.kernel("ssd_cumsum.bwd",
+                     elementwise(d_, 4.0 * kF32 * T * heads() + E * T * heads(), 12.0 * T * heads()), h);
+}
+
+double MambaLayer::state_bytes_per_sequence() const {
+  const double ssm = heads() * d_.mamba.head_dim * d_.mamba.state;
+  const double conv = conv_channels() * (d_.mamba.conv_kernel - 1.0);
+  return d_.act_bytes * (ssm + conv);
+}
+
+Handle MambaLayer::decode_update(OpSink& sink, Handle ready) const {
+  const double E = d_.act_bytes, T = d_.tokens, b = d_.b, K = d_.mamba.conv_kernel;
+  const double conv_state = b * conv_channels() * (K - 1.0);
+  // causal_conv1d_update: shift each sequence's conv state in, convolve the new token, SiLU.
+  Handle h = sink.kernel("mamba_conv.update",
+                         elementwise(d_, E * (2.0 * conv_state + 2.0 * T * conv_channels()),
+                                     (2.0 * K + 4.0) * T * conv_channels()),
+                         ready);
+  // selective_state_update: state = exp(dt A) state + dt B x, y = C state + D x, per head; reads and
+  // writes every sequence's SSM state once.
+  const double ssm = b * heads() * d_.mamba.head_dim * d_.mamba.state;
+  const double io = E * T * (inner() + 2.0 * bc() + heads() + inner());
+  return sink.kernel("ssm_state.update", elementwise(d_, 2.0 * E * ssm + io, 6.0 * ssm), h);
+}
+
+Handle MambaLayer::forward(OpSink& sink, OpSink::Deps input) const {
+  const double E = d_.act_bytes, Tn = norm_tokens(), T = d_.tokens, K = d_.mamba.conv_kernel;
+  Handle h = sink.kernel_after("ln_mamba", elementwise(d_, Tn * d_.h * norm_forward_bytes(d_), 8 * Tn * d_.h),
+                               input.span());
+  h = gathered_linear_forward(sink, d_, "tp.ag_mamba_in", "mamba_in", T, in_width(), d_.h, h,
+                              QuantOperand::norm_output);
+  if (d_.phase == WorkloadKind::decode) {
+    h = decode_update(sink, h);
+  } else {
+    // causal_conv1d over x, B and C with SiLU: read them, write them.
+    h = sink.kernel("mamba_conv",
+                    elementwise(d_, 2.0 * E * T * conv_channels(), (2.0 * K + 4.0) * T * conv_channels()), h);
+    h = scan_forward(sink, h);
+    // Prefill keeps each sequence's final SSM and conv state for the decode steps.
+    if (d_.phase == WorkloadKind::prefill)
+      h = sink.kernel("ssm_state.write", elementwise(d_, d_.b * state_bytes_per_sequence()), h);
+  }
+  // Gated RMSNorm: rmsnorm(y x silu(z)) over each group; reads y and z, writes the product.
+  h = sink.kernel("mamba_norm", elementwise(d_, 3.0 * E * T * inner(), 12.0 * T * inner()), h);
+  h = reduced_linear_forward(sink, d_, "mamba_out", "tp.reduce_mamba", T, d_.h, inner(), h);
+  return sink.kernel("bda_mamba", elementwise(d_, 3 * Tn * d_.h * E, 3 * Tn * d_.h), h);
+}
+
+Handle MambaLayer::backward(OpSink& sink, OpSink::Deps grad_output) const {
+  const double E = d_.act_bytes, Tn = norm_tokens(), T = d_.tokens, K = d_.mamba.conv_kernel;
+  Handle h = sink.kernel_after("bda_mamba.bwd", elementwise(d_, 2 * Tn * d_.h * E), grad_output.span());
+  h = gathered_linear_dgrad(sink, d_, "tp.ag_grad_mamba", "mamba_out.dgrad", T, d_.h, inner(), h);
+  emit_wgrad(sink, d_, "mamba_out.wgrad", T, d_.h, inner());
+  // Gated norm backward: reads y, z and the gradient, writes dy and dz.
+  h = sink.kernel("mamba_norm.bwd", elementwise(d_, 5.0 * E * T * inner(), 16.0 * T * inner()), h);
+  h = scan_backward(sink, h);
+  // Convolution backward: reads its input and the gradient, writes dx (the taps' gradient is a
+  // reduction over tokens in the same kernel).
+  h = sink.kernel("mamba_conv.bwd",
+                  elementwise(d_, 3.0 * E * T * conv_channels(), 4.0 * K * T * conv_channels()), h);
+  const Handle gathered = sp_gather_linear_input(sink, d_, "tp.ag_mamba_in_wgrad", h);
+  h = linear_dgrad(sink, d_, "mamba_in.dgrad", T, in_width(), d_.h, h);
+  const Handle reduced = tp_reduce(sink, d_, "tp.reduce_grad_mamba", h);
+  emit_wgrad(sink, d_, "mamba_in.wgrad", T, in_width(), d_.h, d_.sp ? gathered : Handle{});
+  return sink.kernel("ln_mamba.bwd",
+                     elementwise(d_, Tn * d_.h * norm_backward_bytes(d_, true), 10 * Tn * d_.h), reduced);
+}
+
+double MambaLayer::stored_activation_bytes(Recompute recompute) const {
+  const double E = d_.act_bytes, Tn = norm_tokens(), T = d_.tokens;
+  if (recompute == Recompute::full) return E * Tn * d_.h;  // only the layer input
+  const double Q = saved_linear_input_bytes(d_);
+  // Norm input and in_proj input (the norm output as the linear keeps it); in_proj's output (z for
+  // the gated norm, x, B, C before the convolution for its backward, dt); the convolution's output
+  // and dt, dA's cumsum (fp32), which the scan keeps; the scan's output y, kept by the scan and the
+  // gated norm; out_proj's input as that linear keeps it.
+  return (E + Q) * Tn * d_.h + E * T * in_width() + E * T * conv_channels() + 2.0 * kF32 * T * heads() +
+         E * T * inner() + Q * T * inner();
+}
+
+double MambaLayer::params_per_rank() const {
+  const double norm = d_.h * (d_.norm == NormKind::layernorm ? 2.0 : 1.0);
+  return norm + d_.h * in_width() + conv_channels() * (d_.mamba.conv_kernel + 1.0) + 3.0 * heads() + inner() +
+         inner() * d_.h;
+}
+
+}  // namespace stepsim::work

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "scenarios/hf_fields.hpp"
+#include "workloads/model/names.hpp"
 
 namespace stepsim::scen::hf {
 namespace arch_readers {
@@ -473,15 +474,11 @@ void read_nemotron_h(Fields& f, Mapped& out) {
     f.fail("hybrid_override_pattern", "is missing or empty",
            "NemotronH configs list every layer's kind: M (Mamba), * (attention), - (MLP), E (MoE)");
   for (char c : *pattern) {
-    switch (c) {
-      case 'M': m.hybrid_layers.push_back(work::LayerKind::mamba); break;
-      case '*': m.hybrid_layers.push_back(work::LayerKind::attention); break;
-      case '-': m.hybrid_layers.push_back(work::LayerKind::mlp); break;
-      case 'E': m.hybrid_layers.push_back(work::LayerKind::moe); break;
-      default:
-        f.fail("hybrid_override_pattern", std::string("has '") + c + "', which stepsim does not know",
-               "stepsim reads M (Mamba-2), * (attention), - (MLP) and E (MoE) layers");
-    }
+    const auto kind = work::layer_kind_of(c);
+    if (!kind)
+      f.fail("hybrid_override_pattern", std::string("has '") + c + "', which stepsim does not know",
+             std::string(work::kHybridPatternHint));
+    m.hybrid_layers.push_back(*kind);
   }
   m.layers = f.dim("num_hidden_layers", "the number of layers");
   if (m.layers != static_cast<int>(m.hybrid_layers.size()))

@@ -5,6 +5,7 @@
 #include "scenarios/choices.hpp"
 #include "scenarios/hf_config.hpp"
 #include "scenarios/toml_text.hpp"
+#include "workloads/model/names.hpp"
 #include "workloads/model/params.hpp"
 
 namespace stepsim::scen {
@@ -51,6 +52,16 @@ std::string attention_window_toml(const work::ModelSpec& m) {
   return out + "]  # one 0 (global) or 1 (local) per layer\n";
 }
 
+std::string hybrid_toml(const work::ModelSpec& m) {
+  if (!m.is_hybrid()) return "";
+  const work::MambaDims& a = m.mamba;
+  return "hybrid_layers = " + toml_string(work::hybrid_pattern(m)) +
+         "  # M Mamba-2, * attention, - MLP, E MoE\n" + "[model.mamba]\nheads = " + std::to_string(a.heads) +
+         "\nhead_dim = " + std::to_string(a.head_dim) + "\nstate = " + std::to_string(a.state) +
+         "\ngroups = " + std::to_string(a.groups) + "\nconv_kernel = " + std::to_string(a.conv_kernel) +
+         "\nchunk = " + std::to_string(a.chunk) + "\n";
+}
+
 std::string hf_model_toml(const HfModel& h, const std::string& source) {
   using namespace hf_toml;
   const work::ModelSpec& m = h.model;
@@ -89,20 +100,7 @@ std::string hf_model_toml(const HfModel& h, const std::string& source) {
   if (m.is_moe()) out += moe_keys(m);
   if (m.mtp_layers > 0) out += "mtp_layers = " + std::to_string(m.mtp_layers) + "\n";
   out += attention_window_toml(m);
-  if (m.is_hybrid()) {
-    std::string pattern;
-    for (work::LayerKind k : m.hybrid_layers)
-      pattern += k == work::LayerKind::mamba       ? 'M'
-                 : k == work::LayerKind::attention ? '*'
-                 : k == work::LayerKind::mlp       ? '-'
-                                                   : 'E';
-    out += "hybrid_layers = " + toml_string(pattern) + "  # M Mamba-2, * attention, - MLP, E MoE\n";
-    out += "[model.mamba]\nheads = " + std::to_string(m.mamba.heads) +
-           "\nhead_dim = " + std::to_string(m.mamba.head_dim) + "\nstate = " + std::to_string(m.mamba.state) +
-           "\ngroups = " + std::to_string(m.mamba.groups) +
-           "\nconv_kernel = " + std::to_string(m.mamba.conv_kernel) +
-           "\nchunk = " + std::to_string(m.mamba.chunk) + "\n";
-  }
+  out += hybrid_toml(m);
   if (m.attention == work::AttentionKind::mla)
     out += "[model.mla]\nq_lora_rank = " + std::to_string(m.mla.q_lora_rank) +
            "\nkv_lora_rank = " + std::to_string(m.mla.kv_lora_rank) +

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "scenarios/megatron_detail.hpp"
+#include "workloads/model/names.hpp"
 
 namespace stepsim::scen::megatron {
 namespace megatron_model {
@@ -264,6 +265,52 @@ void experts(const RunSettings& s, ImportedRun& r) {
   m.mtp_layers = whole_or(s, "mtp_num_layers", 0);
 }
 
+/// A hybrid model (pretrain_mamba.py's MambaModel): --hybrid-override-pattern, one character per
+/// layer, and the Mamba mixers' dimensions with Megatron's defaults (state 128, head width 64,
+/// 8 groups, heads = 2 x hidden / head width).
+void hybrid(const RunSettings& s, ImportedRun& r) {
+  work::ModelSpec& m = r.model;
+  const std::string pattern = word_or(s, "hybrid_override_pattern", "");
+  if (pattern.empty()) {
+    if (s.has("hybrid_attention_ratio") || s.has("hybrid_mlp_ratio"))
+      s.fail(s.has("hybrid_attention_ratio") ? "hybrid_attention_ratio" : "hybrid_mlp_ratio",
+             "allocates a hybrid model's layers by ratio, which stepsim does not reproduce",
+             "pass --hybrid-override-pattern with one character per layer (M, *, -, E)");
+    for (const char* name : {"mamba_state_dim", "mamba_head_dim", "mamba_num_groups", "mamba_num_heads"})
+      if (s.has(name))
+        note_unused(s, r, name, "no --hybrid-override-pattern: a transformer without Mamba layers");
+    return;
+  }
+  for (char c : pattern) {
+    const auto kind = work::layer_kind_of(c);
+    if (!kind)
+      s.fail("hybrid_override_pattern", std::string("has '") + c + "', which stepsim does not know",
+             std::string(work::kHybridPatternHint));
+    m.hybrid_layers.push_back(*kind);
+  }
+  if (static_cast<int>(m.hybrid_layers.size()) != m.layers)
+    s.fail("hybrid_override_pattern",
+           "has " + std::to_string(m.hybrid_layers.size()) + " layers, but --num-layers is " +
+               std::to_string(m.layers),
+           "one character per layer");
+  const bool has_moe = m.moe_layers() > 0;
+  if (has_moe != m.is_moe())
+    s.fail("hybrid_override_pattern", has_moe ? "has MoE layers (E) but no --num-experts"
+                                              : "has no MoE layer (E) but --num-experts is set");
+  m.mamba.state = whole_or(s, "mamba_state_dim", 128);
+  m.mamba.head_dim = whole_or(s, "mamba_head_dim", 64);
+  m.mamba.groups = whole_or(s, "mamba_num_groups", 8);
+  if (const auto heads = s.whole_of("mamba_num_heads")) {
+    m.mamba.heads = static_cast<int>(*heads);
+  } else {
+    m.mamba.heads = 2 * m.hidden / m.mamba.head_dim;
+    r.derivations.push_back("mamba heads = 2 x hidden / mamba head width = " + std::to_string(m.mamba.heads) +
+                            " (Megatron's MambaMixer: d_inner = expand 2 x hidden)");
+  }
+  if (s.has("moe_layer_freq"))
+    note_unused(s, r, "moe_layer_freq", "--hybrid-override-pattern places the MoE layers");
+}
+
 /// The tokenizer's vocabulary: --tokenizer-vocab, --vocab-size, GPT-2's BPE files, or a
 /// tokenizer named after a catalog model.
 int tokenizer_vocab(const RunSettings& s, const ImportCluster& c, const Catalog& catalog, ImportedRun& r) {
@@ -328,6 +375,7 @@ void resolve_model(const RunSettings& s, const ImportCluster& c, const Catalog& 
   m.dropout = number_or(s, "attention_dropout", 0.1) > 0 || number_or(s, "hidden_dropout", 0.1) > 0 ||
               number_or(s, "ffn_dropout", 0.0) > 0;
   experts(s, r);
+  hybrid(s, r);
   attention_window(s, r);
   const int vocab = tokenizer_vocab(s, c, catalog, r);
   const long long multiple = static_cast<long long>(whole_or(s, "make_vocab_size_divisible_by", 128)) * r.tp;

@@ -78,6 +78,7 @@ std::string model_table(const work::ModelSpec& m) {
   if (m.is_moe()) out += moe_lines(m);
   if (m.mtp_layers > 0) out += line("mtp_layers", m.mtp_layers);
   out += attention_window_toml(m);
+  out += hybrid_toml(m);
   if (m.attention == work::AttentionKind::mla)
     out += "\n[model.mla]\n" + line("q_lora_rank", m.mla.q_lora_rank) +
            line("kv_lora_rank", m.mla.kv_lora_rank) + line("qk_nope_head_dim", m.mla.qk_nope_head_dim) +

@@ -6,6 +6,7 @@
 #include "scenarios/choices.hpp"
 #include "scenarios/suggest.hpp"
 #include "sim/units.hpp"
+#include "workloads/model/names.hpp"
 
 namespace stepsim::scen {
 namespace {
@@ -43,19 +44,13 @@ void read_hybrid_layers(TableReader& r, work::ModelSpec& m) {
   const toml::node* n = r.node("hybrid_layers");
   if (n == nullptr) return;
   const auto text = n->value<std::string>();
-  constexpr const char* kHint =
-      "one character per layer, as Megatron-Core's --hybrid-override-pattern: M (Mamba-2), * (attention), "
-      "- (MLP), E (MoE), e.g. \"M-M-M*-\"";
-  if (!text || text->empty()) r.fail_at(*n, "hybrid_layers", "must be a non-empty string", kHint);
+  const std::string hint(work::kHybridPatternHint);
+  if (!text || text->empty()) r.fail_at(*n, "hybrid_layers", "must be a non-empty string", hint);
   m.hybrid_layers.clear();
   for (char c : *text) {
-    switch (c) {
-      case 'M': m.hybrid_layers.push_back(work::LayerKind::mamba); break;
-      case '*': m.hybrid_layers.push_back(work::LayerKind::attention); break;
-      case '-': m.hybrid_layers.push_back(work::LayerKind::mlp); break;
-      case 'E': m.hybrid_layers.push_back(work::LayerKind::moe); break;
-      default: r.fail_at(*n, "hybrid_layers", std::string("has '") + c + "', which is no layer kind", kHint);
-    }
+    const auto kind = work::layer_kind_of(c);
+    if (!kind) r.fail_at(*n, "hybrid_layers", std::string("has '") + c + "', which is no layer kind", hint);
+    m.hybrid_layers.push_back(*kind);
   }
 }
 

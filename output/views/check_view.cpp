@@ -34,6 +34,17 @@ std::string model_line(const scen::Scenario& s) {
   else
     out += "ffn " + std::to_string(m.ffn) + ", ";
   out += "vocab " + std::to_string(m.vocab) + "; ";
+  if (m.is_hybrid()) {
+    // A hybrid stack: how many layers of each kind, and the Mamba-2 mixers' shape.
+    const int mlp = m.ffn_layers() - m.moe_layers();
+    out += "hybrid: " + std::to_string(m.mamba_layers()) + " Mamba-2, " +
+           std::to_string(m.attention_layers()) + " attention, " + std::to_string(mlp) + " MLP" +
+           (m.moe_layers() > 0 ? ", " + std::to_string(m.moe_layers()) + " MoE" : std::string()) + " layers";
+    if (m.mamba_layers() > 0)
+      out += " (Mamba " + std::to_string(m.mamba.heads) + " heads x " + std::to_string(m.mamba.head_dim) +
+             ", state " + std::to_string(m.mamba.state) + ", " + std::to_string(m.mamba.groups) + " groups)";
+    out += "; ";
+  }
   if (m.has_local_attention())
     out +=
         std::string(m.window_kind == work::AttentionWindowKind::sliding ? "sliding window " : "chunks of ") +

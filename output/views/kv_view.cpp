@@ -31,6 +31,8 @@ nlohmann::ordered_json kv_json(const work::KvReport& r, const work::KvQuery& q, 
   j["target_tokens_per_s"] = optional(q.target_tokens_per_s);
   j["bytes_per_token"] = r.bytes_per_token;
   j["bytes_per_sequence"] = r.bytes_per_sequence;
+  if (r.state_bytes_per_sequence > 0.0)
+    j["state_bytes_per_sequence"] = r.state_bytes_per_sequence;  // hybrid models
   j["cache_bytes"] = r.cache_bytes;
   j["weights_bytes"] = r.weights_bytes;
   j["total_bytes"] = r.total_bytes;
@@ -56,13 +58,18 @@ std::string kv_table(const work::KvReport& r, const work::KvQuery& q, const KvLa
                      format_number(r.bytes_per_token, 0));
   out += fmt::format("per sequence  {}{}\n", format_bytes(r.bytes_per_sequence),
                      r.local_attention ? " (local layers keep at most their window)" : "");
+  if (r.state_bytes_per_sequence > 0.0)
+    out += fmt::format("  of which    {} the Mamba layers' fixed state (any context)\n",
+                       format_bytes(r.state_bytes_per_sequence));
   out += fmt::format("cache         {}\n", format_bytes(r.cache_bytes));
   out += fmt::format("weights       {}\n", format_bytes(r.weights_bytes));
   out += fmt::format("total         {}\n", format_bytes(r.total_bytes));
   out += fmt::format("\ndecode reads {} per generated token (weights / batch + {})\n",
                      format_bytes(r.decode_bytes_per_token),
                      r.local_attention ? "the keys each layer's window leaves x KV per layer"
-                                       : "context x KV per token");
+                     : r.state_bytes_per_sequence > 0.0
+                         ? "context x KV per token + the Mamba state read and written"
+                         : "context x KV per token");
   if (r.decode_bandwidth_Bps)
     out += fmt::format("at {} tokens/s: {}/s of memory bandwidth\n", format_number(*q.target_tokens_per_s, 0),
                        format_bytes(*r.decode_bandwidth_Bps));

@@ -146,6 +146,40 @@ TEST_CASE("megatron import: shell words, launchers and unknown arguments") {
   }
 }
 
+TEST_CASE("megatron import: hybrid Mamba models from --hybrid-override-pattern") {
+  using namespace megatron_import_rows;
+  // Nemotron-H 8B's layout: 24 M, 4 *, 24 - (the catalog's nemotron-h-8b).
+  const std::string nh =
+      "--num-layers 52 --hidden-size 4096 --num-attention-heads 32 --group-query-attention "
+      "--num-query-groups 8 "
+      "--ffn-hidden-size 21504 --kv-channels 128 --squared-relu --normalization RMSNorm "
+      "--hybrid-override-pattern M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M- "
+      "--position-embedding-type none --untie-embeddings-and-output-weights --disable-bias-linear "
+      "--seq-length 8192 --micro-batch-size 1 --bf16 --vocab-size 131072 ";
+  SECTION("Megatron's Mamba defaults: state 128, head width 64, 8 groups, heads = 2 x hidden / 64") {
+    const ImportedRun r = megatron(nh);
+    CHECK(r.model.mamba_layers() == 24);
+    CHECK(r.model.attention_layers() == 4);
+    CHECK(r.model.mamba.heads == 128);  // 2 x 4,096 / 64
+    CHECK(r.model.mamba.state == 128);
+    CHECK(r.model.mamba.groups == 8);
+    CHECK(r.model.position == stepsim::work::PositionEmbedding::none);
+    // The catalog's Nemotron-H 8B, counted the same way: 8,100,852,736.
+    CHECK(params(r.model) == params(*stepsim::test::builtin_catalog().find_model("nemotron-h-8b")));
+    // The written scenario reads back to the same model.
+    const Scenario back = read_back(r);
+    CHECK(back.job.model.hybrid_layers == r.model.hybrid_layers);
+    CHECK(back.job.model.mamba.heads == 128);
+  }
+  SECTION("a pattern that disagrees with --num-layers, or a kind stepsim does not know") {
+    CHECK_THROWS_WITH(megatron(nh + "--num-layers 50"),
+                      Catch::Contains("has 52 layers, but --num-layers is 50"));
+    std::string bad = nh;
+    bad.replace(bad.find("M-M-M-M*"), 1, "G");
+    CHECK_THROWS_WITH(megatron(bad), Catch::Contains("has 'G', which stepsim does not know"));
+  }
+}
+
 TEST_CASE("megatron import: Megatron's defaults and derivations") {
   using namespace megatron_import_rows;
   SECTION("ffn defaults: 4 x hidden, or 4 x hidden x 2/3 rounded down to 64 with --swiglu") {

@@ -12,8 +12,8 @@ topo::KernelKind kernel_kind(std::string_view n, topo::OpClass op_class) {
   if (op_class != topo::OpClass::elementwise) return KernelKind::other;
   // DeepSeek fuses the residual add into its RMSNorm kernel (DropoutAddLayerNormFn); stepsim's
   // bias-dropout-adds (bda) count with the norms so.
-  for (std::string_view p :
-       {"ln1", "ln2", "q_norm", "kv_norm", "bda1", "bda2", "final_norm", "ln_f", "mtp.norms"})
+  for (std::string_view p : {"ln1", "ln2", "q_norm", "kv_norm", "bda1", "bda2", "final_norm", "ln_f",
+                             "mtp.norms", "ln_mamba", "bda_mamba", "mamba_norm"})
     if (starts(p)) return KernelKind::norm;
   for (std::string_view p : {"experts_act", "shared_act", "act"})
     if (starts(p)) return KernelKind::activation;
@@ -139,6 +139,33 @@ std::string_view name(ParallelDim d) {
     case ParallelDim::dp: return "dp";
   }
   return "unknown";
+}
+
+std::optional<LayerKind> layer_kind_of(char c) {
+  switch (c) {
+    case 'M': return LayerKind::mamba;
+    case '*': return LayerKind::attention;
+    case '-': return LayerKind::mlp;
+    case 'E': return LayerKind::moe;
+    default: return std::nullopt;
+  }
+}
+
+char pattern_char(LayerKind k) {
+  switch (k) {
+    case LayerKind::mamba: return 'M';
+    case LayerKind::attention: return '*';
+    case LayerKind::mlp: return '-';
+    case LayerKind::moe: return 'E';
+    case LayerKind::transformer: break;
+  }
+  return 'T';
+}
+
+std::string hybrid_pattern(const ModelSpec& m) {
+  std::string out;
+  for (LayerKind k : m.hybrid_layers) out += pattern_char(k);
+  return out;
 }
 
 }  // namespace stepsim::work

@@ -1,6 +1,8 @@
 #pragma once
 // Stable lower-case names of the workload enums, as scenarios spell them and JSON prints them.
 
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -32,6 +34,16 @@ topo::KernelKind kernel_kind(std::string_view op_name, topo::OpClass op_class);
 /// efficiency per kind, as it comes otherwise (no name is looked at).
 topo::KernelTime named_kernel_time(const topo::GpuSpec& gpu, std::string_view op_name,
                                    const topo::KernelWork& work);
+/// Megatron-Core's hybrid layer pattern (--hybrid-override-pattern): M Mamba-2, * attention, - MLP,
+/// E MoE; nullopt for any other character. `pattern_char` of a transformer layer is 'T' (no pattern has it).
+std::optional<LayerKind> layer_kind_of(char c);
+char pattern_char(LayerKind k);
+/// A hybrid model's pattern, one character per layer ("" for a transformer).
+std::string hybrid_pattern(const ModelSpec& m);
+/// The pattern's characters, as errors name them.
+inline constexpr std::string_view kHybridPatternHint =
+    "one character per layer, as Megatron-Core's --hybrid-override-pattern: M (Mamba-2), * (attention), "
+    "- (MLP), E (MoE), e.g. \"M-M-M*-\"";
 /// The Megatron-Core names of the modules `m` recomputes, in a fixed order.
 std::vector<std::string_view> names(const RecomputeModules& m);
 

@@ -133,6 +133,7 @@ ServeCostModel::ServeCostModel(const JobSpec& job, const ServeSpec& spec, const 
       workspace = std::max(workspace, activation_bytes(s));
       if (b == batches_.back() && c == contexts_.back()) {
         kv_bytes_per_token_ = s.plan.kv.bytes_per_token;
+        state_bytes_per_sequence_ = s.plan.kv.state_bytes_per_sequence;
         weights_bytes_ = s.plan.static_memory[s.report.peak_rank].weights;
         capacity_bytes_ = s.usable_hbm.value();
       }
@@ -152,7 +153,10 @@ ServeCostModel::ServeCostModel(const JobSpec& job, const ServeSpec& spec, const 
     prefill_tokens_.push_back(t);
     prefill_.push_back(std::move(row));
   }
-  const double free = capacity_bytes_ - weights_bytes_ - workspace;
+  // A hybrid model's Mamba layers keep a fixed state per running request: engines set it aside for
+  // every batch slot (vLLM's Mamba cache holds max_num_seqs states) before the KV blocks.
+  const double free =
+      capacity_bytes_ - weights_bytes_ - workspace - spec.config.max_batch * state_bytes_per_sequence_;
   kv_capacity_tokens_ =
       static_cast<long long>(std::floor(spec.kv_memory_fraction * free / kv_bytes_per_token_));
   if (kv_capacity_tokens_ < kv_need(with_kv_footprint(spec.config, job.model), lim.max_context))

@@ -60,6 +60,7 @@ class ServeCostModel {
   std::vector<PrefillRow> prefill_;          ///< per token count
   long long kv_capacity_tokens_ = 0;
   double kv_bytes_per_token_ = 0.0, weights_bytes_ = 0.0, capacity_bytes_ = 0.0;
+  double state_bytes_per_sequence_ = 0.0;  ///< hybrid models' Mamba state per running request
   int simulated_ = 0;
 };
 

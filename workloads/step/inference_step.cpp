@@ -244,6 +244,7 @@ KvCapacity InferenceStepBuilder::kv_capacity(const std::vector<StaticMemory>& me
     double tokens = fewest;
     // A hybrid model's Mamba layers hold a fixed state per sequence beside the attention layers' cache.
     const double state = state_per_sequence(begin, end);
+    k.state_bytes_per_sequence = state;
     const double per_sequence =
         cached_layer_tokens(job_.model, context, begin, end) * kv_per_token_layer() + state;
     if (per_sequence > 0.0) {

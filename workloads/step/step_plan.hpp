@@ -82,6 +82,8 @@ struct KvCapacity {
   double free_bytes = 0.0;       ///< HBM capacity minus its weights
   long long max_batch = 0;       ///< sequences that fit at the scenario's context (0: weights alone overflow)
   long long max_context = 0;     ///< tokens per sequence that fit at the scenario's batch
+  /// A hybrid model's Mamba layers: the fixed decode state one sequence holds on that GPU.
+  double state_bytes_per_sequence = 0.0;
 };
 
 struct StepPlan {

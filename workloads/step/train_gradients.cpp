@@ -36,11 +36,13 @@ Handle TrainStepBuilder::gather_layer(RankSink& sink, int sim_rank, int l, Handl
   const CommScope scope = job_.parallel.shard_group > 0 ? CommScope::shard : CommScope::dense;
   Handle g = sink.comm("dp.param_gather",
                        CommOp{ParallelDim::dp, CollectiveKind::all_gather, dense, 0, scope}, prefetch_after);
-  // Both run on the data-parallel channel, so the second's end is the layer's readiness.
+  // The experts' gather follows the dense one, so its end is the layer's readiness: it must wait
+  // for everything the dense gather waits for (a pipeline stage's received gradient enters a
+  // backward chunk at its first op, which is the dense gather; the expert scope's collectives run
+  // on a channel of their own, where the expert gather would otherwise start at once).
   if (experts > 0.0 && job_.parallel.expert_dp() > 1)
     g = sink.comm("expert_dp.param_gather",
-                  CommOp{ParallelDim::dp, CollectiveKind::all_gather, experts, 0, CommScope::expert},
-                  prefetch_after);
+                  CommOp{ParallelDim::dp, CollectiveKind::all_gather, experts, 0, CommScope::expert}, g);
   memory(g.id, MemoryEvent::At::start, sim_rank, dense + experts);
   // FSDP2 copies the gathered buffer out into the layer's parameters on the compute stream before the
   // layer runs (split_with_sizes_copy: read and write each gathered byte).

@@ -32,6 +32,18 @@ JobSpec tiny_moe() {
   return j;
 }
 
+/// tiny_moe's layers as a hybrid stack: a Mamba-2 mixer, attention, an MoE FFN and a dense MLP, each a
+/// layer of its own (Mamba: 2 x hidden / 64 heads of 64, state 64, 4 groups).
+JobSpec tiny_hybrid() {
+  JobSpec j = tiny_moe();
+  j.model.dense_layers = 0;
+  j.model.hybrid_layers = {work::LayerKind::mamba, work::LayerKind::attention, work::LayerKind::moe,
+                           work::LayerKind::mlp};
+  j.model.layers = 4;
+  j.model.mamba = work::MambaDims{2 * j.model.hidden / 64, 64, 64, 4, 4, 128};
+  return j;
+}
+
 /// The busiest simulated rank's compute-stream work in a built step: every kernel at full speed.
 Time busiest_kernels(const work::StepPlan& plan) {
   std::map<int, Time> per_rank;
@@ -78,13 +90,15 @@ TEST_CASE("The step bound is never above the simulated step, nor its memory boun
   mtp.model.mtp_layers = 1;
   JobSpec paired = tiny_moe();  // overlapped backward-forward pairs: two compute streams
   paired.parallel.ep_overlap = true;
-  const std::vector<std::pair<const char*, JobSpec>> jobs{{"one node", test::tiny_training()},
-                                                          {"two nodes", two_nodes},
-                                                          {"eager launches", eager},
-                                                          {"uneven stages", uneven},
-                                                          {"MoE", tiny_moe()},
-                                                          {"MoE with MTP", mtp},
-                                                          {"MoE with overlapped pairs", paired}};
+  const std::vector<std::pair<const char*, JobSpec>> jobs{
+      {"one node", test::tiny_training()},
+      {"two nodes", two_nodes},
+      {"eager launches", eager},
+      {"uneven stages", uneven},
+      {"MoE", tiny_moe()},
+      {"MoE with MTP", mtp},
+      {"MoE with overlapped pairs", paired},
+      {"hybrid Mamba / attention / MoE / MLP", tiny_hybrid()}};
   for (const auto& [name, base] : jobs) {
     auto topology = std::make_shared<const topo::Topology>(base.cluster);
     work::TopologyCommBound comm(topology);

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "tests/support/fixtures.hpp"
 #include "tests/workloads/fake_planner.hpp"
 #include "topology/transfer_table.hpp"
 #include "workloads/simulate/simulate.hpp"
@@ -405,4 +406,36 @@ TEST_CASE("MoE decode: two-micro-batch overlap takes turns between the halves an
   // A batch of one sequence cannot be split: it runs whole, as without the overlap.
   CHECK(simulate(moe_decode(1, true)).report.step_time_s ==
         Approx(simulate(moe_decode(1, false)).report.step_time_s).epsilon(1e-12));
+}
+
+TEST_CASE("ZeRO-3 with pipeline stages: an MoE layer's backward waits for the gradient its stage receives") {
+  // tiny_gpt with experts in layer 2 only, one layer per stage over pp = 4, dp = 2, ZeRO-3. The
+  // last layer of stage 2 is the MoE layer, so a backward chunk there begins with the layer's two
+  // weight gathers (dense, then experts on the expert scope's own channel). The gradient from
+  // stage 3 enters the chunk at its first op; the experts' gather, which gates the layer's kernels,
+  // must follow it, or stage 2 runs its backwards before stage 3 has produced their inputs. 1F1B
+  // ends each stage's last backward after the next stage's.
+  JobSpec j = test::tiny_training();
+  j.model.experts = 8;
+  j.model.top_k = 2;
+  j.model.expert_ffn = 2048;
+  j.model.moe_layer_pattern = {0, 0, 1, 0};
+  j.parallel.tp = 1;
+  j.parallel.pp = 4;
+  j.parallel.dp = 2;
+  j.parallel.zero_stage = 3;
+  const Simulation s = simulate(j);
+  std::vector<double> last_backward(4, 0.0);
+  for (sim::OpId op = 0; op < s.plan.graph.op_count(); ++op) {
+    const OpInfo& i = s.plan.info[op];
+    if (i.is_comm || i.is_host || i.pass != Pass::backward) continue;
+    const int stage = s.plan.ranks[i.rank].stage;
+    last_backward[static_cast<std::size_t>(stage)] =
+        std::max(last_backward[static_cast<std::size_t>(stage)], to_seconds(s.run.ops[op].end));
+  }
+  for (int stage = 0; stage + 1 < 4; ++stage) {
+    CAPTURE(stage, last_backward);
+    CHECK(last_backward[static_cast<std::size_t>(stage)] >
+          last_backward[static_cast<std::size_t>(stage + 1)]);
+  }
 }

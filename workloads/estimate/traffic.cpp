@@ -125,16 +125,22 @@ double activation_io_per_token(const JobSpec& job, const LayerWidths& w) {
   // Dispatch and combine permute the hidden vector to and from top_k copies; each copy runs an expert.
   const double routed =
       2.0 * h + w.top_k * (2.0 * h + job.moe.imbalance * (2.0 * h + 2.0 * w.expert_in + 2.0 * w.expert));
-  const double per_layer = norm_residual + gemm_edges + attention;
   const double moe_layers = m.moe_layers();
-  const double dense_layers = m.layers - moe_layers;
+  const double dense_layers = m.ffn_layers() - moe_layers;
   // Embedding lookup writes h; the head reads h on every rank and writes and reads the logits.
   const double head = h + h * t + 2.0 * m.vocab;
-  return m.layers * per_layer + dense_layers * dense_ffn + moe_layers * (shared + routed) + head;
+  // A hybrid model's layers are one block each: half a transformer layer's norms, residuals and
+  // hidden-width GEMM edges; a Mamba-2 mixer moves in_proj's output, the convolution's input and
+  // output, the scan's input and output and the gated norm's (MambaLayer's kernels).
+  const double blocks = m.is_hybrid() ? 0.5 : 1.0;
+  const MambaDims& a = m.mamba;
+  const double mamba = 2.0 * a.in_proj_width() + 2.0 * a.conv_channels() + 4.0 * a.inner();
+  return m.layers * blocks * (norm_residual + gemm_edges) + m.attention_layers() * attention +
+         dense_layers * dense_ffn + moe_layers * (shared + routed) + m.mamba_layers() * mamba + head;
 }
 
 double attention_core_io_per_token(const JobSpec& job, const LayerWidths& w) {
-  return job.model.layers * (w.q + w.k + w.v + w.o);
+  return job.model.attention_layers() * (w.q + w.k + w.v + w.o);
 }
 
 }  // namespace
@@ -176,7 +182,7 @@ HbmPerToken hbm_per_token(const JobSpec& job, const ParamShares& params, const S
   const PrecisionSpec& prec = job.precision;
   const double kv_per_token =  // all TP ranks of a replica
       kv_bytes_per_token_layer_rank(job.model, prec.kv_bytes, job.parallel.tp) * job.model.layers *
-      job.parallel.tp;
+      job.parallel.tp;  // x the attention layers' share below (attended_keys is a mean over all layers)
   HbmPerToken b;
   // Inference: one forward per step; the weights are read once per step for the whole batch.
   b.weights = params_on_gpu(job, params).total() * prec.param_bytes / s.tokens_per_gpu;

@@ -218,11 +218,20 @@ void check_model_split(const work::JobSpec& job) {
                  to_string(m.mamba.groups) + " must both be divisible by tp = " + to_string(p.tp),
              "tensor parallelism gives each rank whole SSM heads and whole B/C groups; choose tp dividing " +
                  to_string(std::gcd(m.mamba.heads, m.mamba.groups)));
-    if (p.cp > 1)
-      refuse("parallelism.cp",
-             "context parallelism is not modelled for Mamba layers (cp = " + to_string(p.cp) + ")",
-             "a Mamba layer's scan carries its state along the whole sequence; use cp = 1 for hybrid models");
   }
+  if (m.gated_delta_layers() > 0 &&
+      (m.gated_delta.key_heads % p.tp != 0 || m.gated_delta.value_heads % p.tp != 0))
+    refuse("parallelism.tp",
+           "the Gated DeltaNet mixers' key_heads = " + to_string(m.gated_delta.key_heads) +
+               " and value_heads = " + to_string(m.gated_delta.value_heads) +
+               " must both be divisible by tp = " + to_string(p.tp),
+           "tensor parallelism gives each rank whole key and value heads; choose tp dividing " +
+               to_string(std::gcd(m.gated_delta.key_heads, m.gated_delta.value_heads)));
+  if (m.state_layers() > 0 && p.cp > 1)
+    refuse("parallelism.cp",
+           "context parallelism is not modelled for Mamba or Gated DeltaNet layers (cp = " + to_string(p.cp) +
+               ")",
+           "their scans carry a state along the whole sequence; use cp = 1 for hybrid models");
   if (p.uneven_split()) {
     check_uneven_stages(p, m.layers);
     return;

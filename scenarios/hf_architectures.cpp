@@ -132,7 +132,7 @@ void read_sliding_window_switch(Fields& f, ModelSpec& m) {
 
 void note_qk_norm(const ModelSpec& m, Mapped& out) {
   const int head_dim = m.head_dim > 0 ? m.head_dim : m.hidden / m.heads;
-  out.notes.push_back("the query and key norms (" + with_commas(2.0 * head_dim * m.layers) +
+  out.notes.push_back("the query and key norms (" + with_commas(2.0 * head_dim * m.attention_layers()) +
                       " weights) are not modelled");
 }
 
@@ -525,9 +525,88 @@ void read_nemotron_h(Fields& f, Mapped& out) {
   }
 }
 
+/// Qwen3NextForCausalLM (Qwen3-Next): Gated DeltaNet linear attention in three of every four layers
+/// and gated full attention in the fourth, an MoE (or dense) FFN in every layer. Each decoder layer is
+/// two hybrid layers here, its mixer (G or *) and its FFN (E or -), each behind its own norm, as the
+/// model has them (input_layernorm, post_attention_layernorm).
+void read_qwen3_next(Fields& f, Mapped& out) {
+  ModelSpec& m = out.model;
+  read_decoder(f, m, false);
+  const int decoder_layers = m.layers;
+  m.ffn = f.opt_dim("intermediate_size").value_or(0);
+  m.attention_output_gate = f.flag("attn_output_gate", true);  // Qwen3NextAttention's q_proj makes the gate
+  f.use({"rms_norm_eps", "rope_theta", "partial_rotary_factor", "rope_scaling", "max_position_embeddings",
+         "initializer_range", "use_cache", "attention_bias", "norm_topk_prob", "output_router_logits",
+         "router_aux_loss_coef", "use_sliding_window", "sliding_window", "max_window_layers"});
+  // Which layers attend: layer_types, or every full_attention_interval-th (Qwen3NextConfig's rule).
+  std::vector<bool> full(static_cast<std::size_t>(decoder_layers));
+  if (const auto types = f.words("layer_types")) {
+    if (static_cast<int>(types->size()) != decoder_layers)
+      f.fail("layer_types", "lists " + std::to_string(types->size()) + " layers, but num_hidden_layers is " +
+                                std::to_string(decoder_layers));
+    for (std::size_t i = 0; i < types->size(); ++i) {
+      if ((*types)[i] != "full_attention" && (*types)[i] != "linear_attention")
+        f.fail("layer_types",
+               "has \"" + (*types)[i] + "\"; stepsim reads full_attention and linear_attention");
+      full[i] = (*types)[i] == "full_attention";
+    }
+    f.use({"full_attention_interval"});
+  } else {
+    const int every = f.count("full_attention_interval", 4);
+    if (every < 1) f.fail("full_attention_interval", "must be at least 1");
+    for (int i = 0; i < decoder_layers; ++i) full[static_cast<std::size_t>(i)] = (i + 1) % every == 0;
+  }
+  // Experts as in Qwen3-MoE: unless the layer is in mlp_only_layers, and (i + 1) is a multiple of
+  // decoder_sparse_step.
+  std::vector<bool> moe(static_cast<std::size_t>(decoder_layers), false);
+  if (f.has("num_experts") && f.peek_number("num_experts", 0) > 0) {
+    m.experts = f.dim("num_experts", "the number of experts");
+    m.top_k = f.dim("num_experts_per_tok", "the experts each token uses");
+    m.expert_ffn = f.dim("moe_intermediate_size", "the width of one expert");
+    check_top_k(f, m);
+    if (const auto shared = f.opt_dim("shared_expert_intermediate_size")) {
+      if (*shared % m.expert_ffn != 0)
+        f.fail("shared_expert_intermediate_size", std::to_string(*shared) +
+                                                      " is not a multiple of moe_intermediate_size " +
+                                                      std::to_string(m.expert_ffn));
+      m.shared_experts = *shared / m.expert_ffn;
+      out.notes.push_back("the shared expert's sigmoid gate (hidden_size weights per layer) is not modelled");
+    }
+    const int step = f.count("decoder_sparse_step", 1);
+    if (step < 1) f.fail("decoder_sparse_step", "must be at least 1");
+    const std::vector<int> dense = f.indices("mlp_only_layers").value_or(std::vector<int>{});
+    check_layer_indices(f, "mlp_only_layers", dense, decoder_layers);
+    for (int i = 0; i < decoder_layers; ++i)
+      moe[static_cast<std::size_t>(i)] =
+          (i + 1) % step == 0 && std::find(dense.begin(), dense.end(), i) == dense.end();
+  }
+  for (int i = 0; i < decoder_layers; ++i) {
+    m.hybrid_layers.push_back(full[static_cast<std::size_t>(i)] ? work::LayerKind::attention
+                                                                : work::LayerKind::gated_delta);
+    m.hybrid_layers.push_back(moe[static_cast<std::size_t>(i)] ? work::LayerKind::moe : work::LayerKind::mlp);
+  }
+  m.layers = static_cast<int>(m.hybrid_layers.size());
+  if (m.ffn < 1 && m.ffn_layers() > m.moe_layers())
+    f.fail("intermediate_size", "is missing, but some layers have a dense MLP");
+  work::GatedDeltaDims& g = m.gated_delta;
+  g.key_heads = f.dim("linear_num_key_heads", "the Gated DeltaNet's key heads");
+  g.value_heads = f.dim("linear_num_value_heads", "the Gated DeltaNet's value heads");
+  g.key_dim = f.dim("linear_key_head_dim", "the Gated DeltaNet's key head width");
+  g.value_dim = f.dim("linear_value_head_dim", "the Gated DeltaNet's value head width");
+  g.conv_kernel = f.count("linear_conv_kernel_dim", 4);
+  if (g.value_heads % g.key_heads != 0)
+    f.fail("linear_num_value_heads", "must be a multiple of linear_num_key_heads");
+  out.notes.push_back(
+      "each of the " + std::to_string(decoder_layers) +
+      " decoder layers is two hybrid layers here: its mixer (G: Gated DeltaNet, *: gated attention) "
+      "and its FFN (E: experts, -: MLP)");
+  note_qk_norm(m, out);
+}
+
 constexpr Architecture kArchitectures[] = {
     {"LlamaForCausalLM", "llama", "Llama 2/3/3.1/3.3", read_llama},
     {"NemotronHForCausalLM", "nemotron_h", "Nemotron-H (hybrid Mamba-Transformer)", read_nemotron_h},
+    {"Qwen3NextForCausalLM", "qwen3_next", "Qwen3-Next (hybrid Gated DeltaNet / attention)", read_qwen3_next},
     {"Llama4ForConditionalGeneration", "llama4", "Llama 4", read_llama4},
     {"Llama4ForCausalLM", "llama4_text", "Llama 4, text only", read_llama4},
     {"MistralForCausalLM", "mistral", "Mistral", read_mistral},

@@ -51,8 +51,9 @@ std::string hf_model_toml(const HfModel& m, const std::string& source);
 /// The [model] keys of a model's local attention (attention_window and its layers), "" without a
 /// window: the lines `stepsim import` writes for Hugging Face configs and Megatron runs alike.
 std::string attention_window_toml(const work::ModelSpec& m);
-/// A hybrid model's `hybrid_layers` line and its [model.mamba] table ("" for a transformer): last in
-/// a [model] table, since the sub-table ends its plain keys.
+/// The attention's output gate, and a hybrid model's `hybrid_layers` line with its [model.mamba] and
+/// [model.gated_delta] tables ("" for a plain transformer): last in a [model] table, since the
+/// sub-tables end its plain keys.
 std::string hybrid_toml(const work::ModelSpec& m);
 
 }  // namespace stepsim::scen

@@ -53,13 +53,25 @@ std::string attention_window_toml(const work::ModelSpec& m) {
 }
 
 std::string hybrid_toml(const work::ModelSpec& m) {
-  if (!m.is_hybrid()) return "";
-  const work::MambaDims& a = m.mamba;
-  return "hybrid_layers = " + toml_string(work::hybrid_pattern(m)) +
-         "  # M Mamba-2, * attention, - MLP, E MoE\n" + "[model.mamba]\nheads = " + std::to_string(a.heads) +
-         "\nhead_dim = " + std::to_string(a.head_dim) + "\nstate = " + std::to_string(a.state) +
-         "\ngroups = " + std::to_string(a.groups) + "\nconv_kernel = " + std::to_string(a.conv_kernel) +
-         "\nchunk = " + std::to_string(a.chunk) + "\n";
+  std::string out = m.attention_output_gate ? "attention_output_gate = true\n" : "";
+  if (!m.is_hybrid()) return out;
+  out += "hybrid_layers = " + toml_string(work::hybrid_pattern(m)) +
+         "  # M Mamba-2, * attention, - MLP, E MoE, G Gated DeltaNet\n";
+  if (m.mamba_layers() > 0) {
+    const work::MambaDims& a = m.mamba;
+    out += "[model.mamba]\nheads = " + std::to_string(a.heads) +
+           "\nhead_dim = " + std::to_string(a.head_dim) + "\nstate = " + std::to_string(a.state) +
+           "\ngroups = " + std::to_string(a.groups) + "\nconv_kernel = " + std::to_string(a.conv_kernel) +
+           "\nchunk = " + std::to_string(a.chunk) + "\n";
+  }
+  if (m.gated_delta_layers() > 0) {
+    const work::GatedDeltaDims& g = m.gated_delta;
+    out += "[model.gated_delta]\nkey_heads = " + std::to_string(g.key_heads) +
+           "\nvalue_heads = " + std::to_string(g.value_heads) + "\nkey_dim = " + std::to_string(g.key_dim) +
+           "\nvalue_dim = " + std::to_string(g.value_dim) +
+           "\nconv_kernel = " + std::to_string(g.conv_kernel) + "\nchunk = " + std::to_string(g.chunk) + "\n";
+  }
+  return out;
 }
 
 std::string hf_model_toml(const HfModel& h, const std::string& source) {

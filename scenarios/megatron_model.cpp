@@ -286,6 +286,10 @@ void hybrid(const RunSettings& s, ImportedRun& r) {
     if (!kind)
       s.fail("hybrid_override_pattern", std::string("has '") + c + "', which stepsim does not know",
              std::string(work::kHybridPatternHint));
+    if (*kind == work::LayerKind::gated_delta)
+      s.fail("hybrid_override_pattern",
+             "has 'G', stepsim's Gated DeltaNet layer, which no Megatron argument sizes",
+             "import the model from its Hugging Face config.json, or give [model.gated_delta] in a scenario");
     m.hybrid_layers.push_back(*kind);
   }
   if (static_cast<int>(m.hybrid_layers.size()) != m.layers)

@@ -39,6 +39,16 @@ void read_mamba(TableReader& r, work::MambaDims& a) {
   r.finish();
 }
 
+void read_gated_delta(TableReader& r, work::GatedDeltaDims& g) {
+  r.read("key_heads", g.key_heads, kPositiveInt);
+  r.read("value_heads", g.value_heads, kPositiveInt);
+  r.read("key_dim", g.key_dim, kPositiveInt);
+  r.read("value_dim", g.value_dim, kPositiveInt);
+  r.read("conv_kernel", g.conv_kernel, kPositiveInt);
+  r.read("chunk", g.chunk, kPositiveInt);
+  r.finish();
+}
+
 /// hybrid_layers: Megatron-Core's hybrid layer pattern, one character per layer.
 void read_hybrid_layers(TableReader& r, work::ModelSpec& m) {
   const toml::node* n = r.node("hybrid_layers");
@@ -56,10 +66,14 @@ void read_hybrid_layers(TableReader& r, work::ModelSpec& m) {
 
 void check_hybrid(work::ModelSpec& m, const TableReader& r) {
   const work::MambaDims& a = m.mamba;
+  const work::GatedDeltaDims& g = m.gated_delta;
   const bool any_mamba = a.heads + a.head_dim + a.state > 0;
+  const bool any_gdn = g.key_heads + g.value_heads + g.key_dim + g.value_dim > 0;
   if (!m.is_hybrid()) {
-    if (any_mamba)
-      r.fail("mamba", "Mamba dimensions are set but the model has no hybrid_layers",
+    if (any_mamba || any_gdn)
+      r.fail(any_mamba ? "mamba" : "gated_delta",
+             std::string(any_mamba ? "Mamba" : "Gated DeltaNet") +
+                 " dimensions are set but the model has no hybrid_layers",
              "set hybrid_layers = \"M-M*-...\" (one character per layer) for a hybrid model");
     return;
   }
@@ -74,6 +88,18 @@ void check_hybrid(work::ModelSpec& m, const TableReader& r) {
            "the pattern has Mamba layers (M) but [" + r.path("mamba") + "] lacks heads, head_dim or state",
            "add a [" + r.path("mamba") +
                "] table: heads, head_dim, state (groups = 1, conv_kernel = 4, chunk = 128)");
+  if (m.gated_delta_layers() > 0 &&
+      (g.key_heads < 1 || g.value_heads < 1 || g.key_dim < 1 || g.value_dim < 1))
+    r.fail("gated_delta",
+           "the pattern has Gated DeltaNet layers (G) but [" + r.path("gated_delta") +
+               "] lacks key_heads, value_heads, key_dim or value_dim",
+           "add a [" + r.path("gated_delta") +
+               "] table: key_heads, value_heads, key_dim, value_dim (conv_kernel = 4, chunk = 64)");
+  if (g.key_heads > 0 && g.value_heads % g.key_heads != 0)
+    r.fail("gated_delta",
+           "value_heads (" + std::to_string(g.value_heads) + ") must be a multiple of key_heads (" +
+               std::to_string(g.key_heads) + ")",
+           "each key head serves value_heads / key_heads value heads");
   if (a.groups > 0 && a.heads % a.groups != 0)
     r.fail("mamba",
            "mamba heads (" + std::to_string(a.heads) + ") must be a multiple of groups (" +
@@ -536,6 +562,8 @@ void read_model_fields(TableReader& r, work::ModelSpec& m, FieldSet set) {
   read_local_attention_layers(r, m);
   read_hybrid_layers(r, m);
   if (auto mamba = r.table("mamba")) read_mamba(*mamba, m.mamba);
+  if (auto gdn = r.table("gated_delta")) read_gated_delta(*gdn, m.gated_delta);
+  r.read("attention_output_gate", m.attention_output_gate);
   if (set == FieldSet::catalog) {
     r.read("published_params", m.published_params, kNonNegative);
     r.read("published_active_params", m.published_active_params, kNonNegative);

@@ -35,16 +35,25 @@ std::string model_line(const scen::Scenario& s) {
     out += "ffn " + std::to_string(m.ffn) + ", ";
   out += "vocab " + std::to_string(m.vocab) + "; ";
   if (m.is_hybrid()) {
-    // A hybrid stack: how many layers of each kind, and the Mamba-2 mixers' shape.
+    // A hybrid stack: how many layers of each kind, and the mixers' shapes.
     const int mlp = m.ffn_layers() - m.moe_layers();
-    out += "hybrid: " + std::to_string(m.mamba_layers()) + " Mamba-2, " +
-           std::to_string(m.attention_layers()) + " attention, " + std::to_string(mlp) + " MLP" +
-           (m.moe_layers() > 0 ? ", " + std::to_string(m.moe_layers()) + " MoE" : std::string()) + " layers";
+    const auto count = [](int n, const char* what) {
+      return n > 0 ? std::to_string(n) + " " + what + ", " : std::string();
+    };
+    const std::string kinds =
+        count(m.mamba_layers(), "Mamba-2") + count(m.gated_delta_layers(), "Gated DeltaNet") +
+        count(m.attention_layers(), "attention") + count(mlp, "MLP") + count(m.moe_layers(), "MoE");
+    out += "hybrid: " + kinds.substr(0, kinds.size() - 2) + " layers";
     if (m.mamba_layers() > 0)
       out += " (Mamba " + std::to_string(m.mamba.heads) + " heads x " + std::to_string(m.mamba.head_dim) +
              ", state " + std::to_string(m.mamba.state) + ", " + std::to_string(m.mamba.groups) + " groups)";
+    if (m.gated_delta_layers() > 0)
+      out += " (Gated DeltaNet " + std::to_string(m.gated_delta.key_heads) + " key heads x " +
+             std::to_string(m.gated_delta.key_dim) + ", " + std::to_string(m.gated_delta.value_heads) +
+             " value heads x " + std::to_string(m.gated_delta.value_dim) + ")";
     out += "; ";
   }
+  if (m.attention_output_gate) out += "gated attention output; ";
   if (m.has_local_attention())
     out +=
         std::string(m.window_kind == work::AttentionWindowKind::sliding ? "sliding window " : "chunks of ") +

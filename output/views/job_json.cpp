@@ -72,6 +72,7 @@ json params_json(const work::ParamBreakdown& b) {
          {"main_total", b.main_total()},
          {"main_active", b.main_active()}};
   if (b.mamba > 0.0) j["mamba"] = b.mamba;  // hybrid models only
+  if (b.linear_attention > 0.0) j["linear_attention"] = b.linear_attention;
   return j;
 }
 

@@ -59,8 +59,9 @@ std::string kv_table(const work::KvReport& r, const work::KvQuery& q, const KvLa
   out += fmt::format("per sequence  {}{}\n", format_bytes(r.bytes_per_sequence),
                      r.local_attention ? " (local layers keep at most their window)" : "");
   if (r.state_bytes_per_sequence > 0.0)
-    out += fmt::format("  of which    {} the Mamba layers' fixed state (any context)\n",
-                       format_bytes(r.state_bytes_per_sequence));
+    out += fmt::format(
+        "  of which    {} the recurrent (Mamba, Gated DeltaNet) layers' fixed state (any context)\n",
+        format_bytes(r.state_bytes_per_sequence));
   out += fmt::format("cache         {}\n", format_bytes(r.cache_bytes));
   out += fmt::format("weights       {}\n", format_bytes(r.weights_bytes));
   out += fmt::format("total         {}\n", format_bytes(r.total_bytes));
@@ -68,7 +69,7 @@ std::string kv_table(const work::KvReport& r, const work::KvQuery& q, const KvLa
                      format_bytes(r.decode_bytes_per_token),
                      r.local_attention ? "the keys each layer's window leaves x KV per layer"
                      : r.state_bytes_per_sequence > 0.0
-                         ? "context x KV per token + the Mamba state read and written"
+                         ? "context x KV per token + the recurrent state read and written"
                          : "context x KV per token");
   if (r.decode_bandwidth_Bps)
     out += fmt::format("at {} tokens/s: {}/s of memory bandwidth\n", format_number(*q.target_tokens_per_s, 0),

@@ -154,7 +154,7 @@ std::vector<Rule> rules() {
        ":3:10: model.layers:", "hybrid_layers lists 52 layers"},
       {"context parallelism with Mamba layers",
        with(with(kHybrid, "groups = 4", "groups = 8"), "tp = 8", "tp = 2\ncp = 2"),
-       ":16:6: parallelism.cp:", "not modelled for Mamba layers"},
+       ":16:6: parallelism.cp:", "not modelled for Mamba or Gated DeltaNet layers"},
       {"moe.imbalance above experts / top_k", with(kMoe, "imbalance = 1.5", "imbalance = 5"),
        ":16:13: moe.imbalance:", "above experts / top_k = 8 / 2 = 4"},
       {"MoE training with tp > 1 and no sequence parallelism", with(kMoe, "ep = 8", "tp = 2\nep = 4"),

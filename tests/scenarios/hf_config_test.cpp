@@ -87,6 +87,10 @@ const std::vector<Published> kPublished = {
     {"falcon-7b.json", 7e9, 0.0, 0.015},
     // nvidia/Nemotron-H-8B-Base-8K: the Nemotron-H paper's "8B" (whole billions; computed 8.10B), hence 2%.
     {"Nemotron-H-8B-Base-8K.json", 8e9, 0.0, 0.02},
+    // Qwen/Qwen3-Next-80B-A3B-Instruct: the checkpoint's 79,674,391,296 weights, 3,874,929,408 less
+    // the inactive experts (computed 79,674,286,848 and 3,874,824,960: the q/k norms and the shared
+    // expert's gate are not modelled).
+    {"Qwen3-Next-80B-A3B-Instruct.json", 79'674'391'296.0, 3'874'929'408.0},
 };
 
 /// The fields a [model] table sets, compared one by one so a failure names the field.
@@ -137,7 +141,7 @@ std::string with_key(std::string json, const std::string& after, const std::stri
 using namespace hf_config_rows;
 
 TEST_CASE("every shipped config.json resolves to its published parameter count") {
-  REQUIRE(kPublished.size() == 16);
+  REQUIRE(kPublished.size() == 17);
   for (const auto& p : kPublished) {
     INFO(p.file);
     const Scenario s = load_config(p.file);
@@ -173,6 +177,15 @@ TEST_CASE("the architectures map to stepsim's model structure") {
   CHECK(nh.mamba.state == 128);
   CHECK(nh.mamba.groups == 8);
   CHECK(nh.position == stepsim::work::PositionEmbedding::none);
+  // Qwen3-Next: each decoder layer a mixer (G, or gated attention every 4th) and an MoE FFN.
+  const ModelSpec qn = load_config("Qwen3-Next-80B-A3B-Instruct.json").job.model;
+  CHECK(qn.layers == 96);
+  CHECK(qn.gated_delta_layers() == 36);
+  CHECK(qn.attention_layers() == 12);
+  CHECK(qn.moe_layers() == 48);
+  CHECK(qn.attention_output_gate);
+  CHECK(qn.gated_delta.value_heads == 32);
+  CHECK(qn.shared_experts == 1);
   const ModelSpec gemma = load_config("gemma-3-12b-pt.json").job.model;
   CHECK(gemma.head_dim == 256);  // not hidden / heads = 240
   CHECK(gemma.vocab == 262208);  // Gemma3TextConfig's default: the file leaves it out

@@ -175,8 +175,12 @@ TEST_CASE("megatron import: hybrid Mamba models from --hybrid-override-pattern")
     CHECK_THROWS_WITH(megatron(nh + "--num-layers 50"),
                       Catch::Contains("has 52 layers, but --num-layers is 50"));
     std::string bad = nh;
-    bad.replace(bad.find("M-M-M-M*"), 1, "G");
-    CHECK_THROWS_WITH(megatron(bad), Catch::Contains("has 'G', which stepsim does not know"));
+    bad.replace(bad.find("M-M-M-M*"), 1, "Q");
+    CHECK_THROWS_WITH(megatron(bad), Catch::Contains("has 'Q', which stepsim does not know"));
+    // stepsim's G (Gated DeltaNet) has no Megatron arguments to size it.
+    std::string gdn = nh;
+    gdn.replace(gdn.find("M-M-M-M*"), 1, "G");
+    CHECK_THROWS_WITH(megatron(gdn), Catch::Contains("Gated DeltaNet"));
   }
 }
 

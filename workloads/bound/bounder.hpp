@@ -108,7 +108,7 @@ class Bounder {
   // Dense layers emit the same kernels whatever their index (LayerStack ignores it for them), so
   // they are emitted once per rank: keys (rank, layer), layer -1 for every dense layer with global
   // attention and -2 for every dense layer with local attention; a hybrid model's Mamba layers -3,
-  // attention layers -4 (-5 local) and MLP layers -6 (dense_key).
+  // attention layers -4 (-5 local), MLP layers -6 and Gated DeltaNet layers -7 (dense_key).
   int dense_key(int l) const;
   std::map<std::pair<int, int>, Segment> forward_, backward_;
   std::deque<Segment> extra_;  // embedding, heads, MTP glue: stable addresses

@@ -33,6 +33,7 @@ int Bounder::dense_key(int l) const {
   const bool local = layers_.is_local(l);
   switch (job_.model.layer_kind(l)) {
     case LayerKind::mamba: return -3;
+    case LayerKind::gated_delta: return -7;
     case LayerKind::attention: return local ? -5 : -4;
     case LayerKind::mlp: return -6;
     case LayerKind::transformer:

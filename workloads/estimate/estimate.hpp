@@ -23,7 +23,7 @@ namespace stepsim::work {
 struct FlopsPerToken {
   double matmul_forward = 0.0;     ///< 2 x active matmul parameters (one forward)
   double attention_forward = 0.0;  ///< score and value products of one forward, causal where it applies
-  double scan_forward = 0.0;       ///< a hybrid model's Mamba-2 SSD scans (one forward)
+  double scan_forward = 0.0;       ///< a hybrid model's Mamba-2 scans and Gated DeltaNet rules (one forward)
   double model = 0.0;              ///< forward (+ backward = 2 x forward when training)
   double recompute = 0.0;  ///< repeated forward work (full: a whole forward; selective: attention core)
   double hardware = 0.0;   ///< model + recompute

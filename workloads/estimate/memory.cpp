@@ -14,7 +14,7 @@ namespace {
 /// What fraction of the layers has each block: 1 attention and 1 FFN (dense or MoE) per layer of a
 /// transformer; one block per layer of a hybrid model.
 struct LayerShares {
-  double attention = 1.0, dense_ffn = 1.0, moe = 0.0, mamba = 0.0;
+  double attention = 1.0, dense_ffn = 1.0, moe = 0.0, mamba = 0.0, gated_delta = 0.0;
 };
 LayerShares layer_shares(const ModelSpec& m) {
   LayerShares s;
@@ -24,6 +24,7 @@ LayerShares layer_shares(const ModelSpec& m) {
   s.moe = m.moe_layers() / L;
   s.dense_ffn = (m.ffn_layers() - m.moe_layers()) / L;
   s.mamba = m.mamba_layers() / L;
+  s.gated_delta = m.gated_delta_layers() / L;
   return s;
 }
 
@@ -58,8 +59,15 @@ LayerActivations layer_activations(const JobSpec& job, const StepShape& s) {
   // the scan's output and out_proj's input, and dt with dA's cumsum in fp32.
   const MambaDims& mb = m.mamba;
   const double mamba = act * (mb.in_proj_width() + mb.conv_channels() + 2.0 * mb.inner()) + 8.0 * mb.heads;
-  a.sharded =
-      share.attention * attention + share.dense_ffn * dense_ffn + share.moe * moe_ffn + share.mamba * mamba;
+  // Gated DeltaNet mixer (GatedDeltaLayer::stored_activation_bytes, per token): in_proj's output, the
+  // convolution's output, q and k normalised and repeated, the output and out_proj's input, the decays
+  // in fp32 and (I + A)^-1 (chunk x value heads per token).
+  const GatedDeltaDims& g = m.gated_delta;
+  const double gdn =
+      act * (g.in_proj_width() + g.conv_channels() + 2.0 * g.value_heads * g.key_dim + 2.0 * g.v_width()) +
+      4.0 * g.value_heads + act * g.chunk * g.value_heads;
+  a.sharded = share.attention * attention + share.dense_ffn * dense_ffn + share.moe * moe_ffn +
+              share.mamba * mamba + share.gated_delta * gdn;
   // Scores: heads x keys per query, full sequence of keys even when context parallelism splits queries.
   const double keys = s.kind == WorkloadKind::decode ? s.attended_keys : s.seq_len;
   a.scores = share.attention * (2.0 * act + 1.0) * w.heads * keys;
@@ -159,7 +167,7 @@ MemoryEstimate inference_stage(const JobSpec& job, const ParamShares& params, co
       cached_layer_tokens(job.model, cached, begin, begin + par.stage_layers(i, job.model.layers));
   const int end = begin + par.stage_layers(i, job.model.layers);
   const double state =
-      mamba_state_bytes_per_sequence(job.model, job.precision.activation_bytes, par.tp, begin, end);
+      state_bytes_per_sequence(job.model, job.precision.activation_bytes, par.tp, begin, end);
   mem.kv_cache = units::bytes(s.sequences_per_micro_batch * (layer_tokens / par.cp * kv_layer + state));
   // Forward only: one layer's working set at a time.
   mem.activations = units::bytes(layer_bytes(job, s, Recompute::selective));

@@ -135,8 +135,14 @@ double activation_io_per_token(const JobSpec& job, const LayerWidths& w) {
   const double blocks = m.is_hybrid() ? 0.5 : 1.0;
   const MambaDims& a = m.mamba;
   const double mamba = 2.0 * a.in_proj_width() + 2.0 * a.conv_channels() + 4.0 * a.inner();
+  // A Gated DeltaNet mixer: in_proj's output, the convolution's, q and k normalised and repeated, the
+  // rule's w, u, v_new and output, the gated norm's.
+  const GatedDeltaDims& g = m.gated_delta;
+  const double gdn =
+      2.0 * g.in_proj_width() + 2.0 * g.conv_channels() + 4.0 * g.value_heads * g.key_dim + 8.0 * g.v_width();
   return m.layers * blocks * (norm_residual + gemm_edges) + m.attention_layers() * attention +
-         dense_layers * dense_ffn + moe_layers * (shared + routed) + m.mamba_layers() * mamba + head;
+         dense_layers * dense_ffn + moe_layers * (shared + routed) + m.mamba_layers() * mamba +
+         m.gated_delta_layers() * gdn + head;
 }
 
 double attention_core_io_per_token(const JobSpec& job, const LayerWidths& w) {
@@ -194,9 +200,8 @@ HbmPerToken hbm_per_token(const JobSpec& job, const ParamShares& params, const S
   if (s.kind == WorkloadKind::decode)
     // Read the context (per-query-head kernels once per query head of a group), write the new token;
     // read and write each sequence's Mamba state (one token per sequence).
-    b.kv_cache =
-        (s.attended_keys * decode_kv_reads(job) + attention_share) * kv_per_token +
-        2.0 * mamba_state_bytes_per_sequence(job.model, prec.activation_bytes, 1, 0, job.model.layers);
+    b.kv_cache = (s.attended_keys * decode_kv_reads(job) + attention_share) * kv_per_token +
+                 2.0 * state_bytes_per_sequence(job.model, prec.activation_bytes, 1, 0, job.model.layers);
   else
     b.kv_cache = attention_share * kv_per_token;  // prefill writes each token's K and V once
   return b;

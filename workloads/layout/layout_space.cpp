@@ -118,6 +118,9 @@ std::vector<int> tp_choices(const JobSpec& job, const LayoutSpaceOptions& o) {
     if (m.attention == AttentionKind::standard && m.kv_heads % tp != 0) continue;
     // Mamba-2 mixers split their heads and B/C groups over TP.
     if (m.mamba_layers() > 0 && (m.mamba.heads % tp != 0 || m.mamba.groups % tp != 0)) continue;
+    if (m.gated_delta_layers() > 0 &&
+        (m.gated_delta.key_heads % tp != 0 || m.gated_delta.value_heads % tp != 0))
+      continue;
     if (tp > 1 && job.workload.seq_len % tp != 0) continue;  // sequence parallelism splits the sequence
     out.push_back(tp);
   }
@@ -147,7 +150,7 @@ std::vector<Layout> pp_choices(const JobSpec& job, int cap) {
 std::vector<int> cp_choices(const JobSpec& job, const LayoutSpaceOptions& o) {
   std::vector<int> out{1};
   // No context parallelism for Mamba layers (refused by the scenario checks).
-  if (job.workload.attention_impl != AttentionImpl::flash || job.model.mamba_layers() > 0) return out;
+  if (job.workload.attention_impl != AttentionImpl::flash || job.model.state_layers() > 0) return out;
   for (int cp = 2; cp <= o.max_cp; cp *= 2)
     if (job.workload.seq_len % cp == 0 && job.workload.seq_len / cp >= o.min_cp_tokens) out.push_back(cp);
   return out;

@@ -39,11 +39,21 @@ double mamba_state_elements(const MambaDims& a, int tp) {
   return a.heads / t * a.head_dim * a.state + a.conv_channels() / t * (a.conv_kernel - 1.0);
 }
 
-double mamba_state_bytes_per_sequence(const ModelSpec& m, double bytes_per_element, int tp, int begin,
-                                      int end) {
-  int n = 0;
-  for (int l = begin; l < end; ++l) n += m.layer_kind(l) == LayerKind::mamba ? 1 : 0;
-  return n * mamba_state_elements(m.mamba, tp) * bytes_per_element;
+double state_bytes_per_sequence_layer(const GatedDeltaDims& g, double bytes_per_element, int tp) {
+  const double t = std::max(1, tp);
+  // The delta rule's state in fp32, the convolution's last conv_kernel - 1 inputs in 16 bits.
+  return 4.0 * g.value_heads / t * g.key_dim * g.value_dim +
+         bytes_per_element * g.conv_channels() / t * (g.conv_kernel - 1.0);
+}
+
+double state_bytes_per_sequence(const ModelSpec& m, double bytes_per_element, int tp, int begin, int end) {
+  double bytes = 0.0;
+  for (int l = begin; l < end; ++l) {
+    if (m.layer_kind(l) == LayerKind::mamba) bytes += mamba_state_elements(m.mamba, tp) * bytes_per_element;
+    if (m.layer_kind(l) == LayerKind::gated_delta)
+      bytes += state_bytes_per_sequence_layer(m.gated_delta, bytes_per_element, tp);
+  }
+  return bytes;
 }
 
 double decode_kv_reads(const JobSpec& job) {
@@ -73,7 +83,7 @@ KvReport size_kv(const ModelSpec& m, const KvQuery& q) {
   const double per_layer = kv_elements_per_layer(m) * q.kv_bytes;
   r.local_attention = m.has_local_attention();
   // A hybrid model's Mamba layers hold a fixed state per sequence instead (whole model: tp = 1).
-  r.state_bytes_per_sequence = mamba_state_bytes_per_sequence(m, q.state_bytes, 1, 0, m.layers);
+  r.state_bytes_per_sequence = state_bytes_per_sequence(m, q.state_bytes, 1, 0, m.layers);
   r.bytes_per_sequence = per_layer * cached_layer_tokens(m, T, 0, m.layers) + r.state_bytes_per_sequence;
   r.cache_bytes = C * r.bytes_per_sequence * q.overhead;
   r.weights_bytes = q.params * q.weight_bytes;

@@ -23,9 +23,12 @@ double kv_bytes_per_token_layer_rank(const ModelSpec& m, double bytes_per_elemen
 /// Elements of one Mamba-2 layer's decode state per sequence on one TP rank: the SSM state
 /// (heads / tp x head_dim x state) and the causal convolution's last conv_kernel - 1 inputs.
 double mamba_state_elements(const MambaDims& a, int tp);
-/// Decode-state bytes one sequence holds in the Mamba layers [begin, end) on one TP rank.
-double mamba_state_bytes_per_sequence(const ModelSpec& m, double bytes_per_element, int tp, int begin,
-                                      int end);
+/// Decode-state bytes of one sequence in one Gated DeltaNet layer on one TP rank: the delta rule's
+/// key_dim x value_dim state per value head in fp32, the convolution's inputs in `bytes_per_element`.
+double state_bytes_per_sequence_layer(const GatedDeltaDims& g, double bytes_per_element, int tp);
+/// Decode-state bytes one sequence holds in the Mamba and Gated DeltaNet layers [begin, end) on one
+/// TP rank (Mamba's in `bytes_per_element`, the activations' precision).
+double state_bytes_per_sequence(const ModelSpec& m, double bytes_per_element, int tp, int begin, int end);
 
 /// Decode: how many times the attention kernel reads each cached key and value per step
 /// (LayerDims::decode_kv_reads): query heads per KV head on a rank for per-query-head kernels.
@@ -38,7 +41,7 @@ struct KvQuery {
   double overhead = 1.0;             ///< phi: allocator and fragmentation overhead on the cache (1.1-1.3)
   double kv_bytes = 2.0;             ///< bytes per cached element
   double weight_bytes = 2.0;         ///< bytes per weight
-  double state_bytes = 2.0;          ///< bytes per Mamba state element (hybrid models: 16-bit)
+  double state_bytes = 2.0;          ///< bytes per Mamba state element and convolution input (16-bit)
   double params = 0.0;               ///< weights to hold beside the cache (total parameters)
   std::optional<topo::GpuSpec> gpu;  ///< for fit and bandwidth checks
   int gpus = 1;                      ///< GPUs holding one copy of the weights and the cache
@@ -48,7 +51,7 @@ struct KvQuery {
 struct KvReport {
   double bytes_per_token = 0.0;
   double bytes_per_sequence = 0.0;  ///< bytes_per_token x T (local layers: at most their window) + state
-  double state_bytes_per_sequence = 0.0;  ///< hybrid models: the Mamba layers' fixed state
+  double state_bytes_per_sequence = 0.0;  ///< hybrid models: the Mamba / Gated DeltaNet layers' fixed state
   bool local_attention = false;     ///< the model's local layers keep and read at most their window
   double cache_bytes = 0.0;         ///< C x T x bytes_per_token x phi
   double weights_bytes = 0.0;

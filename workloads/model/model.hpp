@@ -26,6 +26,7 @@ enum class LayerKind : std::uint8_t {
   attention,    ///< *: self-attention only
   mlp,          ///< -: a dense FFN only
   moe,          ///< E: a mixture-of-experts FFN only
+  gated_delta,  ///< G: a Gated DeltaNet linear-attention mixer (Qwen3-Next, Qwen3.5; chunked delta rule)
 };
 /// How the local layers of a model with an attention window limit what a query sees.
 enum class AttentionWindowKind : std::uint8_t {
@@ -57,6 +58,25 @@ struct MambaDims {
   double conv_channels() const { return inner() + 2.0 * groups * state; }
   /// Width of the input projection's output: z, x, B, C and dt.
   double in_proj_width() const { return 2.0 * inner() + 2.0 * groups * state + heads; }
+};
+
+/// Gated DeltaNet mixer dimensions (Yang et al. 2024; Qwen3-Next's Qwen3NextGatedDeltaNet): q and k
+/// of key_heads x key_dim, v and the output gate z of value_heads x value_dim, one beta and one decay
+/// per value head; a depthwise causal convolution over q, k and v; keys shared by value_heads /
+/// key_heads value heads. The chunked delta rule (flash-linear-attention's chunk_gated_delta_rule)
+/// keeps a key_dim x value_dim state per value head.
+struct GatedDeltaDims {
+  int key_heads = 0;
+  int value_heads = 0;
+  int key_dim = 0;
+  int value_dim = 0;
+  int conv_kernel = 4;
+  int chunk = 64;
+  double qk_width() const { return double(key_heads) * key_dim; }  ///< q (or k) channels
+  double v_width() const { return double(value_heads) * value_dim; }
+  double conv_channels() const { return 2.0 * qk_width() + v_width(); }
+  /// The input projections' output: q, k, v, z, and beta and the decay's input per value head.
+  double in_proj_width() const { return 2.0 * qk_width() + 2.0 * v_width() + 2.0 * value_heads; }
 };
 
 struct ModelSpec {
@@ -108,6 +128,10 @@ struct ModelSpec {
   /// for a plain transformer. MoE layers of a hybrid model are its `moe` entries.
   std::vector<LayerKind> hybrid_layers;
   MambaDims mamba;                ///< the Mamba-2 mixers' dimensions (hybrid models with mamba layers)
+  GatedDeltaDims gated_delta;     ///< the Gated DeltaNet mixers' dimensions (hybrid models with G layers)
+  /// Attention with a sigmoid output gate (Qwen3-Next, Qwen3.5: attn_output_gate): the query
+  /// projection also makes a gate of the attention output's width, multiplied in before o_proj.
+  bool attention_output_gate = false;
   double published_params = 0.0;  ///< total parameters as published (for the catalog test)
   double published_active_params = 0.0;  ///< MoE: activated parameters per token as published
   /// Relative agreement the catalog test demands between computed and published counts: 0.01
@@ -142,11 +166,15 @@ struct ModelSpec {
   }
   int attention_layers() const { return count_layers(&ModelSpec::has_attention); }
   int ffn_layers() const { return count_layers(&ModelSpec::has_ffn); }
-  int mamba_layers() const {
+  int layers_of_kind(LayerKind k) const {
     int n = 0;
-    for (int i = 0; i < layers; ++i) n += layer_kind(i) == LayerKind::mamba ? 1 : 0;
+    for (int i = 0; i < layers; ++i) n += layer_kind(i) == k ? 1 : 0;
     return n;
   }
+  int mamba_layers() const { return layers_of_kind(LayerKind::mamba); }
+  int gated_delta_layers() const { return layers_of_kind(LayerKind::gated_delta); }
+  /// Layers whose mixer carries a recurrent state along the sequence (Mamba-2, Gated DeltaNet).
+  int state_layers() const { return mamba_layers() + gated_delta_layers(); }
   bool is_moe_layer(int i) const {
     if (is_hybrid() && i < layers) return i >= 0 && layer_kind(i) == LayerKind::moe;
     if (!is_moe() || i < dense_layers) return false;

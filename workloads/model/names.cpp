@@ -147,6 +147,7 @@ std::optional<LayerKind> layer_kind_of(char c) {
     case '*': return LayerKind::attention;
     case '-': return LayerKind::mlp;
     case 'E': return LayerKind::moe;
+    case 'G': return LayerKind::gated_delta;
     default: return std::nullopt;
   }
 }
@@ -157,6 +158,7 @@ char pattern_char(LayerKind k) {
     case LayerKind::attention: return '*';
     case LayerKind::mlp: return '-';
     case LayerKind::moe: return 'E';
+    case LayerKind::gated_delta: return 'G';
     case LayerKind::transformer: break;
   }
   return 'T';

@@ -35,7 +35,8 @@ topo::KernelKind kernel_kind(std::string_view op_name, topo::OpClass op_class);
 topo::KernelTime named_kernel_time(const topo::GpuSpec& gpu, std::string_view op_name,
                                    const topo::KernelWork& work);
 /// Megatron-Core's hybrid layer pattern (--hybrid-override-pattern): M Mamba-2, * attention, - MLP,
-/// E MoE; nullopt for any other character. `pattern_char` of a transformer layer is 'T' (no pattern has it).
+/// E MoE, and stepsim's G for a Gated DeltaNet mixer; nullopt for any other character. `pattern_char` of a
+/// transformer layer is 'T' (no pattern has it).
 std::optional<LayerKind> layer_kind_of(char c);
 char pattern_char(LayerKind k);
 /// A hybrid model's pattern, one character per layer ("" for a transformer).
@@ -43,7 +44,7 @@ std::string hybrid_pattern(const ModelSpec& m);
 /// The pattern's characters, as errors name them.
 inline constexpr std::string_view kHybridPatternHint =
     "one character per layer, as Megatron-Core's --hybrid-override-pattern: M (Mamba-2), * (attention), "
-    "- (MLP), E (MoE), e.g. \"M-M-M*-\"";
+    "- (MLP), E (MoE), and G (Gated DeltaNet), e.g. \"M-M-M*-\"";
 /// The Megatron-Core names of the modules `m` recomputes, in a fixed order.
 std::vector<std::string_view> names(const RecomputeModules& m);
 

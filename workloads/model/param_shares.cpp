@@ -21,6 +21,7 @@ ParamShares param_shares(const ModelSpec& m) {
   s.lm_head = b.lm_head;
   s.attention = b.attention;
   s.mamba = b.mamba;
+  s.linear_attention = b.linear_attention;
   s.norms = b.norms;
   s.dense_mlp = b.dense_mlp;
   s.routed_experts = b.routed_experts;

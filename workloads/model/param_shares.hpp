@@ -14,6 +14,7 @@ struct ParamShares {
   double lm_head = 0.0;         ///< output projection; 0 when tied to the embedding
   double attention = 0.0;       ///< attention projections of all layers
   double mamba = 0.0;           ///< Mamba-2 mixers of all layers (hybrid models)
+  double linear_attention = 0.0;  ///< Gated DeltaNet mixers of all layers (hybrid models)
   double norms = 0.0;           ///< per-layer and final norms
   double dense_mlp = 0.0;       ///< FFNs of the dense layers
   double routed_experts = 0.0;  ///< all routed experts of all MoE layers
@@ -27,7 +28,9 @@ struct ParamShares {
   int mtp_layers = 0;
 
   /// What tensor parallelism shards: attention, Mamba mixers, norms, dense FFNs, shared experts, routers.
-  double layer_nonexpert() const { return attention + mamba + norms + dense_mlp + shared_experts + routers; }
+  double layer_nonexpert() const {
+    return attention + mamba + linear_attention + norms + dense_mlp + shared_experts + routers;
+  }
   /// One routed expert.
   double expert() const {
     return experts > 0 && moe_layers > 0 ? routed_experts / (double(experts) * moe_layers) : 0.0;

@@ -18,6 +18,7 @@ double standard_attention(const ModelSpec& m) {
   const double kv = d(m.kv_heads) * d(m.head_dim);
   double p = h * q + 2.0 * h * kv + q * h;  // W_Q, W_K, W_V, W_O
   if (m.linear_bias) p += q + 2.0 * kv + h;
+  if (m.attention_output_gate) p += h * q + (m.linear_bias ? q : 0.0);  // the gate's half of q_proj
   return p;
 }
 
@@ -105,6 +106,15 @@ double mamba_params(const ModelSpec& m) {
          a.inner() * h;
 }
 
+double gated_delta_params(const ModelSpec& m) {
+  const GatedDeltaDims& g = m.gated_delta;
+  const double h = d(m.hidden);
+  // in_proj_qkvz and in_proj_ba, the depthwise convolution's taps (no bias), dt_bias and A_log per
+  // value head, the gated RMSNorm's scale over one value head, out_proj (Qwen3NextGatedDeltaNet).
+  return h * g.in_proj_width() + g.conv_channels() * d(g.conv_kernel) + 2.0 * d(g.value_heads) +
+         d(g.value_dim) + g.v_width() * h;
+}
+
 ParamBreakdown count_params(const ModelSpec& m) {
   ParamBreakdown b;
   const double h = d(m.hidden);
@@ -119,6 +129,7 @@ ParamBreakdown count_params(const ModelSpec& m) {
   b.norms = layer_norms * norm_params(m, m.hidden) + norm_params(m, m.hidden);
   b.dense_mlp = d(dense_layers) * mlp_params(m, m.ffn);
   b.mamba = d(m.mamba_layers()) * mamba_params(m);
+  b.linear_attention = d(m.gated_delta_layers()) * gated_delta_params(m);
   double moe_active = 0.0;
   if (moe_layers > 0) {
     const MoeShape l = moe_layer(m);
@@ -128,7 +139,8 @@ ParamBreakdown count_params(const ModelSpec& m) {
     moe_active = d(moe_layers) * l.active_ffn;
   }
   add_mtp(m, b);
-  const double common = b.embedding + b.position + b.lm_head + b.attention + b.norms + b.dense_mlp + b.mamba;
+  const double common = b.embedding + b.position + b.lm_head + b.attention + b.norms + b.dense_mlp + b.mamba +
+                        b.linear_attention;
   b.total = common + b.routed_experts + b.shared_experts + b.routers + b.mtp;
   b.active = common + moe_active + b.mtp_active;
   return b;

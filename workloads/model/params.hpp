@@ -19,6 +19,7 @@ struct ParamBreakdown {
   double shared_experts = 0.0;  ///< always-active experts of all MoE layers
   double routers = 0.0;         ///< expert-routing projections
   double mamba = 0.0;           ///< Mamba-2 mixers of a hybrid model (projections, conv, gated norm)
+  double linear_attention = 0.0;  ///< Gated DeltaNet mixers of a hybrid model
   double norms = 0.0;           ///< per-layer norms and the final norm
   double mtp = 0.0;             ///< MTP modules: their transformer layer, projection and norms
   double total = 0.0;           ///< sum of all the above: what is trained and stored
@@ -38,6 +39,8 @@ ParamBreakdown count_params(const ModelSpec& m);
 double attention_params(const ModelSpec& m);
 /// Parameters of one Mamba-2 mixer (without its layer's pre-norm).
 double mamba_params(const ModelSpec& m);
+/// Parameters of one Gated DeltaNet mixer (without its layer's pre-norm).
+double gated_delta_params(const ModelSpec& m);
 /// Parameters of one FFN of width `ffn` (gelu/relu: 2 matrices; swiglu: 3), with biases if the
 /// model has linear biases.
 double mlp_params(const ModelSpec& m, int ffn);

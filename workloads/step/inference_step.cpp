@@ -42,8 +42,8 @@ class InferenceStepBuilder {
   }
   /// Decode-state bytes one sequence holds in the Mamba layers [begin, end) on one GPU (hybrid models).
   double state_per_sequence(int begin, int end) const {
-    return mamba_state_bytes_per_sequence(job_.model, job_.precision.activation_bytes, job_.parallel.tp,
-                                          begin, end);
+    return state_bytes_per_sequence(job_.model, job_.precision.activation_bytes, job_.parallel.tp, begin,
+                                    end);
   }
   sim::OpId next_id() { return static_cast<sim::OpId>(a_.graph().op_count()); }
 

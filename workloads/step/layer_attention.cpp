@@ -49,6 +49,9 @@ Handle DenseLayer::attention_forward(OpSink& sink, OpSink::Deps input) const {
   h = rope(sink, h, "");
   if (d_.phase != WorkloadKind::train) h = write_kv_cache(sink, h);
   h = d_.phase == WorkloadKind::decode ? decode_core(sink, h) : attention_core_forward(sink, h);
+  // Output gate (Qwen3-Next): o x sigmoid(gate), the gate from q_proj's second half.
+  if (d_.attention_output_gate)
+    h = sink.kernel("attn_gate", elementwise(d_, 3.0 * E * T * d_.o_dim / t, 4.0 * T * d_.o_dim / t), h);
   h = reduced_linear_forward(sink, d_, "proj", "tp.reduce_attn", T, d_.h, d_.o_dim / t, h);
   // Bias + dropout + residual add: read branch and residual, write sum (+ 1-byte mask).
   const double bda = 3 * Tn * d_.h * E + (d_.dropout ? Tn * d_.h : 0.0);
@@ -58,8 +61,7 @@ Handle DenseLayer::attention_forward(OpSink& sink, OpSink::Deps input) const {
 Handle DenseLayer::projections_forward(OpSink& sink, Handle input) const {
   // MLA's several input projections share one gathered norm output.
   if (d_.mla) return mla_projections_forward(sink, sp_gather_linear_input(sink, d_, "tp.ag_ln1", input));
-  return gathered_linear_forward(sink, d_, "tp.ag_ln1", "qkv", d_.tokens,
-                                 (d_.q_dim + d_.kv_dim + d_.v_dim) / d_.tp, d_.h, input,
+  return gathered_linear_forward(sink, d_, "tp.ag_ln1", "qkv", d_.tokens, qkv_width() / d_.tp, d_.h, input,
                                  QuantOperand::norm_output);
 }
 
@@ -287,6 +289,9 @@ Handle DenseLayer::attention_backward(OpSink& sink, OpSink::Deps grad, Recompute
       "bda1.bwd", elementwise(d_, 2 * Tn * d_.h * E + (d_.dropout ? Tn * d_.h : 0.0)), grad.span());
   h = gathered_linear_dgrad(sink, d_, "tp.ag_grad_attn", "proj.dgrad", T, d_.h, d_.o_dim / t, h);
   emit_wgrad(sink, d_, "proj.wgrad", T, d_.h, d_.o_dim / t);
+  // The output gate's backward: reads o, the gate and the gradient, writes both gradients.
+  if (d_.attention_output_gate)
+    h = sink.kernel("attn_gate.bwd", elementwise(d_, 5.0 * E * T * d_.o_dim / t, 6.0 * T * d_.o_dim / t), h);
   const RecomputeModules rc = selective_modules(d_, recompute);
   if (d_.mla && rc.mla_up_proj) h = rope(sink, mla_up_recompute(sink, h), ".recompute");
   // Selective "core_attn" recompute re-runs the whole core attention forward before its backward:
@@ -326,7 +331,7 @@ Handle DenseLayer::attention_backward(OpSink& sink, OpSink::Deps grad, Recompute
   const Handle reduced = tp_reduce(sink, d_, "tp.reduce_grad_attn", h);
   const Handle after = d_.sp ? gathered : Handle{};
   if (!d_.mla) {
-    emit_wgrad(sink, d_, "qkv.wgrad", T, (d_.q_dim + d_.kv_dim + d_.v_dim) / t, d_.h, after);
+    emit_wgrad(sink, d_, "qkv.wgrad", T, qkv_width() / t, d_.h, after);
   } else {
     const double q_in = d_.mla_dims.q_lora_rank > 0 ? d_.mla_dims.q_lora_rank : d_.q_dim / t;
     emit_wgrad(sink, d_, d_.mla_dims.q_lora_rank > 0 ? "q_down.wgrad" : "q_proj.wgrad", T, q_in, d_.h, after);
@@ -338,8 +343,7 @@ Handle DenseLayer::attention_backward(OpSink& sink, OpSink::Deps grad, Recompute
 
 Handle DenseLayer::projections_backward(OpSink& sink, Handle grad) const {
   if (d_.mla) return mla_projections_backward(sink, grad);
-  return linear_dgrad(sink, d_, "qkv.dgrad", d_.tokens, (d_.q_dim + d_.kv_dim + d_.v_dim) / d_.tp, d_.h,
-                      grad);
+  return linear_dgrad(sink, d_, "qkv.dgrad", d_.tokens, qkv_width() / d_.tp, d_.h, grad);
 }
 
 Handle DenseLayer::mla_projections_backward(OpSink& sink, Handle grad) const {
@@ -383,7 +387,7 @@ double DenseLayer::attention_stored_bytes(Recompute recompute) const {
   // Korthikanti's "24 sbh / t", attention half: Q, K, V (unless "mla_up_proj" recomputes them), kept
   // by the attention core, and the projection input: the core's output, which FlashAttention keeps
   // for its backward, and the output projection's quantised copy of it in low precision.
-  double split = E * T * (d_.mla && rc.mla_up_proj ? 0.0 : d_.q_dim + d_.kv_dim + d_.v_dim) / t +
+  double split = E * T * (d_.mla && rc.mla_up_proj ? 0.0 : qkv_width()) / t +
                  (d_.attention == AttentionImpl::flash && copy ? E + Q : E) * T * d_.o_dim / t;
   // MLA also keeps its latents: the query latent before (for its norm) and after its norm (the up
   // projection's input), the KV latent + RoPE key (for the norm and RoPE) and the normed latent
@@ -410,8 +414,8 @@ double DenseLayer::attention_params_per_rank() const {
   const double t = d_.tp, norm = d_.norm == NormKind::layernorm ? 2.0 : 1.0;
   double p = norm * d_.h + d_.o_dim / t * d_.h;  // input norm, output projection
   if (!d_.mla) {
-    p += d_.h * (d_.q_dim + d_.kv_dim + d_.v_dim) / t;
-    if (d_.linear_bias) p += (d_.q_dim + d_.kv_dim + d_.v_dim) / t + d_.h;
+    p += d_.h * qkv_width() / t;
+    if (d_.linear_bias) p += qkv_width() / t + d_.h;
     return p;
   }
   const MlaDims& m = d_.mla_dims;

@@ -39,6 +39,8 @@ struct LayerDims {
   MlaDims mla_dims;
   double ffn = 0;              ///< FFN width of this layer's dense MLP
   MambaDims mamba;             ///< a hybrid model's Mamba-2 mixers (whole-layer figures)
+  GatedDeltaDims gated_delta;  ///< a hybrid model's Gated DeltaNet mixers (whole-layer figures)
+  bool attention_output_gate = false;  ///< ModelSpec::attention_output_gate
   double act_bytes = 2;        ///< bytes per activation element
   double act_input_bytes = 2;  ///< bytes per element the activation function keeps of its input
   double param_bytes = 2;      ///< bytes per weight
@@ -217,6 +219,11 @@ class DenseLayer {
   /// One rank's tensor that ring attention merges, in bytes: the forward's output, the backward's
   /// query, key and value gradients together (the merges read and write it 2 or 3 times a step).
   double ring_merge_tensor_bytes(bool backward) const;
+  /// The fused QKV projection's output width (whole layer): queries, keys, values, and the output
+  /// gate's half of q_proj when the attention is gated (the gate is kept for its backward too).
+  double qkv_width() const {
+    return d_.q_dim + d_.kv_dim + d_.v_dim + (d_.attention_output_gate ? d_.o_dim : 0.0);
+  }
   /// Tokens an element-wise op over hidden vectors touches (divided by tp with SP).
   double norm_tokens() const { return d_.sp ? d_.tokens / d_.tp : d_.tokens; }
   /// Rotary bytes per rotated element: read and write (eager: in complex fp32, kEagerRopeExtra more).

@@ -9,6 +9,7 @@ namespace stepsim::work {
 LayerStack::LayerStack(const JobSpec& job, const LayerDims& dims, const RankLayout& layout, RankMode mode)
     : job_(job), layout_(layout), mode_(mode), dense_(dims) {
   if (job.model.mamba_layers() > 0) mamba_.emplace(dims);
+  if (job.model.gated_delta_layers() > 0) gated_delta_.emplace(dims);
   LayerDims local = dims;
   if (job.model.has_local_attention()) {
     local.span = {static_cast<double>(job.model.attention_window), job.model.window_kind};
@@ -57,6 +58,7 @@ MoeRank LayerStack::moe_rank(int layer, int rank) {
 OpSink::Handle LayerStack::forward(OpSink& sink, int layer, int rank, OpSink::Deps input) {
   switch (job_.model.layer_kind(layer)) {
     case LayerKind::mamba: return mamba_->forward(sink, input);
+    case LayerKind::gated_delta: return gated_delta_->forward(sink, input);
     case LayerKind::attention: return dense_of(layer).attention_forward(sink, input);
     case LayerKind::mlp: return dense_.mlp_forward(sink, input);
     case LayerKind::moe: return moe_->ffn_forward(sink, input, moe_rank(layer, rank));
@@ -71,6 +73,7 @@ OpSink::Handle LayerStack::backward(OpSink& sink, int layer, int rank, OpSink::D
   const RecomputeModules rc = selective_modules(dense_.dims(), recompute);
   switch (job_.model.layer_kind(layer)) {
     case LayerKind::mamba: return mamba_->backward(sink, grad);
+    case LayerKind::gated_delta: return gated_delta_->backward(sink, grad);
     case LayerKind::attention: return dense_of(layer).attention_backward(sink, grad, recompute);
     case LayerKind::mlp: return dense_.mlp_backward(sink, grad, rc);
     case LayerKind::moe: return moe_->ffn_backward(sink, grad, moe_rank(layer, rank), rc);
@@ -83,6 +86,7 @@ OpSink::Handle LayerStack::backward(OpSink& sink, int layer, int rank, OpSink::D
 double LayerStack::stored_activation_bytes(int layer, int rank, Recompute recompute) {
   switch (job_.model.layer_kind(layer)) {
     case LayerKind::mamba: return mamba_->stored_activation_bytes(recompute);
+    case LayerKind::gated_delta: return gated_delta_->stored_activation_bytes(recompute);
     case LayerKind::attention: return dense_of(layer).attention_stored_bytes(recompute);
     case LayerKind::mlp: return dense_.mlp_stored_bytes(recompute);
     case LayerKind::moe: return moe_->ffn_stored_bytes(recompute, moe_rank(layer, rank));
@@ -95,6 +99,7 @@ double LayerStack::stored_activation_bytes(int layer, int rank, Recompute recomp
 double LayerStack::dense_params(int layer) const {
   switch (job_.model.layer_kind(layer)) {
     case LayerKind::mamba: return mamba_->params_per_rank();
+    case LayerKind::gated_delta: return gated_delta_->params_per_rank();
     case LayerKind::attention: return dense_.attention_params_per_rank();
     case LayerKind::mlp: return dense_.mlp_params_per_rank();
     case LayerKind::moe: return moe_->ffn_dense_params_per_rank();

@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "workloads/layout/rank_layout.hpp"
+#include "workloads/step/gated_delta_layer.hpp"
 #include "workloads/step/layer_ops.hpp"
 #include "workloads/step/mamba_layer.hpp"
 #include "workloads/step/moe_layer.hpp"
@@ -57,6 +58,7 @@ class LayerStack {
   DenseLayer dense_;
   std::optional<MoeLayer> moe_;
   std::optional<MambaLayer> mamba_;
+  std::optional<GatedDeltaLayer> gated_delta_;
   // The same layers with the model's attention window (models with local attention only).
   std::optional<DenseLayer> dense_local_;
   std::optional<MoeLayer> moe_local_;

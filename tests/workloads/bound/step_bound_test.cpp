@@ -44,6 +44,16 @@ JobSpec tiny_hybrid() {
   return j;
 }
 
+/// The same with a Gated DeltaNet mixer (4 key and 8 value heads of 64) and a gated attention layer.
+JobSpec tiny_gated_delta() {
+  JobSpec j = tiny_hybrid();
+  j.model.hybrid_layers[0] = work::LayerKind::gated_delta;
+  j.model.mamba = {};
+  j.model.gated_delta = work::GatedDeltaDims{4, 8, 64, 64, 4, 64};
+  j.model.attention_output_gate = true;
+  return j;
+}
+
 /// The busiest simulated rank's compute-stream work in a built step: every kernel at full speed.
 Time busiest_kernels(const work::StepPlan& plan) {
   std::map<int, Time> per_rank;
@@ -98,7 +108,8 @@ TEST_CASE("The step bound is never above the simulated step, nor its memory boun
       {"MoE", tiny_moe()},
       {"MoE with MTP", mtp},
       {"MoE with overlapped pairs", paired},
-      {"hybrid Mamba / attention / MoE / MLP", tiny_hybrid()}};
+      {"hybrid Mamba / attention / MoE / MLP", tiny_hybrid()},
+      {"hybrid Gated DeltaNet / gated attention / MoE / MLP", tiny_gated_delta()}};
   for (const auto& [name, base] : jobs) {
     auto topology = std::make_shared<const topo::Topology>(base.cluster);
     work::TopologyCommBound comm(topology);

@@ -10,6 +10,7 @@
 #include "workloads/model/kv.hpp"
 #include "workloads/model/params.hpp"
 #include "workloads/simulate/simulate.hpp"
+#include "workloads/step/gated_delta_layer.hpp"
 #include "workloads/step/mamba_layer.hpp"
 
 using namespace stepsim;
@@ -119,7 +120,7 @@ TEST_CASE("Mamba-2 layer activations, weights and decode state by hand") {
   CHECK(layer.params_per_rank() == 7'390'304.0 + 1024.0);  // + its pre-norm
   // Decode state per sequence: 32 x 64 x 128 SSM + 3,072 x 3 conv = 271,360 elements, 2 bytes each.
   CHECK(layer.state_bytes_per_sequence() == 542'720.0);
-  CHECK(mamba_state_bytes_per_sequence(job.model, 2.0, 1, 0, 4) == 2.0 * 542'720.0);
+  CHECK(state_bytes_per_sequence(job.model, 2.0, 1, 0, 4) == 2.0 * 542'720.0);
 }
 
 TEST_CASE("a hybrid model caches keys and values in its attention layers only") {
@@ -147,4 +148,66 @@ TEST_CASE("the estimate and the simulation count a hybrid step's FLOPs alike") {
   CHECK(s.metrics.hardware_flops_per_step == Approx(e.flops.hardware * tokens).epsilon(0.02));
   CHECK(e.flops.scan_forward > 0.0);
   CHECK(s.report.step_time_s > 0.0);
+}
+
+namespace hybrid_test {
+
+/// Gated DeltaNet on tiny_hybrid's dimensions: layers G * - G; 4 key heads and 8 value heads of 64,
+/// conv 4, chunk 64; the attention layer gated (Qwen3-Next).
+ModelSpec tiny_gated_delta() {
+  ModelSpec m = tiny_hybrid();
+  m.hybrid_layers = {LayerKind::gated_delta, LayerKind::attention, LayerKind::mlp, LayerKind::gated_delta};
+  m.mamba = {};
+  m.gated_delta = GatedDeltaDims{4, 8, 64, 64, 4, 64};
+  m.attention_output_gate = true;
+  return m;
+}
+
+}  // namespace hybrid_test
+
+TEST_CASE("Gated DeltaNet parameters and the attention's output gate by hand") {
+  const ModelSpec m = tiny_gated_delta();
+  // in_proj 1,024 x (2 x 256 + 2 x 512 + 2 x 8) = 1,589,248; conv over 2 x 256 + 512 channels, 4 taps,
+  // no bias: 4,096; dt_bias and A_log 16; the gated norm over one value head 64; out_proj 524,288.
+  CHECK(gated_delta_params(m) == 2'117'712.0);
+  const ParamBreakdown b = count_params(m);
+  CHECK(b.linear_attention == 2.0 * 2'117'712.0);
+  // Q, K, V and O as before (2,621,440) and the gate's half of q_proj, 1,024^2.
+  CHECK(b.attention == 2'621'440.0 + 1'048'576.0);
+  CHECK(b.mamba == 0.0);
+}
+
+TEST_CASE("Gated DeltaNet kernels, state and the estimate's FLOPs by hand") {
+  JobSpec job = train_job(1);
+  job.model = tiny_gated_delta();
+  const LayerDims d = layer_dims(job, 1.0);
+  const GatedDeltaLayer layer(d);
+  CountingSink sink;
+  layer.forward(sink, {});
+  // in_proj: [2,048 x 1,024] x [1,024 x 1,552].
+  CHECK(sink.find("gdn_in")->work.flops.value() == 2.0 * 2048 * 1552 * 1024);
+  // The chunked rule over 32 chunks of 64, 8 value heads of 64 (K = V = 64, C = 64), per token and head:
+  // K K^T 2CK = 8,192; w and u 2C(K + V) = 16,384; the state 4KV = 16,384; the output 2V(K + C/2) +
+  // CK = 16,384; the triangular inverse 2C^2/3 = 2,730.67 (element-wise): 2,048 x 8 tokens-heads.
+  double tensor = 0.0, solve = 0.0;
+  for (const auto& op : sink.ops) {
+    if (op.name.rfind("gdn_", 0) != 0 || op.name == "gdn_in" || op.name == "gdn_out") continue;
+    if (op.work.op_class == topo::OpClass::gemm) tensor += op.work.flops.value();
+    if (op.name == "gdn_solve_tril") solve = op.work.flops.value();
+  }
+  CHECK(tensor == Approx(2048.0 * 8 * (8192 + 16384 + 16384 + 16384)));
+  CHECK(solve == Approx(2048.0 * 8 * 2.0 / 3.0 * 64 * 64));
+  CHECK(layer.rule_forward_flops() == Approx(tensor + solve));
+  // Decode state per sequence: 8 value heads x 64 x 64 in fp32 = 131,072 B, and the convolution's 3
+  // last inputs of 1,024 channels in 16 bits = 6,144 B; two G layers.
+  CHECK(state_bytes_per_sequence(job.model, 2.0, 1, 0, 4) == 2.0 * (131'072.0 + 6'144.0));
+  // The attention's output gate: q_proj's output is 1,024 wider, and a gate kernel runs after the core.
+  CountingSink attention;
+  DenseLayer(d).attention_forward(attention, {});
+  CHECK(attention.find("qkv")->work.gemm_n == 1024.0 + 256.0 + 256.0 + 1024.0);
+  CHECK(attention.find("attn_gate") != nullptr);
+  // The closed-form estimate and the simulation agree on the step's FLOPs (as for Mamba layers).
+  const Estimate e = estimate(job);
+  const Simulation s = simulate(job);
+  CHECK(s.metrics.hardware_flops_per_step == Approx(e.flops.hardware * 2048.0).epsilon(0.02));
 }

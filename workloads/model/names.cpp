@@ -12,8 +12,9 @@ topo::KernelKind kernel_kind(std::string_view n, topo::OpClass op_class) {
   if (op_class != topo::OpClass::elementwise) return KernelKind::other;
   // DeepSeek fuses the residual add into its RMSNorm kernel (DropoutAddLayerNormFn); stepsim's
   // bias-dropout-adds (bda) count with the norms so.
-  for (std::string_view p : {"ln1", "ln2", "q_norm", "kv_norm", "bda1", "bda2", "final_norm", "ln_f",
-                             "mtp.norms", "ln_mamba", "bda_mamba", "mamba_norm"})
+  for (std::string_view p :
+       {"ln1", "ln2", "q_norm", "kv_norm", "bda1", "bda2", "final_norm", "ln_f", "mtp.norms", "ln_mamba",
+        "bda_mamba", "mamba_norm", "ln_gdn", "bda_gdn", "gdn_norm"})
     if (starts(p)) return KernelKind::norm;
   for (std::string_view p : {"experts_act", "shared_act", "act"})
     if (starts(p)) return KernelKind::activation;

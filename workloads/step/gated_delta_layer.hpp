@@ -16,6 +16,7 @@
 // Qwen3.5's config sets mamba_ssm_dtype float32). docs/model.md ("Hybrid models") derives each op.
 
 #include "workloads/step/layer_ops.hpp"
+#include "workloads/step/mixer_layer.hpp"
 
 namespace stepsim::work {
 
@@ -44,12 +45,12 @@ class GatedDeltaLayer {
   double chunks() const { return d_.tokens / chunk(); }
   double norm_tokens() const { return d_.sp ? d_.tokens / d_.tp : d_.tokens; }
 
-  topo::KernelWork rule_gemm(double m, double n, double k, double count, double bytes) const;
   topo::KernelWork wy_work() const;
   topo::KernelWork state_work() const;
   OpSink::Handle rule_forward(OpSink& sink, OpSink::Handle ready) const;
   OpSink::Handle rule_backward(OpSink& sink, OpSink::Handle ready) const;
   OpSink::Handle decode_update(OpSink& sink, OpSink::Handle ready) const;
+  MixerShape shape() const;
 
   LayerDims d_;
 };

@@ -13,15 +13,7 @@ constexpr double kF32 = 4.0;
 }  // namespace
 
 double MambaLayer::chunk() const {
-  return std::max(1.0, std::min(double(d_.mamba.chunk), d_.s_local));
-}
-
-topo::KernelWork MambaLayer::scan_gemm(double m, double n, double k, double count, double bytes) const {
-  // 16-bit tensor-core products whatever the linears' recipe: FP8 recipes quantise the linear
-  // layers only (Transformer Engine), and the scan is not one.
-  topo::KernelWork w = gemm(d_, m, n, k, count);
-  w.hbm_bytes = units::bytes(bytes);
-  return w;
+  return chunk_length(d_, d_.mamba.chunk);
 }
 
 topo::KernelWork MambaLayer::chunk_state_work() const {
@@ -29,7 +21,7 @@ topo::KernelWork MambaLayer::chunk_state_work() const {
   // dt and dA's cumsum, writes the fp32 states.
   const double E = d_.act_bytes, T = d_.tokens, P = d_.mamba.head_dim, N = d_.mamba.state, Q = chunk();
   const double bytes = E * T * (inner() + bc()) + 2.0 * kF32 * T * heads() + kF32 * state_elements();
-  return scan_gemm(P, N, Q, chunks() * heads(), bytes);
+  return chunk_gemm(d_, P, N, Q, chunks() * heads(), bytes);
 }
 
 topo::KernelWork MambaLayer::state_passing_work() const {
@@ -53,12 +45,13 @@ Handle MambaLayer::scan_forward(OpSink& sink, Handle ready) const {
   h = sink.kernel("ssd_chunk_state", chunk_state_work(), h);
   h = sink.kernel("ssd_state_passing", state_passing_work(), h);
   // C B^T per chunk and group: reads B and C, writes the fp32 products.
-  h = sink.kernel("ssd_bmm_cb", scan_gemm(Q, Q, N, chunks() * groups(), 2.0 * E * T * bc() + kF32 * cb), h);
+  h = sink.kernel("ssd_bmm_cb", chunk_gemm(d_, Q, Q, N, chunks() * groups(), 2.0 * E * T * bc() + kF32 * cb),
+                  h);
   // Y = (L o C B^T) X + C states (+ D x): one product of K = Q / 2 + N per chunk and head (the
   // causal half of the chunk, then the state term); reads C B^T, x, C, the states, dt and dA, writes y.
   const double scan_bytes =
       kF32 * cb + E * T * (2.0 * inner() + bc()) + E * state_elements() + 2.0 * kF32 * T * heads();
-  return sink.kernel("ssd_chunk_scan", scan_gemm(Q, P, 0.5 * Q + N, chunks() * heads(), scan_bytes), h);
+  return sink.kernel("ssd_chunk_scan", chunk_gemm(d_, Q, P, 0.5 * Q + N, chunks() * heads(), scan_bytes), h);
 }
 
 Handle MambaLayer::scan_backward(OpSink& sink, Handle ready) const {
@@ -69,20 +62,23 @@ Handle MambaLayer::scan_backward(OpSink& sink, Handle ready) const {
   Handle h = sink.kernel("ssd_chunk_state.recompute", chunk_state_work(), ready);
   h = sink.kernel("ssd_state_passing.recompute", state_passing_work(), h);
   // dstates[P x N] = dY^T C per chunk and head, then passed backwards over the chunks.
-  h = sink.kernel("ssd_dstates.bwd", scan_gemm(P, N, Q, chunks() * heads(), x + b + dt + kF32 * states), h);
+  h = sink.kernel("ssd_dstates.bwd", chunk_gemm(d_, P, N, Q, chunks() * heads(), x + b + dt + kF32 * states),
+                  h);
   h = sink.kernel("ssd_state_passing.bwd", elementwise(d_, 3.0 * kF32 * states, 2.0 * states), h);
   // dx = B dstates + (L o C B^T)^T dY (and ddt): K = N + Q / 2 per chunk and head.
-  h = sink.kernel(
-      "ssd_dx.bwd",
-      scan_gemm(Q, P, N + 0.5 * Q, chunks() * heads(), kF32 * cb + 3.0 * x + b + kF32 * states + 2.0 * dt),
-      h);
+  h = sink.kernel("ssd_dx.bwd",
+                  chunk_gemm(d_, Q, P, N + 0.5 * Q, chunks() * heads(),
+                             kF32 * cb + 3.0 * x + b + kF32 * states + 2.0 * dt),
+                  h);
   // dC = dY states^T and dB = x dstates^T: two [Q x P] x [P x N] products per chunk and head.
-  h = sink.kernel(
-      "ssd_dbc.bwd",
-      scan_gemm(Q, N, P, 2.0 * chunks() * heads(), 2.0 * x + 2.0 * kF32 * states + 2.0 * kF32 * T * bc()), h);
+  h = sink.kernel("ssd_dbc.bwd",
+                  chunk_gemm(d_, Q, N, P, 2.0 * chunks() * heads(),
+                             2.0 * x + 2.0 * kF32 * states + 2.0 * kF32 * T * bc()),
+                  h);
   // d(C B^T) = dY x^T within each chunk (causal half), then its products with B and C for dC, dB.
-  h = sink.kernel("ssd_dcb.bwd", scan_gemm(Q, 0.5 * Q, P, chunks() * heads(), 2.0 * x + kF32 * cb), h);
-  h = sink.kernel("ssd_bmm_cb.bwd", scan_gemm(Q, N, Q, 2.0 * chunks() * groups(), kF32 * cb + 4.0 * b), h);
+  h = sink.kernel("ssd_dcb.bwd", chunk_gemm(d_, Q, 0.5 * Q, P, chunks() * heads(), 2.0 * x + kF32 * cb), h);
+  h = sink.kernel("ssd_bmm_cb.bwd", chunk_gemm(d_, Q, N, Q, 2.0 * chunks() * groups(), kF32 * cb + 4.0 * b),
+                  h);
   // ddA's cumsum, ddt through softplus, dD and the dt bias.
   return sink.kernel("ssd_cumsum.bwd",
                      elementwise(d_, 4.0 * kF32 * T * heads() + E * T * heads(), 12.0 * T * heads()), h);
@@ -94,14 +90,18 @@ double MambaLayer::state_bytes_per_sequence() const {
   return d_.act_bytes * (ssm + conv);
 }
 
+MixerShape MambaLayer::shape() const {
+  return {"mamba",
+          in_width(),
+          conv_channels(),
+          inner(),
+          double(d_.mamba.conv_kernel),
+          state_bytes_per_sequence()};
+}
+
 Handle MambaLayer::decode_update(OpSink& sink, Handle ready) const {
-  const double E = d_.act_bytes, T = d_.tokens, b = d_.b, K = d_.mamba.conv_kernel;
-  const double conv_state = b * conv_channels() * (K - 1.0);
-  // causal_conv1d_update: shift each sequence's conv state in, convolve the new token, SiLU.
-  Handle h = sink.kernel("mamba_conv.update",
-                         elementwise(d_, E * (2.0 * conv_state + 2.0 * T * conv_channels()),
-                                     (2.0 * K + 4.0) * T * conv_channels()),
-                         ready);
+  const double E = d_.act_bytes, T = d_.tokens, b = d_.b;
+  Handle h = sink.kernel("mamba_conv.update", conv_update_work(d_, shape()), ready);
   // selective_state_update: state = exp(dt A) state + dt B x, y = C state + D x, per head; reads and
   // writes every sequence's SSM state once.
   const double ssm = b * heads() * d_.mamba.head_dim * d_.mamba.state;
@@ -110,46 +110,14 @@ Handle MambaLayer::decode_update(OpSink& sink, Handle ready) const {
 }
 
 Handle MambaLayer::forward(OpSink& sink, OpSink::Deps input) const {
-  const double E = d_.act_bytes, Tn = norm_tokens(), T = d_.tokens, K = d_.mamba.conv_kernel;
-  Handle h = sink.kernel_after("ln_mamba", elementwise(d_, Tn * d_.h * norm_forward_bytes(d_), 8 * Tn * d_.h),
-                               input.span());
-  h = gathered_linear_forward(sink, d_, "tp.ag_mamba_in", "mamba_in", T, in_width(), d_.h, h,
-                              QuantOperand::norm_output);
-  if (d_.phase == WorkloadKind::decode) {
-    h = decode_update(sink, h);
-  } else {
-    // causal_conv1d over x, B and C with SiLU: read them, write them.
-    h = sink.kernel("mamba_conv",
-                    elementwise(d_, 2.0 * E * T * conv_channels(), (2.0 * K + 4.0) * T * conv_channels()), h);
-    h = scan_forward(sink, h);
-    // Prefill keeps each sequence's final SSM and conv state for the decode steps.
-    if (d_.phase == WorkloadKind::prefill)
-      h = sink.kernel("ssm_state.write", elementwise(d_, d_.b * state_bytes_per_sequence()), h);
-  }
-  // Gated RMSNorm: rmsnorm(y x silu(z)) over each group; reads y and z, writes the product.
-  h = sink.kernel("mamba_norm", elementwise(d_, 3.0 * E * T * inner(), 12.0 * T * inner()), h);
-  h = reduced_linear_forward(sink, d_, "mamba_out", "tp.reduce_mamba", T, d_.h, inner(), h);
-  return sink.kernel("bda_mamba", elementwise(d_, 3 * Tn * d_.h * E, 3 * Tn * d_.h), h);
+  return mixer_forward(
+      sink, d_, shape(), input, [this](OpSink& s, Handle h) { return scan_forward(s, h); },
+      [this](OpSink& s, Handle h) { return decode_update(s, h); });
 }
 
 Handle MambaLayer::backward(OpSink& sink, OpSink::Deps grad_output) const {
-  const double E = d_.act_bytes, Tn = norm_tokens(), T = d_.tokens, K = d_.mamba.conv_kernel;
-  Handle h = sink.kernel_after("bda_mamba.bwd", elementwise(d_, 2 * Tn * d_.h * E), grad_output.span());
-  h = gathered_linear_dgrad(sink, d_, "tp.ag_grad_mamba", "mamba_out.dgrad", T, d_.h, inner(), h);
-  emit_wgrad(sink, d_, "mamba_out.wgrad", T, d_.h, inner());
-  // Gated norm backward: reads y, z and the gradient, writes dy and dz.
-  h = sink.kernel("mamba_norm.bwd", elementwise(d_, 5.0 * E * T * inner(), 16.0 * T * inner()), h);
-  h = scan_backward(sink, h);
-  // Convolution backward: reads its input and the gradient, writes dx (the taps' gradient is a
-  // reduction over tokens in the same kernel).
-  h = sink.kernel("mamba_conv.bwd",
-                  elementwise(d_, 3.0 * E * T * conv_channels(), 4.0 * K * T * conv_channels()), h);
-  const Handle gathered = sp_gather_linear_input(sink, d_, "tp.ag_mamba_in_wgrad", h);
-  h = linear_dgrad(sink, d_, "mamba_in.dgrad", T, in_width(), d_.h, h);
-  const Handle reduced = tp_reduce(sink, d_, "tp.reduce_grad_mamba", h);
-  emit_wgrad(sink, d_, "mamba_in.wgrad", T, in_width(), d_.h, d_.sp ? gathered : Handle{});
-  return sink.kernel("ln_mamba.bwd",
-                     elementwise(d_, Tn * d_.h * norm_backward_bytes(d_, true), 10 * Tn * d_.h), reduced);
+  return mixer_backward(sink, d_, shape(), grad_output,
+                        [this](OpSink& s, Handle h) { return scan_backward(s, h); });
 }
 
 double MambaLayer::stored_activation_bytes(Recompute recompute) const {

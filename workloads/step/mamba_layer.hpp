@@ -15,6 +15,7 @@
 // docs/model.md ("Hybrid models") derives each op.
 
 #include "workloads/step/layer_ops.hpp"
+#include "workloads/step/mixer_layer.hpp"
 
 namespace stepsim::work {
 
@@ -50,13 +51,12 @@ class MambaLayer {
   double state_elements() const { return chunks() * heads() * d_.mamba.head_dim * d_.mamba.state; }
   double norm_tokens() const { return d_.sp ? d_.tokens / d_.tp : d_.tokens; }
 
-  /// A scan kernel: `count` products of [m x k] by [k x n] per chunk, moving `bytes`.
-  topo::KernelWork scan_gemm(double m, double n, double k, double count, double bytes) const;
   topo::KernelWork chunk_state_work() const;
   topo::KernelWork state_passing_work() const;
   OpSink::Handle scan_forward(OpSink& sink, OpSink::Handle ready) const;
   OpSink::Handle scan_backward(OpSink& sink, OpSink::Handle ready) const;
   OpSink::Handle decode_update(OpSink& sink, OpSink::Handle ready) const;
+  MixerShape shape() const;
 
   LayerDims d_;
 };

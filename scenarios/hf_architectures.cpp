@@ -535,9 +535,14 @@ void read_qwen3_next(Fields& f, Mapped& out) {
   const int decoder_layers = m.layers;
   m.ffn = f.opt_dim("intermediate_size").value_or(0);
   m.attention_output_gate = f.flag("attn_output_gate", true);  // Qwen3NextAttention's q_proj makes the gate
-  f.use({"rms_norm_eps", "rope_theta", "partial_rotary_factor", "rope_scaling", "max_position_embeddings",
-         "initializer_range", "use_cache", "attention_bias", "norm_topk_prob", "output_router_logits",
-         "router_aux_loss_coef", "use_sliding_window", "sliding_window", "max_window_layers"});
+  f.use({"rms_norm_eps", "rope_theta", "partial_rotary_factor", "rope_scaling", "rope_parameters",
+         "max_position_embeddings", "initializer_range", "use_cache", "attention_bias", "norm_topk_prob",
+         "output_router_logits", "router_aux_loss_coef", "use_sliding_window", "sliding_window",
+         "max_window_layers", "mamba_ssm_dtype", "dtype", "mtp_use_dedicated_embeddings"});
+  // Qwen3.5's multi-token-prediction layers serve speculative decoding; a hybrid model's MTP is not modelled.
+  if (f.count("mtp_num_hidden_layers", 0) > 0)
+    out.notes.push_back("the " + std::to_string(f.count("mtp_num_hidden_layers", 0)) +
+                        " multi-token-prediction layer(s) are not modelled");
   // Which layers attend: layer_types, or every full_attention_interval-th (Qwen3NextConfig's rule).
   std::vector<bool> full(static_cast<std::size_t>(decoder_layers));
   if (const auto types = f.words("layer_types")) {
@@ -603,10 +608,31 @@ void read_qwen3_next(Fields& f, Mapped& out) {
   note_qk_norm(m, out);
 }
 
+/// Qwen3.5 (dense and MoE): Qwen3-Next's layers under the vision-language wrapper's text_config, or
+/// the text model alone.
+void read_qwen3_5(Fields& top, Mapped& out) {
+  if (!top.has("text_config")) {
+    read_qwen3_next(top, out);
+    return;
+  }
+  Fields text = top.object("text_config");
+  read_qwen3_next(text, out);
+  note_unread(text, out.notes);
+  if (top.has("vision_config")) out.notes.push_back("the vision encoder (vision_config) is not modelled");
+  top.use({"vision_config", "tie_word_embeddings", "image_token_id", "video_token_id",
+           "vision_start_token_id", "vision_end_token_id"});
+}
+
 constexpr Architecture kArchitectures[] = {
     {"LlamaForCausalLM", "llama", "Llama 2/3/3.1/3.3", read_llama},
     {"NemotronHForCausalLM", "nemotron_h", "Nemotron-H (hybrid Mamba-Transformer)", read_nemotron_h},
     {"Qwen3NextForCausalLM", "qwen3_next", "Qwen3-Next (hybrid Gated DeltaNet / attention)", read_qwen3_next},
+    {"Qwen3_5ForConditionalGeneration", "qwen3_5", "Qwen3.5 (hybrid Gated DeltaNet / attention)",
+     read_qwen3_5},
+    {"Qwen3_5ForCausalLM", "qwen3_5_text", "Qwen3.5, text only", read_qwen3_5},
+    {"Qwen3_5MoeForConditionalGeneration", "qwen3_5_moe", "Qwen3.5-MoE (hybrid Gated DeltaNet / attention)",
+     read_qwen3_5},
+    {"Qwen3_5MoeForCausalLM", "qwen3_5_moe_text", "Qwen3.5-MoE, text only", read_qwen3_5},
     {"Llama4ForConditionalGeneration", "llama4", "Llama 4", read_llama4},
     {"Llama4ForCausalLM", "llama4_text", "Llama 4, text only", read_llama4},
     {"MistralForCausalLM", "mistral", "Mistral", read_mistral},

@@ -456,3 +456,29 @@ TEST_CASE("stepsim import prints the table or writes it with --out, and stepsim 
              Catch::Contains("note       ") &&
                  Catch::Contains("gemma-2-9b.json: Gemma's norms after attention and after the MLP"));
 }
+
+TEST_CASE("Qwen3.5's vision-language wrapper is read through its text_config as Qwen3-Next's layers") {
+  // Qwen3.5-9B's text dimensions on 8 decoder layers (three Gated DeltaNet, one gated attention, twice)
+  // and a dense MLP in each: 16 hybrid layers G-G-G-*-G-G-G-*-.
+  stepsim::test::TempDir dir;
+  dir.write("q35.json", R"({"architectures": ["Qwen3_5ForConditionalGeneration"], "model_type": "qwen3_5",
+ "tie_word_embeddings": false, "vision_config": {"depth": 27, "hidden_size": 1152},
+ "text_config": {"attn_output_gate": true, "head_dim": 256, "hidden_size": 4096, "intermediate_size": 12288,
+  "layer_types": ["linear_attention", "linear_attention", "linear_attention", "full_attention",
+                  "linear_attention", "linear_attention", "linear_attention", "full_attention"],
+  "linear_conv_kernel_dim": 4, "linear_key_head_dim": 128, "linear_num_key_heads": 16,
+  "linear_num_value_heads": 32, "linear_value_head_dim": 128, "num_attention_heads": 16,
+  "num_key_value_heads": 4, "num_hidden_layers": 8, "vocab_size": 248320, "mtp_num_hidden_layers": 1,
+  "tie_word_embeddings": false}})");
+  dir.write("run.toml", scenario_text("[model]\nhf_config = \"q35.json\"\n"));
+  const Scenario s = stepsim::scen::load_scenario(dir.path() / "run.toml", stepsim::test::builtin_catalog());
+  const ModelSpec& m = s.job.model;
+  CHECK(m.layers == 16);
+  CHECK(m.gated_delta_layers() == 6);
+  CHECK(m.attention_layers() == 2);
+  CHECK(m.ffn_layers() == 8);
+  CHECK(m.ffn == 12288);
+  CHECK(m.attention_output_gate);
+  CHECK_FALSE(m.is_moe());
+  CHECK(m.gated_delta.key_dim == 128);
+}

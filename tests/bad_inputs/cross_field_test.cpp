@@ -152,6 +152,12 @@ std::vector<Rule> rules() {
       {"layers that disagree with hybrid_layers",
        with(kHybrid, "preset = \"nemotron-h-8b\"", "preset = \"nemotron-h-8b\"\nlayers = 4"),
        ":3:10: model.layers:", "hybrid_layers lists 52 layers"},
+      {"Gated DeltaNet heads that tensor parallelism does not divide",
+       with(with(kDense, "preset = \"llama-3.1-8b\"\nlayers = 4",
+                 "preset = \"llama-3.1-8b\"\nhybrid_layers = \"G-*-\"\n[model.gated_delta]\nkey_heads = 2\n"
+                 "value_heads = 6\nkey_dim = 128\nvalue_dim = 128"),
+            "tp = 4", "tp = 4\nsequence_parallel = true"),
+       ":19:6: parallelism.tp:", "key_heads = 2 and value_heads = 6 must both be divisible by tp = 4"},
       {"context parallelism with Mamba layers",
        with(with(kHybrid, "groups = 4", "groups = 8"), "tp = 8", "tp = 2\ncp = 2"),
        ":16:6: parallelism.cp:", "not modelled for Mamba or Gated DeltaNet layers"},

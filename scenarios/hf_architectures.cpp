@@ -473,13 +473,9 @@ void read_nemotron_h(Fields& f, Mapped& out) {
   if (!pattern || pattern->empty())
     f.fail("hybrid_override_pattern", "is missing or empty",
            "NemotronH configs list every layer's kind: M (Mamba), * (attention), - (MLP), E (MoE)");
-  for (char c : *pattern) {
-    const auto kind = work::layer_kind_of(c);
-    if (!kind)
-      f.fail("hybrid_override_pattern", std::string("has '") + c + "', which stepsim does not know",
-             std::string(work::kHybridPatternHint));
-    m.hybrid_layers.push_back(*kind);
-  }
+  if (const auto bad = work::parse_hybrid_pattern(*pattern, m.hybrid_layers))
+    f.fail("hybrid_override_pattern", std::string("has '") + *bad + "', which stepsim does not know",
+           std::string(work::kHybridPatternHint));
   m.layers = f.dim("num_hidden_layers", "the number of layers");
   if (m.layers != static_cast<int>(m.hybrid_layers.size()))
     f.fail("hybrid_override_pattern", "has " + std::to_string(m.hybrid_layers.size()) +

@@ -281,17 +281,14 @@ void hybrid(const RunSettings& s, ImportedRun& r) {
         note_unused(s, r, name, "no --hybrid-override-pattern: a transformer without Mamba layers");
     return;
   }
-  for (char c : pattern) {
-    const auto kind = work::layer_kind_of(c);
-    if (!kind)
-      s.fail("hybrid_override_pattern", std::string("has '") + c + "', which stepsim does not know",
-             std::string(work::kHybridPatternHint));
-    if (*kind == work::LayerKind::gated_delta)
-      s.fail("hybrid_override_pattern",
-             "has 'G', stepsim's Gated DeltaNet layer, which no Megatron argument sizes",
-             "import the model from its Hugging Face config.json, or give [model.gated_delta] in a scenario");
-    m.hybrid_layers.push_back(*kind);
-  }
+  if (const auto bad = work::parse_hybrid_pattern(pattern, m.hybrid_layers))
+    s.fail("hybrid_override_pattern", std::string("has '") + *bad + "', which stepsim does not know",
+           std::string(work::kHybridPatternHint));
+  if (std::find(m.hybrid_layers.begin(), m.hybrid_layers.end(), work::LayerKind::gated_delta) !=
+      m.hybrid_layers.end())
+    s.fail("hybrid_override_pattern",
+           "has 'G', stepsim's Gated DeltaNet layer, which no Megatron argument sizes",
+           "import the model from its Hugging Face config.json, or give [model.gated_delta] in a scenario");
   if (static_cast<int>(m.hybrid_layers.size()) != m.layers)
     s.fail("hybrid_override_pattern",
            "has " + std::to_string(m.hybrid_layers.size()) + " layers, but --num-layers is " +

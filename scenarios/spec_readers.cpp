@@ -56,12 +56,8 @@ void read_hybrid_layers(TableReader& r, work::ModelSpec& m) {
   const auto text = n->value<std::string>();
   const std::string hint(work::kHybridPatternHint);
   if (!text || text->empty()) r.fail_at(*n, "hybrid_layers", "must be a non-empty string", hint);
-  m.hybrid_layers.clear();
-  for (char c : *text) {
-    const auto kind = work::layer_kind_of(c);
-    if (!kind) r.fail_at(*n, "hybrid_layers", std::string("has '") + c + "', which is no layer kind", hint);
-    m.hybrid_layers.push_back(*kind);
-  }
+  if (const auto bad = work::parse_hybrid_pattern(*text, m.hybrid_layers))
+    r.fail_at(*n, "hybrid_layers", std::string("has '") + *bad + "', which is no layer kind", hint);
 }
 
 void check_hybrid(work::ModelSpec& m, const TableReader& r) {

@@ -98,30 +98,13 @@ FlopsPerToken flops_per_token(const JobSpec& job, const ParamShares& params, con
   }
   // QK^T and (softmax)V: 2 FLOPs per multiply-add, per head, per key attended.
   f.attention_forward = 2.0 * m.layers * double(m.heads) * (d.qk + d.v) * shape.attended_keys;
-  // Mamba-2 layers' SSD scan per token (workloads/step/mamba_layer.hpp): chunk states 2HPN, C B^T
-  // 2GQN, the chunk scan 2HP(Q/2 + N); a decode step's state update about 6HPN.
-  if (m.mamba_layers() > 0) {
-    const MambaDims& a = m.mamba;
-    const double H = a.heads, P = a.head_dim, N = a.state, G = a.groups;
-    const double Q = std::max(1.0, std::min(double(a.chunk), shape.seq_len));
-    const double per_layer = shape.kind == WorkloadKind::decode
-                                 ? 6.0 * H * P * N
-                                 : 2.0 * H * P * N + 2.0 * G * Q * N + 2.0 * H * P * (0.5 * Q + N);
-    f.scan_forward = m.mamba_layers() * per_layer;
-  }
-  // Gated DeltaNet layers' chunked delta rule per token (workloads/step/gated_delta_layer.hpp), per
-  // value head: K K^T 2CK, the triangular inverse 2C^2/3, w and u 2C(K + V), the state 4KV, the
-  // output 2V(K + C/2) + CK; a decode step's recurrent update about 8KV.
-  if (m.gated_delta_layers() > 0) {
-    const GatedDeltaDims& g = m.gated_delta;
-    const double H = g.value_heads, K = g.key_dim, V = g.value_dim;
-    const double C = std::max(1.0, std::min(double(g.chunk), shape.seq_len));
-    const double per_layer = shape.kind == WorkloadKind::decode
-                                 ? 8.0 * H * K * V
-                                 : H * (2.0 * C * K + (2.0 / 3.0) * C * C + 2.0 * C * (K + V) + 4.0 * K * V +
-                                        2.0 * V * (K + 0.5 * C) + C * K);
-    f.scan_forward += m.gated_delta_layers() * per_layer;
-  }
+  // The recurrent mixers' own kernels per token (ModelSpec's MambaDims and GatedDeltaDims derive
+  // them): the Mamba-2 scan and the Gated DeltaNet rule, or a decode step's state updates.
+  const bool decode = shape.kind == WorkloadKind::decode;
+  f.scan_forward = m.mamba_layers() * (decode ? m.mamba.update_flops_per_token()
+                                              : m.mamba.scan_flops_per_token(shape.seq_len)) +
+                   m.gated_delta_layers() * (decode ? m.gated_delta.update_flops_per_token()
+                                                    : m.gated_delta.rule_flops_per_token(shape.seq_len));
   const double forward = f.matmul_forward + f.attention_forward + f.scan_forward;
   // Backward costs two forwards: the gradient with respect to inputs and to weights.
   f.model = shape.training() ? 3.0 * forward : forward;

@@ -1,4 +1,5 @@
 #pragma once
+#include <algorithm>
 #include <vector>
 // A transformer's dimensions, as the model catalog and scenarios give them. Parameter counts are
 // computed from these (workloads/model/params.hpp), never stored, except the published figure kept for
@@ -58,6 +59,16 @@ struct MambaDims {
   double conv_channels() const { return inner() + 2.0 * groups * state; }
   /// Width of the input projection's output: z, x, B, C and dt.
   double in_proj_width() const { return 2.0 * inner() + 2.0 * groups * state + heads; }
+  /// The chunk the scan runs at over `s` tokens: `chunk`, or the whole sequence when it is shorter.
+  double chunk_for(double s) const { return std::max(1.0, std::min(double(chunk), s)); }
+  /// The SSD scan's forward FLOPs per token over every head, for sequences of `s` tokens: chunk
+  /// states 2HPN, C B^T 2GQN, the chunk scan 2HP(Q/2 + N) (the causal half inside a chunk).
+  double scan_flops_per_token(double s) const {
+    const double H = heads, P = head_dim, N = state, Q = chunk_for(s);
+    return 2.0 * H * P * N + 2.0 * groups * Q * N + 2.0 * H * P * (0.5 * Q + N);
+  }
+  /// A decode step's state update per token (selective_state_update): about 6HPN.
+  double update_flops_per_token() const { return 6.0 * inner() * state; }
 };
 
 /// Gated DeltaNet mixer dimensions (Yang et al. 2024; Qwen3-Next's Qwen3NextGatedDeltaNet): q and k
@@ -77,6 +88,18 @@ struct GatedDeltaDims {
   double conv_channels() const { return 2.0 * qk_width() + v_width(); }
   /// The input projections' output: q, k, v, z, and beta and the decay's input per value head.
   double in_proj_width() const { return 2.0 * qk_width() + 2.0 * v_width() + 2.0 * value_heads; }
+  /// The chunk the rule runs at over `s` tokens: `chunk`, or the whole sequence when it is shorter.
+  double chunk_for(double s) const { return std::max(1.0, std::min(double(chunk), s)); }
+  /// The chunked delta rule's forward FLOPs per token over every value head, for sequences of `s`
+  /// tokens: K K^T 2CK, the triangular inverse 2C^2/3, w and u 2C(K + V), the state 4KV, the output
+  /// 2V(K + C/2) and its causal q k^T CK.
+  double rule_flops_per_token(double s) const {
+    const double K = key_dim, V = value_dim, C = chunk_for(s);
+    return value_heads * (2.0 * C * K + (2.0 / 3.0) * C * C + 2.0 * C * (K + V) + 4.0 * K * V +
+                          2.0 * V * (K + 0.5 * C) + C * K);
+  }
+  /// A decode step's recurrent update per token (fused_recurrent_gated_delta_rule): about 8KV per value head.
+  double update_flops_per_token() const { return 8.0 * v_width() * key_dim; }
 };
 
 struct ModelSpec {

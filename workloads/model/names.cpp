@@ -165,6 +165,16 @@ char pattern_char(LayerKind k) {
   return 'T';
 }
 
+std::optional<char> parse_hybrid_pattern(std::string_view text, std::vector<LayerKind>& out) {
+  out.clear();
+  for (char c : text) {
+    const auto kind = layer_kind_of(c);
+    if (!kind) return c;
+    out.push_back(*kind);
+  }
+  return std::nullopt;
+}
+
 std::string hybrid_pattern(const ModelSpec& m) {
   std::string out;
   for (LayerKind k : m.hybrid_layers) out += pattern_char(k);

@@ -39,6 +39,9 @@ topo::KernelTime named_kernel_time(const topo::GpuSpec& gpu, std::string_view op
 /// transformer layer is 'T' (no pattern has it).
 std::optional<LayerKind> layer_kind_of(char c);
 char pattern_char(LayerKind k);
+/// Reads `text` into `out`, one kind per character; returns the first character that is no kind, if
+/// any (then `out` holds the kinds before it).
+std::optional<char> parse_hybrid_pattern(std::string_view text, std::vector<LayerKind>& out);
 /// A hybrid model's pattern, one character per layer ("" for a transformer).
 std::string hybrid_pattern(const ModelSpec& m);
 /// The pattern's characters, as errors name them.

@@ -1,26 +1,21 @@
 #include "workloads/step/gated_delta_layer.hpp"
 
-#include <algorithm>
-
 #include "workloads/model/kv.hpp"
 
 namespace stepsim::work {
 
 using Handle = OpSink::Handle;
 
-namespace {
-constexpr double kGdnF32 = 4.0;  ///< the decay's cumulative sums and A = beta K K^T are kept in fp32
-}  // namespace
-
 double GatedDeltaLayer::chunk() const {
-  return chunk_length(d_, d_.gated_delta.chunk);
+  return d_.gated_delta.chunk_for(d_.s_local);
 }
 
 topo::KernelWork GatedDeltaLayer::wy_work() const {
   // w = A (beta k), u = A (beta v) per chunk and value head: [C x C] by [C x (dk + dv)]; reads A, k,
   // v, beta and the decays, writes w and u.
   const double E = d_.act_bytes, T = d_.tokens, C = chunk(), H = value_heads();
-  const double bytes = E * chunks() * H * C * C + 2.0 * E * T * (qk_expanded() + v()) + (E + kGdnF32) * T * H;
+  const double bytes =
+      E * chunks() * H * C * C + 2.0 * E * T * (qk_expanded() + v()) + (E + kMixerF32Bytes) * T * H;
   return chunk_gemm(d_, C, dk() + dv(), C, chunks() * H, bytes);
 }
 
@@ -30,17 +25,12 @@ topo::KernelWork GatedDeltaLayer::state_work() const {
   // every chunk's state (16-bit).
   const double E = d_.act_bytes, T = d_.tokens, C = chunk(), H = value_heads();
   const double bytes =
-      E * T * (2.0 * qk_expanded() + 2.0 * v()) + kGdnF32 * T * H + E * chunks() * H * dk() * dv();
+      E * T * (2.0 * qk_expanded() + 2.0 * v()) + kMixerF32Bytes * T * H + E * chunks() * H * dk() * dv();
   return chunk_gemm(d_, C, dv(), dk(), 2.0 * chunks() * H, bytes);
 }
 
 double GatedDeltaLayer::rule_forward_flops() const {
-  const double T = d_.tokens, C = chunk(), H = value_heads(), K = dk(), V = dv();
-  // K K^T 2 T H C K, the triangular inverse (2/3) C^2 per token, w and u 2 T H C (K + V), the state
-  // 4 T H K V, the output 2 T H V (K + C / 2) + its causal q k^T 2 T H (C / 2) K.
-  return T * H *
-         (2.0 * C * K + (2.0 / 3.0) * C * C + 2.0 * C * (K + V) + 4.0 * K * V + 2.0 * V * (K + 0.5 * C) +
-          C * K);
+  return d_.tokens * d_.gated_delta.rule_flops_per_token(d_.s_local) / d_.tp;  // value heads split over TP
 }
 
 Handle GatedDeltaLayer::rule_forward(OpSink& sink, Handle ready) const {
@@ -50,22 +40,23 @@ Handle GatedDeltaLayer::rule_forward(OpSink& sink, Handle ready) const {
   // repeat_interleave, then fla's l2norm_fwd); beta = sigmoid(b), the decays and their chunk sums.
   Handle h = sink.kernel(
       "gdn_l2norm",
-      elementwise(d_, E * T * (2.0 * qk() + 2.0 * qk_expanded()) + (2.0 * E + 2.0 * kGdnF32) * T * H,
+      elementwise(d_, E * T * (2.0 * qk() + 2.0 * qk_expanded()) + (2.0 * E + 2.0 * kMixerF32Bytes) * T * H,
                   8.0 * T * qk_expanded() + 12.0 * T * H),
       ready);
   // A = beta K K^T within each chunk (fp32), then (I + A)^-1 (solve_tril).
-  h = sink.kernel(
-      "gdn_kkt",
-      chunk_gemm(d_, C, C, K, chunks() * H, E * T * qk_expanded() + (E + kGdnF32) * T * H + kGdnF32 * a), h);
-  topo::KernelWork solve = elementwise(d_, (kGdnF32 + E) * a, (2.0 / 3.0) * a * C);
+  h = sink.kernel("gdn_kkt",
+                  chunk_gemm(d_, C, C, K, chunks() * H,
+                             E * T * qk_expanded() + (E + kMixerF32Bytes) * T * H + kMixerF32Bytes * a),
+                  h);
+  topo::KernelWork solve = elementwise(d_, (kMixerF32Bytes + E) * a, (2.0 / 3.0) * a * C);
   h = sink.kernel("gdn_solve_tril", solve, h);
   h = sink.kernel("gdn_wy", wy_work(), h);
   h = sink.kernel("gdn_state", state_work(), h);
   // o = q h + (q k^T o M) v_new per chunk: K + C / 2 per output (the causal half of the chunk), and
   // q k^T itself; reads q, k, v_new, the states and the decays, writes o.
-  topo::KernelWork out =
-      chunk_gemm(d_, C, V, K + 0.5 * C, chunks() * H,
-                 E * T * (2.0 * qk_expanded() + 2.0 * V * H) + E * chunks() * H * K * V + kGdnF32 * T * H);
+  topo::KernelWork out = chunk_gemm(
+      d_, C, V, K + 0.5 * C, chunks() * H,
+      E * T * (2.0 * qk_expanded() + 2.0 * V * H) + E * chunks() * H * K * V + kMixerF32Bytes * T * H);
   out.flops = units::flops(out.flops.value() + T * H * C * K);
   return sink.kernel("gdn_output", out, h);
 }
@@ -88,15 +79,16 @@ Handle GatedDeltaLayer::rule_backward(OpSink& sink, Handle ready) const {
   dqk.flops = units::flops(dqk.flops.value() + 2.0 * 2.0 * T * H * C * K);
   h = sink.kernel("gdn_dqkwg.bwd", dqk, h);
   // Back through the WY factors (prepare_wy_repr_bwd): dA, dk, dv, dbeta.
-  h = sink.kernel(
-      "gdn_wy.bwd",
-      chunk_gemm(d_, C, K + V, C, 2.0 * chunks() * H, 3.0 * (q + vb) + 2.0 * kGdnF32 * chunks() * H * C * C),
-      h);
+  h = sink.kernel("gdn_wy.bwd",
+                  chunk_gemm(d_, C, K + V, C, 2.0 * chunks() * H,
+                             3.0 * (q + vb) + 2.0 * kMixerF32Bytes * chunks() * H * C * C),
+                  h);
   // The L2 norm's backward, the repeat's sum back onto the key heads, the gates' gradients.
-  return sink.kernel("gdn_l2norm.bwd",
-                     elementwise(d_, E * T * (3.0 * qk_expanded() * 2.0 + 2.0 * qk()) + 4.0 * kGdnF32 * T * H,
-                                 10.0 * T * qk_expanded()),
-                     h);
+  return sink.kernel(
+      "gdn_l2norm.bwd",
+      elementwise(d_, E * T * (3.0 * qk_expanded() * 2.0 + 2.0 * qk()) + 4.0 * kMixerF32Bytes * T * H,
+                  10.0 * T * qk_expanded()),
+      h);
 }
 
 MixerShape GatedDeltaLayer::shape() const {
@@ -114,8 +106,12 @@ Handle GatedDeltaLayer::decode_update(OpSink& sink, Handle ready) const {
   // fused_recurrent_gated_delta_rule: per sequence and value head, decay the fp32 state, read k^T h,
   // write the delta rule's rank-one update, and read q h: every state read and written once.
   const double state = b * value_heads() * dk() * dv();
-  const double io = E * T * (2.0 * qk_expanded() + 2.0 * v()) + (2.0 * E + 2.0 * kGdnF32) * T * value_heads();
-  return sink.kernel("gdn_state.update", elementwise(d_, 2.0 * kGdnF32 * state + io, 8.0 * state), h);
+  const double io =
+      E * T * (2.0 * qk_expanded() + 2.0 * v()) + (2.0 * E + 2.0 * kMixerF32Bytes) * T * value_heads();
+  return sink.kernel(
+      "gdn_state.update",
+      elementwise(d_, 2.0 * kMixerF32Bytes * state + io, T * d_.gated_delta.update_flops_per_token() / d_.tp),
+      h);
 }
 
 Handle GatedDeltaLayer::forward(OpSink& sink, OpSink::Deps input) const {
@@ -138,7 +134,7 @@ double GatedDeltaLayer::stored_activation_bytes(Recompute recompute) const {
   // the decays' chunk sums (fp32) and (I + A)^-1, which fla's rule keeps; its output o, kept by the
   // gated norm; out_proj's input as that linear keeps it.
   return (E + Q) * Tn * d_.h + E * T * in_width() + E * T * conv_channels() + 2.0 * E * T * qk_expanded() +
-         kGdnF32 * T * H + E * chunks() * H * C * C + E * T * v() + Q * T * v();
+         kMixerF32Bytes * T * H + E * chunks() * H * C * C + E * T * v() + Q * T * v();
 }
 
 double GatedDeltaLayer::params_per_rank() const {

@@ -1,7 +1,5 @@
 #include "workloads/step/mixer_layer.hpp"
 
-#include <algorithm>
-
 namespace stepsim::work {
 
 using Handle = OpSink::Handle;
@@ -11,10 +9,6 @@ double mixer_norm_tokens(const LayerDims& d) {
   return d.sp ? d.tokens / d.tp : d.tokens;
 }
 }  // namespace
-
-double chunk_length(const LayerDims& d, int chunk) {
-  return std::max(1.0, std::min(double(chunk), d.s_local));
-}
 
 topo::KernelWork chunk_gemm(const LayerDims& d, double m, double n, double k, double count, double bytes) {
   topo::KernelWork w = gemm(d, m, n, k, count);

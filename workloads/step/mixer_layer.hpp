@@ -31,9 +31,9 @@ OpSink::Handle mixer_forward(OpSink& sink, const LayerDims& d, const MixerShape&
 /// `core_backward`: the mixer's kernels' backward, between the gated norm's and the convolution's.
 OpSink::Handle mixer_backward(OpSink& sink, const LayerDims& d, const MixerShape& s, OpSink::Deps grad,
                               const MixerKernels& core_backward);
-/// The chunk length a chunked mixer kernel runs at: `chunk`, or the whole (local) sequence when it
-/// is shorter.
-double chunk_length(const LayerDims& d, int chunk);
+/// Bytes of the fp32 tensors the mixers' kernels keep whatever the activations' precision (mamba_ssm's
+/// chunk states, C B^T and cumulative decays; flash-linear-attention's A and decay sums).
+inline constexpr double kMixerF32Bytes = 4.0;
 /// A chunked mixer kernel: `count` products of [m x k] by [k x n] (its per-chunk shape, on the GPU's
 /// GEMM curve) moving `bytes`, in 16 bits whatever the linears' recipe (FP8 recipes quantise the
 /// linear layers only, and these are not linear layers).

@@ -19,6 +19,36 @@ Handle TrainStepBuilder::prefetch_point(const std::vector<Handle>& starts, Handl
   return starts[starts.size() - static_cast<std::size_t>(depth)];
 }
 
+Handle TrainStepBuilder::backward_weights(RankSink& sink, int sim_rank, BackwardGathers& gathers, int l,
+                                          Handle input) {
+  // Nothing prefetched this layer (the chunk's first, or prefetch_layers = 0): gather it now, after
+  // the previous layer's end when prefetching is off.
+  for (; gathers.next >= l; --gathers.next) {
+    const Handle after = job_.parallel.prefetch_layers == 0 ? input : Handle{};
+    sink.set_context(Pass::backward, gathers.next, sink.microbatch());
+    gathers.ready[gathers.next] = gather_layer(sink, sim_rank, gathers.next, after, Pass::backward);
+  }
+  const auto it = gathers.ready.find(l);
+  const Handle weights = it->second;
+  gathers.ready.erase(it);
+  return weights;
+}
+
+void TrainStepBuilder::prefetch_below(RankSink& sink, int sim_rank, BackwardGathers& gathers, int l,
+                                      Handle first) {
+  const int depth = job_.parallel.prefetch_layers;
+  gathers.first[l] = first;
+  if (depth == 0) return;
+  // Layer m's gather may start once layer m + depth does (at once when that layer is above the
+  // chunk), as in the forward.
+  for (; gathers.next >= std::max(gathers.bottom, l - depth); --gathers.next) {
+    const auto above = gathers.first.find(gathers.next + depth);
+    const Handle after = above != gathers.first.end() ? above->second : Handle{};
+    sink.set_context(Pass::backward, gathers.next, sink.microbatch());
+    gathers.ready[gathers.next] = gather_layer(sink, sim_rank, gathers.next, after, Pass::backward);
+  }
+}
+
 Handle TrainStepBuilder::gather_layer(RankSink& sink, int sim_rank, int l, Handle prefetch_after, Pass pass) {
   if (!zero3_) return Handle{};
   auto& kept = kept_weights_[static_cast<std::size_t>(sim_rank)];

@@ -170,13 +170,12 @@ void TrainStepBuilder::backward(RankSink& sink, int sim_rank, const PipeStep& st
         entry_op(g, first), step_index_};
   }
   const auto [begin, end] = layers_of(vs);
-  std::vector<Handle> starts;
+  BackwardGathers gathers(end - 1, begin);
   for (int l = end - 1; l >= begin; --l) {
     sink.set_context(Pass::backward, l, step.microbatch);
-    const LayerGradOut layer = layer_backward(sink, sim_rank, l, GradKey::layer(l), g, starts);
+    const LayerGradOut layer = layer_backward(sink, sim_rank, l, GradKey::layer(l), g, gathers);
     g = layer.grad;
     freed += layer.freed;
-    starts.push_back(layer.first);
   }
   flush_grad_reductions(sink, sim_rank, g);
   if (vs == 0) {
@@ -221,10 +220,11 @@ void TrainStepBuilder::weight_step(RankSink& sink, int sim_rank) {
 }
 
 LayerGradOut TrainStepBuilder::layer_backward(RankSink& sink, int sim_rank, int l, GradKey key, Handle g,
-                                              const std::vector<Handle>& starts) {
+                                              BackwardGathers& gathers) {
   const int rank = sink.global_rank();
   const int microbatch = sink.microbatch();
-  const Handle weights = gather_layer(sink, sim_rank, l, prefetch_point(starts, g), Pass::backward);
+  const Handle weights = backward_weights(sink, sim_rank, gathers, l, g);
+  sink.set_context(Pass::backward, l, microbatch);
   const sim::OpId layer_first = next_id();
   if (job_.recompute == Recompute::full) {
     sink.set_context(Pass::recompute, l, microbatch);
@@ -232,6 +232,8 @@ LayerGradOut TrainStepBuilder::layer_backward(RankSink& sink, int sim_rank, int 
   }
   sink.set_context(Pass::backward, l, microbatch);
   g = layers_.backward(sink, l, rank, {g, weights}, job_.recompute);
+  prefetch_below(sink, sim_rank, gathers, l, Handle{layer_first});
+  sink.set_context(Pass::backward, l, microbatch);
   release_layer(sink, sim_rank, l, weights, g, Pass::backward);
   grads_[static_cast<std::size_t>(sim_rank)][key] = {g, layers_.dense_params(l), layers_.expert_params(l),
                                                      true};
@@ -281,17 +283,16 @@ GradOut TrainStepBuilder::heads_backward(RankSink& sink, int sim_rank, int micro
   const int L = job_.model.layers;
   Handle from_mtp;
   double freed = 0.0;
-  std::vector<Handle> starts;
+  BackwardGathers gathers(L + mtp_depth_ - 1, L);
   const auto& losses = mtp_loss_[r][microbatch];
   for (int d = mtp_depth_ - 1; d >= 0; --d) {
     const int l = L + d;
     sink.set_context(Pass::backward, l, microbatch);
     Handle g = head_.backward(sink, losses[static_cast<std::size_t>(d)]);
     g = join_mtp_grad(sink, g, from_mtp);  // a deeper module's gradient joins this module's output's
-    const LayerGradOut layer = layer_backward(sink, sim_rank, l, GradKey::mtp_module(d), g, starts);
+    const LayerGradOut layer = layer_backward(sink, sim_rank, l, GradKey::mtp_module(d), g, gathers);
     g = layer.grad;
     freed += layer.freed;
-    starts.push_back(layer.first);
     grads_[r][GradKey::mtp_module(d)].params += mtp_.params_per_rank();
     sink.set_context(Pass::backward, l, microbatch);
     from_mtp = mtp_.backward(sink, embed_, g);

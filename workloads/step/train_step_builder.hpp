@@ -82,6 +82,20 @@ struct LayerGradOut {
   Handle first;
 };
 
+/// The ZeRO-3 weight gathers of one backward chunk (layers `bottom` to `top`), issued in the order
+/// FSDP issues them: a layer's own gather when nothing prefetched it, and once a layer's kernels are
+/// queued the gathers of the prefetch_layers layers below it, ahead of that layer's gradient
+/// reduce-scatter (FSDP's pre-backward prefetch; a collective channel runs in issue order, so a
+/// prefetch issued after the reduce-scatter would wait for the layer's whole backward).
+struct BackwardGathers {
+  int top = 0;
+  int bottom = 0;
+  int next = 0;                 ///< the highest layer whose gather is not issued yet
+  std::map<int, Handle> ready;  ///< issued gathers not yet taken, by layer
+  std::map<int, Handle> first;  ///< each queued layer's first op (a prefetch point)
+  BackwardGathers(int top_layer, int bottom_layer) : top(top_layer), bottom(bottom_layer), next(top_layer) {}
+};
+
 /// One gradient bucket's reduction: the weights it carries and over which group.
 struct GradBucket {
   double params = 0.0;
@@ -117,10 +131,17 @@ class TrainStepBuilder {
   /// `g` plus the gradient an MTP module sends back (none: `g` as is).
   Handle join_mtp_grad(RankSink& sink, Handle g, Handle from_mtp);
   /// One layer's backward (with its recomputation under full recompute) after `g`: records its
-  /// gradient source under `key`; `starts` are the first ops of the layers emitted before it
-  /// (prefetch_point). Returns its input gradient, the activation bytes it frees and its first op.
+  /// gradient source under `key`; its weights come from `gathers` (ZeRO-3), which it tells of its
+  /// first op before its gradients are reduced. Returns its input gradient, the activation bytes
+  /// it frees and its first op.
   LayerGradOut layer_backward(RankSink& sink, int sim_rank, int l, GradKey key, Handle g,
-                              const std::vector<Handle>& starts);
+                              BackwardGathers& gathers);
+  /// Layer `l`'s backward weights: the prefetched gather, or one issued now (after `input` when
+  /// prefetch_layers = 0).
+  Handle backward_weights(RankSink& sink, int sim_rank, BackwardGathers& gathers, int l, Handle input);
+  /// Layer `l`'s kernels are queued from `first` on: issue the gathers of the layers down to
+  /// l - prefetch_layers, each once the layer prefetch_layers above it starts.
+  void prefetch_below(RankSink& sink, int sim_rank, BackwardGathers& gathers, int l, Handle first);
   void connect_pipeline();
   /// Receiving end of a boundary: with TP but no SP, Megatron sends 1/tp of the activation per
   /// rank and all-gathers it over NVLink on arrival (the scatter/gather optimisation).

@@ -311,6 +311,58 @@ TEST_CASE("FSDP FULL_SHARD, SHARD_GRAD_OP and HSDP: gather and reduce volumes pe
         Approx((8 * p / 4 - 8 * p / 8) * pb));
 }
 
+TEST_CASE("ZeRO-3 backward: the next layer's gather is issued before this layer's reduce-scatter") {
+  // FSDP's pre-backward prefetch issues layer l - 1's all-gather when layer l's backward starts,
+  // ahead of layer l's gradient reduce-scatter on the same communicator (channels run in issue
+  // order). One stage of 8 layers, dp = 8, full recompute; every data-parallel collective costs T,
+  // a quarter of the shortest layer's recompute + backward, so a prefetched gather (T) and the
+  // reduce-scatter before it (T) fit under a layer's backward and the layers run back to back; a
+  // gather queued behind the reduce-scatter would leave each layer 2 T idle after the one above.
+  JobSpec job = small_job(1, 1, 8, 1);
+  job.parallel.zero_stage = 3;
+  job.recompute = Recompute::full;
+  const auto layer_span = [](const Simulated& s, int l) {
+    Time first = Time::max(), last{};
+    for (sim::OpId op = 0; op < s.plan.graph.op_count(); ++op) {
+      const auto& info = s.plan.info[op];
+      if (info.rank != 0 || info.is_comm || info.layer != l) continue;
+      if (info.pass != Pass::backward && info.pass != Pass::recompute) continue;
+      first = std::min(first, s.run.ops[op].start);
+      last = std::max(last, s.run.ops[op].end);
+    }
+    return std::pair{first, last};
+  };
+  auto free = free_comm();
+  const auto ref = simulate(job, free);
+  Time shortest = Time::max();
+  for (int l = 0; l < 8; ++l) {
+    const auto [a, b] = layer_span(ref, l);
+    shortest = std::min(shortest, b - a);
+  }
+  const Time t = shortest / 4;
+  auto planner =
+      FixedCostPlanner([t](const CommRequest& r) { return r.dim == ParallelDim::dp ? t : Time::zero(); });
+  const auto s = simulate(job, planner);
+  std::map<int, Time> gather_start, scatter_start;
+  for (sim::OpId op = 0; op < s.plan.graph.op_count(); ++op) {
+    const auto& info = s.plan.info[op];
+    if (info.rank != 0 || info.pass != Pass::backward || info.layer < 0) continue;
+    const auto label = s.plan.graph.label(op);
+    if (label.find("dp.param_gather") != std::string_view::npos)
+      gather_start[info.layer] = s.run.ops[op].start;
+    if (label.find("dp.grad_reduce_scatter") != std::string_view::npos)
+      scatter_start[info.layer] = s.run.ops[op].start;
+  }
+  REQUIRE(gather_start.size() == 8);
+  REQUIRE(scatter_start.size() == 8);
+  for (int l = 0; l < 7; ++l) {
+    CAPTURE(l);
+    CHECK(gather_start[l] < scatter_start[l + 1]);
+    // Layer l's recompute starts when layer l + 1's backward ends: its weights are already here.
+    CHECK(layer_span(s, l).first == layer_span(s, l + 1).second);
+  }
+}
+
 TEST_CASE("ZeRO-3 without dp_overlap reduces a micro-batch's gradients after its backward") {
   // dp_overlap (the default) reduce-scatters each layer's gradients as soon as its backward is
   // done, under the remaining layers' backward; without it the reductions wait for the whole

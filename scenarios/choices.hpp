@@ -111,6 +111,8 @@ inline constexpr std::array<Choice<work::CheckpointMode>, 2> kCheckpointMode{
     {{"sync", work::CheckpointMode::sync}, {"async", work::CheckpointMode::async}}};
 inline constexpr std::array<Choice<work::MoeDispatcher>, 2> kMoeDispatcher{
     {{"normal", work::MoeDispatcher::normal}, {"low_latency", work::MoeDispatcher::low_latency}}};
+inline constexpr std::array<Choice<work::MoeRouting>, 2> kMoeRouting{
+    {{"random", work::MoeRouting::random}, {"round_robin", work::MoeRouting::round_robin}}};
 inline constexpr std::array<Choice<work::MoeProbs>, 2> kMoeProbs{
     {{"activation", work::MoeProbs::activation}, {"unpermute", work::MoeProbs::unpermute}}};
 inline constexpr std::array<Choice<topo::FabricKind>, 3> kFabricKind{

@@ -64,6 +64,21 @@ void check_imbalance(const work::JobSpec& job) {
            "the max / mean expert load lies between 1 (balanced) and experts / top_k");
 }
 
+/// round_robin routing is a balanced gate's fixed pattern: it has no hot experts.
+void check_routing(const work::JobSpec& job) {
+  if (job.moe.routing == work::MoeRouting::round_robin && job.moe.imbalance != 1.0)
+    refuse("moe.routing",
+           "\"round_robin\" is a balanced gate (every expert gets T k / E copies), but moe.imbalance = " +
+               ratio_text(job.moe.imbalance),
+           "set imbalance = 1, or routing = \"random\" for an imbalanced router");
+  if (job.moe.routing == work::MoeRouting::round_robin && job.moe.capacity_factor > 0.0 &&
+      job.moe.capacity_factor < 1.0)
+    refuse("moe.routing",
+           "\"round_robin\" gives every expert exactly its balanced share, which capacity_factor = " +
+               ratio_text(job.moe.capacity_factor) + " would cut",
+           "set capacity_factor to 0 (dropless) or at least 1 with round_robin routing");
+}
+
 /// Megatron-Core's combined 1F1B refuses these (moe_a2a_overlap.html): there must be all-to-alls
 /// to hide, full recomputation re-runs the forward inside the backward, and the shared-expert
 /// overlap uses the streams the pair needs.
@@ -112,6 +127,7 @@ void check_moe_rules(const work::JobSpec& job) {
   cross_checks_moe::check_overlaps(job);
   cross_checks_moe::check_expert_layout(job);
   cross_checks_moe::check_imbalance(job);
+  cross_checks_moe::check_routing(job);
 }
 
 }  // namespace stepsim::scen::detail

@@ -120,17 +120,41 @@ void check_schedule(const work::JobSpec& job) {
                    "; change global_batch, micro_batch or dp");
     }
   }
-  if (!interleaved || p.virtual_stages < 2 || w.kind != work::WorkloadKind::train || per_step < 1 ||
-      w.global_batch % per_step != 0)
+  if (w.local_batch > 0 && w.kind != work::WorkloadKind::train)
+    refuse("workload.local_batch", "applies to training steps",
+           "remove local_batch for kind = \"" + std::string(work::name(w.kind)) + "\"");
+  if (w.local_batch > 0 && work::is_dualpipe(p.schedule))
+    refuse("workload.local_batch",
+           "(separate pipeline schedules per step) is not modelled with the \"" +
+               std::string(work::name(p.schedule)) + "\" schedule",
+           "remove local_batch: DualPipe runs every micro-batch of the step in one schedule");
+  if (w.kind != work::WorkloadKind::train || per_step < 1 || w.global_batch % per_step != 0)
     return;  // an uneven batch is refused with the workload's rules
-  const int micro_batches = w.global_batch / per_step;
+  if (w.local_batch > 0 &&
+      (w.local_batch % w.micro_batch != 0 || w.global_batch % (w.local_batch * p.dp) != 0))
+    refuse("workload.local_batch",
+           "= " + to_string(w.local_batch) +
+               " must be a multiple of micro_batch = " + to_string(w.micro_batch) +
+               " and, times dp = " + to_string(p.dp) + ", divide global_batch = " + to_string(w.global_batch),
+           "each pipeline schedule runs local_batch / micro_batch micro-batches on every data-parallel "
+           "rank, and the step runs global_batch / (dp x local_batch) schedules");
+  if (!interleaved || p.virtual_stages < 2) return;
+  const int flushes = job.pipeline_flushes();
+  const int micro_batches = w.global_batch / per_step / flushes;
   if (micro_batches % p.pp != 0)
-    refuse("parallelism.virtual_stages",
-           "the interleaved schedule needs the micro-batches per pipeline, global_batch / (micro_batch x dp) "
-           "= " +
-               to_string(w.global_batch) + " / (" + to_string(w.micro_batch) + " x " + to_string(p.dp) +
-               ") = " + to_string(micro_batches) + ", to be a multiple of pp = " + to_string(p.pp),
-           "Megatron-Core requires it; change global_batch, micro_batch or dp, or set virtual_stages = 1");
+    refuse(
+        "parallelism.virtual_stages",
+        flushes > 1
+            ? "the interleaved schedule needs the micro-batches of each schedule, local_batch / "
+              "micro_batch = " +
+                  to_string(w.local_batch) + " / " + to_string(w.micro_batch) + " = " +
+                  to_string(micro_batches) + ", to be a multiple of pp = " + to_string(p.pp)
+            : "the interleaved schedule needs the micro-batches per pipeline, global_batch / "
+              "(micro_batch x dp) = " +
+                  to_string(w.global_batch) + " / (" + to_string(w.micro_batch) + " x " + to_string(p.dp) +
+                  ") = " + to_string(micro_batches) + ", to be a multiple of pp = " + to_string(p.pp),
+        "Megatron-Core and torch.distributed.pipelining require it; change global_batch, micro_batch or dp, "
+        "or set virtual_stages = 1");
 }
 
 /// first_stage_layers / last_stage_layers: the ends take their counts, the other stages split the
@@ -182,7 +206,37 @@ void check_embedding_slots(const work::ParallelSpec& p, int layers, std::string_
            "use fewer model chunks");
 }
 
+/// pipeline_layers: one count per model chunk (pp x virtual_stages, virtual-stage order) summing to
+/// the model's layers, alone (not with the other uneven-split keys) and not under DualPipe.
+void check_chunk_layers(const work::ParallelSpec& p, int layers) {
+  constexpr std::string_view key = "parallelism.pipeline_layers";
+  if (p.first_stage_layers > 0 || p.last_stage_layers > 0 || p.embedding_in_split || p.loss_in_split)
+    refuse(key,
+           "gives every model chunk's layers, so it cannot be combined with first_stage_layers, "
+           "last_stage_layers or the account_for_*_in_pipeline_split flags",
+           "keep pipeline_layers alone, or remove it");
+  if (work::is_dualpipe(p.schedule))
+    refuse(key, "is not modelled with the \"" + std::string(work::name(p.schedule)) + "\" schedule",
+           "DualPipe splits the layers evenly; remove pipeline_layers");
+  const int chunks = p.pp * p.virtual_stages;
+  if (static_cast<int>(p.pipeline_layers.size()) != chunks)
+    refuse(key,
+           "lists " + to_string(static_cast<int>(p.pipeline_layers.size())) + " model chunks, but pp x " +
+               "virtual_stages = " + to_string(p.pp) + " x " + to_string(p.virtual_stages) + " = " +
+               to_string(chunks),
+           "list one count per model chunk, in virtual-stage order (chunk x pp + pipeline rank)");
+  int sum = 0;
+  for (const int n : p.pipeline_layers) sum += n;
+  if (sum != layers)
+    refuse(key, "adds up to " + to_string(sum) + " layers, but the model has " + to_string(layers),
+           "the chunks together hold every transformer layer once");
+}
+
 void check_uneven_stages(const work::ParallelSpec& p, int layers) {
+  if (!p.pipeline_layers.empty()) {
+    check_chunk_layers(p, layers);
+    return;
+  }
   const bool ends = p.first_stage_layers > 0 || p.last_stage_layers > 0;
   const std::string_view key = p.first_stage_layers > 0  ? "parallelism.first_stage_layers"
                                : p.last_stage_layers > 0 ? "parallelism.last_stage_layers"

@@ -1,5 +1,6 @@
 // Readers of the [model], [workload], [parallelism], [precision], [moe] and [estimate] tables.
 #include <algorithm>
+#include <cmath>
 #include <initializer_list>
 
 #include "scenarios/choices.hpp"
@@ -139,6 +140,7 @@ void read_workload_section(TableReader r, Scenario& s) {
   r.read("seq_len", w.seq_len, kPositiveInt);
   r.read("global_batch", w.global_batch, kPositiveInt);
   r.read("micro_batch", w.micro_batch, kPositiveInt);
+  r.read("local_batch", w.local_batch, kPositiveInt);
   r.read("batch", w.batch, kPositiveInt);
   r.read("context", w.context_len, kPositiveInt);
   r.read("input_len", w.seq_len, kPositiveInt);
@@ -205,6 +207,19 @@ void read_parallelism_section(TableReader r, Scenario& s) {
   r.read("last_stage_layers", p.last_stage_layers, kPositiveInt);
   r.read("account_for_embedding_in_pipeline_split", p.embedding_in_split);
   r.read("account_for_loss_in_pipeline_split", p.loss_in_split);
+  std::vector<double> chunk_layers;
+  if (r.read("pipeline_layers", chunk_layers, kPositive)) {
+    if (chunk_layers.empty())
+      r.fail("pipeline_layers", "is empty; expected the layers of each model chunk, e.g. [2, 2, 2, 1]",
+             "list one whole number per model chunk (pp x virtual_stages of them), or remove the key");
+    for (const double n : chunk_layers) {
+      if (n != std::floor(n) || n > 1e6)
+        r.fail("pipeline_layers",
+               "holds a value that is not a whole number of layers; expected integers >= 1",
+               "list each model chunk's transformer layers, e.g. [2, 2, 2, 1]");
+      p.pipeline_layers.push_back(static_cast<int>(n));
+    }
+  }
   r.read("sequence_parallel", p.sequence_parallel);
   r.read("zero_stage", p.zero_stage, IntRange{0, 3});
   r.read("schedule", p.schedule, choices::kSchedule);
@@ -253,6 +268,7 @@ void read_moe_section(TableReader r, Scenario& s) {
   r.read("fp8_dispatch", m.fp8_dispatch);
   r.read("dispatcher", m.dispatcher, choices::kMoeDispatcher);
   r.read("probs", m.probs, choices::kMoeProbs);
+  r.read("routing", m.routing, choices::kMoeRouting);
   if (const toml::node* n = r.node("ep_comm_sms"); n != nullptr && n->is_string()) {
     std::string v;
     r.read("ep_comm_sms", v);

@@ -312,10 +312,12 @@ StepBound Bounder::run_dualpipe(int m, const Schedule& schedule) {
 
 StepBound Bounder::run() {
   const int m = check_and_count_microbatches();
-  const Schedule schedule = pipeline_schedule(kind_, pp_, m, v_);
+  const int flushes = job_.pipeline_flushes();
+  const Schedule schedule = pipeline_schedule(kind_, pp_, m, v_, flushes);
   if (is_dualpipe(kind_)) return run_dualpipe(m, schedule);
   Fingerprint program;
   for (int v : {pp_, v_, m, static_cast<int>(kind_)}) program.add(v);
+  if (flushes > 1) program.add(flushes);
   const int V = vstages();
   std::vector<StepCost> fwd(static_cast<std::size_t>(V)), bwd(static_cast<std::size_t>(V));
   std::vector<double> kept_bytes(static_cast<std::size_t>(V));

@@ -309,9 +309,11 @@ JobSpec with_layout(JobSpec job, const Layout& l) {
   p.expert_tp = 1;
   p.first_stage_layers = l.first_stage_layers;
   p.last_stage_layers = l.last_stage_layers;
-  // Layouts split the layers evenly (or keep the base's end stages): no embedding/loss slots.
+  // Layouts split the layers evenly (or keep the base's end stages): no embedding/loss slots, no
+  // chunk-by-chunk split, one pipeline schedule per step.
   p.embedding_in_split = false;
   p.loss_in_split = false;
+  p.pipeline_layers.clear();
   p.sequence_parallel = l.tp > 1;
   p.schedule = l.virtual_stages > 1 ? PipelineSchedule::interleaved : PipelineSchedule::one_f_one_b;
   for (const KnobInfo& k : knobs()) k.apply(job, l.knob(k.knob));
@@ -338,6 +340,7 @@ LayoutOverrides layout_overrides(const JobSpec& base, const Layout& l) {
   if (l.last_stage_layers == 0) o.unset.push_back("parallelism.last_stage_layers");
   o.unset.push_back("parallelism.account_for_embedding_in_pipeline_split");
   o.unset.push_back("parallelism.account_for_loss_in_pipeline_split");
+  o.unset.push_back("parallelism.pipeline_layers");
   if (drops_param_gather_overlap(base, l)) o.set.push_back("parallelism.overlap_param_gather=false");
   return o;
 }
@@ -350,6 +353,10 @@ std::vector<std::string> layout_adaptations(const JobSpec& base) {
         "the base's uneven end stages (first_stage_layers = " + std::to_string(p.first_stage_layers) +
         ", last_stage_layers = " + std::to_string(p.last_stage_layers) + ") are kept for layouts with pp " +
         std::to_string(p.pp) + " and no interleaving; every other layout splits the layers evenly");
+  if (!p.pipeline_layers.empty())
+    out.push_back(
+        "the base's chunk-by-chunk split (pipeline_layers) is not searched: the layouts split the layers "
+        "evenly");
   if (p.embedding_in_split || p.loss_in_split)
     out.push_back(
         "the base counts the embedding/loss as pipeline layers (account_for_*_in_pipeline_split); the "

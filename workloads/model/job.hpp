@@ -87,6 +87,12 @@ struct WorkloadSpec {
   int seq_len = 2048;    ///< train/prefill: tokens per sequence; generate: each prompt's tokens
   int global_batch = 0;  ///< train: sequences per optimizer step
   int micro_batch = 1;   ///< train: sequences per micro-batch per DP rank
+  /// train: sequences per DP rank in one pipeline schedule (AutoModel's and torchtitan's local batch,
+  /// torch.distributed.pipelining's schedule.step() per gradient-accumulation step); its
+  /// micro-batches fill and drain the pipeline, and the step runs global_batch / (dp x local_batch)
+  /// schedules one after the other. 0 = global_batch / dp: one schedule of every micro-batch
+  /// (Megatron-Core).
+  int local_batch = 0;
   int batch = 1;         ///< prefill/decode/generate: concurrent sequences per model replica
   int context_len = 0;   ///< decode: tokens already in each sequence's KV cache
   int output_len = 0;    ///< generate: tokens each sequence generates (the prefill yields the first)
@@ -136,6 +142,12 @@ struct ParallelSpec {
   /// one transformer layer fewer. Not combined with first/last_stage_layers (Megatron asserts it).
   bool embedding_in_split = false;
   bool loss_in_split = false;
+  /// Transformer layers of each model chunk, given outright in virtual-stage order (chunk x pp +
+  /// rank), as torch.distributed.pipelining runs a split into per-stage module lists (NeMo
+  /// AutoModel's and torchtitan's splits, which give the first chunks one layer more when the
+  /// layers do not divide); empty = the rules above. Not with first/last_stage_layers or the
+  /// account_for flags.
+  std::vector<int> pipeline_layers;
   bool sequence_parallel = false;
   int zero_stage = 0;  ///< 0 none, 1 optimizer states, 2 + gradients, 3 + parameters (FSDP)
   /// ZeRO-3 / FSDP: free each layer's gathered weights after its forward and gather them again for
@@ -192,6 +204,7 @@ struct ParallelSpec {
   /// the embedding and loss counted as layers, then each stage's share split evenly over its
   /// virtual_stages chunks. Scenarios guarantee the split is whole.
   int chunk_layers(int vstage, int layers) const {
+    if (!pipeline_layers.empty()) return pipeline_layers[static_cast<std::size_t>(vstage)];
     const int per_stage = stage_slots(vstage % pp, layers);
     int n = per_stage / virtual_stages;
     if (embedding_in_split && vstage == 0) --n;
@@ -218,9 +231,11 @@ struct ParallelSpec {
   /// The pipeline rank that holds the output head and the loss: the last, except in DualPipeV's V,
   /// whose last chunk comes back to rank 0.
   int loss_stage() const { return schedule == PipelineSchedule::dualpipev ? 0 : pp - 1; }
-  /// Whether chunks differ in size (uneven ends, or the embedding/loss counted as layers).
+  /// Whether chunks differ in size (uneven ends, the embedding/loss counted as layers, or a split
+  /// given chunk by chunk).
   bool uneven_split() const {
-    return first_stage_layers > 0 || last_stage_layers > 0 || embedding_in_split || loss_in_split;
+    return first_stage_layers > 0 || last_stage_layers > 0 || embedding_in_split || loss_in_split ||
+           !pipeline_layers.empty();
   }
 };
 
@@ -271,6 +286,15 @@ struct PrecisionSpec {
 
 /// Mixture-of-experts routing knobs (used when the model has experts).
 enum class MoeDispatcher : std::uint8_t { normal, low_latency };
+/// Which experts a balanced router (imbalance = 1) gives each token.
+enum class MoeRouting : std::uint8_t {
+  /// top_k experts at random (learned routers in expectation; Megatron-Core's
+  /// --moe-router-force-load-balancing draws random logits)
+  random,
+  /// a rank's token t takes experts t k .. t k + k - 1 (mod E): consecutive experts, so one or two
+  /// neighbouring ranks (NeMo AutoModel's FakeBalancedGate, indices = arange(T k) % E)
+  round_robin
+};
 /// Where each routed copy is weighted by its routing probability.
 enum class MoeProbs : std::uint8_t {
   /// In the experts' activation (Megatron-Core 0.13 on: the dispatcher sends permuted_probs and the
@@ -286,6 +310,7 @@ struct MoeSpec {
   double capacity_factor = 0.0;  ///< 0 = no capacity limit (dropless)
   int max_nodes_per_token = 0;   ///< node-limited routing; 0 = unlimited
   double imbalance = 1.0;        ///< max/mean expert load; 1 = perfectly balanced
+  MoeRouting routing = MoeRouting::random;  ///< which experts a balanced router picks together
   std::uint64_t seed = 1;        ///< seed of the routing model
   /// Shared experts run while the dispatch all-to-all is in flight (Megatron-Core's
   /// --moe-shared-expert-overlap, DeepSeek-V3); false runs them before it, Megatron-Core's default.
@@ -391,6 +416,12 @@ struct JobSpec {
   topo::CommConfig collective;
   /// [variability]: slow GPUs, part-to-part spread, kernel jitter, host stalls.
   VariabilitySpec variability;
+  /// Pipeline schedules per optimizer step (workload.local_batch): global_batch / (dp x
+  /// local_batch), else 1. Scenarios guarantee it divides.
+  int pipeline_flushes() const {
+    const int per_schedule = workload.local_batch * parallel.dp;
+    return workload.local_batch > 0 && per_schedule > 0 ? workload.global_batch / per_schedule : 1;
+  }
 };
 
 }  // namespace stepsim::work

@@ -58,6 +58,15 @@ topo::KernelWork unpermute_work(const LayerDims& d, double tokens, double copies
                      (weigh ? 2.0 : 1.0) * copies * d.h);
 }
 
+topo::KernelWork received_permute_work(const LayerDims& d, double tokens, double copies, double bytes) {
+  return elementwise(d, (tokens + copies) * d.h * bytes);
+}
+
+topo::KernelWork received_unpermute_work(const LayerDims& d, double tokens, double copies, bool weigh) {
+  return elementwise(d, (copies + tokens) * d.h * d.act_bytes + (weigh ? 4.0 * copies : 0.0),
+                     (weigh ? 2.0 : 1.0) * copies * d.h);
+}
+
 MoeDims moe_dims(const JobSpec& job) {
   MoeDims m;
   m.experts = job.model.experts;
@@ -71,11 +80,18 @@ MoeDims moe_dims(const JobSpec& job) {
   m.dispatcher = job.moe.dispatcher;
   m.probs = job.moe.probs;
   m.dropless = job.moe.capacity_factor <= 0.0;
+  m.permute_after_dispatch = job.moe.max_nodes_per_token > 0 && job.moe.dispatcher == MoeDispatcher::normal;
   return m;
 }
 
 double MoeLayer::up_width() const {
   return gate(d_) * m_.expert_ffn / m_.expert_tp;
+}
+
+double MoeLayer::received_tokens(const MoeRank& r) const {
+  const auto& delivered = r.routing->delivered;
+  const auto i = static_cast<std::size_t>(r.ep_index);
+  return (i < delivered.size() ? delivered[i] : 0.0) * m_.expert_tp;
 }
 
 MoeLayer::ExpertLoadPair MoeLayer::loads(const MoeRank& r) const {
@@ -143,8 +159,10 @@ Handle MoeLayer::ffn_forward(OpSink& sink, OpSink::Deps input, const MoeRank& ra
     g = sink.comm("ep.token_counts", counts, g);
     sink.host_sync(g, "host.sync tokens_per_expert");
   }
-  // Permute: gather each routed copy into expert order (read the tokens, write the copies).
-  g = sink.kernel("permute", permute_work(d_, Tm, sent), g);
+  // Permute: gather each routed copy into expert order (read the tokens, write the copies);
+  // DeepEP sends the tokens as they are and its receiver permutes (below).
+  const bool after = m_.permute_after_dispatch;
+  if (!after) g = sink.kernel("permute", permute_work(d_, Tm, sent), g);
   // FP8 dispatch: the tokens are quantised before they leave.
   if (fp8_dispatch()) g = sink.kernel("dispatch.quantize", quantize_work(d_, Tm * h, QuantOperand::input), g);
   Handle e = sink.comm("ep.dispatch", all_to_all(rank, A2aPhase::dispatch), g);
@@ -155,17 +173,23 @@ Handle MoeLayer::ffn_forward(OpSink& sink, OpSink::Deps input, const MoeRank& ra
   if (m_.expert_tp > 1)
     e = sink.comm("etp.gather",
                   CommOp{ParallelDim::tp, CollectiveKind::all_gather, n * h * E, 0, CommScope::expert}, e);
+  const bool weigh_here = m_.probs == MoeProbs::unpermute;
+  const double got = received_tokens(rank);
+  // FP8 dispatch: the tokens arrived quantised, and the copies stay so for the FP8 grouped GEMM.
+  if (after)
+    e = sink.kernel("permute", received_permute_work(d_, got, n, fp8_dispatch() ? kFp8BlockBytes : E), e);
   e = experts_forward(sink, e, load);
   if (m_.expert_tp > 1)
     e = sink.comm("etp.reduce_scatter",
                   CommOp{ParallelDim::tp, CollectiveKind::reduce_scatter, n * h * E, 0, CommScope::expert},
                   e);
+  if (after) e = sink.kernel("unpermute", received_unpermute_work(d_, got, n, weigh_here), e);
   const Handle back = sink.comm("ep.combine", all_to_all(rank, A2aPhase::combine), e);
   sink.balanced_comm(back, balanced_all_to_all(rank, A2aPhase::combine));
   // Unpermute: read the returned copies (and their probabilities, unless the experts applied
-  // them), write the (weighted) sum per token.
-  const bool weigh_here = m_.probs == MoeProbs::unpermute;
-  Handle u = sink.kernel("unpermute", unpermute_work(d_, Tm, sent, m_.top_k, weigh_here), back);
+  // them), write the (weighted) sum per token; DeepEP's combine sums the ranks' partial sums.
+  Handle u =
+      after ? back : sink.kernel("unpermute", unpermute_work(d_, Tm, sent, m_.top_k, weigh_here), back);
   if (d_.tp > 1 && !d_.sp)  // each TP rank routed a slice: gather the layer output back
     u = sink.comm("tp.ag_moe", CommOp{ParallelDim::tp, CollectiveKind::all_gather, d_.tokens * h * E, 0}, u);
   // Residual add (and the shared experts' output): read the inputs, write the sum.
@@ -215,16 +239,26 @@ Handle MoeLayer::ffn_backward(OpSink& sink, OpSink::Deps grad, const MoeRank& ra
   // computes the probabilities' gradient, reading every kept copy (its dot with the token's
   // gradient); weighted in the experts' activation, that gradient is the activation's.
   const bool weigh_here = m_.probs == MoeProbs::unpermute;
-  Handle e = sink.kernel_after(
-      "unpermute.bwd",
-      weigh_here ? elementwise(d_, (Tm + 2 * sent) * h * E + 4 * Tm * m_.top_k, 2 * sent * h)
-                 : elementwise(d_, (Tm + sent) * h * E, sent * h),
-      std::array<Handle, 2>{g, shared});
+  const bool after = m_.permute_after_dispatch;
+  const double got = received_tokens(rank);
+  // DeepEP: the combine's gradient travels per token and the expert rank expands it (below).
+  const std::array<Handle, 2> ready{g, shared};
+  Handle e;
+  if (!after)
+    e = sink.kernel_after("unpermute.bwd",
+                          weigh_here
+                              ? elementwise(d_, (Tm + 2 * sent) * h * E + 4 * Tm * m_.top_k, 2 * sent * h)
+                              : elementwise(d_, (Tm + sent) * h * E, sent * h),
+                          ready);
   // FP8 dispatch: the gradients travel to the experts quantised (report section 3.3.2).
   if (fp8_dispatch())
-    e = sink.kernel("combine.bwd.quantize", quantize_work(d_, Tm * h, QuantOperand::grad_output), e);
+    e = e.valid()
+            ? sink.kernel("combine.bwd.quantize", quantize_work(d_, Tm * h, QuantOperand::grad_output), e)
+            : sink.kernel_after("combine.bwd.quantize", quantize_work(d_, Tm * h, QuantOperand::grad_output),
+                                ready);
   // The combine's gradients travel the way the dispatch sent the tokens.
-  e = sink.comm("ep.combine.bwd", all_to_all(rank, A2aPhase::dispatch), e);
+  e = e.valid() ? sink.comm("ep.combine.bwd", all_to_all(rank, A2aPhase::dispatch), e)
+                : sink.comm_after("ep.combine.bwd", all_to_all(rank, A2aPhase::dispatch), ready);
   sink.balanced_comm(e, balanced_all_to_all(rank, A2aPhase::dispatch));
   if (m_.shared_overlap) shared = shared_backward(sink, g);  // runs while the gradients travel
   const ExpertLoadPair load = loads(rank);
@@ -232,16 +266,27 @@ Handle MoeLayer::ffn_backward(OpSink& sink, OpSink::Deps grad, const MoeRank& ra
   if (m_.expert_tp > 1)
     e = sink.comm("etp.gather.bwd",
                   CommOp{ParallelDim::tp, CollectiveKind::all_gather, n * h * E, 0, CommScope::expert}, e);
+  // Expand each received token's gradient to its copies (reading the copies to weigh them); with
+  // FP8 dispatch the gradients arrived quantised and are expanded so.
+  const double gq = fp8_dispatch() ? kFp8BlockBytes : E;
+  if (after)
+    e = sink.kernel("unpermute.bwd",
+                    weigh_here ? elementwise(d_, (got + n) * h * gq + n * h * E + 4 * n, 2 * n * h)
+                               : elementwise(d_, (got + n) * h * gq, n * h),
+                    e);
   e = experts_backward(sink, e, load, rc.moe_act);
   if (m_.expert_tp > 1)
     e = sink.comm("etp.reduce_scatter.bwd",
                   CommOp{ParallelDim::tp, CollectiveKind::reduce_scatter, n * h * E, 0, CommScope::expert},
                   e);
+  // DeepEP: sum each received token's copies before its gradient goes back.
+  if (after) e = sink.kernel("permute.bwd", elementwise(d_, (n + got) * h * E, n * h), e);
   // The dispatch's gradients go back to the routing ranks, as the combine did.
   e = sink.comm("ep.dispatch.bwd", all_to_all(rank, A2aPhase::combine), e);
   sink.balanced_comm(e, balanced_all_to_all(rank, A2aPhase::combine));
-  // Sum each token's copies back, then the router's input gradient and weight gradient.
-  Handle p = sink.kernel("permute.bwd", elementwise(d_, (sent + Tm) * h * E, sent * h), e);
+  // Sum each token's copies back (DeepEP's combine-direction kernel already has), then the
+  // router's input gradient and weight gradient.
+  Handle p = after ? e : sink.kernel("permute.bwd", elementwise(d_, (sent + Tm) * h * E, sent * h), e);
   // Selective "layernorm": the router's and shared experts' weight gradients need the norm output.
   if (rc.layernorm)
     p = sink.kernel("ln2.recompute", elementwise(d_, Tn * h * norm_forward_bytes(d_), 8 * Tn * h), p);

@@ -30,6 +30,10 @@ struct MoeDims {
   MoeDispatcher dispatcher = MoeDispatcher::normal;  ///< MoeSpec::dispatcher
   MoeProbs probs = MoeProbs::activation;              ///< MoeSpec::probs
   bool dropless = false;  ///< no capacity limit: the split sizes are known only on the GPU
+  /// DeepEP's normal kernels (MoeSpec::max_nodes_per_token > 0 with the normal dispatcher): a token
+  /// travels once per GPU, so the permute into per-expert copies runs after the dispatch on the
+  /// tokens received, and the unpermute before the combine; Megatron's all-to-all permutes before it.
+  bool permute_after_dispatch = false;
 };
 
 MoeDims moe_dims(const JobSpec& job);
@@ -43,6 +47,12 @@ topo::KernelWork permute_work(const LayerDims& d, double tokens, double copies);
 /// top_k per token) and write each token's sum. DeepEP's low-latency combine does it in its receive
 /// phase.
 topo::KernelWork unpermute_work(const LayerDims& d, double tokens, double copies, int top_k, bool weigh);
+/// DeepEP's receiving side: the permute expands the `tokens` a rank received into its `copies`
+/// (read the tokens, write the copies, `bytes` per element: FP8 with block scales after an FP8
+/// dispatch); the unpermute reads the copies (and, `weigh`, one fp32 probability each) and writes
+/// each received token's partial sum, which the combine sends back.
+topo::KernelWork received_permute_work(const LayerDims& d, double tokens, double copies, double bytes);
+topo::KernelWork received_unpermute_work(const LayerDims& d, double tokens, double copies, bool weigh);
 
 /// One EP rank's view of one MoE layer: the layer's routing and the rank's place in it.
 struct MoeRank {
@@ -106,6 +116,9 @@ class MoeLayer {
   OpSink::Handle shared_forward(OpSink& sink, OpSink::Handle input) const;
   OpSink::Handle shared_backward(OpSink& sink, OpSink::Handle grad) const;
   double up_width() const;  ///< one expert's up-projection output per expert-TP rank
+  /// Hidden vectors the rank holds for its experts after the dispatch (LayerRouting::delivered),
+  /// per expert-TP rank as loads() counts its copies.
+  double received_tokens(const MoeRank& rank) const;
   double norm_tokens() const { return d_.sp ? d_.tokens / d_.tp : d_.tokens; }
   bool fp8_dispatch() const { return m_.fp8_dispatch && d_.low_precision_linears(); }
 

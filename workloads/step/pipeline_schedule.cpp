@@ -158,4 +158,26 @@ std::vector<std::vector<PipeStep>> pipeline_schedule(PipelineSchedule kind, int 
   return out;
 }
 
+std::vector<std::vector<PipeStep>> pipeline_schedule(PipelineSchedule kind, int pp, int microbatches,
+                                                     int virtual_stages, int flushes) {
+  if (flushes <= 1) return pipeline_schedule(kind, pp, microbatches, virtual_stages);
+  if (microbatches % flushes != 0)
+    throw UserError(std::to_string(flushes) +
+                    " pipeline schedules per step (workload.local_batch) must divide the " +
+                    std::to_string(microbatches) + " micro-batches per pipeline");
+  const int each = microbatches / flushes;
+  auto out = pipeline_schedule(kind, pp, each, virtual_stages);
+  // Each schedule runs its own micro-batches after the one before it on every rank; no rank waits
+  // for the others between them (only the data flow orders them).
+  for (auto& steps : out) {
+    const std::vector<PipeStep> one = steps;
+    for (int f = 1; f < flushes; ++f)
+      for (PipeStep step : one) {
+        step.microbatch += f * each;
+        steps.push_back(step);
+      }
+  }
+  return out;
+}
+
 }  // namespace stepsim::work

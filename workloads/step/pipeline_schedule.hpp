@@ -37,6 +37,11 @@ struct PipeStep {
 /// and back; needs virtual_stages = 2 and m >= 2 pp.
 std::vector<std::vector<PipeStep>> pipeline_schedule(PipelineSchedule kind, int pp, int microbatches,
                                                      int virtual_stages);
+/// The same for `flushes` schedules of microbatches / flushes micro-batches each, run one after the
+/// other on every rank, each filled and drained (workload.local_batch; flushes must divide
+/// microbatches).
+std::vector<std::vector<PipeStep>> pipeline_schedule(PipelineSchedule kind, int pp, int microbatches,
+                                                     int virtual_stages, int flushes);
 
 /// The schedule a job with `virtual_stages` chunks per rank runs: interleaved 1F1B whenever it has
 /// several chunks, except DualPipeV, whose V is its two chunks.

@@ -133,6 +133,7 @@ void node_limited_dispatch(const RoutingInputs& in, const std::vector<double>& r
     for (std::size_t g = 0; g < on.size(); ++g)
       used[g] = 1.0 - std::pow(1.0 - rank_share[on[g]] / node_share, copies);
     for (std::size_t i = 0; i < ep; ++i) {
+      for (std::size_t g = 0; g < on.size(); ++g) r.delivered[on[g]] += T * reach * used[g];
       if (in.node_of[i] == n) {  // own node: straight to each GPU used
         for (std::size_t g = 0; g < on.size(); ++g) r.dispatch[i * ep + on[g]] += T * reach * used[g];
         continue;
@@ -144,6 +145,48 @@ void node_limited_dispatch(const RoutingInputs& in, const std::vector<double>& r
       r.dispatch[i * ep + peer] += T * reach;
       for (std::size_t g = 0; g < on.size(); ++g)
         if (on[g] != peer) r.dispatch[peer * ep + on[g]] += T * reach * used[g];
+    }
+  }
+}
+
+/// A balanced gate's fixed pattern (MoeRouting::round_robin): a rank's token t takes experts
+/// t k .. t k + k - 1 (mod E), so the block's starts cycle over the multiples of g = gcd(k, E), each
+/// start E / g-th of the tokens. Through DeepEP's dispatch (node-limited: once per GPU, once per
+/// remote node via the rail peer) a token reaches only the ranks holding its block; the fixed
+/// pattern has no node limit to respect.
+void round_robin_dispatch(const RoutingInputs& in, LayerRouting& r) {
+  const auto ep = static_cast<std::size_t>(r.ep);
+  const int E = in.experts, k = in.top_k, per = r.experts_per_rank;
+  const int g = std::gcd(k, E), starts = E / g;
+  const double w = in.tokens_per_rank / starts;
+  std::vector<std::size_t> position(ep);  // in-node index of each EP rank, EP order
+  for (std::size_t i = 0; i < ep; ++i)
+    for (std::size_t j = 0; j < i; ++j) position[i] += in.node_of[j] == in.node_of[i] ? 1 : 0;
+  for (int s = 0; s < starts; ++s) {
+    std::vector<std::size_t> ranks;  // the ranks holding this start's block
+    for (int j = 0; j < std::min(k, E); ++j) {
+      const auto rank = static_cast<std::size_t>(((s * g + j) % E) / per);
+      if (std::find(ranks.begin(), ranks.end(), rank) == ranks.end()) ranks.push_back(rank);
+    }
+    for (std::size_t i = 0; i < ep; ++i) {
+      std::vector<int> done;  // remote nodes already sent to
+      for (const std::size_t j : ranks) {
+        r.delivered[j] += w;
+        const int n = in.node_of[j];
+        if (n == in.node_of[i]) {
+          r.dispatch[i * ep + j] += w;
+          continue;
+        }
+        if (std::find(done.begin(), done.end(), n) != done.end()) continue;
+        done.push_back(n);
+        std::vector<std::size_t> on;  // ranks of node n, EP order
+        for (std::size_t x = 0; x < ep; ++x)
+          if (in.node_of[x] == n) on.push_back(x);
+        const std::size_t peer = on[position[i] % on.size()];
+        r.dispatch[i * ep + peer] += w;
+        for (const std::size_t x : ranks)
+          if (x != peer && in.node_of[x] == n) r.dispatch[peer * ep + x] += w;
+      }
     }
   }
 }
@@ -254,11 +297,16 @@ LayerRouting route_layer(const RoutingInputs& in, int layer, HotRank hot) {
   for (std::size_t e = 0; e < moved.size(); ++e)
     rank_share[e / static_cast<std::size_t>(r.experts_per_rank)] += moved[e];
   r.dispatch.assign(static_cast<std::size_t>(ep * ep), 0.0);
+  r.delivered.assign(static_cast<std::size_t>(ep), 0.0);
   // Node-limited dispatch sends a token once per GPU (DeepEP), also when the group fits in one node.
-  if (in.moe.max_nodes_per_token > 0)
+  if (in.moe.max_nodes_per_token > 0 && in.moe.routing == MoeRouting::round_robin)
+    round_robin_dispatch(in, r);
+  else if (in.moe.max_nodes_per_token > 0)
     node_limited_dispatch(in, rank_share, r);
   else
     direct_dispatch(in, rank_share, r);
+  if (in.moe.max_nodes_per_token <= 0)
+    for (int j = 0; j < ep; ++j) r.delivered[static_cast<std::size_t>(j)] = r.received(j);
   summarise(in, moved, r);
   return r;
 }

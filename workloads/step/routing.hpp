@@ -63,6 +63,10 @@ struct LayerRouting {
   double mean_sent_bytes = 0.0;     ///< what a rank sends in the dispatch, averaged over the ranks
   double mean_combine_bytes = 0.0;  ///< the same for the combine
   std::vector<ExpertLoad> ranks;    ///< by EP index
+  /// Hidden vectors each EP rank ends up holding for its own experts, by EP index: one per (token,
+  /// rank) under the node-limited (DeepEP) dispatch, which its permute expands into the rank's
+  /// copies; every copy under the direct dispatch.
+  std::vector<double> delivered;
   double dropped_fraction = 0.0;    ///< of all token copies
   double expert_imbalance = 1.0;    ///< max / mean expected expert load, after drops
   double rank_imbalance = 1.0;      ///< max / mean copies per rank

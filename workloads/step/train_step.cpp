@@ -33,7 +33,7 @@ TrainStepBuilder::TrainStepBuilder(const JobSpec& job, CommPlanner& planner, Ran
   if (job.parallel.cp > 1 && job.workload.attention_impl != AttentionImpl::flash)
     throw UserError("context parallelism needs workload.attention_impl = \"flash\"");
   kind_ = run_schedule(job.parallel.schedule, v_);
-  schedule_ = pipeline_schedule(kind_, pp_, m_, v_);
+  schedule_ = pipeline_schedule(kind_, pp_, m_, v_, job.pipeline_flushes());
   zero3_ = job.parallel.zero_stage >= 3 && job.parallel.dp * job.parallel.cp > 1;
   const std::size_t n = a_.ranks().size();
   sends_.resize(n);

@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "tests/support/fixtures.hpp"
 #include "tests/workloads/counting_sink.hpp"
@@ -234,4 +235,63 @@ TEST_CASE("where the routing probabilities weigh the copies, and the activation'
     CHECK(plain.stored_activation_bytes(Recompute::none) - dense.stored_activation_bytes(Recompute::none) ==
           Approx((E - 1) * T * 2 * 18432 / 2));
   }
+}
+
+TEST_CASE("DeepEP permutes on the receiving side, Megatron's all-to-all before sending") {
+  // DeepSeek-V3, tp 1, EP 8 in one node, 4,096 tokens per rank, balanced top-8 of 256 experts.
+  // Megatron's all-to-all (max_nodes_per_token = 0): the permute reads the rank's tokens and writes
+  // its T k = 32,768 copies before the dispatch, and the unpermute undoes it after the combine.
+  // DeepEP's dispatch (node-limited): a token travels once per GPU, so the receiving rank expands
+  // the tokens it got (LayerRouting::delivered) into its 32,768 copies after the dispatch, and sums
+  // them back per token before the combine (Megatron-Core's flex dispatcher, DeepEP's own tests).
+  const auto routed = [](int max_nodes) {
+    RoutingInputs in;
+    in.experts = 256;
+    in.top_k = 8;
+    in.tokens_per_rank = 4096;
+    in.node_of.assign(8, 0);
+    in.vector_bytes = 7168 * 2.0;
+    in.moe.max_nodes_per_token = max_nodes;
+    return route_layer(in, 0, HotRank::as_drawn);
+  };
+  const double E = 2, h = 7168, T = 4096, n = 32768;
+  const auto index = [](const CountingSink& s, const std::string& name) {
+    for (std::size_t i = 0; i < s.ops.size(); ++i)
+      if (s.ops[i].name == name) return static_cast<long>(i);
+    return -1L;
+  };
+  JobSpec j = job(1, 8);
+  j.parallel.dp = 8;
+  {
+    const LayerRouting r = routed(0);
+    const MoeRank rank{&r, &r, 0, 1, 0};
+    const MoeLayer layer(layer_dims(j, 1), moe_dims(j));
+    CountingSink s;
+    layer.forward(s, {}, rank);
+    CHECK(index(s, "permute") < index(s, "ep.dispatch"));
+    CHECK(index(s, "unpermute") > index(s, "ep.combine"));
+    CHECK(s.find("permute")->work.hbm_bytes.value() == Approx((T + n) * h * E));
+  }
+  j.moe.max_nodes_per_token = 1;
+  const LayerRouting r = routed(1);
+  const MoeRank rank{&r, &r, 0, 1, 0};
+  const MoeLayer layer(layer_dims(j, 1), moe_dims(j));
+  // Each of the 8 sources' 4,096 tokens reaches this rank unless all 8 copies miss its 32 of 256
+  // experts: 8 x 4,096 x (1 - (224/256)^8) tokens delivered.
+  const double got = 8 * T * (1 - std::pow(224.0 / 256.0, 8));
+  REQUIRE(r.delivered[0] == Approx(got));
+  CountingSink s;
+  layer.forward(s, {}, rank);
+  CHECK(index(s, "permute") > index(s, "ep.dispatch"));
+  CHECK(index(s, "unpermute") < index(s, "ep.combine"));
+  CHECK(s.find("permute")->work.hbm_bytes.value() == Approx((got + n) * h * E));
+  CHECK(s.find("unpermute")->work.hbm_bytes.value() == Approx((n + got) * h * E));
+  CountingSink b;
+  layer.backward(b, {}, Recompute::none, rank);
+  // Backward: the combine's token gradients arrive, are expanded to the copies, run through the
+  // experts, and are summed per token before the dispatch's gradients go back.
+  CHECK(index(b, "ep.combine.bwd") < index(b, "unpermute.bwd"));
+  CHECK(index(b, "permute.bwd") < index(b, "ep.dispatch.bwd"));
+  CHECK(b.find("unpermute.bwd")->work.hbm_bytes.value() == Approx((got + n) * h * E));
+  CHECK(b.find("permute.bwd")->work.hbm_bytes.value() == Approx((n + got) * h * E));
 }

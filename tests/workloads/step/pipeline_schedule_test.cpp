@@ -203,3 +203,45 @@ TEST_CASE(
   CHECK_THROWS_AS(pipeline_schedule(PipelineSchedule::dualpipev, 4, 6, 2), UserError);
   CHECK_THROWS_AS(pipeline_schedule(PipelineSchedule::dualpipev, 4, 8, 1), UserError);
 }
+
+TEST_CASE("a split given chunk by chunk: AutoModel's 61 layers over PP 4 x VP 8") {
+  // calculate_virtual_stages: ceil(61 / 2) + 1 = 32 stages; generate_hf_model_fqn_per_model_part
+  // gives the first 61 % 32 = 29 of them 2 layers and the last 3 one; stage vs runs on rank vs % 4.
+  ParallelSpec p;
+  p.pp = 4;
+  p.virtual_stages = 8;
+  for (int vs = 0; vs < 32; ++vs) p.pipeline_layers.push_back(vs < 29 ? 2 : 1);
+  CHECK(p.uneven_split());
+  CHECK(p.chunk_layers(0, 61) == 2);
+  CHECK(p.chunk_layers(29, 61) == 1);
+  // Rank 0 holds stages 0, 4, ..., 28: 8 x 2 = 16 layers; ranks 1-3 one chunk of 1 each: 15.
+  CHECK(p.stage_layers(0, 61) == 16);
+  for (int rank = 1; rank < 4; ++rank) CHECK(p.stage_layers(rank, 61) == 15);
+}
+
+TEST_CASE("separate pipeline schedules per step: each fills and drains its own micro-batches") {
+  // 8 micro-batches as 2 schedules of 4 on pp 4: every rank runs 1F1B of micro-batches 0-3, then
+  // 1F1B of 4-7. With unit forward and backward costs one 1F1B of m micro-batches takes
+  // 2 (m + pp - 1) on the first rank: 2 x 7 = 14 each, 28 for both, against 2 x 11 = 22 for one
+  // schedule of 8: the second fill and drain cost (pp - 1)(F + B) = 6 more.
+  const auto two = pipeline_schedule(PipelineSchedule::one_f_one_b, 4, 8, 1, 2);
+  const auto one = pipeline_schedule(PipelineSchedule::one_f_one_b, 4, 4, 1);
+  for (int r = 0; r < 4; ++r) {
+    const auto& steps = two[static_cast<std::size_t>(r)];
+    check_complete(steps, 8, 1);
+    const auto& first = one[static_cast<std::size_t>(r)];
+    REQUIRE(steps.size() == 2 * first.size());
+    for (std::size_t i = 0; i < first.size(); ++i) {
+      CHECK(steps[i].kind == first[i].kind);
+      CHECK(steps[i].microbatch == first[i].microbatch);
+      CHECK(steps[i + first.size()].microbatch == first[i].microbatch + 4);
+    }
+  }
+  const testing::UnitCosts c{1.0, 1.0, 0.0};
+  const auto split = testing::list_schedule(two, PipelineSchedule::one_f_one_b, c);
+  const auto whole = testing::list_schedule(pipeline_schedule(PipelineSchedule::one_f_one_b, 4, 8, 1),
+                                            PipelineSchedule::one_f_one_b, c);
+  CHECK(split[0] == Approx(28.0));
+  CHECK(whole[0] == Approx(22.0));
+  CHECK_THROWS_AS(pipeline_schedule(PipelineSchedule::one_f_one_b, 4, 8, 1, 3), UserError);
+}

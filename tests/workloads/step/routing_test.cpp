@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <numeric>
 
 #include "sim/error.hpp"
@@ -144,4 +145,54 @@ TEST_CASE("routing rejects an imbalance no top-k router can produce") {
   // max / mean <= E / k = 8 / 2 = 4.
   CHECK_THROWS_AS(route_layer(inputs(4, 4, 8, 2, 10, 4.5), 0, HotRank::as_drawn), UserError);
   CHECK_NOTHROW(route_layer(inputs(4, 4, 8, 2, 10, 4.0), 0, HotRank::as_drawn));
+}
+
+TEST_CASE("round-robin balanced routing through DeepEP: a token reaches only the ranks of its block") {
+  // AutoModel's FakeBalancedGate: a rank's token t takes experts 8t .. 8t + 7 (mod 256). EP 64 on 8
+  // nodes of 8, 4 experts per rank, T = 4,096 tokens per rank: the block starting at expert 8 s sits
+  // on ranks 2 s and 2 s + 1, two ranks of one node. gcd(8, 256) = 8 gives 32 starts, 4,096 / 32 =
+  // 128 tokens each; 4 starts per node. From a source, the starts of its own node go straight to both
+  // ranks of their pair (128 tokens each); each remote start crosses once, to the rail peer (the
+  // remote rank at the source's in-node position), which forwards the tokens to the pair's ranks.
+  RoutingInputs in = inputs(64, 8, 256, 8, 4096);
+  in.moe.max_nodes_per_token = 8;  // DeepEP's dispatch (the gate ignores node groups)
+  in.moe.routing = MoeRouting::round_robin;
+  const LayerRouting r = route_layer(in, 0, HotRank::as_drawn);
+  // Fabric traffic: 7 of 8 starts are remote, one crossing each: 4,096 x 7 / 8 = 3,584 vectors,
+  // against 4,096 x 8 x 7 / 8 = 28,672 copies of the direct dispatch and about 4,096 x 4.6 of a
+  // random top-8 through the same DeepEP dispatch.
+  for (int i = 0; i < 64; ++i) CHECK(inter_node(r, in, i) == Approx(3584.0));
+  // Each token reaches 2 ranks: every rank ends up with 64 sources x 4,096 x 2 / 64 = 8,192 tokens,
+  // expanded into its 4,096 x 64 x 8 / 64 = 32,768 copies (4 experts each token of the block).
+  for (int j = 0; j < 64; ++j) {
+    CHECK(r.delivered[static_cast<std::size_t>(j)] == Approx(8192.0));
+    CHECK(r.ranks[static_cast<std::size_t>(j)].copies == Approx(32768.0));
+  }
+  // Row of rank 0 inside node 0: 128 tokens of its own to every rank (one start per pair); and as
+  // the rail peer of the 7 remote sources at position 0 it forwards their 128 tokens of each start
+  // to the ranks of node 0 other than itself: 128 + 7 x 128 = 1,024 to ranks 1-7.
+  CHECK(r.dispatch[0] == Approx(128.0));
+  for (int j = 1; j < 8; ++j) CHECK(r.dispatch[static_cast<std::size_t>(j)] == Approx(1024.0));
+  // A remote node's rail peer (position 0, rank 8) receives 4 starts x 128 from rank 0.
+  CHECK(r.dispatch[8] == Approx(512.0));
+  // Random routing through the same dispatch spreads each token over more nodes.
+  in.moe.routing = MoeRouting::random;
+  CHECK(inter_node(route_layer(in, 0, HotRank::as_drawn), in, 0) > 4.0 * 3584.0);
+}
+
+TEST_CASE("delivered tokens: every copy under the direct dispatch, one per rank under DeepEP's") {
+  // EP 8 in one node, 16 experts (2 per rank), top-4, T = 1,000, balanced random routing. Direct:
+  // each rank receives every copy meant for its experts, 8 x 1,000 x 4 / 8 = 4,000. DeepEP: a token
+  // reaches a rank unless all 4 copies miss its 2 of 16 experts (drawn with replacement, the model's
+  // approximation): 8 sources x 1,000 x (1 - (14/16)^4) = 3,310.5 tokens, still 4,000 copies.
+  RoutingInputs in = inputs(8, 8, 16, 4, 1000);
+  const LayerRouting direct = route_layer(in, 0, HotRank::as_drawn);
+  for (int j = 0; j < 8; ++j) CHECK(direct.delivered[static_cast<std::size_t>(j)] == Approx(4000.0));
+  in.moe.max_nodes_per_token = 1;
+  const LayerRouting deepep = route_layer(in, 0, HotRank::as_drawn);
+  const double reach = 1.0 - std::pow(14.0 / 16.0, 4.0);
+  for (int j = 0; j < 8; ++j) {
+    CHECK(deepep.delivered[static_cast<std::size_t>(j)] == Approx(8000.0 * reach));
+    CHECK(deepep.ranks[static_cast<std::size_t>(j)].copies == Approx(4000.0));
+  }
 }

@@ -292,11 +292,13 @@ void check_model_split(const work::JobSpec& job) {
   }
   const int chunks = p.pp * p.virtual_stages;
   if (m.layers % chunks != 0)
-    refuse("parallelism.pp",
-           "layers = " + to_string(m.layers) + " is not divisible by pp x virtual_stages = " +
-               to_string(p.pp) + " x " + to_string(p.virtual_stages) + " = " + to_string(chunks),
-           "every pipeline chunk must hold the same number of layers, or set first_stage_layers / "
-           "last_stage_layers, or account_for_embedding/loss_in_pipeline_split");
+    refuse(
+        "parallelism.pp",
+        "layers = " + to_string(m.layers) + " is not divisible by pp x virtual_stages = " + to_string(p.pp) +
+            " x " + to_string(p.virtual_stages) + " = " + to_string(chunks),
+        "every pipeline chunk must hold the same number of layers, or set first_stage_layers / "
+        "last_stage_layers, or account_for_embedding/loss_in_pipeline_split, or give every chunk's layers in "
+        "pipeline_layers");
 }
 
 }  // namespace cross_checks_parallel

@@ -33,7 +33,8 @@ TEST_CASE("the built-in catalog has every required GPU and model") {
                          "megatron-gpt-1t",   "megatron-gpt-22b",  "llama-3.3-70b"})
     CHECK(stepsim::test::builtin_catalog().find_model(id) != nullptr);
   CHECK(stepsim::test::builtin_catalog().gpus().size() == 8);
-  CHECK(stepsim::test::builtin_catalog().models().size() == 27);  // 22 before Llama 3.3 70B
+  CHECK(stepsim::test::builtin_catalog().models().size() ==
+        28);  // 22 before Llama 3.3 70B, 27 before Kimi K2
 }
 
 TEST_CASE("catalog figures are converted to base units") {

@@ -44,7 +44,7 @@ TEST_CASE("stepsim catalog models shows computed and published counts") {
   CHECK_THAT(r.out, Catch::Contains("llama-2-7b") && Catch::Contains("6.74"));
   CHECK_THAT(r.out, Catch::Contains("256 top-8 +1"));  // DeepSeek-V3 experts
   const auto j = nlohmann::json::parse(run_stepsim("catalog models --format json").out);
-  CHECK(j["models"].size() == 27);  // 22 before Llama 3.3 70B
+  CHECK(j["models"].size() == 28);  // 22 before Llama 3.3 70B, 27 before Kimi K2
 }
 
 TEST_CASE("stepsim catalog --catalog applies a user file") {

@@ -353,6 +353,10 @@ std::vector<std::string> layout_adaptations(const JobSpec& base) {
         "the base's uneven end stages (first_stage_layers = " + std::to_string(p.first_stage_layers) +
         ", last_stage_layers = " + std::to_string(p.last_stage_layers) + ") are kept for layouts with pp " +
         std::to_string(p.pp) + " and no interleaving; every other layout splits the layers evenly");
+  if (base.workload.local_batch > 0)
+    out.push_back("the base's local_batch = " + std::to_string(base.workload.local_batch) +
+                  " (sequences per data-parallel rank in one pipeline schedule) is kept: layouts whose dp x "
+                  "local_batch does not divide global_batch are invalid");
   if (!p.pipeline_layers.empty())
     out.push_back(
         "the base's chunk-by-chunk split (pipeline_layers) is not searched: the layouts split the layers "

@@ -383,9 +383,11 @@ double MoeLayer::ffn_stored_bytes(Recompute recompute, const MoeRank& rank) cons
   // and the shared experts' up projection, which keeps its own quantised copy in low precision.
   const double norm_out =
       rc.layernorm ? 0.0 : E + (m_.shared_experts > 0 && d_.low_precision_linears() ? Q : 0.0);
-  // Weighted in the unpermute, its backward keeps every returned copy (h wide) for the
-  // probabilities' gradient; weighted in the activation, that keeps the copies' probabilities.
-  const double weighing = m_.probs == MoeProbs::unpermute ? E * sent * h : 4.0 * n;
+  // Weighted in the unpermute, its backward keeps every copy it weighs (h wide) for the
+  // probabilities' gradient: the returned copies, or under DeepEP the expert rank's own before its
+  // unpermute; weighted in the activation, that keeps the copies' probabilities.
+  const double weighed = m_.permute_after_dispatch ? n : sent;
+  const double weighing = m_.probs == MoeProbs::unpermute ? E * weighed * h : 4.0 * n;
   double bytes = (E + norm_out) * Tn * h + 4 * Tm * m_.experts + n * (in_bytes * h + inner * f) + weighing;
   if (m_.shared_experts > 0)
     bytes += (gate(d_) * d_.act_input_bytes + Q) * d_.tokens * m_.shared_experts * m_.expert_ffn / d_.tp;

@@ -161,7 +161,10 @@ std::string report_html(const work::JobSpec& job, const work::Simulation& s, con
       "ranks simulated (the others mirror them).</p>\n",
       svg::esc(labels.scenario), svg::esc(labels.model), format_number(s.plan.world, 0), svg::esc(labels.gpu),
       svg::esc(parallel_layout(job)) + ", " +
-          format_count(s.plan.microbatches, "micro-batch", "micro-batches"),
+          format_count(s.plan.microbatches, "micro-batch", "micro-batches") +
+          (job.pipeline_flushes() > 1
+               ? " in " + std::to_string(job.pipeline_flushes()) + " pipeline schedules"
+               : std::string()),
       s.plan.ranks.size(), format_number(s.plan.world, 0));
   h += headline(job, s);
   h += breakdown_section(s);

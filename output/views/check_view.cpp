@@ -123,8 +123,11 @@ std::string workload_line(const scen::Scenario& s) {
   std::string out(work::name(w.kind));
   if (w.kind == work::WorkloadKind::train)
     out += ", seq " + std::to_string(w.seq_len) + ", global batch " + std::to_string(w.global_batch) +
-           ", micro-batch " + std::to_string(w.micro_batch) + ", recompute " +
-           std::string(work::name(j.recompute)) + selective_modules(j);
+           ", micro-batch " + std::to_string(w.micro_batch) +
+           (w.local_batch > 0 ? ", local batch " + std::to_string(w.local_batch) + " (" +
+                                    std::to_string(j.pipeline_flushes()) + " pipeline schedules per step)"
+                              : std::string()) +
+           ", recompute " + std::string(work::name(j.recompute)) + selective_modules(j);
   else if (w.kind == work::WorkloadKind::prefill)
     out += ", seq " + std::to_string(w.seq_len) + ", batch " + std::to_string(w.batch);
   else if (w.kind == work::WorkloadKind::serve && s.serve)
@@ -160,6 +163,12 @@ std::string layout_line(const scen::Scenario& s) {
     out += " (layers per stage: first " + std::to_string(p.stage_layers(0, layers)) + ", middle " +
            std::to_string(p.stage_layers(p.pp / 2, layers)) + ", last " +
            std::to_string(p.stage_layers(p.pp - 1, layers)) + ")";
+  }
+  if (!p.pipeline_layers.empty()) {
+    const int layers = s.job.model.layers;
+    out += " (layers per pipeline rank, pipeline_layers:";
+    for (int r = 0; r < p.pp; ++r) out += (r > 0 ? ", " : " ") + std::to_string(p.stage_layers(r, layers));
+    out += ")";
   }
   if (p.sequence_parallel) out += ", sequence parallel";
   out += ", ZeRO " + std::to_string(p.zero_stage);

@@ -99,7 +99,8 @@ json parallel_json(const work::ParallelSpec& p) {
               {"first_stage_layers", p.first_stage_layers},
               {"last_stage_layers", p.last_stage_layers},
               {"account_for_embedding_in_pipeline_split", p.embedding_in_split},
-              {"account_for_loss_in_pipeline_split", p.loss_in_split}};
+              {"account_for_loss_in_pipeline_split", p.loss_in_split},
+              {"pipeline_layers", p.pipeline_layers}};
 }
 
 }  // namespace
@@ -206,6 +207,8 @@ json job_json(const work::JobSpec& job) {
         {"seq_len", w.seq_len},
         {"global_batch", w.global_batch},
         {"micro_batch", w.micro_batch},
+        {"local_batch", w.local_batch > 0 ? json(w.local_batch) : json()},
+        {"pipeline_schedules", job.pipeline_flushes()},
         {"batch", w.batch},
         {"context_len", w.context_len},
         {"cuda_graphs", w.cuda_graphs},
@@ -231,6 +234,7 @@ json job_json(const work::JobSpec& job) {
     j["moe"] = json{{"capacity_factor", job.moe.capacity_factor},
                     {"max_nodes_per_token", job.moe.max_nodes_per_token},
                     {"imbalance", job.moe.imbalance},
+                    {"routing", work::name(job.moe.routing)},
                     {"seed", job.moe.seed}};
   if (job.model.is_moe() && (job.moe.ep_comm_sms > 0 || job.moe.ep_comm_sms_deepep_v2)) {
     j["moe"]["ep_comm_sms"] = work::ep_comm_sms(job, work::RankLayout(job.parallel));

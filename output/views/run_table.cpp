@@ -114,8 +114,9 @@ void headline(std::ostringstream& o, const work::JobSpec& job, const work::Simul
   o << "stepsim run: " << labels.scenario << "\n"
     << "  " << labels.model << " on " << format_number(s.plan.world, 0) << " x " << labels.gpu << ", "
     << parallel_layout(job) << ", " << format_count(s.plan.microbatches, "micro-batch", "micro-batches")
-    << " per step (" << format_count(static_cast<long long>(s.plan.ranks.size()), "rank", "ranks")
-    << " simulated)\n";
+    << " per step";
+  if (job.pipeline_flushes() > 1) o << " in " << job.pipeline_flushes() << " pipeline schedules";
+  o << " (" << format_count(static_cast<long long>(s.plan.ranks.size()), "rank", "ranks") << " simulated)\n";
   if (!job.workload.attention_note.empty())
     o << "  attention: unfused; " << job.workload.attention_note << "\n";
   const auto& c = job.cluster;

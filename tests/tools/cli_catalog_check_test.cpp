@@ -158,3 +158,25 @@ TEST_CASE("stepsim check says when the EP kernels hold too few SMs to keep the l
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("fewer than") == std::string::npos);
 }
+
+TEST_CASE("stepsim check and run show a chunk-by-chunk split, the pipeline schedules and the routing") {
+  // AutoModel's DeepSeek-V3 on 1,024 H100: 61 layers over PP 4 x VP 8 as 29 chunks of 2 and 3 of 1,
+  // so rank 0 holds 8 x 2 = 16 layers and ranks 1-3 hold 7 x 2 + 1 = 15; GBS 8192 / (dp 256 x local
+  // batch 8) = 4 schedules of 8 micro-batches.
+  const std::string dsv3 =
+      std::string(STEPSIM_SOURCE_DIR) + "/scenarios/validation/automodel-deepseek-v3-h100-1024.toml";
+  auto r = run_stepsim("check '" + dsv3 + "'");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("local batch 8 (4 pipeline schedules per step)") &&
+                        Catch::Contains("(layers per pipeline rank, pipeline_layers: 16, 15, 15, 15)"));
+  r = run_stepsim("check '" + dsv3 + "' --format json");
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out)["job"];
+  CHECK(j["workload"]["local_batch"] == 8);
+  CHECK(j["workload"]["pipeline_schedules"] == 4);
+  CHECK(j["parallel"]["pipeline_layers"].size() == 32);
+  CHECK(j["moe"]["routing"] == "round_robin");
+  r = run_stepsim("run '" + dsv3 + "' -q");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("32 micro-batches per step in 4 pipeline schedules"));
+}

@@ -120,6 +120,14 @@ std::string_view name(CpComm c) {
   return "?";
 }
 
+std::string_view name(MoeRouting r) {
+  switch (r) {
+    case MoeRouting::random: return "random";
+    case MoeRouting::round_robin: return "round_robin";
+  }
+  return "?";
+}
+
 std::string_view name(PipelineSchedule s) {
   switch (s) {
     case PipelineSchedule::gpipe: return "gpipe";

@@ -24,6 +24,7 @@ std::string_view name(GradAccumulation g);
 std::string_view name(PipelineSchedule s);
 std::string_view name(TpCommOverlap m);
 std::string_view name(CpComm c);
+std::string_view name(MoeRouting r);
 std::string_view name(ParallelDim d);
 /// The kind of a kernel from its op name as the step builders write it ("ln1", "bwd.experts_act",
 /// "dispatch.quantize"; a pass prefix fwd./bwd./rc. is ignored): FP8 casts are `quantize` whatever

@@ -138,7 +138,7 @@ double GatedDeltaLayer::stored_activation_bytes(Recompute recompute) const {
 }
 
 double GatedDeltaLayer::params_per_rank() const {
-  const double norm = d_.h * (d_.norm == NormKind::layernorm ? 2.0 : 1.0);
+  const double norm = hidden_norm_params(d_);
   return norm + d_.h * in_width() + conv_channels() * d_.gated_delta.conv_kernel + 2.0 * value_heads() +
          dv() + v() * d_.h;
 }

@@ -478,7 +478,7 @@ double DenseLayer::mlp_params_per_rank() const {
   const double t = d_.tp, up = mlp_up_width(d_) * t;
   double p = d_.h * up / t + d_.ffn / t * d_.h;  // MLP
   if (d_.linear_bias) p += up / t + d_.h;
-  return p + d_.h * (d_.norm == NormKind::layernorm ? 2.0 : 1.0);  // + its norm
+  return p + hidden_norm_params(d_);  // + its norm
 }
 
 }  // namespace stepsim::work

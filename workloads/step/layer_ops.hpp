@@ -102,6 +102,11 @@ struct LayerDims {
   }
 };
 
+/// Weights of one norm over the hidden width: RMSNorm a scale, LayerNorm a scale and a bias.
+inline double hidden_norm_params(const LayerDims& d) {
+  return d.h * (d.norm == NormKind::layernorm ? 2.0 : 1.0);
+}
+
 /// HBM bytes per element a norm's forward moves (read x, write y; eager: kEagerNormForwardExtra more).
 inline double norm_forward_bytes(const LayerDims& d) {
   return 2.0 * d.act_bytes + (d.eager_pointwise ? kEagerNormForwardExtra : 0.0);

@@ -128,7 +128,7 @@ double MambaLayer::stored_activation_bytes(Recompute recompute) const {
 }
 
 double MambaLayer::params_per_rank() const {
-  const double norm = d_.h * (d_.norm == NormKind::layernorm ? 2.0 : 1.0);
+  const double norm = hidden_norm_params(d_);
   return norm + d_.h * in_width() + conv_channels() * (d_.mamba.conv_kernel + 1.0) + 3.0 * heads() + inner() +
          inner() * d_.h;
 }

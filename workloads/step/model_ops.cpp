@@ -85,7 +85,7 @@ Handle LmHead::backward(OpSink& sink, Handle loss) const {
 }
 
 double LmHead::params_per_rank() const {
-  const double norm = d_.h * (model_.norm == NormKind::layernorm ? 2.0 : 1.0);
+  const double norm = hidden_norm_params(d_);
   return (model_.tied_embeddings ? 0.0 : static_cast<double>(model_.vocab) * d_.h / d_.tp) + norm;
 }
 

@@ -49,21 +49,13 @@ Handle expert_kernel(OpSink& sink, std::string_view name, const topo::KernelWork
 
 }  // namespace
 
-topo::KernelWork permute_work(const LayerDims& d, double tokens, double copies) {
-  return elementwise(d, (tokens + copies) * d.h * d.act_bytes);
-}
-
-topo::KernelWork unpermute_work(const LayerDims& d, double tokens, double copies, int top_k, bool weigh) {
-  return elementwise(d, (copies + tokens) * d.h * d.act_bytes + (weigh ? 4.0 * tokens * top_k : 0.0),
-                     (weigh ? 2.0 : 1.0) * copies * d.h);
-}
-
-topo::KernelWork received_permute_work(const LayerDims& d, double tokens, double copies, double bytes) {
+topo::KernelWork permute_work(const LayerDims& d, double tokens, double copies, double bytes) {
   return elementwise(d, (tokens + copies) * d.h * bytes);
 }
 
-topo::KernelWork received_unpermute_work(const LayerDims& d, double tokens, double copies, bool weigh) {
-  return elementwise(d, (copies + tokens) * d.h * d.act_bytes + (weigh ? 4.0 * copies : 0.0),
+topo::KernelWork unpermute_work(const LayerDims& d, double tokens, double copies, double probabilities,
+                                bool weigh) {
+  return elementwise(d, (copies + tokens) * d.h * d.act_bytes + (weigh ? 4.0 * probabilities : 0.0),
                      (weigh ? 2.0 : 1.0) * copies * d.h);
 }
 
@@ -162,7 +154,7 @@ Handle MoeLayer::ffn_forward(OpSink& sink, OpSink::Deps input, const MoeRank& ra
   // Permute: gather each routed copy into expert order (read the tokens, write the copies);
   // DeepEP sends the tokens as they are and its receiver permutes (below).
   const bool after = m_.permute_after_dispatch;
-  if (!after) g = sink.kernel("permute", permute_work(d_, Tm, sent), g);
+  if (!after) g = sink.kernel("permute", permute_work(d_, Tm, sent, E), g);
   // FP8 dispatch: the tokens are quantised before they leave.
   if (fp8_dispatch()) g = sink.kernel("dispatch.quantize", quantize_work(d_, Tm * h, QuantOperand::input), g);
   Handle e = sink.comm("ep.dispatch", all_to_all(rank, A2aPhase::dispatch), g);
@@ -176,20 +168,19 @@ Handle MoeLayer::ffn_forward(OpSink& sink, OpSink::Deps input, const MoeRank& ra
   const bool weigh_here = m_.probs == MoeProbs::unpermute;
   const double got = received_tokens(rank);
   // FP8 dispatch: the tokens arrived quantised, and the copies stay so for the FP8 grouped GEMM.
-  if (after)
-    e = sink.kernel("permute", received_permute_work(d_, got, n, fp8_dispatch() ? kFp8BlockBytes : E), e);
+  if (after) e = sink.kernel("permute", permute_work(d_, got, n, fp8_dispatch() ? kFp8BlockBytes : E), e);
   e = experts_forward(sink, e, load);
   if (m_.expert_tp > 1)
     e = sink.comm("etp.reduce_scatter",
                   CommOp{ParallelDim::tp, CollectiveKind::reduce_scatter, n * h * E, 0, CommScope::expert},
                   e);
-  if (after) e = sink.kernel("unpermute", received_unpermute_work(d_, got, n, weigh_here), e);
+  if (after) e = sink.kernel("unpermute", unpermute_work(d_, got, n, n, weigh_here), e);
   const Handle back = sink.comm("ep.combine", all_to_all(rank, A2aPhase::combine), e);
   sink.balanced_comm(back, balanced_all_to_all(rank, A2aPhase::combine));
   // Unpermute: read the returned copies (and their probabilities, unless the experts applied
   // them), write the (weighted) sum per token; DeepEP's combine sums the ranks' partial sums.
   Handle u =
-      after ? back : sink.kernel("unpermute", unpermute_work(d_, Tm, sent, m_.top_k, weigh_here), back);
+      after ? back : sink.kernel("unpermute", unpermute_work(d_, Tm, sent, Tm * m_.top_k, weigh_here), back);
   if (d_.tp > 1 && !d_.sp)  // each TP rank routed a slice: gather the layer output back
     u = sink.comm("tp.ag_moe", CommOp{ParallelDim::tp, CollectiveKind::all_gather, d_.tokens * h * E, 0}, u);
   // Residual add (and the shared experts' output): read the inputs, write the sum.
@@ -400,7 +391,7 @@ double MoeLayer::dense_params_per_rank() const {
 
 double MoeLayer::ffn_dense_params_per_rank() const {
   // Norm, router (replicated on TP ranks), shared experts split by TP.
-  const double norm = d_.h * (d_.norm == NormKind::layernorm ? 2.0 : 1.0);
+  const double norm = hidden_norm_params(d_);
   const double shared = m_.shared_experts * (gate(d_) + 1.0) * m_.expert_ffn * d_.h / d_.tp;
   return norm + double(m_.experts) * d_.h + shared;
 }

@@ -38,21 +38,19 @@ struct MoeDims {
 
 MoeDims moe_dims(const JobSpec& job);
 
-/// The forward's permute: read the `tokens` a rank routes, write its `copies` (token, expert) in
-/// expert order. Under DeepEP's low-latency dispatcher the dispatch kernel does this itself (its
-/// send phase reads each token, its receive phase packs the copies per expert); the layer prices
-/// it as this kernel either way.
-topo::KernelWork permute_work(const LayerDims& d, double tokens, double copies);
-/// The forward's unpermute: read the returned copies (and, `weigh`, their routing probabilities,
-/// top_k per token) and write each token's sum. DeepEP's low-latency combine does it in its receive
-/// phase.
-topo::KernelWork unpermute_work(const LayerDims& d, double tokens, double copies, int top_k, bool weigh);
-/// DeepEP's receiving side: the permute expands the `tokens` a rank received into its `copies`
-/// (read the tokens, write the copies, `bytes` per element: FP8 with block scales after an FP8
-/// dispatch); the unpermute reads the copies (and, `weigh`, one fp32 probability each) and writes
-/// each received token's partial sum, which the combine sends back.
-topo::KernelWork received_permute_work(const LayerDims& d, double tokens, double copies, double bytes);
-topo::KernelWork received_unpermute_work(const LayerDims& d, double tokens, double copies, bool weigh);
+/// The forward's permute: read `tokens`, write their `copies` (token, expert) in expert order,
+/// `bytes` per element. Megatron's all-to-all permutes the tokens a rank routes before sending
+/// them; under DeepEP's normal kernels the receiving rank expands the tokens it got (FP8 with block
+/// scales after an FP8 dispatch); under its low-latency dispatcher the dispatch kernel does this
+/// itself (its send phase reads each token, its receive phase packs the copies per expert) and the
+/// layer prices it as this kernel either way.
+topo::KernelWork permute_work(const LayerDims& d, double tokens, double copies, double bytes);
+/// The forward's unpermute: read the `copies` (and, `weigh`, `probabilities` fp32 routing
+/// probabilities) and write each of the `tokens`' (weighted) sum: after the combine for the
+/// all-to-all (top_k probabilities per token), before it under DeepEP (one per copy; the combine adds
+/// up the ranks' partial sums). DeepEP's low-latency combine does it in its receive phase.
+topo::KernelWork unpermute_work(const LayerDims& d, double tokens, double copies, double probabilities,
+                                bool weigh);
 
 /// One EP rank's view of one MoE layer: the layer's routing and the rank's place in it.
 struct MoeRank {

@@ -56,42 +56,50 @@ std::vector<double> expert_shares(const RoutingInputs& in, int layer) {
   return share;
 }
 
+/// The EP ranks by node: the nodes in first-appearance order, each one's ranks in EP order, and
+/// for every rank its node's index and its position among that node's ranks (its rail).
+struct NodeGroups {
+  std::vector<std::vector<std::size_t>> members;
+  std::vector<std::size_t> group;     ///< by EP index: index into members
+  std::vector<std::size_t> position;  ///< by EP index: index within its group
+};
+
+NodeGroups node_groups(const std::vector<int>& node_of) {
+  NodeGroups g;
+  std::vector<int> nodes;
+  for (std::size_t r = 0; r < node_of.size(); ++r) {
+    const auto it = std::find(nodes.begin(), nodes.end(), node_of[r]);
+    const auto n = static_cast<std::size_t>(it - nodes.begin());
+    if (it == nodes.end()) {
+      nodes.push_back(node_of[r]);
+      g.members.emplace_back();
+    }
+    g.group.push_back(n);
+    g.position.push_back(g.members[n].size());
+    g.members[n].push_back(r);
+  }
+  return g;
+}
+
 /// Relabels EP ranks so that `hot` becomes 0, by swapping whole nodes and in-node positions (a
 /// symmetry of a uniform cluster); returns new index per old index.
 std::vector<int> relabel_hot_first(const std::vector<int>& node_of, int hot) {
-  const int ep = static_cast<int>(node_of.size());
-  std::vector<int> nodes;  // first-appearance order
-  std::vector<std::vector<int>> members;
-  std::vector<int> pos(static_cast<std::size_t>(ep));
-  for (int r = 0; r < ep; ++r) {
-    auto it = std::find(nodes.begin(), nodes.end(), node_of[static_cast<std::size_t>(r)]);
-    if (it == nodes.end()) {
-      nodes.push_back(node_of[static_cast<std::size_t>(r)]);
-      members.emplace_back();
-      it = nodes.end() - 1;
-    }
-    auto& m = members[static_cast<std::size_t>(it - nodes.begin())];
-    pos[static_cast<std::size_t>(r)] = static_cast<int>(m.size());
-    m.push_back(r);
-  }
-  std::vector<int> to(static_cast<std::size_t>(ep));
+  const NodeGroups g = node_groups(node_of);
+  const std::size_t ep = node_of.size(), h = static_cast<std::size_t>(hot);
+  std::vector<int> to(ep);
   std::iota(to.begin(), to.end(), 0);
-  const bool even = std::all_of(members.begin(), members.end(),
-                                [&](const auto& m) { return m.size() == members[0].size(); });
+  const bool even = std::all_of(g.members.begin(), g.members.end(),
+                                [&](const auto& m) { return m.size() == g.members[0].size(); });
   if (!even) {
-    std::swap(to[0], to[static_cast<std::size_t>(hot)]);
+    std::swap(to[0], to[h]);
     return to;
   }
-  const auto node_index = [&](int r) {
-    return static_cast<int>(std::find(nodes.begin(), nodes.end(), node_of[static_cast<std::size_t>(r)]) -
-                            nodes.begin());
-  };
-  const int nh = node_index(hot), n0 = node_index(0), ph = pos[static_cast<std::size_t>(hot)], p0 = pos[0];
-  for (int r = 0; r < ep; ++r) {
-    int n = node_index(r), p = pos[static_cast<std::size_t>(r)];
+  const std::size_t nh = g.group[h], n0 = g.group[0], ph = g.position[h], p0 = g.position[0];
+  for (std::size_t r = 0; r < ep; ++r) {
+    std::size_t n = g.group[r], p = g.position[r];
     n = n == nh ? n0 : n == n0 ? nh : n;
     p = p == ph ? p0 : p == p0 ? ph : p;
-    to[static_cast<std::size_t>(r)] = members[static_cast<std::size_t>(n)][static_cast<std::size_t>(p)];
+    to[r] = static_cast<int>(g.members[n][p]);
   }
   return to;
 }
@@ -108,16 +116,12 @@ void direct_dispatch(const RoutingInputs& in, const std::vector<double>& rank_sh
 /// NVLink forwarding; the source's own node directly, once per GPU.
 void node_limited_dispatch(const RoutingInputs& in, const std::vector<double>& rank_share, LayerRouting& r) {
   const auto ep = static_cast<std::size_t>(r.ep);
-  std::vector<int> nodes;
-  for (int n : in.node_of)
-    if (std::find(nodes.begin(), nodes.end(), n) == nodes.end()) nodes.push_back(n);
+  const NodeGroups groups = node_groups(in.node_of);
   const double kept = std::accumulate(rank_share.begin(), rank_share.end(), 0.0);
   const double k_eff = in.top_k * kept, T = in.tokens_per_rank;
   const double limit = in.moe.max_nodes_per_token;
-  for (int n : nodes) {
-    std::vector<std::size_t> on;  // ranks of node n, EP order
-    for (std::size_t j = 0; j < ep; ++j)
-      if (in.node_of[j] == n) on.push_back(j);
+  for (std::size_t n = 0; n < groups.members.size(); ++n) {
+    const std::vector<std::size_t>& on = groups.members[n];  // ranks of node n, EP order
     double node_share = 0.0;
     for (std::size_t j : on) node_share += rank_share[j];
     if (!(node_share > 0.0)) continue;
@@ -134,14 +138,12 @@ void node_limited_dispatch(const RoutingInputs& in, const std::vector<double>& r
       used[g] = 1.0 - std::pow(1.0 - rank_share[on[g]] / node_share, copies);
     for (std::size_t i = 0; i < ep; ++i) {
       for (std::size_t g = 0; g < on.size(); ++g) r.delivered[on[g]] += T * reach * used[g];
-      if (in.node_of[i] == n) {  // own node: straight to each GPU used
+      if (groups.group[i] == n) {  // own node: straight to each GPU used
         for (std::size_t g = 0; g < on.size(); ++g) r.dispatch[i * ep + on[g]] += T * reach * used[g];
         continue;
       }
       // Remote: once to the rail peer (same in-node position), which forwards to the other GPUs used.
-      std::size_t position = 0;
-      for (std::size_t j = 0; j < i; ++j) position += in.node_of[j] == in.node_of[i] ? 1 : 0;
-      const std::size_t peer = on[position % on.size()];
+      const std::size_t peer = on[groups.position[i] % on.size()];
       r.dispatch[i * ep + peer] += T * reach;
       for (std::size_t g = 0; g < on.size(); ++g)
         if (on[g] != peer) r.dispatch[peer * ep + on[g]] += T * reach * used[g];
@@ -156,12 +158,10 @@ void node_limited_dispatch(const RoutingInputs& in, const std::vector<double>& r
 /// pattern has no node limit to respect.
 void round_robin_dispatch(const RoutingInputs& in, LayerRouting& r) {
   const auto ep = static_cast<std::size_t>(r.ep);
+  const NodeGroups groups = node_groups(in.node_of);
   const int E = in.experts, k = in.top_k, per = r.experts_per_rank;
   const int g = std::gcd(k, E), starts = E / g;
   const double w = in.tokens_per_rank / starts;
-  std::vector<std::size_t> position(ep);  // in-node index of each EP rank, EP order
-  for (std::size_t i = 0; i < ep; ++i)
-    for (std::size_t j = 0; j < i; ++j) position[i] += in.node_of[j] == in.node_of[i] ? 1 : 0;
   for (int s = 0; s < starts; ++s) {
     std::vector<std::size_t> ranks;  // the ranks holding this start's block
     for (int j = 0; j < std::min(k, E); ++j) {
@@ -169,23 +169,21 @@ void round_robin_dispatch(const RoutingInputs& in, LayerRouting& r) {
       if (std::find(ranks.begin(), ranks.end(), rank) == ranks.end()) ranks.push_back(rank);
     }
     for (std::size_t i = 0; i < ep; ++i) {
-      std::vector<int> done;  // remote nodes already sent to
+      std::vector<std::size_t> done;  // remote nodes already sent to
       for (const std::size_t j : ranks) {
         r.delivered[j] += w;
-        const int n = in.node_of[j];
-        if (n == in.node_of[i]) {
+        const std::size_t n = groups.group[j];
+        if (n == groups.group[i]) {
           r.dispatch[i * ep + j] += w;
           continue;
         }
         if (std::find(done.begin(), done.end(), n) != done.end()) continue;
         done.push_back(n);
-        std::vector<std::size_t> on;  // ranks of node n, EP order
-        for (std::size_t x = 0; x < ep; ++x)
-          if (in.node_of[x] == n) on.push_back(x);
-        const std::size_t peer = on[position[i] % on.size()];
+        const std::vector<std::size_t>& on = groups.members[n];
+        const std::size_t peer = on[groups.position[i] % on.size()];
         r.dispatch[i * ep + peer] += w;
         for (const std::size_t x : ranks)
-          if (x != peer && in.node_of[x] == n) r.dispatch[peer * ep + x] += w;
+          if (x != peer && groups.group[x] == n) r.dispatch[peer * ep + x] += w;
       }
     }
   }

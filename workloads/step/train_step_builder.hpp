@@ -88,12 +88,11 @@ struct LayerGradOut {
 /// reduce-scatter (FSDP's pre-backward prefetch; a collective channel runs in issue order, so a
 /// prefetch issued after the reduce-scatter would wait for the layer's whole backward).
 struct BackwardGathers {
-  int top = 0;
-  int bottom = 0;
+  int bottom = 0;               ///< the chunk's lowest layer
   int next = 0;                 ///< the highest layer whose gather is not issued yet
   std::map<int, Handle> ready;  ///< issued gathers not yet taken, by layer
   std::map<int, Handle> first;  ///< each queued layer's first op (a prefetch point)
-  BackwardGathers(int top_layer, int bottom_layer) : top(top_layer), bottom(bottom_layer), next(top_layer) {}
+  BackwardGathers(int top_layer, int bottom_layer) : bottom(bottom_layer), next(top_layer) {}
 };
 
 /// One gradient bucket's reduction: the weights it carries and over which group.

@@ -273,10 +273,11 @@ TEST_CASE("DeepEP's low-latency kernels against their latencies, as the MoE laye
     w.kind = work::kernel_kind(name, w.op_class);
     return to_seconds(topo::kernel_time(h800(), w).duration);
   };
-  const double permute = seconds("permute", work::permute_work(d, kLlTokens, copies));
+  const double permute = seconds("permute", work::permute_work(d, kLlTokens, copies, d.act_bytes));
   const double cast =
       seconds("dispatch.quantize", work::quantize_work(d, kLlTokens * kHidden, work::QuantOperand::input));
-  const double unpermute = seconds("unpermute", work::unpermute_work(d, kLlTokens, copies, kTopK, true));
+  const double unpermute =
+      seconds("unpermute", work::unpermute_work(d, kLlTokens, copies, kLlTokens * kTopK, true));
   CHECK(permute == Approx(16.52e6 / (3.35e12 * 0.84) + 1.24e-6).epsilon(0.002));
   CHECK(cast == Approx(128 * kHidden * (3 + 4.0 / 128) / (3.35e12 * 0.39) + 1.24e-6).epsilon(0.002));
   CHECK(unpermute == Approx((16.52e6 + 4096) / (3.35e12 * 0.84) + 1.24e-6).epsilon(0.002));

@@ -54,8 +54,9 @@ inline constexpr std::array<Choice<work::GradAccumulation>, 2> kGradAccumulation
     {{"fused", work::GradAccumulation::fused}, {"separate", work::GradAccumulation::separate}}};
 inline constexpr std::array<Choice<work::CpComm>, 3> kCpComm{
     {{"p2p", work::CpComm::p2p}, {"all_gather", work::CpComm::all_gather}, {"a2a", work::CpComm::a2a}}};
-inline constexpr std::array<Choice<work::P2pMode>, 2> kP2pMode{
-    {{"overlapped", work::P2pMode::overlapped}, {"blocking", work::P2pMode::blocking}}};
+inline constexpr std::array<Choice<work::P2pMode>, 3> kP2pMode{{{"overlapped", work::P2pMode::overlapped},
+                                                                {"blocking", work::P2pMode::blocking},
+                                                                {"lockstep", work::P2pMode::lockstep}}};
 /// PyTorch FSDP's ShardingStrategy names (NO_SHARD is zero_stage = 0 with DDP).
 enum class FsdpStrategy : std::uint8_t { full_shard, shard_grad_op, hybrid_shard, hybrid_shard_zero2 };
 inline constexpr std::array<Choice<FsdpStrategy>, 4> kFsdpStrategy{

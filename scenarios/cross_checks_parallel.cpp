@@ -128,6 +128,19 @@ void check_schedule(const work::JobSpec& job) {
            "(separate pipeline schedules per step) is not modelled with the \"" +
                std::string(work::name(p.schedule)) + "\" schedule",
            "remove local_batch: DualPipe runs every micro-batch of the step in one schedule");
+  // PipelineScheduleMulti's time-step table is what the lock-step runtime walks: the multi-chunk
+  // schedules (Interleaved1F1B); Schedule1F1B and GPipe (one chunk per rank) run
+  // PipelineScheduleSingle, whose sends are waited for only before the next send.
+  if (p.pp_p2p == work::P2pMode::lockstep && (!interleaved || p.ep_overlap))
+    refuse("parallelism.pp_p2p",
+           "\"lockstep\" (torch.distributed.pipelining's PipelineScheduleMulti up to PyTorch 2.8) runs "
+           "interleaved schedules" +
+               std::string(p.ep_overlap ? " without overlapped forward-backward pairs (ep_overlap)" : "") +
+               ", and this job runs \"" + std::string(work::name(p.schedule)) + "\"" +
+               (p.ep_overlap ? " with ep_overlap" : ""),
+           interleaved ? "remove ep_overlap, or set pp_p2p = \"overlapped\""
+                       : "set virtual_stages > 1 (model chunks per rank), or pp_p2p = \"overlapped\" for "
+                         "one chunk per rank");
   if (w.kind != work::WorkloadKind::train || per_step < 1 || w.global_batch % per_step != 0)
     return;  // an uneven batch is refused with the workload's rules
   if (w.local_batch > 0 &&

@@ -44,6 +44,10 @@ enum class P2pMode : std::uint8_t {
   overlapped,  ///< sends run on their own streams; only the consumer waits for the data
   blocking,    ///< Megatron-LM's batched isend/irecv + synchronize: the sender's next step waits
                ///< for the transfer to finish
+  lockstep,    ///< torch.distributed.pipelining up to 2.8 (PipelineScheduleMulti): at each time
+               ///< step of the schedule's table every rank runs its action, then batches its sends
+               ///< with the receives of what its neighbours produced in the same time step and
+               ///< waits for all of them before its next action (interleaved schedules only)
 };
 /// gpipe, 1F1B, Megatron's interleaved 1F1B, DeepSeek's DualPipe (bidirectional: each pipeline
 /// rank holds stages r and pp - 1 - r, micro-batches enter from both ends) or DualPipeV (the V-shaped

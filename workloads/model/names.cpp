@@ -88,7 +88,12 @@ std::string_view name(GradAccumulation g) {
 }
 
 std::string_view name(P2pMode m) {
-  return m == P2pMode::blocking ? "blocking" : "overlapped";
+  switch (m) {
+    case P2pMode::blocking: return "blocking";
+    case P2pMode::lockstep: return "lockstep";
+    case P2pMode::overlapped: break;
+  }
+  return "overlapped";
 }
 
 std::string_view name(LowPrecisionRecipe r) {

@@ -180,4 +180,40 @@ std::vector<std::vector<PipeStep>> pipeline_schedule(PipelineSchedule kind, int 
   return out;
 }
 
+std::vector<std::vector<int>> lockstep_time_steps(int pp, int microbatches, int virtual_stages, int flushes) {
+  const int m = microbatches / std::max(flushes, 1), v = virtual_stages;
+  // ScheduleInterleaved1F1B: rounds of microbatches_per_round micro-batches (pp when pp divides m).
+  const int per_round = m / std::max(1, m / pp);
+  const int total = m * v;
+  std::vector<std::vector<int>> out(static_cast<std::size_t>(pp));
+  int span = 0;  // time steps of one flush: the longest rank's
+  for (int rank = 0; rank < pp; ++rank) {
+    auto& steps = out[static_cast<std::size_t>(rank)];
+    const int warmup = std::min((v - 1) * per_round + 2 * (pp - 1 - rank), total);
+    // The earliest time step of the first backward, less the pre-padding and the warm-up.
+    const int post_warmup = v * pp + 2 * (pp - 1 - rank) - (warmup + rank);
+    int t = rank;  // pre-padding: `rank` empty steps
+    // total_ops = warmup + (total - warmup) forward-backward pairs + warmup cool-down backwards.
+    for (int op = 0; op < total + warmup; ++op) {
+      if (op < warmup) {
+        steps.push_back(t++);
+        if (op == warmup - 1) t += std::max(post_warmup, 0);
+      } else if (op < total) {  // a forward, then a backward
+        steps.push_back(t++);
+        steps.push_back(t++);
+      } else {  // cool-down: an empty step, then a backward
+        ++t;
+        steps.push_back(t++);
+      }
+    }
+    span = std::max(span, t);
+  }
+  for (auto& steps : out) {
+    const std::vector<int> one = steps;
+    for (int f = 1; f < flushes; ++f)
+      for (const int t : one) steps.push_back(f * span + t);
+  }
+  return out;
+}
+
 }  // namespace stepsim::work

@@ -43,6 +43,16 @@ std::vector<std::vector<PipeStep>> pipeline_schedule(PipelineSchedule kind, int 
 std::vector<std::vector<PipeStep>> pipeline_schedule(PipelineSchedule kind, int pp, int microbatches,
                                                      int virtual_stages, int flushes);
 
+/// torch.distributed.pipelining's time steps (PipelineScheduleMulti's pipeline_order, PyTorch up to
+/// 2.8) for the interleaved schedule of pipeline_schedule(interleaved, pp, microbatches,
+/// virtual_stages, flushes): per pipeline rank, the time step of each of its steps, in order.
+/// ScheduleInterleaved1F1B builds one table for all ranks (_get_1f1b_rank_ops): `rank` empty steps,
+/// the warm-up forwards, empty steps until the first backward can have arrived, then a forward and
+/// a backward per two steps, then an empty step before each cool-down backward; at every step each
+/// rank exchanges what it and its neighbours produced and waits for it before the next. Each flush
+/// (schedule.step() call) numbers its steps after the previous flush's last.
+std::vector<std::vector<int>> lockstep_time_steps(int pp, int microbatches, int virtual_stages, int flushes);
+
 /// The schedule a job with `virtual_stages` chunks per rank runs: interleaved 1F1B whenever it has
 /// several chunks, except DualPipeV, whose V is its two chunks.
 inline PipelineSchedule run_schedule(PipelineSchedule asked, int virtual_stages) {

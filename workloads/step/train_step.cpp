@@ -34,6 +34,11 @@ TrainStepBuilder::TrainStepBuilder(const JobSpec& job, CommPlanner& planner, Ran
     throw UserError("context parallelism needs workload.attention_impl = \"flash\"");
   kind_ = run_schedule(job.parallel.schedule, v_);
   schedule_ = pipeline_schedule(kind_, pp_, m_, v_, job.pipeline_flushes());
+  if (job.parallel.pp_p2p == P2pMode::lockstep) {
+    if (kind_ != PipelineSchedule::interleaved || job.parallel.ep_overlap)
+      throw UserError("parallelism.pp_p2p = \"lockstep\" runs interleaved schedules without ep_overlap");
+    time_steps_ = lockstep_time_steps(pp_, m_, v_, job.pipeline_flushes());
+  }
   zero3_ = job.parallel.zero_stage >= 3 && job.parallel.dp * job.parallel.cp > 1;
   const std::size_t n = a_.ranks().size();
   sends_.resize(n);
@@ -351,7 +356,9 @@ void TrainStepBuilder::build_rank(int sim_rank) {
       backward(sink, sim_rank, step);
     else
       weight_step(sink, sim_rank);
-    spans.push_back({first});
+    // Lock-step pipelining posts the step's sends and receives once its kernels are queued.
+    const sim::OpId end = time_steps_.empty() ? sim::OpId{0} : sink.barrier(Handle{}, "pp.step_end").id;
+    spans.push_back({first, end});
     ++step_index_;
   }
   gradients_and_optimizer(sink, sim_rank);
@@ -421,6 +428,10 @@ void TrainStepBuilder::connect_pipeline() {
                                send.key.microbatch, fwd ? "pp.send_act" : "pp.send_grad", downstream);
       a_.graph().add_dependency(send.producer.id, id);
       a_.graph().add_dependency(id, a_.gpu_op(entry->second.op));
+      if (!time_steps_.empty()) {
+        lockstep_exchange(static_cast<int>(s), send, dst_sim, id);
+        continue;
+      }
       // DualPipe waits for every posted send and receive before its next chunk (_commit_and_wait_comm).
       if (job_.parallel.pp_p2p == P2pMode::blocking || is_dualpipe(kind_)) {
         // The sender's next step waits for the exchange (Megatron's batch_isend_irecv followed by a
@@ -431,6 +442,30 @@ void TrainStepBuilder::connect_pipeline() {
       }
     }
   }
+}
+
+void TrainStepBuilder::lockstep_exchange(int sender_sim, const PendingSend& send, int receiver_sim,
+                                         sim::OpId transfer) {
+  // torch.distributed.pipelining's PipelineScheduleMulti._step_microbatches (PyTorch <= 2.8): at
+  // time step t each rank runs its action, then batch_isend_irecv's its sends with the receives of
+  // what its neighbours' actions at t produce and work.wait()s for all of them, so its next
+  // action's kernels queue behind the whole batch. A transfer starts once both ends have posted it.
+  const auto& sender = steps_[static_cast<std::size_t>(sender_sim)];
+  const auto& times = [&](int sim_rank) -> const std::vector<int>& {
+    return time_steps_[static_cast<std::size_t>(a_.ranks()[static_cast<std::size_t>(sim_rank)].stage)];
+  };
+  const int t = times(sender_sim)[static_cast<std::size_t>(send.step)];
+  a_.graph().add_dependency(sender[static_cast<std::size_t>(send.step)].end, transfer);
+  if (send.step + 1 < static_cast<int>(sender.size()))
+    a_.graph().add_dependency(transfer, a_.gpu_op(sender[static_cast<std::size_t>(send.step) + 1].first));
+  // The receiver posts its receive after its own action at t, or (an empty step) after its last
+  // action before t; its first action after t waits for the data.
+  const auto& receiver = steps_[static_cast<std::size_t>(receiver_sim)];
+  const auto& received = times(receiver_sim);
+  const auto after = std::upper_bound(received.begin(), received.end(), t) - received.begin();
+  if (after > 0) a_.graph().add_dependency(receiver[static_cast<std::size_t>(after) - 1].end, transfer);
+  if (after < static_cast<std::ptrdiff_t>(receiver.size()))
+    a_.graph().add_dependency(transfer, a_.gpu_op(receiver[static_cast<std::size_t>(after)].first));
 }
 
 StepPlan TrainStepBuilder::build() {

@@ -40,9 +40,11 @@ struct Entry {
   int step = 0;  ///< the consumer's schedule step
 };
 
-/// The op that opens one schedule step of a rank.
+/// The op that opens one schedule step of a rank; under lock-step pipelining also the zero-length op
+/// that closes it on the compute stream (where its batched sends and receives are posted).
 struct StepSpan {
   sim::OpId first = 0;
+  sim::OpId end = 0;
 };
 
 /// Which part of the model a gradient source is. Sources are summed and bucketed in this order:
@@ -142,6 +144,10 @@ class TrainStepBuilder {
   /// l - prefetch_layers, each once the layer prefetch_layers above it starts.
   void prefetch_below(RankSink& sink, int sim_rank, BackwardGathers& gathers, int l, Handle first);
   void connect_pipeline();
+  /// pp_p2p = lockstep: the exchange `send` of time step t (its op `transfer`) waits for the
+  /// sender's step at t and the receiver's step at t (or its last one before) to end, and both
+  /// ranks' steps after t wait for it.
+  void lockstep_exchange(int sender_sim, const PendingSend& send, int receiver_sim, sim::OpId transfer);
   /// Receiving end of a boundary: with TP but no SP, Megatron sends 1/tp of the activation per
   /// rank and all-gathers it over NVLink on arrival (the scatter/gather optimisation).
   /// Returns the gather op, or an invalid handle when none is needed.
@@ -201,6 +207,7 @@ class TrainStepBuilder {
   int mtp_depth_ = 0;  ///< multi-token-prediction modules on the last stage (training)
   int pp_, v_, m_;
   std::vector<std::vector<PipeStep>> schedule_;
+  std::vector<std::vector<int>> time_steps_;          ///< pp_p2p = lockstep: per stage, each step's time step
   std::vector<std::map<int, Handle>> param_gathers_;  ///< per simulated rank: layer -> its weights' gather
   std::vector<MemoryEvent> memory_;
   std::map<BoundaryKey, Entry> entries_;                      // consumer's first op per boundary

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <utility>
 
 #include "sim/error.hpp"
@@ -244,4 +245,51 @@ TEST_CASE("separate pipeline schedules per step: each fills and drains its own m
   CHECK(split[0] == Approx(28.0));
   CHECK(whole[0] == Approx(22.0));
   CHECK_THROWS_AS(pipeline_schedule(PipelineSchedule::one_f_one_b, 4, 8, 1, 3), UserError);
+}
+
+TEST_CASE("torch.distributed.pipelining's lock-step table: time steps of Interleaved1F1B") {
+  // PyTorch 2.8's _get_1f1b_rank_ops for pp 2, 2 micro-batches, 2 chunks (microbatches_per_round 2):
+  // rank 0: warm-up min((2 - 1) x 2 + 2 x (2 - 1 - 0), 4) = 4 forwards at t 0-3, then
+  //   (2 x 2 + 2 x 1) - (4 + 0) = 2 empty steps, no 1F1B pairs, 4 cool-down (empty, backward):
+  //   backwards at t 7, 9, 11, 13;
+  // rank 1: 1 empty step, warm-up 2 forwards at t 1-2, (4 + 0) - (2 + 1) = 1 empty step, 2 pairs
+  //   (forward, backward) at t 4-7, then backwards at t 9 and 11.
+  const auto t = lockstep_time_steps(2, 2, 2, 1);
+  REQUIRE(t.size() == 2);
+  CHECK(t[0] == std::vector<int>{0, 1, 2, 3, 7, 9, 11, 13});
+  CHECK(t[1] == std::vector<int>{1, 2, 4, 5, 6, 7, 9, 11});
+  // The same ranks' step kinds, in pipeline_schedule's (Megatron's) order: torch's table runs the
+  // same order.
+  const auto s = pipeline_schedule(PipelineSchedule::interleaved, 2, 2, 2);
+  const std::vector<Kind> rank1{Kind::forward, Kind::forward,  Kind::forward,  Kind::backward,
+                                Kind::forward, Kind::backward, Kind::backward, Kind::backward};
+  for (std::size_t i = 0; i < rank1.size(); ++i) CHECK(s[1][i].kind == rank1[i]);
+
+  // AutoModel's DeepSeek-V3 pipeline (pp 4, 8 chunks, 8 micro-batches) in two schedule.step()s: in
+  // each, every step's data was produced at an earlier time step of the table (the table is a
+  // valid lock-step order), times rise on every rank and the second step starts after the first.
+  const int pp = 4, v = 8, m = 8;
+  const auto order = pipeline_schedule(PipelineSchedule::interleaved, pp, 2 * m, v, 2);
+  const auto times = lockstep_time_steps(pp, 2 * m, v, 2);
+  std::map<std::tuple<int, int, int>, int> at;  // (kind, micro-batch, virtual stage) -> time step
+  for (int r = 0; r < pp; ++r) {
+    const auto& steps = order[static_cast<std::size_t>(r)];
+    const auto& ts = times[static_cast<std::size_t>(r)];
+    REQUIRE(ts.size() == steps.size());
+    CHECK(std::is_sorted(ts.begin(), ts.end()));
+    CHECK(std::adjacent_find(ts.begin(), ts.end()) == ts.end());
+    for (std::size_t i = 0; i < steps.size(); ++i)
+      at[{steps[i].kind == Kind::forward ? 0 : 1, steps[i].microbatch, steps[i].chunk * pp + r}] = ts[i];
+  }
+  for (const auto& [key, when] : at) {
+    const auto [kind, mb, stage] = key;
+    const int from = kind == 0 ? stage - 1 : stage + 1;
+    if (from >= 0 && from < pp * v) CHECK(at.at({kind, mb, from}) < when);
+    if (kind == 1) CHECK(at.at({0, mb, stage}) < when);
+  }
+  int first_end = 0, second_start = 1 << 30;
+  for (const auto& [key, when] : at)
+    (std::get<1>(key) < m ? first_end : second_start) =
+        std::get<1>(key) < m ? std::max(first_end, when) : std::min(second_start, when);
+  CHECK(first_end < second_start);
 }

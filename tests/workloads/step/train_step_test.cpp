@@ -500,3 +500,40 @@ TEST_CASE("DualPipeV keeps one copy of the weights and 2 pp + 1 one-layer chunks
     CHECK(v.report.ranks[static_cast<std::size_t>(r)].memory.activations.value() ==
           Approx((2 * pp + 1) * per_layer).epsilon(1e-12));
 }
+
+TEST_CASE("lock-step pipelining puts every exchange of the torch table on the critical path") {
+  // pp 2, 2 micro-batches, 2 chunks of 2 layers per rank, each chunk's forward f and backward b
+  // (uniform: a one-token vocabulary and unlimited HBM bandwidth make the embedding and the head
+  // free), every pipeline transfer T. The time steps (pipeline_schedule_test) are
+  //   rank 0: 0F0 1F0 2F0 2F1 at t 0-3, 2B0 2B1 0B0 0B1 at t 7, 9, 11, 13
+  //   rank 1: 1F0 1F1 at t 1-2, 3F0 3B0 3F1 3B1 at t 4-7, 1B0 1B1 at t 9, 11
+  // (stage:kind:micro-batch). With each rank waiting at every step for the exchanges of that step:
+  //   t0 0F0 ends f, its transfer f + T; t1 0F0/1F0 end 2f + T, transfers 2f + 2T; t2 3f + 3T;
+  //   t3 2F1 (rank 1 idle) 4f + 4T; t4 3F0 5f + 4T (the last stage sends nothing forward);
+  //   t5 3B0 5f + b + 5T; t6 3F1 6f + b + 5T; t7 3B1 and 2B0 6f + 2b + 6T; t9 6f + 3b + 7T;
+  //   t11 6f + 4b + 8T; t13 0B1 ends 6f + 5b + 8T.
+  // So each unit of T adds 8 T to the pipeline; overlapped sends (the consumer alone waits) put
+  // fewer of them on the critical path.
+  JobSpec job = small_job(1, 2, 1, 2, 2);
+  job.model.vocab = 1;
+  job.cluster.gpu.hbm_bw = units::bytes_per_s(1e30);
+  const auto pipeline = [&](P2pMode mode, Time t) {
+    job.parallel.pp_p2p = mode;
+    auto planner =
+        FixedCostPlanner([t](const CommRequest& r) { return r.dim == ParallelDim::pp ? t : Time::zero(); });
+    const auto s = simulate(job, planner);
+    return s.report.step_time_s - optimizer_time(s, 0);
+  };
+  const Time t = from_us(1000);
+  const double slope = (pipeline(P2pMode::lockstep, t) - pipeline(P2pMode::lockstep, Time::zero())) / 1e-3;
+  CHECK(slope == Approx(8.0).epsilon(1e-6));
+  const double overlapped =
+      (pipeline(P2pMode::overlapped, t) - pipeline(P2pMode::overlapped, Time::zero())) / 1e-3;
+  CHECK(overlapped < slope);
+  // Every-GPU and representative builds agree.
+  job.parallel.pp_p2p = P2pMode::lockstep;
+  auto planner =
+      FixedCostPlanner([t](const CommRequest& r) { return r.dim == ParallelDim::pp ? t : Time::zero(); });
+  CHECK(simulate(job, planner, RankMode::all).report.step_time_s ==
+        Approx(simulate(job, planner).report.step_time_s).epsilon(1e-12));
+}

@@ -1,7 +1,9 @@
 // Network bytes per token for every parallel dimension, placed on the link tier each crosses.
 #include <algorithm>
 #include <array>
+#include <numeric>
 #include <optional>
+#include <vector>
 
 #include "workloads/estimate/estimate_parts.hpp"
 #include "workloads/model/kv.hpp"
@@ -38,6 +40,43 @@ TierBytes collective_bytes(Collective c, double bytes, const GroupPlacement& whe
   return t;
 }
 
+MergedCopies merged_copies(const JobSpec& job, const GroupPlacement& where) {
+  const int n = where.size, per = std::max(where.per_domain, 1), domains = std::max(n / per, 1);
+  const int E = job.model.experts, k = std::min(job.model.top_k, E);
+  const int per_rank = std::max(E / std::max(n, 1), 1);
+  double touched_domains = 0.0, touched_ranks = 0.0;
+  if (job.moe.routing == MoeRouting::round_robin) {
+    // AutoModel's balanced gate: token t takes experts t k .. t k + k - 1 (mod E); its windows start
+    // at the E / gcd(k, E) multiples of gcd(k, E), each as often.
+    const int g = std::gcd(k, E), starts = E / g;
+    for (int st = 0; st < starts; ++st) {
+      std::vector<int> ranks, doms;
+      for (int j = 0; j < k; ++j) {
+        const int r = ((st * g + j) % E) / per_rank;
+        if (std::find(ranks.begin(), ranks.end(), r) == ranks.end()) ranks.push_back(r);
+        if (std::find(doms.begin(), doms.end(), r / per) == doms.end()) doms.push_back(r / per);
+      }
+      touched_ranks += static_cast<double>(ranks.size()) / starts;
+      touched_domains += static_cast<double>(doms.size()) / starts;
+    }
+  } else {
+    // Random routing limited to M domains: the k experts are drawn from the M x E / domains experts
+    // of the chosen domains; a domain (a rank) is missed when all k come from the others.
+    const int M = std::min(job.moe.max_nodes_per_token, domains);
+    const double pool = double(M) * E / domains;
+    const auto miss = [&](double out_of) {  // C(pool - out_of, k) / C(pool, k)
+      double p = 1.0;
+      for (int j = 0; j < k; ++j) p *= std::max(pool - out_of - j, 0.0) / (pool - j);
+      return p;
+    };
+    touched_domains = M * (1.0 - miss(double(E) / domains));
+    touched_ranks = double(M) * per * (1.0 - miss(per_rank));
+  }
+  // The sender's own domain is one of the `domains` equally often; a GPU it reaches is the receiving
+  // peer (or the sender itself) once in `per`.
+  return {touched_ranks * (per - 1.0) / per, touched_domains * (domains - 1.0) / domains};
+}
+
 namespace {
 
 /// Collects terms; a term with no calls or no bytes is dropped.
@@ -46,6 +85,13 @@ class TermList {
   TermList(const StepShape& s, int domain, const ParallelSpec& par) : shape_(s), domain_(domain), par_(par) {}
 
   void add(const char* name, RankGroup g, Collective c, double message_bytes, double calls) {
+    add_placed(name, g, c, message_bytes, calls,
+               [&](const GroupPlacement& where) { return collective_bytes(c, message_bytes, where); });
+  }
+  /// A term whose bytes per tier `tiers(placement)` gives (a collective of its own pattern).
+  template <typename Tiers>
+  void add_placed(const char* name, RankGroup g, Collective c, double message_bytes, double calls,
+                  Tiers&& tiers) {
     if (calls <= 0.0 || message_bytes <= 0.0) return;
     NetworkTerm t;
     t.name = name;
@@ -55,7 +101,7 @@ class TermList {
     if (t.placement.size <= 1) return;
     t.message_bytes = message_bytes;
     t.calls_per_step = calls;
-    const TierBytes per_call = collective_bytes(c, message_bytes, t.placement);
+    const TierBytes per_call = tiers(t.placement);
     t.scale_up_bytes_per_token = calls * per_call.scale_up / shape_.tokens_per_gpu;
     t.scale_out_bytes_per_token = calls * per_call.scale_out / shape_.tokens_per_gpu;
     terms_.push_back(std::move(t));
@@ -154,9 +200,21 @@ void add_expert_parallel(TermList& out, const JobSpec& job, const StepShape& s) 
   // TP ranks) to top_k experts, combine brings them back; backward mirrors both. The busiest rank
   // receives `imbalance` times the mean.
   const double tokens = s.tokens_per_micro_batch / (double(par.cp) * par.tp);
-  const double bytes = tokens * m.hidden * m.top_k * job.precision.activation_bytes * job.moe.imbalance;
+  const double vector = m.hidden * job.precision.activation_bytes * job.moe.imbalance;
   const double calls = s.micro_batches * s.moe_layers_per_stage * 2.0 * comm_passes(job, s);
-  out.add("ep.all_to_all", RankGroup::ep, Collective::all_to_all, bytes, calls);
+  const bool merged = job.moe.max_nodes_per_token > 0 && job.moe.dispatcher != MoeDispatcher::low_latency;
+  if (!merged) {
+    out.add("ep.all_to_all", RankGroup::ep, Collective::all_to_all, tokens * vector * m.top_k, calls);
+    return;
+  }
+  // DeepEP's normal kernels (node-limited dispatch): a token crosses the fabric once per remote
+  // scale-up domain its experts are in and reaches each GPU holding them once, over NVLink from the
+  // rail peer (or from the sender, in its own domain), however many of that GPU's experts it picked.
+  out.add_placed("ep.dispatch_combine", RankGroup::ep, Collective::all_to_all, tokens * vector * m.top_k,
+                 calls, [&](const GroupPlacement& where) {
+                   const MergedCopies c = merged_copies(job, where);
+                   return TierBytes{tokens * vector * c.scale_up, tokens * vector * c.scale_out};
+                 });
 }
 
 void add_data_parallel(TermList& out, const JobSpec& job, const ParamShares& params, const StepShape& s) {

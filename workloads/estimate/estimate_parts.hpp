@@ -88,6 +88,17 @@ struct TierBytes {
 };
 TierBytes collective_bytes(Collective c, double bytes, const GroupPlacement& where);
 
+/// Hidden-vector copies per routed token that DeepEP's normal kernels move for a node-limited MoE
+/// dispatch (moe.max_nodes_per_token > 0) over an EP group placed as `where` (a scale-up domain as
+/// the node): one per GPU holding the token's experts over NVLink, except the receiving peer, and
+/// one per remote domain through the NIC. Round-robin routing is enumerated over its windows;
+/// random routing is limited to max_nodes_per_token domains and drawn without replacement.
+struct MergedCopies {
+  double scale_up = 0.0;
+  double scale_out = 0.0;
+};
+MergedCopies merged_copies(const JobSpec& job, const GroupPlacement& where);
+
 /// ceil() that ignores floating-point noise below 1e-9 relative, so that 1120.0000000000002 GPUs
 /// is 1120 and not 1121.
 int ceil_count(double x);

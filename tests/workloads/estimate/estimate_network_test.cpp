@@ -192,4 +192,37 @@ TEST_CASE("Pipeline, context-parallel and expert-parallel terms") {
     // Routed active: 2 experts x (2 x 1,024^2) x 4 layers = 16,777,216; x 2 FLOPs x 3 passes x 0.5.
     CHECK(e.flops.busiest_gpu - e.flops.hardware == 0.5 * 2.0 * 16'777'216.0 * 3.0);
   }
+  SECTION("ep 8 over two 4-GPU domains through DeepEP's node-limited dispatch") {
+    j.model.experts = 8;
+    j.model.top_k = 2;
+    j.model.expert_ffn = 1024;
+    j.cluster.gpus_per_node = 4;
+    j.cluster.nodes = 2;
+    j.cluster.nvlink_domain = 4;
+    j.parallel.tp = 1;
+    j.parallel.dp = 8;
+    j.parallel.ep = 8;
+    j.moe.max_nodes_per_token = 2;
+    // One expert per GPU. A token moves once per GPU holding its experts (2 of them) over NVLink
+    // unless that GPU is the sender or its rail peer (1 in 4): 2 x 3/4 = 1.5 copies; once per remote
+    // domain through the NIC. Random routing over both domains' 8 experts misses a domain (its 4)
+    // with C(4, 2) / C(8, 2) = 6/28: 2 x 22/28 = 11/7 domains, remote in 1 of 2: 11/14 copies.
+    // 64 calls x 4,096 tokens x 1,024 x 2 B / 16,384 tokens = 32,768 B per copy per token.
+    Estimate e = estimate(j);
+    CHECK_FALSE(has_term(e, "ep.all_to_all"));
+    const NetworkTerm& ep = term(e, "ep.dispatch_combine");
+    CHECK(ep.scale_up_bytes_per_token == Approx(32'768.0 * 1.5).epsilon(1e-12));
+    CHECK(ep.scale_out_bytes_per_token == Approx(32'768.0 * 11.0 / 14.0).epsilon(1e-12));
+    // AutoModel's round-robin gate: windows {0,1} {2,3} {4,5} {6,7}, each inside one domain:
+    // 1 domain (remote in 1 of 2: 0.5 copies) and 2 GPUs (1.5 copies) per token.
+    j.moe.routing = MoeRouting::round_robin;
+    e = estimate(j);
+    CHECK(term(e, "ep.dispatch_combine").scale_up_bytes_per_token == Approx(32'768.0 * 1.5).epsilon(1e-12));
+    CHECK(term(e, "ep.dispatch_combine").scale_out_bytes_per_token == Approx(16'384.0).epsilon(1e-12));
+    // DeepEP's low-latency kernels send every (token, expert) copy: the plain all-to-all's bytes.
+    j.moe.dispatcher = MoeDispatcher::low_latency;
+    e = estimate(j);
+    CHECK(term(e, "ep.all_to_all").scale_up_bytes_per_token == 24'576.0);
+    CHECK(term(e, "ep.all_to_all").scale_out_bytes_per_token == 32'768.0);
+  }
 }

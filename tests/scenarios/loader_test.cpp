@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "scenarios/data_dir.hpp"
 #include "scenarios/scenario.hpp"
 #include "scenarios/toml_reader.hpp"
 #include "scenarios/validation_suite.hpp"
@@ -404,4 +405,27 @@ micro_batch = 1
   const auto& b = graphs.report.ranks[0].memory;
   CHECK(a.activations.value() == Approx(b.activations.value()));
   CHECK(a.peak.value() == Approx(b.peak.value()));
+}
+
+TEST_CASE("every bundled example loads from the data directory the binary ships with") {
+  // The build's share/stepsim is laid out as an install: the examples there name the Hugging Face
+  // configs they read relative to themselves (../hf/...), which must be there too (stepsim bench
+  // loads them from this directory).
+  int count = 0;
+  for (const auto& e : fs::recursive_directory_iterator(stepsim::scen::data_dir() / "examples")) {
+    if (e.path().extension() != ".toml" || e.path().parent_path().filename() == "sweeps") continue;
+    if (e.path().stem().extension() == ".cluster") continue;  // names several scenarios
+    INFO(e.path().string());
+    stepsim::scen::LoadOptions options;
+    options.check_configuration = false;
+    CHECK_NOTHROW(load_scenario(e.path(), stepsim::test::builtin_catalog(), options));
+    ++count;
+  }
+  // As many as the source tree has: nothing left behind by the copy.
+  int source = 0;
+  for (const auto& e : fs::recursive_directory_iterator(kSource / "scenarios/examples"))
+    if (e.path().extension() == ".toml" && e.path().parent_path().filename() != "sweeps" &&
+        e.path().stem().extension() != ".cluster")
+      ++source;
+  CHECK(count == source);
 }

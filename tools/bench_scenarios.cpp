@@ -22,6 +22,7 @@ BenchResult bench_scenario_load() {
   struct Input {
     std::string name;
     std::string text;
+    fs::path dir;  ///< where the files a scenario names relative to itself (hf_config, catalog) are
   };
   std::vector<Input> inputs;
   for (const char* dir : {"examples", "validation"})
@@ -30,14 +31,14 @@ BenchResult bench_scenario_load() {
       std::string text = scen::read_text_file(e.path());
       // Validation cases stepsim does not simulate may be configurations it refuses.
       if (scen::not_simulated_reason(text, e.path().string()).empty())
-        inputs.push_back({e.path().string(), std::move(text)});
+        inputs.push_back({e.path().string(), std::move(text), e.path().parent_path()});
     }
   constexpr int kRounds = 200;
   t0 = std::chrono::steady_clock::now();
   std::size_t loaded = 0;
   for (int r = 0; r < kRounds; ++r)
     for (const auto& in : inputs)
-      loaded += scen::load_scenario_string(in.text, in.name, catalog).job.parallel.world() > 0;
+      loaded += scen::load_scenario_string(in.text, in.name, catalog, {}, in.dir).job.parallel.world() > 0;
   const double wall = seconds_since(t0);
   BenchResult res;
   res.name = "scenario_load";

@@ -93,17 +93,30 @@ int cmd_bench(Args args) {
   if (selected.empty())
     for (const BenchCase& c : bench_cases()) selected.push_back(&c);
   std::vector<BenchResult> results;
+  std::vector<std::string> failed;
   for (const BenchCase* c : selected) {
     std::fprintf(stderr, "running %s...\n", c->name);
-    BenchResult r = c->run();
-    if (r.peak_rss_bytes == 0.0) r.peak_rss_bytes = peak_rss_bytes();
-    results.push_back(std::move(r));
+    // A case that cannot run (a bundled scenario it loads broke) is reported, and the others
+    // still run: one broken case does not cost a long bench its figures.
+    try {
+      BenchResult r = c->run();
+      if (r.peak_rss_bytes == 0.0) r.peak_rss_bytes = peak_rss_bytes();
+      results.push_back(std::move(r));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "bench case %s failed: %s\n", c->name, e.what());
+      failed.push_back(c->name);
+    }
   }
   if (options.format == out::RenderFormat::json)
     print_json(results);
   else
     print_table(results);
-  return 0;
+  if (failed.empty()) return 0;
+  std::string names;
+  for (const std::string& n : failed) names += (names.empty() ? "" : ", ") + n;
+  // The cases are built in: one that fails is stepsim's fault, not the user's.
+  std::fprintf(stderr, "error: %zu bench case(s) failed: %s\n", failed.size(), names.c_str());
+  return 1;
 }
 
 }  // namespace stepsim::cli

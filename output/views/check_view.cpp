@@ -170,6 +170,10 @@ std::string layout_line(const scen::Scenario& s) {
     for (int r = 0; r < p.pp; ++r) out += (r > 0 ? ", " : " ") + std::to_string(p.stage_layers(r, layers));
     out += ")";
   }
+  if (p.pp > 1 && p.pp_p2p != work::P2pMode::overlapped)
+    out += p.pp_p2p == work::P2pMode::lockstep
+               ? ", pipeline sends in lock step (torch.distributed.pipelining up to 2.8)"
+               : ", blocking pipeline sends";
   if (p.sequence_parallel) out += ", sequence parallel";
   out += ", ZeRO " + std::to_string(p.zero_stage);
   return out;

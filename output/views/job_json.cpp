@@ -90,6 +90,7 @@ json parallel_json(const work::ParallelSpec& p) {
               {"sequence_parallel", p.sequence_parallel},
               {"zero_stage", p.zero_stage},
               {"schedule", work::name(p.schedule)},
+              {"pp_p2p", work::name(p.pp_p2p)},
               {"order", order},
               {"dp_bucket_bytes", p.dp_bucket_bytes},
               {"dp_overlap", p.dp_overlap},

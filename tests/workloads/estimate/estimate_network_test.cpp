@@ -128,6 +128,18 @@ TEST_CASE("DP across nodes goes through the NIC, a split group uses both tiers")
 
 TEST_CASE("Pipeline, context-parallel and expert-parallel terms") {
   JobSpec j = test::tiny_training();
+  // 8 experts of 1,024, top-2, EP 8 over two 4-GPU domains (one expert per GPU).
+  const auto ep8_over_two_domains = [&j] {
+    j.model.experts = 8;
+    j.model.top_k = 2;
+    j.model.expert_ffn = 1024;
+    j.cluster.gpus_per_node = 4;
+    j.cluster.nodes = 2;
+    j.cluster.nvlink_domain = 4;
+    j.parallel.tp = 1;
+    j.parallel.dp = 8;
+    j.parallel.ep = 8;
+  };
   SECTION("pp 2: activations forward and gradients backward, 1/tp of the tensor per rank") {
     j.parallel.pp = 2;
     j.parallel.dp = 2;
@@ -167,15 +179,7 @@ TEST_CASE("Pipeline, context-parallel and expert-parallel terms") {
     CHECK(a2a.scale_up_bytes_per_token == 32'768.0);
   }
   SECTION("ep 8 over two 4-GPU domains: dispatch + combine, forward + backward") {
-    j.model.experts = 8;
-    j.model.top_k = 2;
-    j.model.expert_ffn = 1024;
-    j.cluster.gpus_per_node = 4;
-    j.cluster.nodes = 2;
-    j.cluster.nvlink_domain = 4;
-    j.parallel.tp = 1;
-    j.parallel.dp = 8;
-    j.parallel.ep = 8;
+    ep8_over_two_domains();
     Estimate e = estimate(j);
     // m = 64 / (8 x 2) = 4; per call 4,096 tokens x 1,024 x top-2 x 2 B = 16,777,216 B; calls
     // 4 x 4 MoE layers x 2 x 2 = 64. Of 8 peers 3 share the domain, 4 do not:
@@ -193,15 +197,7 @@ TEST_CASE("Pipeline, context-parallel and expert-parallel terms") {
     CHECK(e.flops.busiest_gpu - e.flops.hardware == 0.5 * 2.0 * 16'777'216.0 * 3.0);
   }
   SECTION("ep 8 over two 4-GPU domains through DeepEP's node-limited dispatch") {
-    j.model.experts = 8;
-    j.model.top_k = 2;
-    j.model.expert_ffn = 1024;
-    j.cluster.gpus_per_node = 4;
-    j.cluster.nodes = 2;
-    j.cluster.nvlink_domain = 4;
-    j.parallel.tp = 1;
-    j.parallel.dp = 8;
-    j.parallel.ep = 8;
+    ep8_over_two_domains();
     j.moe.max_nodes_per_token = 2;
     // One expert per GPU. A token moves once per GPU holding its experts (2 of them) over NVLink
     // unless that GPU is the sender or its rail peer (1 in 4): 2 x 3/4 = 1.5 copies; once per remote

@@ -130,12 +130,6 @@ void read_sliding_window_switch(Fields& f, ModelSpec& m) {
                         [first](int i) { return i >= first; });
 }
 
-void note_qk_norm(const ModelSpec& m, Mapped& out) {
-  const int head_dim = m.head_dim > 0 ? m.head_dim : m.hidden / m.heads;
-  out.notes.push_back("the query and key norms (" + with_commas(2.0 * head_dim * m.attention_layers()) +
-                      " weights) are not modelled");
-}
-
 void read_llama(Fields& f, Mapped& out) {
   read_decoder(f, out.model, false);
   out.model.ffn = f.dim("intermediate_size", "the MLP width");
@@ -174,7 +168,7 @@ void read_qwen3(Fields& f, Mapped& out) {
   m.ffn = f.dim("intermediate_size", "the MLP width");
   read_llama_biases(f, m);
   read_sliding_window_switch(f, m);
-  note_qk_norm(m, out);
+  m.qk_norm = true;  // Qwen3Attention's q_norm and k_norm
 }
 
 /// Layers listed by index (0-based) as one 0/1 per layer, or empty when every layer is MoE.
@@ -296,7 +290,7 @@ void read_gemma3(Fields& top, Mapped& out) {
     m.ffn = f.dim("intermediate_size", "the MLP width");
     read_llama_biases(f, m);
     note_sandwich_norms(m, out);
-    note_qk_norm(m, out);
+    m.qk_norm = true;  // Gemma3Attention's q_norm and k_norm
     // Gemma3TextConfig: window 4096, sliding_window_pattern 6: layer i slides unless (i + 1) is a
     // multiple of the pattern.
     int pattern = f.count("sliding_window_pattern", 6);
@@ -601,7 +595,7 @@ void read_qwen3_next(Fields& f, Mapped& out) {
       "each of the " + std::to_string(decoder_layers) +
       " decoder layers is two hybrid layers here: its mixer (G: Gated DeltaNet, *: gated attention) "
       "and its FFN (E: experts, -: MLP)");
-  note_qk_norm(m, out);
+  m.qk_norm = true;  // Qwen3NextAttention's q_norm and k_norm
 }
 
 /// Qwen3.5 (dense and MoE): Qwen3-Next's layers under the vision-language wrapper's text_config, or

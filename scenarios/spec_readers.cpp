@@ -560,6 +560,7 @@ void read_model_fields(TableReader& r, work::ModelSpec& m, FieldSet set) {
   if (auto mamba = r.table("mamba")) read_mamba(*mamba, m.mamba);
   if (auto gdn = r.table("gated_delta")) read_gated_delta(*gdn, m.gated_delta);
   r.read("attention_output_gate", m.attention_output_gate);
+  r.read("qk_norm", m.qk_norm);
   if (set == FieldSet::catalog) {
     r.read("published_params", m.published_params, kNonNegative);
     r.read("published_active_params", m.published_active_params, kNonNegative);
@@ -569,6 +570,9 @@ void read_model_fields(TableReader& r, work::ModelSpec& m, FieldSet set) {
 
 void finalize_model(work::ModelSpec& m, const TableReader& r) {
   check_hybrid(m, r);
+  if (m.qk_norm && m.attention == work::AttentionKind::mla)
+    r.fail("qk_norm", "norms query and key heads of standard attention, but attention = \"mla\"",
+           "MLA norms its latents instead (q_lora and kv_lora, always modelled); remove qk_norm");
   if (m.layers < 1) missing(r, "layers", "number of transformer layers");
   if (m.hidden < 1) missing(r, "hidden", "model width d_model");
   if (m.heads < 1) missing(r, "heads", "attention heads");

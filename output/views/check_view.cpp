@@ -54,6 +54,7 @@ std::string model_line(const scen::Scenario& s) {
     out += "; ";
   }
   if (m.attention_output_gate) out += "gated attention output; ";
+  if (m.qk_norm) out += "query and key norms; ";
   if (m.has_local_attention())
     out +=
         std::string(m.window_kind == work::AttentionWindowKind::sliding ? "sliding window " : "chunks of ") +

@@ -155,6 +155,9 @@ struct ModelSpec {
   /// Attention with a sigmoid output gate (Qwen3-Next, Qwen3.5: attn_output_gate): the query
   /// projection also makes a gate of the attention output's width, multiplied in before o_proj.
   bool attention_output_gate = false;
+  /// Per-head norms of the queries and keys before RoPE (Qwen3, Qwen3-MoE, Qwen3-Next, Gemma 3;
+  /// Megatron-Core's qk_layernorm): a norm of head_dim weights over every query and every key head.
+  bool qk_norm = false;
   double published_params = 0.0;  ///< total parameters as published (for the catalog test)
   double published_active_params = 0.0;  ///< MoE: activated parameters per token as published
   /// Relative agreement the catalog test demands between computed and published counts: 0.01

@@ -19,6 +19,7 @@ double standard_attention(const ModelSpec& m) {
   double p = h * q + 2.0 * h * kv + q * h;  // W_Q, W_K, W_V, W_O
   if (m.linear_bias) p += q + 2.0 * kv + h;
   if (m.attention_output_gate) p += h * q + (m.linear_bias ? q : 0.0);  // the gate's half of q_proj
+  if (m.qk_norm) p += 2.0 * norm_params(m, m.head_dim);                 // q_norm and k_norm
   return p;
 }
 

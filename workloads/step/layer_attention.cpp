@@ -46,6 +46,7 @@ Handle DenseLayer::attention_forward(OpSink& sink, OpSink::Deps input) const {
   Handle h = sink.kernel_after("ln1", elementwise(d_, Tn * d_.h * norm_forward_bytes(d_), 8 * Tn * d_.h),
                                input.span());
   h = projections_forward(sink, h);
+  h = qk_norm_forward(sink, h);
   h = rope(sink, h, "");
   if (d_.phase != WorkloadKind::train) h = write_kv_cache(sink, h);
   h = d_.phase == WorkloadKind::decode ? decode_core(sink, h) : attention_core_forward(sink, h);
@@ -87,6 +88,24 @@ Handle DenseLayer::mla_projections_forward(OpSink& sink, Handle input) const {
   if (d_.phase == WorkloadKind::decode) return h;
   return linear_forward(sink, d_, "kv_up", T, hl * (m.qk_nope_head_dim + m.v_head_dim), r, h,
                         QuantOperand::norm_output);
+}
+
+double DenseLayer::qk_norm_elements() const {
+  return d_.qk_norm ? d_.tokens * (d_.q_dim + d_.kv_dim) / d_.tp : 0.0;
+}
+
+Handle DenseLayer::qk_norm_forward(OpSink& sink, Handle ready) const {
+  // Qwen3's q_norm and k_norm (Megatron-Core's qk_layernorm): each query and key head normed over
+  // its head_dim before RoPE, one kernel over both (reads them, writes them, as the layer norm).
+  const double n = qk_norm_elements();
+  if (n <= 0.0) return ready;
+  return sink.kernel("qk_norm", elementwise(d_, n * norm_forward_bytes(d_), 8 * n), ready);
+}
+
+Handle DenseLayer::qk_norm_backward(OpSink& sink, Handle grad) const {
+  const double n = qk_norm_elements();
+  if (n <= 0.0) return grad;
+  return sink.kernel("qk_norm.bwd", elementwise(d_, n * norm_backward_bytes(d_, false), 10 * n), grad);
 }
 
 Handle DenseLayer::rope(OpSink& sink, Handle ready, std::string_view suffix) const {
@@ -324,7 +343,7 @@ Handle DenseLayer::attention_backward(OpSink& sink, OpSink::Deps grad, Recompute
   // "layernorm" recompute must first regenerate the norm output.
   Handle gathered = rc.layernorm ? Handle{} : sp_gather_linear_input(sink, d_, "tp.ag_ln1_wgrad", h);
   // The rotation's and the assembly's backward: the same bytes on the gradients.
-  h = projections_backward(sink, rope(sink, h, ".bwd"));
+  h = projections_backward(sink, qk_norm_backward(sink, rope(sink, h, ".bwd")));
   if (rc.layernorm)
     h = sink.kernel("ln1.recompute", elementwise(d_, Tn * d_.h * norm_forward_bytes(d_), 8 * Tn * d_.h), h);
   if (rc.layernorm) gathered = sp_gather_linear_input(sink, d_, "tp.ag_ln1_wgrad", h);
@@ -389,6 +408,8 @@ double DenseLayer::attention_stored_bytes(Recompute recompute) const {
   // for its backward, and the output projection's quantised copy of it in low precision.
   double split = E * T * (d_.mla && rc.mla_up_proj ? 0.0 : qkv_width()) / t +
                  (d_.attention == AttentionImpl::flash && copy ? E + Q : E) * T * d_.o_dim / t;
+  // The query and key norms keep their inputs (the projections' outputs before the norm).
+  split += E * qk_norm_elements();
   // MLA also keeps its latents: the query latent before (for its norm) and after its norm (the up
   // projection's input), the KV latent + RoPE key (for the norm and RoPE) and the normed latent
   // (the KV up projection's input); duplicated on every TP rank.
@@ -415,6 +436,7 @@ double DenseLayer::attention_params_per_rank() const {
   double p = norm * d_.h + d_.o_dim / t * d_.h;  // input norm, output projection
   if (!d_.mla) {
     p += d_.h * qkv_width() / t;
+    if (d_.qk_norm) p += 2.0 * norm * d_.head_dim;  // q_norm and k_norm, whole on every TP rank
     if (d_.linear_bias) p += qkv_width() / t + d_.h;
     return p;
   }

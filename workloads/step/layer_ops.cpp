@@ -58,6 +58,8 @@ LayerDims layer_dims(const JobSpec& job, double micro_batch) {
   d.mamba = m.mamba;
   d.gated_delta = m.gated_delta;
   d.attention_output_gate = m.attention_output_gate;
+  d.qk_norm = m.qk_norm && m.attention != AttentionKind::mla;
+  d.head_dim = m.head_dim;
   d.act_bytes = job.precision.activation_bytes;
   d.act_input_bytes = job.precision.activation_fp8_input_store && d.phase == WorkloadKind::train
                           ? std::min(1.0, d.act_bytes)

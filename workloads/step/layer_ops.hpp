@@ -41,6 +41,8 @@ struct LayerDims {
   MambaDims mamba;             ///< a hybrid model's Mamba-2 mixers (whole-layer figures)
   GatedDeltaDims gated_delta;  ///< a hybrid model's Gated DeltaNet mixers (whole-layer figures)
   bool attention_output_gate = false;  ///< ModelSpec::attention_output_gate
+  bool qk_norm = false;                ///< ModelSpec::qk_norm
+  double head_dim = 0.0;               ///< ModelSpec::head_dim (the QK norms' width)
   double act_bytes = 2;        ///< bytes per activation element
   double act_input_bytes = 2;  ///< bytes per element the activation function keeps of its input
   double param_bytes = 2;      ///< bytes per weight
@@ -202,6 +204,10 @@ class DenseLayer {
   /// keys, and MLA's assembly of each head's query and key from its no-position and rotary parts;
   /// `suffix` names the pass (".bwd", ".recompute").
   OpSink::Handle rope(OpSink& sink, OpSink::Handle ready, std::string_view suffix) const;
+  /// Query and key elements the per-head QK norms cover per rank (0 without them).
+  double qk_norm_elements() const;
+  OpSink::Handle qk_norm_forward(OpSink& sink, OpSink::Handle ready) const;
+  OpSink::Handle qk_norm_backward(OpSink& sink, OpSink::Handle grad) const;
   /// Decode: one query per sequence against the cache (MLA: absorbed into the latent space).
   OpSink::Handle decode_core(OpSink& sink, OpSink::Handle qkv) const;
   /// Prefill and decode: the new tokens' keys and values (or MLA latents) into the cache.

@@ -291,6 +291,44 @@ TEST_CASE("training rotates queries and keys in kernels of their own, serving do
   CHECK(bytes_of(served, "rope") == 0.0);
 }
 
+TEST_CASE("Qwen3's query and key norms: one kernel over every head, its weights and saved input") {
+  using namespace layer_ops_rows;
+  using rope_rows::bytes_of;
+  // Qwen3-8B-shaped attention (32 query heads, 8 key-value heads of 128, h 4,096, RMSNorm) at TP 2,
+  // b = 4 sequences of 2,048 tokens, 16-bit: the norms cover (4,096 + 1,024) / 2 = 2,560 query and
+  // key elements per token and rank, 8,192 x 2,560 = 20,971,520 elements. Forward: read and write
+  // each, 2 x 2 B = 4 B an element, 83,886,080 B; backward: read x and dy, write dx, 6 B an element,
+  // 125,829,120 B. Their inputs stay for the backward: 2 B an element, 41,943,040 B more per layer.
+  // Weights: q_norm and k_norm of 128 each, whole on every TP rank: 256 more.
+  JobSpec j = gpt_1_7b(2, false, AttentionImpl::flash);
+  j.model.hidden = 4096;
+  j.model.heads = 32;
+  j.model.kv_heads = 8;
+  j.model.head_dim = 128;
+  j.model.ffn = 12288;
+  j.model.activation = Activation::swiglu;
+  j.model.norm = NormKind::rmsnorm;
+  j.model.linear_bias = false;
+  j.model.dropout = false;
+  const DenseLayer plain(layer_dims(j, b));
+  j.model.qk_norm = true;
+  const DenseLayer normed(layer_dims(j, b));
+  const double elements = (b * s) * (4096.0 + 1024.0) / 2;
+  CountingSink fwd, bwd;
+  normed.forward(fwd, {});
+  normed.backward(bwd, {}, Recompute::none);
+  CHECK(elements == 20'971'520.0);
+  CHECK(bytes_of(fwd, "qk_norm") == Approx(4.0 * elements).epsilon(1e-12));
+  CHECK(bytes_of(bwd, "qk_norm.bwd") == Approx(6.0 * elements).epsilon(1e-12));
+  CHECK(normed.stored_activation_bytes(Recompute::none) - plain.stored_activation_bytes(Recompute::none) ==
+        Approx(2.0 * elements).epsilon(1e-12));
+  CHECK(normed.params_per_rank() - plain.params_per_rank() == 256.0);
+  // Without them, no such kernels.
+  CountingSink none;
+  plain.forward(none, {});
+  CHECK(bytes_of(none, "qk_norm") == 0.0);
+}
+
 TEST_CASE("MLA rotates its rotary parts and assembles each head's query and key") {
   using rope_rows::bytes_of;
   // DeepSeek-V3 at TP 1, one 4,096-token micro-batch: 128 heads of 128 no-position + 64 rotary dims.

@@ -163,33 +163,56 @@ GradReductions TrainStepBuilder::reduce_buckets(RankSink& sink, int sim_rank, st
   return out;
 }
 
-void TrainStepBuilder::gradients_and_optimizer(RankSink& sink, int sim_rank) {
-  const auto& par = job_.parallel;
-  const auto& prec = job_.precision;
-  std::vector<GradSource> dense, experts;
-  RankParams params;
+TrainStepBuilder::GradSources TrainStepBuilder::bucketed_sources(int sim_rank) const {
+  GradSources out;
   for (const auto& [layer, src] : grads_[static_cast<std::size_t>(sim_rank)]) {
-    params.dense += src.params;
-    params.experts += src.expert_params;
-    if (src.layer) params.layer_dense += src.params;
-    if (src.layer) params.linear += src.params + src.expert_params;
+    out.params.dense += src.params;
+    out.params.experts += src.expert_params;
+    if (src.layer) out.params.layer_dense += src.params;
+    if (src.layer) out.params.linear += src.params + src.expert_params;
     // ZeRO-3 reduced the layers' gradients after each micro-batch; only the embedding and the head,
     // kept whole, still need a reduction here.
     if (zero3_ && src.layer) continue;
-    dense.push_back(src);
-    if (src.expert_params > 0.0) experts.push_back({src.ready, src.expert_params, 0.0, src.layer});
+    out.dense.push_back(src);
+    if (src.expert_params > 0.0) out.experts.push_back({src.ready, src.expert_params, 0.0, src.layer});
   }
-  sink.set_plain_context(Pass::optimizer);
-  // Dense buckets first, then the experts' (numbered after them).
-  GradReductions grads = reduce_buckets(sink, sim_rank, dense, CommScope::dense, 0);
+  return out;
+}
+
+GradReductions TrainStepBuilder::reduce_all_buckets(RankSink& sink, int sim_rank,
+                                                    const GradSources& sources) {
+  GradReductions grads = reduce_buckets(sink, sim_rank, sources.dense, CommScope::dense, 0);
   const GradReductions expert_grads =
-      reduce_buckets(sink, sim_rank, experts, CommScope::expert, grads.buckets.size());
+      reduce_buckets(sink, sim_rank, sources.experts, CommScope::expert, grads.buckets.size());
   grads.reduced.insert(grads.reduced.end(), expert_grads.reduced.begin(), expert_grads.reduced.end());
   grads.buckets.insert(grads.buckets.end(), expert_grads.buckets.begin(), expert_grads.buckets.end());
+  return grads;
+}
+
+void TrainStepBuilder::end_schedule(RankSink& sink, int sim_rank) {
+  // torch.distributed.pipelining's stage, at each chunk's last backward of a schedule.step():
+  // FSDP's post-backward (reduce-scatter, reshard) or DDP's all-reduce runs whatever the training
+  // loop accumulates, so every call reduces what it computed; ZeRO-3 reduced its layers already.
+  sink.set_plain_context(Pass::backward);
+  const GradReductions grads = reduce_all_buckets(sink, sim_rank, bucketed_sources(sim_rank));
+  auto& done = schedule_reductions_[static_cast<std::size_t>(sim_rank)];
+  done.insert(done.end(), grads.reduced.begin(), grads.reduced.end());
+  // Resharded after the backward, the weights are gathered again for the next call's forwards.
+  if (job_.parallel.overlap_param_gather) issue_param_gathers(sink, sim_rank);
+}
+
+void TrainStepBuilder::gradients_and_optimizer(RankSink& sink, int sim_rank) {
+  const auto& par = job_.parallel;
+  const auto& prec = job_.precision;
+  const GradSources sources = bucketed_sources(sim_rank);
+  sink.set_plain_context(Pass::optimizer);
+  GradReductions grads = reduce_all_buckets(sink, sim_rank, sources);
+  const auto& earlier = schedule_reductions_[static_cast<std::size_t>(sim_rank)];
+  grads.reduced.insert(grads.reduced.begin(), earlier.begin(), earlier.end());
   if (grads.reduced.empty()) grads.reduced.push_back(last_op_[static_cast<std::size_t>(sim_rank)]);
   const bool zero = par.zero_stage >= 1;
   const Handle updated =
-      emit_optimizer(sink, dims_, prec, train_optimizer_shard(job_, params), grads.reduced);
+      emit_optimizer(sink, dims_, prec, train_optimizer_shard(job_, sources.params), grads.reduced);
   // Overlapped, the gathers ran at the start of the step (issue_param_gathers): in a steady state
   // this step's updated weights are gathered under the next step's forward.
   if (!zero || par.overlap_param_gather) return;

@@ -47,6 +47,7 @@ TrainStepBuilder::TrainStepBuilder(const JobSpec& job, CommPlanner& planner, Ran
   mtp_loss_.resize(n);
   grads_.resize(n);
   last_op_.resize(n);
+  schedule_reductions_.resize(n);
   param_gathers_.resize(n);
   kept_weights_.resize(n);
   pending_grads_.resize(n);
@@ -320,13 +321,17 @@ void TrainStepBuilder::build_rank(int sim_rank) {
   step_index_ = 0;
   if (job_.parallel.overlap_param_gather) issue_param_gathers(sink, sim_rank);
   const auto& order = schedule_[static_cast<std::size_t>(stage)];
+  // torch.distributed.pipelining's schedule.step() calls (local_batch): each ends with its own
+  // gradient reduction (end_schedule) unless the step has one.
+  const std::size_t per_schedule = order.size() / static_cast<std::size_t>(job_.pipeline_flushes());
   for (std::size_t i = 0; i < order.size(); ++i) {
+    if (i > 0 && i % per_schedule == 0) end_schedule(sink, sim_rank);
     const PipeStep& step = order[i];
     const sim::OpId first = next_id();
     // Steady state: a backward and the forward after it (of a later micro-batch, independent of it
     // on every stage, the last one included) become one pair. DualPipe names its pairs: a forward
     // and the backward after it (of the other direction).
-    const bool pair = i + 1 < order.size() &&
+    const bool pair = i + 1 < order.size() && (i + 1) % per_schedule != 0 &&
                       (is_dualpipe(kind_) ? step.pair_with_next
                                           : job_.parallel.ep_overlap && step.kind == Kind::backward &&
                                                 order[i + 1].kind == Kind::forward);

@@ -123,6 +123,19 @@ class TrainStepBuilder {
   /// DualPipe's W chunk: runs the weight gradients the oldest deferred backward left.
   void weight_step(RankSink& sink, int sim_rank);
   void gradients_and_optimizer(RankSink& sink, int sim_rank);
+  /// The dense and expert gradient sources recorded so far that the step's bucketed reductions
+  /// carry (ZeRO-3 reduced the layers' own per micro-batch), and what they hold in all.
+  struct GradSources {
+    std::vector<GradSource> dense, experts;
+    RankParams params;
+  };
+  GradSources bucketed_sources(int sim_rank) const;
+  /// Both bucketed reductions, the dense buckets first, then the experts' (numbered after them).
+  GradReductions reduce_all_buckets(RankSink& sink, int sim_rank, const GradSources& sources);
+  /// torch.distributed.pipelining, between two schedule.step() calls of one step (local_batch):
+  /// each call ends by reducing the gradients of its chunks (the stage's last backward) and
+  /// resharding the weights, so the next call gathers them again.
+  void end_schedule(RankSink& sink, int sim_rank);
   /// The last virtual stage after its layers: the loss, then each multi-token-prediction module
   /// (glue, layer, the shared head's second loss). Returns the activation bytes they keep.
   double heads_forward(RankSink& sink, int sim_rank, int microbatch, Handle h);
@@ -218,6 +231,8 @@ class TrainStepBuilder {
   std::vector<std::map<int, std::vector<Handle>>> mtp_loss_;  // per sim rank: micro-batch -> MTP losses
   std::vector<std::map<GradKey, GradSource>> grads_;          // per sim rank, in GradKey order
   std::vector<Handle> last_op_;  // per sim rank
+  /// Per sim rank: the gradient reductions of schedules before the last (end_schedule).
+  std::vector<std::vector<Handle>> schedule_reductions_;
   bool zero3_ = false;
   PipelineSchedule kind_ = PipelineSchedule::one_f_one_b;  ///< the schedule the step runs
   Handle pair_gate_;  ///< DualPipe: the gate of the pair being built, where both halves' data enter

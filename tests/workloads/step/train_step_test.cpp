@@ -537,3 +537,38 @@ TEST_CASE("lock-step pipelining puts every exchange of the torch table on the cr
   CHECK(simulate(job, planner, RankMode::all).report.step_time_s ==
         Approx(simulate(job, planner).report.step_time_s).epsilon(1e-12));
 }
+
+TEST_CASE("torch.distributed.pipelining reduces and regathers the weights at every schedule.step()") {
+  // pp 2, dp 2, ZeRO-2 with the gather under the forward (FSDP2 under pipelining), 4 micro-batches
+  // per pipeline as one schedule or as two (local_batch = 2 x micro_batch). Each schedule.step()
+  // ends with its chunks' gradient reduction and reshards, so two schedules reduce every gradient
+  // twice (the same buckets: twice the reduce-scatters and their bytes) and gather every layer's
+  // weights twice (4 layers per stage: 4 gathers, then 8).
+  JobSpec job = small_job(1, 2, 2, 4);
+  job.parallel.zero_stage = 2;
+  job.parallel.overlap_param_gather = true;
+  // Data-parallel transfers take 1 us per MB: their durations sum their bytes.
+  const auto count = [](const Simulated& s, std::string_view what, double* megabytes) {
+    int n = 0;
+    for (sim::OpId op = 0; op < s.plan.graph.op_count(); ++op) {
+      const auto& info = s.plan.info[op];
+      if (info.rank != 0 || s.plan.graph.label(op).find(what) == std::string_view::npos) continue;
+      ++n;
+      if (megabytes) *megabytes += to_seconds(s.run.ops[op].end - s.run.ops[op].start) * 1e6;
+    }
+    return n;
+  };
+  auto planner = FixedCostPlanner(
+      [](const CommRequest& r) { return r.dim == ParallelDim::dp ? from_us(r.bytes * 1e-6) : Time::zero(); });
+  const auto one = simulate(job, planner);
+  job.workload.local_batch = 2 * job.workload.micro_batch;
+  REQUIRE(job.pipeline_flushes() == 2);
+  const auto two = simulate(job, planner);
+  double one_bytes = 0.0, two_bytes = 0.0;
+  const int reductions = count(one, "dp.grad_reduce_scatter", &one_bytes);
+  REQUIRE(reductions > 0);
+  CHECK(count(two, "dp.grad_reduce_scatter", &two_bytes) == 2 * reductions);
+  CHECK(two_bytes == Approx(2.0 * one_bytes).epsilon(1e-12));
+  CHECK(count(one, "dp.param_allgather", nullptr) == 4);
+  CHECK(count(two, "dp.param_allgather", nullptr) == 8);
+}

@@ -253,18 +253,13 @@ void read_deepseek(Fields& f, Mapped& out) {
 }
 
 /// Gemma 2 and 3 put a norm after attention and after the MLP as well as before each.
-void note_sandwich_norms(const ModelSpec& m, Mapped& out) {
-  out.notes.push_back("Gemma's norms after attention and after the MLP (" +
-                      with_commas(2.0 * m.hidden * m.layers) + " weights) are not modelled");
-}
-
 void read_gemma2(Fields& f, Mapped& out) {
   ModelSpec& m = out.model;
   read_decoder(f, m, true);
   if (m.head_dim == 0) m.head_dim = 256;  // Gemma2Config's default
   m.ffn = f.dim("intermediate_size", "the MLP width");
   read_llama_biases(f, m);
-  note_sandwich_norms(m, out);
+  m.sandwich_norms = true;  // post_attention_layernorm, post_feedforward_layernorm
   // Gemma2Config: window 4096; layer i slides when (i + 1) is odd, so every second layer is global.
   read_attention_window(f, m, "sliding_window", work::AttentionWindowKind::sliding, 4096,
                         [](int i) { return (i + 1) % 2 != 0; });
@@ -289,8 +284,8 @@ void read_gemma3(Fields& top, Mapped& out) {
     read_decoder(f, m, true);
     m.ffn = f.dim("intermediate_size", "the MLP width");
     read_llama_biases(f, m);
-    note_sandwich_norms(m, out);
-    m.qk_norm = true;  // Gemma3Attention's q_norm and k_norm
+    m.sandwich_norms = true;  // post_attention_layernorm, post_feedforward_layernorm
+    m.qk_norm = true;         // Gemma3Attention's q_norm and k_norm
     // Gemma3TextConfig: window 4096, sliding_window_pattern 6: layer i slides unless (i + 1) is a
     // multiple of the pattern.
     int pattern = f.count("sliding_window_pattern", 6);

@@ -55,6 +55,7 @@ std::string attention_window_toml(const work::ModelSpec& m) {
 std::string hybrid_toml(const work::ModelSpec& m) {
   std::string out = m.attention_output_gate ? "attention_output_gate = true\n" : "";
   if (m.qk_norm) out += "qk_norm = true\n";
+  if (m.sandwich_norms) out += "sandwich_norms = true\n";
   if (!m.is_hybrid()) return out;
   out += "hybrid_layers = " + toml_string(work::hybrid_pattern(m)) +
          "  # M Mamba-2, * attention, - MLP, E MoE, G Gated DeltaNet\n";

@@ -561,6 +561,7 @@ void read_model_fields(TableReader& r, work::ModelSpec& m, FieldSet set) {
   if (auto gdn = r.table("gated_delta")) read_gated_delta(*gdn, m.gated_delta);
   r.read("attention_output_gate", m.attention_output_gate);
   r.read("qk_norm", m.qk_norm);
+  r.read("sandwich_norms", m.sandwich_norms);
   if (set == FieldSet::catalog) {
     r.read("published_params", m.published_params, kNonNegative);
     r.read("published_active_params", m.published_active_params, kNonNegative);
@@ -573,6 +574,14 @@ void finalize_model(work::ModelSpec& m, const TableReader& r) {
   if (m.qk_norm && m.attention == work::AttentionKind::mla)
     r.fail("qk_norm", "norms query and key heads of standard attention, but attention = \"mla\"",
            "MLA norms its latents instead (q_lora and kv_lora, always modelled); remove qk_norm");
+  if (m.sandwich_norms && (m.experts > 0 || m.parallel_block || !m.hybrid_layers.empty()))
+    r.fail("sandwich_norms",
+           std::string("norms the attention and MLP outputs of a plain transformer layer (Gemma 2 and 3), "
+                       "but the model has ") +
+               (m.experts > 0      ? "experts"
+                : m.parallel_block ? "a parallel block"
+                                   : "hybrid layers"),
+           "remove sandwich_norms: those layers are not modelled with it");
   if (m.layers < 1) missing(r, "layers", "number of transformer layers");
   if (m.hidden < 1) missing(r, "hidden", "model width d_model");
   if (m.heads < 1) missing(r, "heads", "attention heads");

@@ -55,6 +55,7 @@ std::string model_line(const scen::Scenario& s) {
   }
   if (m.attention_output_gate) out += "gated attention output; ";
   if (m.qk_norm) out += "query and key norms; ";
+  if (m.sandwich_norms) out += "norms after attention and MLP; ";
   if (m.has_local_attention())
     out +=
         std::string(m.window_kind == work::AttentionWindowKind::sliding ? "sliding window " : "chunks of ") +

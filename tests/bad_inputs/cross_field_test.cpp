@@ -149,6 +149,8 @@ std::vector<Rule> rules() {
        with(with(kDense, "pp = 2", "pp = 2\nvirtual_stages = 2"), "micro_batch = 1",
             "micro_batch = 1\nlocal_batch = 1"),
        ":17:18: parallelism.virtual_stages:", "local_batch / micro_batch = 1 / 1 = 1"},
+      {"Gemma's output norms on an MoE model", with(kMoe, "[model]", "[model]\nsandwich_norms = true"),
+       ":2:18: model.sandwich_norms:", "but the model has experts"},
       {"query and key norms on latent attention",
        with(kDense, "preset = \"llama-3.1-8b\"", "preset = \"deepseek-v3\"\nqk_norm = true"),
        ":3:11: model.qk_norm:", "norms query and key heads of standard attention, but attention = \"mla\""},

@@ -88,8 +88,8 @@ const std::vector<Published> kPublished = {
     // nvidia/Nemotron-H-8B-Base-8K: the Nemotron-H paper's "8B" (whole billions; computed 8.10B), hence 2%.
     {"Nemotron-H-8B-Base-8K.json", 8e9, 0.0, 0.02},
     // Qwen/Qwen3-Next-80B-A3B-Instruct: the checkpoint's 79,674,391,296 weights, 3,874,929,408 less
-    // the inactive experts (computed 79,674,286,848 and 3,874,824,960: the q/k norms and the shared
-    // expert's gate are not modelled).
+    // the inactive experts (computed 79,674,292,992 and 3,874,831,104: the shared expert's gate is
+    // not modelled).
     {"Qwen3-Next-80B-A3B-Instruct.json", 79'674'391'296.0, 3'874'929'408.0},
 };
 
@@ -108,6 +108,8 @@ void check_same_model(const ModelSpec& a, const ModelSpec& b) {
   CHECK(a.linear_bias == b.linear_bias);
   CHECK(a.tied_embeddings == b.tied_embeddings);
   CHECK(a.dropout == b.dropout);
+  CHECK(a.qk_norm == b.qk_norm);
+  CHECK(a.sandwich_norms == b.sandwich_norms);
   CHECK(a.parallel_block == b.parallel_block);
   CHECK(a.attention == b.attention);
   CHECK(a.mla.q_lora_rank == b.mla.q_lora_rank);
@@ -188,6 +190,8 @@ TEST_CASE("the architectures map to stepsim's model structure") {
   CHECK(qn.shared_experts == 1);
   const ModelSpec gemma = load_config("gemma-3-12b-pt.json").job.model;
   CHECK(gemma.head_dim == 256);  // not hidden / heads = 240
+  CHECK(gemma.qk_norm);          // Gemma3Attention's q_norm and k_norm
+  CHECK(gemma.sandwich_norms);   // post_attention_layernorm, post_feedforward_layernorm
   CHECK(gemma.vocab == 262208);  // Gemma3TextConfig's default: the file leaves it out
   CHECK(gemma.tied_embeddings);
   CHECK(gemma.activation == stepsim::work::Activation::swiglu);  // GeGLU: a gated MLP, three GEMMs
@@ -381,9 +385,11 @@ TEST_CASE("[model] local attention keys: a window with its layers, and clear err
 
 TEST_CASE("keys stepsim does not use are notes, irrelevant keys are silent, new keys are reported") {
   CHECK(load_config("Llama-3.1-8B.json").notes.empty());  // every key mapped or irrelevant
-  const Scenario gemma = load_config("gemma-2-9b.json");
-  REQUIRE(gemma.notes.size() == 1);  // its sliding window is read (below), its extra norms are not
-  CHECK_THAT(gemma.notes[0], Catch::Contains("Gemma's norms after attention and after the MLP"));
+  // Gemma 2's sliding window and its norms after attention and MLP are read: no note.
+  CHECK(load_config("gemma-2-9b.json").notes.empty());
+  const Scenario qwen2 = load_config("Qwen2.5-7B.json");
+  REQUIRE(qwen2.notes.size() == 1);  // biases on q, k and v only: stepsim has all or none
+  CHECK_THAT(qwen2.notes[0], Catch::Contains("Qwen2's biases on the q, k and v projections"));
   const std::string llama = stepsim::test::slurp(kHf / "Llama-3.1-8B.json");
   const HfModel h =
       stepsim::scen::parse_hf_config(with_key(llama, "{", "\n  \"fancy_new_thing\": 3,"), "x.json");
@@ -447,14 +453,14 @@ TEST_CASE("stepsim import prints the table or writes it with --out, and stepsim 
   CHECK(written.out.empty());
   CHECK_THAT(written.err, Catch::Contains("wrote the [model] table of Qwen3-30B-A3B (Qwen3MoeForCausalLM)"));
   CHECK(stepsim::test::slurp(out) == expected);
-  dir.write("s.toml", scenario_text("[model]\nhf_config = \"" + (kHf / "gemma-2-9b.json").string() + "\"\n"));
+  dir.write("s.toml", scenario_text("[model]\nhf_config = \"" + (kHf / "Qwen2.5-7B.json").string() + "\"\n"));
   const auto checked = stepsim::test::run_stepsim("check '" + (dir.path() / "s.toml").string() + "'");
   CHECK(checked.exit_code == 0);
-  CHECK_THAT(checked.out, Catch::Contains("model      gemma-2-9b from hf_config ") &&
-                              Catch::Contains("gemma-2-9b.json (Gemma2ForCausalLM): 42 layers"));
+  CHECK_THAT(checked.out, Catch::Contains("model      Qwen2.5-7B from hf_config ") &&
+                              Catch::Contains("Qwen2.5-7B.json (Qwen2ForCausalLM): 28 layers"));
   CHECK_THAT(checked.out,
              Catch::Contains("note       ") &&
-                 Catch::Contains("gemma-2-9b.json: Gemma's norms after attention and after the MLP"));
+                 Catch::Contains("Qwen2.5-7B.json: Qwen2's biases on the q, k and v projections"));
 }
 
 TEST_CASE("Qwen3.5's vision-language wrapper is read through its text_config as Qwen3-Next's layers") {

@@ -158,6 +158,9 @@ struct ModelSpec {
   /// Per-head norms of the queries and keys before RoPE (Qwen3, Qwen3-MoE, Qwen3-Next, Gemma 3;
   /// Megatron-Core's qk_layernorm): a norm of head_dim weights over every query and every key head.
   bool qk_norm = false;
+  /// Norms of the attention output and of the MLP output before their residual adds (Gemma 2 and
+  /// 3: post_attention_layernorm, post_feedforward_layernorm), each of `hidden` weights.
+  bool sandwich_norms = false;
   double published_params = 0.0;  ///< total parameters as published (for the catalog test)
   double published_active_params = 0.0;  ///< MoE: activated parameters per token as published
   /// Relative agreement the catalog test demands between computed and published counts: 0.01

@@ -41,9 +41,15 @@ double mla_attention(const ModelSpec& m) {
   return q + kv_down + norm_params(m, a.kv_lora_rank) + kv_up + out;
 }
 
-/// Weights of one layer that every token uses, apart from the FFN: attention and two norms.
+/// Norms of the hidden state in one transformer layer: the two pre-norms, and with sandwich norms
+/// the two after the attention and the MLP outputs.
+double layer_norm_count(const ModelSpec& m) {
+  return m.sandwich_norms ? 4.0 : 2.0;
+}
+
+/// Weights of one layer that every token uses, apart from the FFN: attention and its norms.
 double layer_base(const ModelSpec& m) {
-  return attention_params(m) + 2.0 * norm_params(m, m.hidden);
+  return attention_params(m) + layer_norm_count(m) * norm_params(m, m.hidden);
 }
 
 struct MoeShape {
@@ -125,8 +131,9 @@ ParamBreakdown count_params(const ModelSpec& m) {
   b.position = m.position == PositionEmbedding::learned ? d(m.max_positions) * h : 0.0;
   b.lm_head = m.tied_embeddings ? 0.0 : d(m.vocab) * h;
   b.attention = d(m.attention_layers()) * attention_params(m);
-  // A transformer layer has two pre-norms (attention, FFN); a hybrid layer one, before its block.
-  const double layer_norms = m.is_hybrid() ? d(m.layers) : 2.0 * d(m.layers);
+  // A transformer layer has two pre-norms (attention, FFN), four with sandwich norms; a hybrid
+  // layer one, before its block.
+  const double layer_norms = m.is_hybrid() ? d(m.layers) : layer_norm_count(m) * d(m.layers);
   b.norms = layer_norms * norm_params(m, m.hidden) + norm_params(m, m.hidden);
   b.dense_mlp = d(dense_layers) * mlp_params(m, m.ffn);
   b.mamba = d(m.mamba_layers()) * mamba_params(m);

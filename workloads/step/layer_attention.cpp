@@ -54,6 +54,7 @@ Handle DenseLayer::attention_forward(OpSink& sink, OpSink::Deps input) const {
   if (d_.attention_output_gate)
     h = sink.kernel("attn_gate", elementwise(d_, 3.0 * E * T * d_.o_dim / t, 4.0 * T * d_.o_dim / t), h);
   h = reduced_linear_forward(sink, d_, "proj", "tp.reduce_attn", T, d_.h, d_.o_dim / t, h);
+  h = post_norm_forward(sink, "post_attn_norm", h);
   // Bias + dropout + residual add: read branch and residual, write sum (+ 1-byte mask).
   const double bda = 3 * Tn * d_.h * E + (d_.dropout ? Tn * d_.h : 0.0);
   return sink.kernel("bda1", elementwise(d_, bda, 3 * Tn * d_.h), h);
@@ -92,6 +93,18 @@ Handle DenseLayer::mla_projections_forward(OpSink& sink, Handle input) const {
 
 double DenseLayer::qk_norm_elements() const {
   return d_.qk_norm ? d_.tokens * (d_.q_dim + d_.kv_dim) / d_.tp : 0.0;
+}
+
+Handle DenseLayer::post_norm_forward(OpSink& sink, std::string_view name, Handle ready) const {
+  if (!d_.sandwich_norms) return ready;
+  const double n = norm_tokens() * d_.h;
+  return sink.kernel(name, elementwise(d_, n * norm_forward_bytes(d_), 8 * n), ready);
+}
+
+Handle DenseLayer::post_norm_backward(OpSink& sink, std::string_view name, Handle grad) const {
+  if (!d_.sandwich_norms) return grad;
+  const double n = norm_tokens() * d_.h;
+  return sink.kernel(name, elementwise(d_, n * norm_backward_bytes(d_, false), 10 * n), grad);
 }
 
 Handle DenseLayer::qk_norm_forward(OpSink& sink, Handle ready) const {
@@ -306,6 +319,7 @@ Handle DenseLayer::attention_backward(OpSink& sink, OpSink::Deps grad, Recompute
   const double E = d_.act_bytes, Tn = norm_tokens(), T = d_.tokens, t = d_.tp, hl = d_.heads / t;
   Handle h = sink.kernel_after(
       "bda1.bwd", elementwise(d_, 2 * Tn * d_.h * E + (d_.dropout ? Tn * d_.h : 0.0)), grad.span());
+  h = post_norm_backward(sink, "post_attn_norm.bwd", h);
   h = gathered_linear_dgrad(sink, d_, "tp.ag_grad_attn", "proj.dgrad", T, d_.h, d_.o_dim / t, h);
   emit_wgrad(sink, d_, "proj.wgrad", T, d_.h, d_.o_dim / t);
   // The output gate's backward: reads o, the gate and the gradient, writes both gradients.
@@ -410,6 +424,8 @@ double DenseLayer::attention_stored_bytes(Recompute recompute) const {
                  (d_.attention == AttentionImpl::flash && copy ? E + Q : E) * T * d_.o_dim / t;
   // The query and key norms keep their inputs (the projections' outputs before the norm).
   split += E * qk_norm_elements();
+  // Gemma's norm of the attention output keeps its input, the block's tokens (like the pre-norm).
+  const double post_norm = d_.sandwich_norms ? E * Tn * d_.h : 0.0;
   // MLA also keeps its latents: the query latent before (for its norm) and after its norm (the up
   // projection's input), the KV latent + RoPE key (for the norm and RoPE) and the normed latent
   // (the KV up projection's input); duplicated on every TP rank.
@@ -428,12 +444,13 @@ double DenseLayer::attention_stored_bytes(Recompute recompute) const {
   if (d_.eager_pointwise && !rc.layernorm) eager += kEagerNormKept * Tn * d_.h;
   if (d_.eager_pointwise && d_.attention == AttentionImpl::flash && !rc.core_attn && d_.kv_dim < d_.q_dim)
     eager += E * T * (d_.q_dim + d_.o_dim - d_.kv_dim - d_.v_dim) / t;
-  return replicated + split + scores + eager;
+  return replicated + split + scores + eager + post_norm;
 }
 
 double DenseLayer::attention_params_per_rank() const {
   const double t = d_.tp, norm = d_.norm == NormKind::layernorm ? 2.0 : 1.0;
   double p = norm * d_.h + d_.o_dim / t * d_.h;  // input norm, output projection
+  if (d_.sandwich_norms) p += norm * d_.h;       // the norm of the attention output
   if (!d_.mla) {
     p += d_.h * qkv_width() / t;
     if (d_.qk_norm) p += 2.0 * norm * d_.head_dim;  // q_norm and k_norm, whole on every TP rank

@@ -59,6 +59,7 @@ LayerDims layer_dims(const JobSpec& job, double micro_batch) {
   d.gated_delta = m.gated_delta;
   d.attention_output_gate = m.attention_output_gate;
   d.qk_norm = m.qk_norm && m.attention != AttentionKind::mla;
+  d.sandwich_norms = m.sandwich_norms;
   d.head_dim = m.head_dim;
   d.act_bytes = job.precision.activation_bytes;
   d.act_input_bytes = job.precision.activation_fp8_input_store && d.phase == WorkloadKind::train
@@ -413,6 +414,7 @@ Handle DenseLayer::mlp_forward(OpSink& sink, OpSink::Deps input) const {
   // GeLU: read x, write y. SwiGLU: read gate and up, write their product.
   h = sink.kernel("act", elementwise(d_, act_forward_bytes(d_) * T * f, 8 * T * f), h);
   h = reduced_linear_forward(sink, d_, "mlp_down", "tp.reduce_mlp", T, d_.h, f, h);
+  h = post_norm_forward(sink, "post_mlp_norm", h);
   const double bda = 3 * Tn * d_.h * E + (d_.dropout ? Tn * d_.h : 0.0);
   return sink.kernel("bda2", elementwise(d_, bda, 3 * Tn * d_.h), h);
 }
@@ -428,6 +430,7 @@ Handle DenseLayer::mlp_backward(OpSink& sink, OpSink::Deps grad, RecomputeModule
   // Dropout backward: read dy and mask, write dx.
   Handle h = sink.kernel_after(
       "bda2.bwd", elementwise(d_, 2 * Tn * d_.h * E + (d_.dropout ? Tn * d_.h : 0.0)), grad.span());
+  h = post_norm_backward(sink, "post_mlp_norm.bwd", h);
   h = gathered_linear_dgrad(sink, d_, "tp.ag_grad_mlp", "mlp_down.dgrad", T, d_.h, f, h);
   emit_wgrad(sink, d_, "mlp_down.wgrad", T, d_.h, f);
   // GeLU backward reads x and dy, writes dx; SwiGLU reads gate, up, dy and writes both gradients.
@@ -461,7 +464,9 @@ double DenseLayer::mlp_stored_bytes(Recompute recompute) const {
   // half: the up projection's output (kept by the activation's backward) and the activation's
   // output (kept by the down projection: Q bytes).
   const double norm_out = selective_modules(d_, recompute).layernorm ? 0.0 : Q;
-  const double replicated = (E + norm_out) * Tn * d_.h + (d_.dropout ? Tn * d_.h : 0.0);
+  // Gemma's norm of the MLP output keeps its input (sandwich_norms).
+  const double replicated =
+      (E + norm_out + (d_.sandwich_norms ? E : 0.0)) * Tn * d_.h + (d_.dropout ? Tn * d_.h : 0.0);
   const double up = d_.activation == Activation::swiglu ? 2.0 : 1.0;
   const double mlp_inner = (up * d_.act_input_bytes + Q) * T * d_.ffn / d_.tp;
   // Eager PyTorch: the norm's fp32 tensors (unless recomputed) and SwiGLU's silu output, which the
@@ -480,7 +485,8 @@ double DenseLayer::mlp_params_per_rank() const {
   const double t = d_.tp, up = mlp_up_width(d_) * t;
   double p = d_.h * up / t + d_.ffn / t * d_.h;  // MLP
   if (d_.linear_bias) p += up / t + d_.h;
-  return p + hidden_norm_params(d_);  // + its norm
+  // + its norm (and Gemma's norm of its output)
+  return p + (d_.sandwich_norms ? 2.0 : 1.0) * hidden_norm_params(d_);
 }
 
 }  // namespace stepsim::work

@@ -42,6 +42,7 @@ struct LayerDims {
   GatedDeltaDims gated_delta;  ///< a hybrid model's Gated DeltaNet mixers (whole-layer figures)
   bool attention_output_gate = false;  ///< ModelSpec::attention_output_gate
   bool qk_norm = false;                ///< ModelSpec::qk_norm
+  bool sandwich_norms = false;         ///< ModelSpec::sandwich_norms
   double head_dim = 0.0;               ///< ModelSpec::head_dim (the QK norms' width)
   double act_bytes = 2;        ///< bytes per activation element
   double act_input_bytes = 2;  ///< bytes per element the activation function keeps of its input
@@ -204,6 +205,10 @@ class DenseLayer {
   /// keys, and MLA's assembly of each head's query and key from its no-position and rotary parts;
   /// `suffix` names the pass (".bwd", ".recompute").
   OpSink::Handle rope(OpSink& sink, OpSink::Handle ready, std::string_view suffix) const;
+  /// Gemma's norm of a branch's output before its residual add (sandwich_norms): `ready` as is
+  /// without them. Forward and backward over the block's tokens, as the pre-norms.
+  OpSink::Handle post_norm_forward(OpSink& sink, std::string_view name, OpSink::Handle ready) const;
+  OpSink::Handle post_norm_backward(OpSink& sink, std::string_view name, OpSink::Handle grad) const;
   /// Query and key elements the per-head QK norms cover per rank (0 without them).
   double qk_norm_elements() const;
   OpSink::Handle qk_norm_forward(OpSink& sink, OpSink::Handle ready) const;

@@ -329,6 +329,33 @@ TEST_CASE("Qwen3's query and key norms: one kernel over every head, its weights 
   CHECK(bytes_of(none, "qk_norm") == 0.0);
 }
 
+TEST_CASE("Gemma's norms of the attention and MLP outputs: two more norms a layer") {
+  using namespace layer_ops_rows;
+  using rope_rows::bytes_of;
+  // GPT 1.7B's layer at TP 2 with sequence parallelism, b = 4 sequences of 2,048, 16-bit: each
+  // norm covers the layer's tokens on this rank, 8,192 / 2 = 4,096, of h = 2,304: 9,437,184
+  // elements. Forward: read and write each, 4 B: 37,748,736 B per norm; backward: read x and dy,
+  // write dx, 6 B: 56,623,104 B. Each keeps its input (2 B an element: 18,874,368 B) and has h
+  // scale and bias weights (LayerNorm: 2 x 2,304 = 4,608).
+  JobSpec j = gpt_1_7b(2, true, AttentionImpl::flash);
+  const DenseLayer plain(layer_dims(j, b));
+  j.model.sandwich_norms = true;
+  const DenseLayer sandwich(layer_dims(j, b));
+  const double elements = (b * s) / 2 * h;
+  CountingSink fwd, bwd;
+  sandwich.forward(fwd, {});
+  sandwich.backward(bwd, {}, Recompute::none);
+  CHECK(elements == 9'437'184.0);
+  for (const char* name : {"post_attn_norm", "post_mlp_norm"}) {
+    INFO(name);
+    CHECK(bytes_of(fwd, name) == Approx(4.0 * elements).epsilon(1e-12));
+    CHECK(bytes_of(bwd, std::string(name) + ".bwd") == Approx(6.0 * elements).epsilon(1e-12));
+  }
+  CHECK(sandwich.stored_activation_bytes(Recompute::none) - plain.stored_activation_bytes(Recompute::none) ==
+        Approx(2.0 * 2.0 * elements).epsilon(1e-12));
+  CHECK(sandwich.params_per_rank() - plain.params_per_rank() == 2.0 * 2.0 * h);
+}
+
 TEST_CASE("MLA rotates its rotary parts and assembles each head's query and key") {
   using rope_rows::bytes_of;
   // DeepSeek-V3 at TP 1, one 4,096-token micro-batch: 128 heads of 128 no-position + 64 rotary dims.

@@ -17,7 +17,7 @@ using std::to_string;
 
 /// Options of sharded weights, each with the value it has unless given.
 bool sharding_options_set(const work::ParallelSpec& p) {
-  return p.shard_group > 0 || !p.reshard_after_forward || p.prefetch_layers != 1;
+  return p.shard_group > 0 || !p.reshard_after_forward || p.prefetch_layers != 1 || p.defer_grad_sync;
 }
 
 /// HSDP's shard group divides the dp x cp ranks holding the same weights.
@@ -34,7 +34,8 @@ void check_sharding(const work::ParallelSpec& p) {
   if (p.zero_stage != 3 && sharding_options_set(p))
     refuse(
         p.shard_group > 0 ? "parallelism.shard_group" : "parallelism.zero_stage",
-        "sharded-weight options (shard_group, reshard_after_forward, prefetch) apply to ZeRO-3 / FSDP, but "
+        "sharded-weight options (shard_group, reshard_after_forward, prefetch_layers, defer_grad_sync) apply "
+        "to ZeRO-3 / FSDP, but "
         "zero_stage = " +
             to_string(p.zero_stage),
         "set zero_stage = 3 or fsdp = \"full_shard\", or remove them");

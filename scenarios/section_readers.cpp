@@ -189,6 +189,7 @@ void read_sharding(TableReader& r, Scenario& s) {
   r.read("reshard_after_forward", p.reshard_after_forward);
   r.read("shard_group", p.shard_group, kPositiveInt);
   r.read("prefetch_layers", p.prefetch_layers, IntRange{0, 16});
+  r.read("defer_grad_sync", p.defer_grad_sync);
   r.read("prefetch_bucket_mparams", s.prefetch_bucket_params, kPositive, 1e6);
   r.read("max_live_mparams", s.max_live_params, kPositive, 1e6);
 }

@@ -85,7 +85,8 @@ class Bounder {
   };
   static int channel_of(CommScope s) { return s == CommScope::expert ? 1 : 0; }
   std::vector<GradSource> gradient_sources(int stage, const std::vector<PipeStep>& steps);
-  std::array<std::int64_t, 2> zero3_per_microbatch(int stage, const std::vector<GradSource>& sources);
+  /// ZeRO-3's per-layer gathers and reductions over m micro-batches, per DP channel.
+  std::array<std::int64_t, 2> zero3_busy(int stage, const std::vector<GradSource>& sources, std::int64_t m);
   Buckets buckets(int stage, const std::vector<GradSource>& sources, std::int64_t last_output);
   /// When the stage's step can end, its data-parallel work included, given when its stream is free
   /// after the schedule and when its last step's output is ready.

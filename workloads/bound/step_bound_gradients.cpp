@@ -52,15 +52,18 @@ std::vector<Bounder::GradSource> Bounder::gradient_sources(int stage, const std:
   return out;
 }
 
-std::array<std::int64_t, 2> Bounder::zero3_per_microbatch(int stage, const std::vector<GradSource>& sources) {
-  // Each layer's weights gathered for its forward and again for its backward (once with
-  // reshard_after_forward = false), and its gradients reduce-scattered after the backward
-  // (gather_layer, release_layer), inside the HSDP shard group when there is one, whose shards
-  // are then all-reduced over their replicas (reduce_layer_grads).
+std::array<std::int64_t, 2> Bounder::zero3_busy(int stage, const std::vector<GradSource>& sources,
+                                                std::int64_t m) {
+  // In each of the m micro-batches, each layer's weights gathered for its forward and again for its
+  // backward (once with reshard_after_forward = false), and its gradients reduce-scattered after
+  // the backward (gather_layer, release_layer; only the last micro-batch's with defer_grad_sync),
+  // inside the HSDP shard group when there is one, whose shards are then all-reduced over their
+  // replicas (reduce_layer_grads).
   const auto& prec = job_.precision;
   const auto& par = job_.parallel;
   const int rank = rank_of(stage);
-  const std::int64_t gathers = par.reshard_after_forward ? 2 : 1;
+  const std::int64_t gathers = m * (par.reshard_after_forward ? 2 : 1);
+  const std::int64_t reductions = par.defer_grad_sync ? 1 : m;
   const bool hybrid = par.shard_group > 0;
   const CommScope scope = hybrid ? CommScope::shard : CommScope::dense;
   std::array<std::int64_t, 2> t{0, 0};
@@ -68,14 +71,15 @@ std::array<std::int64_t, 2> Bounder::zero3_per_microbatch(int stage, const std::
     if (src.layer < 0) continue;
     const double dense = layers_.dense_params(src.layer), experts = layers_.expert_params(src.layer);
     t[0] += gathers * dp_bound(rank, CollectiveKind::all_gather, dense * prec.param_bytes, scope) +
-            dp_bound(rank, CollectiveKind::reduce_scatter, dense * prec.grad_bytes, scope);
+            reductions * dp_bound(rank, CollectiveKind::reduce_scatter, dense * prec.grad_bytes, scope);
     if (hybrid && par.shard_replicas() > 1)
-      t[0] += dp_bound(rank, CollectiveKind::all_reduce, dense * prec.grad_bytes / par.shard_group,
-                       CommScope::replica);
+      t[0] += reductions * dp_bound(rank, CollectiveKind::all_reduce,
+                                    dense * prec.grad_bytes / par.shard_group, CommScope::replica);
     if (experts > 0.0 && job_.parallel.expert_dp() > 1)
       t[1] += gathers *
                   dp_bound(rank, CollectiveKind::all_gather, experts * prec.param_bytes, CommScope::expert) +
-              dp_bound(rank, CollectiveKind::reduce_scatter, experts * prec.grad_bytes, CommScope::expert);
+              reductions * dp_bound(rank, CollectiveKind::reduce_scatter, experts * prec.grad_bytes,
+                                    CommScope::expert);
   }
   return t;
 }
@@ -135,8 +139,8 @@ std::int64_t Bounder::with_gradients(int stage, const std::vector<PipeStep>& ste
   Buckets b = buckets(stage, sources, last_output);
   if (par.zero_stage >= 3 && par.dp * par.cp > 1) {
     const std::int64_t m = job_.workload.global_batch / (job_.workload.micro_batch * par.dp);
-    const auto per = zero3_per_microbatch(stage, sources);
-    for (std::size_t c = 0; c < 2; ++c) b.busy[c] += m * per[c];
+    const auto busy = zero3_busy(stage, sources, m);
+    for (std::size_t c = 0; c < 2; ++c) b.busy[c] += busy[c];
   }
   State st{std::max({stream, b.reduced[0], b.reduced[1]}), kNone};
   st.apply(optimizer, Feed::alone);

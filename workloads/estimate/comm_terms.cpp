@@ -247,8 +247,9 @@ void add_data_parallel(TermList& out, const JobSpec& job, const ParamShares& par
         out.add(p.rs, p.group, Collective::reduce_scatter, grads, m);
         out.add(p.ag, p.group, Collective::all_gather, weights, 1.0);
         break;
-      default:  // ZeRO-3: weights gathered for forward, backward (and recompute) of every micro-batch
-        out.add(p.rs, p.group, Collective::reduce_scatter, grads, m);
+      default:  // ZeRO-3: weights gathered for forward, backward (and recompute) of every micro-batch;
+                // gradients reduced after every micro-batch, or only the last (defer_grad_sync)
+        out.add(p.rs, p.group, Collective::reduce_scatter, grads, par.defer_grad_sync ? 1.0 : m);
         out.add(p.ag, p.group, Collective::all_gather, weights, m * gathers);
         break;
     }

@@ -170,6 +170,11 @@ struct ParallelSpec {
   /// ZeRO-3 / FSDP: layers whose weight all-gathers may run ahead of the layer computing (FSDP's
   /// forward/backward prefetch: 1; 0 gathers each layer only when the previous one is done).
   int prefetch_layers = 1;
+  /// ZeRO-3: reduce-scatter the layers' gradients only in the last micro-batch's backward (FSDP2's
+  /// set_requires_gradient_sync(False) on the others: NeMo AutoModel's defer_fsdp_grad_sync); the
+  /// unsharded gradients accumulate meanwhile, in the parameters' dtype. false: after every
+  /// micro-batch (FSDP's default).
+  bool defer_grad_sync = false;
   PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
   /// Placement order, innermost (fastest-varying rank index) first: Megatron's tp, cp, ep, pp, dp.
   std::vector<ParallelDim> order{ParallelDim::tp, ParallelDim::cp, ParallelDim::pp, ParallelDim::dp};

@@ -89,6 +89,8 @@ void TrainStepBuilder::release_layer(RankSink& sink, int sim_rank, int l, Handle
   if (pass == Pass::forward && !job_.parallel.reshard_after_forward) return;
   memory(last.id, MemoryEvent::At::end, sim_rank, -layer_weight_bytes(l));
   if (pass != Pass::backward) return;
+  // Deferred gradient sync: the earlier micro-batches accumulate into the unsharded gradients.
+  if (job_.parallel.defer_grad_sync && sink.microbatch() != m_ - 1) return;
   if (!job_.parallel.dp_overlap) {
     pending_grads_[static_cast<std::size_t>(sim_rank)].push_back(l);
     return;
@@ -291,6 +293,8 @@ StaticMemory train_static_memory(const JobSpec& job, const RankParams& p) {
                           prec.param_bytes
                     : (p.dense + p.experts) * prec.param_bytes;
   m.gradients = sharded(2, prec.grad_bytes);
+  // Deferred gradient sync: the layers' unsharded gradients accumulate between reductions.
+  if (zero3 && par.defer_grad_sync) m.gradients += p.layer_dense * prec.param_bytes;
   // FP8 copies of the layers' weights (ZeRO-3 gathers layers per use and keeps none).
   if (!zero3) m.low_precision_weights = (p.layer_dense + p.experts) * low_precision_weight_bytes(prec);
   m.optimizer = sharded(1, prec.optimizer_bytes);

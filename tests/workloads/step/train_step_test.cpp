@@ -202,6 +202,21 @@ TEST_CASE("ZeRO-3 gathers each layer's weights before its forward and its backwa
   CHECK(scattered == Approx(4 * 3 * p * job.precision.grad_bytes));
   // Weights at rest: the four layers sharded over dp = 4, plus the whole 32000 x 1024 embedding.
   CHECK(s.plan.static_memory[0].weights == Approx((4 * p / 4 + 32000.0 * 1024) * job.precision.param_bytes));
+  // Deferred gradient sync (AutoModel's defer_fsdp_grad_sync): only the last micro-batch's backward
+  // reduce-scatters, 4 x 1 x P x 2 bytes; meanwhile the four layers' unsharded gradients accumulate
+  // in the parameters' dtype, 4 P x 2 bytes more at rest.
+  job.parallel.defer_grad_sync = true;
+  const auto deferred = simulate(job, planner);
+  double deferred_scattered = 0.0;
+  for (sim::OpId op = 0; op < deferred.plan.graph.op_count(); ++op)
+    if (deferred.plan.info[op].rank == 0 && deferred.plan.info[op].layer >= 0 &&
+        deferred.plan.graph.label(op).find("dp.grad_reduce_scatter") != std::string_view::npos) {
+      CHECK(deferred.plan.info[op].microbatch == 2);
+      deferred_scattered += deferred.plan.graph.op(op).bytes;
+    }
+  CHECK(deferred_scattered == Approx(4 * 1 * p * job.precision.grad_bytes));
+  CHECK(deferred.plan.static_memory[0].gradients - s.plan.static_memory[0].gradients ==
+        Approx(4 * p * job.precision.param_bytes));
 }
 
 namespace {

@@ -52,11 +52,14 @@ void TrainStepBuilder::prefetch_below(RankSink& sink, int sim_rank, BackwardGath
 Handle TrainStepBuilder::gather_layer(RankSink& sink, int sim_rank, int l, Handle prefetch_after, Pass pass) {
   if (!zero3_) return Handle{};
   auto& kept = kept_weights_[static_cast<std::size_t>(sim_rank)];
-  if (pass == Pass::backward && !job_.parallel.reshard_after_forward) {
-    // SHARD_GRAD_OP: the forward's gathered weights are still here.
-    if (const auto it = kept.find({l, sink.microbatch()}); it != kept.end()) {
+  if (!job_.parallel.reshard_after_forward) {
+    // SHARD_GRAD_OP: a layer's weights stay unsharded from the forward that gathered them until a
+    // backward reshards them (FSDP's reshard_after_backward), one copy for every micro-batch in
+    // flight: a pipeline's later forwards find them there, and so does the next backward, after
+    // which the next use gathers them again.
+    if (const auto it = kept.find(l); it != kept.end()) {
       const Handle g = it->second;
-      kept.erase(it);
+      if (pass == Pass::backward) kept.erase(it);
       return g;
     }
   }
@@ -78,7 +81,7 @@ Handle TrainStepBuilder::gather_layer(RankSink& sink, int sim_rank, int l, Handl
   // layer runs (split_with_sizes_copy: read and write each gathered byte).
   if (job_.parallel.fsdp_copies)
     g = sink.kernel("fsdp.copy_out", elementwise(dims_, 2.0 * (dense + experts)), g);
-  if (pass == Pass::forward && !job_.parallel.reshard_after_forward) kept[{l, sink.microbatch()}] = g;
+  if (pass == Pass::forward && !job_.parallel.reshard_after_forward) kept[l] = g;
   return g;
 }
 

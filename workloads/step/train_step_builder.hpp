@@ -243,8 +243,9 @@ class TrainStepBuilder {
     double freed = 0.0;
   };
   std::vector<std::deque<DeferredWeights>> deferred_;  // per sim rank, oldest first
-  /// Without reshard_after_forward: per sim rank, (layer, micro-batch) -> the forward's gather.
-  std::vector<std::map<std::pair<int, int>, Handle>> kept_weights_;
+  /// Without reshard_after_forward: per sim rank, layer -> the gather of its unsharded weights, one
+  /// copy whichever micro-batch's forward gathered it, until a backward reshards it.
+  std::vector<std::map<int, Handle>> kept_weights_;
   /// dp_overlap = false under ZeRO-3: per sim rank, layers whose gradients await reduction.
   std::vector<std::vector<int>> pending_grads_;
 };

@@ -587,3 +587,32 @@ TEST_CASE("torch.distributed.pipelining reduces and regathers the weights at eve
   CHECK(count(one, "dp.param_allgather", nullptr) == 4);
   CHECK(count(two, "dp.param_allgather", nullptr) == 8);
 }
+
+TEST_CASE("SHARD_GRAD_OP keeps one unsharded copy of a layer, shared by the micro-batches in flight") {
+  // pp 4, dp 2, 4 micro-batches, ZeRO-3 with reshard_after_forward = false (FSDP2 under a
+  // pipeline). Stage 0 (2 layers) runs F0 F1 F2 F3 B0 B1 B2 B3: its layers are gathered by F0 and
+  // stay unsharded for F1-F3 and B0 (one copy, FSDP's own parameters), B0 reshards them, and B1, B2
+  // and B3 each gather them again: 4 gathers of each layer, the same count as one per micro-batch,
+  // but at most one copy held, where one copy per micro-batch in flight would hold four at the end
+  // of the warm-up. Comm is free and the copies are weights of P x 2 bytes a layer.
+  JobSpec job = small_job(1, 4, 2, 4);
+  job.parallel.zero_stage = 3;
+  job.parallel.reshard_after_forward = false;
+  auto planner = free_comm();
+  const auto s = simulate(job, planner);
+  int gathers = 0;
+  for (sim::OpId op = 0; op < s.plan.graph.op_count(); ++op)
+    if (s.plan.info[op].rank == 0 && s.plan.info[op].layer == 0 &&
+        s.plan.graph.label(op).find("dp.param_gather") != std::string_view::npos)
+      ++gathers;
+  CHECK(gathers == 4);
+  // Above the activations alone (no sharding, nothing gathered), the peak holds the gathered copies:
+  // the stage's two layers of P x 2 bytes once, not four times.
+  const double p = DenseLayer(layer_dims(job, job.workload.micro_batch)).params_per_rank();
+  job.parallel.zero_stage = 0;
+  job.parallel.reshard_after_forward = true;
+  const auto plain = simulate(job, planner);
+  const double held =
+      s.report.ranks[0].memory.activations.value() - plain.report.ranks[0].memory.activations.value();
+  CHECK(held == Approx(2 * p * job.precision.param_bytes).epsilon(1e-9));
+}

@@ -46,7 +46,7 @@ Handle DenseLayer::attention_forward(OpSink& sink, OpSink::Deps input) const {
   Handle h = sink.kernel_after("ln1", elementwise(d_, Tn * d_.h * norm_forward_bytes(d_), 8 * Tn * d_.h),
                                input.span());
   h = projections_forward(sink, h);
-  h = qk_norm_forward(sink, h);
+  h = norm_forward(sink, "qk_norm", qk_norm_elements(), h);
   h = rope(sink, h, "");
   if (d_.phase != WorkloadKind::train) h = write_kv_cache(sink, h);
   h = d_.phase == WorkloadKind::decode ? decode_core(sink, h) : attention_core_forward(sink, h);
@@ -54,7 +54,7 @@ Handle DenseLayer::attention_forward(OpSink& sink, OpSink::Deps input) const {
   if (d_.attention_output_gate)
     h = sink.kernel("attn_gate", elementwise(d_, 3.0 * E * T * d_.o_dim / t, 4.0 * T * d_.o_dim / t), h);
   h = reduced_linear_forward(sink, d_, "proj", "tp.reduce_attn", T, d_.h, d_.o_dim / t, h);
-  h = post_norm_forward(sink, "post_attn_norm", h);
+  h = norm_forward(sink, "post_attn_norm", post_norm_elements(), h);
   // Bias + dropout + residual add: read branch and residual, write sum (+ 1-byte mask).
   const double bda = 3 * Tn * d_.h * E + (d_.dropout ? Tn * d_.h : 0.0);
   return sink.kernel("bda1", elementwise(d_, bda, 3 * Tn * d_.h), h);
@@ -92,33 +92,24 @@ Handle DenseLayer::mla_projections_forward(OpSink& sink, Handle input) const {
 }
 
 double DenseLayer::qk_norm_elements() const {
+  // Qwen3's q_norm and k_norm (Megatron-Core's qk_layernorm): each query and key head normed over
+  // its head_dim before RoPE, one kernel over both.
   return d_.qk_norm ? d_.tokens * (d_.q_dim + d_.kv_dim) / d_.tp : 0.0;
 }
 
-Handle DenseLayer::post_norm_forward(OpSink& sink, std::string_view name, Handle ready) const {
-  if (!d_.sandwich_norms) return ready;
-  const double n = norm_tokens() * d_.h;
-  return sink.kernel(name, elementwise(d_, n * norm_forward_bytes(d_), 8 * n), ready);
+double DenseLayer::post_norm_elements() const {
+  return d_.sandwich_norms ? norm_tokens() * d_.h : 0.0;
 }
 
-Handle DenseLayer::post_norm_backward(OpSink& sink, std::string_view name, Handle grad) const {
-  if (!d_.sandwich_norms) return grad;
-  const double n = norm_tokens() * d_.h;
-  return sink.kernel(name, elementwise(d_, n * norm_backward_bytes(d_, false), 10 * n), grad);
+Handle DenseLayer::norm_forward(OpSink& sink, std::string_view name, double elements, Handle ready) const {
+  if (elements <= 0.0) return ready;
+  return sink.kernel(name, elementwise(d_, elements * norm_forward_bytes(d_), 8 * elements), ready);
 }
 
-Handle DenseLayer::qk_norm_forward(OpSink& sink, Handle ready) const {
-  // Qwen3's q_norm and k_norm (Megatron-Core's qk_layernorm): each query and key head normed over
-  // its head_dim before RoPE, one kernel over both (reads them, writes them, as the layer norm).
-  const double n = qk_norm_elements();
-  if (n <= 0.0) return ready;
-  return sink.kernel("qk_norm", elementwise(d_, n * norm_forward_bytes(d_), 8 * n), ready);
-}
-
-Handle DenseLayer::qk_norm_backward(OpSink& sink, Handle grad) const {
-  const double n = qk_norm_elements();
-  if (n <= 0.0) return grad;
-  return sink.kernel("qk_norm.bwd", elementwise(d_, n * norm_backward_bytes(d_, false), 10 * n), grad);
+Handle DenseLayer::norm_backward(OpSink& sink, std::string_view name, double elements, Handle grad) const {
+  if (elements <= 0.0) return grad;
+  return sink.kernel(std::string(name) + ".bwd",
+                     elementwise(d_, elements * norm_backward_bytes(d_, false), 10 * elements), grad);
 }
 
 Handle DenseLayer::rope(OpSink& sink, Handle ready, std::string_view suffix) const {
@@ -319,7 +310,7 @@ Handle DenseLayer::attention_backward(OpSink& sink, OpSink::Deps grad, Recompute
   const double E = d_.act_bytes, Tn = norm_tokens(), T = d_.tokens, t = d_.tp, hl = d_.heads / t;
   Handle h = sink.kernel_after(
       "bda1.bwd", elementwise(d_, 2 * Tn * d_.h * E + (d_.dropout ? Tn * d_.h : 0.0)), grad.span());
-  h = post_norm_backward(sink, "post_attn_norm.bwd", h);
+  h = norm_backward(sink, "post_attn_norm", post_norm_elements(), h);
   h = gathered_linear_dgrad(sink, d_, "tp.ag_grad_attn", "proj.dgrad", T, d_.h, d_.o_dim / t, h);
   emit_wgrad(sink, d_, "proj.wgrad", T, d_.h, d_.o_dim / t);
   // The output gate's backward: reads o, the gate and the gradient, writes both gradients.
@@ -357,7 +348,7 @@ Handle DenseLayer::attention_backward(OpSink& sink, OpSink::Deps grad, Recompute
   // "layernorm" recompute must first regenerate the norm output.
   Handle gathered = rc.layernorm ? Handle{} : sp_gather_linear_input(sink, d_, "tp.ag_ln1_wgrad", h);
   // The rotation's and the assembly's backward: the same bytes on the gradients.
-  h = projections_backward(sink, qk_norm_backward(sink, rope(sink, h, ".bwd")));
+  h = projections_backward(sink, norm_backward(sink, "qk_norm", qk_norm_elements(), rope(sink, h, ".bwd")));
   if (rc.layernorm)
     h = sink.kernel("ln1.recompute", elementwise(d_, Tn * d_.h * norm_forward_bytes(d_), 8 * Tn * d_.h), h);
   if (rc.layernorm) gathered = sp_gather_linear_input(sink, d_, "tp.ag_ln1_wgrad", h);
@@ -424,8 +415,8 @@ double DenseLayer::attention_stored_bytes(Recompute recompute) const {
                  (d_.attention == AttentionImpl::flash && copy ? E + Q : E) * T * d_.o_dim / t;
   // The query and key norms keep their inputs (the projections' outputs before the norm).
   split += E * qk_norm_elements();
-  // Gemma's norm of the attention output keeps its input, the block's tokens (like the pre-norm).
-  const double post_norm = d_.sandwich_norms ? E * Tn * d_.h : 0.0;
+  // Gemma's norm of the attention output keeps its input.
+  const double post_norm = E * post_norm_elements();
   // MLA also keeps its latents: the query latent before (for its norm) and after its norm (the up
   // projection's input), the KV latent + RoPE key (for the norm and RoPE) and the normed latent
   // (the KV up projection's input); duplicated on every TP rank.
@@ -453,7 +444,7 @@ double DenseLayer::attention_params_per_rank() const {
   if (d_.sandwich_norms) p += norm * d_.h;       // the norm of the attention output
   if (!d_.mla) {
     p += d_.h * qkv_width() / t;
-    if (d_.qk_norm) p += 2.0 * norm * d_.head_dim;  // q_norm and k_norm, whole on every TP rank
+    if (d_.qk_norm) p += 2.0 * norm * d_.q_dim / d_.heads;  // q_norm, k_norm: a head wide, whole per rank
     if (d_.linear_bias) p += qkv_width() / t + d_.h;
     return p;
   }

@@ -60,7 +60,6 @@ LayerDims layer_dims(const JobSpec& job, double micro_batch) {
   d.attention_output_gate = m.attention_output_gate;
   d.qk_norm = m.qk_norm && m.attention != AttentionKind::mla;
   d.sandwich_norms = m.sandwich_norms;
-  d.head_dim = m.head_dim;
   d.act_bytes = job.precision.activation_bytes;
   d.act_input_bytes = job.precision.activation_fp8_input_store && d.phase == WorkloadKind::train
                           ? std::min(1.0, d.act_bytes)
@@ -414,7 +413,7 @@ Handle DenseLayer::mlp_forward(OpSink& sink, OpSink::Deps input) const {
   // GeLU: read x, write y. SwiGLU: read gate and up, write their product.
   h = sink.kernel("act", elementwise(d_, act_forward_bytes(d_) * T * f, 8 * T * f), h);
   h = reduced_linear_forward(sink, d_, "mlp_down", "tp.reduce_mlp", T, d_.h, f, h);
-  h = post_norm_forward(sink, "post_mlp_norm", h);
+  h = norm_forward(sink, "post_mlp_norm", post_norm_elements(), h);
   const double bda = 3 * Tn * d_.h * E + (d_.dropout ? Tn * d_.h : 0.0);
   return sink.kernel("bda2", elementwise(d_, bda, 3 * Tn * d_.h), h);
 }
@@ -430,7 +429,7 @@ Handle DenseLayer::mlp_backward(OpSink& sink, OpSink::Deps grad, RecomputeModule
   // Dropout backward: read dy and mask, write dx.
   Handle h = sink.kernel_after(
       "bda2.bwd", elementwise(d_, 2 * Tn * d_.h * E + (d_.dropout ? Tn * d_.h : 0.0)), grad.span());
-  h = post_norm_backward(sink, "post_mlp_norm.bwd", h);
+  h = norm_backward(sink, "post_mlp_norm", post_norm_elements(), h);
   h = gathered_linear_dgrad(sink, d_, "tp.ag_grad_mlp", "mlp_down.dgrad", T, d_.h, f, h);
   emit_wgrad(sink, d_, "mlp_down.wgrad", T, d_.h, f);
   // GeLU backward reads x and dy, writes dx; SwiGLU reads gate, up, dy and writes both gradients.
@@ -466,7 +465,7 @@ double DenseLayer::mlp_stored_bytes(Recompute recompute) const {
   const double norm_out = selective_modules(d_, recompute).layernorm ? 0.0 : Q;
   // Gemma's norm of the MLP output keeps its input (sandwich_norms).
   const double replicated =
-      (E + norm_out + (d_.sandwich_norms ? E : 0.0)) * Tn * d_.h + (d_.dropout ? Tn * d_.h : 0.0);
+      (E + norm_out) * Tn * d_.h + E * post_norm_elements() + (d_.dropout ? Tn * d_.h : 0.0);
   const double up = d_.activation == Activation::swiglu ? 2.0 : 1.0;
   const double mlp_inner = (up * d_.act_input_bytes + Q) * T * d_.ffn / d_.tp;
   // Eager PyTorch: the norm's fp32 tensors (unless recomputed) and SwiGLU's silu output, which the

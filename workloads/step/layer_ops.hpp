@@ -43,7 +43,6 @@ struct LayerDims {
   bool attention_output_gate = false;  ///< ModelSpec::attention_output_gate
   bool qk_norm = false;                ///< ModelSpec::qk_norm
   bool sandwich_norms = false;         ///< ModelSpec::sandwich_norms
-  double head_dim = 0.0;               ///< ModelSpec::head_dim (the QK norms' width)
   double act_bytes = 2;        ///< bytes per activation element
   double act_input_bytes = 2;  ///< bytes per element the activation function keeps of its input
   double param_bytes = 2;      ///< bytes per weight
@@ -205,14 +204,18 @@ class DenseLayer {
   /// keys, and MLA's assembly of each head's query and key from its no-position and rotary parts;
   /// `suffix` names the pass (".bwd", ".recompute").
   OpSink::Handle rope(OpSink& sink, OpSink::Handle ready, std::string_view suffix) const;
-  /// Gemma's norm of a branch's output before its residual add (sandwich_norms): `ready` as is
-  /// without them. Forward and backward over the block's tokens, as the pre-norms.
-  OpSink::Handle post_norm_forward(OpSink& sink, std::string_view name, OpSink::Handle ready) const;
-  OpSink::Handle post_norm_backward(OpSink& sink, std::string_view name, OpSink::Handle grad) const;
+  /// A norm without a residual over `elements` (its forward, and its backward under `name`.bwd):
+  /// `ready` as is when there are none. The QK norms (qk_norm_elements) and Gemma's norms of the
+  /// branch outputs (post_norm_elements) are such norms.
+  OpSink::Handle norm_forward(OpSink& sink, std::string_view name, double elements,
+                              OpSink::Handle ready) const;
+  OpSink::Handle norm_backward(OpSink& sink, std::string_view name, double elements,
+                               OpSink::Handle grad) const;
   /// Query and key elements the per-head QK norms cover per rank (0 without them).
   double qk_norm_elements() const;
-  OpSink::Handle qk_norm_forward(OpSink& sink, OpSink::Handle ready) const;
-  OpSink::Handle qk_norm_backward(OpSink& sink, OpSink::Handle grad) const;
+  /// Elements of Gemma's norm of one branch output before its residual add (0 without them): the
+  /// block's tokens x hidden, as the pre-norms.
+  double post_norm_elements() const;
   /// Decode: one query per sequence against the cache (MLA: absorbed into the latent space).
   OpSink::Handle decode_core(OpSink& sink, OpSink::Handle qkv) const;
   /// Prefill and decode: the new tokens' keys and values (or MLA latents) into the cache.

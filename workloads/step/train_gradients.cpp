@@ -54,8 +54,8 @@ Handle TrainStepBuilder::gather_layer(RankSink& sink, int sim_rank, int l, Handl
   auto& kept = kept_weights_[static_cast<std::size_t>(sim_rank)];
   if (!job_.parallel.reshard_after_forward) {
     // SHARD_GRAD_OP: a layer's weights stay unsharded from the forward that gathered them until a
-    // backward reshards them (FSDP's reshard_after_backward), one copy for every micro-batch in
-    // flight: a pipeline's later forwards find them there, and so does the next backward, after
+    // backward reshards them (FSDP's reshard_after_backward), one copy shared by the micro-batches
+    // in flight: a pipeline's later forwards find them there, and so does the next backward, after
     // which the next use gathers them again.
     if (const auto it = kept.find(l); it != kept.end()) {
       const Handle g = it->second;

@@ -456,7 +456,7 @@ void TrainStepBuilder::lockstep_exchange(int sender_sim, const PendingSend& send
   // what its neighbours' actions at t produce and work.wait()s for all of them, so its next
   // action's kernels queue behind the whole batch. A transfer starts once both ends have posted it.
   const auto& sender = steps_[static_cast<std::size_t>(sender_sim)];
-  const auto& times = [&](int sim_rank) -> const std::vector<int>& {
+  const auto times = [&](int sim_rank) -> const std::vector<int>& {
     return time_steps_[static_cast<std::size_t>(a_.ranks()[static_cast<std::size_t>(sim_rank)].stage)];
   };
   const int t = times(sender_sim)[static_cast<std::size_t>(send.step)];

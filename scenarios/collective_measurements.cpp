@@ -97,6 +97,7 @@ std::optional<topo::CollectiveAlgorithm> algorithm_of(const std::string& named) 
   if (n == "tree") return topo::CollectiveAlgorithm::tree;
   if (n == "nvls") return topo::CollectiveAlgorithm::nvls;
   if (n == "nvlstree") return topo::CollectiveAlgorithm::nvls_tree;
+  if (n == "pat") return topo::CollectiveAlgorithm::pat;
   if (n.rfind("collnet", 0) == 0) return topo::CollectiveAlgorithm::collnet_direct;
   return std::nullopt;
 }

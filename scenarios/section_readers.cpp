@@ -182,6 +182,9 @@ void read_sharding(TableReader& r, Scenario& s) {
     int version = 2;
     r.read("fsdp_version", version, IntRange{1, 2});
     p.fsdp_copies = version == 2;
+    // FSDP2 reduces fp32 and bf16 gradients with ReduceOp.AVG (_get_gradient_divide_factors);
+    // FSDP1 divides before and after a sum.
+    p.average_in_collective = version == 2;
   } else if (r.has("fsdp_version")) {
     r.fail("fsdp_version", "applies to PyTorch FSDP, and `fsdp` is not set",
            "set fsdp = \"full_shard\" (or another strategy), or remove fsdp_version");
@@ -190,6 +193,7 @@ void read_sharding(TableReader& r, Scenario& s) {
   r.read("shard_group", p.shard_group, kPositiveInt);
   r.read("prefetch_layers", p.prefetch_layers, IntRange{0, 16});
   r.read("defer_grad_sync", p.defer_grad_sync);
+  r.read("average_in_collective", p.average_in_collective);
   r.read("prefetch_bucket_mparams", s.prefetch_bucket_params, kPositive, 1e6);
   r.read("max_live_mparams", s.max_live_params, kPositive, 1e6);
 }
@@ -301,6 +305,7 @@ void read_collective_section(TableReader r, Scenario& s) {
   r.read("algorithm", c.algorithm, choices::kForcedAlgorithm);
   r.read("protocol", c.protocol, choices::kProtocol);
   r.read("collnet", c.collnet);
+  r.read("pat", c.pat);
   r.finish();
   // [hardware] and [fabric] are read before this table, so what the algorithm needs is known.
   const topo::ClusterSpec& cluster = s.job.cluster;
@@ -310,6 +315,9 @@ void read_collective_section(TableReader r, Scenario& s) {
   if (c.algorithm == CollectiveAlgorithm::collnet_direct && !cluster.fabric.sharp)
     r.fail("algorithm", "CollNet needs switches that reduce in the network",
            "set fabric.sharp = true (InfiniBand SHARP)");
+  if (c.algorithm == CollectiveAlgorithm::pat && !c.pat)
+    r.fail("algorithm", "PAT is forced, but pat = false turns NCCL's PAT off",
+           "drop pat = false, or force another algorithm");
   if (c.collnet && !cluster.fabric.sharp)
     r.fail("collnet", "NCCL's CollNet runs only on switches that reduce in the network",
            "set fabric.sharp = true (InfiniBand SHARP), or drop collnet");

@@ -48,6 +48,7 @@ struct Options {
   std::string protocol = "auto";
   bool sharp = false;
   bool collnet = false;
+  bool no_pat = false;
   int channels = 0;
   bool compare = false;
   std::string compare_file;
@@ -162,6 +163,9 @@ topo::SweepRequest make_sweep(const Options& o, const topo::Topology& topo) {
   r.algorithm =
       parse_named(o.algorithm, "--algorithm", topo::parse_collective_algorithm, topo::algorithm_names());
   r.protocol = parse_named(o.protocol, "--protocol", topo::parse_collective_protocol, topo::protocol_names());
+  if (o.no_pat && r.algorithm == topo::CollectiveAlgorithm::pat)
+    throw UserError({}, "--no-pat", "turns NCCL's PAT off, and --algorithm pat forces it",
+                    "drop --no-pat, or force another algorithm");
   const auto total = static_cast<int>(topo.gpu_count());
   int ranks = o.ranks > 0 ? o.ranks : total;
   if (ranks > total)
@@ -181,6 +185,7 @@ topo::SweepRequest make_sweep(const Options& o, const topo::Topology& topo) {
   if (r.op == topo::CollectiveOp::send_recv) r.communicator_ranks = static_cast<std::uint32_t>(ranks);
   r.config.channels = o.channels;
   r.config.collnet = o.collnet;
+  r.config.pat = !o.no_pat;
   if (!o.bytes.empty())
     r.sizes_bytes = parse_list(o.bytes, "bytes");
   else
@@ -259,12 +264,16 @@ po::options_description describe(Options& o) {
        "ranks taking part: GPUs 0..N-1 (default all); send-recv: GPU 0 sends to GPU N-1 in a "
        "communicator of N ranks")
       ("algorithm", po::value(&o.algorithm)->default_value(o.algorithm),
-       "auto | ring | tree | nvls | nvls-tree | collnet-direct | hierarchical | pairwise | deepep-ll | direct")
+       "auto | ring | tree | nvls | nvls-tree | collnet-direct | pat | hierarchical | pairwise | deepep-ll | "
+       "direct")
       ("protocol", po::value(&o.protocol)->default_value(o.protocol), "NCCL protocol: auto | simple | ll128 | ll")
       ("sharp", po::bool_switch(&o.sharp), "the fabric's switches reduce in the network (InfiniBand SHARP)")
       ("collnet", po::bool_switch(&o.collnet),
        "NCCL's CollNet enabled (NCCL_COLLNET_ENABLE=1): with --sharp, CollNet Direct and NVLS across NVLink "
        "domains may run (NCCL's default: off)")
+      ("no-pat", po::bool_switch(&o.no_pat),
+       "NCCL's PAT off (NCCL_PAT_ENABLE=0, or NCCL before 2.23); on, it runs reduce-scatters and "
+       "all-gathers of one rank per node where it is fastest")
       ("channels", count_value(o.channels, "--channels", 1, 1024),
        "parallel channels (default: 2 per GPU of a host)")
       ("compare-nccl-h100", po::bool_switch(&o.compare), "add the error against nccl-tests on 8 x H100")

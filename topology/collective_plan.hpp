@@ -147,6 +147,8 @@ struct AlgoContext {
   double nvls_efficiency = 0.0;
   /// NCCL's CollNet is enabled (CommConfig::collnet, or CollNet forced for this request).
   bool collnet = false;
+  /// NCCL's PAT is enabled (CommConfig::pat).
+  bool pat = true;
 };
 
 /// The ring a channel follows: hosts in order, each host's ranks rotated by the channel so that
@@ -164,6 +166,10 @@ Plan build_nvls_all_gather(AlgoContext& ctx);
 Plan build_collnet_all_reduce(AlgoContext& ctx);
 Plan build_nvls_sharp_all_reduce(AlgoContext& ctx);
 Plan build_collnet_all_gather(AlgoContext& ctx);
+Plan build_pat(AlgoContext& ctx);  // reduce-scatter, all-gather
+/// PAT's chunks (of S / n) each rank sends over dimension d (peers 2^d apart) among n ranks: the
+/// offsets 1 .. n-1 whose lowest set bit is d (collective_pat.cpp).
+std::vector<double> pat_chunks_per_dimension(std::size_t n);
 Plan build_pairwise_all_to_all(AlgoContext& ctx);
 Plan build_direct_send_recv(AlgoContext& ctx);
 Plan build_deepep_ll_all_to_all(AlgoContext& ctx);

@@ -18,13 +18,14 @@ constexpr std::array<std::pair<CollectiveOp, std::string_view>, 6> kOpNames{{
     {CollectiveOp::send_recv, "send-recv"},
 }};
 
-constexpr std::array<std::pair<CollectiveAlgorithm, std::string_view>, 10> kAlgorithmNames{{
+constexpr std::array<std::pair<CollectiveAlgorithm, std::string_view>, 11> kAlgorithmNames{{
     {CollectiveAlgorithm::automatic, "auto"},
     {CollectiveAlgorithm::ring, "ring"},
     {CollectiveAlgorithm::tree, "tree"},
     {CollectiveAlgorithm::nvls, "nvls"},
     {CollectiveAlgorithm::nvls_tree, "nvls-tree"},
     {CollectiveAlgorithm::collnet_direct, "collnet-direct"},
+    {CollectiveAlgorithm::pat, "pat"},
     {CollectiveAlgorithm::hierarchical, "hierarchical"},
     {CollectiveAlgorithm::pairwise, "pairwise"},
     {CollectiveAlgorithm::deepep_ll, "deepep-ll"},
@@ -78,6 +79,16 @@ bool collnet_shape(const AlgoContext& ctx) {
     if (l.nodes.size() < 2 || l.max_per_node > 8 || !l.uniform) return false;
   return true;
 }
+// NCCL's PAT (tuning.cc ncclPatEnable): enabled (NCCL_PAT_ENABLE, on by default since 2.23), one
+// rank on each of two or more nodes (nNodes == nRanks; its nodes are NVLink domains), and for a
+// reduce-scatter a plain sum: enqueue.cc skips PAT for ncclDevPreMulSum and ncclDevSumPostDiv, the
+// forms of ncclAvg.
+bool pat_shape(const AlgoContext& ctx) {
+  if (!ctx.pat || (ctx.request.op == CollectiveOp::reduce_scatter && ctx.request.average)) return false;
+  for (const GroupLayout& l : ctx.layouts)
+    if (l.nodes.size() < 2 || l.max_per_node != 1) return false;
+  return true;
+}
 bool hierarchical_shape(const AlgoContext& ctx) {
   for (const GroupLayout& l : ctx.layouts)
     if (l.nodes.size() < 2 || l.max_per_node < 2 || !l.uniform) return false;
@@ -107,7 +118,15 @@ constexpr Strategy kStrategies[] = {
     {Op::all_reduce, Alg::hierarchical, hierarchical_shape, build_hierarchical_all_reduce,
      "needs at least two hosts with the same number (>= 2) of ranks each"},
     {Op::reduce_scatter, Alg::ring, any, build_ring, ""},
+    {Op::reduce_scatter, Alg::pat, pat_shape, build_pat,
+     "needs one rank on each of two or more nodes (NCCL's nodes: NVLink domains), NCCL's PAT enabled "
+     "(collective.pat) and, for a reduce-scatter, a sum: NCCL runs no PAT for an average "
+     "(parallelism.average_in_collective)"},
     {Op::all_gather, Alg::ring, any, build_ring, ""},
+    {Op::all_gather, Alg::pat, pat_shape, build_pat,
+     "needs one rank on each of two or more nodes (NCCL's nodes: NVLink domains), NCCL's PAT enabled "
+     "(collective.pat) and, for a reduce-scatter, a sum: NCCL runs no PAT for an average "
+     "(parallelism.average_in_collective)"},
     {Op::all_gather, Alg::nvls, nvls_domain, build_nvls_all_gather,
      "needs NVLS (hardware.nvls) and every rank in one NVLink domain"},
     {Op::all_gather, Alg::collnet_direct, collnet_shape, build_collnet_all_gather,

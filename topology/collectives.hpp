@@ -38,12 +38,15 @@ enum class CollectiveAlgorithm : std::uint8_t {
   nvls,            ///< NVLink SHARP in-switch reduction inside one NVLink domain (all-reduce, all-gather)
   nvls_tree,       ///< NVLS inside each NVLink domain, double binary trees of the slices across them
   collnet_direct,  ///< NCCL CollNet Direct: in-network (InfiniBand SHARP) reduction across hosts
-  hierarchical,    ///< intra-host reduce-scatter, inter-host all-reduce, intra-host all-gather
-  pairwise,        ///< all-to-all: every rank sends its share to every other rank
+  /// NCCL's PAT (2.23+): reduce-scatter and all-gather in log2(n) dimensions over peers 2^d apart,
+  /// for communicators of one rank per node
+  pat,
+  hierarchical,  ///< intra-host reduce-scatter, inter-host all-reduce, intra-host all-gather
+  pairwise,      ///< all-to-all: every rank sends its share to every other rank
   /// all-to-all as DeepEP's low-latency kernels run it: every message at once, GPU-initiated
   /// (IBGDA) from each GPU's own NIC (no PXN relay), NVLink inside a node
   deepep_ll,
-  direct,          ///< send/recv: one point-to-point transfer
+  direct,  ///< send/recv: one point-to-point transfer
 };
 
 /// NCCL's wire protocols (src/device/prims_*.h): LL sends 4 data bytes with a 4-byte flag in every
@@ -85,6 +88,9 @@ struct CollectiveRequest {
   /// send_recv only: ranks of the NCCL communicator the pairs belong to (nccl-tests: every rank;
   /// Megatron: the pipeline group), which sets NCCL's channels per network peer; 0 = the pair alone.
   std::uint32_t communicator_ranks = 0;
+  /// reduce_scatter only: the reduction divides by the group size inside the collective (PyTorch's
+  /// ReduceOp.AVG, which NCCL runs as a pre-multiplied sum): NCCL then runs no PAT (enqueue.cc).
+  bool average = false;
   /// Kernels that hold too few SMs to keep the links busy (DeepEP given fewer than its traffic model
   /// needs): the collective moves at most this fraction of the rate its links allow it on an idle
   /// network; 0 = no such limit.
@@ -108,6 +114,9 @@ struct CommConfig {
   /// config.collnetEnable), so SHARP switches alone do not change NCCL's choice. Forcing
   /// `collnet_direct` implies it, as setting NCCL_ALGO=CollNet means enabling CollNet.
   bool collnet = false;
+  /// NCCL_PAT_ENABLE: NCCL's PAT algorithm may run (NCCL 2.23 and later, where it is on by default
+  /// for communicators of one rank per node); false for older NCCL or NCCL_PAT_ENABLE=0.
+  bool pat = true;
 };
 
 /// True when `a` is one of the algorithms stepsim has for `op` (whether or not it fits a group).

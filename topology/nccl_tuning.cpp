@@ -13,7 +13,7 @@ namespace {
 // more than 2 nodes; generation Volta, Ampere, Hopper, Blackwell.
 enum Proto { kLL, kLL128, kSimple };
 enum Hw { kNvlink, kPci, kNet };
-enum Algo { kTree, kRing, kCollNetDirect, kNvls, kNvlsTree, kAlgoCount };
+enum Algo { kTree, kRing, kCollNetDirect, kNvls, kNvlsTree, kPat, kAlgoCount };
 using PerProto = std::array<double, 3>;
 using PerNodes = std::array<double, 3>;
 
@@ -23,11 +23,12 @@ constexpr std::array<PerProto, kAlgoCount> kBaseLatencyUs{{
     {0, 0, 0},         // CollNet Direct
     {0, 0, 0},         // NVLS
     {0, 0, 0},         // NVLS tree
+    {8.0, 8.0, 8.0},   // PAT
 }};
 constexpr std::array<std::array<PerProto, kAlgoCount>, 3> kHwLatencyUs{{
-    {{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 25}, {0, 0, 25}}},  // NVLink
-    {{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 0}, {0, 0, 0}}},     // PCIe
-    {{{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 18}, {0, 0, 20.9}}},  // network
+    {{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 25}, {0, 0, 25}, {0, 0, 4.0}}},  // NVLink
+    {{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 0}, {0, 0, 0}, {0, 0, 4.0}}},     // PCIe
+    {{{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 18}, {0, 0, 20.9}, {0, 0, 14}}},   // network
 }};
 // llMaxBws: rows Volta, Ampere, Hopper, Blackwell on one node; across nodes NCCL indexes the rows
 // by CPU (0 = Intel, 1 = AMD); stepsim takes row 0 (Intel and Arm hosts).
@@ -46,6 +47,11 @@ constexpr std::array<PerNodes, 4> kPerChannelNvlsTreeGBps{
 constexpr double kNetOverheadUs = 1.0;
 // CollNet Direct's arity serialisation per local rank (tuning.cc: "0.4 us arity serialization").
 constexpr double kCollNetArityUs = 0.4;
+// PAT's latency (tuning.cc): a network step's latency / 3.5 per dimension (log2 of the nodes), plus
+// "still a linear part" of 2.8 us per rank; and its bus bandwidth at 0.75 of the graph's.
+constexpr double kPatDimensionDivisor = 3.5;
+constexpr double kPatPerRankUs = 2.8;
+constexpr double kPatBandwidthFactor = 0.75;
 
 std::size_t arch_row(GpuArch a) {
   switch (a) {
@@ -68,6 +74,7 @@ int algo_index(CollectiveAlgorithm a) {
     case CollectiveAlgorithm::collnet_direct: return kCollNetDirect;
     case CollectiveAlgorithm::nvls: return kNvls;
     case CollectiveAlgorithm::nvls_tree: return kNvlsTree;
+    case CollectiveAlgorithm::pat: return kPat;
     default: return kRing;
   }
 }
@@ -104,6 +111,8 @@ double latency_us(const NcclShape& s, CollectiveProtocol p) {
       return base + 2.0 * (std::min(1, ppn - 1) * intra + (ppn - 1) * kCollNetArityUs) + inter;
     case CollectiveAlgorithm::nvls: return intra + (multi ? inter : 0.0);
     case CollectiveAlgorithm::nvls_tree: return base + intra + 2.0 * log2i(s.nodes) * inter;
+    case CollectiveAlgorithm::pat:
+      return base + log2i(s.nodes) * inter / kPatDimensionDivisor + s.ranks * kPatPerRankUs;
     default: return 0.0;
   }
 }
@@ -120,6 +129,8 @@ bool nccl_tuned(CollectiveOp op, CollectiveAlgorithm a) {
     case CollectiveAlgorithm::nvls:
     case CollectiveAlgorithm::collnet_direct:
       return op == CollectiveOp::all_reduce || op == CollectiveOp::all_gather;
+    case CollectiveAlgorithm::pat:
+      return op == CollectiveOp::all_gather || op == CollectiveOp::reduce_scatter;
     default: return false;
   }
 }
@@ -172,6 +183,7 @@ ProtocolTerms nccl_protocol_terms(const NcclShape& s, CollectiveProtocol p) {
       else if (s.arch == GpuArch::hopper || s.arch == GpuArch::blackwell)
         t.bandwidth_factor = 0.85;
       break;
+    case CollectiveAlgorithm::pat: t.bandwidth_factor = kPatBandwidthFactor; break;
     default: break;
   }
   return t;

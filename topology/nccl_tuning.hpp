@@ -49,7 +49,7 @@ bool protocol_applies(const NcclShape& shape, CollectiveProtocol p);
 /// NCCL's terms for `shape` under protocol `p` (which must apply); see the header comment.
 ProtocolTerms nccl_protocol_terms(const NcclShape& shape, CollectiveProtocol p);
 
-/// True for the algorithms NCCL tunes (ring, tree, NVLS, NVLS-tree, CollNet Direct) on the
+/// True for the algorithms NCCL tunes (ring, tree, NVLS, NVLS-tree, CollNet Direct, PAT) on the
 /// operations it runs them for; the others (hierarchical, pairwise, direct, the broadcast chain)
 /// have their own latency model and run Simple.
 bool nccl_tuned(CollectiveOp op, CollectiveAlgorithm a);

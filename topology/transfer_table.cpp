@@ -180,6 +180,7 @@ std::uint32_t TransferTableBuilder::add(const CollectiveRequest& original) {
   info.ranks = static_cast<std::uint32_t>(request.groups[0].size());
   info.groups = static_cast<std::uint32_t>(request.groups.size());
   info.communicator_ranks = request.communicator_ranks;
+  info.average = request.average;
   info.phases_begin = static_cast<std::uint32_t>(table_.phases_.size());
   const auto payload = static_cast<std::uint32_t>(table_.infos_.size());
   if (info.ranks >= 2 && bytes > 0.0) {  // else nothing moves: it completes as soon as it starts
@@ -191,7 +192,8 @@ std::uint32_t TransferTableBuilder::add(const CollectiveRequest& original) {
                     table_.pool_,
                     efficiency_,
                     topo.spec().gpu.eff.nvls,
-                    config_.collnet || request.algorithm == CollectiveAlgorithm::collnet_direct};
+                    config_.collnet || request.algorithm == CollectiveAlgorithm::collnet_direct,
+                    config_.pat};
     for (const auto& g : request.groups) ctx.layouts.push_back(layout_of(topo, g));
     ctx.channels = config_.channels > 0 ? static_cast<std::uint32_t>(config_.channels)
                                         : nccl_group_channels(topo, ctx.layouts[0]);

@@ -52,6 +52,7 @@ struct TransferInfo {
   std::uint32_t ranks = 0;   ///< ranks per group
   std::uint32_t groups = 0;  ///< simulated group plus images
   std::uint32_t communicator_ranks = 0;  ///< send/recv: the request's communicator_ranks
+  bool average = false;                  ///< reduce-scatter: the request's `average`
   std::uint32_t phases_begin = 0;
   std::uint32_t phases_count = 0;
   double time_alone_s = 0.0;  ///< predicted duration on an otherwise idle network

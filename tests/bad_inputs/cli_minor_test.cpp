@@ -81,6 +81,12 @@ const std::vector<BadInput> kCounts = {
              "collective --gpu gb200 --topology nvl72 --nodes 2 --sharp --bytes 1048576",
              0,
              {}},
+    row("collective --algorithm pat with --no-pat",
+        "collective --nodes 8 --gpus-per-node 1 --op all-gather "
+        "--algorithm pat --no-pat",
+        {"--no-pat", "turns NCCL's PAT off, and --algorithm pat forces it"}),
+    row("collective --algorithm pat at 8 GPUs per node",
+        "collective --nodes 2 --op all-gather --algorithm pat", {"one rank on each of two or more nodes"}),
     row("collective --nodes -1", "collective --nodes -1",
         {"--nodes: expected a whole number from 1 to 1000000, got `-1`"}),
     row("collective --tiers 4", "collective --tiers 4",

@@ -28,6 +28,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     r.groups = {group};
     r.sizes_bytes = {8.0, 1 << 20, 256e6};
     (void)topo::sweep_collective(topo, r);
+    // One GPU of each NVLink domain: NCCL's PAT is a candidate for its all-gathers.
+    std::vector<topo::GpuId> per_domain;
+    for (topo::GpuId g = 0; g < topo->gpu_count() && per_domain.size() < 64; ++g)
+      if (per_domain.empty() || topo->domain_of(g) != topo->domain_of(per_domain.back()))
+        per_domain.push_back(g);
+    if (per_domain.size() >= 2) {
+      r.op = topo::CollectiveOp::all_gather;
+      r.groups = {per_domain};
+      (void)topo::sweep_collective(topo, r);
+    }
   });
   return 0;
 }

@@ -17,6 +17,7 @@ CommKey grid_key(const ParallelSpec& p, const RankLayout& layout) {
                                  layout.stride(ParallelDim::pp),
                                  layout.stride(ParallelDim::dp)};
   std::copy(grid.begin(), grid.end(), k.shape.begin() + 6);
+  k.shape[16] = p.average_in_collective ? 1 : 0;  // a reduce-scatter's reduction (NCCL's PAT or not)
   return k;
 }
 
@@ -71,6 +72,7 @@ Handle BoundSink::emit_comm(std::string_view, const CommOp& c, std::span<const H
           req.groups = groups_.groups(c.dim, rank_, c.scope);
           req.peer_offset = c.peer_offset;
           req.pair_bytes.assign(c.pair_bytes.begin(), c.pair_bytes.end());
+          req.average = averages_in_collective(groups_.job(), c.dim, c.kind);
           return req;
         });
   }

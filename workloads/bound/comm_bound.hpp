@@ -29,8 +29,9 @@ namespace stepsim::work {
 /// promise equal requests, so a cache can skip building the groups.
 struct CommKey {
   /// kind, dim, scope, peer offset, issuing rank (or sending stage), receiving stage, then the
-  /// grid: tp, cp, pp, dp, ep, expert_tp sizes and the tp, cp, pp, dp strides (placement order).
-  std::array<int, 16> shape{};
+  /// grid: tp, cp, pp, dp, ep, expert_tp sizes and the tp, cp, pp, dp strides (placement order),
+  /// then whether data-parallel reduce-scatters average (ParallelSpec::average_in_collective).
+  std::array<int, 17> shape{};
   double bytes = 0.0;
   std::vector<double> pair_bytes;
   auto operator<=>(const CommKey&) const = default;

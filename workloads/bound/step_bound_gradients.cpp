@@ -19,6 +19,7 @@ std::int64_t Bounder::dp_bound(int rank, CollectiveKind kind, double bytes, Comm
                    req.bytes = bytes;
                    req.groups = groups_.groups(ParallelDim::dp, rank, scope);
                    req.peer_offset = 0;  // as the builder's CommOp has it
+                   req.average = averages_in_collective(job_, ParallelDim::dp, kind);
                    return req;
                  })
       .count();

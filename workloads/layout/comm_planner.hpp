@@ -35,6 +35,9 @@ struct CommRequest {
   /// all_to_all only, optional: p x p row-major bytes from member i to member j of every group
   /// (the images follow the same routing); replaces `bytes`.
   std::vector<double> pair_bytes;
+  /// reduce_scatter only: the framework divides by the group size inside the collective
+  /// (ReduceOp.AVG; averages_in_collective), which NCCL runs without PAT.
+  bool average = false;
   /// all_to_all only: kernels holding `sms` SMs (DeepEP's) move it, for a model of `experts` routed
   /// experts, `top_k` per token; where they are fewer than DeepEP's traffic model needs on the
   /// planner's topology, the collective runs at their pace (workloads/layout/deepep.hpp). 0: none.
@@ -44,6 +47,13 @@ struct CommRequest {
     int top_k = 0;
   } ep_kernels;
 };
+
+/// Whether `job`'s framework averages a `kind` collective along `dim` inside NCCL (ReduceOp.AVG):
+/// its data-parallel gradient reduce-scatters, with ParallelSpec::average_in_collective.
+inline bool averages_in_collective(const JobSpec& job, ParallelDim dim, CollectiveKind kind) {
+  return job.parallel.average_in_collective && dim == ParallelDim::dp &&
+         kind == CollectiveKind::reduce_scatter;
+}
 
 class CommPlanner {
  public:

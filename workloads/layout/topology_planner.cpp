@@ -11,6 +11,7 @@ topo::CollectiveRequest to_collective(const CommRequest& r) {
   topo::CollectiveRequest c;
   c.bytes = r.bytes;
   c.pair_bytes = r.pair_bytes;
+  c.average = r.average;
   c.communicator_ranks = static_cast<std::uint32_t>(std::max(0, r.communicator_ranks));
   const auto copy_groups = [&] {
     for (const auto& g : r.groups) c.groups.emplace_back(g.begin(), g.end());

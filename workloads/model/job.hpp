@@ -175,6 +175,11 @@ struct ParallelSpec {
   /// unsharded gradients accumulate meanwhile, in the parameters' dtype. false: after every
   /// micro-batch (FSDP's default).
   bool defer_grad_sync = false;
+  /// The data-parallel gradient reduce-scatters divide by the group size inside the collective
+  /// (ReduceOp.AVG), as FSDP2 does for fp32 and bf16 reduce dtypes and Megatron-Core with
+  /// average_in_collective (set by NeMo's recipes); NCCL then runs them without PAT. false: a sum,
+  /// scaled before or after (Megatron-LM's default, FSDP1, DeepSpeed).
+  bool average_in_collective = false;
   PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
   /// Placement order, innermost (fastest-varying rank index) first: Megatron's tp, cp, ep, pp, dp.
   std::vector<ParallelDim> order{ParallelDim::tp, ParallelDim::cp, ParallelDim::pp, ParallelDim::dp};

@@ -402,6 +402,7 @@ std::uint32_t RankSink::payload(const CommOp& c, const std::vector<std::vector<i
     req.groups = groups;
     req.peer_offset = c.peer_offset;
     req.pair_bytes.assign(c.pair_bytes.begin(), c.pair_bytes.end());
+    req.average = averages_in_collective(a_.job(), c.dim, c.kind);
     if (c.dim == ParallelDim::ep && c.kind == CollectiveKind::all_to_all && a_.ep_kernel_sms() > 0)
       req.ep_kernels = {a_.ep_kernel_sms(), a_.job().model.experts, a_.job().model.top_k};
     it->second = a_.planner().plan(req);

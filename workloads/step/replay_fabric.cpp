@@ -20,6 +20,7 @@ topo::CollectiveRequest group_request(const topo::TransferInfo& info, const std:
   r.op = info.op;
   r.bytes = info.bytes;
   r.communicator_ranks = info.communicator_ranks;  // the send/recv's NCCL channels, as the step's
+  r.average = info.average;                        // a reduce-scatter's reduction, as the step's
   if (info.algorithm == topo::CollectiveAlgorithm::deepep_ll) r.algorithm = info.algorithm;
   const auto gpu = [](int rank) { return static_cast<topo::GpuId>(rank); };
   if (info.op == topo::CollectiveOp::send_recv && group.size() > 2) {

@@ -44,6 +44,7 @@ struct Options {
   std::string op = "all-reduce";
   std::string bytes;
   int ranks = 0;
+  int stride = 1;
   std::string algorithm = "auto";
   std::string protocol = "auto";
   bool sharp = false;
@@ -167,19 +168,25 @@ topo::SweepRequest make_sweep(const Options& o, const topo::Topology& topo) {
     throw UserError({}, "--no-pat", "turns NCCL's PAT off, and --algorithm pat forces it",
                     "drop --no-pat, or force another algorithm");
   const auto total = static_cast<int>(topo.gpu_count());
-  int ranks = o.ranks > 0 ? o.ranks : total;
-  if (ranks > total)
-    throw UserError("--ranks: " + std::to_string(ranks) + " exceeds the cluster's " + std::to_string(total) +
-                    " GPUs");
+  // Every stride-th GPU: GPUs 0, s, 2s, ... (a data-parallel group of one rank per node: s = the
+  // GPUs of a node).
+  const int s = o.stride;
+  const int reachable = (total + s - 1) / s;
+  int ranks = o.ranks > 0 ? o.ranks : reachable;
+  if (ranks > reachable)
+    throw UserError(
+        "--ranks: " + std::to_string(ranks) + " exceeds the cluster's " + std::to_string(total) + " GPUs" +
+        (s > 1 ? " taken at a stride of " + std::to_string(s) + " (" + std::to_string(reachable) + " of them)"
+               : std::string()));
   if (r.op == topo::CollectiveOp::send_recv && ranks < 2)
     throw UserError("--ranks: send-recv needs 2 or more ranks (GPU 0 sends to GPU N-1), got " +
                     std::to_string(ranks) + (o.ranks > 0 ? "" : " (the cluster's GPUs)") +
                     "; give --ranks 2 or more on a cluster of 2 or more GPUs");
   std::vector<topo::GpuId> group;
   if (r.op == topo::CollectiveOp::send_recv)  // first GPU to the last of the requested ranks
-    group = {0, static_cast<topo::GpuId>(ranks - 1)};
+    group = {0, static_cast<topo::GpuId>((ranks - 1) * s)};
   else
-    for (int g = 0; g < ranks; ++g) group.push_back(static_cast<topo::GpuId>(g));
+    for (int g = 0; g < ranks; ++g) group.push_back(static_cast<topo::GpuId>(g * s));
   r.groups = {group};
   // The pair belongs to a communicator of the requested ranks, as in nccl-tests.
   if (r.op == topo::CollectiveOp::send_recv) r.communicator_ranks = static_cast<std::uint32_t>(ranks);
@@ -263,6 +270,9 @@ po::options_description describe(Options& o) {
       ("ranks", count_value(o.ranks, "--ranks", 1, kMaxGpuCount),
        "ranks taking part: GPUs 0..N-1 (default all); send-recv: GPU 0 sends to GPU N-1 in a "
        "communicator of N ranks")
+      ("rank-stride", count_value(o.stride, "--rank-stride", 1, kMaxGpuCount),
+       "take every S-th GPU: GPUs 0, S, 2S, ... (S = --gpus-per-node: one rank per node, as a data-parallel "
+       "group beside tensor parallelism)")
       ("algorithm", po::value(&o.algorithm)->default_value(o.algorithm),
        "auto | ring | tree | nvls | nvls-tree | collnet-direct | pat | hierarchical | pairwise | deepep-ll | "
        "direct")

@@ -124,3 +124,31 @@ TEST_CASE("stepsim collective rejects bad input with exit code 2", "[cli][collec
   CHECK(run("--gpus-per-node 1 --nodes 2 --bytes 1e6").exit_code == 0);
   CHECK(run("--op send-recv --gpus-per-node 1 --nodes 2 --bytes 1e6").exit_code == 0);
 }
+
+TEST_CASE("stepsim collective --rank-stride takes one rank per node, where NCCL's PAT applies",
+          "[cli][collective]") {
+  // 64 nodes of 8 H100, GPUs 0, 8, ..., 504: one rank on each node (rail 0). NCCL's terms make PAT the
+  // fastest all-gather at 1 MiB there (docs/topology.md, "PAT"), the ring at 256 MiB; with PAT off,
+  // the ring (or LL's) everywhere. busbw = algbw x (p-1)/p = algbw x 63/64.
+  const auto r =
+      run("--gpu h100-sxm --nodes 64 --rank-stride 8 --op all-gather --bytes 1048576,268435456 "
+          "--format json");
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j.size() == 2);
+  CHECK(j[0]["algorithm"] == "pat");
+  CHECK(j[1]["algorithm"] == "ring");
+  for (const auto& s : j)
+    CHECK(s["busbw_GBps"].get<double>() == Approx(63.0 / 64.0 * s["algbw_GBps"].get<double>()));
+  const auto off =
+      run("--gpu h100-sxm --nodes 64 --rank-stride 8 --op all-gather --bytes 1048576 --no-pat "
+          "--format json");
+  REQUIRE(off.exit_code == 0);
+  const auto k = nlohmann::json::parse(off.out);
+  CHECK(k[0]["algorithm"] == "ring");
+  CHECK(k[0]["time_s"].get<double>() > j[0]["time_s"].get<double>());
+  // Every 8th of 16 GPUs is 2 ranks, not 3.
+  const auto bad = run("--nodes 2 --rank-stride 8 --ranks 3 --op all-gather");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.out.find("taken at a stride of 8 (2 of them)") != std::string::npos);
+}

@@ -44,6 +44,10 @@ void Engine::initialise() {
                                   : (1.0 - spec.alt_comm_slowdown) / spec.comm_interference;
     processors_[p].idle = spec.reserved_comm ? 1.0 - spec.comm_slowdown : 1.0;
     processors_[p].share = spec.share_compute;
+    processors_[p].transfer_shares = spec.transfer_shares && !spec.reserved_comm && network_ != nullptr;
+    processors_[p].default_share = spec.comm_slowdown;
+    processors_[p].alt_share = spec.alt_comm_slowdown < 0.0 ? spec.comm_slowdown : spec.alt_comm_slowdown;
+    processors_[p].interference = spec.comm_interference;
   }
   for (StreamId s = 0; s < graph_.stream_count(); ++s)
     if (graph_.first_on(s) != StepGraph::kNoOp) --state_[graph_.first_on(s)].waiting;
@@ -201,6 +205,13 @@ void Engine::change_comm_activity(OpId transfer, int delta) {
     const double old_rate = p.rate();
     p.active_transfers = static_cast<std::uint32_t>(static_cast<int>(p.active_transfers) + delta);
     if (stream.alt_comm) p.active_alt = static_cast<std::uint32_t>(static_cast<int>(p.active_alt) + delta);
+    if (p.transfer_shares) {
+      const double share = stream.alt_comm ? p.alt_share : network_->sm_share(graph_.exec(transfer).aux);
+      if (share < 0.0)
+        p.active_unknown = static_cast<std::uint32_t>(static_cast<int>(p.active_unknown) + delta);
+      else
+        p.known_share_units += delta * std::llround(share / kShareUnit);
+    }
     if (p.comm_retimes() && p.comm_rate() != old_comm_rate && !p.running.empty()) retime(p, old_rate);
   }
 }

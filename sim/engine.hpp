@@ -64,6 +64,15 @@ class Engine {
   struct ProcessorState {
     std::uint32_t active_transfers = 0;   ///< transfer ops occupying this processor's comm streams
     std::uint32_t active_alt = 0;         ///< those of them on alt_comm streams
+    /// Processor::transfer_shares: the summed shares of the running transfers whose share is
+    /// known, in units of kShareUnit (integers, so that adding and removing them is exact), and
+    /// how many run whose share is not.
+    bool transfer_shares = false;
+    std::int64_t known_share_units = 0;
+    std::uint32_t active_unknown = 0;
+    double default_share = 0.0;  ///< Processor::comm_slowdown
+    double alt_share = 0.0;      ///< Processor::alt_comm_slowdown (>= 0), or comm_slowdown
+    double interference = 1.0;   ///< Processor::comm_interference
     /// Compute speed while communication runs: (1 - comm_slowdown) / comm_interference.
     double busy = 1.0;
     /// While only alt_comm streams' transfers run: (1 - alt_comm_slowdown) / comm_interference.
@@ -73,12 +82,17 @@ class Engine {
     bool share = false;                   ///< Processor::share_compute
     std::vector<RunningCompute> running;  ///< only tracked when tracks()
     /// Whether communication starting or stopping changes the compute speed.
-    bool comm_retimes() const { return busy != idle || busy_alt != idle; }
+    bool comm_retimes() const { return busy != idle || busy_alt != idle || transfer_shares; }
     /// Whether its compute ops' speed can change while they run, so they are kept in `running`.
     bool tracks() const { return comm_retimes() || share; }
     /// The compute speed the running transfers leave: the larger share holds when both kinds run.
     double comm_rate() const {
       if (active_transfers == 0) return idle;
+      if (transfer_shares) {
+        const double share =
+            static_cast<double>(known_share_units) * kShareUnit + (active_unknown > 0 ? default_share : 0.0);
+        return (1.0 - std::min(share, kMaxShare)) / interference;
+      }
       if (active_alt == 0) return busy;
       return active_alt == active_transfers ? busy_alt : std::min(busy, busy_alt);
     }
@@ -88,6 +102,10 @@ class Engine {
       return share && running.size() > 1 ? r / static_cast<double>(running.size()) : r;
     }
   };
+  /// A share's integer unit (2^-24 of the SMs) and the most the summed shares may take: compute keeps
+  /// at least this much of its SMs whatever runs beside it.
+  static constexpr double kShareUnit = 1.0 / 16777216.0;
+  static constexpr double kMaxShare = 0.95;
   static constexpr std::uint32_t kRunning = 0;
   static constexpr std::uint32_t kFinished = 0xffffffffu;
 

@@ -103,6 +103,12 @@ struct Processor {
   /// holds another number of SMs than the rest, DeepEP beside NCCL); < 0: those streams take
   /// comm_slowdown too. While transfers of both kinds run, the larger share holds.
   double alt_comm_slowdown = -1.0;
+  /// Each transfer takes the share of SMs its own kernels hold (Network::sm_share: NCCL runs a CTA
+  /// per channel), and transfers running at once add their shares: compute runs at
+  /// (1 - the sum) / comm_interference. Transfers of unknown share take comm_slowdown, once however
+  /// many of them run; those on alt_comm streams alt_comm_slowdown each. Not with reserved_comm.
+  /// false: the share of the kind running, as above.
+  bool transfer_shares = false;
 };
 
 struct Stream {

@@ -48,8 +48,6 @@ double nvls_all_reduce_traffic(double m) {
   return at_fit * ((m - 1.0) / m) / ((kFitRanks - 1.0) / kFitRanks);
 }
 
-namespace {
-
 // NCCL's NVLS channels (src/transport/nvls.cc, ncclNvlsTuning and its SM100 multi-node table):
 // 16 on Hopper; on Blackwell 24 in one NVLink domain, and across domains 32 with two domains or
 // with more than 8 ranks a domain on 100 GB/s NICs, 24 on 50 GB/s-class NICs, else 32.
@@ -62,8 +60,6 @@ double nccl_nvls_channels(const AlgoContext& ctx, GpuId g, std::size_t domains, 
   if (nic_GBps >= 96.0) return per_domain <= 8 ? 24.0 : 32.0;
   return nic_GBps >= 48.0 ? 24.0 : 32.0;
 }
-
-}  // namespace
 
 double nvls_fixed_s(const AlgoContext& ctx, std::size_t domains, std::size_t per_domain, double traffic,
                     double chunk_bytes, double efficiency) {

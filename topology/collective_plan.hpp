@@ -185,6 +185,9 @@ double nvls_all_reduce_traffic(double m);
 /// heads x 128 KiB chunks on each of NCCL's NVLS channels at the NVLink rate `traffic` allows.
 /// `efficiency`: the NVLink efficiency the traffic moves at (0: eff.nvls).
 inline constexpr double kNvlsChunkBytes = 128.0 * 1024.0;  ///< NCCL_NVLS_CHUNKSIZE
+/// NCCL's NVLS kernel channels (CTAs) for a group whose `domains` NVLink domains hold `per_domain`
+/// ranks each, `g` one of its GPUs (collective_nvls.cpp).
+double nccl_nvls_channels(const AlgoContext& ctx, GpuId g, std::size_t domains, std::size_t per_domain);
 double nvls_fixed_s(const AlgoContext& ctx, std::size_t domains, std::size_t per_domain, double traffic,
                     double chunk_bytes = kNvlsChunkBytes, double efficiency = 0.0);
 

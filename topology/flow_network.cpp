@@ -107,6 +107,13 @@ std::string short_number(double v) {
 }
 }  // namespace
 
+double FlowNetwork::sm_share(std::uint32_t payload) const {
+  const int sms = table_->topology().spec().gpu.sms;
+  const std::uint32_t ctas = table_->info(payload).ctas;
+  if (sms <= 0 || ctas == 0) return -1.0;
+  return std::min(1.0, static_cast<double>(ctas) / sms);
+}
+
 std::string FlowNetwork::describe_transfer(sim::OpId op) const {
   const auto slot =
       std::find_if(actives_.begin(), actives_.end(), [op](const Active& a) { return a.op == op; });

@@ -81,6 +81,8 @@ class FlowNetwork final : public sim::Network {
   void attribution(sim::OpId op, std::vector<sim::BoundShare>& out) const override;
   /// The running transfer's current phase: its latency, or its slowest flow's rate and limiter.
   std::string describe_transfer(sim::OpId op) const override;
+  /// The transfer's kernel CTAs (TransferInfo::ctas) over the GPU's SMs; -1 where either is unknown.
+  double sm_share(std::uint32_t payload) const override;
 
   /// Wire bytes each link has carried so far, indexed by LinkId (empty unless accounting is on).
   std::span<const double> link_bytes() const { return link_bytes_; }

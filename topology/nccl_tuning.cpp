@@ -189,6 +189,16 @@ ProtocolTerms nccl_protocol_terms(const NcclShape& s, CollectiveProtocol p) {
   return t;
 }
 
+int nccl_kernel_channels(const NcclShape& s, CollectiveProtocol p, double bytes) {
+  const int nc = std::max(1, s.channels);
+  const double threads = p == CollectiveProtocol::ll128 ? 640.0 : 512.0;
+  double threshold = p == CollectiveProtocol::simple ? 64.0 : 8.0;
+  if (p == CollectiveProtocol::ll && s.algorithm == CollectiveAlgorithm::ring)
+    threshold *= std::max(1, s.ranks);
+  const double fit = std::floor(bytes / (threads * threshold));
+  return static_cast<int>(std::clamp(fit, 1.0, static_cast<double>(nc)));
+}
+
 namespace {
 int pow2_up(int n) {
   int p = 1;

@@ -54,6 +54,13 @@ ProtocolTerms nccl_protocol_terms(const NcclShape& shape, CollectiveProtocol p);
 /// have their own latency model and run Simple.
 bool nccl_tuned(CollectiveOp op, CollectiveAlgorithm a);
 
+/// The CTAs NCCL launches for a ring, tree or PAT collective of `bytes` (the whole buffer, nccl-tests'
+/// size) on `shape.channels` channels under protocol `p`: one CTA per channel, fewer for small
+/// messages (src/enqueue.cc topoGetAlgoInfo: nc shrinks while bytes < nc x nThreads x
+/// threadThreshold; 512 threads under Simple and LL, 640 under LL128; thresholds 64 for Simple, 8
+/// for LL and LL128, the ring's LL threshold times its ranks, src/graph/tuning.cc).
+int nccl_kernel_channels(const NcclShape& shape, CollectiveProtocol p, double bytes);
+
 /// A point-to-point send/recv across nodes as NCCL's p2p setup sees its communicator.
 struct NcclP2pComm {
   int ranks = 2;  ///< ranks of the communicator (nccl-tests: the world; Megatron: the pipeline group)

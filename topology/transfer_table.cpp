@@ -149,6 +149,8 @@ std::vector<std::uint32_t> plan_key(const CollectiveRequest& r, CollectiveAlgori
   return key;
 }
 
+std::uint32_t kernel_ctas(const AlgoContext& ctx, CollectiveAlgorithm a, CollectiveProtocol p, double bytes);
+
 }  // namespace
 
 TransferTableBuilder::TransferTableBuilder(std::shared_ptr<const Topology> topo, CommConfig config)
@@ -200,6 +202,11 @@ std::uint32_t TransferTableBuilder::add(const CollectiveRequest& original) {
     const auto [choice, time_s] = choose(ctx, bytes);
     info.algorithm = plans_[choice.plan].algorithm;
     info.protocol = choice.protocol;
+    info.ctas = kernel_ctas(ctx, info.algorithm, info.protocol, bytes);
+    // A send/recv across the network runs on NCCL's channels for its peer at this size.
+    for (const PlanPhase& ph : plans_[choice.plan].phases)
+      if (info.ctas == 0 && ph.p2p.channel_Bps > 0.0)
+        info.ctas = static_cast<std::uint32_t>(ph.p2p.channels_for(bytes));
     info.time_alone_s = time_s;
     emit(choice, bytes);
   }
@@ -239,6 +246,43 @@ NcclShape shape_of(const AlgoContext& ctx, CollectiveAlgorithm a) {
   s.nvlink = ctx.topo.spec().gpu.nvlink_bw.value() > 0.0 && ctx.topo.domain_size() > 1;
   s.channels = nccl_channels(ctx, a);
   return s;
+}
+
+// NCCL's collective channels of the group's communicator (`comm->nChannels`): the host rule over its
+// ranks per node, or the graph search over a multi-host NVLink domain (stepsim's flow channels,
+// ctx.channels, spread a ring over the NICs and may differ).
+int communicator_channels(const AlgoContext& ctx) {
+  const ClusterSpec& spec = ctx.topo.spec();
+  const int local = static_cast<int>(ctx.layouts.front().max_per_node);
+  int channels = nccl_comm_channels(local, spec.gpu.arch, spec.gpu.nvlink_bw.value() > 0.0);
+  if (local > spec.gpus_per_node) channels = std::min(channels, nccl_mnnvl_channels(spec, local));
+  return channels;
+}
+
+// The CTAs (SMs) the chosen collective's kernel holds while it runs (TransferInfo::ctas): NCCL runs a
+// CTA per channel. Rings, trees, PAT and CollNet use the communicator's channels, rings, trees and
+// PAT fewer for small messages (nccl_kernel_channels); NVLS and NVLS-tree their own NVLS channels.
+// Point-to-point kernels are not known here (all-to-all, DeepEP's, send/recv inside a node): 0; a
+// send/recv across the network takes its NCCL channels for the peer (P2pChannels, in add()).
+std::uint32_t kernel_ctas(const AlgoContext& ctx, CollectiveAlgorithm a, CollectiveProtocol p, double bytes) {
+  switch (a) {
+    case CollectiveAlgorithm::ring:
+    case CollectiveAlgorithm::tree:
+    case CollectiveAlgorithm::pat:
+    case CollectiveAlgorithm::hierarchical: {
+      NcclShape s = shape_of(ctx, a);
+      s.channels = communicator_channels(ctx);
+      return static_cast<std::uint32_t>(nccl_kernel_channels(s, p, bytes));
+    }
+    case CollectiveAlgorithm::nvls:
+    case CollectiveAlgorithm::nvls_tree: {
+      const GroupLayout& l = ctx.layouts.front();
+      return static_cast<std::uint32_t>(
+          nccl_nvls_channels(ctx, ctx.request.groups.front().front(), l.nodes.size(), l.max_per_node));
+    }
+    case CollectiveAlgorithm::collnet_direct: return static_cast<std::uint32_t>(communicator_channels(ctx));
+    default: return 0;
+  }
 }
 
 }  // namespace

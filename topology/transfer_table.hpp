@@ -53,6 +53,9 @@ struct TransferInfo {
   std::uint32_t groups = 0;  ///< simulated group plus images
   std::uint32_t communicator_ranks = 0;  ///< send/recv: the request's communicator_ranks
   bool average = false;                  ///< reduce-scatter: the request's `average`
+  /// The CTAs (SMs) the collective's kernel holds while it runs, one per NCCL channel at this size
+  /// (nccl_kernel_channels); 0 = not known here (point-to-point, all-to-all: the GPU's default share).
+  std::uint32_t ctas = 0;
   std::uint32_t phases_begin = 0;
   std::uint32_t phases_count = 0;
   double time_alone_s = 0.0;  ///< predicted duration on an otherwise idle network

@@ -236,3 +236,63 @@ TEST_CASE("alt_comm streams need a comm role and a processor with an alt share")
   spec.alt_comm_slowdown = 1.0;
   CHECK_THROWS_AS(b.add_processor(spec), std::invalid_argument);
 }
+
+namespace {
+/// A FakeNetwork whose transfers' kernels hold known SM shares (payload -> share; absent: unknown).
+class SharedSmNetwork : public FakeNetwork {
+ public:
+  SharedSmNetwork(std::vector<FakeTransfer> table, std::map<std::uint32_t, double> shares)
+      : FakeNetwork(std::move(table)), shares_(std::move(shares)) {}
+  double sm_share(std::uint32_t payload) const override {
+    const auto it = shares_.find(payload);
+    return it == shares_.end() ? -1.0 : it->second;
+  }
+
+ private:
+  std::map<std::uint32_t, double> shares_;
+};
+}  // namespace
+
+TEST_CASE("transfers holding their own SMs add their shares (Processor::transfer_shares)") {
+  // Processor{default share 0.2, alt 0.05, transfer_shares}: each transfer takes the share its
+  // network reports (NCCL's CTAs over the GPU's SMs), transfers running at once add up; those of
+  // unknown share take the default once however many run; the alt stream's take the alt share.
+  StepGraphBuilder b;
+  Processor spec;
+  spec.comm_slowdown = 0.2;
+  spec.alt_comm_slowdown = 0.05;
+  spec.transfer_shares = true;
+  const double interference = GENERATE(1.0, 1.25);
+  spec.comm_interference = interference;
+  const ProcessorId p = b.add_processor(spec);
+  const StreamId compute_stream = b.add_stream(p, StreamRole::compute, "gpu0.compute");
+  std::vector<StreamId> comm;
+  for (int i = 0; i < 4; ++i) comm.push_back(b.add_stream(p, StreamRole::comm, "gpu0.comm"));
+  const StreamId alt = b.add_stream(p, StreamRole::comm, "gpu0.comm.ep", true);
+  const OpId c = b.add_op(compute(us(40)), compute_stream);
+  b.add_op(transfer(0), comm[0]);  // share 0.10, [0, 8) us
+  b.add_op(delay(us(4)), comm[1]);
+  b.add_op(transfer(1), comm[1]);  // share 0.15, [4, 6)
+  b.add_op(delay(us(10)), comm[2]);
+  b.add_op(transfer(2), comm[2]);  // unknown, [10, 12)
+  b.add_op(delay(us(10)), comm[3]);
+  b.add_op(transfer(3), comm[3]);  // unknown, [10, 12)
+  b.add_op(delay(us(14)), alt);
+  b.add_op(transfer(4), alt);  // the alt share, [14, 16)
+  const StepGraph graph = std::move(b).build();
+  SharedSmNetwork net({{Time::zero(), us(8)},
+                       {Time::zero(), us(2)},
+                       {Time::zero(), us(2)},
+                       {Time::zero(), us(2)},
+                       {Time::zero(), us(2)}},
+                      {{0, 0.10}, {1, 0.15}});
+  const RunResult r = Engine(graph, &net).run();
+  // Work done by 16 us, each interval's rate (1 - share) / interference (1 where nothing runs):
+  //   [0, 4) 0.90 x 4 = 3.6; [4, 6) 0.75 x 2 = 1.5; [6, 8) 0.90 x 2 = 1.8; [8, 10) 1 x 2 = 2;
+  //   [10, 12) the two unknown ones, 0.2 once: 0.8 x 2 = 1.6; [12, 14) 2; [14, 16) 0.95 x 2 = 1.9.
+  const double slowed = (3.6 + 1.5 + 1.8 + 1.6 + 1.9) / interference;
+  const double work_by_16 = slowed + 2.0 + 2.0;
+  // The rest at full speed: ends at 16 + (40 - work by 16) us.
+  // Each re-timing rounds up to a whole picosecond: within 1e-6 of the 42 us.
+  CHECK(to_seconds(r.ops[c].end) == Approx((16.0 + 40.0 - work_by_16) * 1e-6).epsilon(1e-6));
+}

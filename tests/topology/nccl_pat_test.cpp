@@ -151,3 +151,56 @@ TEST_CASE("PAT runs only where NCCL runs it", "[collectives][nccl]") {
                       Catch::Contains("does not implement all-reduce"));
   }
 }
+
+namespace {
+std::uint32_t kernel_ctas_of(const ClusterSpec& spec, const CollectiveRequest& r) {
+  auto topology = std::make_shared<const Topology>(spec);
+  TransferTableBuilder tb(topology, CommConfig{});
+  const std::uint32_t id = tb.add(r);
+  return std::move(tb).build().info(id).ctas;
+}
+}  // namespace
+
+TEST_CASE("a collective's kernel holds one CTA per NCCL channel, fewer for small messages",
+          "[collectives][nccl]") {
+  auto spec = pat_cluster();
+  // NCCL's channels on Hopper nodes with NVLink (nccl_comm_channels): 2 per local rank, doubled
+  // while under 16: 8 ranks of a node 16, 4 ranks 8 -> 16, one rank per node 2 -> 4.
+  auto ring = [](std::vector<GpuId> g, double bytes) {
+    CollectiveRequest r =
+        pat_request(CollectiveOp::all_reduce, std::move(g), bytes, CollectiveAlgorithm::ring);
+    r.protocol = CollectiveProtocol::simple;
+    return r;
+  };
+  CHECK(kernel_ctas_of(spec, ring(iota(0, 8), 256 * kPatMiB)) == 16);
+  CHECK(kernel_ctas_of(spec, ring(iota(0, 4), 256 * kPatMiB)) == 16);
+  // A small message: NCCL sheds channels while bytes < channels x 512 threads x 64 (Simple):
+  // 100,000 B / 32,768 = 3.05 -> 3 CTAs.
+  CHECK(kernel_ctas_of(spec, ring(iota(0, 8), 100000.0)) == 3);
+  CHECK(kernel_ctas_of(spec, ring(iota(0, 8), 1000.0)) == 1);
+  // PAT at one rank per node: 4 channels.
+  CHECK(kernel_ctas_of(spec, pat_request(CollectiveOp::all_gather, pat_rail0(8), 64 * kPatMiB,
+                                         CollectiveAlgorithm::pat)) == 4);
+  // NVLS on Hopper: its own 16 channels (src/transport/nvls.cc).
+  spec.nvls = true;
+  CHECK(kernel_ctas_of(spec, pat_request(CollectiveOp::all_reduce, iota(0, 8), 256 * kPatMiB,
+                                         CollectiveAlgorithm::nvls)) == 16);
+  // An all-to-all's point-to-point kernels: not known here (the GPU's default share applies).
+  CHECK(kernel_ctas_of(spec, pat_request(CollectiveOp::all_to_all, iota(0, 8), 256 * kPatMiB)) == 0);
+}
+
+TEST_CASE("the flow network reports a transfer's SM share as its CTAs over the GPU's SMs",
+          "[collectives][nccl]") {
+  auto spec = pat_cluster();
+  CollectiveRequest r =
+      pat_request(CollectiveOp::all_reduce, iota(0, 8), 256 * kPatMiB, CollectiveAlgorithm::ring);
+  for (const int sms : {132, 0}) {
+    spec.gpu.sms = sms;
+    auto topology = std::make_shared<const Topology>(spec);
+    TransferTableBuilder tb(topology, CommConfig{});
+    const std::uint32_t id = tb.add(r);
+    FlowNetwork net(std::make_shared<const TransferTable>(std::move(tb).build()));
+    // 16 channels on 132 SMs; an unknown SM count leaves the share unknown (negative).
+    CHECK(net.sm_share(id) == (sms > 0 ? Approx(16.0 / 132.0) : Approx(-1.0)));
+  }
+}

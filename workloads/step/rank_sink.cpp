@@ -95,6 +95,9 @@ StepAssembler::StepAssembler(const JobSpec& job, CommPlanner& planner, RankMode 
   }
   sim::Processor proc{job.cluster.gpu.comm_sm_fraction, job.parallel.ep_overlap,
                       job.parallel.reserve_comm_sms, job.cluster.gpu.comm_interference};
+  // A collective's kernels hold the SMs of their channels (TransferInfo::ctas), and collectives
+  // running at once add up, where the GPU's SM count is known.
+  proc.transfer_shares = job.cluster.gpu.sms > 0 && job.cluster.gpu.comm_sm_fraction > 0.0;
   // Expert-parallel kernels that hold their own number of SMs (DeepEP's): while they run they take
   // that share; where the step reserves communication's SMs, theirs are what it reserves.
   ep_kernel_sms_ = job.model.is_moe() ? ep_comm_sms(job, layout_) : 0;

@@ -85,7 +85,8 @@ class Engine {
     bool comm_retimes() const { return busy != idle || busy_alt != idle || transfer_shares; }
     /// Whether its compute ops' speed can change while they run, so they are kept in `running`.
     bool tracks() const { return comm_retimes() || share; }
-    /// The compute speed the running transfers leave: the larger share holds when both kinds run.
+    /// The compute speed the running transfers leave: with transfer_shares their shares summed
+    /// (unknown ones once); else the larger share holds when both kinds run.
     double comm_rate() const {
       if (active_transfers == 0) return idle;
       if (transfer_shares) {
@@ -102,8 +103,8 @@ class Engine {
       return share && running.size() > 1 ? r / static_cast<double>(running.size()) : r;
     }
   };
-  /// A share's integer unit (2^-24 of the SMs) and the most the summed shares may take: compute keeps
-  /// at least this much of its SMs whatever runs beside it.
+  /// A share's integer unit (2^-24 of the SMs) and the most the summed shares may take (compute keeps
+  /// at least 5% of its SMs whatever runs beside it).
   static constexpr double kShareUnit = 1.0 / 16777216.0;
   static constexpr double kMaxShare = 0.95;
   static constexpr std::uint32_t kRunning = 0;

@@ -205,8 +205,7 @@ std::uint32_t TransferTableBuilder::add(const CollectiveRequest& original) {
     info.ctas = kernel_ctas(ctx, info.algorithm, info.protocol, bytes);
     // A send/recv across the network runs on NCCL's channels for its peer at this size.
     for (const PlanPhase& ph : plans_[choice.plan].phases)
-      if (info.ctas == 0 && ph.p2p.channel_Bps > 0.0)
-        info.ctas = static_cast<std::uint32_t>(ph.p2p.channels_for(bytes));
+      if (ph.p2p.channel_Bps > 0.0) info.ctas = static_cast<std::uint32_t>(ph.p2p.channels_for(bytes));
     info.time_alone_s = time_s;
     emit(choice, bytes);
   }
@@ -262,8 +261,11 @@ int communicator_channels(const AlgoContext& ctx) {
 // The CTAs (SMs) the chosen collective's kernel holds while it runs (TransferInfo::ctas): NCCL runs a
 // CTA per channel. Rings, trees, PAT and CollNet use the communicator's channels, rings, trees and
 // PAT fewer for small messages (nccl_kernel_channels); NVLS and NVLS-tree their own NVLS channels.
-// Point-to-point kernels are not known here (all-to-all, DeepEP's, send/recv inside a node): 0; a
-// send/recv across the network takes its NCCL channels for the peer (P2pChannels, in add()).
+// NCCL's point-to-point kernels (an all-to-all, a send/recv inside an NVLink domain) run on its p2p
+// channels, the collective channels rounded up to a power of two (src/graph/paths.cc
+// ncclTopoComputeP2pChannels; an NVLink peer may take as many, 2 per NVLink); a send/recv across
+// the network takes its channels for the peer at its size (P2pChannels, in add()). DeepEP's kernels
+// are not known here: 0 (their streams' own share applies).
 std::uint32_t kernel_ctas(const AlgoContext& ctx, CollectiveAlgorithm a, CollectiveProtocol p, double bytes) {
   switch (a) {
     case CollectiveAlgorithm::ring:
@@ -281,6 +283,12 @@ std::uint32_t kernel_ctas(const AlgoContext& ctx, CollectiveAlgorithm a, Collect
           nccl_nvls_channels(ctx, ctx.request.groups.front().front(), l.nodes.size(), l.max_per_node));
     }
     case CollectiveAlgorithm::collnet_direct: return static_cast<std::uint32_t>(communicator_channels(ctx));
+    case CollectiveAlgorithm::pairwise:
+    case CollectiveAlgorithm::direct: {
+      int p2p = 1;
+      while (p2p < communicator_channels(ctx)) p2p *= 2;
+      return static_cast<std::uint32_t>(std::min(p2p, 64));
+    }
     default: return 0;
   }
 }

@@ -185,8 +185,14 @@ TEST_CASE("a collective's kernel holds one CTA per NCCL channel, fewer for small
   spec.nvls = true;
   CHECK(kernel_ctas_of(spec, pat_request(CollectiveOp::all_reduce, iota(0, 8), 256 * kPatMiB,
                                          CollectiveAlgorithm::nvls)) == 16);
-  // An all-to-all's point-to-point kernels: not known here (the GPU's default share applies).
-  CHECK(kernel_ctas_of(spec, pat_request(CollectiveOp::all_to_all, iota(0, 8), 256 * kPatMiB)) == 0);
+  // An all-to-all runs NCCL's point-to-point kernel on its p2p channels: the 16 collective channels
+  // rounded up to a power of two (src/graph/paths.cc), 16; for 6 ranks of a node 2 x 6 = 12, doubled
+  // under 16 to 24, rounded up to 32.
+  CHECK(kernel_ctas_of(spec, pat_request(CollectiveOp::all_to_all, iota(0, 8), 256 * kPatMiB)) == 16);
+  CHECK(kernel_ctas_of(spec, pat_request(CollectiveOp::all_to_all, iota(0, 6), 256 * kPatMiB)) == 32);
+  // A send/recv across nodes: its channels for the network peer at its size (P2pChannels): a
+  // 50 GB/s NIC gets ceil(50 / 14) = 4 -> 4 channels per peer, which a large message uses.
+  CHECK(kernel_ctas_of(spec, send(0, 8, 256 * kPatMiB)) == 4);
 }
 
 TEST_CASE("the flow network reports a transfer's SM share as its CTAs over the GPU's SMs",

@@ -85,11 +85,14 @@ std::string cluster_line(const topo::ClusterSpec& c) {
 
 /// ", collectives forced to tree / ll" when [collective] forces NCCL's algorithm or protocol.
 std::string forced_collectives(const topo::CommConfig& c) {
-  if (c.algorithm == topo::CollectiveAlgorithm::automatic &&
-      c.protocol == topo::CollectiveProtocol::automatic)
-    return "";
-  return ", collectives forced to " + std::string(topo::name(c.algorithm)) + " / " +
-         std::string(topo::name(c.protocol));
+  std::string out;
+  if (c.algorithm != topo::CollectiveAlgorithm::automatic ||
+      c.protocol != topo::CollectiveProtocol::automatic)
+    out = ", collectives forced to " + std::string(topo::name(c.algorithm)) + " / " +
+          std::string(topo::name(c.protocol));
+  if (c.collnet) out += ", NCCL's CollNet on";
+  if (!c.pat) out += ", NCCL's PAT off";
+  return out;
 }
 
 /// " (layernorm, mla_up_proj)": what selective recomputation covers.
@@ -178,6 +181,8 @@ std::string layout_line(const scen::Scenario& s) {
                : ", blocking pipeline sends";
   if (p.sequence_parallel) out += ", sequence parallel";
   out += ", ZeRO " + std::to_string(p.zero_stage);
+  if (p.average_in_collective && p.dp * p.cp > 1)
+    out += ", gradients averaged inside NCCL (ReduceOp.AVG: no PAT for their reduce-scatters)";
   return out;
 }
 

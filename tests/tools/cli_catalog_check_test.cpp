@@ -180,3 +180,23 @@ TEST_CASE("stepsim check and run show a chunk-by-chunk split, the pipeline sched
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("32 micro-batches per step in 4 pipeline schedules"));
 }
+
+TEST_CASE("stepsim check names NCCL's PAT and CollNet switches and gradients averaged inside NCCL") {
+  const std::string fsdp2 =
+      std::string(STEPSIM_SOURCE_DIR) + "/scenarios/examples/llama3.1-8b-torchtitan-8xh100.toml";
+  // FSDP2 averages its gradients in the collective (ReduceOp.AVG), which rules out PAT for them.
+  auto r = run_stepsim("check '" + fsdp2 + "'");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("gradients averaged inside NCCL (ReduceOp.AVG"));
+  r = run_stepsim("check '" + fsdp2 +
+                  "' --set parallelism.average_in_collective=false --set collective.pat=false");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, !Catch::Contains("gradients averaged"));
+  CHECK_THAT(r.out, Catch::Contains("NCCL's PAT off"));
+  // A plain Megatron-style job names neither.
+  const std::string megatron =
+      std::string(STEPSIM_SOURCE_DIR) + "/scenarios/examples/gpt3-175b-1024xa100.toml";
+  r = run_stepsim("check '" + megatron + "'");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, !Catch::Contains("NCCL's PAT off") && !Catch::Contains("gradients averaged"));
+}

@@ -197,6 +197,10 @@ void Engine::finish_transfer(OpId id) {
 }
 
 void Engine::change_comm_activity(OpId transfer, int delta) {
+  // The share the transfer's own kernels hold (Processor::transfer_shares): the same on every
+  // processor it occupies, so asked of the network once, and only if one of them counts it.
+  bool asked = false;
+  double own_share = -1.0;
   for (const StreamId s : graph_.streams_of(transfer)) {
     const Stream& stream = graph_.stream(s);
     if (stream.role != StreamRole::comm) continue;
@@ -206,7 +210,11 @@ void Engine::change_comm_activity(OpId transfer, int delta) {
     p.active_transfers = static_cast<std::uint32_t>(static_cast<int>(p.active_transfers) + delta);
     if (stream.alt_comm) p.active_alt = static_cast<std::uint32_t>(static_cast<int>(p.active_alt) + delta);
     if (p.transfer_shares) {
-      const double share = stream.alt_comm ? p.alt_share : network_->sm_share(graph_.exec(transfer).aux);
+      if (!stream.alt_comm && !asked) {
+        own_share = network_->sm_share(graph_.exec(transfer).aux);
+        asked = true;
+      }
+      const double share = stream.alt_comm ? p.alt_share : own_share;
       if (share < 0.0)
         p.active_unknown = static_cast<std::uint32_t>(static_cast<int>(p.active_unknown) + delta);
       else

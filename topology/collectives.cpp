@@ -100,6 +100,10 @@ bool pair(const AlgoContext& ctx) {
 
 using Op = CollectiveOp;
 using Alg = CollectiveAlgorithm;
+constexpr const char* kPatRequirement =
+    "needs one rank on each of two or more nodes (NCCL's nodes: NVLink domains), NCCL's PAT enabled "
+    "(collective.pat) and, for a reduce-scatter, a sum: NCCL runs no PAT for an average "
+    "(parallelism.average_in_collective)";
 constexpr Strategy kStrategies[] = {
     {Op::all_reduce, Alg::ring, any, build_ring, ""},
     {Op::all_reduce, Alg::nvls, nvls_domain, build_nvls_all_reduce,
@@ -118,15 +122,9 @@ constexpr Strategy kStrategies[] = {
     {Op::all_reduce, Alg::hierarchical, hierarchical_shape, build_hierarchical_all_reduce,
      "needs at least two hosts with the same number (>= 2) of ranks each"},
     {Op::reduce_scatter, Alg::ring, any, build_ring, ""},
-    {Op::reduce_scatter, Alg::pat, pat_shape, build_pat,
-     "needs one rank on each of two or more nodes (NCCL's nodes: NVLink domains), NCCL's PAT enabled "
-     "(collective.pat) and, for a reduce-scatter, a sum: NCCL runs no PAT for an average "
-     "(parallelism.average_in_collective)"},
+    {Op::reduce_scatter, Alg::pat, pat_shape, build_pat, kPatRequirement},
     {Op::all_gather, Alg::ring, any, build_ring, ""},
-    {Op::all_gather, Alg::pat, pat_shape, build_pat,
-     "needs one rank on each of two or more nodes (NCCL's nodes: NVLink domains), NCCL's PAT enabled "
-     "(collective.pat) and, for a reduce-scatter, a sum: NCCL runs no PAT for an average "
-     "(parallelism.average_in_collective)"},
+    {Op::all_gather, Alg::pat, pat_shape, build_pat, kPatRequirement},
     {Op::all_gather, Alg::nvls, nvls_domain, build_nvls_all_gather,
      "needs NVLS (hardware.nvls) and every rank in one NVLink domain"},
     {Op::all_gather, Alg::collnet_direct, collnet_shape, build_collnet_all_gather,

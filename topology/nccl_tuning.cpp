@@ -207,6 +207,10 @@ int pow2_up(int n) {
 }
 }  // namespace
 
+int nccl_p2p_channels(int comm_channels) {
+  return pow2_up(std::max(1, comm_channels));
+}
+
 int nccl_comm_channels(int gpus_per_node, GpuArch arch, bool nvlink) {
   constexpr int kMaxChannels = 64;
   int c = 2 * std::max(1, gpus_per_node);
@@ -234,7 +238,7 @@ int nccl_mnnvl_comm_channels(int local_gpus, double nvlink_GBps, double nic_GBps
 
 int nccl_p2p_net_channels_per_peer(const NcclP2pComm& comm) {
   constexpr int kPeersPerBatch = 8;  // NCCL_MAX_DEV_WORK_P2P_PER_BATCH
-  const int p2p_channels = pow2_up(std::max(1, comm.comm_channels));
+  const int p2p_channels = nccl_p2p_channels(comm.comm_channels);
   int per_peer = pow2_up(std::max(1, static_cast<int>(std::ceil(comm.nic_GBps / kNcclP2pChannelNetGBps))));
   const int batches = (std::max(1, comm.ranks) + kPeersPerBatch - 1) / kPeersPerBatch;
   while (per_peer * batches > p2p_channels && per_peer > 1) per_peer /= 2;
@@ -242,7 +246,7 @@ int nccl_p2p_net_channels_per_peer(const NcclP2pComm& comm) {
 }
 
 int nccl_p2p_min_channels(const NcclP2pComm& comm) {
-  const int p2p_channels = pow2_up(std::max(1, comm.comm_channels));
+  const int p2p_channels = nccl_p2p_channels(comm.comm_channels);
   int n = nccl_p2p_net_channels_per_peer(comm);
   while (n * std::max(1, comm.ranks) > p2p_channels && n > 1) n /= 2;
   return n;

@@ -74,6 +74,11 @@ struct NcclP2pComm {
 /// NVLink inside the node while under 16, at most MAXCHANNELS = 64.
 int nccl_comm_channels(int gpus_per_node, GpuArch arch, bool nvlink);
 
+/// NCCL's point-to-point channels of a communicator with `comm_channels` collective channels: rounded
+/// up to a power of two (src/graph/paths.cc ncclTopoComputeP2pChannels), on which its send/recv and
+/// all-to-all kernels run.
+int nccl_p2p_channels(int comm_channels);
+
 /// The same under multi-node NVLink, where NCCL's node is an NVLink domain of several hosts (GB200
 /// NVL72): NCCL fuses the domain's topologies and searches its ring graph over all of them
 /// (src/graph/topo.cc, search.cc). The search tries channel speeds from 48 GB/s down

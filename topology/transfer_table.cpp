@@ -149,7 +149,7 @@ std::vector<std::uint32_t> plan_key(const CollectiveRequest& r, CollectiveAlgori
   return key;
 }
 
-std::uint32_t kernel_ctas(const AlgoContext& ctx, CollectiveAlgorithm a, CollectiveProtocol p, double bytes);
+std::uint32_t kernel_ctas(const AlgoContext& ctx, const Plan& plan, CollectiveProtocol p, double bytes);
 
 }  // namespace
 
@@ -202,10 +202,7 @@ std::uint32_t TransferTableBuilder::add(const CollectiveRequest& original) {
     const auto [choice, time_s] = choose(ctx, bytes);
     info.algorithm = plans_[choice.plan].algorithm;
     info.protocol = choice.protocol;
-    info.ctas = kernel_ctas(ctx, info.algorithm, info.protocol, bytes);
-    // A send/recv across the network runs on NCCL's channels for its peer at this size.
-    for (const PlanPhase& ph : plans_[choice.plan].phases)
-      if (ph.p2p.channel_Bps > 0.0) info.ctas = static_cast<std::uint32_t>(ph.p2p.channels_for(bytes));
+    info.ctas = kernel_ctas(ctx, plans_[choice.plan], info.protocol, bytes);
     info.time_alone_s = time_s;
     emit(choice, bytes);
   }
@@ -264,15 +261,15 @@ int communicator_channels(const AlgoContext& ctx) {
 // NCCL's point-to-point kernels (an all-to-all, a send/recv inside an NVLink domain) run on its p2p
 // channels, the collective channels rounded up to a power of two (src/graph/paths.cc
 // ncclTopoComputeP2pChannels; an NVLink peer may take as many, 2 per NVLink); a send/recv across
-// the network takes its channels for the peer at its size (P2pChannels, in add()). DeepEP's kernels
+// the network takes its channels for the peer at its size (the plan's P2pChannels). DeepEP's kernels
 // are not known here: 0 (their streams' own share applies).
-std::uint32_t kernel_ctas(const AlgoContext& ctx, CollectiveAlgorithm a, CollectiveProtocol p, double bytes) {
-  switch (a) {
+std::uint32_t kernel_ctas(const AlgoContext& ctx, const Plan& plan, CollectiveProtocol p, double bytes) {
+  switch (plan.algorithm) {
     case CollectiveAlgorithm::ring:
     case CollectiveAlgorithm::tree:
     case CollectiveAlgorithm::pat:
     case CollectiveAlgorithm::hierarchical: {
-      NcclShape s = shape_of(ctx, a);
+      NcclShape s = shape_of(ctx, plan.algorithm);
       s.channels = communicator_channels(ctx);
       return static_cast<std::uint32_t>(nccl_kernel_channels(s, p, bytes));
     }
@@ -284,11 +281,10 @@ std::uint32_t kernel_ctas(const AlgoContext& ctx, CollectiveAlgorithm a, Collect
     }
     case CollectiveAlgorithm::collnet_direct: return static_cast<std::uint32_t>(communicator_channels(ctx));
     case CollectiveAlgorithm::pairwise:
-    case CollectiveAlgorithm::direct: {
-      int p2p = 1;
-      while (p2p < communicator_channels(ctx)) p2p *= 2;
-      return static_cast<std::uint32_t>(std::min(p2p, 64));
-    }
+    case CollectiveAlgorithm::direct:
+      for (const PlanPhase& ph : plan.phases)  // a send/recv across the network
+        if (ph.p2p.channel_Bps > 0.0) return static_cast<std::uint32_t>(ph.p2p.channels_for(bytes));
+      return static_cast<std::uint32_t>(nccl_p2p_channels(communicator_channels(ctx)));
     default: return 0;
   }
 }

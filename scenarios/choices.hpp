@@ -64,6 +64,12 @@ inline constexpr std::array<Choice<FsdpStrategy>, 4> kFsdpStrategy{
      {"shard_grad_op", FsdpStrategy::shard_grad_op},
      {"hybrid_shard", FsdpStrategy::hybrid_shard},
      {"hybrid_shard_zero2", FsdpStrategy::hybrid_shard_zero2}}};
+inline constexpr std::array<Choice<work::UbMethod>, 3> kUbMethod{
+    {{"ring_exchange", work::UbMethod::ring_exchange},
+     {"pipeline", work::UbMethod::pipeline},
+     {"bulk", work::UbMethod::bulk}}};
+/// parallelism.tp_overlap_defaults: whose defaults the GEMMs not configured take (true: TE 1.x's).
+inline constexpr std::array<Choice<bool>, 2> kUbDefaults{{{"te2", false}, {"te1", true}}};
 inline constexpr std::array<Choice<work::TpCommOverlap>, 3> kTpCommOverlap{
     {{"off", work::TpCommOverlap::off},
      {"userbuffers", work::TpCommOverlap::userbuffers},

@@ -122,6 +122,8 @@ constexpr KeyHome kHomes[] = {
     {"prefetch_bucket_mparams", "parallelism"},
     {"max_live_mparams", "parallelism"},
     {"tp_overlap_rs_splits", "parallelism"},
+    {"tp_overlap_defaults", "parallelism"},
+    {"tp_overlap", "parallelism"},
     {"pp_p2p", "parallelism"},
     {"average_in_collective", "parallelism"},
     {"zero_stage", "parallelism"},

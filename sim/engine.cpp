@@ -149,27 +149,28 @@ void Engine::finish(OpId id) {
 
 void Engine::start_compute(OpId id, ProcessorId processor, Time work) {
   ProcessorState& p = processors_[processor];
+  const double margin = static_cast<double>(graph_.exec(id).sm_margin) * kSmMarginUnit;
   if (!p.tracks()) {  // no interference that changes while it runs: nothing to track
-    const double rate = p.rate();
+    const double rate = p.rate(margin);
     return schedule(id, rate == 1.0 ? work : ceil_to_time(static_cast<double>(work.count()) / rate));
   }
   const bool sharing = p.share && !p.running.empty();  // the others slow down from now
-  if (sharing) settle(p, p.rate());                    // their progress so far, at the old rate
-  p.running.push_back({id, static_cast<double>(work.count()), now_});
+  if (sharing) settle(p);                              // their progress so far, at the old rate
+  p.running.push_back({id, static_cast<double>(work.count()), now_, 1.0, margin});
   if (sharing) return reschedule(p);
-  const double rate = p.rate();
+  const double rate = p.rate(margin);
+  p.running.back().rate = rate;
   schedule(id, rate == 1.0 ? work : ceil_to_time(static_cast<double>(work.count()) / rate));
 }
 
 void Engine::untrack_compute(OpId id) {
   ProcessorState& p = processors_[graph_.processor_of(id)];
-  const double old_rate = p.rate();
   const auto it =
       std::find_if(p.running.begin(), p.running.end(), [id](const auto& r) { return r.op == id; });
   // Erase in place (not swap-with-last) so re-timing order, and with it event order, stays the
   // order in which the ops started.
   p.running.erase(it);
-  if (p.share && !p.running.empty()) retime(p, old_rate);  // the others speed up
+  if (p.share && !p.running.empty()) retime(p);  // the others speed up
 }
 
 void Engine::start_transfer(OpId id, const OpExec& op) {
@@ -206,7 +207,6 @@ void Engine::change_comm_activity(OpId transfer, int delta) {
     if (stream.role != StreamRole::comm) continue;
     ProcessorState& p = processors_[stream.processor];
     const double old_comm_rate = p.comm_rate();
-    const double old_rate = p.rate();
     p.active_transfers = static_cast<std::uint32_t>(static_cast<int>(p.active_transfers) + delta);
     if (stream.alt_comm) p.active_alt = static_cast<std::uint32_t>(static_cast<int>(p.active_alt) + delta);
     if (p.transfer_shares) {
@@ -220,27 +220,28 @@ void Engine::change_comm_activity(OpId transfer, int delta) {
       else
         p.known_share_units += delta * std::llround(share / kShareUnit);
     }
-    if (p.comm_retimes() && p.comm_rate() != old_comm_rate && !p.running.empty()) retime(p, old_rate);
+    if (p.comm_retimes() && p.comm_rate() != old_comm_rate && !p.running.empty()) retime(p);
   }
 }
 
-void Engine::retime(ProcessorState& p, double old_rate) {
-  settle(p, old_rate);
+void Engine::retime(ProcessorState& p) {
+  settle(p);
   reschedule(p);
 }
 
-void Engine::settle(ProcessorState& p, double old_rate) {
+void Engine::settle(ProcessorState& p) {
   for (RunningCompute& r : p.running) {
-    r.remaining_ps = std::max(0.0, r.remaining_ps - static_cast<double>((now_ - r.since).count()) * old_rate);
+    r.remaining_ps = std::max(0.0, r.remaining_ps - static_cast<double>((now_ - r.since).count()) * r.rate);
     r.since = now_;
   }
 }
 
 void Engine::reschedule(ProcessorState& p) {
-  const double rate = p.rate();
+  const double base = p.rate();
   for (RunningCompute& r : p.running) {
+    r.rate = r.margin > 0.0 ? p.rate(r.margin) : base;
     ++state_[r.op].generation;
-    schedule(r.op, ceil_to_time(r.remaining_ps / rate));
+    schedule(r.op, ceil_to_time(r.remaining_ps / r.rate));
     ++stats_.retimings;
   }
 }

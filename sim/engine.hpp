@@ -11,9 +11,10 @@
 // Compute ops run at full speed unless a transfer is active on one of their processor's comm
 // streams; then they run at (1 - comm_slowdown) / comm_interference (with reserved_comm, at
 // 1 - comm_slowdown when none is; a stream marked alt_comm takes alt_comm_slowdown instead, and
-// the larger share holds while both kinds run). When that activity switches on or off, every
-// compute op running on the processor is re-timed: the work it has left is kept in double
-// picoseconds, and its new completion is rounded up to the next picosecond.
+// the larger share holds while both kinds run). A compute op with an SM margin m (Op::sm_margin)
+// runs at most at 1 - m, and the communication share only slows it beyond m. When that activity
+// switches on or off, every compute op running on the processor is re-timed: the work it has left
+// is kept in double picoseconds, and its new completion is rounded up to the next picosecond.
 
 #include <algorithm>
 #include <cstdint>
@@ -60,6 +61,8 @@ class Engine {
     OpId op = 0;
     double remaining_ps = 0.0;  ///< full-speed work left as of `since`
     Time since{};
+    double rate = 1.0;    ///< the speed it progresses at since `since`
+    double margin = 0.0;  ///< Op::sm_margin
   };
   struct ProcessorState {
     std::uint32_t active_transfers = 0;   ///< transfer ops occupying this processor's comm streams
@@ -87,19 +90,23 @@ class Engine {
     bool tracks() const { return comm_retimes() || share; }
     /// The compute speed the running transfers leave: with transfer_shares their shares summed
     /// (unknown ones once); else the larger share holds when both kinds run.
-    double comm_rate() const {
-      if (active_transfers == 0) return idle;
+    /// A kernel that leaves `margin` of the SMs to others (Op::sm_margin) runs on the rest: the
+    /// transfers' share slows it only beyond the margin.
+    double comm_rate(double margin = 0.0) const {
+      if (active_transfers == 0) return std::min(idle, 1.0 - margin);
       if (transfer_shares) {
         const double share =
             static_cast<double>(known_share_units) * kShareUnit + (active_unknown > 0 ? default_share : 0.0);
-        return (1.0 - std::min(share, kMaxShare)) / interference;
+        return (1.0 - std::min(std::max(share, margin), kMaxShare)) / interference;
       }
-      if (active_alt == 0) return busy;
-      return active_alt == active_transfers ? busy_alt : std::min(busy, busy_alt);
+      const double r = active_alt == 0                  ? busy
+                       : active_alt == active_transfers ? busy_alt
+                                                        : std::min(busy, busy_alt);
+      return margin > 0.0 ? std::min(r, (1.0 - margin) / interference) : r;
     }
-    /// The speed each running compute op progresses at now.
-    double rate() const {
-      const double r = comm_rate();
+    /// The speed a running compute op with SM margin `margin` progresses at now.
+    double rate(double margin = 0.0) const {
+      const double r = comm_rate(margin);
       return share && running.size() > 1 ? r / static_cast<double>(running.size()) : r;
     }
   };
@@ -119,12 +126,12 @@ class Engine {
   void start_transfer(OpId id, const OpExec& op);
   void finish_transfer(OpId id);
   void change_comm_activity(OpId transfer, int delta);
-  /// Re-times the running compute ops of `p`, which progressed at `old_rate` since they were
-  /// last timed and progress at p.rate() from now.
-  void retime(ProcessorState& p, double old_rate);
-  /// Brings the remaining work of `p`'s running compute ops to now, at `old_rate`.
-  void settle(ProcessorState& p, double old_rate);
-  /// Schedules the end of each of `p`'s running compute ops at p.rate().
+  /// Re-times the running compute ops of `p`: each progressed at its own rate since it was last
+  /// timed and progresses at p.rate(its margin) from now.
+  void retime(ProcessorState& p);
+  /// Brings the remaining work of `p`'s running compute ops to now, each at its own rate.
+  void settle(ProcessorState& p);
+  /// Schedules the end of each of `p`'s running compute ops at p.rate(its margin).
   void reschedule(ProcessorState& p);
   /// Queues the end of `id` after `duration`; an end past the time range is queued at
   /// kTimeRangeEnd, where run() stops with time_range_error() if it is still current then.

@@ -85,6 +85,8 @@ OpId StepGraphBuilder::add_op(const Op& op, std::span<const StreamId> streams) {
   if (streams.empty()) invalid("add_op: an op needs at least one stream");
   if (op.label >= labels_.size()) invalid("add_op: unknown label " + std::to_string(op.label));
   if (op.work < Time::zero()) invalid("add_op: negative work");
+  if (!(op.sm_margin >= 0.0 && op.sm_margin < 1.0)) invalid("add_op: sm_margin outside [0, 1)");
+  if (op.sm_margin > 0.0 && op.kind != OpKind::compute) invalid("add_op: only compute ops take an sm_margin");
   if (exec_.size() >= StepGraph::kNoOp - 1) invalid("add_op: more than 2^32 - 2 ops");
   for (const StreamId s : streams)
     if (s >= streams_.size()) invalid("add_op: unknown stream " + std::to_string(s));
@@ -92,7 +94,8 @@ OpId StepGraphBuilder::add_op(const Op& op, std::span<const StreamId> streams) {
   if (has_repeats(streams)) invalid("add_op: a stream is listed twice");
   op_streams_.insert(op_streams_.end(), streams.begin(), streams.end());
   const std::uint32_t aux = op.kind == OpKind::transfer ? op.payload : streams_[streams.front()].processor;
-  exec_.push_back({op.work, aux, op.kind, op.bound});
+  const auto margin = static_cast<std::uint16_t>(std::min(65535.0, std::round(op.sm_margin / kSmMarginUnit)));
+  exec_.push_back({op.work, aux, op.kind, op.bound, margin});
   info_.push_back({op.label, op.tag, op.flops, op.bytes});
   op_stream_begin_.push_back(static_cast<std::uint32_t>(op_streams_.size()));
   return static_cast<OpId>(exec_.size() - 1);

@@ -65,7 +65,14 @@ struct Op {
   std::uint32_t tag = 0;        ///< free for the builder (e.g. a packed op-class/layer code)
   double flops = 0.0;           ///< informational, for reports and traces
   double bytes = 0.0;           ///< informational: HBM bytes (compute/memory) or payload bytes (transfer)
+  /// compute: the share of its processor's SMs the kernel leaves to others, [0, 1) (cuBLAS's SM
+  /// count target under Transformer Engine's set_sm_margin): it runs at most at 1 - sm_margin of
+  /// full speed, and communication kernels taking no more than that share do not slow it.
+  double sm_margin = 0.0;
 };
+
+/// An SM margin's integer unit in OpExec (2^-16 of the SMs).
+inline constexpr double kSmMarginUnit = 1.0 / 65536.0;
 
 /// The part of an op the engine reads while running, 16 bytes, stored apart from the rest so
 /// that the event loop's working set stays small.
@@ -74,7 +81,9 @@ struct OpExec {
   std::uint32_t aux = 0;  ///< transfer: the payload; other kinds: the processor of the first stream
   OpKind kind = OpKind::compute;
   BoundTag bound = kBoundNone;
+  std::uint16_t sm_margin = 0;  ///< Op::sm_margin in units of kSmMarginUnit
 };
+static_assert(sizeof(OpExec) == 16, "the event loop's per-op record stays 16 bytes");
 
 /// The rest of an op: names and figures for reports, never read by the engine.
 struct OpInfo {

@@ -95,6 +95,9 @@ struct CollectiveRequest {
   /// needs): the collective moves at most this fraction of the rate its links allow it on an idle
   /// network; 0 = no such limit.
   double kernel_rate_fraction = 0.0;
+  /// The CTAs its kernels run where the library fixes them (Transformer Engine userbuffers'
+  /// num_sm); 0: NCCL's channels (TransferInfo::ctas).
+  std::uint32_t kernel_ctas = 0;
 };
 
 /// How collectives are cut up, as NCCL does; defaults follow NCCL's Simple protocol.

@@ -58,6 +58,10 @@ struct KernelWork {
   KernelKind kind = KernelKind::other;
   /// Attention kernels: which fused kernel runs it (its efficiency is the GPU's for that kernel).
   AttentionKernel attention_kernel = AttentionKernel::cudnn;
+  /// The share of the GPU's SMs the kernel leaves to the communication kernels beside it, [0, 1)
+  /// (cuBLAS's SM count target under Transformer Engine's set_sm_margin). Its time here is the
+  /// full GPU's; the step's engine runs it at most at 1 - sm_margin of that speed (sim::Op).
+  double sm_margin = 0.0;
 };
 
 struct KernelTime {

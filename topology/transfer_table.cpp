@@ -202,7 +202,8 @@ std::uint32_t TransferTableBuilder::add(const CollectiveRequest& original) {
     const auto [choice, time_s] = choose(ctx, bytes);
     info.algorithm = plans_[choice.plan].algorithm;
     info.protocol = choice.protocol;
-    info.ctas = kernel_ctas(ctx, plans_[choice.plan], info.protocol, bytes);
+    info.ctas = request.kernel_ctas > 0 ? request.kernel_ctas
+                                        : kernel_ctas(ctx, plans_[choice.plan], info.protocol, bytes);
     info.time_alone_s = time_s;
     emit(choice, bytes);
   }

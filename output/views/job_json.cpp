@@ -79,29 +79,41 @@ json params_json(const work::ParamBreakdown& b) {
 json parallel_json(const work::ParallelSpec& p) {
   json order = json::array();
   for (auto d : p.order) order.push_back(work::name(d));
-  return json{{"dp", p.dp},
-              {"tp", p.tp},
-              {"pp", p.pp},
-              {"cp", p.cp},
-              {"cp_comm", work::name(p.cp_comm)},
-              {"ep", p.ep},
-              {"expert_tp", p.expert_tp},
-              {"virtual_stages", p.virtual_stages},
-              {"sequence_parallel", p.sequence_parallel},
-              {"zero_stage", p.zero_stage},
-              {"schedule", work::name(p.schedule)},
-              {"pp_p2p", work::name(p.pp_p2p)},
-              {"order", order},
-              {"dp_bucket_bytes", p.dp_bucket_bytes},
-              {"dp_overlap", p.dp_overlap},
-              {"overlap_param_gather", p.overlap_param_gather},
-              {"tp_comm_overlap", work::name(p.tp_comm_overlap)},
-              {"tp_overlap_rs_splits", p.tp_overlap_rs_splits},
-              {"first_stage_layers", p.first_stage_layers},
-              {"last_stage_layers", p.last_stage_layers},
-              {"account_for_embedding_in_pipeline_split", p.embedding_in_split},
-              {"account_for_loss_in_pipeline_split", p.loss_in_split},
-              {"pipeline_layers", p.pipeline_layers}};
+  json j{{"dp", p.dp},
+         {"tp", p.tp},
+         {"pp", p.pp},
+         {"cp", p.cp},
+         {"cp_comm", work::name(p.cp_comm)},
+         {"ep", p.ep},
+         {"expert_tp", p.expert_tp},
+         {"virtual_stages", p.virtual_stages},
+         {"sequence_parallel", p.sequence_parallel},
+         {"zero_stage", p.zero_stage},
+         {"schedule", work::name(p.schedule)},
+         {"pp_p2p", work::name(p.pp_p2p)},
+         {"order", order},
+         {"dp_bucket_bytes", p.dp_bucket_bytes},
+         {"dp_overlap", p.dp_overlap},
+         {"overlap_param_gather", p.overlap_param_gather},
+         {"tp_comm_overlap", work::name(p.tp_comm_overlap)},
+         {"tp_overlap_rs_splits", p.tp_overlap_rs_splits},
+         {"first_stage_layers", p.first_stage_layers},
+         {"last_stage_layers", p.last_stage_layers},
+         {"account_for_embedding_in_pipeline_split", p.embedding_in_split},
+         {"account_for_loss_in_pipeline_split", p.loss_in_split},
+         {"pipeline_layers", p.pipeline_layers}};
+  // Userbuffers' configuration per GEMM, only where it applies.
+  if (p.tp_comm_overlap == work::TpCommOverlap::userbuffers) {
+    json ub = json::object();
+    for (std::size_t i = 0; i < work::kUbGemms; ++i) {
+      const work::UbOverlap& c = p.ub_overlap[i];
+      ub[std::string(work::name(static_cast<work::UbGemm>(i)))] = {
+          {"method", work::name(c.method)}, {"num_sm", c.num_sm},       {"set_sm_margin", c.set_sm_margin},
+          {"num_splits", c.num_splits},     {"aggregate", c.aggregate}, {"fp8_buf", c.fp8_buf}};
+    }
+    j["tp_overlap"] = std::move(ub);
+  }
+  return j;
 }
 
 }  // namespace

@@ -265,6 +265,36 @@ std::vector<BadCase> bad_cases() {
        with("pp = 2\ndp = 8", "pp = 2\ndp = 8\ntp_comm_overlap = true"),
        ":17:19: parallelism.tp_comm_overlap:",
        {"sequence_parallel is off", "set sequence_parallel = true"}},
+      {"userbuffers' per-GEMM configuration without userbuffers",
+       with("dp = 8", "dp = 8\nsequence_parallel = true") +
+           "[parallelism.tp_overlap.proj_fprop]\nnum_sm = 8\n",
+       ":18:1: parallelism.tp_overlap:",
+       {"tp_comm_overlap is not userbuffers", "set tp_comm_overlap = true"}},
+      {"a userbuffers method Transformer Engine refuses for the GEMM",
+       with("dp = 8", "dp = 8\nsequence_parallel = true\ntp_comm_overlap = true") +
+           "[parallelism.tp_overlap.qkv_fprop]\nmethod = \"pipeline\"\n",
+       ":20:10: parallelism.tp_overlap.qkv_fprop.method:",
+       {"does not run qkv_fprop as pipeline", "an all-gather's GEMM takes ring_exchange"}},
+      {"userbuffers kernels holding every SM",
+       with("dp = 8", "dp = 8\nsequence_parallel = true\ntp_comm_overlap = true") +
+           "[parallelism.tp_overlap.fc2_fprop]\nnum_sm = 132\n",
+       ":20:10: parallelism.tp_overlap.fc2_fprop.num_sm:",
+       {"132 SMs leave none of the 132 of `h100-sxm` for the GEMM"}},
+      {"userbuffers' atomic GEMM",
+       with("dp = 8", "dp = 8\nsequence_parallel = true\ntp_comm_overlap = true") +
+           "[parallelism.tp_overlap.fc2_fprop]\natomic_gemm = true\n",
+       ":20:15: parallelism.tp_overlap.fc2_fprop.atomic_gemm:",
+       {"is not modelled", "set atomic_gemm = false"}},
+      {"a userbuffers switch written as 2",
+       with("dp = 8", "dp = 8\nsequence_parallel = true\ntp_comm_overlap = true") +
+           "[parallelism.tp_overlap.fc2_fprop]\nset_sm_margin = 2\n",
+       ":20:17: parallelism.tp_overlap.fc2_fprop.set_sm_margin:",
+       {"expected true / false (or 1 / 0), got 2"}},
+      {"unknown Transformer Engine defaults",
+       with("dp = 8",
+            "dp = 8\nsequence_parallel = true\ntp_comm_overlap = true\ntp_overlap_defaults = \"te3\""),
+       ":19:23: parallelism.tp_overlap_defaults:",
+       {"unknown value \"te3\"; expected one of te2, te1"}},
       {"expert-parallel overlap on a dense model",
        with("pp = 2\ndp = 8", "pp = 2\ndp = 8\nep_overlap = true"),
        ":17:14: parallelism.ep_overlap:",
@@ -478,4 +508,37 @@ TEST_CASE("every base case is valid, so each failure above is the edit's doing")
   const auto r = stepsim::test::run_stepsim("check '" + (dir.path() / "good.toml").string() + "'");
   CHECK(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("TP 8 x PP 2 x DP 8 x CP 1"));
+}
+
+TEST_CASE("userbuffers' per-GEMM tables as NeMo writes them: TE 1.x defaults, 0 / 1 switches, overrides") {
+  // tp_overlap_defaults = "te1": the GEMMs not listed keep TE 1.x's defaults (16 SMs, no margin
+  // for pipeline and bulk); fc2_fprop's table sets 8 SMs and the margin (NeMo 1 writes 1), and
+  // cga_size is taken without effect; qkv_wgrad takes 24 SMs.
+  stepsim::test::TempDir dir;
+  const std::string toml =
+      with("dp = 8",
+           "dp = 8\nsequence_parallel = true\ntp_comm_overlap = true\ntp_overlap_defaults = \"te1\"") +
+      "[parallelism.tp_overlap.fc2_fprop]\nnum_sm = 8\nset_sm_margin = 1\ncga_size = 2\nnum_splits = 2\n"
+      "[parallelism.tp_overlap.qkv_wgrad]\nnum_sm = 24\n";
+  const auto s = stepsim::scen::load_scenario(dir.write("ub.toml", toml), stepsim::test::builtin_catalog());
+  const auto& ub = s.job.parallel.ub_overlap;
+  using stepsim::work::UbGemm, stepsim::work::UbMethod;
+  const auto& fc2 = ub[static_cast<std::size_t>(UbGemm::fc2_fprop)];
+  CHECK(fc2.method == UbMethod::pipeline);
+  CHECK(fc2.num_sm == 8);
+  CHECK(fc2.set_sm_margin);
+  CHECK(fc2.num_splits == 2);
+  const auto& proj = ub[static_cast<std::size_t>(UbGemm::proj_fprop)];
+  CHECK(proj.num_sm == 16);
+  CHECK_FALSE(proj.set_sm_margin);
+  CHECK(ub[static_cast<std::size_t>(UbGemm::qkv_wgrad)].num_sm == 24);
+  CHECK(ub[static_cast<std::size_t>(UbGemm::qkv_wgrad)].method == UbMethod::bulk);
+  CHECK(ub[static_cast<std::size_t>(UbGemm::qkv_fprop)].method == UbMethod::ring_exchange);
+  // Without tp_overlap_defaults, TE 2.x's: the pipelined and bulk GEMMs leave their 16 SMs.
+  const auto te2 = stepsim::scen::load_scenario(
+      dir.write("te2.toml", with("dp = 8", "dp = 8\nsequence_parallel = true\ntp_comm_overlap = true")),
+      stepsim::test::builtin_catalog());
+  CHECK(te2.job.parallel.ub_overlap[static_cast<std::size_t>(UbGemm::proj_fprop)].set_sm_margin);
+  CHECK(te2.job.parallel.ub_overlap[static_cast<std::size_t>(UbGemm::fc1_dgrad)].set_sm_margin);
+  CHECK_FALSE(te2.job.parallel.ub_overlap[static_cast<std::size_t>(UbGemm::fc1_fprop)].set_sm_margin);
 }

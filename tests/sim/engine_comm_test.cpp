@@ -296,3 +296,56 @@ TEST_CASE("transfers holding their own SMs add their shares (Processor::transfer
   // Each re-timing rounds up to a whole picosecond: within 1e-6 of the 42 us.
   CHECK(to_seconds(r.ops[c].end) == Approx((16.0 + 40.0 - work_by_16) * 1e-6).epsilon(1e-6));
 }
+
+TEST_CASE("a kernel with an SM margin runs on the rest and only a larger share slows it (Op::sm_margin)") {
+  // Processor{transfer_shares, interference 1 or 1.25}. Two GEMMs run one after the other on one
+  // compute stream: A leaves 0.1875 of the SMs (Transformer Engine's set_sm_margin, here 3/16 so
+  // that the margin's 2^-16 units hold it exactly), B none. Transfers of share 0.10 over [0, 8) us and 0.30
+  // over [12, 14) us.
+  StepGraphBuilder b;
+  Processor spec;
+  spec.comm_slowdown = 0.2;
+  spec.transfer_shares = true;
+  const double interference = GENERATE(1.0, 1.25);
+  spec.comm_interference = interference;
+  const ProcessorId p = b.add_processor(spec);
+  const StreamId compute_stream = b.add_stream(p, StreamRole::compute, "gpu0.compute");
+  const StreamId comm0 = b.add_stream(p, StreamRole::comm, "gpu0.comm");
+  const StreamId comm1 = b.add_stream(p, StreamRole::comm, "gpu0.comm");
+  Op a = compute(us(20));
+  a.sm_margin = 0.1875;
+  const OpId ga = b.add_op(a, compute_stream);
+  const OpId gb = b.add_op(compute(us(10)), compute_stream);
+  b.add_op(transfer(0), comm0);  // share 0.10, [0, 8) us
+  b.add_op(delay(us(12)), comm1);
+  b.add_op(transfer(1), comm1);  // share 0.30, [12, 14) us
+  const StepGraph graph = std::move(b).build();
+  SharedSmNetwork net({{Time::zero(), us(8)}, {Time::zero(), us(2)}}, {{0, 0.10}, {1, 0.30}});
+  const RunResult r = Engine(graph, &net).run();
+  // A's rate: min(1 - 0.1875, 1 - share) / interference while a transfer runs, else 0.8125:
+  //   [0, 8) the 0.10 share is inside the margin: 0.8125 / I x 8; [8, 12) 0.8125 x 4 = 3.25;
+  //   [12, 14) the 0.30 share exceeds it: 0.70 / I x 2; then 0.8125 until its 20 us are done.
+  const double by_14 = (0.8125 * 8.0 + 0.70 * 2.0) / interference + 3.25;
+  const double a_end = 14.0 + (20.0 - by_14) / 0.8125;
+  CHECK(to_seconds(r.ops[ga].end) == Approx(a_end * 1e-6).epsilon(1e-6));
+  // B, no margin, starts where A ends (after both transfers) and runs at full speed.
+  CHECK(to_seconds(r.ops[gb].end) == Approx((a_end + 10.0) * 1e-6).epsilon(1e-6));
+}
+
+TEST_CASE("an SM margin without communication caps the kernel's speed, and the graph refuses a bad one") {
+  StepGraphBuilder b;
+  const ProcessorId p = b.add_processor(Processor{});
+  const StreamId s = b.add_stream(p, StreamRole::compute, "gpu0.compute");
+  Op a = compute(us(10));
+  a.sm_margin = 0.25;
+  const OpId ga = b.add_op(a, s);
+  // 10 us of full-speed work on 0.75 of the SMs: 13.33 us.
+  const StepGraph graph = std::move(b).build();
+  const RunResult r = Engine(graph).run();
+  CHECK(to_seconds(r.ops[ga].end) == Approx(10.0 / 0.75 * 1e-6).epsilon(1e-6));
+  StepGraphBuilder bad;
+  const StreamId s2 = bad.add_stream(bad.add_processor(Processor{}), StreamRole::compute, "gpu0.compute");
+  Op over = compute(us(1));
+  over.sm_margin = 1.0;
+  CHECK_THROWS_AS(bad.add_op(over, s2), std::invalid_argument);
+}

@@ -193,6 +193,12 @@ TEST_CASE("a collective's kernel holds one CTA per NCCL channel, fewer for small
   // A send/recv across nodes: its channels for the network peer at its size (P2pChannels): a
   // 50 GB/s NIC gets ceil(50 / 14) = 4 -> 4 channels per peer, which a large message uses.
   CHECK(kernel_ctas_of(spec, send(0, 8, 256 * kPatMiB)) == 4);
+  // A library that fixes its kernels' CTAs (Transformer Engine userbuffers' num_sm) keeps them,
+  // whatever NCCL's channels would be: 24 for a reduce-scatter NCCL would run on 16.
+  CollectiveRequest ub = ring(iota(0, 8), 256 * kPatMiB);
+  ub.op = CollectiveOp::reduce_scatter;
+  ub.kernel_ctas = 24;
+  CHECK(kernel_ctas_of(spec, ub) == 24);
 }
 
 TEST_CASE("the flow network reports a transfer's SM share as its CTAs over the GPU's SMs",

@@ -46,6 +46,9 @@ struct CommRequest {
     int experts = 0;
     int top_k = 0;
   } ep_kernels;
+  /// SMs its kernels hold where the library fixes them (Transformer Engine userbuffers' num_sm);
+  /// 0: NCCL's channels.
+  int kernel_sms = 0;
 };
 
 /// Whether `job`'s framework averages a `kind` collective along `dim` inside NCCL (ReduceOp.AVG):

@@ -12,6 +12,7 @@ topo::CollectiveRequest to_collective(const CommRequest& r) {
   c.bytes = r.bytes;
   c.pair_bytes = r.pair_bytes;
   c.average = r.average;
+  c.kernel_ctas = static_cast<std::uint32_t>(std::max(0, r.kernel_sms));
   c.communicator_ranks = static_cast<std::uint32_t>(std::max(0, r.communicator_ranks));
   const auto copy_groups = [&] {
     for (const auto& g : r.groups) c.groups.emplace_back(g.begin(), g.end());

@@ -1,5 +1,7 @@
 #include "workloads/model/names.hpp"
 
+#include <array>
+
 namespace stepsim::work {
 
 topo::KernelKind kernel_kind(std::string_view n, topo::OpClass op_class) {
@@ -164,6 +166,22 @@ std::optional<LayerKind> layer_kind_of(char c) {
     case 'G': return LayerKind::gated_delta;
     default: return std::nullopt;
   }
+}
+
+std::string_view name(UbGemm g) {
+  static constexpr std::array<std::string_view, kUbGemms> kNames{
+      "qkv_fprop", "qkv_dgrad", "qkv_wgrad", "proj_fprop", "proj_dgrad",
+      "fc1_fprop", "fc1_dgrad", "fc1_wgrad", "fc2_fprop",  "fc2_dgrad"};
+  return kNames[static_cast<std::size_t>(g)];
+}
+
+std::string_view name(UbMethod m) {
+  switch (m) {
+    case UbMethod::ring_exchange: return "ring_exchange";
+    case UbMethod::pipeline: return "pipeline";
+    case UbMethod::bulk: return "bulk";
+  }
+  return "?";
 }
 
 char pattern_char(LayerKind k) {

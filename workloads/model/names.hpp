@@ -23,6 +23,8 @@ std::string_view name(LowPrecisionRecipe r);
 std::string_view name(GradAccumulation g);
 std::string_view name(PipelineSchedule s);
 std::string_view name(TpCommOverlap m);
+std::string_view name(UbGemm g);
+std::string_view name(UbMethod m);
 std::string_view name(CpComm c);
 std::string_view name(MoeRouting r);
 std::string_view name(ParallelDim d);

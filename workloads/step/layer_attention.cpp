@@ -53,7 +53,8 @@ Handle DenseLayer::attention_forward(OpSink& sink, OpSink::Deps input) const {
   // Output gate (Qwen3-Next): o x sigmoid(gate), the gate from q_proj's second half.
   if (d_.attention_output_gate)
     h = sink.kernel("attn_gate", elementwise(d_, 3.0 * E * T * d_.o_dim / t, 4.0 * T * d_.o_dim / t), h);
-  h = reduced_linear_forward(sink, d_, "proj", "tp.reduce_attn", T, d_.h, d_.o_dim / t, h);
+  h = reduced_linear_forward(sink, d_, "proj", "tp.reduce_attn", T, d_.h, d_.o_dim / t, h,
+                             UbGemm::proj_fprop);
   h = norm_forward(sink, "post_attn_norm", post_norm_elements(), h);
   // Bias + dropout + residual add: read branch and residual, write sum (+ 1-byte mask).
   const double bda = 3 * Tn * d_.h * E + (d_.dropout ? Tn * d_.h : 0.0);
@@ -64,7 +65,7 @@ Handle DenseLayer::projections_forward(OpSink& sink, Handle input) const {
   // MLA's several input projections share one gathered norm output.
   if (d_.mla) return mla_projections_forward(sink, sp_gather_linear_input(sink, d_, "tp.ag_ln1", input));
   return gathered_linear_forward(sink, d_, "tp.ag_ln1", "qkv", d_.tokens, qkv_width() / d_.tp, d_.h, input,
-                                 QuantOperand::norm_output);
+                                 UbGemm::qkv_fprop, QuantOperand::norm_output);
 }
 
 Handle DenseLayer::mla_projections_forward(OpSink& sink, Handle input) const {
@@ -311,7 +312,8 @@ Handle DenseLayer::attention_backward(OpSink& sink, OpSink::Deps grad, Recompute
   Handle h = sink.kernel_after(
       "bda1.bwd", elementwise(d_, 2 * Tn * d_.h * E + (d_.dropout ? Tn * d_.h : 0.0)), grad.span());
   h = norm_backward(sink, "post_attn_norm", post_norm_elements(), h);
-  h = gathered_linear_dgrad(sink, d_, "tp.ag_grad_attn", "proj.dgrad", T, d_.h, d_.o_dim / t, h);
+  h = gathered_linear_dgrad(sink, d_, "tp.ag_grad_attn", "proj.dgrad", T, d_.h, d_.o_dim / t, h,
+                            UbGemm::proj_dgrad);
   emit_wgrad(sink, d_, "proj.wgrad", T, d_.h, d_.o_dim / t);
   // The output gate's backward: reads o, the gate and the gradient, writes both gradients.
   if (d_.attention_output_gate)
@@ -346,16 +348,21 @@ Handle DenseLayer::attention_backward(OpSink& sink, OpSink::Deps grad, Recompute
   // The input projections' weight gradients need the (gathered, with SP) norm output; the gather
   // is issued before the dgrad GEMMs and hides under them (as in the MLP), unless selective
   // "layernorm" recompute must first regenerate the norm output.
-  Handle gathered = rc.layernorm ? Handle{} : sp_gather_linear_input(sink, d_, "tp.ag_ln1_wgrad", h);
+  // Userbuffers runs both as bulk overlaps (qkv_dgrad, qkv_wgrad), as in the MLP's backward.
+  Handle gathered = rc.layernorm
+                        ? Handle{}
+                        : sp_gather_linear_input_beside(sink, d_, "tp.ag_ln1_wgrad", h, UbGemm::qkv_dgrad);
   // The rotation's and the assembly's backward: the same bytes on the gradients.
   h = projections_backward(sink, norm_backward(sink, "qk_norm", qk_norm_elements(), rope(sink, h, ".bwd")));
   if (rc.layernorm)
     h = sink.kernel("ln1.recompute", elementwise(d_, Tn * d_.h * norm_forward_bytes(d_), 8 * Tn * d_.h), h);
-  if (rc.layernorm) gathered = sp_gather_linear_input(sink, d_, "tp.ag_ln1_wgrad", h);
-  const Handle reduced = tp_reduce(sink, d_, "tp.reduce_grad_attn", h);
+  if (rc.layernorm)
+    gathered = sp_gather_linear_input_beside(sink, d_, "tp.ag_ln1_wgrad", h, UbGemm::qkv_dgrad);
+  const Handle reduced = tp_reduce_beside(sink, d_, "tp.reduce_grad_attn", h, UbGemm::qkv_wgrad);
   const Handle after = d_.sp ? gathered : Handle{};
   if (!d_.mla) {
-    emit_wgrad(sink, d_, "qkv.wgrad", T, qkv_width() / t, d_.h, after);
+    emit_wgrad(sink, d_, "qkv.wgrad", T, qkv_width() / t, d_.h, after, 1.0,
+               ub_sm_margin(d_, UbGemm::qkv_wgrad));
   } else {
     const double q_in = d_.mla_dims.q_lora_rank > 0 ? d_.mla_dims.q_lora_rank : d_.q_dim / t;
     emit_wgrad(sink, d_, d_.mla_dims.q_lora_rank > 0 ? "q_down.wgrad" : "q_proj.wgrad", T, q_in, d_.h, after);
@@ -367,7 +374,8 @@ Handle DenseLayer::attention_backward(OpSink& sink, OpSink::Deps grad, Recompute
 
 Handle DenseLayer::projections_backward(OpSink& sink, Handle grad) const {
   if (d_.mla) return mla_projections_backward(sink, grad);
-  return linear_dgrad(sink, d_, "qkv.dgrad", d_.tokens, qkv_width() / d_.tp, d_.h, grad);
+  return linear_dgrad(sink, d_, "qkv.dgrad", d_.tokens, qkv_width() / d_.tp, d_.h, grad,
+                      ub_sm_margin(d_, UbGemm::qkv_dgrad));
 }
 
 Handle DenseLayer::mla_projections_backward(OpSink& sink, Handle grad) const {

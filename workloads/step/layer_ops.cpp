@@ -90,6 +90,8 @@ LayerDims layer_dims(const JobSpec& job, double micro_batch) {
   d.recompute = job.recompute_modules;
   d.tp_overlap = d.sp ? job.parallel.tp_comm_overlap : TpCommOverlap::off;
   d.rs_splits = job.parallel.tp_overlap_rs_splits;
+  d.ub = job.parallel.ub_overlap;
+  d.sms = job.cluster.gpu.sms;
   d.cp_comm = job.parallel.cp_comm;
   return d;
 }
@@ -205,10 +207,24 @@ Handle linear_forward(OpSink& sink, const LayerDims& d, std::string_view name, d
 }
 
 Handle linear_dgrad(OpSink& sink, const LayerDims& d, std::string_view name, double m, double n, double k,
-                    Handle dep) {
+                    Handle dep, double sm_margin) {
   const std::string_view base = name.substr(0, name.rfind(".dgrad"));
   const Handle q = emit_quantize(sink, d, std::string(base) + ".grad", m * n, QuantOperand::grad_output, dep);
-  return sink.kernel(name, linear_grad_gemm(d, m, k, n), q);
+  topo::KernelWork w = linear_grad_gemm(d, m, k, n);
+  w.sm_margin = sm_margin;
+  return sink.kernel(name, w, q);
+}
+
+const UbOverlap* ub_config(const LayerDims& d, UbGemm g) {
+  if (d.tp_overlap != TpCommOverlap::userbuffers || !d.sp || d.tp <= 1) return nullptr;
+  return &d.ub[static_cast<std::size_t>(g)];
+}
+
+double ub_sm_margin(const LayerDims& d, UbGemm g) {
+  const UbOverlap* c = ub_config(d, g);
+  if (c == nullptr || !c->set_sm_margin || d.sms <= 0) return 0.0;
+  // cuBLAS gets sms - num_sm as its SM count target (comm_gemm_overlap.cpp _math_sms).
+  return static_cast<double>(std::min(c->num_sm, d.sms - 1)) / d.sms;
 }
 
 topo::KernelWork elementwise(const LayerDims& d, double bytes, double flops) {
@@ -227,10 +243,22 @@ double mlp_up_width(const LayerDims& d) {
 }
 
 Handle tp_comm(OpSink& sink, const LayerDims& d, std::string_view name, CollectiveKind kind, Handle dep,
-               double element_bytes) {
+               double element_bytes, int sms = 0) {
   if (d.tp <= 1) return dep;
-  return sink.comm(name, CommOp{ParallelDim::tp, kind, d.tokens * d.h * element_bytes, 0}, dep);
+  CommOp c{ParallelDim::tp, kind, d.tokens * d.h * element_bytes, 0};
+  c.sms = sms;
+  return sink.comm(name, c, dep);
 }
+
+/// The SMs userbuffers' kernels hold for GEMM `g`'s collective; 0 (NCCL's channels) without it.
+int ub_sms(const LayerDims& d, UbGemm g) {
+  const UbOverlap* c = ub_config(d, g);
+  return c != nullptr ? c->num_sm : 0;
+}
+
+/// Userbuffers' last pipelined reduce-scatter chunk runs on UB_MAX_SM CTAs
+/// (comm_gemm_overlap.cpp split_overlap_rs: "Last communication chunk with max SM").
+constexpr int kUbMaxSm = 32;
 
 }  // namespace
 
@@ -248,6 +276,17 @@ Handle sp_gather_linear_input(OpSink& sink, const LayerDims& d, std::string_view
   return d.sp ? tp_comm(sink, d, name, CollectiveKind::all_gather, dep, bytes) : dep;
 }
 
+Handle sp_gather_linear_input_beside(OpSink& sink, const LayerDims& d, std::string_view name, Handle dep,
+                                     UbGemm ub) {
+  const double bytes = d.low_precision_linears() ? topo::bytes_per_element(d.linear) : d.act_bytes;
+  return d.sp ? tp_comm(sink, d, name, CollectiveKind::all_gather, dep, bytes, ub_sms(d, ub)) : dep;
+}
+
+Handle tp_reduce_beside(OpSink& sink, const LayerDims& d, std::string_view name, Handle dep, UbGemm ub) {
+  return tp_comm(sink, d, name, d.sp ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce, dep,
+                 d.act_bytes, ub_sms(d, ub));
+}
+
 namespace {
 
 /// Chunk `i` of a GEMM split inside one framework call: the call's loop launches every chunk
@@ -260,7 +299,7 @@ topo::KernelWork inner_chunk(topo::KernelWork w, int i) {
 }  // namespace
 
 Handle gathered_gemm(OpSink& sink, const LayerDims& d, std::string_view gather_name, std::string_view name,
-                     double m, double gathered_bytes, const RowGemm& rows, Handle dep) {
+                     double m, double gathered_bytes, const RowGemm& rows, Handle dep, UbGemm ub) {
   if (!d.sp) return sink.kernel(name, rows(m), dep);
   if (d.tp_overlap == TpCommOverlap::off) {
     const Handle g =
@@ -270,49 +309,75 @@ Handle gathered_gemm(OpSink& sink, const LayerDims& d, std::string_view gather_n
   // Transformer Engine's ring_exchange method (CommOverlapP2P, num_splits = tp) and AsyncTP's
   // fused_all_gather_matmul: step i multiplies the chunk it holds while the copy engines send that
   // chunk on to the next rank, whose step i + 1 needs it. One framework call: its loop launches
-  // the steps and the chunks after the first (inner launches).
-  CommOp step{ParallelDim::tp, CollectiveKind::ring_exchange, gathered_bytes / d.tp, 1};
+  // the steps and the chunks after the first (inner launches). With userbuffers' aggregate
+  // (split_overlap_ag's _aggregate), neighbours first swap their chunks, then tp / 2 steps each
+  // multiply two chunks while the next two pass on.
+  const UbOverlap* cfg = ub_config(d, ub);
+  const bool aggregate = cfg != nullptr && cfg->aggregate && d.tp % 2 == 0;
+  const int chunks = aggregate ? 2 : 1;
+  const int steps = d.tp / chunks;
+  const double margin = ub_sm_margin(d, ub);
+  CommOp step{ParallelDim::tp, CollectiveKind::ring_exchange, chunks * gathered_bytes / d.tp, 1};
   step.copy_engine = true;
   step.inner_launch = true;
   Handle have = dep, out;
-  for (int i = 0; i < d.tp; ++i) {
-    const Handle next = i + 1 < d.tp ? sink.comm(gather_name, step, have) : Handle{};
-    out = sink.kernel(name, inner_chunk(rows(m / d.tp), i), have);
+  if (aggregate) {
+    CommOp swap = step;
+    swap.bytes = gathered_bytes / d.tp;
+    have = sink.comm(gather_name, swap, dep);
+  }
+  for (int i = 0; i < steps; ++i) {
+    const Handle next = i + 1 < steps ? sink.comm(gather_name, step, have) : Handle{};
+    topo::KernelWork w = inner_chunk(rows(chunks * m / d.tp), i);
+    w.sm_margin = margin;
+    out = sink.kernel(name, w, have);
     have = next;
   }
   return out;
 }
 
 Handle reduced_gemm(OpSink& sink, const LayerDims& d, std::string_view name, std::string_view reduce_name,
-                    double m, double out_bytes, const RowGemm& rows, Handle dep) {
+                    double m, double out_bytes, const RowGemm& rows, Handle dep, UbGemm ub) {
   if (d.tp <= 1) return sink.kernel(name, rows(m), dep);
   const CollectiveKind kind = d.sp ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce;
   if (d.tp_overlap == TpCommOverlap::off) {
     const Handle g = sink.kernel(name, rows(m), dep);
     return sink.comm(reduce_name, CommOp{ParallelDim::tp, kind, out_bytes, 0}, g);
   }
-  if (d.tp_overlap == TpCommOverlap::userbuffers) {
-    // TE's pipeline method (CommOverlap::split_overlap_rs): the GEMM in rs_splits chunks along M,
-    // each chunk's rows reduce-scattered by a userbuffers kernel on its own SMs (16 by default, the
-    // processor's comm slowdown) while the next chunk computes; the last reduction is exposed.
-    const int parts = d.rs_splits;
-    CommOp reduce{ParallelDim::tp, kind, out_bytes / parts, 0};
+  const UbOverlap* cfg = ub_config(d, ub);
+  const double margin = ub_sm_margin(d, ub);
+  if (d.tp_overlap == TpCommOverlap::userbuffers && (cfg == nullptr || cfg->method == UbMethod::pipeline)) {
+    // TE's pipeline method (CommOverlap::split_overlap_rs): the GEMM in num_splits chunks along M,
+    // on the SMs its margin leaves, each chunk's rows reduce-scattered by a userbuffers kernel on
+    // num_sm SMs while the next chunk computes; the last reduction, on 32, is exposed. With
+    // fp8_buf an FP8 GEMM writes its output in FP8 and the reduction moves that.
+    const int parts = cfg != nullptr && cfg->num_splits > 0 ? cfg->num_splits : d.rs_splits;
+    const double bytes = cfg != nullptr && cfg->fp8_buf && d.low_precision_linears()
+                             ? out_bytes * topo::bytes_per_element(d.linear) / d.act_bytes
+                             : out_bytes;
+    CommOp reduce{ParallelDim::tp, kind, bytes / parts, 0};
     reduce.inner_launch = true;
     Handle r;
     for (int i = 0; i < parts; ++i) {
-      const Handle g = sink.kernel(name, inner_chunk(rows(m / parts), i), i == 0 ? dep : Handle{});
+      topo::KernelWork w = inner_chunk(rows(m / parts), i);
+      w.sm_margin = margin;
+      const Handle g = sink.kernel(name, w, i == 0 ? dep : Handle{});
+      reduce.sms = cfg == nullptr ? 0 : i + 1 < parts ? cfg->num_sm : std::max(cfg->num_sm, kUbMaxSm);
       r = sink.comm(reduce_name, reduce, g);
     }
     return r;
   }
-  // AsyncTP's fused_matmul_reduce_scatter: step i computes the rows another rank owns and the copy
-  // engines send that partial there; each rank then sums the tp partials of its own rows.
+  // AsyncTP's fused_matmul_reduce_scatter and userbuffers' ring exchange (split_overlap_rs_p2p):
+  // step i computes the rows another rank owns and the copy engines send that partial there; each
+  // rank then sums the tp partials of its own rows.
   CommOp step{ParallelDim::tp, CollectiveKind::ring_exchange, out_bytes / d.tp, 1};
   step.copy_engine = true;
   step.inner_launch = true;
   Handle g, sent;
   for (int i = 0; i < d.tp; ++i) {
-    g = sink.kernel(name, inner_chunk(rows(m / d.tp), i), i == 0 ? dep : Handle{});
+    topo::KernelWork w = inner_chunk(rows(m / d.tp), i);
+    w.sm_margin = margin;
+    g = sink.kernel(name, w, i == 0 ? dep : Handle{});
     if (i + 1 < d.tp) sent = sink.comm(reduce_name, step, g);
   }
   const double shard = out_bytes / d.tp;  // this rank's rows, in bytes
@@ -323,7 +388,7 @@ Handle reduced_gemm(OpSink& sink, const LayerDims& d, std::string_view name, std
 }
 
 Handle gathered_linear_forward(OpSink& sink, const LayerDims& d, std::string_view gather_name,
-                               std::string_view name, double m, double n, double k, Handle dep,
+                               std::string_view name, double m, double n, double k, Handle dep, UbGemm ub,
                                QuantOperand input) {
   const double elem = d.low_precision_linears() ? topo::bytes_per_element(d.linear) : d.act_bytes;
   // Transformer Engine gathers the FP8 copy; with a fused norm the norm wrote it, so the
@@ -336,20 +401,21 @@ Handle gathered_linear_forward(OpSink& sink, const LayerDims& d, std::string_vie
   }
   const Handle q = emit_quantize(sink, d, name, m * k, input, dep);
   return gathered_gemm(
-      sink, d, gather_name, name, m, m * k * elem, [&](double rows) { return weight_gemm(d, rows, n, k); },
-      q);
+      sink, d, gather_name, name, m, m * k * elem, [&](double rows) { return weight_gemm(d, rows, n, k); }, q,
+      ub);
 }
 
 Handle reduced_linear_forward(OpSink& sink, const LayerDims& d, std::string_view name,
-                              std::string_view reduce_name, double m, double n, double k, Handle dep) {
+                              std::string_view reduce_name, double m, double n, double k, Handle dep,
+                              UbGemm ub) {
   const Handle q = emit_quantize(sink, d, name, m * k, QuantOperand::input, dep);
   return reduced_gemm(
       sink, d, name, reduce_name, m, m * n * d.act_bytes,
-      [&](double rows) { return weight_gemm(d, rows, n, k); }, q);
+      [&](double rows) { return weight_gemm(d, rows, n, k); }, q, ub);
 }
 
 Handle gathered_linear_dgrad(OpSink& sink, const LayerDims& d, std::string_view gather_name,
-                             std::string_view name, double m, double n, double k, Handle dep) {
+                             std::string_view name, double m, double n, double k, Handle dep, UbGemm ub) {
   if (!d.sp || d.tp_overlap == TpCommOverlap::off) {
     const Handle g = sp_gather(sink, d, gather_name, dep);
     return linear_dgrad(sink, d, name, m, n, k, g);
@@ -360,14 +426,15 @@ Handle gathered_linear_dgrad(OpSink& sink, const LayerDims& d, std::string_view 
   const double elem = d.low_precision_linears() ? topo::bytes_per_element(d.linear) : d.act_bytes;
   return gathered_gemm(
       sink, d, gather_name, name, m, m * n * elem,
-      [&](double rows) { return linear_grad_gemm(d, rows, k, n); }, q);
+      [&](double rows) { return linear_grad_gemm(d, rows, k, n); }, q, ub);
 }
 
 Handle emit_wgrad(OpSink& sink, const LayerDims& d, std::string_view name, double m, double n, double k,
-                  Handle dep, double count) {
+                  Handle dep, double count, double sm_margin) {
   // dW[k x n] += X^T[k x m] dY[m x n].
   topo::KernelWork w = linear_grad_gemm(d, k, n, m, count);
   w.weight_grad = true;
+  w.sm_margin = sm_margin;
   if (d.grad_accumulation == GradAccumulation::fused) {
     // Accumulating in the GEMM epilogue reads and writes the gradient buffer instead of writing dW.
     w.hbm_bytes += units::bytes(count * k * n * (2.0 * d.grad_bytes - d.act_bytes));
@@ -409,10 +476,10 @@ Handle DenseLayer::mlp_forward(OpSink& sink, OpSink::Deps input) const {
   Handle h = sink.kernel_after("ln2", elementwise(d_, Tn * d_.h * norm_forward_bytes(d_), 8 * Tn * d_.h),
                                input.span());
   h = gathered_linear_forward(sink, d_, "tp.ag_ln2", "mlp_up", T, mlp_up_width(d_), d_.h, h,
-                              QuantOperand::norm_output);
+                              UbGemm::fc1_fprop, QuantOperand::norm_output);
   // GeLU: read x, write y. SwiGLU: read gate and up, write their product.
   h = sink.kernel("act", elementwise(d_, act_forward_bytes(d_) * T * f, 8 * T * f), h);
-  h = reduced_linear_forward(sink, d_, "mlp_down", "tp.reduce_mlp", T, d_.h, f, h);
+  h = reduced_linear_forward(sink, d_, "mlp_down", "tp.reduce_mlp", T, d_.h, f, h, UbGemm::fc2_fprop);
   h = norm_forward(sink, "post_mlp_norm", post_norm_elements(), h);
   const double bda = 3 * Tn * d_.h * E + (d_.dropout ? Tn * d_.h : 0.0);
   return sink.kernel("bda2", elementwise(d_, bda, 3 * Tn * d_.h), h);
@@ -430,20 +497,26 @@ Handle DenseLayer::mlp_backward(OpSink& sink, OpSink::Deps grad, RecomputeModule
   Handle h = sink.kernel_after(
       "bda2.bwd", elementwise(d_, 2 * Tn * d_.h * E + (d_.dropout ? Tn * d_.h : 0.0)), grad.span());
   h = norm_backward(sink, "post_mlp_norm", post_norm_elements(), h);
-  h = gathered_linear_dgrad(sink, d_, "tp.ag_grad_mlp", "mlp_down.dgrad", T, d_.h, f, h);
+  h = gathered_linear_dgrad(sink, d_, "tp.ag_grad_mlp", "mlp_down.dgrad", T, d_.h, f, h, UbGemm::fc2_dgrad);
   emit_wgrad(sink, d_, "mlp_down.wgrad", T, d_.h, f);
   // GeLU backward reads x and dy, writes dx; SwiGLU reads gate, up, dy and writes both gradients.
   h = sink.kernel("act.bwd", elementwise(d_, act_backward_bytes(d_) * T * f, 8 * T * f), h);
   // With SP the weight gradient needs the gathered norm output: Megatron-Core and Transformer
   // Engine issue that all-gather before the dgrad GEMM, which hides it, and reduce-scatter the
   // input gradient under the weight-gradient GEMM. Recomputing the norm first delays the gather.
-  Handle gathered = rc.layernorm ? Handle{} : sp_gather_linear_input(sink, d_, "tp.ag_ln2_wgrad", h);
-  h = linear_dgrad(sink, d_, "mlp_up.dgrad", T, up, d_.h, h);
+  // Userbuffers runs both as bulk overlaps (fc1_dgrad, fc1_wgrad): each collective on its kernels'
+  // SMs beside the GEMM, which leaves them to it where the configuration sets the margin.
+  Handle gathered = rc.layernorm
+                        ? Handle{}
+                        : sp_gather_linear_input_beside(sink, d_, "tp.ag_ln2_wgrad", h, UbGemm::fc1_dgrad);
+  h = linear_dgrad(sink, d_, "mlp_up.dgrad", T, up, d_.h, h, ub_sm_margin(d_, UbGemm::fc1_dgrad));
   if (rc.layernorm)
     h = sink.kernel("ln2.recompute", elementwise(d_, Tn * d_.h * norm_forward_bytes(d_), 8 * Tn * d_.h), h);
-  if (rc.layernorm) gathered = sp_gather_linear_input(sink, d_, "tp.ag_ln2_wgrad", h);
-  const Handle reduced = tp_reduce(sink, d_, "tp.reduce_grad_mlp", h);
-  emit_wgrad(sink, d_, "mlp_up.wgrad", T, up, d_.h, d_.sp ? gathered : Handle{});
+  if (rc.layernorm)
+    gathered = sp_gather_linear_input_beside(sink, d_, "tp.ag_ln2_wgrad", h, UbGemm::fc1_dgrad);
+  const Handle reduced = tp_reduce_beside(sink, d_, "tp.reduce_grad_mlp", h, UbGemm::fc1_wgrad);
+  emit_wgrad(sink, d_, "mlp_up.wgrad", T, up, d_.h, d_.sp ? gathered : Handle{}, 1.0,
+             ub_sm_margin(d_, UbGemm::fc1_wgrad));
   // Norm backward reads x, dy and the residual gradient, writes their sum.
   return sink.kernel("ln2.bwd", elementwise(d_, Tn * d_.h * norm_backward_bytes(d_, true), 10 * Tn * d_.h),
                      reduced);

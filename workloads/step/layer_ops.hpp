@@ -83,7 +83,11 @@ struct LayerDims {
   RecomputeModules recompute;
   /// How the sequence-parallel gathers and reductions meet their GEMMs (off without SP).
   TpCommOverlap tp_overlap = TpCommOverlap::off;
-  int rs_splits = 4;  ///< userbuffers' pipelined GEMM+RS chunks
+  int rs_splits = 4;  ///< userbuffers' pipelined GEMM+RS chunks where a GEMM's num_splits is 0
+  /// Userbuffers' configuration per GEMM (ParallelSpec::ub_overlap), and the GPU's SMs that its
+  /// SM margins are shares of (0: unknown, no margin).
+  std::array<UbOverlap, kUbGemms> ub = default_ub_overlap(false);
+  int sms = 0;
   CpComm cp_comm = CpComm::p2p;  ///< how the cp ranks share keys and values (cp > 1)
 
   /// KV-cache elements one token adds per layer on one TP rank: K and V of the rank's KV heads (at
@@ -283,7 +287,7 @@ topo::KernelWork weight_gemm(const LayerDims& d, double m, double n, double k, d
 /// Emits the weight-gradient work of Y[m x n] = X[m x k] W[k x n] after `dep`: one GEMM that
 /// accumulates into the gradient buffer, or (separate accumulation) a GEMM and an add kernel.
 OpSink::Handle emit_wgrad(OpSink& sink, const LayerDims& d, std::string_view name, double m, double n,
-                          double k, OpSink::Handle dep = {}, double count = 1.0);
+                          double k, OpSink::Handle dep = {}, double count = 1.0, double sm_margin = 0.0);
 
 /// What a low-precision linear GEMM's operand is quantised from.
 enum class QuantOperand : std::uint8_t {
@@ -306,46 +310,65 @@ OpSink::Handle linear_forward(OpSink& sink, const LayerDims& d, std::string_view
 /// That linear's data gradient dX[m x k] = dY[m x n] W^T after quantising dY (which its weight
 /// gradient reuses).
 OpSink::Handle linear_dgrad(OpSink& sink, const LayerDims& d, std::string_view name, double m, double n,
-                            double k, OpSink::Handle dep);
+                            double k, OpSink::Handle dep, double sm_margin = 0.0);
+/// Userbuffers' configuration of GEMM `g` where the layer's TP communication runs through
+/// userbuffers (sequence parallel, tp > 1); null otherwise.
+const UbOverlap* ub_config(const LayerDims& d, UbGemm g);
+/// The share of the SMs GEMM `g` leaves to userbuffers' kernels (its set_sm_margin: num_sm of the
+/// GPU's SMs); 0 without userbuffers, without the margin or without the GPU's SM count.
+double ub_sm_margin(const LayerDims& d, UbGemm g);
 /// A linear's forward whose input is sequence-parallel: the TP all-gather of X[m x k] (quantised
 /// first when the linears are FP8) and the GEMM, overlapped as `d.tp_overlap` says.
 OpSink::Handle gathered_linear_forward(OpSink& sink, const LayerDims& d, std::string_view gather_name,
                                        std::string_view name, double m, double n, double k,
-                                       OpSink::Handle dep, QuantOperand input = QuantOperand::input);
+                                       OpSink::Handle dep, UbGemm ub,
+                                       QuantOperand input = QuantOperand::input);
 /// A row-parallel linear's forward and the TP reduction of its [m x n] output (reduce-scatter with
 /// SP, else all-reduce), overlapped as `d.tp_overlap` says.
 OpSink::Handle reduced_linear_forward(OpSink& sink, const LayerDims& d, std::string_view name,
                                       std::string_view reduce_name, double m, double n, double k,
-                                      OpSink::Handle dep);
+                                      OpSink::Handle dep, UbGemm ub);
 /// A row-parallel linear's data gradient whose output gradient dY[m x n] is sequence-parallel: its
 /// TP all-gather and the dgrad GEMM, overlapped as `d.tp_overlap` says.
 OpSink::Handle gathered_linear_dgrad(OpSink& sink, const LayerDims& d, std::string_view gather_name,
-                                     std::string_view name, double m, double n, double k, OpSink::Handle dep);
+                                     std::string_view name, double m, double n, double k, OpSink::Handle dep,
+                                     UbGemm ub);
 /// The kernel work of a GEMM over `rows` rows of its M (token) dimension.
 using RowGemm = std::function<topo::KernelWork(double rows)>;
 /// The TP all-gather of an operand (`gathered_bytes` per rank once gathered) and the GEMM over its
 /// `m` gathered rows. Off: gather, then GEMM. Userbuffers and AsyncTP: tp steps, each a GEMM on
-/// the m / tp rows at hand while the copy engines pass them on to the next rank (tp - 1 exchanges).
+/// the m / tp rows at hand while the copy engines pass them on to the next rank (tp - 1 exchanges);
+/// userbuffers' `aggregate` (GEMM `ub`'s configuration) exchanges with the neighbour first, then
+/// runs tp / 2 steps of two chunks each.
 OpSink::Handle gathered_gemm(OpSink& sink, const LayerDims& d, std::string_view gather_name,
                              std::string_view name, double m, double gathered_bytes, const RowGemm& rows,
-                             OpSink::Handle dep);
+                             OpSink::Handle dep, UbGemm ub);
 /// The GEMM over `m` rows and the TP reduction of its output (`out_bytes` per rank). Off: GEMM,
-/// then the collective. Userbuffers: rs_splits chunks, each reduce-scattered (on SMs) while the
-/// next computes. AsyncTP: tp chunks, each another rank's rows, sent there by the copy engines, and
-/// a final sum of the tp partials.
+/// then the collective. Userbuffers' pipeline (GEMM `ub`'s configuration): num_splits chunks, each
+/// reduce-scattered by kernels on num_sm SMs (the last on 32) while the next computes. AsyncTP and
+/// userbuffers' ring exchange: tp chunks, each another rank's rows, sent there by the copy
+/// engines, and a final sum of the tp partials.
 OpSink::Handle reduced_gemm(OpSink& sink, const LayerDims& d, std::string_view name,
                             std::string_view reduce_name, double m, double out_bytes, const RowGemm& rows,
-                            OpSink::Handle dep);
+                            OpSink::Handle dep, UbGemm ub);
 /// A bandwidth-bound element-wise kernel moving `bytes` with `flops` of arithmetic.
 topo::KernelWork elementwise(const LayerDims& d, double bytes, double flops = 0.0);
 /// The reduction after a row-parallel GEMM (forward) or column-parallel dgrad (backward) of
 /// `tokens` hidden vectors: an all-reduce, or a reduce-scatter with sequence parallelism.
 OpSink::Handle tp_reduce(OpSink& sink, const LayerDims& d, std::string_view name, OpSink::Handle dep);
+/// The same for the backward's data gradient, reduce-scattered beside weight-gradient GEMM `ub`
+/// (userbuffers' bulk overlap: its kernels on that GEMM's num_sm SMs).
+OpSink::Handle tp_reduce_beside(OpSink& sink, const LayerDims& d, std::string_view name, OpSink::Handle dep,
+                                UbGemm ub);
 /// With sequence parallelism, the sharded tokens are gathered before a column-parallel GEMM.
 OpSink::Handle sp_gather(OpSink& sink, const LayerDims& d, std::string_view name, OpSink::Handle dep);
 /// The same for a norm's output that feeds a linear layer: Transformer Engine gathers it already
 /// quantised when the linears run in FP8, so the bytes are the FP8 copy's.
 OpSink::Handle sp_gather_linear_input(OpSink& sink, const LayerDims& d, std::string_view name,
                                       OpSink::Handle dep);
+/// The same gathered beside data-gradient GEMM `ub` for the weight gradient (userbuffers' bulk
+/// overlap: its kernels on that GEMM's num_sm SMs).
+OpSink::Handle sp_gather_linear_input_beside(OpSink& sink, const LayerDims& d, std::string_view name,
+                                             OpSink::Handle dep, UbGemm ub);
 
 }  // namespace stepsim::work

@@ -28,8 +28,9 @@ Handle mixer_forward(OpSink& sink, const LayerDims& d, const MixerShape& s, OpSi
   const std::string& p = s.prefix;
   Handle h = sink.kernel_after("ln_" + p, elementwise(d, Tn * d.h * norm_forward_bytes(d), 8 * Tn * d.h),
                                input.span());
+  // Megatron-Core's mixers name their input and output projections' userbuffers fc1 and fc2.
   h = gathered_linear_forward(sink, d, "tp.ag_" + p + "_in", p + "_in", T, s.in_width, d.h, h,
-                              QuantOperand::norm_output);
+                              UbGemm::fc1_fprop, QuantOperand::norm_output);
   if (d.phase == WorkloadKind::decode) {
     h = decode_update(sink, h);
   } else {
@@ -43,7 +44,8 @@ Handle mixer_forward(OpSink& sink, const LayerDims& d, const MixerShape& s, OpSi
   }
   // Gated RMSNorm: reads the mixer's output and the gate z, writes their normalised product.
   h = sink.kernel(p + "_norm", elementwise(d, 3.0 * E * T * s.out_width, 12.0 * T * s.out_width), h);
-  h = reduced_linear_forward(sink, d, p + "_out", "tp.reduce_" + p, T, d.h, s.out_width, h);
+  h = reduced_linear_forward(sink, d, p + "_out", "tp.reduce_" + p, T, d.h, s.out_width, h,
+                             UbGemm::fc2_fprop);
   return sink.kernel("bda_" + p, elementwise(d, 3 * Tn * d.h * E, 3 * Tn * d.h), h);
 }
 
@@ -52,7 +54,8 @@ Handle mixer_backward(OpSink& sink, const LayerDims& d, const MixerShape& s, OpS
   const double E = d.act_bytes, Tn = mixer_norm_tokens(d), T = d.tokens, K = s.conv_kernel;
   const std::string& p = s.prefix;
   Handle h = sink.kernel_after("bda_" + p + ".bwd", elementwise(d, 2 * Tn * d.h * E), grad.span());
-  h = gathered_linear_dgrad(sink, d, "tp.ag_grad_" + p, p + "_out.dgrad", T, d.h, s.out_width, h);
+  h = gathered_linear_dgrad(sink, d, "tp.ag_grad_" + p, p + "_out.dgrad", T, d.h, s.out_width, h,
+                            UbGemm::fc2_dgrad);
   emit_wgrad(sink, d, p + "_out.wgrad", T, d.h, s.out_width);
   // Gated norm backward: reads the output, z and the gradient, writes both gradients.
   h = sink.kernel(p + "_norm.bwd", elementwise(d, 5.0 * E * T * s.out_width, 16.0 * T * s.out_width), h);
@@ -61,10 +64,12 @@ Handle mixer_backward(OpSink& sink, const LayerDims& d, const MixerShape& s, OpS
   // reduction over tokens in the same kernel).
   h = sink.kernel(p + "_conv.bwd",
                   elementwise(d, 3.0 * E * T * s.conv_channels, 4.0 * K * T * s.conv_channels), h);
-  const Handle gathered = sp_gather_linear_input(sink, d, "tp.ag_" + p + "_in_wgrad", h);
-  h = linear_dgrad(sink, d, p + "_in.dgrad", T, s.in_width, d.h, h);
-  const Handle reduced = tp_reduce(sink, d, "tp.reduce_grad_" + p, h);
-  emit_wgrad(sink, d, p + "_in.wgrad", T, s.in_width, d.h, d.sp ? gathered : Handle{});
+  const Handle gathered =
+      sp_gather_linear_input_beside(sink, d, "tp.ag_" + p + "_in_wgrad", h, UbGemm::fc1_dgrad);
+  h = linear_dgrad(sink, d, p + "_in.dgrad", T, s.in_width, d.h, h, ub_sm_margin(d, UbGemm::fc1_dgrad));
+  const Handle reduced = tp_reduce_beside(sink, d, "tp.reduce_grad_" + p, h, UbGemm::fc1_wgrad);
+  emit_wgrad(sink, d, p + "_in.wgrad", T, s.in_width, d.h, d.sp ? gathered : Handle{}, 1.0,
+             ub_sm_margin(d, UbGemm::fc1_wgrad));
   return sink.kernel("ln_" + p + ".bwd",
                      elementwise(d, Tn * d.h * norm_backward_bytes(d, true), 10 * Tn * d.h), reduced);
 }

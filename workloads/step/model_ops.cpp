@@ -103,12 +103,15 @@ Handle MtpGlue::forward(OpSink& sink, const Embedding& embed, Handle input) cons
   // reduce(-scatter) the output.
   if (d_.sp)
     n = sink.comm("tp.ag_mtp", CommOp{ParallelDim::tp, CollectiveKind::all_gather, 2 * T * h * E, 0}, n);
-  return reduced_linear_forward(sink, d_, "mtp.proj", "tp.reduce_mtp", T, h, 2 * h / d_.tp, n);
+  // Megatron-Core's MTP projection is row-parallel like FC2: take FC2's userbuffers configuration.
+  return reduced_linear_forward(sink, d_, "mtp.proj", "tp.reduce_mtp", T, h, 2 * h / d_.tp, n,
+                                UbGemm::fc2_fprop);
 }
 
 Handle MtpGlue::backward(OpSink& sink, const Embedding& embed, Handle grad) const {
   const double E = d_.act_bytes, T = d_.tokens, Tn = norm_tokens(d_), h = d_.h;
-  Handle g = gathered_linear_dgrad(sink, d_, "tp.ag_grad_mtp", "mtp.proj.dgrad", T, h, 2 * h / d_.tp, grad);
+  Handle g = gathered_linear_dgrad(sink, d_, "tp.ag_grad_mtp", "mtp.proj.dgrad", T, h, 2 * h / d_.tp, grad,
+                                   UbGemm::fc2_dgrad);
   emit_wgrad(sink, d_, "mtp.proj.wgrad", T, h, 2 * h / d_.tp);
   if (d_.sp)
     g = sink.comm("tp.rs_grad_mtp", CommOp{ParallelDim::tp, CollectiveKind::reduce_scatter, 2 * T * h * E, 0},

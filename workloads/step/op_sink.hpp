@@ -47,6 +47,8 @@ struct CommOp {
   /// Launched by a loop inside one framework call (the splits of a comm-GEMM overlap): a bare
   /// launch on the host, not a collective call of its own.
   bool inner_launch = false;
+  /// SMs its kernels hold where the library fixes them (userbuffers' num_sm); 0: NCCL's channels.
+  int sms = 0;
 };
 
 class OpSink {

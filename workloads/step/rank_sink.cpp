@@ -363,6 +363,7 @@ OpSink::Handle RankSink::emit_kernel_on_lane(std::string_view name, const topo::
   op.work = t.duration;
   op.flops = work.flops.value();
   op.bytes = work.hbm_bytes.value();
+  op.sm_margin = work.sm_margin;
   op.label = label(name);
   OpInfo info = base_info();
   info.op_class = work.op_class;
@@ -395,7 +396,8 @@ OpSink::Handle RankSink::barrier(Handle after, std::string_view name) {
 
 std::uint32_t RankSink::payload(const CommOp& c, const std::vector<std::vector<int>>& groups) {
   const PayloadKey key{
-      c.dim, c.scope, c.kind, c.peer_offset, std::llround(c.bytes), c.pair_bytes.empty() ? -1 : c.pattern};
+      c.dim, c.scope, c.kind, c.peer_offset, std::llround(c.bytes), c.pair_bytes.empty() ? -1 : c.pattern,
+      c.sms};
   auto [it, inserted] = payload_cache_.try_emplace(key, 0u);
   if (inserted) {
     CommRequest req;
@@ -406,6 +408,7 @@ std::uint32_t RankSink::payload(const CommOp& c, const std::vector<std::vector<i
     req.peer_offset = c.peer_offset;
     req.pair_bytes.assign(c.pair_bytes.begin(), c.pair_bytes.end());
     req.average = averages_in_collective(a_.job(), c.dim, c.kind);
+    req.kernel_sms = c.sms;
     if (c.dim == ParallelDim::ep && c.kind == CollectiveKind::all_to_all && a_.ep_kernel_sms() > 0)
       req.ep_kernels = {a_.ep_kernel_sms(), a_.job().model.experts, a_.job().model.top_k};
     it->second = a_.planner().plan(req);

@@ -245,6 +245,7 @@ class RankSink : public OpSink {
     int peer_offset;
     long long bytes;
     int pattern;  ///< CommOp::pattern, or -1 without a per-pair matrix
+    int sms;      ///< CommOp::sms
     auto operator<=>(const PayloadKey&) const = default;
   };
 

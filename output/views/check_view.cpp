@@ -180,6 +180,23 @@ std::string layout_line(const scen::Scenario& s) {
                ? ", pipeline sends in lock step (torch.distributed.pipelining up to 2.8)"
                : ", blocking pipeline sends";
   if (p.sequence_parallel) out += ", sequence parallel";
+  if (p.tp_comm_overlap == work::TpCommOverlap::async_tp && p.tp > 1) out += ", TP overlap AsyncTP";
+  if (p.tp_comm_overlap == work::TpCommOverlap::userbuffers && p.tp > 1) {
+    // Each GEMM's userbuffers method, its kernels' SMs and, where set, the GEMM's SM margin.
+    out += ", TP overlap userbuffers (";
+    for (std::size_t i = 0; i < work::kUbGemms; ++i) {
+      const work::UbOverlap& c = p.ub_overlap[i];
+      out += (i > 0 ? ", " : "") + std::string(work::name(static_cast<work::UbGemm>(i))) + " " +
+             std::string(work::name(c.method));
+      if (c.method != work::UbMethod::ring_exchange) out += " " + std::to_string(c.num_sm) + " SMs";
+      if (c.method == work::UbMethod::pipeline)
+        out += " x" + std::to_string(c.num_splits > 0 ? c.num_splits : p.tp_overlap_rs_splits);
+      if (c.aggregate) out += " aggregated";
+      if (c.fp8_buf) out += " fp8";
+      if (c.set_sm_margin) out += " +margin";
+    }
+    out += ")";
+  }
   out += ", ZeRO " + std::to_string(p.zero_stage);
   if (p.average_in_collective && p.dp * p.cp > 1)
     out += ", gradients averaged inside NCCL (ReduceOp.AVG: no PAT for their reduce-scatters)";

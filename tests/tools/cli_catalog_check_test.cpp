@@ -200,3 +200,27 @@ TEST_CASE("stepsim check names NCCL's PAT and CollNet switches and gradients ave
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, !Catch::Contains("NCCL's PAT off") && !Catch::Contains("gradients averaged"));
 }
+
+TEST_CASE("stepsim check lists userbuffers' configuration per GEMM, --set reaching into its tables") {
+  const std::string gpt3 = std::string(STEPSIM_SOURCE_DIR) + "/scenarios/examples/gpt3-175b-1024xa100.toml";
+  const std::string ub = " --set parallelism.sequence_parallel=true --set parallelism.tp_comm_overlap=true";
+  // TE 2.x's defaults: pipelined and bulk overlaps on 16 SMs, each leaving them to the communication.
+  auto r = run_stepsim("check '" + gpt3 + "'" + ub);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains(
+                        "TP overlap userbuffers (qkv_fprop ring_exchange, qkv_dgrad bulk 16 SMs +margin"));
+  CHECK_THAT(r.out, Catch::Contains("proj_fprop pipeline 16 SMs x4 +margin"));
+  // TE 1.x's defaults with one GEMM configured as a NeMo 1 config writes it.
+  r = run_stepsim(
+      "check '" + gpt3 + "'" + ub +
+      " --set 'parallelism.tp_overlap_defaults=\"te1\"' --set parallelism.tp_overlap.proj_fprop.num_sm=24"
+      " --set parallelism.tp_overlap.proj_fprop.set_sm_margin=1");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(
+      r.out,
+      Catch::Contains("qkv_dgrad bulk 16 SMs, qkv_wgrad bulk 16 SMs, proj_fprop pipeline 24 SMs x4 +margin"));
+  // Without userbuffers nothing of it is shown.
+  r = run_stepsim("check '" + gpt3 + "'");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, !Catch::Contains("TP overlap"));
+}

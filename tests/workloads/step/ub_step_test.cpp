@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "scenarios/scenario.hpp"
+#include "tests/support/catalog.hpp"
 #include "workloads/simulate/simulate.hpp"
 
 using namespace stepsim;
@@ -12,8 +14,7 @@ using namespace stepsim::work;
 
 namespace {
 
-/// TP 8 with sequence parallelism and userbuffers on one node of 8 H100-like GPUs (132 SMs, NCCL
-/// kernels holding their channels' SMs).
+/// TP 8 with sequence parallelism and userbuffers on one node of 8 H100 SXM.
 JobSpec ub_job(bool te1) {
   JobSpec j;
   j.model.layers = 2;
@@ -27,23 +28,14 @@ JobSpec ub_job(bool te1) {
   j.workload.seq_len = 4096;
   j.workload.micro_batch = 1;
   j.workload.global_batch = 1;
+  // Kernels replayed from CUDA graphs: the GPU, not the host's eager launches, sets the pace.
+  j.workload.cuda_graphs = true;
   j.parallel.tp = 8;
   j.parallel.sequence_parallel = true;
   j.parallel.tp_comm_overlap = TpCommOverlap::userbuffers;
   j.parallel.ub_overlap = default_ub_overlap(te1);
-  auto& g = j.cluster.gpu;
-  g.id = "test-h100";
-  g.arch = topo::GpuArch::hopper;
-  g.bf16_peak = units::flops_per_s(989e12);
-  g.fp32_peak = units::flops_per_s(67e12);
-  g.hbm_bw = units::bytes_per_s(3.35e12);
-  g.hbm_capacity = units::bytes(80e9);
-  g.nvlink_bw = units::bytes_per_s(450e9);
-  g.nic_bw = units::bytes_per_s(50e9);
-  g.eff.nic = 0.85;
-  g.eff.nvlink = 0.82;
-  g.sms = 132;
-  g.comm_sm_fraction = 0.15;
+  // The catalog's H100 SXM: 132 SMs, NCCL kernels holding their channels' SMs.
+  j.cluster.gpu = *test::builtin_catalog().find_gpu("h100-sxm");
   j.cluster.nodes = 1;
   j.cluster.gpus_per_node = 8;
   j.cluster.nvlink_domain = 8;
@@ -75,7 +67,8 @@ TEST_CASE("userbuffers' SM margins reach the step's GEMMs and cost step time", "
   CHECK(margin_of(te2, "bwd.mlp_up.wgrad") == Approx(m16));
   CHECK(margin_of(te2, "fwd.qkv") == 0.0);
   CHECK(margin_of(te2, "bwd.proj.dgrad") == 0.0);
-  // TE 1.x's defaults leave no margin: the same step runs its GEMMs on every SM, faster.
+  // TE 1.x's defaults leave no margin: the same step runs its GEMMs on every SM, faster (GPU-bound
+  // here: the host's eager launches would pace so small a step).
   const Simulation te1 = simulate(ub_job(true));
   CHECK(margin_of(te1, "fwd.proj") == 0.0);
   CHECK(margin_of(te1, "bwd.qkv.dgrad") == 0.0);

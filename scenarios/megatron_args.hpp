@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "scenarios/catalog.hpp"
@@ -41,6 +42,15 @@ struct ImportedRun {
   bool dp_overlap = false;  ///< Megatron reduces gradients after the backward unless told to overlap
   bool overlap_param_gather = false;
   bool tp_comm_overlap = false;
+  /// Transformer Engine userbuffers' configuration of one GEMM (TE's ub_cfgs entry), as scenario
+  /// keys and TOML values, from --tp-comm-overlap-cfg's YAML file or NeMo's
+  /// model.ub_tp_comm_overlap_cfg; written as [parallelism.tp_overlap.<gemm>].
+  struct UbGemmConfig {
+    std::string gemm;
+    std::vector<std::pair<std::string, std::string>> keys;
+  };
+  std::vector<UbGemmConfig> tp_overlap;
+  std::string tp_overlap_from;  ///< where the per-GEMM configuration came from, for a comment
   bool ep_overlap = false;
   std::string cp_comm;  ///< "" (stepsim's default, the ring), "p2p", "all_gather" or "a2a"
   bool pp_p2p_blocking = false;

@@ -15,6 +15,10 @@
 #include "scenarios/megatron_args.hpp"
 #include "sim/error.hpp"
 
+namespace YAML {
+class Node;
+}
+
 namespace stepsim::scen::megatron {
 
 /// Which spelling the arguments came in: they differ in a few defaults (NeMo's num_query_groups
@@ -53,6 +57,14 @@ struct RunSettings {
   /// How messages name the option: as written, else Megatron's flag ("--num-layers").
   std::string spelled(std::string_view name) const;
 };
+
+/// Transformer Engine userbuffers' per-GEMM configuration (TE's ub_cfgs: a mapping from GEMM names
+/// such as proj_fprop to their method, num_sm, set_sm_margin, ...), as Megatron-LM reads it from
+/// --tp-comm-overlap-cfg's YAML file and NeMo 1 from model.ub_tp_comm_overlap_cfg, into
+/// `r.tp_overlap`; `spelled` names the mapping in notes ("model.ub_tp_comm_overlap_cfg"). Names and
+/// keys stepsim does not read are noted in `r.not_used`; a value of the wrong type is a UserError
+/// at `file`'s line and column.
+void read_ub_cfg(const YAML::Node& map, const std::string& file, const std::string& spelled, ImportedRun& r);
 
 /// The text of `file` (a regular file of at most 16 MiB); a UserError naming `what` it should be.
 std::string read_run_file(const std::filesystem::path& file, const std::string& what);

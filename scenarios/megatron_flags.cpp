@@ -130,6 +130,7 @@ constexpr std::array kRows = std::to_array<Row>({
     {"tokenizer_model", Kind::word},
     {"tokenizer_type", Kind::word},
     {"tp_comm_overlap", Kind::flag},
+    {"tp_comm_overlap_cfg", Kind::word},
     {"untie_embeddings_and_output_weights", Kind::flag},
     {"use_distributed_optimizer", Kind::flag},
     {"use_flash_attn", Kind::flag},
@@ -180,7 +181,6 @@ constexpr std::array kNotUsed = std::to_array<Reason>({
     {"qk_layernorm", "QK-norm weights are not simulated"},
     {"rampup_batch_size", "stepsim simulates a step at the full global batch"},
     {"step_batch_size_schedule", "stepsim simulates a step at the full global batch"},
-    {"tp_comm_overlap_cfg", "stepsim uses Transformer Engine's default overlap method per GEMM"},
     {"use_custom_fsdp", "Megatron FSDP: set parallelism.zero_stage"},
     {"use_megatron_fsdp", "Megatron FSDP: set parallelism.zero_stage"},
 });

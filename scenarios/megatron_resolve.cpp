@@ -1,7 +1,10 @@
 // A Megatron-LM / NeMo run's cluster, layout, batch, recomputation, precision and overlap, as
 // Megatron derives them: dp = GPUs / (tp x pp x cp), the global batch defaulting to micro-batch x
 // dp, virtual stages from layers per virtual stage, gradients reduced in fp32.
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
+#include <filesystem>
 
 #include "scenarios/megatron_detail.hpp"
 #include "scenarios/suggest.hpp"
@@ -283,6 +286,37 @@ void cp_comm(const RunSettings& s, ImportedRun& r) {
   r.cp_comm = type == "allgather" ? "all_gather" : type;
 }
 
+/// --tp-comm-overlap-cfg: the YAML file of Transformer Engine's per-GEMM userbuffers settings, as
+/// Megatron-LM opens it (relative to the working directory), else beside the arguments' file.
+void ub_cfg_file(const RunSettings& s, const std::string& path, ImportedRun& r) {
+  namespace fs = std::filesystem;
+  fs::path file = path;
+  std::error_code ec;
+  if (file.is_relative() && !fs::exists(file, ec)) {
+    const fs::path beside = fs::path(s.source).parent_path() / file;
+    if (fs::exists(beside, ec)) file = beside;
+  }
+  if (!fs::is_regular_file(file, ec)) {
+    r.not_used.push_back(
+        s.given.at("tp_comm_overlap_cfg").shown() +
+        " (the file is not here: each GEMM takes Transformer Engine's default; give its path "
+        "from the working directory or beside the arguments)");
+    return;
+  }
+  const std::string text = read_run_file(file, "Transformer Engine's userbuffers configuration (YAML)");
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    const SourceLocation where = e.mark.is_null()
+                                     ? SourceLocation{file.string()}
+                                     : SourceLocation{file.string(), e.mark.line + 1, e.mark.column + 1};
+    throw UserError(where, "", "is not valid YAML: " + e.msg, "a mapping of GEMM names to their settings");
+  }
+  read_ub_cfg(root, file.string(), "--tp-comm-overlap-cfg " + path, r);
+  r.tp_overlap_from = "--tp-comm-overlap-cfg " + path;
+}
+
 void overlap(const RunSettings& s, ImportedRun& r) {
   r.dp_overlap = s.on("overlap_grad_reduce");
   r.overlap_param_gather = s.on("overlap_param_gather");
@@ -290,6 +324,13 @@ void overlap(const RunSettings& s, ImportedRun& r) {
     s.fail("overlap_param_gather", "needs the distributed optimizer (--use-distributed-optimizer)",
            "Megatron-LM asserts it too");
   r.tp_comm_overlap = s.on("tp_comm_overlap");
+  if (const auto it = s.word.find("tp_comm_overlap_cfg"); it != s.word.end()) {
+    if (r.tp_comm_overlap)
+      ub_cfg_file(s, it->second, r);
+    else
+      r.not_used.push_back(s.given.at("tp_comm_overlap_cfg").shown() +
+                           " (configures userbuffers, but --tp-comm-overlap is not given)");
+  }
   r.ep_overlap = s.on("overlap_moe_expert_parallel_comm");
   r.pp_p2p_blocking = s.on("no_overlap_p2p_communication") || !s.on("overlap_p2p_comm", true);
   r.shared_expert_overlap = r.model.is_moe() && s.on("moe_shared_expert_overlap");

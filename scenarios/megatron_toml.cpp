@@ -121,6 +121,15 @@ std::string parallelism_table(const ImportedRun& r) {
     std::snprintf(buf, sizeof buf, "dp_bucket_mb = %.17g\n", r.dp_bucket_mb);
     out += buf;
   }
+  if (r.tp_comm_overlap && !r.tp_overlap.empty()) {
+    out += toml_comment("Transformer Engine userbuffers per GEMM, from " + r.tp_overlap_from +
+                        "; the GEMMs it does not list take TE 2.x's defaults (tp_overlap_defaults = \"te1\" "
+                        "for a TE 1.x run).");
+    for (const auto& g : r.tp_overlap) {
+      out += "[parallelism.tp_overlap." + g.gemm + "]\n";
+      for (const auto& [key, value] : g.keys) out += key + " = " + value + "\n";
+    }
+  }
   return out;
 }
 

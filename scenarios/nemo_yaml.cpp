@@ -40,8 +40,8 @@ constexpr auto kRenames = std::to_array<Rename>({
 });
 
 /// Tables under model that only hold settings without effect on a step.
-constexpr auto kNoEffectTables = std::to_array<std::string_view>(
-    {"data", "nsys_profile", "ub_tp_comm_overlap_cfg", "optim", "tokenizer", "peft", "memory_profile"});
+constexpr auto kNoEffectTables =
+    std::to_array<std::string_view>({"data", "nsys_profile", "optim", "tokenizer", "peft", "memory_profile"});
 
 std::string canonical(const std::string& path) {
   for (const auto& r : kRenames)
@@ -162,7 +162,10 @@ class Flattener {
   void sub_table(const YAML::Node& value, const std::string& section, const std::string& prefix,
                  const std::string& key, const std::string& spelled) {
     const bool model_top = section == "model" && prefix.empty();
-    if (model_top && (key == "optim" || key == "tokenizer"))
+    if (model_top && key == "ub_tp_comm_overlap_cfg") {
+      megatron::read_ub_cfg(value, file_, spelled, notes_);
+      notes_.tp_overlap_from = spelled;
+    } else if (model_top && (key == "optim" || key == "tokenizer"))
       table(value, section, key);
     else if (section == "trainer" || !prefix.empty() ||
              std::find(kNoEffectTables.begin(), kNoEffectTables.end(), key) != kNoEffectTables.end())
@@ -252,6 +255,11 @@ ImportedRun import_nemo_text(std::string_view text, const std::string& file_name
       megatron::read_settings(flat.arguments, megatron::Dialect::nemo, file_name), cluster, catalog);
   r.not_used.insert(r.not_used.begin(), notes.not_used.begin(), notes.not_used.end());
   r.no_effect.insert(r.no_effect.end(), notes.no_effect.begin(), notes.no_effect.end());
+  r.tp_overlap = std::move(notes.tp_overlap);
+  r.tp_overlap_from = std::move(notes.tp_overlap_from);
+  if (!r.tp_comm_overlap && !r.tp_overlap.empty())
+    r.not_used.push_back(r.tp_overlap_from +
+                         " (configures userbuffers, but model.ub_tp_comm_overlap is off)");
   if (!other.empty()) r.skipped.push_back("the file's other sections (" + other + ")");
   r.format = "NeMo config";
   r.model.name = std::filesystem::path(file_name).stem().string();

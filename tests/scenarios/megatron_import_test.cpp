@@ -10,6 +10,7 @@
 #include "scenarios/scenario.hpp"
 #include "sim/error.hpp"
 #include "tests/support/catalog.hpp"
+#include "tests/support/temp_files.hpp"
 #include "workloads/model/params.hpp"
 
 namespace megatron_import_rows {
@@ -357,4 +358,65 @@ TEST_CASE("megatron import: NeMo keys, interpolations and the trainer") {
         Catch::Contains("run.yaml:2:15: model.num_layers: `${model.layers}` names `model.layers`, a "
                         "key the file does not have"));
   }
+}
+
+TEST_CASE("megatron import: userbuffers' per-GEMM configuration from NeMo's model and Megatron's YAML file") {
+  using namespace megatron_import_rows;
+  // A TP-2 run with sequence parallelism and userbuffers; NeMo 1 writes its TE ub_cfgs under the
+  // model (as the dgxc v25.02.01 Llama 3.1 70B recipe does), switches as 0 / 1.
+  const std::string model =
+      "model:\n  num_layers: 4\n  hidden_size: 1024\n  num_attention_heads: 8\n  encoder_seq_length: 2048\n"
+      "  max_position_embeddings: 2048\n  micro_batch_size: 1\n  global_batch_size: 8\n"
+      "  position_embedding_type: rope\n  activation: fast-swiglu\n  bias: false\n"
+      "  tensor_model_parallel_size: 2\n  sequence_parallel: true\n  ub_tp_comm_overlap: true\n"
+      "  ub_tp_comm_overlap_cfg:\n"
+      "    proj_fprop:\n      method: pipeline\n      num_sm: 24\n      cga_size: 2\n      num_splits: 4\n"
+      "      set_sm_margin: 1\n"
+      "    qkv_wgrad:\n      method: bulk\n      num_sm: 8\n      set_sm_margin: 0\n      comm_priority: 1\n"
+      "    fc3_fprop:\n      method: bulk\n";
+  const std::string trainer = "trainer:\n  num_nodes: 1\n  devices: 2\n  precision: bf16-mixed\n";
+  const ImportedRun r = nemo(model + trainer, {"h100-sxm", 0, 0, 50257});
+  REQUIRE(r.tp_overlap.size() == 2);
+  CHECK(r.tp_overlap[0].gemm == "proj_fprop");
+  CHECK(r.tp_overlap_from == "model.ub_tp_comm_overlap_cfg");
+  // An unknown GEMM name and a key without a modelled effect are listed, not dropped.
+  const auto listed = [&](const std::string& prefix) {
+    return std::any_of(r.not_used.begin(), r.not_used.end(),
+                       [&](const std::string& n) { return n.rfind(prefix, 0) == 0; });
+  };
+  CHECK(listed("model.ub_tp_comm_overlap_cfg.fc3_fprop (not one of Transformer Engine's overlapped GEMMs"));
+  CHECK(listed("model.ub_tp_comm_overlap_cfg.qkv_wgrad.comm_priority (no modelled effect"));
+  // The scenario reads back with those settings; the GEMMs not listed keep TE 2.x's defaults.
+  const Scenario s = read_back(r);
+  const auto& ub = s.job.parallel.ub_overlap;
+  using stepsim::work::UbGemm;
+  CHECK(ub[static_cast<std::size_t>(UbGemm::proj_fprop)].num_sm == 24);
+  CHECK(ub[static_cast<std::size_t>(UbGemm::proj_fprop)].set_sm_margin);
+  CHECK(ub[static_cast<std::size_t>(UbGemm::qkv_wgrad)].num_sm == 8);
+  CHECK_FALSE(ub[static_cast<std::size_t>(UbGemm::qkv_wgrad)].set_sm_margin);
+  CHECK(ub[static_cast<std::size_t>(UbGemm::fc2_fprop)].num_sm == 16);
+  CHECK(ub[static_cast<std::size_t>(UbGemm::fc2_fprop)].set_sm_margin);
+  // A wrong value is an error at its line and column.
+  std::string bad = model;
+  bad.replace(bad.find("num_sm: 24"), 10, "num_sm: many");
+  CHECK_THROWS_WITH(
+      nemo(bad + trainer, {"h100-sxm", 0, 0, 50257}),
+      Catch::Contains("run.yaml:18:15: model.ub_tp_comm_overlap_cfg.proj_fprop.num_sm: expected a "
+                      "whole number, got `many`"));
+  // Megatron-LM: --tp-comm-overlap-cfg names the YAML file; without the file each GEMM takes TE's
+  // default and the flag is listed.
+  stepsim::test::TempDir dir;
+  const auto cfg =
+      dir.write("ub.yaml", "fc2_fprop:\n  method: pipeline\n  num_sm: 20\n  set_sm_margin: true\n");
+  const std::string args = kSmall +
+                           "--tensor-model-parallel-size 2 --sequence-parallel --tp-comm-overlap "
+                           "--global-batch-size 8 --tp-comm-overlap-cfg ";
+  const ImportedRun m = megatron(args + "'" + cfg.string() + "'", {"h100-sxm", 1, 2, 0});
+  REQUIRE(m.tp_overlap.size() == 1);
+  CHECK(read_back(m).job.parallel.ub_overlap[static_cast<std::size_t>(UbGemm::fc2_fprop)].num_sm == 20);
+  const ImportedRun missing = megatron(args + "/nonexistent/ub.yaml", {"h100-sxm", 1, 2, 0});
+  CHECK(missing.tp_overlap.empty());
+  CHECK(std::any_of(missing.not_used.begin(), missing.not_used.end(), [](const std::string& n) {
+    return n.find("--tp-comm-overlap-cfg /nonexistent/ub.yaml (the file is not here") != std::string::npos;
+  }));
 }

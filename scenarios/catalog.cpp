@@ -4,9 +4,11 @@
 #include <cctype>
 #include <cstdint>
 
+#include "scenarios/choices.hpp"
 #include "scenarios/data_dir.hpp"
 #include "scenarios/spec_readers.hpp"
 #include "scenarios/toml_reader.hpp"
+#include "workloads/model/names.hpp"
 
 namespace stepsim::scen {
 
@@ -21,6 +23,8 @@ class CatalogFileReader {
       for (auto& [id, entry] : entries(*gpus)) apply_gpu(id, entry);
     if (auto models = root.table("model"))
       for (auto& [id, entry] : entries(*models)) apply_model(id, entry);
+    if (auto configs = root.table("tp_overlap"))
+      for (auto& [id, entry] : entries(*configs)) apply_tp_overlap(id, entry);
     root.finish();
   }
 
@@ -116,6 +120,32 @@ class CatalogFileReader {
       cat_.models_[i] = std::move(spec);
     else
       cat_.models_.push_back(std::move(spec));
+  }
+
+  /// [tp_overlap.<id>]: `source` (required for a new entry), `defaults` ("te2" or "te1": what the
+  /// GEMMs it does not list take) and one table per GEMM. An existing id is changed key by key.
+  void apply_tp_overlap(const std::string& id, TableReader& r) {
+    auto it = std::find_if(cat_.tp_overlaps_.begin(), cat_.tp_overlaps_.end(),
+                           [&](const TpOverlapConfig& c) { return c.id == id; });
+    TpOverlapConfig c = it != cat_.tp_overlaps_.end() ? *it : TpOverlapConfig{id, {}, {}};
+    bool te1 = false;
+    if (r.read("defaults", te1, choices::kUbDefaults)) c.gemms = work::default_ub_overlap(te1);
+    r.read("source", c.source);
+    if (c.source.empty())
+      r.fail("source", "is missing: a userbuffers configuration says where it comes from",
+             "e.g. source = \"NeMo userbuffers.py at 6f2c6fda\"");
+    for (std::size_t i = 0; i < work::kUbGemms; ++i) {
+      const auto g = static_cast<work::UbGemm>(i);
+      if (auto t = r.table(work::name(g))) {
+        read_ub_gemm_fields(*t, g, c.gemms[i]);
+        t->finish();
+      }
+    }
+    r.finish();
+    if (it != cat_.tp_overlaps_.end())
+      *it = std::move(c);
+    else
+      cat_.tp_overlaps_.push_back(std::move(c));
   }
 
   Catalog& cat_;
@@ -239,6 +269,18 @@ const work::ModelSpec* Catalog::find_model(std::string_view key) const {
     if (model_id_key(alias) == wanted) return find_spec(models_, model_alias_, id);
   return nullptr;
 }
+const TpOverlapConfig* Catalog::find_tp_overlap(std::string_view id) const {
+  for (const auto& c : tp_overlaps_)
+    if (c.id == id) return &c;
+  return nullptr;
+}
+
+std::vector<std::string> Catalog::tp_overlap_names() const {
+  std::vector<std::string> out;
+  for (const auto& c : tp_overlaps_) out.push_back(c.id);
+  return out;
+}
+
 std::vector<std::string> Catalog::gpu_names() const {
   return names_of(gpus_, gpu_alias_);
 }

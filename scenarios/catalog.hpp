@@ -3,6 +3,7 @@
 // overridden by user files. Parse it once per process and pass it by const reference; a Catalog
 // is an immutable value (with_file returns a new one), so threads can share it freely.
 
+#include <array>
 #include <filesystem>
 #include <map>
 #include <span>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "topology/gpu.hpp"
+#include "workloads/model/job.hpp"
 #include "workloads/model/model.hpp"
 
 namespace stepsim::scen {
@@ -20,6 +22,14 @@ namespace stepsim::scen {
 /// with letters and numbers split apart ("Llama-3.3-70B-Instruct" and "llama3.3-70b" are both
 /// "llama-3.3-70-b"). A dot between digits stays: "1.7b" is not "17b".
 std::string model_id_key(std::string_view id);
+
+/// A named Transformer Engine userbuffers configuration (NeMo 2's tp_comm_overlap_cfg objects,
+/// scenarios/catalog/tp_overlap.toml): every GEMM's settings, and where they come from.
+struct TpOverlapConfig {
+  std::string id;
+  std::string source;
+  std::array<work::UbOverlap, work::kUbGemms> gemms = work::default_ub_overlap(false);
+};
 
 class Catalog {
  public:
@@ -43,6 +53,10 @@ class Catalog {
   /// The model with this id or alias, or null. Spellings of an id resolve too (model_id_key):
   /// "meta-llama/Llama-3.1-70B-Instruct", "llama3.1-70b" and "Llama-3.1-70B" name llama-3.1-70b.
   const work::ModelSpec* find_model(std::string_view id_or_alias) const;
+  /// The userbuffers configuration with this id, or null.
+  const TpOverlapConfig* find_tp_overlap(std::string_view id) const;
+  const std::vector<TpOverlapConfig>& tp_overlaps() const { return tp_overlaps_; }
+  std::vector<std::string> tp_overlap_names() const;
   /// All GPUs / models, in catalog file order (built-in first, then user additions).
   const std::vector<topo::GpuSpec>& gpus() const { return gpus_; }
   const std::vector<work::ModelSpec>& models() const { return models_; }
@@ -59,6 +73,7 @@ class Catalog {
 
   std::vector<topo::GpuSpec> gpus_;
   std::vector<work::ModelSpec> models_;
+  std::vector<TpOverlapConfig> tp_overlaps_;
   AliasMap gpu_alias_;
   AliasMap model_alias_;
 };

@@ -123,6 +123,7 @@ constexpr KeyHome kHomes[] = {
     {"max_live_mparams", "parallelism"},
     {"tp_overlap_rs_splits", "parallelism"},
     {"tp_overlap_defaults", "parallelism"},
+    {"tp_overlap_config", "parallelism"},
     {"tp_overlap", "parallelism"},
     {"pp_p2p", "parallelism"},
     {"average_in_collective", "parallelism"},

@@ -141,7 +141,7 @@ Scenario read_document(Scenario s, toml::table& doc, const Catalog& base, const 
   detail::read_hardware_section(*root.table("hardware"), catalog, s);
   if (auto t = root.table("fabric")) detail::read_fabric_section(*t, s);
   detail::read_workload_section(*root.table("workload"), s);
-  if (auto t = root.table("parallelism")) detail::read_parallelism_section(*t, s);
+  if (auto t = root.table("parallelism")) detail::read_parallelism_section(*t, catalog, s);
   if (auto t = root.table("precision")) detail::read_precision_section(*t, s);
   if (auto t = root.table("moe")) detail::read_moe_section(*t, s);
   if (auto t = root.table("estimate")) detail::read_estimate_section(*t, s);

@@ -20,7 +20,7 @@ void read_model_section(TableReader r, const Catalog& catalog, Scenario& s,
 void read_hardware_section(TableReader r, const Catalog& catalog, Scenario& s);
 void read_fabric_section(TableReader r, Scenario& s);
 void read_workload_section(TableReader r, Scenario& s);
-void read_parallelism_section(TableReader r, Scenario& s);
+void read_parallelism_section(TableReader r, const Catalog& catalog, Scenario& s);
 void read_precision_section(TableReader r, Scenario& s);
 void read_moe_section(TableReader r, Scenario& s);
 void read_estimate_section(TableReader r, Scenario& s);

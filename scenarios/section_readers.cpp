@@ -199,86 +199,55 @@ void read_sharding(TableReader& r, Scenario& s) {
   r.read("max_live_mparams", s.max_live_params, kPositive, 1e6);
 }
 
-/// A switch NeMo 1's YAML configs write as 0 / 1 and NeMo 2's as a bool: either is taken.
-void read_switch(TableReader& r, std::string_view key, bool& out) {
-  if (const toml::node* n = r.node(key); n != nullptr && n->is_integer()) {
-    const std::int64_t v = n->value<std::int64_t>().value_or(-1);
-    if (v != 0 && v != 1)
-      r.fail(key, "expected true / false (or 1 / 0), got " + std::to_string(v),
-             "e.g. " + std::string(key) + " = true");
-    out = v == 1;
-    return;
-  }
-  r.read(key, out);
-}
-
-/// Which overlap methods Transformer Engine lets GEMM `g` take (initialize_ub: an all-gather's
-/// GEMM cannot pipeline; the backward's column-parallel pair overlaps in bulk).
-bool ub_method_allowed(work::UbGemm g, work::UbMethod m) {
-  using work::UbGemm, work::UbMethod;
-  switch (g) {
-    case UbGemm::proj_fprop:
-    case UbGemm::fc2_fprop: return m == UbMethod::pipeline || m == UbMethod::ring_exchange;
-    case UbGemm::qkv_dgrad:
-    case UbGemm::qkv_wgrad:
-    case UbGemm::fc1_dgrad:
-    case UbGemm::fc1_wgrad: return m == UbMethod::bulk;
-    default: return m == UbMethod::ring_exchange;
-  }
-}
-
-/// parallelism.tp_overlap_defaults and the [parallelism.tp_overlap.<gemm>] tables: Transformer
-/// Engine's ub_cfgs, as NeMo's and Megatron's configs write them.
-void read_ub_overlap(TableReader& r, Scenario& s) {
+/// parallelism.tp_overlap_defaults / tp_overlap_config and the [parallelism.tp_overlap.<gemm>]
+/// tables: Transformer Engine's ub_cfgs, as NeMo's and Megatron's configs write them. The defaults
+/// or a catalog configuration (NeMo 2's named ones, scenarios/catalog/tp_overlap.toml) first; each
+/// table then changes the settings it lists.
+void read_ub_overlap(TableReader& r, const Catalog& catalog, Scenario& s) {
   work::ParallelSpec& p = s.job.parallel;
   bool te1 = false;
-  r.read("tp_overlap_defaults", te1, choices::kUbDefaults);
+  const bool defaults = r.read("tp_overlap_defaults", te1, choices::kUbDefaults);
   p.ub_overlap = work::default_ub_overlap(te1);
+  std::string preset;
+  if (r.read("tp_overlap_config", preset)) {
+    if (defaults)
+      r.fail("tp_overlap_config",
+             "names a configuration that sets each GEMM itself, so tp_overlap_defaults "
+             "has nothing to set",
+             "remove tp_overlap_defaults (the configuration carries its own defaults)");
+    const TpOverlapConfig* c = catalog.find_tp_overlap(preset);
+    if (c == nullptr) {
+      const std::string hint = did_you_mean(preset, catalog.tp_overlap_names());
+      r.fail("tp_overlap_config", "unknown userbuffers configuration `" + preset + "`",
+             (hint.empty() ? "" : hint + " ") +
+                 "`stepsim catalog tp-overlap` lists NeMo's named configurations");
+    }
+    p.ub_overlap = c->gemms;
+  }
   auto t = r.table("tp_overlap");
-  if (!t) return;
-  if (p.tp_comm_overlap != work::TpCommOverlap::userbuffers)
-    r.fail("tp_overlap",
+  if ((t || !preset.empty()) && p.tp_comm_overlap != work::TpCommOverlap::userbuffers)
+    r.fail(t ? "tp_overlap" : "tp_overlap_config",
            "configures Transformer Engine's userbuffers, but tp_comm_overlap is not userbuffers",
-           "set tp_comm_overlap = true (or \"userbuffers\"), or remove [parallelism.tp_overlap]");
+           "set tp_comm_overlap = true (or \"userbuffers\"), or remove it");
+  if (!t) return;
   const int sms = s.job.cluster.gpu.sms;
   for (std::size_t i = 0; i < work::kUbGemms; ++i) {
     const auto g = static_cast<work::UbGemm>(i);
     auto c = t->table(work::name(g));
     if (!c) continue;
     work::UbOverlap& u = p.ub_overlap[i];
-    c->read("method", u.method, choices::kUbMethod);
-    if (!ub_method_allowed(g, u.method))
-      c->fail("method",
-              "Transformer Engine does not run " + std::string(work::name(g)) + " as " +
-                  std::string(work::name(u.method)),
-              ub_method_allowed(g, work::UbMethod::bulk)
-                  ? "the backward's column-parallel GEMMs overlap in bulk"
-              : ub_method_allowed(g, work::UbMethod::pipeline)
-                  ? "the forward's row-parallel GEMMs take pipeline or ring_exchange"
-                  : "an all-gather's GEMM takes ring_exchange");
-    c->read("num_sm", u.num_sm, IntRange{1, 4096});
+    read_ub_gemm_fields(*c, g, u);
     if (sms > 0 && u.num_sm >= sms)
       c->fail("num_sm",
               std::to_string(u.num_sm) + " SMs leave none of the " + std::to_string(sms) + " of `" +
                   s.job.cluster.gpu.id + "` for the GEMM",
               "NeMo's configs give userbuffers 1-32");
-    read_switch(*c, "set_sm_margin", u.set_sm_margin);
-    c->read("num_splits", u.num_splits, IntRange{1, 64});
-    read_switch(*c, "aggregate", u.aggregate);
-    read_switch(*c, "fp8_buf", u.fp8_buf);
-    bool atomic = false;
-    read_switch(*c, "atomic_gemm", atomic);
-    if (atomic)
-      c->fail("atomic_gemm", "atomic GEMM overlap (cuBLAS's beta atomic-counter GEMMs) is not modelled",
-              "set atomic_gemm = false, or remove it");
-    // The CTA cluster shape of the communication kernels: no effect on their time is modelled.
-    c->accept({"cga_size"});
     c->finish();
   }
   t->finish();
 }
 
-void read_parallelism_section(TableReader r, Scenario& s) {
+void read_parallelism_section(TableReader r, const Catalog& catalog, Scenario& s) {
   work::ParallelSpec& p = s.job.parallel;
   r.read("dp", p.dp, kPositiveInt);
   r.read("tp", p.tp, kPositiveInt);
@@ -320,7 +289,7 @@ void read_parallelism_section(TableReader r, Scenario& s) {
   else
     r.read("tp_comm_overlap", p.tp_comm_overlap, choices::kTpCommOverlap);
   r.read("tp_overlap_rs_splits", p.tp_overlap_rs_splits, IntRange{1, 64});
-  read_ub_overlap(r, s);
+  read_ub_overlap(r, catalog, s);
   r.read("ep_overlap", p.ep_overlap);
   r.read("reserve_comm_sms", p.reserve_comm_sms);
   read_sharding(r, s);

@@ -595,3 +595,60 @@ void finalize_model(work::ModelSpec& m, const TableReader& r) {
 }
 
 }  // namespace stepsim::scen
+
+namespace stepsim::scen {
+
+void read_switch(TableReader& r, std::string_view key, bool& out) {
+  if (const toml::node* n = r.node(key); n != nullptr && n->is_integer()) {
+    const std::int64_t v = n->value<std::int64_t>().value_or(-1);
+    if (v != 0 && v != 1)
+      r.fail(key, "expected true / false (or 1 / 0), got " + std::to_string(v),
+             "e.g. " + std::string(key) + " = true");
+    out = v == 1;
+    return;
+  }
+  r.read(key, out);
+}
+
+namespace {
+/// Which overlap methods Transformer Engine lets GEMM `g` take (initialize_ub: an all-gather's
+/// GEMM cannot pipeline; the backward's column-parallel pair overlaps in bulk).
+bool ub_method_allowed(work::UbGemm g, work::UbMethod m) {
+  using work::UbGemm, work::UbMethod;
+  switch (g) {
+    case UbGemm::proj_fprop:
+    case UbGemm::fc2_fprop: return m == UbMethod::pipeline || m == UbMethod::ring_exchange;
+    case UbGemm::qkv_dgrad:
+    case UbGemm::qkv_wgrad:
+    case UbGemm::fc1_dgrad:
+    case UbGemm::fc1_wgrad: return m == UbMethod::bulk;
+    default: return m == UbMethod::ring_exchange;
+  }
+}
+}  // namespace
+
+void read_ub_gemm_fields(TableReader& c, work::UbGemm g, work::UbOverlap& u) {
+  c.read("method", u.method, choices::kUbMethod);
+  if (!ub_method_allowed(g, u.method))
+    c.fail("method",
+           "Transformer Engine does not run " + std::string(work::name(g)) + " as " +
+               std::string(work::name(u.method)),
+           ub_method_allowed(g, work::UbMethod::bulk) ? "the backward's column-parallel GEMMs overlap in bulk"
+           : ub_method_allowed(g, work::UbMethod::pipeline)
+               ? "the forward's row-parallel GEMMs take pipeline or ring_exchange"
+               : "an all-gather's GEMM takes ring_exchange");
+  c.read("num_sm", u.num_sm, IntRange{1, 4096});
+  read_switch(c, "set_sm_margin", u.set_sm_margin);
+  c.read("num_splits", u.num_splits, IntRange{1, 64});
+  read_switch(c, "aggregate", u.aggregate);
+  read_switch(c, "fp8_buf", u.fp8_buf);
+  bool atomic = false;
+  read_switch(c, "atomic_gemm", atomic);
+  if (atomic)
+    c.fail("atomic_gemm", "atomic GEMM overlap (cuBLAS's beta atomic-counter GEMMs) is not modelled",
+           "set atomic_gemm = false, or remove it");
+  // The CTA cluster shape of the communication kernels: no effect on their time is modelled.
+  c.accept({"cga_size"});
+}
+
+}  // namespace stepsim::scen

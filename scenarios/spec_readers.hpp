@@ -5,6 +5,7 @@
 
 #include "scenarios/toml_reader.hpp"
 #include "topology/gpu.hpp"
+#include "workloads/model/job.hpp"
 #include "workloads/model/model.hpp"
 
 namespace stepsim::scen {
@@ -61,6 +62,13 @@ void read_efficiency(TableReader& r, topo::Efficiency& eff);
 /// Throws unless `gpu` has the figures every model needs (BF16 peak, HBM size and bandwidth) and
 /// consistent links. Errors point at `r`'s table.
 void validate_gpu(const topo::GpuSpec& gpu, const TableReader& r);
+
+/// A switch NeMo 1's YAML configs write as 0 / 1 and NeMo 2's as a bool: either is taken.
+void read_switch(TableReader& r, std::string_view key, bool& out);
+/// Applies the keys of one GEMM's userbuffers table (method, num_sm, set_sm_margin, num_splits,
+/// aggregate, fp8_buf; cga_size accepted; atomic_gemm = true and a method Transformer Engine
+/// refuses for the GEMM are errors) to `u`. Does not call finish().
+void read_ub_gemm_fields(TableReader& c, work::UbGemm g, work::UbOverlap& u);
 
 /// Prepares a model for field-by-field overrides: values that were derived (kv_heads == heads,
 /// head_dim == hidden / heads) are reset so that they follow overridden heads or hidden.

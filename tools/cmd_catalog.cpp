@@ -1,4 +1,4 @@
-// `stepsim catalog [gpus|models] [--format table|json] [--catalog FILE]...`
+// `stepsim catalog [gpus|models|tp-overlap] [--format table|json] [--catalog FILE]...`
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <iostream>
@@ -17,7 +17,9 @@ int cmd_catalog(Args args) {
   std::string format = "table";
   std::vector<std::string> extra;
   bool provenance = false;
-  po::options_description opts("stepsim catalog [gpus|models] [options]\n\nLists the GPU and model presets");
+  po::options_description opts(
+      "stepsim catalog [gpus|models|tp-overlap] [options]\n\nLists the GPU and model presets, and NeMo's "
+      "named userbuffers configurations");
   opts.add_options()("help,h", "show this help")("format", po::value(&format)->default_value("table"),
                                                  "table or json")(
       "provenance", po::bool_switch(&provenance),
@@ -25,8 +27,9 @@ int cmd_catalog(Args args) {
       "catalog", po::value(&extra)->composing(),
       "extra catalog file overriding or extending the built-in one (repeatable)");
   if (!parse_command_line(args, opts, "list", what)) return 0;
-  if (what != "all" && what != "gpus" && what != "models")
-    throw UserError(SourceLocation{}, "catalog", "unknown list `" + what + "`; expected gpus or models",
+  if (what != "all" && what != "gpus" && what != "models" && what != "tp-overlap")
+    throw UserError(SourceLocation{}, "catalog",
+                    "unknown list `" + what + "`; expected gpus, models or tp-overlap",
                     what == "gpu" || what == "model" ? "did you mean `" + what + "s`?" : "");
   const auto fmt = out::parse_render_format(format);
   const scen::Catalog catalog = load_catalog(extra);
@@ -35,6 +38,10 @@ int cmd_catalog(Args args) {
       throw UserError(SourceLocation{}, "--provenance", "lists the sources of GPU figures",
                       "run `stepsim catalog gpus --provenance`");
     std::cout << out::render_gpu_provenance(catalog, fmt);
+    return 0;
+  }
+  if (what == "tp-overlap") {
+    std::cout << out::render_tp_overlap_catalog(catalog, fmt);
     return 0;
   }
   if (fmt == out::RenderFormat::json && what == "all")

@@ -4,9 +4,10 @@
 #include <nlohmann/json.hpp>
 
 #include "output/common/format.hpp"
-#include "output/views/job_json.hpp"
 #include "output/common/text_table.hpp"
+#include "output/views/job_json.hpp"
 #include "sim/units.hpp"
+#include "workloads/model/names.hpp"
 #include "workloads/model/params.hpp"
 
 namespace stepsim::out {
@@ -194,6 +195,47 @@ std::string render_model_catalog(const scen::Catalog& catalog, RenderFormat form
     models.push_back(std::move(j));
   }
   return nlohmann::json{{"models", models}}.dump(2) + "\n";
+}
+
+std::string render_tp_overlap_catalog(const scen::Catalog& catalog, RenderFormat format) {
+  if (format == RenderFormat::json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& c : catalog.tp_overlaps()) {
+      nlohmann::json gemms = nlohmann::json::object();
+      for (std::size_t i = 0; i < work::kUbGemms; ++i) {
+        const work::UbOverlap& u = c.gemms[i];
+        gemms[std::string(work::name(static_cast<work::UbGemm>(i)))] = {
+            {"method", work::name(u.method)}, {"num_sm", u.num_sm},       {"set_sm_margin", u.set_sm_margin},
+            {"num_splits", u.num_splits},     {"aggregate", u.aggregate}, {"fp8_buf", u.fp8_buf}};
+      }
+      out.push_back({{"id", c.id}, {"source", c.source}, {"gemms", gemms}});
+    }
+    return nlohmann::json{{"tp_overlap", out}}.dump(2) + "\n";
+  }
+  // One row per configuration, one column per GEMM: method initial and SMs, "+m" for the margin.
+  std::vector<std::string> head{"id"};
+  std::vector<Align> align{Align::left};
+  for (std::size_t i = 0; i < work::kUbGemms; ++i) {
+    head.emplace_back(work::name(static_cast<work::UbGemm>(i)));
+    align.push_back(Align::left);
+  }
+  TextTable t(head, align);
+  for (const auto& c : catalog.tp_overlaps()) {
+    std::vector<std::string> row{c.id};
+    for (const work::UbOverlap& u : c.gemms) {
+      std::string cell = u.method == work::UbMethod::ring_exchange ? "ring"
+                         : u.method == work::UbMethod::pipeline    ? "pipe " + std::to_string(u.num_sm)
+                                                                   : "bulk " + std::to_string(u.num_sm);
+      if (u.aggregate) cell += " agg";
+      if (u.set_sm_margin) cell += " +m";
+      row.push_back(cell);
+    }
+    t.add_row(row);
+  }
+  return t.render() +
+         "ring: ring exchange on the copy engines; pipe N / bulk N: userbuffers kernels on N SMs; agg: two "
+         "chunks a "
+         "step; +m: the GEMM leaves those SMs to them (set_sm_margin)\n";
 }
 
 }  // namespace stepsim::out

@@ -16,5 +16,8 @@ std::string render_gpu_catalog(const scen::Catalog& catalog, RenderFormat format
 std::string render_gpu_provenance(const scen::Catalog& catalog, RenderFormat format);
 /// Models: dimensions, computed total and active parameters beside the published figures.
 std::string render_model_catalog(const scen::Catalog& catalog, RenderFormat format);
+/// Named userbuffers configurations (NeMo 2's tp_comm_overlap_cfg): each GEMM's method, SMs,
+/// splits and SM margin, and the source.
+std::string render_tp_overlap_catalog(const scen::Catalog& catalog, RenderFormat format);
 
 }  // namespace stepsim::out

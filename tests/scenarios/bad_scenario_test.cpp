@@ -295,6 +295,19 @@ std::vector<BadCase> bad_cases() {
             "dp = 8\nsequence_parallel = true\ntp_comm_overlap = true\ntp_overlap_defaults = \"te3\""),
        ":19:23: parallelism.tp_overlap_defaults:",
        {"unknown value \"te3\"; expected one of te2, te1"}},
+      {"an unknown named userbuffers configuration",
+       with("dp = 8",
+            "dp = 8\nsequence_parallel = true\ntp_comm_overlap = true\ntp_overlap_config = "
+            "\"userbuffers_bf16_h100_h8192_tp4_mbs1_seqlen4096\""),
+       ":19:21: parallelism.tp_overlap_config:",
+       {"unknown userbuffers configuration `userbuffers_bf16_h100_h8192_tp4_mbs1_seqlen4096`",
+        "did you mean `userbuffers_bf16_h100_h8192_tp4_mbs1_seqlen8192`?", "stepsim catalog tp-overlap"}},
+      {"a named userbuffers configuration beside tp_overlap_defaults",
+       with("dp = 8",
+            "dp = 8\nsequence_parallel = true\ntp_comm_overlap = true\ntp_overlap_defaults = \"te1\"\n"
+            "tp_overlap_config = \"userbuffers_bf16_h100_h8192_tp4_mbs1_seqlen8192\""),
+       ":20:21: parallelism.tp_overlap_config:",
+       {"tp_overlap_defaults has nothing to set", "remove tp_overlap_defaults"}},
       {"expert-parallel overlap on a dense model",
        with("pp = 2\ndp = 8", "pp = 2\ndp = 8\nep_overlap = true"),
        ":17:14: parallelism.ep_overlap:",
@@ -541,4 +554,26 @@ TEST_CASE("userbuffers' per-GEMM tables as NeMo writes them: TE 1.x defaults, 0 
   CHECK(te2.job.parallel.ub_overlap[static_cast<std::size_t>(UbGemm::proj_fprop)].set_sm_margin);
   CHECK(te2.job.parallel.ub_overlap[static_cast<std::size_t>(UbGemm::fc1_dgrad)].set_sm_margin);
   CHECK_FALSE(te2.job.parallel.ub_overlap[static_cast<std::size_t>(UbGemm::fc1_fprop)].set_sm_margin);
+}
+
+TEST_CASE("a named userbuffers configuration from the catalog, changed by a table on top") {
+  // NeMo's userbuffers_bf16_h100_h8192_tp4_mbs1_seqlen8192 (scenarios/catalog/tp_overlap.toml): proj_fprop
+  // pipelined on 24 SMs with the margin, qkv_wgrad in bulk on 24; the table changes fc2_fprop's SMs only.
+  stepsim::test::TempDir dir;
+  const std::string toml = with("dp = 8",
+                                "dp = 8\nsequence_parallel = true\ntp_comm_overlap = true\n"
+                                "tp_overlap_config = \"userbuffers_bf16_h100_h8192_tp4_mbs1_seqlen8192\"") +
+                           "[parallelism.tp_overlap.fc2_fprop]\nnum_sm = 12\n";
+  const auto s =
+      stepsim::scen::load_scenario(dir.write("preset.toml", toml), stepsim::test::builtin_catalog());
+  using stepsim::work::UbGemm, stepsim::work::UbMethod;
+  const auto at = [&](UbGemm g) { return s.job.parallel.ub_overlap[static_cast<std::size_t>(g)]; };
+  CHECK(at(UbGemm::proj_fprop).method == UbMethod::pipeline);
+  CHECK(at(UbGemm::proj_fprop).num_sm == 24);
+  CHECK(at(UbGemm::proj_fprop).set_sm_margin);
+  CHECK(at(UbGemm::qkv_wgrad).num_sm == 24);
+  CHECK_FALSE(at(UbGemm::qkv_wgrad).set_sm_margin);
+  CHECK(at(UbGemm::fc1_dgrad).num_sm == 2);
+  CHECK(at(UbGemm::fc2_fprop).num_sm == 12);   // the table's
+  CHECK(at(UbGemm::fc2_fprop).set_sm_margin);  // the configuration's
 }

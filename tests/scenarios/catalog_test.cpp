@@ -227,3 +227,40 @@ TEST_CASE("a user's figure replaces the built-in source with its own place, or w
       error_of(stepsim::test::builtin_catalog(), "[gpu.h100-sxm.source]\nhbm_tbs = \"assumed: guess\"\n"),
       Catch::Contains("is not a figure of a GPU entry") && Catch::Contains("hbm_tb_s"));
 }
+
+TEST_CASE(
+    "named userbuffers configurations: NeMo's, each with its source, and a user file adds and changes them") {
+  const Catalog& base = stepsim::test::builtin_catalog();
+  // tools/catalog/nemo_tp_overlap.py transcribed NeMo's 17 configurations that are not LoRA's.
+  CHECK(base.tp_overlaps().size() == 17);
+  for (const auto& c : base.tp_overlaps())
+    CHECK_THAT(c.source, Catch::StartsWith("NeMo userbuffers.py at 6f2c6fda"));
+  using stepsim::work::UbGemm, stepsim::work::UbMethod;
+  const auto* b200 = base.find_tp_overlap("userbuffers_bf16_b200_h18432_tp8_mbs1_seqlen4096");
+  REQUIRE(b200 != nullptr);
+  const auto& fc2 = b200->gemms[static_cast<std::size_t>(UbGemm::fc2_fprop)];
+  CHECK(fc2.method == UbMethod::pipeline);
+  CHECK(fc2.num_sm == 24);
+  CHECK(fc2.fp8_buf);  // PipelineOverlapCfg's default (False,), a truthy tuple to TE
+  CHECK(b200->gemms[static_cast<std::size_t>(UbGemm::proj_fprop)].method == UbMethod::ring_exchange);
+  CHECK(b200->gemms[static_cast<std::size_t>(UbGemm::proj_fprop)].set_sm_margin);
+  // A user file adds a configuration on TE 1.x's defaults and changes one GEMM of NeMo's.
+  const Catalog c = base.with_text(
+      "[tp_overlap.mine]\nsource = \"tuned on our cluster\"\ndefaults = \"te1\"\n"
+      "[tp_overlap.mine.proj_fprop]\nnum_sm = 20\nset_sm_margin = 1\n"
+      "[tp_overlap.userbuffers_bf16_b200_h18432_tp8_mbs1_seqlen4096.fc2_fprop]\nnum_sm = 8\n",
+      "user.toml");
+  const auto* mine = c.find_tp_overlap("mine");
+  REQUIRE(mine != nullptr);
+  CHECK(mine->gemms[static_cast<std::size_t>(UbGemm::proj_fprop)].num_sm == 20);
+  CHECK(mine->gemms[static_cast<std::size_t>(UbGemm::proj_fprop)].set_sm_margin);
+  CHECK_FALSE(mine->gemms[static_cast<std::size_t>(UbGemm::qkv_wgrad)].set_sm_margin);  // TE 1.x
+  const auto* changed = c.find_tp_overlap("userbuffers_bf16_b200_h18432_tp8_mbs1_seqlen4096");
+  CHECK(changed->gemms[static_cast<std::size_t>(UbGemm::fc2_fprop)].num_sm == 8);
+  CHECK(changed->gemms[static_cast<std::size_t>(UbGemm::fc2_fprop)].set_sm_margin);  // NeMo's, kept
+  // A new configuration says where it comes from; a GEMM name must be TE's.
+  CHECK_THAT(error_of(base, "[tp_overlap.x]\n[tp_overlap.x.proj_fprop]\nnum_sm = 8\n"),
+             Catch::Contains("tp_overlap.x.source: is missing"));
+  CHECK_THAT(error_of(base, "[tp_overlap.x]\nsource = \"s\"\n[tp_overlap.x.proj_fpropp]\nnum_sm = 8\n"),
+             Catch::Contains("unknown key `proj_fpropp`") && Catch::Contains("did you mean `proj_fprop`?"));
+}

@@ -224,3 +224,19 @@ TEST_CASE("stepsim check lists userbuffers' configuration per GEMM, --set reachi
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, !Catch::Contains("TP overlap"));
 }
+
+TEST_CASE("stepsim catalog tp-overlap lists NeMo's named userbuffers configurations") {
+  auto r = run_stepsim("catalog tp-overlap");
+  REQUIRE(r.exit_code == 0);
+  // NeMo's Llama 3 70B H100 BF16 configuration: proj_fprop pipelined on 24 SMs with the margin, qkv_wgrad
+  // in bulk on 24, fc2_fprop pipelined on 16 with the margin.
+  CHECK_THAT(r.out,
+             Catch::Contains("userbuffers_bf16_h100_h8192_tp4_mbs1_seqlen8192       ring       bulk 4     "
+                             "bulk 24    pipe 24 +m"));
+  r = run_stepsim("catalog tp-overlap --format json");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("\"id\": \"userbuffers_fp8_b200_h18432_tp8_mbs1_seqlen4096\""));
+  r = run_stepsim("catalog tp-overlaps");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("expected gpus, models or tp-overlap"));
+}

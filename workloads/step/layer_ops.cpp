@@ -256,7 +256,7 @@ int ub_sms(const LayerDims& d, UbGemm g) {
   return c != nullptr ? c->num_sm : 0;
 }
 
-/// Userbuffers' last pipelined reduce-scatter chunk runs on UB_MAX_SM CTAs
+/// Userbuffers' last pipelined reduce-scatter chunk runs on UB_MAX_SM CTAs whatever num_sm is
 /// (comm_gemm_overlap.cpp split_overlap_rs: "Last communication chunk with max SM").
 constexpr int kUbMaxSm = 32;
 
@@ -362,7 +362,7 @@ Handle reduced_gemm(OpSink& sink, const LayerDims& d, std::string_view name, std
       topo::KernelWork w = inner_chunk(rows(m / parts), i);
       w.sm_margin = margin;
       const Handle g = sink.kernel(name, w, i == 0 ? dep : Handle{});
-      reduce.sms = cfg == nullptr ? 0 : i + 1 < parts ? cfg->num_sm : std::max(cfg->num_sm, kUbMaxSm);
+      reduce.sms = cfg == nullptr ? 0 : i + 1 < parts ? cfg->num_sm : kUbMaxSm;
       r = sink.comm(reduce_name, reduce, g);
     }
     return r;

@@ -188,6 +188,14 @@ TEST_CASE(
   CHECK(s.comms[2].sms == 16);
   CHECK(s.comms[3].sms == 32);
   CHECK(s.kernel_margins == std::vector<double>{0.125, 0.125, 0.125, 0.125});
+  // The last chunk takes UB_MAX_SM = 32 whatever num_sm is, fewer too: 48 SMs, then 32.
+  TimedSink wide;
+  d.ub[static_cast<std::size_t>(UbGemm::proj_fprop)].num_sm = 48;
+  reduced_gemm(wide, d, "proj", "rs", 400, 200'000, timed_gemm(1.0), {}, UbGemm::proj_fprop);
+  REQUIRE(wide.comms.size() == 4);
+  CHECK(wide.comms[0].sms == 48);
+  CHECK(wide.comms[3].sms == 32);
+  d.ub[static_cast<std::size_t>(UbGemm::proj_fprop)].num_sm = 16;
   // Without the margin the chunks run on every SM (the reductions' SMs are the engine's business).
   TimedSink free;
   d.ub[static_cast<std::size_t>(UbGemm::proj_fprop)].set_sm_margin = false;

@@ -229,22 +229,32 @@ void read_ub_overlap(TableReader& r, const Catalog& catalog, Scenario& s) {
     r.fail(t ? "tp_overlap" : "tp_overlap_config",
            "configures Transformer Engine's userbuffers, but tp_comm_overlap is not userbuffers",
            "set tp_comm_overlap = true (or \"userbuffers\"), or remove it");
-  if (!t) return;
   const int sms = s.job.cluster.gpu.sms;
-  for (std::size_t i = 0; i < work::kUbGemms; ++i) {
-    const auto g = static_cast<work::UbGemm>(i);
-    auto c = t->table(work::name(g));
-    if (!c) continue;
-    work::UbOverlap& u = p.ub_overlap[i];
-    read_ub_gemm_fields(*c, g, u);
-    if (sms > 0 && u.num_sm >= sms)
-      c->fail("num_sm",
-              std::to_string(u.num_sm) + " SMs leave none of the " + std::to_string(sms) + " of `" +
-                  s.job.cluster.gpu.id + "` for the GEMM",
-              "NeMo's configs give userbuffers 1-32");
-    c->finish();
+  const auto too_many = [&](const work::UbOverlap& u) { return sms > 0 && u.num_sm >= sms; };
+  const auto problem = [&](const work::UbOverlap& u, work::UbGemm g) {
+    return std::string(work::name(g)) + "'s " + std::to_string(u.num_sm) + " SMs leave none of the " +
+           std::to_string(sms) + " of `" + s.job.cluster.gpu.id + "` for the GEMM";
+  };
+  if (t) {
+    for (std::size_t i = 0; i < work::kUbGemms; ++i) {
+      const auto g = static_cast<work::UbGemm>(i);
+      auto c = t->table(work::name(g));
+      if (!c) continue;
+      work::UbOverlap& u = p.ub_overlap[i];
+      read_ub_gemm_fields(*c, g, u);
+      if (too_many(u)) c->fail("num_sm", problem(u, g), "NeMo's configs give userbuffers 1-32");
+      c->finish();
+    }
+    t->finish();
   }
-  t->finish();
+  // A named configuration's own SMs (the tables' were checked where they are written).
+  if (p.tp_comm_overlap == work::TpCommOverlap::userbuffers)
+    for (std::size_t i = 0; i < work::kUbGemms; ++i)
+      if (too_many(p.ub_overlap[i]))
+        r.fail(preset.empty() ? "tp_comm_overlap" : "tp_overlap_config",
+               problem(p.ub_overlap[i], static_cast<work::UbGemm>(i)),
+               "set that GEMM's num_sm below the GPU's SMs in [parallelism.tp_overlap." +
+                   std::string(work::name(static_cast<work::UbGemm>(i))) + "]");
 }
 
 void read_parallelism_section(TableReader r, const Catalog& catalog, Scenario& s) {

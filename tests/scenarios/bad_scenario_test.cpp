@@ -577,3 +577,19 @@ TEST_CASE("a named userbuffers configuration from the catalog, changed by a tabl
   CHECK(at(UbGemm::fc2_fprop).num_sm == 12);   // the table's
   CHECK(at(UbGemm::fc2_fprop).set_sm_margin);  // the configuration's
 }
+
+TEST_CASE("userbuffers' SMs must leave the GPU some, from a named configuration or the defaults too") {
+  // A GPU of 16 SMs: TE 2.x's default bulk and pipeline overlaps take 16, every SM. The defaults say
+  // so at tp_comm_overlap; a named configuration (proj_fprop on 24) at tp_overlap_config.
+  const auto small = stepsim::test::builtin_catalog().with_text("[gpu.h100-sxm]\nsms = 16\n", "small.toml");
+  const std::string ub = with("dp = 8", "dp = 8\nsequence_parallel = true\ntp_comm_overlap = true");
+  CHECK_THROWS_WITH(
+      stepsim::scen::load_scenario_string(ub, "ub.toml", small),
+      Catch::Contains("ub.toml:18:19: parallelism.tp_comm_overlap: qkv_dgrad's 16 SMs leave none of "
+                      "the 16 of `h100-sxm` for the GEMM") &&
+          Catch::Contains("[parallelism.tp_overlap.qkv_dgrad]"));
+  const std::string named = ub + "\ntp_overlap_config = \"userbuffers_bf16_h100_h8192_tp4_mbs1_seqlen8192\"";
+  CHECK_THROWS_WITH(
+      stepsim::scen::load_scenario_string(named, "ub.toml", small),
+      Catch::Contains("parallelism.tp_overlap_config: qkv_wgrad's 24 SMs leave none of the 16"));
+}

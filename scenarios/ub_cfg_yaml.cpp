@@ -10,13 +10,17 @@
 #include "scenarios/megatron_detail.hpp"
 #include "scenarios/suggest.hpp"
 #include "scenarios/toml_text.hpp"
+#include "workloads/model/names.hpp"
 
 namespace stepsim::scen::megatron {
 namespace {
 
-constexpr auto kUbGemmNames =
-    std::to_array<std::string_view>({"qkv_fprop", "qkv_dgrad", "qkv_wgrad", "proj_fprop", "proj_dgrad",
-                                     "fc1_fprop", "fc1_dgrad", "fc1_wgrad", "fc2_fprop", "fc2_dgrad"});
+/// Transformer Engine's names of the overlapped GEMMs (work::name(UbGemm)).
+std::vector<std::string> ub_gemm_names() {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < work::kUbGemms; ++i) out.emplace_back(work::name(static_cast<work::UbGemm>(i)));
+  return out;
+}
 
 enum class UbKey { word, whole, flag };
 struct UbKeyRow {
@@ -75,11 +79,11 @@ void read_ub_cfg(const YAML::Node& map, const std::string& file, const std::stri
   if (!map.IsMap())
     throw UserError(where_at(map, file), spelled, "expected a mapping of GEMM names (proj_fprop: {...})",
                     "Transformer Engine's ub_cfgs: one table per GEMM");
+  const std::vector<std::string> names = ub_gemm_names();
   for (const auto& entry : map) {
     const std::string gemm = entry.first.as<std::string>();
     const std::string at = spelled + "." + gemm;
-    if (std::find(kUbGemmNames.begin(), kUbGemmNames.end(), gemm) == kUbGemmNames.end()) {
-      std::vector<std::string> names(kUbGemmNames.begin(), kUbGemmNames.end());
+    if (std::find(names.begin(), names.end(), gemm) == names.end()) {
       const std::string hint = did_you_mean(gemm, names);
       r.not_used.push_back(at + " (not one of Transformer Engine's overlapped GEMMs" +
                            (hint.empty() ? "" : "; " + hint) + ")");

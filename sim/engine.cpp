@@ -113,7 +113,7 @@ void Engine::start(OpId id) {
   const OpExec& op = graph_.exec(id);
   switch (op.kind) {
     case OpKind::compute:
-      start_compute(id, op.aux, variation_ != nullptr ? variation_->duration(id, op.aux, op.work) : op.work);
+      start_compute(id, op, variation_ != nullptr ? variation_->duration(id, op.aux, op.work) : op.work);
       break;
     case OpKind::transfer: start_transfer(id, op); break;
     case OpKind::memory:
@@ -147,9 +147,9 @@ void Engine::finish(OpId id) {
     if (next != StepGraph::kNoOp && --state_[next].waiting == 0) start(next);
 }
 
-void Engine::start_compute(OpId id, ProcessorId processor, Time work) {
-  ProcessorState& p = processors_[processor];
-  const double margin = static_cast<double>(graph_.exec(id).sm_margin) * kSmMarginUnit;
+void Engine::start_compute(OpId id, const OpExec& op, Time work) {
+  ProcessorState& p = processors_[op.aux];
+  const double margin = static_cast<double>(op.sm_margin) * kSmMarginUnit;
   if (!p.tracks()) {  // no interference that changes while it runs: nothing to track
     const double rate = p.rate(margin);
     return schedule(id, rate == 1.0 ? work : ceil_to_time(static_cast<double>(work.count()) / rate));

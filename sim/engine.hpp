@@ -121,7 +121,7 @@ class Engine {
   void step(Time network_next);
   void start(OpId id);
   void finish(OpId id);
-  void start_compute(OpId id, ProcessorId processor, Time work);
+  void start_compute(OpId id, const OpExec& op, Time work);
   void untrack_compute(OpId id);
   void start_transfer(OpId id, const OpExec& op);
   void finish_transfer(OpId id);

@@ -65,9 +65,9 @@ struct Op {
   std::uint32_t tag = 0;        ///< free for the builder (e.g. a packed op-class/layer code)
   double flops = 0.0;           ///< informational, for reports and traces
   double bytes = 0.0;           ///< informational: HBM bytes (compute/memory) or payload bytes (transfer)
-  /// compute: the share of its processor's SMs the kernel leaves to others, [0, 1) (cuBLAS's SM
-  /// count target under Transformer Engine's set_sm_margin): it runs at most at 1 - sm_margin of
-  /// full speed, and communication kernels taking no more than that share do not slow it.
+  /// compute: the share of its processor the op leaves to others, [0, 1) (the builder's: SMs
+  /// kept for communication kernels): it runs at most at 1 - sm_margin of full speed, and
+  /// communication taking no more than that share does not slow it.
   double sm_margin = 0.0;
 };
 
@@ -112,8 +112,8 @@ struct Processor {
   /// holds another number of SMs than the rest, DeepEP beside NCCL); < 0: those streams take
   /// comm_slowdown too. While transfers of both kinds run, the larger share holds.
   double alt_comm_slowdown = -1.0;
-  /// Each transfer takes the share of SMs its own kernels hold (Network::sm_share: NCCL runs a CTA
-  /// per channel), and transfers running at once add their shares: compute runs at
+  /// Each transfer takes the share of the processor its own kernels hold (Network::sm_share), and
+  /// transfers running at once add their shares: compute runs at
   /// (1 - the sum) / comm_interference. Transfers of unknown share take comm_slowdown, once however
   /// many of them run; those on alt_comm streams alt_comm_slowdown each. Not with reserved_comm.
   /// false: the share of the kind running, as above.

@@ -60,9 +60,9 @@ class Network {
   /// bottlenecked each phase, ...). Shares sum to the op's duration.
   virtual void attribution(OpId op, std::vector<BoundShare>& out) const = 0;
 
-  /// The share of its GPUs' SMs the kernels of a transfer described by `payload` hold while it runs
-  /// (NCCL runs a CTA per channel), in (0, 1]; negative when not known (a processor's default share
-  /// applies, Processor::transfer_shares).
+  /// The share of its processors the kernels of a transfer described by `payload` hold while it
+  /// runs, in (0, 1]; negative when not known (a processor's default share applies,
+  /// Processor::transfer_shares).
   virtual double sm_share(std::uint32_t payload) const {
     (void)payload;
     return -1.0;

@@ -200,16 +200,8 @@ std::string render_model_catalog(const scen::Catalog& catalog, RenderFormat form
 std::string render_tp_overlap_catalog(const scen::Catalog& catalog, RenderFormat format) {
   if (format == RenderFormat::json) {
     nlohmann::json out = nlohmann::json::array();
-    for (const auto& c : catalog.tp_overlaps()) {
-      nlohmann::json gemms = nlohmann::json::object();
-      for (std::size_t i = 0; i < work::kUbGemms; ++i) {
-        const work::UbOverlap& u = c.gemms[i];
-        gemms[std::string(work::name(static_cast<work::UbGemm>(i)))] = {
-            {"method", work::name(u.method)}, {"num_sm", u.num_sm},       {"set_sm_margin", u.set_sm_margin},
-            {"num_splits", u.num_splits},     {"aggregate", u.aggregate}, {"fp8_buf", u.fp8_buf}};
-      }
-      out.push_back({{"id", c.id}, {"source", c.source}, {"gemms", gemms}});
-    }
+    for (const auto& c : catalog.tp_overlaps())
+      out.push_back({{"id", c.id}, {"source", c.source}, {"gemms", ub_overlap_json(c.gemms)}});
     return nlohmann::json{{"tp_overlap", out}}.dump(2) + "\n";
   }
   // One row per configuration, one column per GEMM: method initial and SMs, "+m" for the margin.

@@ -103,20 +103,22 @@ json parallel_json(const work::ParallelSpec& p) {
          {"account_for_loss_in_pipeline_split", p.loss_in_split},
          {"pipeline_layers", p.pipeline_layers}};
   // Userbuffers' configuration per GEMM, only where it applies.
-  if (p.tp_comm_overlap == work::TpCommOverlap::userbuffers) {
-    json ub = json::object();
-    for (std::size_t i = 0; i < work::kUbGemms; ++i) {
-      const work::UbOverlap& c = p.ub_overlap[i];
-      ub[std::string(work::name(static_cast<work::UbGemm>(i)))] = {
-          {"method", work::name(c.method)}, {"num_sm", c.num_sm},       {"set_sm_margin", c.set_sm_margin},
-          {"num_splits", c.num_splits},     {"aggregate", c.aggregate}, {"fp8_buf", c.fp8_buf}};
-    }
-    j["tp_overlap"] = std::move(ub);
-  }
+  if (p.tp_comm_overlap == work::TpCommOverlap::userbuffers) j["tp_overlap"] = ub_overlap_json(p.ub_overlap);
   return j;
 }
 
 }  // namespace
+
+json ub_overlap_json(const std::array<work::UbOverlap, work::kUbGemms>& gemms) {
+  json out = json::object();
+  for (std::size_t i = 0; i < work::kUbGemms; ++i) {
+    const work::UbOverlap& c = gemms[i];
+    out[std::string(work::name(static_cast<work::UbGemm>(i)))] = {
+        {"method", work::name(c.method)}, {"num_sm", c.num_sm},       {"set_sm_margin", c.set_sm_margin},
+        {"num_splits", c.num_splits},     {"aggregate", c.aggregate}, {"fp8_buf", c.fp8_buf}};
+  }
+  return out;
+}
 
 json gpu_json(const topo::GpuSpec& g) {
   return json{{"id", g.id},

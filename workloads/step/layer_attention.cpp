@@ -349,16 +349,14 @@ Handle DenseLayer::attention_backward(OpSink& sink, OpSink::Deps grad, Recompute
   // is issued before the dgrad GEMMs and hides under them (as in the MLP), unless selective
   // "layernorm" recompute must first regenerate the norm output.
   // Userbuffers runs both as bulk overlaps (qkv_dgrad, qkv_wgrad), as in the MLP's backward.
-  Handle gathered = rc.layernorm
-                        ? Handle{}
-                        : sp_gather_linear_input_beside(sink, d_, "tp.ag_ln1_wgrad", h, UbGemm::qkv_dgrad);
+  Handle gathered =
+      rc.layernorm ? Handle{} : sp_gather_linear_input(sink, d_, "tp.ag_ln1_wgrad", h, UbGemm::qkv_dgrad);
   // The rotation's and the assembly's backward: the same bytes on the gradients.
   h = projections_backward(sink, norm_backward(sink, "qk_norm", qk_norm_elements(), rope(sink, h, ".bwd")));
   if (rc.layernorm)
     h = sink.kernel("ln1.recompute", elementwise(d_, Tn * d_.h * norm_forward_bytes(d_), 8 * Tn * d_.h), h);
-  if (rc.layernorm)
-    gathered = sp_gather_linear_input_beside(sink, d_, "tp.ag_ln1_wgrad", h, UbGemm::qkv_dgrad);
-  const Handle reduced = tp_reduce_beside(sink, d_, "tp.reduce_grad_attn", h, UbGemm::qkv_wgrad);
+  if (rc.layernorm) gathered = sp_gather_linear_input(sink, d_, "tp.ag_ln1_wgrad", h, UbGemm::qkv_dgrad);
+  const Handle reduced = tp_reduce(sink, d_, "tp.reduce_grad_attn", h, UbGemm::qkv_wgrad);
   const Handle after = d_.sp ? gathered : Handle{};
   if (!d_.mla) {
     emit_wgrad(sink, d_, "qkv.wgrad", T, qkv_width() / t, d_.h, after, 1.0,

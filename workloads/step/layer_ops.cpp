@@ -250,41 +250,33 @@ Handle tp_comm(OpSink& sink, const LayerDims& d, std::string_view name, Collecti
   return sink.comm(name, c, dep);
 }
 
-/// The SMs userbuffers' kernels hold for GEMM `g`'s collective; 0 (NCCL's channels) without it.
-int ub_sms(const LayerDims& d, UbGemm g) {
-  const UbOverlap* c = ub_config(d, g);
-  return c != nullptr ? c->num_sm : 0;
-}
-
 /// Userbuffers' last pipelined reduce-scatter chunk runs on UB_MAX_SM CTAs whatever num_sm is
 /// (comm_gemm_overlap.cpp split_overlap_rs: "Last communication chunk with max SM").
 constexpr int kUbMaxSm = 32;
 
 }  // namespace
 
-Handle tp_reduce(OpSink& sink, const LayerDims& d, std::string_view name, Handle dep) {
+/// The SMs userbuffers' kernels hold beside GEMM `g`; 0 (NCCL's channels) without one or without it.
+int ub_sms(const LayerDims& d, std::optional<UbGemm> g) {
+  const UbOverlap* c = g ? ub_config(d, *g) : nullptr;
+  return c != nullptr ? c->num_sm : 0;
+}
+
+Handle tp_reduce(OpSink& sink, const LayerDims& d, std::string_view name, Handle dep,
+                 std::optional<UbGemm> beside) {
   return tp_comm(sink, d, name, d.sp ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce, dep,
-                 d.act_bytes);
+                 d.act_bytes, ub_sms(d, beside));
 }
 
 Handle sp_gather(OpSink& sink, const LayerDims& d, std::string_view name, Handle dep) {
   return d.sp ? tp_comm(sink, d, name, CollectiveKind::all_gather, dep, d.act_bytes) : dep;
 }
 
-Handle sp_gather_linear_input(OpSink& sink, const LayerDims& d, std::string_view name, Handle dep) {
-  const double bytes = d.low_precision_linears() ? topo::bytes_per_element(d.linear) : d.act_bytes;
-  return d.sp ? tp_comm(sink, d, name, CollectiveKind::all_gather, dep, bytes) : dep;
-}
-
-Handle sp_gather_linear_input_beside(OpSink& sink, const LayerDims& d, std::string_view name, Handle dep,
-                                     UbGemm ub) {
-  const double bytes = d.low_precision_linears() ? topo::bytes_per_element(d.linear) : d.act_bytes;
-  return d.sp ? tp_comm(sink, d, name, CollectiveKind::all_gather, dep, bytes, ub_sms(d, ub)) : dep;
-}
-
-Handle tp_reduce_beside(OpSink& sink, const LayerDims& d, std::string_view name, Handle dep, UbGemm ub) {
-  return tp_comm(sink, d, name, d.sp ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce, dep,
-                 d.act_bytes, ub_sms(d, ub));
+Handle sp_gather_linear_input(OpSink& sink, const LayerDims& d, std::string_view name, Handle dep,
+                              std::optional<UbGemm> beside) {
+  return d.sp ? tp_comm(sink, d, name, CollectiveKind::all_gather, dep, d.gathered_operand_bytes(),
+                        ub_sms(d, beside))
+              : dep;
 }
 
 namespace {
@@ -390,7 +382,7 @@ Handle reduced_gemm(OpSink& sink, const LayerDims& d, std::string_view name, std
 Handle gathered_linear_forward(OpSink& sink, const LayerDims& d, std::string_view gather_name,
                                std::string_view name, double m, double n, double k, Handle dep, UbGemm ub,
                                QuantOperand input) {
-  const double elem = d.low_precision_linears() ? topo::bytes_per_element(d.linear) : d.act_bytes;
+  const double elem = d.gathered_operand_bytes();
   // Transformer Engine gathers the FP8 copy; with a fused norm the norm wrote it, so the
   // remaining transpose (training) waits for the gathered tensor, as before the GEMM.
   if (!d.sp) return linear_forward(sink, d, name, m, n, k, dep, input);
@@ -423,7 +415,7 @@ Handle gathered_linear_dgrad(OpSink& sink, const LayerDims& d, std::string_view 
   const std::string_view base = name.substr(0, name.rfind(".dgrad"));
   const Handle q = emit_quantize(sink, d, std::string(base) + ".grad", m * n, QuantOperand::grad_output, dep);
   // Userbuffers gathers the quantised gradient (fp8_buf); 16-bit otherwise.
-  const double elem = d.low_precision_linears() ? topo::bytes_per_element(d.linear) : d.act_bytes;
+  const double elem = d.gathered_operand_bytes();
   return gathered_gemm(
       sink, d, gather_name, name, m, m * n * elem,
       [&](double rows) { return linear_grad_gemm(d, rows, k, n); }, q, ub);
@@ -506,15 +498,13 @@ Handle DenseLayer::mlp_backward(OpSink& sink, OpSink::Deps grad, RecomputeModule
   // input gradient under the weight-gradient GEMM. Recomputing the norm first delays the gather.
   // Userbuffers runs both as bulk overlaps (fc1_dgrad, fc1_wgrad): each collective on its kernels'
   // SMs beside the GEMM, which leaves them to it where the configuration sets the margin.
-  Handle gathered = rc.layernorm
-                        ? Handle{}
-                        : sp_gather_linear_input_beside(sink, d_, "tp.ag_ln2_wgrad", h, UbGemm::fc1_dgrad);
+  Handle gathered =
+      rc.layernorm ? Handle{} : sp_gather_linear_input(sink, d_, "tp.ag_ln2_wgrad", h, UbGemm::fc1_dgrad);
   h = linear_dgrad(sink, d_, "mlp_up.dgrad", T, up, d_.h, h, ub_sm_margin(d_, UbGemm::fc1_dgrad));
   if (rc.layernorm)
     h = sink.kernel("ln2.recompute", elementwise(d_, Tn * d_.h * norm_forward_bytes(d_), 8 * Tn * d_.h), h);
-  if (rc.layernorm)
-    gathered = sp_gather_linear_input_beside(sink, d_, "tp.ag_ln2_wgrad", h, UbGemm::fc1_dgrad);
-  const Handle reduced = tp_reduce_beside(sink, d_, "tp.reduce_grad_mlp", h, UbGemm::fc1_wgrad);
+  if (rc.layernorm) gathered = sp_gather_linear_input(sink, d_, "tp.ag_ln2_wgrad", h, UbGemm::fc1_dgrad);
+  const Handle reduced = tp_reduce(sink, d_, "tp.reduce_grad_mlp", h, UbGemm::fc1_wgrad);
   emit_wgrad(sink, d_, "mlp_up.wgrad", T, up, d_.h, d_.sp ? gathered : Handle{}, 1.0,
              ub_sm_margin(d_, UbGemm::fc1_wgrad));
   // Norm backward reads x, dy and the residual gradient, writes their sum.

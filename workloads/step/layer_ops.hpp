@@ -8,6 +8,7 @@
 // decode (one query token per sequence attending to its cache): LayerDims::phase says which.
 
 #include <functional>
+#include <optional>
 #include <string_view>
 
 #include "workloads/model/attention_window.hpp"
@@ -96,6 +97,11 @@ struct LayerDims {
   /// Whether the linear layers quantise their operands (FP8 or FP4).
   bool low_precision_linears() const {
     return linear == topo::Precision::fp8 || linear == topo::Precision::fp4;
+  }
+  /// Bytes per element of a linear's operand as Transformer Engine gathers it: the FP8/FP4 copy
+  /// when the linears are low-precision, else the activations' width.
+  double gathered_operand_bytes() const {
+    return low_precision_linears() ? topo::bytes_per_element(linear) : act_bytes;
   }
   /// The same dimensions with the linear layers in 16 bits: the LM head and the router, which
   /// Megatron-Core builds outside Transformer Engine's FP8 region.
@@ -354,21 +360,18 @@ OpSink::Handle reduced_gemm(OpSink& sink, const LayerDims& d, std::string_view n
 /// A bandwidth-bound element-wise kernel moving `bytes` with `flops` of arithmetic.
 topo::KernelWork elementwise(const LayerDims& d, double bytes, double flops = 0.0);
 /// The reduction after a row-parallel GEMM (forward) or column-parallel dgrad (backward) of
-/// `tokens` hidden vectors: an all-reduce, or a reduce-scatter with sequence parallelism.
-OpSink::Handle tp_reduce(OpSink& sink, const LayerDims& d, std::string_view name, OpSink::Handle dep);
-/// The same for the backward's data gradient, reduce-scattered beside weight-gradient GEMM `ub`
-/// (userbuffers' bulk overlap: its kernels on that GEMM's num_sm SMs).
-OpSink::Handle tp_reduce_beside(OpSink& sink, const LayerDims& d, std::string_view name, OpSink::Handle dep,
-                                UbGemm ub);
+/// `tokens` hidden vectors: an all-reduce, or a reduce-scatter with sequence parallelism. `beside`:
+/// the weight-gradient GEMM a backward's reduce-scatter runs beside (userbuffers' bulk overlap: its
+/// kernels on that GEMM's num_sm SMs).
+OpSink::Handle tp_reduce(OpSink& sink, const LayerDims& d, std::string_view name, OpSink::Handle dep,
+                         std::optional<UbGemm> beside = std::nullopt);
 /// With sequence parallelism, the sharded tokens are gathered before a column-parallel GEMM.
 OpSink::Handle sp_gather(OpSink& sink, const LayerDims& d, std::string_view name, OpSink::Handle dep);
 /// The same for a norm's output that feeds a linear layer: Transformer Engine gathers it already
-/// quantised when the linears run in FP8, so the bytes are the FP8 copy's.
-OpSink::Handle sp_gather_linear_input(OpSink& sink, const LayerDims& d, std::string_view name,
-                                      OpSink::Handle dep);
-/// The same gathered beside data-gradient GEMM `ub` for the weight gradient (userbuffers' bulk
+/// quantised when the linears run in FP8, so the bytes are the FP8 copy's. `beside`: the
+/// data-gradient GEMM the backward's gather for the weight gradient runs beside (userbuffers' bulk
 /// overlap: its kernels on that GEMM's num_sm SMs).
-OpSink::Handle sp_gather_linear_input_beside(OpSink& sink, const LayerDims& d, std::string_view name,
-                                             OpSink::Handle dep, UbGemm ub);
+OpSink::Handle sp_gather_linear_input(OpSink& sink, const LayerDims& d, std::string_view name,
+                                      OpSink::Handle dep, std::optional<UbGemm> beside = std::nullopt);
 
 }  // namespace stepsim::work

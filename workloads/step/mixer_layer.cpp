@@ -64,10 +64,9 @@ Handle mixer_backward(OpSink& sink, const LayerDims& d, const MixerShape& s, OpS
   // reduction over tokens in the same kernel).
   h = sink.kernel(p + "_conv.bwd",
                   elementwise(d, 3.0 * E * T * s.conv_channels, 4.0 * K * T * s.conv_channels), h);
-  const Handle gathered =
-      sp_gather_linear_input_beside(sink, d, "tp.ag_" + p + "_in_wgrad", h, UbGemm::fc1_dgrad);
+  const Handle gathered = sp_gather_linear_input(sink, d, "tp.ag_" + p + "_in_wgrad", h, UbGemm::fc1_dgrad);
   h = linear_dgrad(sink, d, p + "_in.dgrad", T, s.in_width, d.h, h, ub_sm_margin(d, UbGemm::fc1_dgrad));
-  const Handle reduced = tp_reduce_beside(sink, d, "tp.reduce_grad_" + p, h, UbGemm::fc1_wgrad);
+  const Handle reduced = tp_reduce(sink, d, "tp.reduce_grad_" + p, h, UbGemm::fc1_wgrad);
   emit_wgrad(sink, d, p + "_in.wgrad", T, s.in_width, d.h, d.sp ? gathered : Handle{}, 1.0,
              ub_sm_margin(d, UbGemm::fc1_wgrad));
   return sink.kernel("ln_" + p + ".bwd",

@@ -271,8 +271,8 @@ TEST_CASE("userbuffers bulk overlaps: the collective holds the GEMM's num_sm SMs
   CHECK(ub_sm_margin(d, UbGemm::qkv_wgrad) == Approx(24.0 / 132.0));
   CHECK(ub_sm_margin(d, UbGemm::qkv_dgrad) == 0.0);
   TimedSink s;
-  tp_reduce_beside(s, d, "rs", {}, UbGemm::qkv_wgrad);
-  sp_gather_linear_input_beside(s, d, "ag", {}, UbGemm::qkv_dgrad);
+  tp_reduce(s, d, "rs", {}, UbGemm::qkv_wgrad);
+  sp_gather_linear_input(s, d, "ag", {}, UbGemm::qkv_dgrad);
   REQUIRE(s.comms.size() == 2);
   CHECK(s.comms[0].sms == 24);
   CHECK(s.comms[0].kind == CollectiveKind::reduce_scatter);
@@ -281,6 +281,6 @@ TEST_CASE("userbuffers bulk overlaps: the collective holds the GEMM's num_sm SMs
   d.tp_overlap = TpCommOverlap::async_tp;
   CHECK(ub_sm_margin(d, UbGemm::qkv_wgrad) == 0.0);
   TimedSink nccl;
-  tp_reduce_beside(nccl, d, "rs", {}, UbGemm::qkv_wgrad);
+  tp_reduce(nccl, d, "rs", {}, UbGemm::qkv_wgrad);
   CHECK(nccl.comms.at(0).sms == 0);
 }

@@ -127,7 +127,11 @@ class CatalogFileReader {
   void apply_tp_overlap(const std::string& id, TableReader& r) {
     auto it = std::find_if(cat_.tp_overlaps_.begin(), cat_.tp_overlaps_.end(),
                            [&](const TpOverlapConfig& c) { return c.id == id; });
-    TpOverlapConfig c = it != cat_.tp_overlaps_.end() ? *it : TpOverlapConfig{id, {}, {}};
+    TpOverlapConfig c;  // a new id starts from TE 2.x's defaults (TpOverlapConfig::gemms)
+    if (it != cat_.tp_overlaps_.end())
+      c = *it;
+    else
+      c.id = id;
     bool te1 = false;
     if (r.read("defaults", te1, choices::kUbDefaults)) c.gemms = work::default_ub_overlap(te1);
     r.read("source", c.source);

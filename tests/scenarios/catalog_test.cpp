@@ -258,6 +258,12 @@ TEST_CASE(
   const auto* changed = c.find_tp_overlap("userbuffers_bf16_b200_h18432_tp8_mbs1_seqlen4096");
   CHECK(changed->gemms[static_cast<std::size_t>(UbGemm::fc2_fprop)].num_sm == 8);
   CHECK(changed->gemms[static_cast<std::size_t>(UbGemm::fc2_fprop)].set_sm_margin);  // NeMo's, kept
+  // Without `defaults`, the GEMMs a new entry does not list take TE 2.x's: bulk with its margin.
+  const Catalog plain =
+      base.with_text("[tp_overlap.p]\nsource = \"s\"\n[tp_overlap.p.proj_fprop]\nnum_sm = 8\n", "user.toml");
+  CHECK(plain.find_tp_overlap("p")->gemms[static_cast<std::size_t>(UbGemm::qkv_wgrad)].method ==
+        UbMethod::bulk);
+  CHECK(plain.find_tp_overlap("p")->gemms[static_cast<std::size_t>(UbGemm::qkv_wgrad)].set_sm_margin);
   // A new configuration says where it comes from; a GEMM name must be TE's.
   CHECK_THAT(error_of(base, "[tp_overlap.x]\n[tp_overlap.x.proj_fprop]\nnum_sm = 8\n"),
              Catch::Contains("tp_overlap.x.source: is missing"));

@@ -90,6 +90,8 @@ ValidationCase run_case(const std::filesystem::path& file, const Catalog& catalo
     c.predicted_step_s = sim.metrics.step_time_s;
     c.bottleneck = std::string(topo::name(work::critical_bottleneck(sim.report)));
     c.estimate_step_s = sim.estimate.step_time_s;
+    c.memory_peak_bytes = sim.report.ranks[sim.report.peak_rank].memory.peak.value();
+    c.usable_hbm_bytes = sim.usable_hbm.value();
   }
   c.error = (c.predicted_step_s - c.measured_step_s) / c.measured_step_s;
   return c;

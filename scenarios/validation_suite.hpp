@@ -27,8 +27,14 @@ struct ValidationCase {
   double estimate_step_s = 0.0;  ///< the closed-form estimate, for comparison
   std::string not_simulated;     ///< validation.not_simulated: why it is not simulated ("" = simulated)
   std::string load_error;        ///< a not-simulated case whose configuration stepsim refuses: the error
+  /// The busiest simulated GPU's memory peak and the HBM it may use (0 when not simulated, or for a
+  /// generation case): the measured run ran, so a peak above the usable HBM is an error of the
+  /// memory model, reported beside the step time's.
+  double memory_peak_bytes = 0.0;
+  double usable_hbm_bytes = 0.0;
 
   bool simulated() const { return not_simulated.empty(); }
+  bool predicted_to_fit() const { return memory_peak_bytes <= usable_hbm_bytes; }
 };
 
 /// Error figures over a group's simulated cases.

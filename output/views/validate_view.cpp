@@ -47,6 +47,11 @@ Json case_json(const scen::ValidationCase& c) {
   j["error"] = c.error;
   j["bottleneck"] = c.bottleneck;
   j["estimate_step_s"] = c.estimate_step_s;
+  if (c.usable_hbm_bytes > 0.0) {
+    j["memory_peak_bytes"] = c.memory_peak_bytes;
+    j["usable_hbm_bytes"] = c.usable_hbm_bytes;
+    j["predicted_to_fit"] = c.predicted_to_fit();
+  }
   return j;
 }
 
@@ -77,7 +82,7 @@ std::string validate_table(const scen::ValidationReport& r) {
   TextTable t(
       {"case", "group", "measured", "predicted", "error", "estimate", "bottleneck"},
       {Align::left, Align::left, Align::right, Align::right, Align::right, Align::right, Align::left});
-  std::string skipped;
+  std::string skipped, overfull;
   for (const auto& c : r.cases) {
     if (!c.simulated()) {
       t.add_row({c.id, c.group, format_seconds(c.measured_step_s), "-", "-", "-", "not simulated"});
@@ -85,10 +90,20 @@ std::string validate_table(const scen::ValidationReport& r) {
       if (!c.load_error.empty()) skipped += "    stepsim refuses it: " + c.load_error + "\n";
       continue;
     }
+    const bool fits = c.predicted_to_fit();
     t.add_row({c.id, c.group, format_seconds(c.measured_step_s), format_seconds(c.predicted_step_s),
-               validate_pct(c.error), format_seconds(c.estimate_step_s), c.bottleneck});
+               validate_pct(c.error), format_seconds(c.estimate_step_s),
+               c.bottleneck + (fits ? "" : " [m]")});
+    if (!fits)
+      overfull += "  " + c.id + ": peak " + format_bytes(c.memory_peak_bytes) + " of " +
+                  format_bytes(c.usable_hbm_bytes) + " usable\n";
   }
   std::string out = t.render() + "\n";
+  if (!overfull.empty())
+    out +=
+        "[m] stepsim's memory model does not fit these cases, which ran (an error of the memory model; the\n"
+        "step time is the configuration's as measured):\n" +
+        overfull + "\n";
   if (!skipped.empty()) out += "Not simulated (in no error figure):\n" + skipped + "\n";
   TextTable g({"group", "cases", "not simulated", "MAPE", "max |error|", "mean error"});
   for (const auto& [name, s] : r.groups) add_group_row(g, name, s);

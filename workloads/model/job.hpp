@@ -363,11 +363,11 @@ enum class MoeRouting : std::uint8_t {
 };
 /// Where each routed copy is weighted by its routing probability.
 enum class MoeProbs : std::uint8_t {
-  /// In the experts' activation (Megatron-Core 0.13 on: the dispatcher sends permuted_probs and the
+  /// In the experts' activation (Megatron-Core 0.12.1 on: the dispatcher sends permuted_probs and the
   /// experts run a weighted SwiGLU; frameworks on DeepEP, whose combine has no probability
   /// gradient): the combine only sums, and nothing h-wide is kept for the probabilities' gradient.
   activation,
-  /// In the unpermute after the combine (Megatron-Core up to 0.12): its backward needs every
+  /// In the unpermute after the combine (Megatron-Core up to 0.12.0): its backward needs every
   /// returned copy for the probabilities' gradient, so the copies are kept.
   unpermute
 };

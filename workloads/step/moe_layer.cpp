@@ -59,6 +59,18 @@ topo::KernelWork unpermute_work(const LayerDims& d, double tokens, double copies
                      (weigh ? 2.0 : 1.0) * copies * d.h);
 }
 
+bool MoeLayer::sorts_by_local_expert() const {
+  return !m_.permute_after_dispatch && m_.dispatcher != MoeDispatcher::low_latency && m_.experts > m_.ep;
+}
+
+topo::KernelWork MoeLayer::local_sort_work(double copies, double bytes, bool with_probs) const {
+  // Read and write every copy (a transpose copy when padded to capacity, sort_chunks_by_idxs
+  // otherwise), and the fp32 routing probabilities that travel with the tokens when the experts
+  // apply them.
+  const double probs = with_probs && m_.probs == MoeProbs::activation ? 2.0 * 4.0 * copies : 0.0;
+  return elementwise(d_, 2.0 * copies * d_.h * bytes + probs);
+}
+
 MoeDims moe_dims(const JobSpec& job) {
   MoeDims m;
   m.experts = job.model.experts;
@@ -169,7 +181,14 @@ Handle MoeLayer::ffn_forward(OpSink& sink, OpSink::Deps input, const MoeRank& ra
   const double got = received_tokens(rank);
   // FP8 dispatch: the tokens arrived quantised, and the copies stay so for the FP8 grouped GEMM.
   if (after) e = sink.kernel("permute", permute_work(d_, got, n, fp8_dispatch() ? kFp8BlockBytes : E), e);
+  const double q = fp8_dispatch() ? kFp8BlockBytes : E;
+  if (sorts_by_local_expert())
+    e = expert_kernel(sink, "permute_local", local_sort_work(load.actual.copies, q, true),
+                      local_sort_work(load.balanced.copies, q, true), e);
   e = experts_forward(sink, e, load);
+  if (sorts_by_local_expert())
+    e = expert_kernel(sink, "unpermute_local", local_sort_work(load.actual.copies, E, false),
+                      local_sort_work(load.balanced.copies, E, false), e);
   if (m_.expert_tp > 1)
     e = sink.comm("etp.reduce_scatter",
                   CommOp{ParallelDim::tp, CollectiveKind::reduce_scatter, n * h * E, 0, CommScope::expert},
@@ -265,15 +284,31 @@ Handle MoeLayer::ffn_backward(OpSink& sink, OpSink::Deps grad, const MoeRank& ra
                     weigh_here ? elementwise(d_, (got + n) * h * gq + n * h * E + 4 * n, 2 * n * h)
                                : elementwise(d_, (got + n) * h * gq, n * h),
                     e);
-  e = experts_backward(sink, e, load, rc.moe_act);
+  // The combine's gradients arrive by source rank as the outputs left, and are sorted by local
+  // expert again (the unsort's backward); the experts' input gradients are unsorted (the sort's).
+  if (sorts_by_local_expert())
+    e = expert_kernel(sink, "unpermute_local.bwd", local_sort_work(load.actual.copies, gq, false),
+                      local_sort_work(load.balanced.copies, gq, false), e);
+  Handle wgrad;
+  e = experts_backward(sink, e, load, rc.moe_act, wgrad);
+  // The grouped MLP's backward computes its weight gradients in the same autograd node as its data
+  // gradients (Transformer Engine's GroupedLinear, Megatron-Core without delayed weight gradients),
+  // so the collectives after it are issued once both are done, unless they run later, at a weight
+  // step (DualPipe).
+  if (sink.defers_weight_grads()) wgrad = Handle{};
+  if (sorts_by_local_expert())
+    e = expert_kernel(sink, "permute_local.bwd", local_sort_work(load.actual.copies, E, false),
+                      local_sort_work(load.balanced.copies, E, false), e);
   if (m_.expert_tp > 1)
-    e = sink.comm("etp.reduce_scatter.bwd",
-                  CommOp{ParallelDim::tp, CollectiveKind::reduce_scatter, n * h * E, 0, CommScope::expert},
-                  e);
+    e = sink.comm_after(
+        "etp.reduce_scatter.bwd",
+        CommOp{ParallelDim::tp, CollectiveKind::reduce_scatter, n * h * E, 0, CommScope::expert},
+        std::array<Handle, 2>{e, wgrad});
   // DeepEP: sum each received token's copies before its gradient goes back.
   if (after) e = sink.kernel("permute.bwd", elementwise(d_, (n + got) * h * E, n * h), e);
   // The dispatch's gradients go back to the routing ranks, as the combine did.
-  e = sink.comm("ep.dispatch.bwd", all_to_all(rank, A2aPhase::combine), e);
+  e = sink.comm_after("ep.dispatch.bwd", all_to_all(rank, A2aPhase::combine),
+                      std::array<Handle, 2>{e, wgrad});
   sink.balanced_comm(e, balanced_all_to_all(rank, A2aPhase::combine));
   // Sum each token's copies back (DeepEP's combine-direction kernel already has), then the
   // router's input gradient and weight gradient.
@@ -288,8 +323,8 @@ Handle MoeLayer::ffn_backward(OpSink& sink, OpSink::Deps grad, const MoeRank& ra
                            std::array<Handle, 2>{p, shared});
 }
 
-Handle MoeLayer::experts_backward(OpSink& sink, Handle ready, const ExpertLoadPair& load,
-                                  bool recompute_act) const {
+Handle MoeLayer::experts_backward(OpSink& sink, Handle ready, const ExpertLoadPair& load, bool recompute_act,
+                                  Handle& wgrad) const {
   const double f = m_.expert_ffn / m_.expert_tp, h = d_.h, u = up_width();
   const auto down_d = [&](const Load& l) { return dgrad(d_, l.per_expert(), h, f, l.touched); };
   const auto down_w = [&](const Load& l) { return wgrad_work(d_, l.per_expert(), h, f, l.touched); };
@@ -318,7 +353,7 @@ Handle MoeLayer::experts_backward(OpSink& sink, Handle ready, const ExpertLoadPa
   if (d_.low_precision_linears())
     e = expert_kernel(sink, "experts_up.grad.quantize", q_du(load.actual), q_du(load.balanced), e);
   e = expert_kernel(sink, "experts_up.dgrad", up_d(load.actual), up_d(load.balanced), e);
-  expert_kernel(sink, "experts_up.wgrad", up_w(load.actual), up_w(load.balanced), Handle{});
+  wgrad = expert_kernel(sink, "experts_up.wgrad", up_w(load.actual), up_w(load.balanced), Handle{});
   return e;
 }
 

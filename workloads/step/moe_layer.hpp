@@ -101,8 +101,9 @@ class MoeLayer {
   /// Grouped expert GEMMs and activation, forward and backward.
   OpSink::Handle experts_forward(OpSink& sink, OpSink::Handle ready, const ExpertLoadPair& load) const;
   /// `recompute_act`: selective "moe_act" recomputes the activation before the down projection.
+  /// Returns the data gradient; `wgrad` is set to the last weight-gradient kernel.
   OpSink::Handle experts_backward(OpSink& sink, OpSink::Handle ready, const ExpertLoadPair& load,
-                                  bool recompute_act) const;
+                                  bool recompute_act, OpSink::Handle& wgrad) const;
   /// Which way an all-to-all moves data: as the dispatch (tokens to their experts' ranks, the
   /// routing matrix) or as the combine (expert outputs back, its transpose). The backward moves
   /// the combine's gradients as the dispatch and the dispatch's as the combine.
@@ -119,6 +120,15 @@ class MoeLayer {
   double received_tokens(const MoeRank& rank) const;
   double norm_tokens() const { return d_.sp ? d_.tokens / d_.tp : d_.tokens; }
   bool fp8_dispatch() const { return m_.fp8_dispatch && d_.low_precision_linears(); }
+  /// An all-to-all delivers the copies grouped by source rank, then by expert; with more than one
+  /// expert per rank the grouped GEMM needs them by expert, so the rank sorts them after the
+  /// dispatch and unsorts the outputs before the combine (Megatron-Core's alltoall dispatcher,
+  /// "permutation 2"; torchtitan's _permute after its all-to-all). DeepEP's receiving side and its
+  /// low-latency per-expert buffers deliver expert order already.
+  bool sorts_by_local_expert() const;
+  /// One such pass over `copies` vectors of `bytes` per element; `with_probs`: the dispatch's,
+  /// which also moves the routing probabilities when the experts apply them.
+  topo::KernelWork local_sort_work(double copies, double bytes, bool with_probs) const;
 
   DenseLayer attention_;
   LayerDims d_;

@@ -103,6 +103,9 @@ class OpSink {
   /// The host waits for `op` before it launches anything else (a `.item()` on the gradient norm,
   /// a dropless MoE layer's token counts). Sinks without a host timeline ignore it.
   void host_sync(Handle op, std::string_view name) { on_host_sync(op, name); }
+  /// Whether weight-gradient kernels emitted now run later, at a weight step (DualPipe's
+  /// zero-bubble backward): then nothing emitted now may wait for them.
+  bool defers_weight_grads() const { return weight_grads_deferred(); }
 
  protected:
   virtual Handle emit_kernel(std::string_view name, const topo::KernelWork& work,
@@ -111,6 +114,7 @@ class OpSink {
   virtual void on_balanced_kernel(Handle, const topo::KernelWork&) {}
   virtual void on_balanced_comm(Handle, const CommOp&) {}
   virtual void on_host_sync(Handle, std::string_view) {}
+  virtual bool weight_grads_deferred() const { return false; }
 };
 
 }  // namespace stepsim::work

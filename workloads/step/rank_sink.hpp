@@ -224,6 +224,7 @@ class RankSink : public OpSink {
   void on_balanced_kernel(Handle op, const topo::KernelWork& balanced) override;
   void on_balanced_comm(Handle op, const CommOp& balanced) override;
   void on_host_sync(Handle op, std::string_view name) override;
+  bool weight_grads_deferred() const override { return deferring_; }
 
  private:
   sim::LabelId label(std::string_view name);

@@ -74,3 +74,22 @@ TEST_CASE("validate table marks not-simulated cases and lists their reasons") {
   CHECK_THAT(t, Catch::Contains("c: a whole static batch"));
   CHECK_THAT(t, Catch::Contains("Not simulated (in no error figure):"));
 }
+
+TEST_CASE("validate marks a case whose predicted memory peak exceeds the usable HBM") {
+  // The measured run ran, so a predicted peak of 81 GB against 80 GB usable is the memory model's
+  // error: the table marks the case [m] and lists its peak; the JSON carries both figures.
+  scen::ValidationReport r = sample_report();
+  r.cases[0].memory_peak_bytes = 81e9;
+  r.cases[0].usable_hbm_bytes = 80e9;
+  const std::string t = out::validate_table(r);
+  CHECK(t.find("compute [m]") != std::string::npos);
+  CHECK(t.find("a: peak 81.00 GB of 80.00 GB usable") != std::string::npos);
+  const auto j = nlohmann::json::parse(out::validate_json_text(r));
+  CHECK(j["cases"][0]["predicted_to_fit"] == false);
+  CHECK(j["cases"][0]["memory_peak_bytes"].get<double>() == 81e9);
+  // Within the usable HBM: no mark, no list.
+  r.cases[0].memory_peak_bytes = 79e9;
+  const std::string fits = out::validate_table(r);
+  CHECK(fits.find("[m]") == std::string::npos);
+  CHECK(nlohmann::json::parse(out::validate_json_text(r))["cases"][0]["predicted_to_fit"] == true);
+}

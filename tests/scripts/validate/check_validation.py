@@ -79,7 +79,9 @@ TARGETS = {
     "public-a100-dense": (18, 0.07, 0.15, 0.07, 0.15),
     "public-h100-dense-bf16": (19, 0.05, 0.15, 0.115, 0.146),
     "public-h100-dense-fp8": (18, 0.06, 0.15, 0.121, 0.200),
-    "public-gb200-dense": (12, 0.08, 0.15, 0.141, 0.205),
+    # The v25.05.04 FP8 runs keep and gather their weights in FP8 (fp8_param_gather, transcribed
+    # 2026-12-06 from NeMo's bf16_with_fp8_mixed): 14.1% / 20.5% -> 14.3% / 21.3%.
+    "public-gb200-dense": (12, 0.08, 0.15, 0.144, 0.214),
     # Issue 14: whole static batches of TensorRT-LLM v0.6.1; gpt-fast batch-1 decode within 5%.
     "public-h100-static-batch-inference": (16, 0.10, 0.20, 0.10, 0.20),
     # NeMo AutoModel's PyTorch runs (a dense FSDP2 + CP run; MoE with DeepEP: two on one node,
@@ -133,6 +135,17 @@ for cid, bf16 in sorted(by_id.items()):
         failures.append(f"{cid}: predicted FP8/BF16 speed-up {predicted:.3f} is {100 * off:+.1f}% off {measured:.3f}")
 if pairs < 15:
     failures.append(f"expected at least 15 dgxc BF16/FP8 pairs, found {pairs}")
+# Every measured case ran, so a case whose predicted memory peak exceeds the usable HBM is an error of
+# the memory model. Known: DeepSeek-V3 on 512 H100 at 80.27 of 79.87 GB (0.5% over) since its fp32
+# gradient reduction was transcribed (2026-12-06); whether its container's Megatron-Core keeps the
+# returned copies for the unpermute (probs = "unpermute", 470 MB per layer and micro-batch) is not stated.
+KNOWN_OVERFULL = {"dgxc-deepseek-v3-h100-512"}
+for c in report["cases"]:
+    if c.get("predicted_to_fit") is False:
+        print(f"memory {c['id']}: predicted peak {c['memory_peak_bytes'] / 1e9:.2f} GB of "
+              f"{c['usable_hbm_bytes'] / 1e9:.2f} GB usable, where the run fitted")
+        if c["id"] not in KNOWN_OVERFULL:
+            failures.append(f"{c['id']}: the memory model does not fit a run that ran")
 if report["mape"] != {k: g["mape"] for k, g in report["groups"].items()}:
     failures.append("`mape` does not match the per-group summaries")
 # The golden outputs (tests/scripts/golden): every case's predicted step time exactly as before, unless

@@ -414,11 +414,13 @@ TEST_CASE("DeepEP V2's SM count follows its own rule and its README's figures", 
 
 TEST_CASE("the SMs the EP kernels hold slow only what runs beside them", "[routing][deepep]") {
   // Mixtral 8x7B on 64 H100 (EP 8 in one node, NCCL-like default: the GPU's comm_sm_fraction, 0.15
-  // of the SMs, while any communication runs). Giving the EP kernels DeepEP V2's 12 SMs (0.091)
-  // speeds the compute that runs beside the all-to-alls and nothing else; 40 SMs (0.303) slows it.
+  // of the SMs, while any communication runs), with EP overlap, so that the other micro-batch's
+  // kernels run beside each all-to-all. Giving the EP kernels DeepEP V2's 12 SMs (0.091) speeds the
+  // compute that runs beside the all-to-alls and nothing else; 40 SMs (0.303) slows it.
   const auto file =
       std::filesystem::path(STEPSIM_SOURCE_DIR) / "scenarios/examples/mixtral-8x7b-64xh100.toml";
-  const work::JobSpec base = scen::load_scenario(file, test::builtin_catalog()).job;
+  work::JobSpec base = scen::load_scenario(file, test::builtin_catalog()).job;
+  base.parallel.ep_overlap = true;
   const auto step = [&](int sms, bool v2) {
     work::JobSpec job = base;
     job.moe.ep_comm_sms = sms;

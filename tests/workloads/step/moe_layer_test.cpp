@@ -192,7 +192,7 @@ TEST_CASE("where the routing probabilities weigh the copies, and the activation'
   const LayerRouting r = balanced(64, 2048);
   const MoeRank rank{&r, &r, 0, 2, 0};
   const double sent = r.sent(0);  // hidden vectors this rank dispatches (one per destination GPU)
-  REQUIRE(j.moe.probs == MoeProbs::activation);  // Megatron-Core 0.13 on
+  REQUIRE(j.moe.probs == MoeProbs::activation);  // Megatron-Core 0.12.1 on
   const MoeLayer in_experts(layer_dims(j, 1), moe_dims(j));
   j.moe.probs = MoeProbs::unpermute;  // Megatron-Core up to 0.12
   const MoeLayer in_unpermute(layer_dims(j, 1), moe_dims(j));
@@ -294,4 +294,86 @@ TEST_CASE("DeepEP permutes on the receiving side, Megatron's all-to-all before s
   CHECK(index(b, "permute.bwd") < index(b, "ep.dispatch.bwd"));
   CHECK(b.find("unpermute.bwd")->work.hbm_bytes.value() == Approx((got + n) * h * E));
   CHECK(b.find("permute.bwd")->work.hbm_bytes.value() == Approx((n + got) * h * E));
+}
+
+TEST_CASE("an all-to-all dispatcher sorts the copies by local expert around the grouped GEMMs") {
+  // DeepSeek-V3, tp 1, EP 8: 256 / 8 = 32 experts per rank, 4,096 tokens per rank, balanced top-8.
+  // The all-to-all delivers this rank's 4,096 x 8 = 32,768 copies grouped by source rank, then by
+  // expert; Megatron-Core's alltoall dispatcher sorts them by local expert for the grouped GEMM
+  // ("permutation 2") and unsorts the outputs before the combine: each pass reads and writes every
+  // copy, n h E x 2 = 32,768 x 7,168 x 2 B x 2 = 939.5 MB, the dispatch's also the fp32 routing
+  // probabilities that travel with the tokens (probs = "activation": 32,768 x 4 B x 2).
+  const double E = 2, h = 7168, n = 32768;
+  const auto index = [](const CountingSink& s, const std::string& name) {
+    for (std::size_t i = 0; i < s.ops.size(); ++i)
+      if (s.ops[i].name == name) return static_cast<long>(i);
+    return -1L;
+  };
+  JobSpec j = job(1, 8);
+  j.parallel.dp = 8;
+  const LayerRouting r = balanced(8, 4096);
+  const MoeRank rank{&r, &r, 0, 1, 0};
+  const MoeLayer layer(layer_dims(j, 1), moe_dims(j));
+  CountingSink s;
+  layer.forward(s, {}, rank);
+  REQUIRE(s.find("permute_local") != nullptr);
+  CHECK(index(s, "ep.dispatch") < index(s, "permute_local"));
+  CHECK(index(s, "permute_local") < index(s, "experts_up"));
+  CHECK(index(s, "experts_down") < index(s, "unpermute_local"));
+  CHECK(index(s, "unpermute_local") < index(s, "ep.combine"));
+  CHECK(s.find("permute_local")->work.hbm_bytes.value() == Approx(2 * n * h * E + 2 * 4 * n));
+  CHECK(s.find("unpermute_local")->work.hbm_bytes.value() == Approx(2 * n * h * E));
+  // Backward: the combine's gradients arrive by source rank and are sorted again (the unsort's
+  // backward) before the experts; their input gradients are unsorted (the sort's) before the
+  // dispatch's gradients go back.
+  CountingSink b;
+  layer.backward(b, {}, Recompute::none, rank);
+  CHECK(index(b, "ep.combine.bwd") < index(b, "unpermute_local.bwd"));
+  CHECK(index(b, "unpermute_local.bwd") < index(b, "experts_down.dgrad"));
+  CHECK(index(b, "experts_up.wgrad") < index(b, "permute_local.bwd"));
+  CHECK(index(b, "permute_local.bwd") < index(b, "ep.dispatch.bwd"));
+  CHECK(b.find("permute_local.bwd")->work.hbm_bytes.value() == Approx(2 * n * h * E));
+  // One expert per rank (256 experts over EP 256 would need 256 ranks; 8 experts over EP 8 here):
+  // the copies arrive in expert order already, and no sort runs.
+  JobSpec one = j;
+  one.model.experts = 8;
+  RoutingInputs in;
+  in.experts = 8;
+  in.top_k = 2;
+  in.tokens_per_rank = 4096;
+  in.node_of.assign(8, 0);
+  in.vector_bytes = 7168 * 2.0;
+  const LayerRouting r1 = route_layer(in, 0, HotRank::as_drawn);
+  const MoeRank rank1{&r1, &r1, 0, 1, 0};
+  one.model.top_k = 2;
+  CountingSink s1;
+  MoeLayer(layer_dims(one, 1), moe_dims(one)).forward(s1, {}, rank1);
+  CHECK(s1.find("permute_local") == nullptr);
+  CHECK(s1.find("unpermute_local") == nullptr);
+}
+
+TEST_CASE("the dispatch's backward all-to-all waits for the experts' weight gradients") {
+  // Transformer Engine's GroupedLinear computes the data and weight gradients in one autograd node,
+  // so the all-to-all after it is issued once both are done: with one expert per rank (no sort
+  // kernel between them on the stream) ep.dispatch.bwd depends on experts_up.wgrad directly.
+  JobSpec j = job(1, 8);
+  j.parallel.dp = 8;
+  j.model.experts = 8;
+  j.model.top_k = 2;
+  RoutingInputs in;
+  in.experts = 8;
+  in.top_k = 2;
+  in.tokens_per_rank = 4096;
+  in.node_of.assign(8, 0);
+  in.vector_bytes = 7168 * 2.0;
+  const LayerRouting r = route_layer(in, 0, HotRank::as_drawn);
+  const MoeRank rank{&r, &r, 0, 1, 0};
+  CountingSink b;
+  MoeLayer(layer_dims(j, 1), moe_dims(j)).backward(b, {}, Recompute::none, rank);
+  std::uint32_t wgrad = 0;
+  for (std::size_t i = 0; i < b.ops.size(); ++i)
+    if (b.ops[i].name == "experts_up.wgrad") wgrad = static_cast<std::uint32_t>(i);
+  const auto* a2a = b.find("ep.dispatch.bwd");
+  REQUIRE(a2a != nullptr);
+  CHECK(std::find(a2a->deps.begin(), a2a->deps.end(), wgrad) != a2a->deps.end());
 }

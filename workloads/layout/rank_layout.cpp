@@ -76,6 +76,14 @@ std::vector<int> RankLayout::group(int rank, ParallelDim d) const {
   return out;
 }
 
+std::vector<int> RankLayout::stage_group(int rank) const {
+  const int pp = coords(rank).pp;
+  std::vector<int> out;
+  for (int r = 0; r < world_; ++r)
+    if (coords(r).pp == pp) out.push_back(r);
+  return out;
+}
+
 std::vector<int> RankLayout::grad_group(int rank) const {
   RankCoords c = coords(rank);
   std::vector<int> out;

@@ -43,6 +43,9 @@ class RankLayout {
   /// The ranks that hold the same weights as `rank` and reduce gradients with it: every dp and cp
   /// index at the same tp/pp coordinates, in ascending rank order.
   std::vector<int> grad_group(int rank) const;
+  /// Every rank of `rank`'s pipeline stage (all tp, cp and dp indices), ascending: Megatron-Core's
+  /// tensor-and-data-parallel group with context parallelism, where FP8 amaxes are reduced.
+  std::vector<int> stage_group(int rank) const;
   /// Expert-parallel group of `rank`: same stage, expert-TP and expert-DP index; ordered by EP index.
   std::vector<int> ep_group(int rank) const;
   /// Ranks that split each of `rank`'s experts (same stage, EP and expert-DP index).

@@ -488,6 +488,13 @@ struct JobSpec {
     const int per_schedule = workload.local_batch * parallel.dp;
     return workload.local_batch > 0 && per_schedule > 0 ? workload.global_batch / per_schedule : 1;
   }
+  /// FP8 training under delayed scaling reduces each model chunk's amaxes over its pipeline stage's
+  /// ranks (Transformer Engine's fp8_autocast exit and first module's backward; Megatron-Core's
+  /// amax reduction group, tp x cp x dp): whether this job does, with more than one such rank.
+  bool reduces_fp8_amax() const {
+    return workload.kind == WorkloadKind::train && precision.low_precision_linears() &&
+           precision.recipe == LowPrecisionRecipe::delayed && parallel.world() / parallel.pp > 1;
+  }
 };
 
 }  // namespace stepsim::work

@@ -124,6 +124,9 @@ StepAssembler::StepAssembler(const JobSpec& job, CommPlanner& planner, RankMode 
     s.recv_next = graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "pp.recv_next"));
     s.expert_tp = s.comm[idx(ParallelDim::tp)];
     s.expert_dp = s.comm[idx(ParallelDim::dp)];
+    s.stage = s.comm[idx(ParallelDim::dp)];
+    if (job.reduces_fp8_amax())
+      s.stage = graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "comm.amax"));
     if (job.model.is_moe()) {
       s.expert_tp = graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "comm.expert_tp"));
       s.expert_dp = graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "comm.expert_dp"));
@@ -193,6 +196,7 @@ namespace {
 /// ranks holding the same experts, and expert tensor parallelism has its own groups.
 std::vector<int> group_of(const RankLayout& layout, int rank, ParallelDim d, CommScope scope, int shard) {
   if (scope == CommScope::expert && d == ParallelDim::dp) return layout.expert_dp_group(rank);
+  if (scope == CommScope::stage) return layout.stage_group(rank);
   if (scope == CommScope::shard || scope == CommScope::replica) {
     // HSDP: consecutive blocks of `shard` ranks of the (sorted) dp x cp group shard the weights;
     // the ranks at the same position of every block hold the same shard.

@@ -37,6 +37,8 @@ struct RankStreams {
   /// MoE jobs: Megatron-Core's expert-TP and expert-DP communicators get their own channels, so that
   /// each channel carries one group's collectives in program order (as NCCL communicators do).
   sim::StreamId expert_tp = 0, expert_dp = 0;
+  /// FP8 delayed scaling: the amax reductions' communicator over the stage (CommScope::stage).
+  sim::StreamId stage = 0;
   /// Eager launches: the host CPU's stream of kernel launches (delay ops), when modelled.
   sim::StreamId host = 0;
   /// TP-communication overlap: the copy engines' peer-to-peer channel (userbuffers, AsyncTP).
@@ -45,6 +47,7 @@ struct RankStreams {
   sim::StreamId channel(ParallelDim d, CommScope scope) const {
     if (scope == CommScope::expert && d == ParallelDim::tp) return expert_tp;
     if (scope == CommScope::expert && d == ParallelDim::dp) return expert_dp;
+    if (scope == CommScope::stage) return stage;
     return comm[static_cast<std::size_t>(d)];
   }
 };

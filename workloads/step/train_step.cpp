@@ -148,6 +148,7 @@ void TrainStepBuilder::forward(RankSink& sink, int sim_rank, const PipeStep& ste
     release_layer(sink, sim_rank, l, gathered, h, Pass::forward);
     kept += layers_.stored_activation_bytes(l, rank, job_.recompute);
   }
+  h = reduce_fp8_amax(sink, h, end - begin, Pass::forward, step.microbatch);
   if (vs == vstages() - 1) {
     kept += heads_forward(sink, sim_rank, step.microbatch, h);
   } else {
@@ -155,6 +156,28 @@ void TrainStepBuilder::forward(RankSink& sink, int sim_rank, const PipeStep& ste
         {{pipeline_of(sink.global_rank()), key, step.microbatch, Kind::forward}, h, step_index_});
   }
   memory(first, MemoryEvent::At::start, sim_rank, kept);
+}
+
+Handle TrainStepBuilder::reduce_fp8_amax(RankSink& sink, Handle after, int layers, Pass pass,
+                                         int microbatch) {
+  if (!job_.reduces_fp8_amax() || layers <= 0) return after;
+  sink.set_context(pass, -1, microbatch);
+  // Transformer Engine keeps scaling metadata per FP8 GEMM: three amaxes in the forward (input,
+  // weight, output), two in the backward (output and input gradients); four GEMMs a layer (QKV,
+  // projection, FC1, FC2). Megatron-Core wraps each model chunk in one fp8_autocast, whose exit
+  // all-reduces the forward amaxes (MAX) over the stage's ranks, and the chunk's first FP8 module
+  // does the same with the backward's at the end of its backward (TE 1.x and 2.x,
+  // FP8GlobalStateManager.reduce_and_update_fp8_tensors; torch.distributed.all_reduce with
+  // async_op=False, so the compute stream waits for it).
+  const double amaxes = (pass == Pass::forward ? 3.0 : 2.0) * 4.0 * layers;
+  const CommOp op{ParallelDim::dp, CollectiveKind::all_reduce, 4.0 * amaxes, 0, CommScope::stage};
+  const Handle reduced =
+      sink.comm(pass == Pass::forward ? "fp8.amax_reduce" : "fp8.amax_reduce.bwd", op, after);
+  // Then one fused kernel rolls every amax history (1,024 entries: TE's default length, and the
+  // dgxc recipes' fp8_amax_history_len) and computes the new scales.
+  constexpr double kAmaxHistory = 1024.0;
+  return sink.kernel(pass == Pass::forward ? "fp8.amax_update" : "fp8.amax_update.bwd",
+                     elementwise(dims_, 2.0 * 4.0 * kAmaxHistory * amaxes), reduced);
 }
 
 void TrainStepBuilder::backward(RankSink& sink, int sim_rank, const PipeStep& step) {
@@ -183,6 +206,7 @@ void TrainStepBuilder::backward(RankSink& sink, int sim_rank, const PipeStep& st
     g = layer.grad;
     freed += layer.freed;
   }
+  g = reduce_fp8_amax(sink, g, end - begin, Pass::backward, step.microbatch);
   flush_grad_reductions(sink, sim_rank, g);
   if (vs == 0) {
     sink.set_context(Pass::backward, -1, step.microbatch);

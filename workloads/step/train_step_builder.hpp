@@ -118,6 +118,9 @@ class TrainStepBuilder {
   void build_rank(int sim_rank);
   void forward(RankSink& sink, int sim_rank, const PipeStep& step);
   void backward(RankSink& sink, int sim_rank, const PipeStep& step);
+  /// FP8 delayed scaling (JobSpec::reduces_fp8_amax): the amax all-reduce over the stage and the
+  /// scale update after a chunk of `layers` layers' forward or backward; `after` otherwise.
+  Handle reduce_fp8_amax(RankSink& sink, Handle after, int layers, Pass pass, int microbatch);
   /// A steady-state forward and the backward after it as one overlapped pair (ep_overlap).
   void overlapped_pair(RankSink& sink, int sim_rank, const PipeStep& fwd, const PipeStep& bwd);
   /// DualPipe's W chunk: runs the weight gradients the oldest deferred backward left.

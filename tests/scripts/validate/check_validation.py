@@ -120,7 +120,9 @@ for name, (n, mape_target, worst_target, mape_reached, worst_reached) in TARGETS
 # Reached 21%: Llama 3.1 405B on GB200 misses by 19-21% (15-17% since the H100 round) since the training framework's host time is
 # modelled (Grace launches bind its eager FP8 step, now within 5% of the measurement, while its BF16
 # step stays 18% fast); every other pair is within 10%.
-SPEEDUP_TARGET, SPEEDUP_REACHED = 0.10, 0.17
+# Delayed scaling's amax all-reduces (2026-12-06) add host launches to the host-paced GB200 FP8 step
+# (405B FP8 -0.2..-2.1% -> +1.9..+3.8%) while its BF16 step stays 16-17% fast: 14-16% -> 18-19%.
+SPEEDUP_TARGET, SPEEDUP_REACHED = 0.10, 0.20
 by_id = {c["id"]: c for c in report["cases"] if "error" in c}
 pairs = 0
 for cid, bf16 in sorted(by_id.items()):

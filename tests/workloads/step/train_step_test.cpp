@@ -616,3 +616,51 @@ TEST_CASE("SHARD_GRAD_OP keeps one unsharded copy of a layer, shared by the micr
       s.report.ranks[0].memory.activations.value() - plain.report.ranks[0].memory.activations.value();
   CHECK(held == Approx(2 * p * job.precision.param_bytes).epsilon(1e-9));
 }
+
+TEST_CASE("FP8 delayed scaling reduces each chunk's amaxes over the pipeline stage") {
+  // TP 2, PP 2, DP 2, VP 2: 8 layers in 4 chunks of 2, each rank runs 2 chunks for each of its 4
+  // micro-batches. Megatron-Core wraps a chunk in one fp8_autocast; its exit all-reduces the chunk's
+  // forward amaxes (3 per FP8 GEMM, 4 GEMMs a layer: 2 x 4 x 3 x 4 B = 96 B) over the stage's
+  // tp x dp = 4 ranks, and the chunk's first FP8 module does the backward's (2 per GEMM: 64 B): 8 of
+  // each on rank 0. The scale update waits for its all-reduce (async_op=False).
+  JobSpec job = small_job(2, 2, 2, 4, 2);
+  job.cluster.gpu.fp8_peak = units::flops_per_s(600e12);
+  job.precision.compute = topo::Precision::fp8;
+  job.precision.recipe = LowPrecisionRecipe::delayed;
+  std::vector<std::size_t> amax_groups;
+  FixedCostPlanner planner([&](const CommRequest& r) {
+    if (r.bytes < 100.0 && r.kind == CollectiveKind::all_reduce)
+      amax_groups.push_back(r.groups.front().size());
+    return Time::zero();
+  });
+  const auto s = simulate(job, planner);
+  int forward = 0, backward = 0;
+  for (sim::OpId op = 0; op < s.plan.graph.op_count(); ++op) {
+    if (s.plan.info[op].rank != 0) continue;
+    const auto label = s.plan.graph.label(op);
+    if (label.find("fp8.amax_reduce") == std::string_view::npos) continue;
+    const bool bwd = label.find("amax_reduce.bwd") != std::string_view::npos;
+    (bwd ? backward : forward) += 1;
+    CHECK(s.plan.graph.op(op).bytes == Approx(bwd ? 64.0 : 96.0));
+    bool update_waits = false;
+    for (sim::OpId next : s.plan.graph.successors(op))
+      update_waits =
+          update_waits || s.plan.graph.label(next).find("fp8.amax_update") != std::string_view::npos;
+    CHECK(update_waits);
+  }
+  CHECK(forward == 8);
+  CHECK(backward == 8);
+  REQUIRE_FALSE(amax_groups.empty());
+  for (std::size_t n : amax_groups) CHECK(n == 4);
+  // Not under BF16, nor under block scaling (no amax history to agree on).
+  for (auto [compute, recipe] : {std::pair{topo::Precision::bf16, LowPrecisionRecipe::delayed},
+                                 std::pair{topo::Precision::fp8, LowPrecisionRecipe::blockwise}}) {
+    JobSpec other = job;
+    other.precision.compute = compute;
+    other.precision.recipe = recipe;
+    auto free = free_comm();
+    const auto o = simulate(other, free);
+    for (sim::OpId op = 0; op < o.plan.graph.op_count(); ++op)
+      CHECK(o.plan.graph.label(op).find("fp8.amax") == std::string_view::npos);
+  }
+}

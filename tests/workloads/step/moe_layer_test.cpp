@@ -38,6 +38,26 @@ LayerRouting balanced(int ep, double tokens) {
   return route_layer(in, 0, HotRank::as_drawn);
 }
 
+/// DeepSeek-V3's layer with 8 experts, top-2, over EP 8 in one node: one expert per rank.
+JobSpec one_expert_per_rank() {
+  JobSpec j = job(1, 8);
+  j.parallel.dp = 8;
+  j.model.experts = 8;
+  j.model.top_k = 2;
+  return j;
+}
+
+/// Its balanced routing of 4,096 tokens per rank.
+LayerRouting one_expert_routing() {
+  RoutingInputs in;
+  in.experts = 8;
+  in.top_k = 2;
+  in.tokens_per_rank = 4096;
+  in.node_of.assign(8, 0);
+  in.vector_bytes = 7168 * 2.0;
+  return route_layer(in, 0, HotRank::as_drawn);
+}
+
 }  // namespace
 
 TEST_CASE("MLA attention holds the weights params.cpp counts") {
@@ -335,17 +355,9 @@ TEST_CASE("an all-to-all dispatcher sorts the copies by local expert around the 
   CHECK(b.find("permute_local.bwd")->work.hbm_bytes.value() == Approx(2 * n * h * E));
   // One expert per rank (256 experts over EP 256 would need 256 ranks; 8 experts over EP 8 here):
   // the copies arrive in expert order already, and no sort runs.
-  JobSpec one = j;
-  one.model.experts = 8;
-  RoutingInputs in;
-  in.experts = 8;
-  in.top_k = 2;
-  in.tokens_per_rank = 4096;
-  in.node_of.assign(8, 0);
-  in.vector_bytes = 7168 * 2.0;
-  const LayerRouting r1 = route_layer(in, 0, HotRank::as_drawn);
+  const JobSpec one = one_expert_per_rank();
+  const LayerRouting r1 = one_expert_routing();
   const MoeRank rank1{&r1, &r1, 0, 1, 0};
-  one.model.top_k = 2;
   CountingSink s1;
   MoeLayer(layer_dims(one, 1), moe_dims(one)).forward(s1, {}, rank1);
   CHECK(s1.find("permute_local") == nullptr);
@@ -356,17 +368,8 @@ TEST_CASE("the dispatch's backward all-to-all waits for the experts' weight grad
   // Transformer Engine's GroupedLinear computes the data and weight gradients in one autograd node,
   // so the all-to-all after it is issued once both are done: with one expert per rank (no sort
   // kernel between them on the stream) ep.dispatch.bwd depends on experts_up.wgrad directly.
-  JobSpec j = job(1, 8);
-  j.parallel.dp = 8;
-  j.model.experts = 8;
-  j.model.top_k = 2;
-  RoutingInputs in;
-  in.experts = 8;
-  in.top_k = 2;
-  in.tokens_per_rank = 4096;
-  in.node_of.assign(8, 0);
-  in.vector_bytes = 7168 * 2.0;
-  const LayerRouting r = route_layer(in, 0, HotRank::as_drawn);
+  const JobSpec j = one_expert_per_rank();
+  const LayerRouting r = one_expert_routing();
   const MoeRank rank{&r, &r, 0, 1, 0};
   CountingSink b;
   MoeLayer(layer_dims(j, 1), moe_dims(j)).backward(b, {}, Recompute::none, rank);

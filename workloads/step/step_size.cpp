@@ -93,7 +93,9 @@ StepSize step_size(const JobSpec& job, RankMode ranks) {
   double passes = training ? 1.0 : kInferenceShare;  // the constants count forward and backward
   if (training && job.recompute == Recompute::full) passes *= 1.5;
   const double layer_ops = (double(s.layers) * per_layer + moe * kMoeExtraOps) * passes;
-  const double per_micro_batch = layer_ops + kMicroBatchOps * par.pp;
+  double per_micro_batch = layer_ops + kMicroBatchOps * par.pp;
+  // FP8 delayed scaling: each chunk's forward and backward end in an amax all-reduce and an update.
+  if (job.reduces_fp8_amax()) per_micro_batch += 4.0 * par.pp * std::max(1, par.virtual_stages);
   const double per_step = training ? kStepOpsPerLayer * double(s.layers) + kStepOpsPerStage * par.pp : 0.0;
   // Eager launches add a host op per GPU op (the host timeline); CUDA graphs replay without one.
   const double host = job.workload.cuda_graphs ? 1.0 : 2.0;

@@ -38,6 +38,13 @@ LayerRouting balanced(int ep, double tokens) {
   return route_layer(in, 0, HotRank::as_drawn);
 }
 
+/// Where the op named `name` sits in what `s` recorded; -1 if absent.
+long op_index(const CountingSink& s, const std::string& name) {
+  for (std::size_t i = 0; i < s.ops.size(); ++i)
+    if (s.ops[i].name == name) return static_cast<long>(i);
+  return -1L;
+}
+
 /// DeepSeek-V3's layer with 8 experts, top-2, over EP 8 in one node: one expert per rank.
 JobSpec one_expert_per_rank() {
   JobSpec j = job(1, 8);
@@ -275,11 +282,6 @@ TEST_CASE("DeepEP permutes on the receiving side, Megatron's all-to-all before s
     return route_layer(in, 0, HotRank::as_drawn);
   };
   const double E = 2, h = 7168, T = 4096, n = 32768;
-  const auto index = [](const CountingSink& s, const std::string& name) {
-    for (std::size_t i = 0; i < s.ops.size(); ++i)
-      if (s.ops[i].name == name) return static_cast<long>(i);
-    return -1L;
-  };
   JobSpec j = job(1, 8);
   j.parallel.dp = 8;
   {
@@ -288,8 +290,8 @@ TEST_CASE("DeepEP permutes on the receiving side, Megatron's all-to-all before s
     const MoeLayer layer(layer_dims(j, 1), moe_dims(j));
     CountingSink s;
     layer.forward(s, {}, rank);
-    CHECK(index(s, "permute") < index(s, "ep.dispatch"));
-    CHECK(index(s, "unpermute") > index(s, "ep.combine"));
+    CHECK(op_index(s, "permute") < op_index(s, "ep.dispatch"));
+    CHECK(op_index(s, "unpermute") > op_index(s, "ep.combine"));
     CHECK(s.find("permute")->work.hbm_bytes.value() == Approx((T + n) * h * E));
   }
   j.moe.max_nodes_per_token = 1;
@@ -302,16 +304,16 @@ TEST_CASE("DeepEP permutes on the receiving side, Megatron's all-to-all before s
   REQUIRE(r.delivered[0] == Approx(got));
   CountingSink s;
   layer.forward(s, {}, rank);
-  CHECK(index(s, "permute") > index(s, "ep.dispatch"));
-  CHECK(index(s, "unpermute") < index(s, "ep.combine"));
+  CHECK(op_index(s, "permute") > op_index(s, "ep.dispatch"));
+  CHECK(op_index(s, "unpermute") < op_index(s, "ep.combine"));
   CHECK(s.find("permute")->work.hbm_bytes.value() == Approx((got + n) * h * E));
   CHECK(s.find("unpermute")->work.hbm_bytes.value() == Approx((n + got) * h * E));
   CountingSink b;
   layer.backward(b, {}, Recompute::none, rank);
   // Backward: the combine's token gradients arrive, are expanded to the copies, run through the
   // experts, and are summed per token before the dispatch's gradients go back.
-  CHECK(index(b, "ep.combine.bwd") < index(b, "unpermute.bwd"));
-  CHECK(index(b, "permute.bwd") < index(b, "ep.dispatch.bwd"));
+  CHECK(op_index(b, "ep.combine.bwd") < op_index(b, "unpermute.bwd"));
+  CHECK(op_index(b, "permute.bwd") < op_index(b, "ep.dispatch.bwd"));
   CHECK(b.find("unpermute.bwd")->work.hbm_bytes.value() == Approx((got + n) * h * E));
   CHECK(b.find("permute.bwd")->work.hbm_bytes.value() == Approx((n + got) * h * E));
 }
@@ -324,11 +326,6 @@ TEST_CASE("an all-to-all dispatcher sorts the copies by local expert around the 
   // copy, n h E x 2 = 32,768 x 7,168 x 2 B x 2 = 939.5 MB, the dispatch's also the fp32 routing
   // probabilities that travel with the tokens (probs = "activation": 32,768 x 4 B x 2).
   const double E = 2, h = 7168, n = 32768;
-  const auto index = [](const CountingSink& s, const std::string& name) {
-    for (std::size_t i = 0; i < s.ops.size(); ++i)
-      if (s.ops[i].name == name) return static_cast<long>(i);
-    return -1L;
-  };
   JobSpec j = job(1, 8);
   j.parallel.dp = 8;
   const LayerRouting r = balanced(8, 4096);
@@ -337,10 +334,10 @@ TEST_CASE("an all-to-all dispatcher sorts the copies by local expert around the 
   CountingSink s;
   layer.forward(s, {}, rank);
   REQUIRE(s.find("permute_local") != nullptr);
-  CHECK(index(s, "ep.dispatch") < index(s, "permute_local"));
-  CHECK(index(s, "permute_local") < index(s, "experts_up"));
-  CHECK(index(s, "experts_down") < index(s, "unpermute_local"));
-  CHECK(index(s, "unpermute_local") < index(s, "ep.combine"));
+  CHECK(op_index(s, "ep.dispatch") < op_index(s, "permute_local"));
+  CHECK(op_index(s, "permute_local") < op_index(s, "experts_up"));
+  CHECK(op_index(s, "experts_down") < op_index(s, "unpermute_local"));
+  CHECK(op_index(s, "unpermute_local") < op_index(s, "ep.combine"));
   CHECK(s.find("permute_local")->work.hbm_bytes.value() == Approx(2 * n * h * E + 2 * 4 * n));
   CHECK(s.find("unpermute_local")->work.hbm_bytes.value() == Approx(2 * n * h * E));
   // Backward: the combine's gradients arrive by source rank and are sorted again (the unsort's
@@ -348,10 +345,10 @@ TEST_CASE("an all-to-all dispatcher sorts the copies by local expert around the 
   // dispatch's gradients go back.
   CountingSink b;
   layer.backward(b, {}, Recompute::none, rank);
-  CHECK(index(b, "ep.combine.bwd") < index(b, "unpermute_local.bwd"));
-  CHECK(index(b, "unpermute_local.bwd") < index(b, "experts_down.dgrad"));
-  CHECK(index(b, "experts_up.wgrad") < index(b, "permute_local.bwd"));
-  CHECK(index(b, "permute_local.bwd") < index(b, "ep.dispatch.bwd"));
+  CHECK(op_index(b, "ep.combine.bwd") < op_index(b, "unpermute_local.bwd"));
+  CHECK(op_index(b, "unpermute_local.bwd") < op_index(b, "experts_down.dgrad"));
+  CHECK(op_index(b, "experts_up.wgrad") < op_index(b, "permute_local.bwd"));
+  CHECK(op_index(b, "permute_local.bwd") < op_index(b, "ep.dispatch.bwd"));
   CHECK(b.find("permute_local.bwd")->work.hbm_bytes.value() == Approx(2 * n * h * E));
   // One expert per rank (256 experts over EP 256 would need 256 ranks; 8 experts over EP 8 here):
   // the copies arrive in expert order already, and no sort runs.

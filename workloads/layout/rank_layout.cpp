@@ -77,10 +77,12 @@ std::vector<int> RankLayout::group(int rank, ParallelDim d) const {
 }
 
 std::vector<int> RankLayout::stage_group(int rank) const {
-  const int pp = coords(rank).pp;
+  RankCoords c = coords(rank);
   std::vector<int> out;
-  for (int r = 0; r < world_; ++r)
-    if (coords(r).pp == pp) out.push_back(r);
+  for (c.tp = 0; c.tp < size(ParallelDim::tp); ++c.tp)
+    for (c.cp = 0; c.cp < size(ParallelDim::cp); ++c.cp)
+      for (c.dp = 0; c.dp < size(ParallelDim::dp); ++c.dp) out.push_back(this->rank(c));
+  std::sort(out.begin(), out.end());
   return out;
 }
 

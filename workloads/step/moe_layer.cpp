@@ -63,12 +63,17 @@ bool MoeLayer::sorts_by_local_expert() const {
   return !m_.permute_after_dispatch && m_.dispatcher != MoeDispatcher::low_latency && m_.experts > m_.ep;
 }
 
-topo::KernelWork MoeLayer::local_sort_work(double copies, double bytes, bool with_probs) const {
+Handle MoeLayer::local_sort(OpSink& sink, std::string_view name, const ExpertLoadPair& load, double bytes,
+                            bool with_probs, Handle dep) const {
+  if (!sorts_by_local_expert()) return dep;
   // Read and write every copy (a transpose copy when padded to capacity, sort_chunks_by_idxs
   // otherwise), and the fp32 routing probabilities that travel with the tokens when the experts
   // apply them.
-  const double probs = with_probs && m_.probs == MoeProbs::activation ? 2.0 * 4.0 * copies : 0.0;
-  return elementwise(d_, 2.0 * copies * d_.h * bytes + probs);
+  const auto work = [&](const Load& l) {
+    const double probs = with_probs && m_.probs == MoeProbs::activation ? 2.0 * 4.0 * l.copies : 0.0;
+    return elementwise(d_, 2.0 * l.copies * d_.h * bytes + probs);
+  };
+  return expert_kernel(sink, name, work(load.actual), work(load.balanced), dep);
 }
 
 MoeDims moe_dims(const JobSpec& job) {
@@ -181,14 +186,9 @@ Handle MoeLayer::ffn_forward(OpSink& sink, OpSink::Deps input, const MoeRank& ra
   const double got = received_tokens(rank);
   // FP8 dispatch: the tokens arrived quantised, and the copies stay so for the FP8 grouped GEMM.
   if (after) e = sink.kernel("permute", permute_work(d_, got, n, fp8_dispatch() ? kFp8BlockBytes : E), e);
-  const double q = fp8_dispatch() ? kFp8BlockBytes : E;
-  if (sorts_by_local_expert())
-    e = expert_kernel(sink, "permute_local", local_sort_work(load.actual.copies, q, true),
-                      local_sort_work(load.balanced.copies, q, true), e);
+  e = local_sort(sink, "permute_local", load, fp8_dispatch() ? kFp8BlockBytes : E, true, e);
   e = experts_forward(sink, e, load);
-  if (sorts_by_local_expert())
-    e = expert_kernel(sink, "unpermute_local", local_sort_work(load.actual.copies, E, false),
-                      local_sort_work(load.balanced.copies, E, false), e);
+  e = local_sort(sink, "unpermute_local", load, E, false, e);
   if (m_.expert_tp > 1)
     e = sink.comm("etp.reduce_scatter",
                   CommOp{ParallelDim::tp, CollectiveKind::reduce_scatter, n * h * E, 0, CommScope::expert},
@@ -286,19 +286,13 @@ Handle MoeLayer::ffn_backward(OpSink& sink, OpSink::Deps grad, const MoeRank& ra
                     e);
   // The combine's gradients arrive by source rank as the outputs left, and are sorted by local
   // expert again (the unsort's backward); the experts' input gradients are unsorted (the sort's).
-  if (sorts_by_local_expert())
-    e = expert_kernel(sink, "unpermute_local.bwd", local_sort_work(load.actual.copies, gq, false),
-                      local_sort_work(load.balanced.copies, gq, false), e);
-  Handle wgrad;
-  e = experts_backward(sink, e, load, rc.moe_act, wgrad);
+  e = local_sort(sink, "unpermute_local.bwd", load, gq, false, e);
   // The grouped MLP's backward computes its weight gradients in the same autograd node as its data
   // gradients (Transformer Engine's GroupedLinear, Megatron-Core without delayed weight gradients),
-  // so the collectives after it are issued once both are done, unless they run later, at a weight
-  // step (DualPipe).
-  if (sink.defers_weight_grads()) wgrad = Handle{};
-  if (sorts_by_local_expert())
-    e = expert_kernel(sink, "permute_local.bwd", local_sort_work(load.actual.copies, E, false),
-                      local_sort_work(load.balanced.copies, E, false), e);
+  // so the collectives after it are issued once both are done.
+  Handle wgrad;
+  e = experts_backward(sink, e, load, rc.moe_act, wgrad);
+  e = local_sort(sink, "permute_local.bwd", load, E, false, e);
   if (m_.expert_tp > 1)
     e = sink.comm_after(
         "etp.reduce_scatter.bwd",
@@ -353,7 +347,9 @@ Handle MoeLayer::experts_backward(OpSink& sink, Handle ready, const ExpertLoadPa
   if (d_.low_precision_linears())
     e = expert_kernel(sink, "experts_up.grad.quantize", q_du(load.actual), q_du(load.balanced), e);
   e = expert_kernel(sink, "experts_up.dgrad", up_d(load.actual), up_d(load.balanced), e);
-  wgrad = expert_kernel(sink, "experts_up.wgrad", up_w(load.actual), up_w(load.balanced), Handle{});
+  const Handle w = expert_kernel(sink, "experts_up.wgrad", up_w(load.actual), up_w(load.balanced), Handle{});
+  // Weight gradients deferred to a weight step (DualPipe) run later: nothing may wait for them now.
+  wgrad = sink.defers_weight_grads() ? Handle{} : w;
   return e;
 }
 

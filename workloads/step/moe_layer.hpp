@@ -101,7 +101,8 @@ class MoeLayer {
   /// Grouped expert GEMMs and activation, forward and backward.
   OpSink::Handle experts_forward(OpSink& sink, OpSink::Handle ready, const ExpertLoadPair& load) const;
   /// `recompute_act`: selective "moe_act" recomputes the activation before the down projection.
-  /// Returns the data gradient; `wgrad` is set to the last weight-gradient kernel.
+  /// Returns the data gradient; `wgrad` is set to the last weight-gradient kernel (none when the
+  /// sink defers weight gradients to a weight step).
   OpSink::Handle experts_backward(OpSink& sink, OpSink::Handle ready, const ExpertLoadPair& load,
                                   bool recompute_act, OpSink::Handle& wgrad) const;
   /// Which way an all-to-all moves data: as the dispatch (tokens to their experts' ranks, the
@@ -126,9 +127,11 @@ class MoeLayer {
   /// "permutation 2"; torchtitan's _permute after its all-to-all). DeepEP's receiving side and its
   /// low-latency per-expert buffers deliver expert order already.
   bool sorts_by_local_expert() const;
-  /// One such pass over `copies` vectors of `bytes` per element; `with_probs`: the dispatch's,
-  /// which also moves the routing probabilities when the experts apply them.
-  topo::KernelWork local_sort_work(double copies, double bytes, bool with_probs) const;
+  /// One such pass over the rank's copies (`bytes` per element) after `dep`, or `dep` itself where
+  /// no sort runs; `with_probs`: the dispatch's, which also moves the routing probabilities when the
+  /// experts apply them.
+  OpSink::Handle local_sort(OpSink& sink, std::string_view name, const ExpertLoadPair& load, double bytes,
+                            bool with_probs, OpSink::Handle dep) const;
 
   DenseLayer attention_;
   LayerDims d_;

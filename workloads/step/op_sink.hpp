@@ -25,7 +25,6 @@ enum class Pass : std::uint8_t { forward, backward, recompute, optimizer };
 /// the expert-parallel group).
 /// shard / replica: hybrid sharded data parallelism's groups of the dp x cp ranks (the ranks
 /// sharding one copy of the weights, and the ranks holding the same shard).
-/// dense: the dimension's group; expert: Megatron-Core's expert groups; shard / replica: HSDP's;
 /// stage: every rank of the pipeline stage (tp x cp x dp), whatever the dimension.
 enum class CommScope : std::uint8_t { dense, expert, shard, replica, stage };
 inline constexpr int kCommScopes = 5;

@@ -222,7 +222,7 @@ const std::vector<std::vector<int>>& StepAssembler::groups(ParallelDim d, int ra
   auto& out = it->second;
   const int shard = job_.parallel.dense_shard_ranks();
   out.push_back(group_of(layout_, rank, d, scope, shard));
-  if (mode_ == RankMode::representative) {
+  if (mode_ == RankMode::representative && scope != CommScope::stage) {  // a stage is one group
     for (int r = 0; r < layout_.world(); ++r) {
       if (layout_.coords(r).pp != key || r == out.front().front()) continue;
       auto g = group_of(layout_, r, d, scope, shard);

@@ -42,6 +42,7 @@ ValidationCase case_of(const Scenario& s, const std::filesystem::path& file) {
   c.file = file.filename().string();
   c.measured_step_s = s.validation->measured_step_s;
   c.not_simulated = s.validation->not_simulated;
+  c.cls = accuracy_class_of(s.job);
   return c;
 }
 

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "scenarios/accuracy.hpp"
 #include "scenarios/catalog.hpp"
 #include "workloads/step/step_size.hpp"
 
@@ -27,6 +28,7 @@ struct ValidationCase {
   double estimate_step_s = 0.0;  ///< the closed-form estimate, for comparison
   std::string not_simulated;     ///< validation.not_simulated: why it is not simulated ("" = simulated)
   std::string load_error;        ///< a not-simulated case whose configuration stepsim refuses: the error
+  AccuracyClass cls;             ///< which runs it stands for in the accuracy table (scenarios/accuracy.hpp)
   /// The busiest simulated GPU's memory peak and the HBM it may use (0 when not simulated, or for a
   /// generation case): the measured run ran, so a peak above the usable HBM is an error of the
   /// memory model, reported beside the step time's.

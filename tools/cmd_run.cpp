@@ -15,6 +15,7 @@
 #include "output/views/generation_view.hpp"
 #include "output/views/run_view.hpp"
 #include "output/views/serving_view.hpp"
+#include "scenarios/accuracy.hpp"
 #include "scenarios/catalog.hpp"
 #include "scenarios/scenario.hpp"
 #include "sim/error.hpp"
@@ -184,7 +185,8 @@ int cmd_run(Args args) {
   options.steps = a.steps;
   options.links = out::link_accounting_for(a.outputs);
   options.max_ops = a.max_ops;
-  const out::RunLabels labels{scenario_label(s), s.job.cluster.gpu.id, s.job.model.id};
+  out::RunLabels labels{scenario_label(s), s.job.cluster.gpu.id, s.job.model.id};
+  labels.validated = scen::builtin_accuracy_match(s.job);
   const bool serving = s.job.workload.kind == work::WorkloadKind::serve;
   if (!serving && (a.slo_ttft_ms != 0 || a.slo_tpot_ms != 0))
     throw UserError("--slo-ttft-ms and --slo-tpot-ms apply to serving scenarios (workload.kind = \"serve\")");

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <thread>
 
+#include "output/common/atomic_file.hpp"
 #include "output/common/render_format.hpp"
 #include "output/views/validate_view.hpp"
 #include "scenarios/data_dir.hpp"
@@ -15,7 +16,7 @@ namespace stepsim::cli {
 
 int cmd_validate(Args args) {
   namespace po = boost::program_options;
-  std::string dir, format = "table";
+  std::string dir, format = "table", accuracy_file;
   std::vector<std::string> catalogs;
   bool quiet = false;
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -28,7 +29,11 @@ int cmd_validate(Args args) {
   visible.add_options()("help,h", "show this help")("format", po::value(&format)->default_value("table"),
                                                     "table or json")("jobs,j", jobs_value(jobs),
                                                                      "threads (default: all cores)")(
-      "catalog", po::value(&catalogs)->composing(), "extra catalog file (repeatable)");
+      "catalog", po::value(&catalogs)->composing(), "extra catalog file (repeatable)")(
+      "write-accuracy", po::value(&accuracy_file),
+      "also write the errors per class of run (GPU, workload, dense or MoE, precision) to this\n"
+      "TOML file: the table `stepsim run` shows beside a prediction\n"
+      "(scenarios/accuracy/validated.toml for the shipped cases)");
   add_quiet_option(visible, quiet);
   std::uint64_t max_ops = work::kDefaultMaxOps;
   add_max_ops_option(visible, max_ops);
@@ -49,6 +54,9 @@ int cmd_validate(Args args) {
       },
       max_ops);
   progress.finish();
+  if (!accuracy_file.empty())
+    out::write_file_atomically(accuracy_file, scen::accuracy_toml(scen::accuracy_bands(report)),
+                               "--write-accuracy");
   std::cout << (fmt == out::RenderFormat::json ? out::validate_json_text(report)
                                                : out::validate_table(report) + "\n");
   return 0;

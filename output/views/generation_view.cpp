@@ -7,6 +7,7 @@
 
 #include "output/common/format.hpp"
 #include "output/common/text_table.hpp"
+#include "output/views/accuracy_view.hpp"
 #include "workloads/model/names.hpp"
 
 namespace stepsim::out {
@@ -64,6 +65,7 @@ void headline(std::ostringstream& o, const work::JobSpec& job, const work::Gener
   if (!g.points.empty())
     line("KV cache", format_bytes(g.points.front().kv_bytes_per_gpu) + " per GPU at the first decode step, " +
                          format_bytes(g.points.back().kv_bytes_per_gpu) + " at the last");
+  if (labels.validated) validated_lines(o, *labels.validated, g.total_s, 13);
   o << "\n";
 }
 
@@ -122,10 +124,14 @@ nlohmann::ordered_json generation_json(const work::JobSpec& job, const work::Gen
   j["output_tokens_per_s"] = g.output_tokens_per_s;
   j["output_tokens_per_s_per_gpu"] = g.output_tokens_per_s_per_gpu;
   j["decode_steps"] = points_json(g);
-  j["prefill"] = run_json(work::prefill_job(job), g.prefill, labels);
-  j["last_decode"] =
-      g.last_decode ? run_json(work::decode_job(job, g.points.back().context_tokens), *g.last_decode, labels)
-                    : Json(nullptr);
+  if (labels.validated) j["validated"] = validated_json(*labels.validated, g.total_s);
+  // The steps inside the batch are not runs of their own: no accuracy line of their own kind.
+  RunLabels step_labels = labels;
+  step_labels.validated = std::nullopt;
+  j["prefill"] = run_json(work::prefill_job(job), g.prefill, step_labels);
+  j["last_decode"] = g.last_decode ? run_json(work::decode_job(job, g.points.back().context_tokens),
+                                              *g.last_decode, step_labels)
+                                   : Json(nullptr);
   return j;
 }
 

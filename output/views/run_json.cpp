@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "output/run/run_figures.hpp"
+#include "output/views/accuracy_view.hpp"
 #include "output/views/run_view.hpp"
 #include "workloads/model/names.hpp"
 #include "workloads/simulate/explain.hpp"
@@ -204,6 +205,7 @@ nlohmann::ordered_json run_json(const work::JobSpec& job, const work::Simulation
   j["critical_path"] = critical_json(s.report);
   j["memory"] = memory_json(s);
   j["estimate"] = estimate_json(s.estimate);
+  if (labels.validated) j["validated"] = validated_json(*labels.validated, m.step_time_s);
   Json diffs = Json::array();
   for (const auto& d : work::explain_differences(s))
     diffs.push_back({{"effect", d.effect}, {"seconds", d.seconds}, {"detail", d.detail}});

@@ -5,6 +5,7 @@
 #include "output/common/format.hpp"
 #include "output/common/text_table.hpp"
 #include "output/run/run_figures.hpp"
+#include "output/views/accuracy_view.hpp"
 #include "output/views/job_json.hpp"
 #include "output/views/run_view.hpp"
 #include "workloads/model/names.hpp"
@@ -151,6 +152,7 @@ void headline(std::ostringstream& o, const work::JobSpec& job, const work::Simul
         "the host's kernel launches pace the step (eager PyTorch); workload.cuda_graphs = true removes them");
   inference_lines(o, job, s, mark);
   moe_line(o, job, s);
+  if (labels.validated) validated_lines(o, *labels.validated, m.step_time_s, 12);
   o << "\n";
 }
 

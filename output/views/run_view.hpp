@@ -3,8 +3,10 @@
 // step_time_s, tokens_per_s_per_gpu, mfu, hfu, breakdown, critical_path, memory, estimate, ...).
 
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 
+#include "scenarios/accuracy.hpp"
 #include "workloads/simulate/simulate.hpp"
 
 namespace stepsim::out {
@@ -13,6 +15,9 @@ struct RunLabels {
   std::string scenario;
   std::string gpu;
   std::string model;
+  /// The published runs of the job's class and stepsim's error on them (`validated` in the
+  /// outputs); absent where the shipped accuracy table is not looked up.
+  std::optional<scen::AccuracyMatch> validated = std::nullopt;
 };
 
 /// The JSON document; keys in a fixed order (docs/model.md lists them).

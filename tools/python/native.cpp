@@ -79,7 +79,8 @@ std::string run(const Source& src, const std::string& ranks, std::uint64_t max_o
                     "");
   options.links = out::link_accounting_for(outputs);
   options.max_ops = max_ops;
-  const out::RunLabels labels{s.label(), s.job.cluster.gpu.id, s.job.model.id};
+  out::RunLabels labels{s.label(), s.job.cluster.gpu.id, s.job.model.id};
+  labels.validated = scen::builtin_accuracy_match(s.job);
   const auto kind = s.job.workload.kind;
   if ((kind == work::WorkloadKind::generate || kind == work::WorkloadKind::serve) && outputs.any())
     throw UserError(s.where("workload.kind"), "workload.kind",

@@ -13,10 +13,14 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 binary = sys.argv[1]
-out = subprocess.run([binary, "validate", "--format", "json", "--jobs", "2"], check=True,
-                     capture_output=True, text=True).stdout
+# The accuracy table `stepsim run` shows (scenarios/accuracy/validated.toml) is this run's errors per
+# class of run: written alongside, and compared with the shipped file below.
+accuracy = os.path.join(tempfile.mkdtemp(prefix="stepsim-accuracy-"), "validated.toml")
+out = subprocess.run([binary, "validate", "--format", "json", "--jobs", "2", "--write-accuracy", accuracy],
+                     check=True, capture_output=True, text=True).stdout
 report = json.loads(out)
 failures = []
 skipped = []
@@ -165,6 +169,11 @@ if len(sys.argv) > 2:
     for c in changed:
         failures.append("golden output " + c)
     print(f"golden: {len(golden)} validation cases compared, {len(changed)} changed")
+    shipped = os.path.join(sys.argv[2], "scenarios", "accuracy", "validated.toml")
+    with open(accuracy) as f, open(shipped) as g:
+        if f.read() != g.read():
+            failures.append(f"{shipped} is not what this revision's validation gives: regenerate it with "
+                            f"`stepsim validate scenarios/validation --write-accuracy {shipped}`")
 for f in failures:
     print("FAIL:", f)
 sys.exit(1 if failures else 0)

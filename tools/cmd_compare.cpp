@@ -8,6 +8,7 @@
 #include "output/common/render_format.hpp"
 #include "output/report/compare_report.hpp"
 #include "output/views/compare_view.hpp"
+#include "scenarios/accuracy.hpp"
 #include "scenarios/catalog.hpp"
 #include "scenarios/scenario.hpp"
 #include "sim/error.hpp"
@@ -111,7 +112,8 @@ int cmd_compare(Args args) {
   const auto names = unique_names(scenarios);
   std::vector<out::CompareEntry> entries;
   for (std::size_t i = 0; i < scenarios.size(); ++i)
-    entries.push_back({names[i], a.scenarios[i], &scenarios[i].job, &sims[i]});
+    entries.push_back({names[i], a.scenarios[i], &scenarios[i].job, &sims[i],
+                       scen::builtin_accuracy_match(scenarios[i].job)});
   const auto rows = out::compare_rows(entries);
   std::cout << (format == out::RenderFormat::json ? out::compare_json(entries, rows).dump(2) + "\n"
                                                   : out::compare_table(entries, rows));

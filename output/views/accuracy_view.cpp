@@ -35,6 +35,14 @@ std::string validated_text(const scen::AccuracyMatch& m, double predicted_s) {
   return s;
 }
 
+std::string validated_cell(const scen::AccuracyMatch& m) {
+  if (!m.band) return "no published run";
+  const scen::AccuracyBand& b = *m.band;
+  if (b.runs == 1) return side(b.mean_error) + " (1 run)";
+  return "mean " + side(b.mean_error) + " (" + std::to_string(b.runs) + " runs, " + side(b.min_error) +
+         " to " + side(b.max_error) + ")";
+}
+
 void validated_lines(std::ostream& o, const scen::AccuracyMatch& m, double predicted_s, int width) {
   const std::string pad(static_cast<std::size_t>(width), ' ');
   std::string label = "validated";

@@ -10,6 +10,7 @@
 #include "output/common/svg.hpp"
 #include "output/common/text_table.hpp"
 #include "output/run/run_figures.hpp"
+#include "output/views/accuracy_view.hpp"
 #include "workloads/model/names.hpp"
 
 namespace stepsim::out {
@@ -207,6 +208,16 @@ std::vector<CompareRow> compare_rows(std::span<const CompareEntry> entries) {
       "per_million_tokens", "$ per million tokens", Better::lower, f,
       [](const RunFigures& x) { return x.per_million_tokens; },
       [](const RunFigures& x) { return "$" + svg::num(x.per_million_tokens, 3); }));
+  if (std::any_of(entries.begin(), entries.end(),
+                  [](const CompareEntry& e) { return e.validated.has_value(); })) {
+    CompareRow v{"validated_mean_error", "validated", Better::none, {}, {}, {}};
+    for (const auto& e : entries) {
+      const bool known = e.validated && e.validated->band;
+      v.values.push_back(known ? e.validated->band->mean_error : std::nan(""));
+      v.cells.push_back(e.validated ? validated_cell(*e.validated) : "-");
+    }
+    rows.push_back(std::move(v));
+  }
   return rows;
 }
 
@@ -222,6 +233,14 @@ std::string compare_table(std::span<const CompareEntry> entries, std::span<const
   }
   std::string out = "stepsim compare: " + std::to_string(entries.size()) + " scenarios\n\n" + t.render();
   out += "\n* best in its row among the scenarios that fit in memory (memory: the most headroom)\n";
+  if (std::any_of(rows.begin(), rows.end(),
+                  [](const CompareRow& r) { return r.key == "validated_mean_error"; }))
+    out +=
+        "validated: stepsim's error on the published runs of each scenario's class (GPU, workload, dense or "
+        "MoE,\n"
+        "precision), simulated against measured; where two columns' classes erred differently, the "
+        "simulated\n"
+        "ratio between them carries that difference\n";
   for (std::size_t i = 0; i < entries.size(); ++i)
     out += "  " + entries[i].name + ": " + entries[i].file + "\n";
   return out;

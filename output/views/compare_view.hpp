@@ -4,6 +4,7 @@
 // output/report/compare_report.hpp).
 
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -20,6 +21,9 @@ struct CompareEntry {
   std::string file;
   const work::JobSpec* job = nullptr;
   const work::Simulation* sim = nullptr;
+  /// stepsim's record on published runs of the scenario's class (scenarios/accuracy.hpp); the
+  /// "validated" row appears when any entry has one.
+  std::optional<scen::AccuracyMatch> validated = std::nullopt;
 };
 
 enum class Better : std::uint8_t { lower, higher, none };
@@ -36,8 +40,8 @@ struct CompareRow {
 
 /// The rows for `entries`: what differs between them, the memory verdict, step time, tokens/s,
 /// MFU, the verdict (what each step waits on), exposed communication per group (groups that any
-/// entry has), $ per million tokens. A scenario that does not fit in memory wins no row, and its
-/// rate cells say "(not achievable)".
+/// entry has), $ per million tokens, and stepsim's mean error on published runs of each entry's class. A
+/// scenario that does not fit in memory wins no row, and its rate cells say "(not achievable)".
 std::vector<CompareRow> compare_rows(std::span<const CompareEntry> entries);
 
 std::string compare_table(std::span<const CompareEntry> entries, std::span<const CompareRow> rows);

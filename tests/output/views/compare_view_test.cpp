@@ -165,3 +165,27 @@ TEST_CASE("compare: MFU cells say which peak, the bottleneck row the verdict", "
   const auto v = work::step_verdict(a.sim.report);
   CHECK(row(rows, "bottleneck").cells[0].rfind(v.primary.label + " ", 0) == 0);
 }
+
+TEST_CASE("compare: the validated row sets each class's record side by side, and wins nothing", "[compare]") {
+  auto a = test::small_run(work::RankMode::representative, topo::LinkAccounting::off);
+  auto b = test::small_run(work::RankMode::representative, topo::LinkAccounting::off);
+  const std::vector<out::CompareEntry> plain{{"A", "", &a.scenario.job, &a.sim},
+                                             {"B", "", &b.scenario.job, &b.sim}};
+  // Without a record (the accuracy table not looked up) there is no row.
+  for (const auto& r : out::compare_rows(plain)) CHECK(r.key != "validated_mean_error");
+
+  const scen::AccuracyClass h100{"h100-sxm", "train", false, "16-bit"};
+  const scen::AccuracyBand band{h100, 3, -0.11, -0.13, 0.01, 0.11, {"g"}, {"x", "y", "z"}};
+  std::vector<out::CompareEntry> e = plain;
+  e[0].validated = scen::AccuracyMatch{h100, band};
+  e[1].validated = scen::AccuracyMatch{{"gb200", "train", false, "16-bit"}, std::nullopt};
+  const auto rows = out::compare_rows(e);
+  const auto& v = row(rows, "validated_mean_error");
+  REQUIRE(v.values.size() == 2);
+  CHECK(v.values[0] == Approx(-0.11));
+  CHECK(std::isnan(v.values[1]));
+  CHECK(v.cells[0] == "mean 11.0% below (3 runs, 13.0% below to 1.0% above)");
+  CHECK(v.cells[1] == "no published run");
+  CHECK(v.winners.empty());
+  CHECK(out::compare_table(e, rows).find("ratio between them carries that difference") != std::string::npos);
+}

@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "output/common/format.hpp"
 #include "output/common/svg.hpp"
 #include "output/report/report_charts.hpp"
 #include "output/run/run_figures.hpp"
+#include "output/views/accuracy_view.hpp"
 #include "output/views/advise_view.hpp"
 #include "workloads/model/names.hpp"
 #include "workloads/simulate/explain.hpp"
@@ -56,7 +59,18 @@ std::string feasibility_banner(const RunFigures& f) {
       svg::esc(feasibility_text(f)));
 }
 
-std::string headline(const work::JobSpec& job, const work::Simulation& s) {
+/// stepsim's record on published runs of the job's class (the `validated` line of `run`).
+std::string validated_card(const scen::AccuracyMatch& m, double step_s) {
+  std::string detail = validated_text(m, step_s);
+  if (const auto at = detail.find('\n'); at != std::string::npos) detail.replace(at, 1, "; ");
+  const bool known = m.band.has_value();
+  return card("hl-validated", "validated against published runs",
+              known ? (m.band->mean_error < 0.0 ? "-" : "+") + format_percent(std::abs(m.band->mean_error))
+                    : "unchecked",
+              detail, known ? m.band->mean_error : 0.0, known ? "" : "bad");
+}
+
+std::string headline(const work::JobSpec& job, const work::Simulation& s, const RunLabels& labels) {
   const RunFigures f = run_figures(job, s);
   const std::string mark = f.fits ? "" : std::string(" (") + kNotAchievable + ")";
   std::string h = feasibility_banner(f) + "<section class=\"headline\" id=\"headline\">\n";
@@ -91,6 +105,7 @@ std::string headline(const work::JobSpec& job, const work::Simulation& s) {
             "$" + format_number(f.cluster_per_hour, 2) + " per hour for " +
                 format_count(f.gpus, "GPU", "GPUs") + mark,
             f.per_million_tokens, f.fits ? "" : "bad");
+  if (labels.validated) h += validated_card(*labels.validated, f.step_time_s);
   return h + "</section>\n";
 }
 
@@ -166,7 +181,7 @@ std::string report_html(const work::JobSpec& job, const work::Simulation& s, con
                ? " in " + std::to_string(job.pipeline_flushes()) + " pipeline schedules"
                : std::string()),
       s.plan.ranks.size(), format_number(s.plan.world, 0));
-  h += headline(job, s);
+  h += headline(job, s, labels);
   h += breakdown_section(s);
   if (!s.steps.empty()) h += variability_section(job, s);
   if (advice != nullptr) h += advice_html(*advice);

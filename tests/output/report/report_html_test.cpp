@@ -96,3 +96,20 @@ TEST_CASE("report: the subtitle counts micro-batches in the singular for one", "
   run.sim.plan.microbatches = 1;
   CHECK(page(run).find(", 1 micro-batch per step") != std::string::npos);
 }
+
+TEST_CASE("report: the validated card shows the class's record, or that the run is unchecked", "[report]") {
+  const auto run = test::small_run(work::RankMode::representative, topo::LinkAccounting::off);
+  CHECK(page(run).find("hl-validated") == std::string::npos);  // not looked up: no card
+  const scen::AccuracyClass cls{"h100-sxm", "train", false, "16-bit"};
+  out::RunLabels labels{"small", "h100-sxm", "llama"};
+  labels.validated =
+      scen::AccuracyMatch{cls, scen::AccuracyBand{cls, 2, -0.1, -0.15, -0.05, 0.1, {"g"}, {"a", "b"}}};
+  const std::string h = out::report_html(run.scenario.job, run.sim, labels, {}, "test");
+  CHECK(data_value(h, "hl-validated") == -0.1);
+  CHECK(h.find("<div class=\"v\">-10.0%</div>") != std::string::npos);
+  CHECK(h.find("(mean 10.0% below); erring as they did") != std::string::npos);
+  labels.validated = scen::AccuracyMatch{cls, std::nullopt};
+  const std::string none = out::report_html(run.scenario.job, run.sim, labels, {}, "test");
+  CHECK(none.find("class=\"figure bad\" id=\"hl-validated\"") != std::string::npos);
+  CHECK(none.find("<div class=\"v\">unchecked</div>") != std::string::npos);
+}

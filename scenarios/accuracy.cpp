@@ -1,8 +1,10 @@
 #include "scenarios/accuracy.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 #include <tuple>
@@ -12,6 +14,7 @@
 #include "scenarios/validation_suite.hpp"
 #include "sim/error.hpp"
 #include "workloads/model/names.hpp"
+#include "workloads/model/params.hpp"
 
 namespace stepsim::scen {
 namespace {
@@ -25,8 +28,19 @@ std::string_view workload_text(std::string_view kind) {
   return kind;  // prefill, decode
 }
 
+/// Size classes by active parameters per token, smallest first: their order sorts the table.
+constexpr std::array<std::pair<double, std::string_view>, 3> kSizes{
+    {{10e9, "under 10B"}, {100e9, "10B-100B"}, {std::numeric_limits<double>::infinity(), "100B and more"}}};
+
+std::size_t size_rank(std::string_view size) {
+  for (std::size_t i = 0; i < kSizes.size(); ++i)
+    if (kSizes[i].second == size) return i;
+  return kSizes.size();
+}
+
 auto key_of(const AccuracyClass& c) {
-  return std::tie(c.gpu, c.workload, c.moe, c.precision);
+  return std::make_tuple(std::cref(c.gpu), std::cref(c.workload), c.moe, std::cref(c.precision),
+                         size_rank(c.size));
 }
 
 /// A fraction as the file writes it: four decimals (0.01 %).
@@ -52,6 +66,11 @@ AccuracyBand read_band(TableReader& t) {
   if (!t.read("moe", b.cls.moe)) t.fail("moe", "missing", "true when the runs' models have routed experts");
   if (!t.read("precision", b.cls.precision))
     t.fail("precision", "missing", "the runs' precision class, e.g. \"16-bit\" (bf16 or fp16) or \"fp8\"");
+  if (!t.read("size", b.cls.size))
+    t.fail("size", "missing", "the runs' active parameters, e.g. \"10B-100B\"");
+  if (size_rank(b.cls.size) == kSizes.size())
+    t.fail("size", "expected \"under 10B\", \"10B-100B\" or \"100B and more\", got \"" + b.cls.size + "\"",
+           "regenerate the file with stepsim validate --write-accuracy");
   if (!t.read("runs", b.runs, kPositiveInt)) t.fail("runs", "missing", "how many runs the figures summarise");
   for (auto [key, out] : {std::pair{"mean_error", &b.mean_error}, std::pair{"min_error", &b.min_error},
                           std::pair{"max_error", &b.max_error}})
@@ -73,15 +92,22 @@ AccuracyBand read_band(TableReader& t) {
 
 std::string AccuracyClass::text() const {
   return gpu + ", " + std::string(workload_text(workload)) + ", " + (moe ? "MoE" : "dense") + ", " +
-         precision;
+         precision + ", " + size;
 }
 
 AccuracyClass accuracy_class_of(const work::JobSpec& job) {
   // BF16 and FP16 run on the same tensor cores at the same rate: one class.
   const topo::Precision p = job.precision.compute;
   const bool half = p == topo::Precision::bf16 || p == topo::Precision::fp16;
+  const double active = work::count_params(job.model).main_active();
+  std::string size;
+  for (const auto& [below, name] : kSizes)
+    if (active < below) {
+      size = name;
+      break;
+    }
   return {job.cluster.gpu.id, std::string(work::name(job.workload.kind)), job.model.is_moe(),
-          half ? std::string("16-bit") : std::string(topo::name(p))};
+          half ? std::string("16-bit") : std::string(topo::name(p)), size};
 }
 
 std::vector<AccuracyBand> accuracy_bands(const ValidationReport& report) {
@@ -114,7 +140,8 @@ std::vector<AccuracyBand> accuracy_bands(const ValidationReport& report) {
 std::string accuracy_toml(const std::vector<AccuracyBand>& bands) {
   std::ostringstream o;
   o << "# How far stepsim's simulated steps were from published measurements, per class of run (GPU,\n"
-       "# workload.kind, dense or MoE, precision.compute with bf16 and fp16 as one 16-bit class):\n"
+       "# workload.kind, dense or MoE, precision.compute with bf16 and fp16 as one 16-bit class, active\n"
+       "# parameters per token under 10B, 10B-100B or 100B and more):\n"
        "# error = (simulated - measured) / measured.\n"
        "# Written by `stepsim validate scenarios/validation --write-accuracy FILE`; do not edit it,\n"
        "# regenerate it (tests/scripts/validate/check_validation.py fails when it differs from what\n"
@@ -126,6 +153,7 @@ std::string accuracy_toml(const std::vector<AccuracyBand>& bands) {
       << "workload = \"" << b.cls.workload << "\"\n"
       << "moe = " << (b.cls.moe ? "true" : "false") << "\n"
       << "precision = \"" << b.cls.precision << "\"\n"
+      << "size = \"" << b.cls.size << "\"\n"
       << "runs = " << b.runs << "\n"
       << "mean_error = " << fraction(b.mean_error) << "\n"
       << "min_error = " << fraction(b.min_error) << "\n"

@@ -1,7 +1,7 @@
 #pragma once
 // How far stepsim has been from published measurements of runs like a given one: the validation
 // suite's errors summarised per class of run (GPU, workload kind, dense or MoE, the linear layers'
-// precision), written by `stepsim validate --write-accuracy` into the shipped
+// precision, model size), written by `stepsim validate --write-accuracy` into the shipped
 // accuracy/validated.toml and shown beside a run's prediction. The prediction itself never uses it.
 
 #include <filesystem>
@@ -21,11 +21,14 @@ struct AccuracyClass {
   std::string gpu;       ///< the catalog id ("h100-sxm")
   std::string workload;  ///< workload.kind: train, prefill, decode, generate, serve
   bool moe = false;      ///< the model has routed experts
-  std::string
-      precision;  ///< precision.compute, the linear layers' GEMMs: "16-bit" (bf16 and fp16), "fp8", ...
+  /// precision.compute, the linear layers' GEMMs: "16-bit" (bf16 and fp16), "fp8", ...
+  std::string precision;
+  /// Active parameters per token (main model): "under 10B", "10B-100B", "100B and more". Small models
+  /// and large ones err differently (docs/simulation.md section 6).
+  std::string size;
 
   bool operator==(const AccuracyClass&) const = default;
-  /// "h100-sxm, training, dense, 16-bit": as the run output names it.
+  /// "h100-sxm, training, dense, 16-bit, 10B-100B": as the run output names it.
   std::string text() const;
 };
 
@@ -45,7 +48,7 @@ struct AccuracyBand {
 };
 
 /// One band per class with at least one simulated case, ordered by class (gpu, workload, moe,
-/// precision).
+/// precision, size).
 std::vector<AccuracyBand> accuracy_bands(const ValidationReport& report);
 
 /// The bands as the TOML file `load_accuracy` reads (the same bands give the same bytes).

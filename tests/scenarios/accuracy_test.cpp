@@ -21,8 +21,8 @@ using stepsim::test::TempDir;
 
 namespace {
 
-const AccuracyClass kH100Dense{"h100-sxm", "train", false, "16-bit"};
-const AccuracyClass kH100Moe{"h100-sxm", "train", true, "16-bit"};
+const AccuracyClass kH100Dense{"h100-sxm", "train", false, "16-bit", "under 10B"};
+const AccuracyClass kH100Moe{"h100-sxm", "train", true, "16-bit", "10B-100B"};
 
 ValidationCase simulated(const std::string& id, const std::string& group, const AccuracyClass& cls,
                          double error) {
@@ -96,7 +96,9 @@ TEST_CASE("the accuracy file reads back what was written, and bad files are erro
   CHECK(stepsim::scen::accuracy_toml(back) == text);
 
   const std::string band =
-      "[[class]]\ngpu = \"h100-sxm\"\nworkload = \"train\"\nmoe = false\nprecision = \"16-bit\"\nruns = 2\n";
+      "[[class]]\ngpu = \"h100-sxm\"\nworkload = \"train\"\nmoe = false\nprecision = \"16-bit\"\nsize = "
+      "\"under 10B\"\nruns = "
+      "2\n";
   const std::string errors = "mean_error = -0.05\nmin_error = -0.1\nmax_error = 0.0\nmape = 0.05\n";
   SECTION("a missing figure") {
     const auto f = dir.write("a.toml", band + "mean_error = -0.05\n");
@@ -111,29 +113,41 @@ TEST_CASE("the accuracy file reads back what was written, and bad files are erro
   SECTION("a class twice") {
     const auto f = dir.write("c.toml", band + errors + band + errors);
     CHECK_THROWS_WITH(stepsim::scen::load_accuracy(f),
-                      Contains("c.toml:12:") && Contains("second [[class]]"));
+                      Contains("c.toml:13:") && Contains("second [[class]]"));
+  }
+  SECTION("a size class stepsim does not have") {
+    std::string text = band + errors;
+    text.replace(text.find("under 10B"), 9, "small");
+    const auto f = dir.write("e.toml", text);
+    CHECK_THROWS_WITH(stepsim::scen::load_accuracy(f), Contains("e.toml:6:") && Contains("\"10B-100B\""));
   }
   SECTION("an unknown key") {
     const auto f = dir.write("d.toml", band + errors + "bias = 0.1\n");
     CHECK_THROWS_AS(stepsim::scen::load_accuracy(f), UserError);
-    CHECK_THROWS_WITH(stepsim::scen::load_accuracy(f), Contains("d.toml:11:") && Contains("bias"));
+    CHECK_THROWS_WITH(stepsim::scen::load_accuracy(f), Contains("d.toml:12:") && Contains("bias"));
   }
 }
 
-TEST_CASE("a job's class: its GPU, kind, experts and the linear layers' precision, bf16 and fp16 as one") {
+TEST_CASE(
+    "a job's class: its GPU, kind, experts, the linear layers' precision (bf16 and fp16 as one) and size") {
   const std::string dense = "preset = \"llama-3.1-8b\"\nlayers = 2\n";
   const auto bf16 = stepsim::scen::accuracy_class_of(job_of("h100", "train", dense, "compute = \"bf16\"\n"));
   CHECK(bf16 == kH100Dense);  // the alias h100 resolves to the catalog id
-  CHECK(bf16.text() == "h100-sxm, training, dense, 16-bit");
+  CHECK(bf16.text() == "h100-sxm, training, dense, 16-bit, under 10B");  // Llama 3.1 8B's layers at 2 of 32
   const auto fp16 = stepsim::scen::accuracy_class_of(job_of("a100", "train", dense, "compute = \"fp16\"\n"));
   CHECK(fp16.precision == "16-bit");
   const auto fp8 =
       stepsim::scen::accuracy_class_of(job_of("h100-sxm", "prefill", dense, "compute = \"fp8\"\n"));
   CHECK(fp8.precision == "fp8");
   CHECK(fp8.workload == "prefill");
-  const std::string moe = "preset = \"mixtral-8x7b\"\nlayers = 2\n";
+  // Mixtral 8x7B: 46.7B parameters, 12.9B active per token (two of its eight experts): 10B-100B.
+  const std::string moe = "preset = \"mixtral-8x7b\"\n";
   CHECK(stepsim::scen::accuracy_class_of(job_of("h100-sxm", "train", moe, "compute = \"bf16\"\n")) ==
         kH100Moe);
+  // Llama 3.1 405B: 100B and more.
+  const std::string large = "preset = \"llama-3.1-405b\"\n";
+  CHECK(stepsim::scen::accuracy_class_of(job_of("h100-sxm", "train", large, "compute = \"bf16\"\n")).size ==
+        "100B and more");
 }
 
 TEST_CASE("a run is told its class's band and what it would measure erring as those runs did") {
@@ -145,16 +159,17 @@ TEST_CASE("a run is told its class's band and what it would measure erring as th
   CHECK(low == Approx(8.0));
   CHECK(high == Approx(12.5));
   const std::string text = stepsim::out::validated_text(m, 10.0);
-  CHECK_THAT(text, Contains("4 published runs like this one (h100-sxm, training, dense, 16-bit)") &&
-                       Contains("20.0% below to 25.0% above the measurements (mean 5.0% below)") &&
-                       Contains("would measure 8.000 s to 12.500 s"));
+  CHECK_THAT(text,
+             Contains("4 published runs like this one (h100-sxm, training, dense, 16-bit, under 10B)") &&
+                 Contains("20.0% below to 25.0% above the measurements (mean 5.0% below)") &&
+                 Contains("would measure 8.000 s to 12.500 s"));
   const auto j = stepsim::out::validated_json(m, 10.0);
   CHECK(j["runs"] == 4);
   CHECK(j["implied_s"][1].get<double>() == Approx(12.5));
 
   const stepsim::scen::AccuracyMatch none{kH100Moe, std::nullopt};
   CHECK_THAT(stepsim::out::validated_text(none, 10.0),
-             Contains("no published run like this one (h100-sxm, training, MoE, 16-bit)"));
+             Contains("no published run like this one (h100-sxm, training, MoE, 16-bit, 10B-100B)"));
   CHECK(stepsim::out::validated_json(none, 10.0)["runs"] == 0);
   CHECK_THROWS_AS(none.implied_s(10.0), std::logic_error);
 }

@@ -100,7 +100,7 @@ TEST_CASE("report: the subtitle counts micro-batches in the singular for one", "
 TEST_CASE("report: the validated card shows the class's record, or that the run is unchecked", "[report]") {
   const auto run = test::small_run(work::RankMode::representative, topo::LinkAccounting::off);
   CHECK(page(run).find("hl-validated") == std::string::npos);  // not looked up: no card
-  const scen::AccuracyClass cls{"h100-sxm", "train", false, "16-bit"};
+  const scen::AccuracyClass cls{"h100-sxm", "train", false, "16-bit", "under 10B"};
   out::RunLabels labels{"small", "h100-sxm", "llama"};
   labels.validated =
       scen::AccuracyMatch{cls, scen::AccuracyBand{cls, 2, -0.1, -0.15, -0.05, 0.1, {"g"}, {"a", "b"}}};

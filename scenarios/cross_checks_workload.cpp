@@ -235,6 +235,28 @@ void check_attention_kernel(const Scenario& s) {
            "use \"cudnn\" or \"fa3\" (both take MLA's widths)");
 }
 
+/// Unpadded variable-length attention is a property of the fused kernels' call in training and
+/// prefill; a decode step reads its cache through the serving engine's own paged kernel.
+void check_attention_unpad(const Scenario& s) {
+  const work::WorkloadSpec& w = s.job.workload;
+  if (!w.attention_unpad) return;
+  if (w.attention_impl != work::AttentionImpl::flash)
+    refuse("workload.attention_unpad",
+           "unpadding feeds FlashAttention's variable-length kernel, but attention runs unfused" +
+               (w.attention_note.empty() ? std::string(" (attention_impl = \"unfused\")")
+                                         : ": " + w.attention_note),
+           "remove attention_unpad, or set attention_impl = \"flash\"");
+  if (w.kind == work::WorkloadKind::decode || w.kind == work::WorkloadKind::generate ||
+      w.kind == work::WorkloadKind::serve)
+    refuse("workload.attention_unpad",
+           "applies to training and prefill steps; decode attention reads the KV cache through the "
+           "engine's own kernel",
+           "remove attention_unpad, or simulate kind = \"train\" or \"prefill\"");
+  if (s.job.parallel.cp > 1)
+    refuse("workload.attention_unpad", "is not modelled with context parallelism (cp > 1)",
+           "remove attention_unpad, or set parallelism.cp = 1");
+}
+
 }  // namespace cross_checks_workload
 
 void resolve_attention(Scenario& s) {
@@ -268,6 +290,7 @@ void check_workload_keys(const Scenario& s) {
   cross_checks_workload::check_kind_keys(s);
   cross_checks_workload::check_required_keys(s);
   cross_checks_workload::check_attention_kernel(s);
+  cross_checks_workload::check_attention_unpad(s);
 }
 
 void check_workload_rules(const work::JobSpec& job, const work::ServeSpec* serve) {

@@ -94,6 +94,7 @@ constexpr KeyHome kHomes[] = {
     {"attention_impl", "workload"},
     {"attention_kernel", "workload"},
     {"pointwise", "workload"},
+    {"attention_unpad", "workload"},
     {"transformer_engine", "workload"},
     {"grad_accumulation", "workload"},
     {"dp", "parallelism"},

@@ -152,6 +152,7 @@ void read_workload_section(TableReader r, Scenario& s) {
   r.read("attention_impl", w.attention_impl, choices::kAttentionImpl);
   r.read("attention_kernel", w.attention_kernel, choices::kAttentionKernel);
   r.read("pointwise", w.pointwise, choices::kPointwise);
+  r.read("attention_unpad", w.attention_unpad);
   std::string te;
   if (r.read("transformer_engine", te)) {
     const auto version = work::parse_version(te);

@@ -1,6 +1,7 @@
 #pragma once
 // A test OpSink that records what a layer emits, so hand derivations can be checked.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "workloads/step/op_sink.hpp"
@@ -18,6 +19,8 @@ struct Recorded {
 class CountingSink : public OpSink {
  public:
   std::vector<Recorded> ops;
+  /// Host synchronisations: the op the host waits for, and the sync's name.
+  std::vector<std::pair<std::uint32_t, std::string>> syncs;
 
   double flops(topo::OpClass c) const {
     double f = 0;
@@ -51,6 +54,9 @@ class CountingSink : public OpSink {
     for (auto d : deps) r.deps.push_back(d.id);
     ops.push_back(std::move(r));
     return Handle{static_cast<std::uint32_t>(ops.size() - 1)};
+  }
+  void on_host_sync(Handle op, std::string_view name) override {
+    syncs.emplace_back(op.id, std::string(name));
   }
   Handle emit_comm(std::string_view name, const CommOp& op, std::span<const Handle> deps) override {
     Recorded r{std::string(name), true, {}, op, {}};

@@ -158,6 +158,11 @@ struct WorkloadSpec {
   topo::AttentionKernel attention_kernel = topo::AttentionKernel::cudnn;
   /// Norms, activation, rotary and loss as fused kernels or as PyTorch's eager modules.
   Pointwise pointwise = Pointwise::fused;
+  /// Variable-length FlashAttention over unpadded tokens, as flash-attn's bert_padding helpers run it
+  /// (LLM Foundry's flash path, Hugging Face's FlashAttention-2 path with an attention mask): query,
+  /// key and value are each gathered after a `nonzero` and a `.item()` that synchronise the host, the
+  /// output is scattered back, and the backward scatters and gathers their gradients.
+  bool attention_unpad = false;
   /// The Transformer Engine release the run used ({0, 0}: not stated, a current one). Older
   /// releases lack fused kernels for some shapes (workloads/model/attention_backend.hpp).
   SoftwareVersion transformer_engine;

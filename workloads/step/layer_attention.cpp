@@ -176,12 +176,16 @@ Handle DenseLayer::attention_core_forward(OpSink& sink, Handle qkv) const {
     // Read Q, K, V (keys of the whole sequence under CP), write O and the fp32 log-sum-exp.
     w.hbm_bytes = units::bytes(
         E * (T * (d_.q_dim + d_.o_dim) / t + d_.b * d_.s * (d_.kv_dim + d_.v_dim) / t) + 4 * T * hl);
-    if (!d_.eager_pointwise) return cp_attention(sink, qkv, w, "attn", false);
+    Handle h = d_.attention_unpad ? unpad_forward(sink, qkv) : qkv;
+    if (!d_.eager_pointwise) {
+      h = cp_attention(sink, h, w, "attn", false);
+      return d_.attention_unpad ? pad_forward(sink, h) : h;
+    }
     // Eager PyTorch (torchtitan's Llama): repeat_kv copies each key and value head for every query
     // head of its group (expand + reshape), and the output, transposed back, is made contiguous.
-    Handle h = qkv;
     if (d_.kv_dim < d_.q_dim) h = sink.kernel("repeat_kv", elementwise(d_, repeat_kv_bytes()), h);
     h = cp_attention(sink, h, w, "attn", false);
+    if (d_.attention_unpad) h = pad_forward(sink, h);
     return sink.kernel("attn_out_copy", elementwise(d_, 2 * E * T * d_.o_dim / t), h);
   }
   // Unfused (Megatron-LM before FlashAttention): scores materialised in HBM.
@@ -190,6 +194,47 @@ Handle DenseLayer::attention_core_forward(OpSink& sink, Handle qkv) const {
   h = sink.kernel("softmax", elementwise(d_, 2 * scores * E, 5 * scores), h);
   if (d_.dropout) h = sink.kernel("attn_dropout", elementwise(d_, scores * (2 * E + 1), 2 * scores), h);
   return sink.kernel("attn_av", gemm(d_, s, v_head(d_), s, d_.b * hl), h);
+}
+
+// flash-attn's bert_padding.unpad_input (LLM Foundry's flash_attn_fn, Hugging Face's FlashAttention-2
+// path with an attention mask): per tensor, the sequence lengths (a sum over the int64 mask), the
+// kept tokens' indices (`nonzero`: its size is data, so the host waits for it) and the longest
+// sequence (`.item()`: the host waits again), then index_first_axis gathers the kept rows (read and
+// write each). All tokens are kept when nothing is padded, as in packed pretraining: the copies and
+// the waits remain.
+Handle DenseLayer::unpad_forward(OpSink& sink, Handle qkv) const {
+  const double E = d_.act_bytes, T = d_.tokens, t = d_.tp;
+  Handle h = qkv;
+  for (const auto& [name, width] :
+       {std::pair{"q", d_.q_dim}, std::pair{"k", d_.kv_dim}, std::pair{"v", d_.v_dim}}) {
+    const std::string n(name);
+    h = sink.kernel("unpad.nonzero " + n, elementwise(d_, 8.0 * T + 8.0 * T),
+                    h);  // read the mask, write indices
+    sink.host_sync(h, "host.sync unpad.nonzero " + n);
+    h = sink.kernel("unpad.max_seqlen " + n, elementwise(d_, 8.0 * T), h);
+    sink.host_sync(h, "host.sync unpad.max_seqlen " + n);
+    h = sink.kernel("unpad.gather " + n, elementwise(d_, 2.0 * E * T * width / t), h);
+  }
+  return h;
+}
+
+// pad_input: a zeroed output (write) and index_put of the kernel's rows into it (read, write).
+Handle DenseLayer::pad_forward(OpSink& sink, Handle out) const {
+  const double E = d_.act_bytes, T = d_.tokens, t = d_.tp;
+  return sink.kernel("pad.scatter", elementwise(d_, 3.0 * E * T * d_.o_dim / t), out);
+}
+
+// pad_input's backward gathers the output gradient's kept rows (read, write).
+Handle DenseLayer::pad_backward(OpSink& sink, Handle grad) const {
+  const double E = d_.act_bytes, T = d_.tokens, t = d_.tp;
+  return sink.kernel("pad.bwd", elementwise(d_, 2.0 * E * T * d_.o_dim / t), grad);
+}
+
+// index_first_axis's backward scatters each gradient into a zeroed tensor (write, read, write).
+Handle DenseLayer::unpad_backward(OpSink& sink, Handle grads) const {
+  const double E = d_.act_bytes, T = d_.tokens, t = d_.tp;
+  return sink.kernel("unpad.bwd", elementwise(d_, 3.0 * E * T * (d_.q_dim + d_.kv_dim + d_.v_dim) / t),
+                     grads);
 }
 
 // Ring attention's merges, as Transformer Engine's AttnFuncWithCPAndKVP2P runs them (and any ring
@@ -332,7 +377,9 @@ Handle DenseLayer::attention_backward(OpSink& sink, OpSink::Deps grad, Recompute
         E * (2 * T * (d_.q_dim + d_.o_dim) / t + 2 * d_.b * d_.s * (d_.kv_dim + d_.v_dim) / t) + 4 * T * hl);
     // Under CP: the ring circulates the key/value blocks and their gradients; the all-gather
     // gathers them again and reduce-scatters their gradients; the all-to-all moves the gradients.
+    if (d_.attention_unpad) h = pad_backward(sink, h);
     h = cp_attention(sink, h, w, "attn.bwd", true);
+    if (d_.attention_unpad) h = unpad_backward(sink, h);
     // Eager: the repeated heads' gradients are summed back onto each key and value head.
     if (d_.eager_pointwise && d_.kv_dim < d_.q_dim)
       h = sink.kernel("repeat_kv.bwd", elementwise(d_, repeat_kv_bytes()), h);

@@ -78,6 +78,7 @@ LayerDims layer_dims(const JobSpec& job, double micro_batch) {
   d.attention = job.workload.attention_impl;
   d.attention_kernel = job.workload.attention_kernel;
   d.eager_pointwise = job.workload.pointwise == Pointwise::eager;
+  d.attention_unpad = job.workload.attention_unpad;
   d.dropout = m.dropout && d.phase == WorkloadKind::train;
   // Serving engines fuse the rotation into their attention kernels (TensorRT-LLM's context and
   // generation attention, torch.compile in gpt-fast); training frameworks run it on its own, and

@@ -68,6 +68,8 @@ struct LayerDims {
   /// (workload.pointwise = "eager"), instead of fused kernels (Transformer Engine, Megatron-Core's
   /// fusions, torch.compile): see the eager_* byte counts below.
   bool eager_pointwise = false;
+  /// FlashAttention over unpadded tokens (workload.attention_unpad): gathers, scatters and host syncs.
+  bool attention_unpad = false;
   bool dropout = false;
   bool linear_bias = false;
   bool parallel_block = false;  ///< attention and MLP on one norm, one TP reduction (ModelSpec)
@@ -210,6 +212,15 @@ class DenseLayer {
   /// Selective recompute of MLA's up-projections before the attention core's backward.
   OpSink::Handle mla_up_recompute(OpSink& sink, OpSink::Handle ready) const;
   OpSink::Handle attention_core_forward(OpSink& sink, OpSink::Handle qkv) const;
+  /// workload.attention_unpad (flash-attn's bert_padding): before the kernel, unpad_input for the
+  /// queries, the keys and the values, each a `nonzero` and a `.item()` the host waits on and a
+  /// gather of the tokens' rows; after it, pad_input's scatter of the output into a zeroed tensor.
+  OpSink::Handle unpad_forward(OpSink& sink, OpSink::Handle qkv) const;
+  OpSink::Handle pad_forward(OpSink& sink, OpSink::Handle out) const;
+  /// Their backward: the output gradient gathered before the kernel, the query, key and value
+  /// gradients scattered into zeroed tensors after it (index_first_axis's backward).
+  OpSink::Handle pad_backward(OpSink& sink, OpSink::Handle grad) const;
+  OpSink::Handle unpad_backward(OpSink& sink, OpSink::Handle grads) const;
   /// Training with rotary embeddings (LayerDims::rope_kernels): the rotation of the queries and
   /// keys, and MLA's assembly of each head's query and key from its no-position and rotary parts;
   /// `suffix` names the pass (".bwd", ".recompute").

@@ -26,6 +26,9 @@ constexpr double kInferenceShare = 0.4;
 // (forward and backward steps and exchanges, the gradient merges; one output merge per layer).
 constexpr double kTpOverlapOpsPerRank = 12.0;
 constexpr double kRingAttentionOpsPerRank = 6.0;
+// workload.attention_unpad: per layer, three unpads of five ops each (two kernels and two host
+// syncs before the gather), the output's pad, and the backward's two.
+constexpr double kUnpadLayerOps = 18.0;
 // Per micro-batch and stage: embedding, loss, pipeline sends and receives. Per layer and stage
 // once per step: gradient buckets, parameter gathers, the optimizer.
 constexpr double kMicroBatchOps = 20.0;
@@ -90,6 +93,7 @@ StepSize step_size(const JobSpec& job, RankMode ranks) {
   double per_layer = kDenseLayerOps + (par.tp > 1 ? kTpLayerOps : 0.0);
   if (par.tp_comm_overlap != TpCommOverlap::off) per_layer += kTpOverlapOpsPerRank * par.tp;
   if (par.cp > 1) per_layer += kRingAttentionOpsPerRank * par.cp;
+  if (job.workload.attention_unpad) per_layer += kUnpadLayerOps;
   double passes = training ? 1.0 : kInferenceShare;  // the constants count forward and backward
   if (training && job.recompute == Recompute::full) passes *= 1.5;
   const double layer_ops = (double(s.layers) * per_layer + moe * kMoeExtraOps) * passes;

@@ -137,3 +137,35 @@ TEST_CASE("eager autograd keeps the norms' fp32 tensors, SwiGLU's silu output an
   // Full recomputation keeps the layer input alone, eager or not.
   CHECK(eager.stored_activation_bytes(Recompute::full) == fused.stored_activation_bytes(Recompute::full));
 }
+
+TEST_CASE("unpadded FlashAttention: three unpads with two host waits each, the output padded back") {
+  using namespace framework_kernels_rows;
+  JobSpec j = llama_8b(Pointwise::fused, topo::AttentionKernel::fa2);
+  const Layer plain(j);
+  j.workload.attention_unpad = true;
+  const Layer unpad(j);
+  // Forward, per tensor (q 4,096 wide, k and v 1,024): sequence lengths and indices over the int64
+  // mask (read 8 B, write 8 B per token), the longest length (read 8 B), the host waiting after
+  // each, then the gather of the kept rows (read and write, 2 x 2 B per element).
+  CHECK(bytes_of(unpad.fwd, "unpad.nonzero q") == Approx(T * 16).epsilon(1e-12));
+  CHECK(bytes_of(unpad.fwd, "unpad.max_seqlen k") == Approx(T * 8).epsilon(1e-12));
+  CHECK(bytes_of(unpad.fwd, "unpad.gather q") == Approx(T * 4 * q).epsilon(1e-12));
+  CHECK(bytes_of(unpad.fwd, "unpad.gather k") == Approx(T * 4 * kv).epsilon(1e-12));
+  CHECK(bytes_of(unpad.fwd, "unpad.gather v") == Approx(T * 4 * kv).epsilon(1e-12));
+  REQUIRE(unpad.fwd.syncs.size() == 6);
+  CHECK(plain.fwd.syncs.empty());
+  // Each wait follows the kernel whose result the host reads.
+  CHECK(unpad.fwd.ops[unpad.fwd.syncs[0].first].name == "unpad.nonzero q");
+  CHECK(unpad.fwd.ops[unpad.fwd.syncs[5].first].name == "unpad.max_seqlen v");
+  // The output scattered into zeros: write, read, write, 3 x 2 B per element of 4,096.
+  CHECK(bytes_of(unpad.fwd, "pad.scatter") == Approx(T * 6 * q).epsilon(1e-12));
+  // Backward: the output gradient gathered (2 x 2 B), the q, k, v gradients scattered into
+  // zeros (3 x 2 B over 4,096 + 1,024 + 1,024); no host wait.
+  CHECK(bytes_of(unpad.bwd, "pad.bwd") == Approx(T * 4 * q).epsilon(1e-12));
+  CHECK(bytes_of(unpad.bwd, "unpad.bwd") == Approx(T * 6 * (q + kv + kv)).epsilon(1e-12));
+  CHECK(unpad.bwd.syncs.empty());
+  // The attention kernel and every other kernel are unchanged.
+  CHECK(unpad.fwd.flops(topo::OpClass::attention) == Approx(plain.fwd.flops(topo::OpClass::attention)));
+  CHECK(unpad.fwd.ops.size() == plain.fwd.ops.size() + 10);
+  CHECK(unpad.bwd.ops.size() == plain.bwd.ops.size() + 2);
+}

@@ -205,18 +205,24 @@ void check_split(const work::JobSpec& job, const work::ServeSpec* serve) {
         "raise max_positions in [model] or shorten the sequence");
 }
 
+/// Refuses `key` (a setting of the fused attention path) when attention runs unfused, saying why it
+/// does: the scenario asked for it, or the stated software decided it.
+void require_fused_attention(const work::WorkloadSpec& w, const std::string& key, const std::string& what) {
+  if (w.attention_impl == work::AttentionImpl::flash) return;
+  refuse("workload." + key,
+         what + ", but attention runs unfused" +
+             (w.attention_note.empty() ? std::string(" (attention_impl = \"unfused\")")
+                                       : ": " + w.attention_note),
+         "remove " + key + ", or set attention_impl = \"flash\"");
+}
+
 /// The fused attention kernel the scenario names: it needs the fused path, a figure on the GPU,
 /// and head widths the kernel takes.
 void check_attention_kernel(const Scenario& s) {
   const work::WorkloadSpec& w = s.job.workload;
   if (!given(s, "workload.attention_kernel")) return;
   const std::string kernel(topo::name(w.attention_kernel));
-  if (w.attention_impl != work::AttentionImpl::flash)
-    refuse("workload.attention_kernel",
-           "names a fused attention kernel, but attention runs unfused" +
-               (w.attention_note.empty() ? std::string(" (attention_impl = \"unfused\")")
-                                         : ": " + w.attention_note),
-           "remove attention_kernel, or set attention_impl = \"flash\"");
+  require_fused_attention(w, "attention_kernel", "names a fused attention kernel");
   const topo::GpuSpec& gpu = s.job.cluster.gpu;
   if (gpu.eff.attention_of(w.attention_kernel) <= 0.0) {
     const bool fa3 = w.attention_kernel == topo::AttentionKernel::fa3;
@@ -240,12 +246,7 @@ void check_attention_kernel(const Scenario& s) {
 void check_attention_unpad(const Scenario& s) {
   const work::WorkloadSpec& w = s.job.workload;
   if (!w.attention_unpad) return;
-  if (w.attention_impl != work::AttentionImpl::flash)
-    refuse("workload.attention_unpad",
-           "unpadding feeds FlashAttention's variable-length kernel, but attention runs unfused" +
-               (w.attention_note.empty() ? std::string(" (attention_impl = \"unfused\")")
-                                         : ": " + w.attention_note),
-           "remove attention_unpad, or set attention_impl = \"flash\"");
+  require_fused_attention(w, "attention_unpad", "unpadding feeds FlashAttention's variable-length kernel");
   if (w.kind == work::WorkloadKind::decode || w.kind == work::WorkloadKind::generate ||
       w.kind == work::WorkloadKind::serve)
     refuse("workload.attention_unpad",

@@ -107,11 +107,13 @@ TARGETS = {
     # Met since the A100's decode GEMMs take aiconfigurator's A100 / H200 ratios (2026-12-05).
     "public-decode": (2, 0.05, 0.05, 0.05, 0.05),
     # MosaicML LLM Foundry's MPT benchmark tables on H100 (Composer, PyTorch FSDP1, FlashAttention-2,
-    # no Transformer Engine), all 70 BF16 rows, transcribed 2026-12-06 from the code the benchmark ran;
+    # no Transformer Engine but for the FP8 rows' te.Linear), all 70 BF16 and 7 FP8 rows, transcribed
+    # 2026-12-06 from the code the benchmark ran;
     # no target from an issue: a guard at the figures reached. Every case is fast, the models of 7B and
     # below by 15-30% (docs/simulation.md section 6, "A third framework's small models"). Their
-    # flash path's unpadding (workload.attention_unpad): 21.9% / 35.4% -> 17.7% / 30.0%.
-    "public-llmfoundry-h100": (70, 0.10, 0.15, 0.177, 0.301),
+    # flash path's unpadding (workload.attention_unpad): 21.9% / 35.4% -> 17.7% / 30.0% (BF16 rows);
+    # with the FP8 rows (-9..-25%) 17.7% / 30.0%.
+    "public-llmfoundry-h100": (77, 0.10, 0.15, 0.178, 0.301),
 }
 for name, (n, mape_target, worst_target, mape_reached, worst_reached) in TARGETS.items():
     g = report["groups"].get(name)

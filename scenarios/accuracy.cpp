@@ -197,8 +197,9 @@ std::pair<double, double> AccuracyMatch::implied_s(double predicted_s) const {
 
 AccuracyMatch match_accuracy(const std::vector<AccuracyBand>& bands, const work::JobSpec& job) {
   AccuracyMatch m{accuracy_class_of(job), std::nullopt};
-  for (const AccuracyBand& b : bands)
-    if (b.cls == m.cls) m.band = b;
+  const auto it =
+      std::find_if(bands.begin(), bands.end(), [&](const AccuracyBand& b) { return b.cls == m.cls; });
+  if (it != bands.end()) m.band = *it;
   return m;
 }
 

@@ -110,10 +110,13 @@ int cmd_compare(Args args) {
   options.max_ops = a.max_ops;
   const std::vector<work::Simulation> sims = simulate_compared(scenarios, options, a, format);
   const auto names = unique_names(scenarios);
+  // The accuracy table is read once for all the columns.
+  const auto bands = scen::load_builtin_accuracy();
   std::vector<out::CompareEntry> entries;
-  for (std::size_t i = 0; i < scenarios.size(); ++i)
-    entries.push_back({names[i], a.scenarios[i], &scenarios[i].job, &sims[i],
-                       scen::builtin_accuracy_match(scenarios[i].job)});
+  for (std::size_t i = 0; i < scenarios.size(); ++i) {
+    entries.push_back({names[i], a.scenarios[i], &scenarios[i].job, &sims[i], std::nullopt});
+    if (bands) entries.back().validated = scen::match_accuracy(*bands, scenarios[i].job);
+  }
   const auto rows = out::compare_rows(entries);
   std::cout << (format == out::RenderFormat::json ? out::compare_json(entries, rows).dump(2) + "\n"
                                                   : out::compare_table(entries, rows));

@@ -55,8 +55,11 @@ void validated_lines(std::ostream& o, const scen::AccuracyMatch& m, double predi
 
 nlohmann::ordered_json validated_json(const scen::AccuracyMatch& m, double predicted_s) {
   nlohmann::ordered_json j;
-  j["class"] = {
-      {"gpu", m.cls.gpu}, {"workload", m.cls.workload}, {"moe", m.cls.moe}, {"precision", m.cls.precision}};
+  j["class"] = {{"gpu", m.cls.gpu},
+                {"workload", m.cls.workload},
+                {"moe", m.cls.moe},
+                {"precision", m.cls.precision},
+                {"size", m.cls.size}};
   if (!m.band) {
     j["runs"] = 0;
     return j;

@@ -165,6 +165,7 @@ TEST_CASE("a run is told its class's band and what it would measure erring as th
                  Contains("would measure 8.000 s to 12.500 s"));
   const auto j = stepsim::out::validated_json(m, 10.0);
   CHECK(j["runs"] == 4);
+  CHECK(j["class"]["size"] == "under 10B");  // all five keys of the class
   CHECK(j["implied_s"][1].get<double>() == Approx(12.5));
 
   const stepsim::scen::AccuracyMatch none{kH100Moe, std::nullopt};

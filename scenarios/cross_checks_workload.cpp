@@ -78,13 +78,48 @@ void check_required_keys(const Scenario& s) {
            "e.g. context = 4096");
 }
 
+/// torchtitan's per-op policy (alternate_mm) as modelled: a Llama-style dense block whose seven
+/// matmuls are the policy's count (layer_op_sac.cpp), without the collectives it would replay.
+void check_op_sac(const work::JobSpec& job) {
+  const work::ModelSpec& m = job.model;
+  const std::string hint =
+      "alternate_mm models torchtitan's Llama blocks; use core_attn and layernorm instead";
+  if (m.is_moe() || m.is_hybrid() || m.attention == work::AttentionKind::mla)
+    refuse("workload.recompute_modules",
+           "alternate_mm is modelled for dense transformer blocks with standard attention (the model has " +
+               std::string(m.is_moe()      ? "experts"
+                           : m.is_hybrid() ? "recurrent layers"
+                                           : "MLA") +
+               ")",
+           hint);
+  if (m.qk_norm || m.sandwich_norms || m.attention_output_gate || m.dropout || m.linear_bias)
+    refuse("workload.recompute_modules",
+           "alternate_mm counts a Llama block's seven matmuls around two norms; the model adds " +
+               std::string(m.qk_norm                 ? "query and key norms"
+                           : m.sandwich_norms        ? "norms of the branch outputs"
+                           : m.attention_output_gate ? "an output gate"
+                           : m.dropout               ? "dropout"
+                                                     : "biases"),
+           hint);
+  if (job.workload.attention_impl != work::AttentionImpl::flash)
+    refuse("workload.recompute_modules", "alternate_mm keeps a fused attention kernel's output",
+           "set attention_impl = \"flash\"");
+  if (job.workload.attention_unpad)
+    refuse("workload.attention_unpad", "is not modelled with alternate_mm", "set attention_unpad = false");
+  if (job.parallel.tp > 1 || job.parallel.cp > 1)
+    refuse("workload.recompute_modules",
+           "alternate_mm is modelled without tensor or context parallelism (the policy replays their "
+           "all-gathers too, which stepsim does not model)",
+           "set tp = 1 and cp = 1, or use core_attn and layernorm");
+}
+
 /// Model features the workload cannot run.
 void check_model_features(const work::JobSpec& job) {
   const K kind = job.workload.kind;
   const auto& rc = job.recompute_modules;
   // What selective recomputation recomputes; its own default is {core_attn}.
   if (kind == K::train && job.recompute != work::Recompute::selective &&
-      (!rc.core_attn || rc.layernorm || rc.mla_up_proj || rc.moe_act))
+      (!rc.core_attn || rc.layernorm || rc.mla_up_proj || rc.moe_act || rc.alternate_mm))
     refuse("workload.recompute_modules",
            "applies only with recompute = \"selective\" (recompute is \"" +
                std::string(work::name(job.recompute)) + "\")",
@@ -95,6 +130,7 @@ void check_model_features(const work::JobSpec& job) {
   if (rc.moe_act && !job.model.is_moe())
     refuse("workload.recompute_modules", "lists moe_act, but the model has no experts",
            "moe_act applies to MoE layers");
+  if (rc.alternate_mm) check_op_sac(job);
   if (!job.model.parallel_block) return;
   if (kind == K::train)
     refuse("model.parallel_block", "parallel attention and MLP blocks are simulated for inference only",

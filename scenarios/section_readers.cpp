@@ -112,8 +112,8 @@ void read_model_section(TableReader r, const Catalog& catalog, Scenario& s,
 
 /// Megatron-Core's `recompute_modules` names stepsim models, and those it knows but does not.
 work::RecomputeModules read_recompute_modules(TableReader& r, const std::vector<std::string>& names) {
-  const std::vector<std::string> valid{"core_attn", "layernorm", "mla_up_proj", "moe_act"};
-  work::RecomputeModules m{false, false, false, false};
+  const std::vector<std::string> valid{"core_attn", "layernorm", "mla_up_proj", "moe_act", "alternate_mm"};
+  work::RecomputeModules m{false, false, false, false, false};
   for (const auto& n : names) {
     if (n == "core_attn")
       m.core_attn = true;
@@ -123,15 +123,24 @@ work::RecomputeModules read_recompute_modules(TableReader& r, const std::vector<
       m.mla_up_proj = true;
     else if (n == "moe_act")
       m.moe_act = true;
+    else if (n == "alternate_mm")
+      m.alternate_mm = true;
     else if (n == "mlp" || n == "moe" || n == "shared_experts")
       r.fail("recompute_modules", "module \"" + n + "\" is not modelled",
-             "stepsim recomputes core_attn, layernorm, mla_up_proj and moe_act; use recompute = \"full\" for "
+             "stepsim recomputes core_attn, layernorm, mla_up_proj and moe_act (and torchtitan's "
+             "alternate_mm); use "
+             "recompute = \"full\" for "
              "whole layers");
     else
-      r.fail("recompute_modules",
-             "unknown module \"" + n + "\"; expected core_attn, layernorm, mla_up_proj or moe_act",
-             did_you_mean(n, valid));
+      r.fail(
+          "recompute_modules",
+          "unknown module \"" + n + "\"; expected core_attn, layernorm, mla_up_proj, moe_act or alternate_mm",
+          did_you_mean(n, valid));
   }
+  if (m.alternate_mm && names.size() > 1)
+    r.fail("recompute_modules", "alternate_mm is torchtitan's whole per-op policy and is listed alone",
+           "it already replays the norms and keeps the attention kernel's output: recompute_modules = "
+           "[\"alternate_mm\"]");
   return m;
 }
 

@@ -111,6 +111,14 @@ FlopsPerToken flops_per_token(const JobSpec& job, const ParamShares& params, con
   if (shape.training()) {
     if (job.recompute == Recompute::full) f.recompute = forward;
     if (job.recompute == Recompute::selective) f.recompute = f.attention_forward;
+    // torchtitan's per-op policy replays wk, wo and w3 (layer_op_sac.cpp), and the attention
+    // kernel too when cuDNN's runs it.
+    if (job.recompute == Recompute::selective && job.recompute_modules.alternate_mm) {
+      const double w3 = m.activation == Activation::swiglu ? double(m.hidden) * m.ffn : 0.0;
+      const double kv = double(m.key_value_heads()) * d.qk;
+      f.recompute = 2.0 * m.layers * (double(m.hidden) * kv + double(m.heads) * d.v * m.hidden + w3);
+      if (job.workload.attention_kernel == topo::AttentionKernel::cudnn) f.recompute += f.attention_forward;
+    }
   }
   f.hardware = f.model + f.recompute;
   // The rank with the most-loaded experts sets the pace: its routed-expert work is `imbalance`

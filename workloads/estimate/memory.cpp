@@ -96,6 +96,15 @@ void drop_recomputed(const JobSpec& job, LayerActivations& a) {
   if (rc.mla_up_proj && m.attention == AttentionKind::mla)
     a.sharded -= share.attention * act * (w.q + w.k + w.v);
   if (rc.moe_act) a.sharded -= share.moe * act * w.top_k * job.moe.imbalance * w.expert;
+  if (rc.alternate_mm) {
+    // torchtitan's per-op policy (DenseLayer::op_sac_stored_bytes): the block's input, wq's, wv's
+    // and w1's outputs, SDPA's output unless cuDNN's kernel runs it, and eager keeps w2's output.
+    const bool eager = job.workload.pointwise == Pointwise::eager;
+    const bool core = job.workload.attention_kernel != topo::AttentionKernel::cudnn;
+    a.replicated = act * w.hidden * (eager && m.activation == Activation::swiglu ? 2.0 : 1.0);
+    a.sharded = act * (w.q + w.v + (core ? w.o : 0.0) + w.ffn);
+    a.eager_norms = a.eager_repeated = 0.0;
+  }
 }
 
 /// Bytes one layer keeps for one micro-batch on one GPU under `mode`.

@@ -431,6 +431,11 @@ struct RecomputeModules {
   bool layernorm = false;    ///< the input and pre-MLP norms: their outputs are not kept
   bool mla_up_proj = false;  ///< MLA query and key/value up-projections: Q, K and V are not kept
   bool moe_act = false;      ///< the routed experts' activation function: its output is not kept
+  /// torchtitan's per-op selective checkpointing (activation_checkpoint.selective_ac_option = "op"):
+  /// the layer's matmul outputs are kept but every second one, and the attention kernel's output
+  /// (SDPA's flash and efficient kernels); everything else is replayed in the backward. Alone: it
+  /// is the whole policy (DenseLayer::op_sac_replay).
+  bool alternate_mm = false;
 };
 
 /// One GPU or node made slower than its peers by `factor` (a time multiplier: 1.1 = 10% slower).

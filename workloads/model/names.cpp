@@ -61,6 +61,7 @@ std::vector<std::string_view> names(const RecomputeModules& m) {
   if (m.layernorm) out.emplace_back("layernorm");
   if (m.mla_up_proj) out.emplace_back("mla_up_proj");
   if (m.moe_act) out.emplace_back("moe_act");
+  if (m.alternate_mm) out.emplace_back("alternate_mm");
   return out;
 }
 

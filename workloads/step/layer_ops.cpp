@@ -479,7 +479,10 @@ Handle DenseLayer::mlp_forward(OpSink& sink, OpSink::Deps input) const {
 }
 
 Handle DenseLayer::backward(OpSink& sink, OpSink::Deps grad_output, Recompute recompute) const {
-  const Handle g = mlp_backward(sink, grad_output, selective_modules(d_, recompute));
+  const RecomputeModules rc = selective_modules(d_, recompute);
+  // torchtitan's per-op policy replays the block's forward first (layer_op_sac.cpp).
+  const OpSink::Deps grad = rc.alternate_mm ? OpSink::Deps{op_sac_replay(sink, grad_output)} : grad_output;
+  const Handle g = mlp_backward(sink, grad, rc);
   return attention_backward(sink, g, recompute);
 }
 
@@ -514,6 +517,7 @@ Handle DenseLayer::mlp_backward(OpSink& sink, OpSink::Deps grad, RecomputeModule
 }
 
 double DenseLayer::stored_activation_bytes(Recompute recompute) const {
+  if (selective_modules(d_, recompute).alternate_mm) return op_sac_stored_bytes();
   const double attention = attention_stored_bytes(recompute);
   if (recompute == Recompute::full) return attention;  // only the layer input
   return attention + mlp_stored_bytes(recompute);

@@ -156,7 +156,7 @@ inline double act_backward_bytes(const LayerDims& d) {
 
 /// The modules a layer recomputes in a step whose recomputation is `r` (none unless selective).
 inline RecomputeModules selective_modules(const LayerDims& d, Recompute r) {
-  return r == Recompute::selective ? d.recompute : RecomputeModules{false, false, false, false};
+  return r == Recompute::selective ? d.recompute : RecomputeModules{false, false, false, false, false};
 }
 
 /// Dimensions of a layer of `job` for micro-batches of `micro_batch` sequences (training and
@@ -196,6 +196,13 @@ class DenseLayer {
   double attention_stored_bytes(Recompute recompute) const;
   /// The MLP half's share (a hybrid model's MLP layer: under full recomputation, its input).
   double mlp_stored_bytes(Recompute recompute) const;
+  /// torchtitan's per-op selective checkpointing (RecomputeModules::alternate_mm): what the layer's
+  /// backward replays before it starts, and what the layer keeps (layer_op_sac.cpp).
+  OpSink::Handle op_sac_replay(OpSink& sink, OpSink::Deps after) const;
+  double op_sac_stored_bytes() const;
+  /// Whether that policy keeps the attention kernel's output: its save list names SDPA's flash and
+  /// memory-efficient kernels, not cuDNN's, whose call is replayed.
+  bool op_sac_keeps_attention() const { return d_.attention_kernel != topo::AttentionKernel::cudnn; }
   /// Weights of this layer held by one TP rank (norm weights are replicated).
   double params_per_rank() const;
   /// The attention half's weights per TP rank (projections, MLA norms, the input norm).

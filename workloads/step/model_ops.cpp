@@ -93,6 +93,15 @@ double LmHead::stored_activation_bytes() const {
   return d_.tokens * model_.vocab / static_cast<double>(d_.tp) * 4.0;
 }
 
+double LmHead::loss_transient_bytes(bool backward) const {
+  if (!d_.eager_pointwise) return 0.0;
+  const double logits = d_.tokens * model_.vocab / static_cast<double>(d_.tp);
+  // cross_entropy(logits.float(), labels): while log_softmax writes its output (the kept bytes), the
+  // 16-bit logits and their fp32 copy are alive (torchtitan deletes the logits before the backward).
+  // Backward: nll_loss's dense fp32 gradient and log_softmax's fp32 input gradient at once.
+  return logits * (backward ? 8.0 : d_.act_bytes + 4.0);
+}
+
 Handle MtpGlue::forward(OpSink& sink, const Embedding& embed, Handle input) const {
   const double E = d_.act_bytes, T = d_.tokens, Tn = norm_tokens(d_), h = d_.h;
   const Handle e = embed.forward(sink);

@@ -31,6 +31,10 @@ class LmHead {
   double params_per_rank() const;
   /// Bytes the loss keeps for the backward pass (fp32 softmax of the vocabulary shard).
   double stored_activation_bytes() const;
+  /// Bytes alive beside that only while the loss runs (`backward`: its backward), eager PyTorch's:
+  /// forward, the 16-bit logits and their fp32 copy; backward, nll_loss's fp32 gradient and
+  /// log_softmax's. Fused losses: 0.
+  double loss_transient_bytes(bool backward) const;
 
  private:
   LayerDims d_;

@@ -97,6 +97,12 @@ double TrainStepBuilder::boundary_bytes() const {
   return dims_.tp > 1 ? full / dims_.tp : full;
 }
 
+void TrainStepBuilder::transient_memory(int sim_rank, sim::OpId from, sim::OpId to, double bytes) {
+  if (bytes <= 0.0) return;
+  memory(from, MemoryEvent::At::start, sim_rank, bytes);
+  memory(to, MemoryEvent::At::end, sim_rank, -bytes);
+}
+
 void TrainStepBuilder::memory(sim::OpId op, MemoryEvent::At at, int sim_rank, double bytes) {
   // Memory follows the GPU: an allocation remembered as "the next op" is the kernel's, not its launch's.
   memory_.push_back(MemoryEvent{a_.gpu_op(op), at, static_cast<std::uint16_t>(sim_rank), bytes});
@@ -269,9 +275,12 @@ LayerGradOut TrainStepBuilder::layer_backward(RankSink& sink, int sim_rank, int 
                                                      true};
   if (job_.recompute == Recompute::full) {
     // The recomputed layer's activations live from its recomputation to the end of its backward.
-    const double transient = layers_.stored_activation_bytes(l, rank, Recompute::none);
-    memory(layer_first, MemoryEvent::At::start, sim_rank, transient);
-    memory(g.id, MemoryEvent::At::end, sim_rank, -transient);
+    transient_memory(sim_rank, layer_first, g.id, layers_.stored_activation_bytes(l, rank, Recompute::none));
+  } else if (job_.recompute == Recompute::selective && job_.recompute_modules.alternate_mm) {
+    // torchtitan's per-op policy replays the rest of the layer's activations first (layer_op_sac.cpp).
+    transient_memory(sim_rank, layer_first, g.id,
+                     layers_.stored_activation_bytes(l, rank, Recompute::none) -
+                         layers_.stored_activation_bytes(l, rank, Recompute::selective));
   }
   return {g, layers_.stored_activation_bytes(l, rank, job_.recompute), Handle{layer_first}};
 }
@@ -279,7 +288,9 @@ LayerGradOut TrainStepBuilder::layer_backward(RankSink& sink, int sim_rank, int 
 double TrainStepBuilder::heads_forward(RankSink& sink, int sim_rank, int microbatch, Handle h) {
   const auto r = static_cast<std::size_t>(sim_rank);
   sink.set_context(Pass::forward, -1, microbatch);
+  const sim::OpId head_first = next_id();
   loss_[r][microbatch] = head_.forward(sink, h);
+  transient_memory(sim_rank, head_first, loss_[r][microbatch].id, head_.loss_transient_bytes(false));
   double kept = head_.stored_activation_bytes();
   auto& losses = mtp_loss_[r][microbatch];
   for (int d = 0; d < mtp_depth_; ++d) {
@@ -332,7 +343,9 @@ GradOut TrainStepBuilder::heads_backward(RankSink& sink, int sim_rank, int micro
   // that keeps the two equal is not modelled, as for tied embeddings).
   if (mtp_depth_ > 0) grads_[r][GradKey::mtp_embedding()] = {from_mtp, embed_.params_per_rank(), 0.0, false};
   sink.set_context(Pass::backward, -1, microbatch);
+  const sim::OpId loss_bwd = next_id();  // the head's backward starts with the loss's
   Handle g = head_.backward(sink, loss_[r][microbatch]);
+  transient_memory(sim_rank, loss_bwd, loss_bwd, head_.loss_transient_bytes(true));
   grads_[r][GradKey::head()] = {g, head_.params_per_rank(), 0.0, false};
   freed += head_.stored_activation_bytes();
   return {join_mtp_grad(sink, g, from_mtp), freed};

@@ -212,6 +212,8 @@ class TrainStepBuilder {
   /// Weights, gradients and optimizer state of simulated rank `r`, sharded as ZeRO says.
   StaticMemory static_memory(std::size_t r) const;
   void memory(sim::OpId op, MemoryEvent::At at, int sim_rank, double bytes);
+  /// `bytes` alive from the start of op `from` to the end of op `to` (nothing when not positive).
+  void transient_memory(int sim_rank, sim::OpId from, sim::OpId to, double bytes);
 
   const JobSpec& job_;
   StepAssembler a_;

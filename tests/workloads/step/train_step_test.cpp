@@ -664,3 +664,41 @@ TEST_CASE("FP8 delayed scaling reduces each chunk's amaxes over the pipeline sta
       CHECK(o.plan.graph.label(op).find("fp8.amax") == std::string_view::npos);
   }
 }
+
+TEST_CASE("eager PyTorch's loss holds its fp32 logits and gradients beside every layer's activations") {
+  // One stage, one micro-batch: the peak comes at the loss's backward, with all 8 layers' activations
+  // kept, the kept fp32 log_softmax (4 B per logit) and the two fp32 gradients nll_loss and
+  // log_softmax write (8 B per logit): 2,048 tokens x 32,000 logits x 12 B = 786,432,000 B.
+  JobSpec job = small_job(1, 1, 1, 1);
+  job.workload.pointwise = Pointwise::eager;
+  auto planner = free_comm();
+  const auto s = simulate(job, planner);
+  const DenseLayer layer(layer_dims(job, job.workload.micro_batch));
+  const double logits = 2048.0 * 32000;
+  const double layers = job.model.layers * layer.stored_activation_bytes(Recompute::none);
+  CHECK(s.report.ranks[0].memory.activations.value() == Approx(layers + 12 * logits).epsilon(1e-9));
+  // A fused loss keeps the fp32 softmax only.
+  job.workload.pointwise = Pointwise::fused;
+  auto fused_planner = free_comm();
+  const auto f = simulate(job, fused_planner);
+  const DenseLayer fused(layer_dims(job, job.workload.micro_batch));
+  CHECK(f.report.ranks[0].memory.activations.value() ==
+        Approx(job.model.layers * fused.stored_activation_bytes(Recompute::none) + 4 * logits).epsilon(1e-9));
+}
+
+TEST_CASE("torchtitan's per-op policy holds a layer's replayed activations while its backward runs") {
+  // Vocabulary 1: the loss is negligible. The peak comes at the last layer's backward: the 8 layers'
+  // kept activations, plus what its replay regenerates (all it would keep without checkpointing, less
+  // what the policy kept): 7 kept + 1 whole, plus the loss's 4 B per token (2,048 x 4).
+  JobSpec job = small_job(1, 1, 1, 1);
+  job.model.vocab = 1;
+  job.recompute = Recompute::selective;
+  job.recompute_modules = RecomputeModules{false, false, false, false, true};
+  auto planner = free_comm();
+  const auto s = simulate(job, planner);
+  const DenseLayer layer(layer_dims(job, job.workload.micro_batch));
+  const double kept = layer.stored_activation_bytes(Recompute::selective);
+  const double whole = layer.stored_activation_bytes(Recompute::none);
+  CHECK(kept < whole / 2);
+  CHECK(s.report.ranks[0].memory.activations.value() == Approx(7 * kept + whole + 2048.0 * 4).epsilon(1e-9));
+}

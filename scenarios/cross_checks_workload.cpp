@@ -27,6 +27,8 @@ void check_kind_keys(const Scenario& s) {
       {"workload.micro_batch", kind == K::train, "prefill and decode use `batch`"},
       {"workload.recompute", kind == K::train, "recomputation applies to training"},
       {"workload.recompute_modules", kind == K::train, "recomputation applies to training"},
+      {"workload.recompute_layers", kind == K::train, "recomputation applies to training"},
+      {"workload.recompute_every", kind == K::train, "recomputation applies to training"},
       {"workload.batch", kind != K::train && kind != K::serve,
        kind == K::serve ? "serving takes its requests and max_batch from [serving]"
                         : "training uses global_batch and micro_batch"},
@@ -113,6 +115,26 @@ void check_op_sac(const work::JobSpec& job) {
            "set tp = 1 and cp = 1, or use core_attn and layernorm");
 }
 
+/// Full recomputation of some layers (recompute_layers, recompute_every).
+void check_partial_recompute(const work::JobSpec& job) {
+  const bool layers = job.recompute_layers > 0, every = job.recompute_every > 0;
+  if (!layers && !every) return;
+  const char* key = layers ? "workload.recompute_layers" : "workload.recompute_every";
+  if (layers && every)
+    refuse("workload.recompute_every",
+           "is given with recompute_layers; they choose the recomputed layers two ways",
+           "keep one: recompute_layers (Megatron's block method) or recompute_every (torchtitan's)");
+  if (job.recompute != work::Recompute::full)
+    refuse(key,
+           "chooses which layers full recomputation covers, but recompute is \"" +
+               std::string(work::name(job.recompute)) + "\"",
+           "set recompute = \"full\", or remove it");
+  const auto schedule = job.parallel.schedule;
+  if (schedule == work::PipelineSchedule::dualpipe || schedule == work::PipelineSchedule::dualpipev)
+    refuse(key, "is not modelled with DualPipe's schedules",
+           "remove it, or use schedule = \"1f1b\" or \"interleaved\"");
+}
+
 /// Model features the workload cannot run.
 void check_model_features(const work::JobSpec& job) {
   const K kind = job.workload.kind;
@@ -131,6 +153,7 @@ void check_model_features(const work::JobSpec& job) {
     refuse("workload.recompute_modules", "lists moe_act, but the model has no experts",
            "moe_act applies to MoE layers");
   if (rc.alternate_mm) check_op_sac(job);
+  if (kind == K::train) check_partial_recompute(job);
   if (!job.model.parallel_block) return;
   if (kind == K::train)
     refuse("model.parallel_block", "parallel attention and MLP blocks are simulated for inference only",

@@ -91,6 +91,8 @@ constexpr KeyHome kHomes[] = {
     {"context", "workload"},
     {"recompute", "workload"},
     {"recompute_modules", "workload"},
+    {"recompute_layers", "workload"},
+    {"recompute_every", "workload"},
     {"attention_impl", "workload"},
     {"attention_kernel", "workload"},
     {"pointwise", "workload"},

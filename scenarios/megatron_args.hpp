@@ -58,6 +58,7 @@ struct ImportedRun {
   int seq_len = 0, micro_batch = 1, global_batch = 0;
   std::string recompute = "none";              ///< none, selective, full
   std::vector<std::string> recompute_modules;  ///< selective only; empty: stepsim's default
+  int recompute_layers = 0;                    ///< full, block method: the first n of each chunk (0: all)
   std::string attention_impl = "flash";
   bool grad_accumulation_separate = false;  ///< --no-gradient-accumulation-fusion
   std::string compute = "bf16", params = "bf16", grads = "fp32";

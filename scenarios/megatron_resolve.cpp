@@ -143,10 +143,7 @@ void recompute(const RunSettings& s, ImportedRun& r) {
   if (granularity == "full") {
     const int chunk_layers = r.model.layers / std::max(1, r.pp * r.virtual_stages);
     const int n = whole_or(s, "recompute_num_layers", 1);
-    if (method == "block" && n < chunk_layers)
-      note_unused(
-          s, r, "recompute_num_layers",
-          "stepsim recomputes every layer, Megatron only the first " + std::to_string(n) + " of each stage");
+    if (method == "block" && n < chunk_layers) r.recompute_layers = n;  // the first n of each chunk
     if (method == "uniform" && n > 1)
       note_unused(s, r, "recompute_num_layers",
                   "stepsim recomputes each layer from its own input; groups of layers keep fewer inputs");

@@ -96,6 +96,7 @@ std::string workload_table(const ImportedRun& r) {
       out += (i == 0 ? "" : ", ") + toml_string(r.recompute_modules[i]);
     out += "]\n";
   }
+  if (r.recompute_layers > 0) out += line("recompute_layers", r.recompute_layers);
   out += line("attention_impl", r.attention_impl);
   if (r.grad_accumulation_separate) out += line("grad_accumulation", "separate");
   return out;

@@ -156,6 +156,8 @@ void read_workload_section(TableReader r, Scenario& s) {
   r.read("input_len", w.seq_len, kPositiveInt);
   r.read("output_len", w.output_len, kPositiveInt);
   r.read("recompute", s.job.recompute, choices::kRecompute);
+  r.read("recompute_layers", s.job.recompute_layers, kPositiveInt);
+  r.read("recompute_every", s.job.recompute_every, kPositiveInt);
   std::vector<std::string> modules;
   if (r.read("recompute_modules", modules)) s.job.recompute_modules = read_recompute_modules(r, modules);
   r.read("attention_impl", w.attention_impl, choices::kAttentionImpl);

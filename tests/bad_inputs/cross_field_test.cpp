@@ -239,6 +239,13 @@ std::vector<Rule> rules() {
        with(kMoe, "micro_batch = 1",
             "micro_batch = 1\nrecompute = \"selective\"\nrecompute_modules = [\"alternate_mm\"]"),
        ":14:21: workload.recompute_modules:", "(the model has experts)"},
+      {"some layers' full recomputation without full recomputation",
+       with(kDense, "micro_batch = 1", "micro_batch = 1\nrecompute = \"selective\"\nrecompute_layers = 2"),
+       ":14:20: workload.recompute_layers:", "but recompute is \"selective\""},
+      {"recomputed layers chosen two ways",
+       with(kDense, "micro_batch = 1",
+            "micro_batch = 1\nrecompute = \"full\"\nrecompute_layers = 2\nrecompute_every = 2"),
+       ":15:19: workload.recompute_every:", "keep one"},
       {"custom fabric naming a switch twice", with(kCustom, "[\"s0\", \"s1\"]", "[\"s0\", \"s1\", \"s0\"]"),
        ":16:12: fabric.switches:", "lists switch `s0` twice"},
   };

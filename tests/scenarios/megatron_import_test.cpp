@@ -318,6 +318,21 @@ TEST_CASE("megatron import: Megatron's defaults and derivations") {
     CHECK(s.job.recompute == stepsim::work::Recompute::selective);
     CHECK(s.job.precision.activation_fp8_input_store);
   }
+  SECTION("full recomputation of the first layers of each chunk (the block method)") {
+    // 8 layers, one stage: recomputing 3 of them keeps the other 5 whole.
+    const ImportedRun r =
+        megatron(kSmall + "--recompute-granularity full --recompute-method block --recompute-num-layers 3");
+    CHECK(r.recompute == "full");
+    CHECK(r.recompute_layers == 3);
+    CHECK(r.not_used.empty());
+    const Scenario s = read_back(r);
+    CHECK(s.job.recompute_layers == 3);
+    CHECK(s.job.layer_recompute(2) == stepsim::work::Recompute::full);
+    CHECK(s.job.layer_recompute(3) == stepsim::work::Recompute::none);
+    // Every layer of the chunk: all recomputed, nothing to record.
+    CHECK(megatron(kSmall + "--recompute-granularity full --recompute-method block --recompute-num-layers 8")
+              .recompute_layers == 0);
+  }
 }
 
 TEST_CASE("megatron import: NeMo keys, interpolations and the trainer") {

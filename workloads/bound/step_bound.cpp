@@ -60,14 +60,14 @@ const Segment& Bounder::layer_backward(int l, int rank) {
     it = backward_
              .emplace(key, sink_.segment(rank,
                                          [&](OpSink& s, Handle in) {
-                                           return layers_.backward(s, l, rank, in, job_.recompute);
+                                           return layers_.backward(s, l, rank, in, job_.layer_recompute(l));
                                          }))
              .first;
   return it->second;
 }
 
 void Bounder::add_layer_backward(StepCost& c, int l, int rank) {
-  if (job_.recompute == Recompute::full) c.then(layer_forward(l, rank), Feed::alone);
+  if (job_.layer_recompute(l) == Recompute::full) c.then(layer_forward(l, rank), Feed::alone);
   c.then(layer_backward(l, rank));
 }
 
@@ -147,7 +147,8 @@ std::int64_t Bounder::send_bound(int from, int to) {
 double Bounder::kept(int vs, int rank) {
   double bytes = 0.0;
   const auto [begin, end] = layers_of(vs);
-  for (int l = begin; l < end; ++l) bytes += layers_.stored_activation_bytes(l, rank, job_.recompute);
+  for (int l = begin; l < end; ++l)
+    bytes += layers_.stored_activation_bytes(l, rank, job_.layer_recompute(l));
   if (vs == vstages() - 1) {
     bytes += head_.stored_activation_bytes();
     for (int d = 0; d < job_.model.mtp_layers; ++d)

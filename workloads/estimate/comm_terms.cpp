@@ -128,7 +128,7 @@ class TermList {
 /// recomputed forward under full recomputation.
 double comm_passes(const JobSpec& job, const StepShape& s) {
   if (!s.training()) return 1.0;
-  return job.recompute == Recompute::full ? 3.0 : 2.0;
+  return 2.0 + job.full_recompute_share();
 }
 
 void add_tensor_parallel(TermList& out, const JobSpec& job, const StepShape& s) {
@@ -223,7 +223,7 @@ void add_data_parallel(TermList& out, const JobSpec& job, const ParamShares& par
   const PrecisionSpec& prec = job.precision;
   const GpuParams gp = params_on_gpu(job, params);
   const double m = s.micro_batches;
-  const double gathers = job.recompute == Recompute::full ? 3.0 : 2.0;
+  const double gathers = 2.0 + job.full_recompute_share();
   struct Part {
     const char* rs;
     const char* ag;

@@ -109,7 +109,7 @@ FlopsPerToken flops_per_token(const JobSpec& job, const ParamShares& params, con
   // Backward costs two forwards: the gradient with respect to inputs and to weights.
   f.model = shape.training() ? 3.0 * forward : forward;
   if (shape.training()) {
-    if (job.recompute == Recompute::full) f.recompute = forward;
+    if (job.recompute == Recompute::full) f.recompute = forward * job.full_recompute_share();
     if (job.recompute == Recompute::selective) f.recompute = f.attention_forward;
     // torchtitan's per-op policy replays wk, wo and w3 (layer_op_sac.cpp), and the attention
     // kernel too when cuDNN's runs it.
@@ -123,7 +123,7 @@ FlopsPerToken flops_per_token(const JobSpec& job, const ParamShares& params, con
   f.hardware = f.model + f.recompute;
   // The rank with the most-loaded experts sets the pace: its routed-expert work is `imbalance`
   // times the mean.
-  const double routed_passes = shape.training() ? (job.recompute == Recompute::full ? 4.0 : 3.0) : 1.0;
+  const double routed_passes = shape.training() ? 3.0 + job.full_recompute_share() : 1.0;
   const double routed = 2.0 * params.routed_active() * routed_passes;
   // The pipeline runs at the pace of its fullest stage.
   f.busiest_gpu = (f.hardware + (job.moe.imbalance - 1.0) * routed) * shape.stage_imbalance;

@@ -195,9 +195,16 @@ MemoryEstimate training_stage(const JobSpec& job, const ParamShares& params, con
       par.schedule == PipelineSchedule::dualpipe
           ? 0.5 * (par.stage_layers(i, m.layers) + par.stage_layers(par.pp - 1 - i, m.layers))
           : par.stage_layers(i, m.layers);
-  double act = layer_bytes(job, s, job.recompute) * layers * mem.micro_batches_in_flight;
+  // Partial full recomputation (recompute_layers, recompute_every): its share of the layers keep
+  // their input only, the rest everything.
+  const double share = job.full_recompute_share();
+  const double per_layer = job.recompute == Recompute::full
+                               ? share * layer_bytes(job, s, Recompute::full) +
+                                     (1.0 - share) * layer_bytes(job, s, Recompute::none)
+                               : layer_bytes(job, s, job.recompute);
+  double act = per_layer * layers * mem.micro_batches_in_flight;
   // Full recomputation rebuilds one layer at a time, whose whole working set is then alive.
-  if (job.recompute == Recompute::full) act += layer_bytes(job, s, Recompute::none);
+  if (share > 0.0) act += layer_bytes(job, s, Recompute::none);
   // The last stage's final norm input, logits and cross-entropy in fp32: 4sbh/t (1 + v/h).
   const bool dual = par.schedule == PipelineSchedule::dualpipe;
   if (i == par.loss_stage() || (dual && i == 0))

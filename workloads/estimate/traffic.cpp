@@ -8,8 +8,9 @@ namespace stepsim::work {
 
 namespace {
 
-bool full_recompute(const JobSpec& job, const StepShape& s) {
-  return s.training() && job.recompute == Recompute::full;
+/// The share of the layers whose forward runs again (full recomputation, maybe of some layers).
+double full_recompute(const JobSpec& job, const StepShape& s) {
+  return s.training() ? job.full_recompute_share() : 0.0;
 }
 
 /// Stage extras (embedding, head, MTP) for the first and the last pipeline stage.
@@ -157,12 +158,12 @@ HbmPerToken training_hbm(const JobSpec& job, const ParamShares& params, const St
   const PrecisionSpec& prec = job.precision;
   const ParallelSpec& par = job.parallel;
   const GpuParams gp = params_on_gpu(job, params);
-  const bool full = full_recompute(job, s);
+  const double full = full_recompute(job, s);
   const LayerWidths w = layer_widths(job.model);
   HbmPerToken b;
   // Forward and backward (input gradient) stream the weights; full recompute adds a forward;
   // ZeRO-3 first writes each gathered layer into HBM, then reads it.
-  const double passes = (full ? 3.0 : 2.0) * (par.zero_stage >= 3 ? 2.0 : 1.0);
+  const double passes = (2.0 + full) * (par.zero_stage >= 3 ? 2.0 : 1.0);
   b.weights = s.micro_batches * passes * gp.total() * prec.param_bytes / s.tokens_per_gpu;
   // The first micro-batch writes the gradient buffer, later ones read-modify-write it.
   b.gradients = (2.0 * s.micro_batches - 1.0) * gp.total() * prec.grad_bytes / s.tokens_per_gpu;
@@ -174,7 +175,7 @@ HbmPerToken training_hbm(const JobSpec& job, const ParamShares& params, const St
   const double written = par.zero_stage >= 3 ? shard : gp.total();
   b.optimizer = (shard * (prec.grad_bytes + 2.0 * prec.optimizer_bytes) + written * prec.param_bytes) /
                 s.tokens_per_gpu;
-  const double act_passes = 3.0 + (full ? 1.0 : 0.0);  // backward touches twice what forward does
+  const double act_passes = 3.0 + full;  // backward touches twice what forward does
   b.activations = act_passes * activation_io_per_token(job, w) * prec.activation_bytes;
   if (job.recompute == Recompute::selective)
     b.activations += attention_core_io_per_token(job, w) * prec.activation_bytes;

@@ -95,7 +95,7 @@ StepSize step_size(const JobSpec& job, RankMode ranks) {
   if (par.cp > 1) per_layer += kRingAttentionOpsPerRank * par.cp;
   if (job.workload.attention_unpad) per_layer += kUnpadLayerOps;
   double passes = training ? 1.0 : kInferenceShare;  // the constants count forward and backward
-  if (training && job.recompute == Recompute::full) passes *= 1.5;
+  if (training) passes *= 1.0 + 0.5 * job.full_recompute_share();
   const double layer_ops = (double(s.layers) * per_layer + moe * kMoeExtraOps) * passes;
   double per_micro_batch = layer_ops + kMicroBatchOps * par.pp;
   // FP8 delayed scaling: each chunk's forward and backward end in an amax all-reduce and an update.

@@ -152,7 +152,7 @@ void TrainStepBuilder::forward(RankSink& sink, int sim_rank, const PipeStep& ste
     starts.push_back(Handle{next_id()});
     h = layers_.forward(sink, l, rank, {h, weights});
     release_layer(sink, sim_rank, l, gathered, h, Pass::forward);
-    kept += layers_.stored_activation_bytes(l, rank, job_.recompute);
+    kept += layers_.stored_activation_bytes(l, rank, job_.layer_recompute(l));
   }
   h = reduce_fp8_amax(sink, h, end - begin, Pass::forward, step.microbatch);
   if (vs == vstages() - 1) {
@@ -210,7 +210,11 @@ void TrainStepBuilder::backward(RankSink& sink, int sim_rank, const PipeStep& st
     sink.set_context(Pass::backward, l, step.microbatch);
     const LayerGradOut layer = layer_backward(sink, sim_rank, l, GradKey::layer(l), g, gathers);
     g = layer.grad;
-    freed += layer.freed;
+    // A layer's activations go when its backward ends, unless a weight step still reads them.
+    if (step.defer_weights)
+      freed += layer.freed;
+    else
+      memory(g.id, MemoryEvent::At::end, sim_rank, -layer.freed);
   }
   g = reduce_fp8_amax(sink, g, end - begin, Pass::backward, step.microbatch);
   flush_grad_reductions(sink, sim_rank, g);
@@ -262,27 +266,28 @@ LayerGradOut TrainStepBuilder::layer_backward(RankSink& sink, int sim_rank, int 
   const Handle weights = backward_weights(sink, sim_rank, gathers, l, g);
   sink.set_context(Pass::backward, l, microbatch);
   const sim::OpId layer_first = next_id();
-  if (job_.recompute == Recompute::full) {
+  const Recompute recompute = job_.layer_recompute(l);
+  if (recompute == Recompute::full) {
     sink.set_context(Pass::recompute, l, microbatch);
     layers_.forward(sink, l, rank, weights);
   }
   sink.set_context(Pass::backward, l, microbatch);
-  g = layers_.backward(sink, l, rank, {g, weights}, job_.recompute);
+  g = layers_.backward(sink, l, rank, {g, weights}, recompute);
   prefetch_below(sink, sim_rank, gathers, l, Handle{layer_first});
   sink.set_context(Pass::backward, l, microbatch);
   release_layer(sink, sim_rank, l, weights, g, Pass::backward);
   grads_[static_cast<std::size_t>(sim_rank)][key] = {g, layers_.dense_params(l), layers_.expert_params(l),
                                                      true};
-  if (job_.recompute == Recompute::full) {
+  if (recompute == Recompute::full) {
     // The recomputed layer's activations live from its recomputation to the end of its backward.
     transient_memory(sim_rank, layer_first, g.id, layers_.stored_activation_bytes(l, rank, Recompute::none));
-  } else if (job_.recompute == Recompute::selective && job_.recompute_modules.alternate_mm) {
+  } else if (recompute == Recompute::selective && job_.recompute_modules.alternate_mm) {
     // torchtitan's per-op policy replays the rest of the layer's activations first (layer_op_sac.cpp).
     transient_memory(sim_rank, layer_first, g.id,
                      layers_.stored_activation_bytes(l, rank, Recompute::none) -
                          layers_.stored_activation_bytes(l, rank, Recompute::selective));
   }
-  return {g, layers_.stored_activation_bytes(l, rank, job_.recompute), Handle{layer_first}};
+  return {g, layers_.stored_activation_bytes(l, rank, recompute), Handle{layer_first}};
 }
 
 double TrainStepBuilder::heads_forward(RankSink& sink, int sim_rank, int microbatch, Handle h) {

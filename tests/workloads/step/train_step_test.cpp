@@ -702,3 +702,62 @@ TEST_CASE("torchtitan's per-op policy holds a layer's replayed activations while
   CHECK(kept < whole / 2);
   CHECK(s.report.ranks[0].memory.activations.value() == Approx(7 * kept + whole + 2048.0 * 4).epsilon(1e-9));
 }
+
+TEST_CASE("recompute_layers and recompute_every choose the layers full recomputation covers") {
+  JobSpec job = small_job(1, 2, 1, 4, 2);  // 8 layers over PP 2 x VP 2: chunks of 2 layers
+  job.recompute = Recompute::full;
+  const auto full_layers = [&] {
+    std::vector<int> out;
+    for (int l = 0; l < job.model.layers; ++l)
+      if (job.layer_recompute(l) == Recompute::full) out.push_back(l);
+    return out;
+  };
+  CHECK(full_layers() == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7});
+  // Megatron's block method: the first layer of each chunk (layers 0, 2, 4, 6).
+  job.recompute_layers = 1;
+  CHECK(full_layers() == std::vector<int>{0, 2, 4, 6});
+  CHECK(job.full_recompute_share() == 0.5);
+  // torchtitan counts each rank's blocks in order: rank 0 holds chunks 0 and 2 (layers 0, 1, 4, 5),
+  // rank 1 chunks 1 and 3 (2, 3, 6, 7); every second one of each: 1, 5 and 3, 7.
+  job.recompute_layers = 0;
+  job.recompute_every = 2;
+  CHECK(full_layers() == std::vector<int>{1, 3, 5, 7});
+  // Without pipelining, every third of the 8: layers 2 and 5.
+  JobSpec flat = small_job(1, 1, 1, 1);
+  flat.recompute = Recompute::full;
+  flat.recompute_every = 3;
+  CHECK(flat.layer_recompute(2) == Recompute::full);
+  CHECK(flat.layer_recompute(5) == Recompute::full);
+  CHECK(flat.layer_recompute(6) == Recompute::none);
+  CHECK(flat.full_recompute_share() == Approx(2.0 / 8));
+}
+
+TEST_CASE("a step recomputing 3 of 8 layers keeps their inputs and the others' whole activations") {
+  // One stage, vocabulary 1: the peak is when the backward starts: layers 0-2 keep their input
+  // (2,048 tokens x 1,024 x 2 B each), layers 3-7 everything, plus the loss's 2,048 x 4 B. The
+  // recomputed layers' transients come later, after the others' activations are freed.
+  JobSpec job = small_job(1, 1, 1, 1);
+  job.model.vocab = 1;
+  job.recompute = Recompute::full;
+  job.recompute_layers = 3;
+  auto planner = free_comm();
+  const auto s = simulate(job, planner);
+  const DenseLayer layer(layer_dims(job, job.workload.micro_batch));
+  const double input = 2048.0 * 1024 * 2, whole = layer.stored_activation_bytes(Recompute::none);
+  CHECK(layer.stored_activation_bytes(Recompute::full) == input);
+  CHECK(s.report.ranks[0].memory.activations.value() ==
+        Approx(3 * input + 5 * whole + 2048.0 * 4).epsilon(1e-9));
+  // The recomputed forwards: 3 layers' worth of the forward's GEMMs, between no recomputation and all.
+  const auto recompute_ops = [](const Simulated& sim) {
+    int n = 0;
+    for (sim::OpId op = 0; op < sim.plan.graph.op_count(); ++op)
+      n += sim.plan.info[op].pass == Pass::recompute ? 1 : 0;
+    return n;
+  };
+  JobSpec all = job;
+  all.recompute_layers = 0;
+  auto all_planner = free_comm();
+  const auto a = simulate(all, all_planner);
+  CHECK(recompute_ops(s) * 8 == recompute_ops(a) * 3);
+  CHECK(s.run.makespan < a.run.makespan);
+}

@@ -207,8 +207,11 @@ MemoryEstimate training_stage(const JobSpec& job, const ParamShares& params, con
   if (share > 0.0) act += layer_bytes(job, s, Recompute::none);
   // The last stage's final norm input, logits and cross-entropy in fp32: 4sbh/t (1 + v/h).
   const bool dual = par.schedule == PipelineSchedule::dualpipe;
+  // Eager PyTorch's loss adds, while its backward runs, nll_loss's and log_softmax's fp32 gradients
+  // (LmHead::loss_transient_bytes): 8 B per logit.
+  const double loss_bytes = job.workload.pointwise == Pointwise::eager ? 12.0 : 4.0;
   if (i == par.loss_stage() || (dual && i == 0))
-    act += s.tokens_per_micro_batch / par.cp * 4.0 * (m.hidden + double(m.vocab)) / par.tp;
+    act += s.tokens_per_micro_batch / par.cp * (4.0 * m.hidden + loss_bytes * double(m.vocab)) / par.tp;
   mem.activations = units::bytes(act);
   return mem;
 }

@@ -2,6 +2,7 @@
 // backward replays and what the layer keeps (workloads/step/layer_op_sac.cpp).
 #include <catch2/catch.hpp>
 
+#include "tests/support/fixtures.hpp"
 #include "tests/workloads/counting_sink.hpp"
 #include "workloads/step/layer_ops.hpp"
 
@@ -13,15 +14,7 @@ namespace op_sac_rows {
 // Llama 3.1 8B's block: h = 4096, 32 query heads and 8 key/value heads of 128, SwiGLU of 14,336.
 JobSpec llama_8b(Pointwise pointwise, topo::AttentionKernel kernel) {
   JobSpec j;
-  j.model.layers = 32;
-  j.model.hidden = 4096;
-  j.model.heads = 32;
-  j.model.kv_heads = 8;
-  j.model.head_dim = 128;
-  j.model.ffn = 14336;
-  j.model.vocab = 128256;
-  j.model.activation = Activation::swiglu;
-  j.model.norm = NormKind::rmsnorm;
+  j.model = test::llama_8b();  // SwiGLU and RMSNorm, the defaults
   j.workload.seq_len = 8192;
   j.workload.attention_impl = AttentionImpl::flash;
   j.workload.attention_kernel = kernel;

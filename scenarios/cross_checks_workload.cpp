@@ -108,11 +108,19 @@ void check_op_sac(const work::JobSpec& job) {
            "set attention_impl = \"flash\"");
   if (job.workload.attention_unpad)
     refuse("workload.attention_unpad", "is not modelled with alternate_mm", "set attention_unpad = false");
-  if (job.parallel.tp > 1 || job.parallel.cp > 1)
+  if (job.parallel.tp > 1 && !job.parallel.sequence_parallel)
     refuse("workload.recompute_modules",
-           "alternate_mm is modelled without tensor or context parallelism (the policy replays their "
-           "all-gathers too, which stepsim does not model)",
-           "set tp = 1 and cp = 1, or use core_attn and layernorm");
+           "alternate_mm with tensor parallelism is modelled as torchtitan's plan runs it, with "
+           "sequence-parallel norms",
+           "set sequence_parallel = true");
+  if (job.parallel.tp_comm_overlap == work::TpCommOverlap::userbuffers)
+    refuse("workload.recompute_modules", "alternate_mm is not modelled with userbuffers' TP overlap",
+           "torchtitan overlaps TP with tp_comm_overlap = \"async_tp\"");
+  if (job.parallel.cp > 1)
+    refuse("workload.recompute_modules",
+           "alternate_mm is modelled without context parallelism (the policy would replay its key and "
+           "value exchanges too, which stepsim does not model)",
+           "set cp = 1, or use core_attn and layernorm");
 }
 
 /// Full recomputation of some layers (recompute_layers, recompute_every).

@@ -112,11 +112,14 @@ FlopsPerToken flops_per_token(const JobSpec& job, const ParamShares& params, con
     if (job.recompute == Recompute::full) f.recompute = forward * job.full_recompute_share();
     if (job.recompute == Recompute::selective) f.recompute = f.attention_forward;
     // torchtitan's per-op policy replays wk, wo and w3 (layer_op_sac.cpp), and the attention
-    // kernel too when cuDNN's runs it.
+    // kernel too when cuDNN's runs it; a compiled block under TP not wo.
     if (job.recompute == Recompute::selective && job.recompute_modules.alternate_mm) {
       const double w3 = m.activation == Activation::swiglu ? double(m.hidden) * m.ffn : 0.0;
       const double kv = double(m.key_value_heads()) * d.qk;
-      f.recompute = 2.0 * m.layers * (double(m.hidden) * kv + double(m.heads) * d.v * m.hidden + w3);
+      // wo only where its output is not kept behind TP's reduce-scatter, or eager replays it anyway.
+      const bool wo = job.parallel.tp <= 1 || job.workload.pointwise == Pointwise::eager;
+      const double o = wo ? double(m.heads) * d.v * m.hidden : 0.0;
+      f.recompute = 2.0 * m.layers * (double(m.hidden) * kv + o + w3);
       if (job.workload.attention_kernel == topo::AttentionKernel::cudnn) f.recompute += f.attention_forward;
     }
   }

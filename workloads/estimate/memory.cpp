@@ -101,8 +101,12 @@ void drop_recomputed(const JobSpec& job, LayerActivations& a) {
     // and w1's outputs, SDPA's output unless cuDNN's kernel runs it, and eager keeps w2's output.
     const bool eager = job.workload.pointwise == Pointwise::eager;
     const bool core = job.workload.attention_kernel != topo::AttentionKernel::cudnn;
-    a.replicated = act * w.hidden * (eager && m.activation == Activation::swiglu ? 2.0 : 1.0);
-    a.sharded = act * (w.q + w.v + (core ? w.o : 0.0) + w.ffn);
+    // Under TP: the attention's reduce-scatter output too, and eager the MLP's; w2's output is a
+    // whole partial sum on every rank (t x h of the sharded widths).
+    const double t = job.parallel.tp > 1 ? double(job.parallel.tp) : 1.0;
+    const bool w2 = eager && m.activation == Activation::swiglu;
+    a.replicated = act * w.hidden * (1.0 + (t > 1.0 ? 1.0 : 0.0) + (eager && t > 1.0 ? 1.0 : 0.0));
+    a.sharded = act * (w.q + w.v + (core ? w.o : 0.0) + w.ffn + (w2 ? t * w.hidden : 0.0));
     a.eager_norms = a.eager_repeated = 0.0;
   }
 }

@@ -355,8 +355,9 @@ Handle DenseLayer::attention_backward(OpSink& sink, OpSink::Deps grad, Recompute
   // is issued before the dgrad GEMMs and hides under them (as in the MLP), unless selective
   // "layernorm" recompute must first regenerate the norm output.
   // Userbuffers runs both as bulk overlaps (qkv_dgrad, qkv_wgrad), as in the MLP's backward.
-  Handle gathered =
-      rc.layernorm ? Handle{} : sp_gather_linear_input(sink, d_, "tp.ag_ln1_wgrad", h, UbGemm::qkv_dgrad);
+  Handle gathered = rc.layernorm || rc.alternate_mm
+                        ? Handle{}
+                        : sp_gather_linear_input(sink, d_, "tp.ag_ln1_wgrad", h, UbGemm::qkv_dgrad);
   // The rotation's and the assembly's backward: the same bytes on the gradients.
   h = projections_backward(sink, norm_backward(sink, "qk_norm", qk_norm_elements(), rope(sink, h, ".bwd")));
   if (rc.layernorm)

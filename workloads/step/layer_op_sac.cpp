@@ -14,6 +14,8 @@
 // second norm's backward needs), the residual add, w3 and the activation. A compiled block
 // (torch.compile, pointwise = "fused") replays the same: its partitioner recomputes what the
 // backward reads, and wo's output is on that path.
+#include <optional>
+
 #include "workloads/step/layer_ops.hpp"
 
 namespace stepsim::work {
@@ -21,9 +23,13 @@ namespace stepsim::work {
 using Handle = OpSink::Handle;
 
 Handle DenseLayer::op_sac_replay(OpSink& sink, OpSink::Deps after) const {
-  const double E = d_.act_bytes, T = d_.tokens, t = d_.tp, f = d_.ffn / t;
+  const double E = d_.act_bytes, T = d_.tokens, Tn = norm_tokens(), t = d_.tp, f = d_.ffn / t;
   Handle h = sink.kernel_after(
-      "ln1.recompute", elementwise(d_, T * d_.h * norm_forward_bytes(d_), 8 * T * d_.h), after.span());
+      "ln1.recompute", elementwise(d_, Tn * d_.h * norm_forward_bytes(d_), 8 * Tn * d_.h), after.span());
+  // Tensor parallelism (torchtitan's plan: SequenceParallel norms, the attention's and the MLP's
+  // inputs gathered by PrepareModuleInput): all_gather is not on the save list, so the replay
+  // gathers the norm's output again, and the backward's weight gradients read that gathered copy.
+  h = sp_gather_linear_input(sink, d_, "tp.ag_ln1.recompute", h, std::nullopt);
   h = linear_forward(sink, d_, "k_proj.recompute", T, d_.kv_dim / t, d_.h, h, QuantOperand::norm_output);
   h = rope(sink, h, ".recompute");
   if (!op_sac_keeps_attention()) {
@@ -36,9 +42,14 @@ Handle DenseLayer::op_sac_replay(OpSink& sink, OpSink::Deps after) const {
     if (d_.kv_dim < d_.q_dim) h = sink.kernel("repeat_kv.recompute", elementwise(d_, repeat_kv_bytes()), h);
     h = sink.kernel("attn_out_copy.recompute", elementwise(d_, 2 * E * T * d_.o_dim / t), h);
   }
-  h = linear_forward(sink, d_, "proj.recompute", T, d_.h, d_.o_dim / t, h);
-  h = sink.kernel("bda1.recompute", elementwise(d_, 3 * T * d_.h * E, 3 * T * d_.h), h);
-  h = sink.kernel("ln2.recompute", elementwise(d_, T * d_.h * norm_forward_bytes(d_), 8 * T * d_.h), h);
+  // wo's output feeds the residual the second norm reads. Under TP it reaches it through a
+  // reduce-scatter, whose output is kept: eager replays wo anyway (the forward runs in order up to
+  // the last tensor the backward needs), a compiled graph does not.
+  if (d_.tp <= 1 || d_.eager_pointwise)
+    h = linear_forward(sink, d_, "proj.recompute", T, d_.h, d_.o_dim / t, h);
+  h = sink.kernel("bda1.recompute", elementwise(d_, 3 * Tn * d_.h * E, 3 * Tn * d_.h), h);
+  h = sink.kernel("ln2.recompute", elementwise(d_, Tn * d_.h * norm_forward_bytes(d_), 8 * Tn * d_.h), h);
+  h = sp_gather_linear_input(sink, d_, "tp.ag_ln2.recompute", h, std::nullopt);
   // SwiGLU's up projection (w3, the 6th mm); GeLU's second mm is the down projection, whose output
   // the backward does not read, so only the activation runs again.
   if (d_.activation == Activation::swiglu)
@@ -47,15 +58,20 @@ Handle DenseLayer::op_sac_replay(OpSink& sink, OpSink::Deps after) const {
 }
 
 double DenseLayer::op_sac_stored_bytes() const {
-  const double E = d_.act_bytes, T = d_.tokens, t = d_.tp, hl = d_.heads / t;
-  // The checkpoint's input (the block's input), and the kept mms' outputs: wq, wv and w1 (SwiGLU's
-  // gate; GeLU's up projection).
-  double kept = E * T * d_.h + E * T * (d_.q_dim + d_.v_dim + d_.ffn) / t;
+  const double E = d_.act_bytes, T = d_.tokens, Tn = norm_tokens(), t = d_.tp, hl = d_.heads / t;
+  const bool tp = d_.tp > 1;
+  // The checkpoint's input (the block's input, a sequence shard under TP), and the kept mms'
+  // outputs: wq, wv and w1 (SwiGLU's gate; GeLU's up projection), the rank's heads and columns.
+  double kept = E * Tn * d_.h + E * T * (d_.q_dim + d_.v_dim + d_.ffn) / t;
   // SDPA's output and its fp32 log-sum-exp.
   if (op_sac_keeps_attention()) kept += E * T * d_.o_dim / t + 4 * T * hl;
-  // Eager: the caching mode keeps every saved op's output, the 7th mm's (SwiGLU's w2) too, though
-  // nothing reads it; a compiled graph keeps only what its backward reads.
+  // Under TP the attention's reduce-scatter output (the residual's branch) is kept.
+  if (tp) kept += E * Tn * d_.h;
+  // Eager: the caching mode keeps every saved op's output, the 7th mm's (SwiGLU's w2, a partial sum
+  // under TP) and the MLP's reduce-scatter output too, though nothing reads them; a compiled graph
+  // keeps only what its backward reads.
   if (d_.eager_pointwise && d_.activation == Activation::swiglu) kept += E * T * d_.h;
+  if (d_.eager_pointwise && tp) kept += E * Tn * d_.h;
   return kept;
 }
 

@@ -502,8 +502,10 @@ Handle DenseLayer::mlp_backward(OpSink& sink, OpSink::Deps grad, RecomputeModule
   // input gradient under the weight-gradient GEMM. Recomputing the norm first delays the gather.
   // Userbuffers runs both as bulk overlaps (fc1_dgrad, fc1_wgrad): each collective on its kernels'
   // SMs beside the GEMM, which leaves them to it where the configuration sets the margin.
-  Handle gathered =
-      rc.layernorm ? Handle{} : sp_gather_linear_input(sink, d_, "tp.ag_ln2_wgrad", h, UbGemm::fc1_dgrad);
+  // torchtitan's per-op policy has the gathered input from its replay (layer_op_sac.cpp).
+  Handle gathered = rc.layernorm || rc.alternate_mm
+                        ? Handle{}
+                        : sp_gather_linear_input(sink, d_, "tp.ag_ln2_wgrad", h, UbGemm::fc1_dgrad);
   h = linear_dgrad(sink, d_, "mlp_up.dgrad", T, up, d_.h, h, ub_sm_margin(d_, UbGemm::fc1_dgrad));
   if (rc.layernorm)
     h = sink.kernel("ln2.recompute", elementwise(d_, Tn * d_.h * norm_forward_bytes(d_), 8 * Tn * d_.h), h);

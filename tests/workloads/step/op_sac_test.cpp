@@ -81,3 +81,37 @@ TEST_CASE("the per-op policy keeps the block input, wq's, wv's, w1's and SDPA's 
   megatron.recompute_modules = RecomputeModules{true, true, false, false, false};
   CHECK(DenseLayer(layer_dims(megatron, b)).stored_activation_bytes(Recompute::selective) > compiled);
 }
+
+TEST_CASE("under torchtitan's tensor parallelism the per-op policy gathers the norms' outputs again") {
+  using namespace op_sac_rows;
+  constexpr double t = 2;
+  for (const Pointwise p : {Pointwise::fused, Pointwise::eager}) {
+    JobSpec j = llama_8b(p, topo::AttentionKernel::fa2);
+    j.parallel.tp = 2;
+    j.parallel.sequence_parallel = true;
+    CountingSink none, sac;
+    const DenseLayer layer(layer_dims(j, b));
+    layer.backward(none, {}, Recompute::none);
+    layer.backward(sac, {}, Recompute::selective);
+    // wk and w3 on the rank's columns; wo's output reaches the residual through a reduce-scatter
+    // whose output is kept, so only eager replays it: 2 b s (h kv + h f) / t, + 2 b s h h / t eager.
+    const bool eager = p == Pointwise::eager;
+    const double replayed = 2 * b * s * (h * kv + h * f + (eager ? h * h : 0.0)) / t;
+    CHECK(sac.gemm_flops() - none.gemm_flops() == Approx(replayed));
+    // all_gather is not on the save list: both norm outputs are gathered again in the replay, and
+    // the weight gradients read those copies instead of gathering their own.
+    CHECK(sac.find("tp.ag_ln1.recompute") != nullptr);
+    CHECK(sac.find("tp.ag_ln2.recompute") != nullptr);
+    CHECK(sac.find("tp.ag_ln1_wgrad") == nullptr);
+    CHECK(sac.find("tp.ag_ln2_wgrad") == nullptr);
+    CHECK(none.find("tp.ag_ln1_wgrad") != nullptr);
+    CHECK(sac.comms(CollectiveKind::all_gather).size() == none.comms(CollectiveKind::all_gather).size());
+    // Kept per rank: the input and the attention's reduce-scatter output (sequence shards, T / t
+    // tokens), wq's, wv's, w1's and SDPA's outputs on the rank's heads and columns, SDPA's
+    // log-sum-exp; eager also w2's whole partial sum and the MLP's reduce-scatter output.
+    const double T = b * s;
+    const double kept = E * T / t * h * 2 + E * T * (h + kv + f + h) / t + 4 * T * heads / t +
+                        (eager ? E * T * h + E * T / t * h : 0.0);
+    CHECK(layer.stored_activation_bytes(Recompute::selective) == Approx(kept));
+  }
+}

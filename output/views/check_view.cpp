@@ -95,8 +95,13 @@ std::string forced_collectives(const topo::CommConfig& c) {
   return out;
 }
 
-/// " (layernorm, mla_up_proj)": what selective recomputation covers.
+/// " (layernorm, mla_up_proj)": what selective recomputation covers; " (the first 2 layers of each
+/// chunk)": which layers full recomputation does.
 std::string selective_modules(const work::JobSpec& j) {
+  if (j.recompute == work::Recompute::full && j.recompute_layers > 0)
+    return " (the first " + std::to_string(j.recompute_layers) + " layers of each model chunk)";
+  if (j.recompute == work::Recompute::full && j.recompute_every > 0)
+    return " (one layer in " + std::to_string(j.recompute_every) + " of each pipeline rank)";
   if (j.recompute != work::Recompute::selective) return "";
   std::string out;
   for (std::string_view n : work::names(j.recompute_modules))

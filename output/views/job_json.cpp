@@ -230,6 +230,8 @@ json job_json(const work::JobSpec& job) {
         {"recompute", work::name(job.recompute)},
         {"recompute_modules", job.recompute == work::Recompute::selective ? work::names(job.recompute_modules)
                                                                           : std::vector<std::string_view>{}},
+        {"recompute_layers", job.recompute_layers > 0 ? json(job.recompute_layers) : json()},
+        {"recompute_every", job.recompute_every > 0 ? json(job.recompute_every) : json()},
         {"attention_impl", work::name(w.attention_impl)},
         {"attention_kernel", topo::name(w.attention_kernel)},
         {"pointwise", work::name(w.pointwise)},

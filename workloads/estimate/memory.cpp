@@ -103,9 +103,10 @@ void drop_recomputed(const JobSpec& job, LayerActivations& a) {
     const bool core = job.workload.attention_kernel != topo::AttentionKernel::cudnn;
     // Under TP: the attention's reduce-scatter output too, and eager the MLP's; w2's output is a
     // whole partial sum on every rank (t x h of the sharded widths).
-    const double t = job.parallel.tp > 1 ? double(job.parallel.tp) : 1.0;
+    const double t = job.parallel.tp;
+    const double scattered = t > 1.0 ? (eager ? 2.0 : 1.0) : 0.0;  // reduce-scatter outputs kept
     const bool w2 = eager && m.activation == Activation::swiglu;
-    a.replicated = act * w.hidden * (1.0 + (t > 1.0 ? 1.0 : 0.0) + (eager && t > 1.0 ? 1.0 : 0.0));
+    a.replicated = act * w.hidden * (1.0 + scattered);
     a.sharded = act * (w.q + w.v + (core ? w.o : 0.0) + w.ffn + (w2 ? t * w.hidden : 0.0));
     a.eager_norms = a.eager_repeated = 0.0;
   }

@@ -507,33 +507,10 @@ struct JobSpec {
   /// The recomputation transformer layer `layer` runs under: `recompute`, or under partial full
   /// recomputation (recompute_layers, recompute_every) full for the layers it covers and none for
   /// the rest. Multi-token-prediction layers (layer >= model.layers) take `recompute`.
-  Recompute layer_recompute(int layer) const {
-    if (recompute != Recompute::full || (recompute_layers <= 0 && recompute_every <= 0) ||
-        layer >= model.layers)
-      return recompute;
-    const ParallelSpec& p = parallel;
-    int begin = 0;
-    for (int c = 0; c < p.pp * p.virtual_stages; ++c) {
-      const int n = p.chunk_layers(c, model.layers);
-      if (layer < begin + n) {
-        if (recompute_layers > 0) return layer - begin < recompute_layers ? Recompute::full : Recompute::none;
-        // The rank's layers before this one: its earlier chunks' and this chunk's.
-        int local = layer - begin;
-        for (int e = c % p.pp; e < c; e += p.pp) local += p.chunk_layers(e, model.layers);
-        return (local + 1) % recompute_every == 0 ? Recompute::full : Recompute::none;
-      }
-      begin += n;
-    }
-    return recompute;
-  }
+  Recompute layer_recompute(int layer) const;
   /// The share of the model's layers that layer_recompute runs under full recomputation (0 unless
   /// recompute is full; 1 for every layer).
-  double full_recompute_share() const {
-    if (recompute != Recompute::full || model.layers <= 0) return 0.0;
-    int n = 0;
-    for (int l = 0; l < model.layers; ++l) n += layer_recompute(l) == Recompute::full ? 1 : 0;
-    return double(n) / model.layers;
-  }
+  double full_recompute_share() const;
   /// FP8 training under delayed scaling reduces each model chunk's amaxes over its pipeline stage's
   /// ranks (Transformer Engine's fp8_autocast exit and first module's backward; Megatron-Core's
   /// amax reduction group, tp x cp x dp): whether this job does, with more than one such rank.

@@ -12,8 +12,8 @@
 // early stop), before any gradient kernel of the block. What runs again: both norms, wk, the
 // rotation, the output's copy to wo's layout (eager), wo (its output feeds the residual that the
 // second norm's backward needs), the residual add, w3 and the activation. A compiled block
-// (torch.compile, pointwise = "fused") replays the same: its partitioner recomputes what the
-// backward reads, and wo's output is on that path.
+// (torch.compile, pointwise = "fused") recomputes what the backward reads: the same without tensor
+// parallelism, and without wo under it (op_sac_replay).
 #include <optional>
 
 #include "workloads/step/layer_ops.hpp"
@@ -48,7 +48,7 @@ Handle DenseLayer::op_sac_replay(OpSink& sink, OpSink::Deps after) const {
   if (d_.tp <= 1 || d_.eager_pointwise)
     h = linear_forward(sink, d_, "proj.recompute", T, d_.h, d_.o_dim / t, h);
   h = sink.kernel("bda1.recompute", elementwise(d_, 3 * Tn * d_.h * E, 3 * Tn * d_.h), h);
-  h = sink.kernel("ln2.recompute", elementwise(d_, Tn * d_.h * norm_forward_bytes(d_), 8 * Tn * d_.h), h);
+  h = norm_forward(sink, "ln2.recompute", Tn * d_.h, h);
   h = sp_gather_linear_input(sink, d_, "tp.ag_ln2.recompute", h, std::nullopt);
   // SwiGLU's up projection (w3, the 6th mm); GeLU's second mm is the down projection, whose output
   // the backward does not read, so only the activation runs again.

@@ -278,16 +278,16 @@ LayerGradOut TrainStepBuilder::layer_backward(RankSink& sink, int sim_rank, int 
   release_layer(sink, sim_rank, l, weights, g, Pass::backward);
   grads_[static_cast<std::size_t>(sim_rank)][key] = {g, layers_.dense_params(l), layers_.expert_params(l),
                                                      true};
+  const double kept = layers_.stored_activation_bytes(l, rank, recompute);
   if (recompute == Recompute::full) {
     // The recomputed layer's activations live from its recomputation to the end of its backward.
     transient_memory(sim_rank, layer_first, g.id, layers_.stored_activation_bytes(l, rank, Recompute::none));
   } else if (recompute == Recompute::selective && job_.recompute_modules.alternate_mm) {
     // torchtitan's per-op policy replays the rest of the layer's activations first (layer_op_sac.cpp).
     transient_memory(sim_rank, layer_first, g.id,
-                     layers_.stored_activation_bytes(l, rank, Recompute::none) -
-                         layers_.stored_activation_bytes(l, rank, Recompute::selective));
+                     layers_.stored_activation_bytes(l, rank, Recompute::none) - kept);
   }
-  return {g, layers_.stored_activation_bytes(l, rank, recompute), Handle{layer_first}};
+  return {g, kept, Handle{layer_first}};
 }
 
 double TrainStepBuilder::heads_forward(RankSink& sink, int sim_rank, int microbatch, Handle h) {

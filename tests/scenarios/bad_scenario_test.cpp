@@ -319,6 +319,12 @@ std::vector<BadCase> bad_cases() {
                  with("\"llama-3.1-70b\"", "\"mixtral-8x7b\""))),
        ":16:14: parallelism.ep_overlap:",
        {"on one pipeline stage only (pp = 2)", "set pp = 1"}},
+      {"overlapped backward-forward pairs on a plain 1F1B pipeline",  // Megatron-Core pairs them only
+                                                                      // interleaved
+       with("pp = 2\ndp = 8", "pp = 2\ndp = 8\nep = 8\nep_overlap = true",
+            with("\"llama-3.1-70b\"", "\"mixtral-8x7b\"")),
+       ":18:14: parallelism.ep_overlap:",
+       {"only the interleaved schedule", "virtual_stages >= 2", "schedule = \"dualpipe\""}},
       {"FP8 dispatch without FP8 linear layers",  // an MoE model (MoE with TP needs sequence parallelism)
        with("tp = 8", "tp = 8\nsequence_parallel = true", with("\"llama-3.1-70b\"", "\"mixtral-8x7b\"")) +
            "[moe]\nfp8_dispatch = true\n",

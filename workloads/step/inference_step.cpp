@@ -125,7 +125,7 @@ void InferenceStepBuilder::build_halves(RankSink& sink, int sim_rank) {
   // the segments alternate, A1 B1 A2 B2 ..., so one half's all-to-all is in flight while the
   // other half computes.
   const int rank = sink.global_rank();
-  sink.track_segments();
+  sink.begin_segments(RankSink::SegmentRule::any_collective);
   const auto on_half = [&sink](std::size_t p, int layer) {
     sink.set_lane(static_cast<int>(p));
     sink.set_context(Pass::forward, layer, static_cast<int>(p));
@@ -144,12 +144,7 @@ void InferenceStepBuilder::build_halves(RankSink& sink, int sim_rank) {
     on_half(p, -1);
     h[p] = sample(sink, h[p], halves_[p]->dims);
   }
-  const auto& a = sink.segments(0);
-  const auto& b = sink.segments(1);
-  for (std::size_t k = 0; k < std::min(a.size(), b.size()); ++k) {
-    a_.graph().add_dependency(a[k].last, b[k].first);
-    if (k + 1 < a.size()) a_.graph().add_dependency(b[k].last, a[k + 1].first);
-  }
+  sink.run_segments_in_turns(0, false);
   sink.set_lane(0);
   last_[static_cast<std::size_t>(sim_rank)] = sink.barrier(h[1]);
 }

@@ -149,6 +149,22 @@ StepAssembler::StepAssembler(const JobSpec& job, CommPlanner& planner, RankMode 
                                            stream_label(r, "comm." + std::string(name(d)) + ".pair"),
                                            ep_alt && d == ParallelDim::ep);
       b.expert_tp = graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "comm.expert_tp.pair"));
+      // Its data-parallel collectives (ZeRO-3's gathers and reduce-scatters, the last micro-batch's
+      // buckets) and amax reductions too: the two halves take turns on the compute stream, so one
+      // channel shared in emission order (the whole backward's, then the forward's) would make
+      // the forward's gathers wait behind the backward's late reductions, which wait for the
+      // forward's turns. The optimizer waits for both (RankSink::last_pair_dp).
+      b.comm[idx(ParallelDim::dp)] =
+          graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "comm.dp.pair"));
+      b.stage = b.comm[idx(ParallelDim::dp)];
+      if (job.reduces_fp8_amax())
+        b.stage = graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "comm.amax.pair"));
+      if (job.model.is_moe())
+        b.expert_dp = graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "comm.expert_dp.pair"));
+      // A training pair's launches interleave with the forward's as one host thread issues them
+      // (RankSink::run_segments_in_turns); serving's halves launch in emission order on one.
+      if (host_timeline_ && job.workload.kind == WorkloadKind::train)
+        b.host = graph_.add_stream(p, sim::StreamRole::compute, stream_label(r, "host.pair"));
       if (s.tp_copy != s.comm[idx(ParallelDim::tp)])
         b.tp_copy = graph_.add_stream(p, sim::StreamRole::copy, stream_label(r, "copy.tp.pair"));
       else
@@ -167,7 +183,8 @@ StepAssembler::StepAssembler(const JobSpec& job, CommPlanner& planner, RankMode 
   }
 }
 
-sim::OpId StepAssembler::add_host_op(int sim_rank, Time duration, sim::LabelId label, const OpInfo& info) {
+sim::OpId StepAssembler::add_host_op(int sim_rank, int lane, Time duration, sim::LabelId label,
+                                     const OpInfo& info) {
   sim::Op op;
   op.kind = sim::OpKind::delay;
   op.bound = topo::tag(topo::Resource::host);
@@ -175,7 +192,7 @@ sim::OpId StepAssembler::add_host_op(int sim_rank, Time duration, sim::LabelId l
   op.label = label;
   OpInfo i = info;
   i.is_host = true;
-  const sim::StreamId stream = streams(sim_rank).host;
+  const sim::StreamId stream = streams(sim_rank, lane).host;
   return add(op, std::span<const sim::StreamId>(&stream, 1), i);
 }
 
@@ -314,14 +331,80 @@ void RankSink::add_deps(sim::OpId op, std::span<const Handle> deps) {
 
 sim::OpId RankSink::launch(double seconds) {
   if (!a_.host_timeline()) return sim::StepGraph::kNoOp;
-  return a_.add_host_op(sim_rank_, from_seconds(seconds), a_.launch_label(), base_info());
+  return host_op(from_seconds(seconds), a_.launch_label());
+}
+
+sim::OpId RankSink::host_op(Time duration, sim::LabelId label) {
+  const int lane = lane_ == 1 ? 1 : 0;  // deferred weight gradients launch from the main thread
+  const sim::OpId h = a_.add_host_op(sim_rank_, lane, duration, label, base_info());
+  const auto l = static_cast<std::size_t>(lane);
+  if (lane == 0 && host_resume_after_ != sim::StepGraph::kNoOp) {
+    a_.graph().add_dependency(host_resume_after_, h);
+    host_resume_after_ = sim::StepGraph::kNoOp;
+  }
+  last_host_[l] = h;
+  if (tracking_) keep_in_segment(host_segments_[l], host_index_[l], h);
+  return h;
+}
+
+void RankSink::keep_in_segment(std::vector<Segment>& list, int index, sim::OpId op) {
+  const auto k = static_cast<std::size_t>(index);
+  if (list.size() <= k) list.resize(k + 1);
+  Segment& s = list[k];
+  if (s.first == sim::StepGraph::kNoOp) s.first = op;
+  s.last = op;
+}
+
+void RankSink::begin_segments(SegmentRule rule) {
+  tracking_ = true;
+  rule_ = rule;
+  for (std::size_t l = 0; l < 2; ++l) {
+    segments_[l].clear();
+    host_segments_[l].clear();
+    boundaries_[l] = 0;
+    host_index_[l] = 0;
+  }
+  host_before_ = last_host_[0];
+}
+
+void RankSink::run_segments_in_turns(int first, bool host) {
+  tracking_ = false;
+  const auto a = static_cast<std::size_t>(first), b = 1 - a;
+  // Each list in turn order; consecutive segments of one lane are already in its stream's order.
+  // `prev` ran on `prev_lane` before the first segment in turn.
+  const auto chain = [&](const std::array<std::vector<Segment>, 2>& lists, sim::OpId prev,
+                         std::size_t prev_lane) {
+    const std::size_t n = std::max(lists[0].size(), lists[1].size());
+    for (std::size_t k = 0; k < n; ++k)
+      for (std::size_t l : {a, b}) {
+        if (k >= lists[l].size() || lists[l][k].first == sim::StepGraph::kNoOp) continue;
+        if (prev != sim::StepGraph::kNoOp && prev_lane != l)
+          a_.graph().add_dependency(prev, lists[l][k].first);
+        prev = lists[l][k].last;
+        prev_lane = l;
+      }
+    return std::pair{prev, prev_lane};
+  };
+  chain(segments_, sim::StepGraph::kNoOp, a);
+  if (host && a_.host_timeline()) {
+    const auto [last, lane] = chain(host_segments_, host_before_, 0);
+    // What lane 0 launches next waits for the pair's last launch on lane 1.
+    if (lane == 1) host_resume_after_ = last;
+  }
+  for (std::size_t l = 0; l < 2; ++l) {
+    segments_[l].clear();
+    host_segments_[l].clear();
+  }
 }
 
 void RankSink::on_host_sync(Handle op, std::string_view name) {
   if (!a_.host_timeline() || !op.valid()) return;
   // Waking up on the GPU's event costs about one launch; then launching resumes.
-  const sim::OpId h =
-      a_.add_host_op(sim_rank_, from_seconds(a_.host_costs().launch_s), a_.graph().intern(name), base_info());
+  if (tracking_ && lane_ < 2) {
+    const auto l = static_cast<std::size_t>(lane_);
+    host_index_[l] = boundaries_[l] + 1;
+  }
+  const sim::OpId h = host_op(from_seconds(a_.host_costs().launch_s), a_.graph().intern(name));
   a_.mark_host_sync(h);
   a_.graph().add_dependency(op.id, h);
 }
@@ -378,11 +461,7 @@ OpSink::Handle RankSink::emit_kernel_on_lane(std::string_view name, const topo::
   last_[static_cast<std::size_t>(lane_)] = Handle{id};
   if (tracking_ && lane_ < 2) {
     const auto l = static_cast<std::size_t>(lane_);
-    if (segments_[l].empty() || comm_since_kernel_[l])
-      segments_[l].push_back(Segment{id, id});
-    else
-      segments_[l].back().last = id;
-    comm_since_kernel_[l] = false;
+    keep_in_segment(segments_[l], boundaries_[l], id);
   }
   return Handle{id};
 }
@@ -446,6 +525,14 @@ sim::OpId RankSink::transfer(std::string_view name, const CommOp& c,
 OpSink::Handle RankSink::emit_comm(std::string_view name, const CommOp& c, std::span<const Handle> deps) {
   const auto& groups = a_.groups(c.dim, rank_, c.scope);
   const sim::OpId host = launch(c.inner_launch ? a_.host_costs().launch_s : a_.host_costs().call_s);
+  // A collective that ends its lane's segment: the lane's next kernels start the next one.
+  if (tracking_ && lane_ < 2 &&
+      (rule_ == SegmentRule::any_collective ||
+       (c.dim == ParallelDim::ep && c.kind == CollectiveKind::all_to_all && c.scope == CommScope::dense))) {
+    const auto l = static_cast<std::size_t>(lane_);
+    ++boundaries_[l];
+    host_index_[l] = std::max(host_index_[l], boundaries_[l]);
+  }
   sim::OpId id;
   if (a_.mode() == RankMode::all) {
     // Copy-engine steps have a sequence of their own, after every dimension x scope's.
@@ -463,7 +550,8 @@ OpSink::Handle RankSink::emit_comm(std::string_view name, const CommOp& c, std::
   }
   if (host != sim::StepGraph::kNoOp) a_.graph().add_dependency(host, id);
   add_deps(id, deps);
-  if (tracking_ && lane_ < 2) comm_since_kernel_[static_cast<std::size_t>(lane_)] = true;
+  if (lane_ == 1 && c.dim == ParallelDim::dp)
+    pair_dp_tails_[c.scope == CommScope::expert ? 1 : c.scope == CommScope::stage ? 2 : 0] = Handle{id};
   return Handle{id};
 }
 

@@ -71,7 +71,9 @@ class StepAssembler {
   const std::vector<SimRank>& ranks() const { return ranks_; }
   const RankStreams& streams(int sim_rank) const { return streams_[static_cast<std::size_t>(sim_rank)]; }
   /// The streams of `lane`: 0, or 1 for the backward of an overlapped forward-backward pair (its own
-  /// compute stream and TP/CP/EP channels; the DP, pipeline and host streams are shared).
+  /// compute stream and TP/CP/EP channels, and in training its own host stream, which
+  /// RankSink::run_segments_in_turns joins to lane 0's as one thread; the DP and pipeline streams
+  /// are shared).
   /// Lane 2 (DualPipe): the compute stream of deferred weight-gradient kernels (kWeightLane).
   const RankStreams& streams(int sim_rank, int lane) const {
     const auto r = static_cast<std::size_t>(sim_rank);
@@ -95,8 +97,9 @@ class StepAssembler {
     return op < info_.size() && info_[op].is_host && !host_sync_[op] ? op + 1 : op;
   }
   void mark_host_sync(sim::OpId op) { host_sync_[op] = true; }
-  /// Adds a host op of `duration` labelled `label` on `sim_rank`'s host stream; returns its id.
-  sim::OpId add_host_op(int sim_rank, Time duration, sim::LabelId label, const OpInfo& info);
+  /// Adds a host op of `duration` labelled `label` on the host stream of `sim_rank`'s `lane`;
+  /// returns its id.
+  sim::OpId add_host_op(int sim_rank, int lane, Time duration, sim::LabelId label, const OpInfo& info);
   /// The label of kernel launches, "host.launch": looked up once, not for each of them (half of
   /// an eager step's ops). Interned at the first launch, so label ids are as they were.
   sim::LabelId launch_label() {
@@ -196,15 +199,27 @@ class RankSink : public OpSink {
   Handle barrier(Handle after, std::string_view name = "pair.join");
   /// The last op emitted on `lane`'s compute stream (invalid before the first).
   Handle last_on_lane(int lane) const { return last_[static_cast<std::size_t>(lane)]; }
+  /// The last collective on each of lane 1's own data-parallel channels (dense and shard groups,
+  /// experts, amaxes; invalid where none ran).
+  const std::array<Handle, 3>& pair_dp_tails() const { return pair_dp_tails_; }
 
-  /// Two-micro-batch overlap: from track_segments() on, the kernels of lanes 0 and 1 are kept as
-  /// segments, runs of kernels between the points where a lane waits on its own communication (the
-  /// first kernel a lane emits after one of its collectives starts a segment).
-  struct Segment {
-    sim::OpId first, last;
+  /// Two micro-batches overlapped on one compute stream (SGLang's two-batch overlap, Megatron-Core's
+  /// combined 1F1B, DeepSeek-V3's chunk pairs): from begin_segments() on, the kernels of lanes 0 and
+  /// 1 are kept as segments, the runs between the collectives where a lane hands its data to
+  /// another rank (the k-th segment of a lane: its kernels after its k-th such collective), and,
+  /// with a host timeline, so are the lanes' host launches (host_index_). run_segments_in_turns() then orders
+  /// them as the one stream runs them: `first` lane's segment 0, the other's 0, `first`'s 1, ... (empty ones
+  /// skipped).
+  enum class SegmentRule : std::uint8_t {
+    any_collective,  ///< every collective ends a segment
+    ep_all_to_all,   ///< only the expert-parallel all-to-alls (dispatch, combine and their gradients)
   };
-  void track_segments() { tracking_ = true; }
-  const std::vector<Segment>& segments(int lane) const { return segments_[static_cast<std::size_t>(lane)]; }
+  void begin_segments(SegmentRule rule);
+  /// Orders the segments kept since begin_segments(): each segment's first kernel waits for the
+  /// last kernel of the segment before it in turn order; with `host`, the launches likewise, as one
+  /// host thread issues them (the lanes' host streams, joined to what the host ran before and
+  /// after). Ends the tracking.
+  void run_segments_in_turns(int first, bool host);
 
   /// Zero-bubble backward (DualPipe's WeightGradStore): from begin_deferral() to end_deferral(),
   /// weight-gradient kernels (KernelWork::weight_grad) and every kernel that depends on one go to
@@ -238,6 +253,13 @@ class RankSink : public OpSink {
   void add_deps(sim::OpId op, std::span<const Handle> deps);
   /// The host launch of the next GPU op (`seconds` of host time), or kNoOp without a host timeline.
   sim::OpId launch(double seconds);
+  /// A host op on the current lane's host stream, kept in its host segment while tracking.
+  sim::OpId host_op(Time duration, sim::LabelId label);
+  struct Segment {
+    sim::OpId first = sim::StepGraph::kNoOp, last = sim::StepGraph::kNoOp;
+  };
+  /// Adds `op` to `lane`'s segment `index` of `list`.
+  static void keep_in_segment(std::vector<Segment>& list, int index, sim::OpId op);
   sim::OpId transfer(std::string_view name, const CommOp& op, const std::vector<std::vector<int>>& groups);
   std::uint32_t payload(const CommOp& op, const std::vector<std::vector<int>>& groups);
   /// Everything of a CommOp its planned payload depends on (the groups follow from dim, scope and
@@ -262,9 +284,21 @@ class RankSink : public OpSink {
   int microbatch_ = -1;
   int lane_ = 0;
   std::array<Handle, 3> last_{};
+  std::array<Handle, 3> pair_dp_tails_{};
   bool tracking_ = false;
-  std::array<std::vector<Segment>, 2> segments_;
-  std::array<bool, 2> comm_since_kernel_{};  ///< per lane: a collective emitted since its last kernel
+  SegmentRule rule_ = SegmentRule::any_collective;
+  std::array<std::vector<Segment>, 2> segments_;       ///< per lane: kernels
+  std::array<std::vector<Segment>, 2> host_segments_;  ///< per lane: host launches and waits
+  std::array<int, 2> boundaries_{};  ///< per lane: segment-ending collectives emitted while tracking
+  /// Per lane: the host segment its host ops go to. A collective's launch closes the segment it is
+  /// in, but a wait for the GPU opens the next one: the real schedules issue the other half's next
+  /// kernels before the forward's dispatch waits for its token counts (DeepSeek's profile: the
+  /// backward's experts, then the forward's dispatch), so the wait holds back only what follows it.
+  std::array<int, 2> host_index_{};
+  std::array<sim::OpId, 2> last_host_{sim::StepGraph::kNoOp, sim::StepGraph::kNoOp};  ///< per lane
+  sim::OpId host_before_ = sim::StepGraph::kNoOp;  ///< the host's last op when tracking began
+  /// The host op lane 0's next host op waits for (the end of an overlapped pair's launches).
+  sim::OpId host_resume_after_ = sim::StepGraph::kNoOp;
   bool deferring_ = false;
   Deferred deferred_;
   std::vector<sim::OpId> deferred_ops_;  ///< this deferral's kernels, in id order

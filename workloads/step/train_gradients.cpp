@@ -215,6 +215,9 @@ void TrainStepBuilder::gradients_and_optimizer(RankSink& sink, int sim_rank) {
   const auto& earlier = schedule_reductions_[static_cast<std::size_t>(sim_rank)];
   grads.reduced.insert(grads.reduced.begin(), earlier.begin(), earlier.end());
   if (grads.reduced.empty()) grads.reduced.push_back(last_op_[static_cast<std::size_t>(sim_rank)]);
+  // The channels of overlapped pairs' backwards (ZeRO-3's per-layer reduce-scatters among them).
+  for (const Handle& h : sink.pair_dp_tails())
+    if (h.valid()) grads.reduced.push_back(h);
   const bool zero = par.zero_stage >= 1;
   const Handle updated =
       emit_optimizer(sink, dims_, prec, train_optimizer_shard(job_, sources.params), grads.reduced);

@@ -414,17 +414,25 @@ void TrainStepBuilder::build_rank(int sim_rank) {
 void TrainStepBuilder::overlapped_pair(RankSink& sink, int sim_rank, const PipeStep& fwd,
                                        const PipeStep& bwd) {
   // Combined 1F1B (Megatron-Core) / DeepSeek-V3's overlapped chunk pair: a backward and the next
-  // forward, of different micro-batches, issued together on two compute streams that share the
-  // GPU. Whenever one waits for its all-to-all the other has the whole GPU; the pair ends when
-  // both have, and the next step waits for it. The backward is launched first: the forward's host
-  // synchronisations (dropless routing) then hold back only the forward's own launches, as the
-  // hand-interleaved launches of the real schedules arrange.
+  // forward, of different micro-batches, take turns on one compute stream while each one's
+  // all-to-alls run beside the other's kernels. Megatron-Core's TransformerLayerSchedulePlan.run
+  // issues, layer by layer, the backward's combine gradient (comm), the forward's attention up to
+  // its dispatch, the backward's experts, the forward's dispatch, the backward's dispatch
+  // gradient, the forward's experts, its combine, the backward's attention; DeepSeek's profile
+  // shows its DualPipe pair in that order. Here each half is emitted on its own lane (the
+  // backward's its own stream and channels) and its kernels are cut into segments at its
+  // expert-parallel all-to-alls; the segments then run in turns, the backward's first: B0 F0 B1 F1
+  // ..., and with eager launches the host issues them in that order too. A segment whose
+  // all-to-all has not returned holds the stream (exposed communication), as in the real
+  // schedules. The pair ends when both halves have, and the next step waits for it.
   const Handle start = sink.barrier(sink.last_on_lane(1));  // after what came before, on either stream
   sink.set_lane(1);
   sink.barrier(start);
+  sink.begin_segments(RankSink::SegmentRule::ep_all_to_all);
   backward(sink, sim_rank, bwd);
   sink.set_lane(0);
   forward(sink, sim_rank, fwd);
+  sink.run_segments_in_turns(1, true);
   const Handle joined = sink.barrier(sink.last_on_lane(1));
   sink.set_lane(1);
   sink.barrier(joined);

@@ -124,8 +124,9 @@ TEST_CASE("The step bound is never above the simulated step, nor its memory boun
       } catch (const UserError&) {
         continue;  // a layout the builder refuses (MoE with tp > 1 and no SP, say)
       }
+      CAPTURE(name, all[i].text());
       const work::Simulation sim = work::simulate(job, topology);
-      CAPTURE(name, all[i].text(), to_seconds(b.step), sim.metrics.step_time_s);
+      CAPTURE(to_seconds(b.step), sim.metrics.step_time_s);
       CHECK(b.step <= sim.run.makespan);
       CHECK(b.kernels <= b.step);
       CHECK(b.step > Time::zero());

@@ -295,6 +295,88 @@ TEST_CASE("MoE step: overlapped backward-forward pairs hide all-to-all time and 
   CHECK(simulate(job, all).report.step_time_s == Approx(paired.report.step_time_s).epsilon(1e-9));
 }
 
+namespace {
+
+/// The [start, end) of `rank`'s ops of pass `pass` and micro-batch `mb`: its kernels, or with `host`
+/// its host launches, in start order, with their labels.
+struct Timed {
+  Time start, end;
+  std::string label;
+};
+std::vector<Timed> ops_of(const Simulation& s, int rank, Pass pass, int mb, bool host = false) {
+  std::vector<Timed> out;
+  for (sim::OpId op = 0; op < s.plan.graph.op_count(); ++op) {
+    const OpInfo& i = s.plan.info[op];
+    if (i.rank != rank || i.pass != pass || i.microbatch != mb || i.is_comm || i.is_host != host) continue;
+    if (!host && s.plan.graph.exec(op).kind != sim::OpKind::compute) continue;
+    out.push_back({s.run.ops[op].start, s.run.ops[op].end, op_label(s.plan, op)});
+  }
+  std::sort(out.begin(), out.end(), [](const Timed& a, const Timed& b) { return a.start < b.start; });
+  return out;
+}
+
+/// Whether no interval of `a` overlaps one of `b` (both in start order).
+bool disjoint(const std::vector<Timed>& a, const std::vector<Timed>& b) {
+  for (const Timed& x : a)
+    for (const Timed& y : b)
+      if (x.start < y.end && y.start < x.end && x.end > x.start && y.end > y.start) return false;
+  return true;
+}
+
+/// The first and last op of `ops` whose label contains `what`.
+const Timed& first_with(const std::vector<Timed>& ops, std::string_view what) {
+  for (const Timed& t : ops)
+    if (t.label.find(what) != std::string::npos) return t;
+  FAIL("no op labelled " << what);
+  return ops.front();
+}
+const Timed& last_with(const std::vector<Timed>& ops, std::string_view what) {
+  for (auto it = ops.rbegin(); it != ops.rend(); ++it)
+    if (it->label.find(what) != std::string::npos) return *it;
+  FAIL("no op labelled " << what);
+  return ops.back();
+}
+
+}  // namespace
+
+TEST_CASE("MoE step: an overlapped pair's halves take turns on the compute stream in Megatron-Core's order") {
+  // moe_job's stage 0 holds layer 0 (dense) and layer 1 (MoE) and runs F0 F1 (B0 F2) (B1 F3) B2 B3.
+  // In the pair (B0, F2) each half's kernels are cut at its expert all-to-alls: the backward's B0
+  // (layer 1's output gradient, up to its combine gradient), B1 (the experts' backward, up to the
+  // dispatch gradient), B2 (router, attention and layer 0); the forward's F0 (layer 0, layer 1's
+  // attention and router, up to its dispatch), F1 (the experts, up to the combine), F2 (the rest).
+  // Megatron-Core's TransformerLayerSchedulePlan.run issues them B0 F0 B1 F1 B2 F2 on one stream.
+  JobSpec job = moe_job(1.0);
+  job.cluster.gpu.nvlink_bw = units::bytes_per_s(20e9);
+  job.parallel.ep_overlap = true;
+  const auto check_turns = [](const Simulation& s) {
+    const auto b = ops_of(s, 0, Pass::backward, 0), f = ops_of(s, 0, Pass::forward, 2);
+    REQUIRE(!b.empty());
+    REQUIRE(!f.empty());
+    CHECK(disjoint(b, f));  // one compute stream: never two kernels at once
+    CHECK(f.front().start >= last_with(b, "L1.bwd.bda2.bwd").end);                 // F0 after B0
+    CHECK(first_with(b, "L1.bwd.experts").start >= last_with(f, "router").end);    // B1 after F0
+    CHECK(first_with(f, "L1.fwd.experts").start >= last_with(b, "experts").end);   // F1 after B1
+    CHECK(first_with(b, "L1.bwd.attn.bwd").start >= last_with(f, "experts").end);  // B2 after F1
+  };
+  check_turns(simulate(job));  // no host timeline (moe_job's GPU has no launch cost)
+  // Launched eagerly, the host issues the halves' launches in the same turns, one at a time.
+  job.cluster.gpu.host_launch_s = 5e-6;
+  job.cluster.gpu.host_framework_s = 20e-6;
+  const Simulation eager = simulate(job);
+  check_turns(eager);
+  const auto hb = ops_of(eager, 0, Pass::backward, 0, true), hf = ops_of(eager, 0, Pass::forward, 2, true);
+  REQUIRE(!hb.empty());
+  REQUIRE(!hf.empty());
+  CHECK(disjoint(hb, hf));
+  // The forward's first launch follows the backward's first segment's, not the whole backward's.
+  CHECK(hf.front().start < hb.back().start);
+  // Every EP rank simulated agrees with one rank per stage.
+  SimulateOptions all;
+  all.ranks = RankMode::all;
+  CHECK(simulate(job, all).report.step_time_s == Approx(eager.report.step_time_s).epsilon(1e-9));
+}
+
 TEST_CASE("MoE step: FP8 dispatch sends a byte and a scale per 128 elements, the combine 2 bytes") {
   FixedCostPlanner planner([](const CommRequest&) { return Time::zero(); });
   JobSpec job = moe_job(1.0);

@@ -13,6 +13,7 @@
 // fp8_blockwise_wgrad) were fitted to this profile's GEMMs (tools/calibration/fit_profile.py), so
 // the two GEMM classes agree by calibration; every other class is priced independently of it.
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -24,6 +25,7 @@
 #include "scenarios/scenario.hpp"
 #include "tests/support/catalog.hpp"
 #include "tests/workloads/fake_planner.hpp"
+#include "workloads/simulate/simulate.hpp"
 #include "workloads/simulate/step_clock.hpp"
 #include "workloads/step/rank_sink.hpp"
 #include "workloads/step/train_step.hpp"
@@ -114,4 +116,47 @@ TEST_CASE("the DeepSeek-V3 profile's kernels, class by class", "[profile]") {
   // than a streaming kernel, and stepsim has no rotary or copy kernels (docs/model.md): the total
   // is held within 15% and every class's error is reported above.
   CHECK(std::abs(total_error) < 0.15);
+}
+
+TEST_CASE("the DeepSeek-V3 profile's overlapped chunk pair: its period per layer", "[profile]") {
+  // The profile overlaps a forward chunk and a backward chunk of 4 MoE layers as DualPipe does. Its
+  // GPU timeline gives the period per layer pair: the forward attention kernels
+  // (flash::compute_attn_ws) start at 2.308, 33.769, 65.103 and 97.548 ms, so (97.548 - 2.308) / 3
+  // = 31.747 ms per layer; the backward's (FlashAttnBwd) at 23.890, 54.823, 87.204 and 119.956 ms:
+  // (119.956 - 23.890) / 3 = 32.022 ms. In the scenario with two micro-batches and `ep_overlap`, the
+  // first micro-batch's backward and the second's forward run as such a pair across the whole
+  // model; the steady-state period is taken over its MoE layers 6-56, away from either end.
+  scen::Scenario s =
+      scen::load_scenario(kSource / "scenarios/profiles/deepseek-v3-ep64-h800.toml", test::builtin_catalog());
+  JobSpec job = s.job;
+  job.parallel.ep_overlap = true;
+  job.moe.shared_expert_overlap = false;  // the shared experts run in the pair's turns
+  job.workload.global_batch = 2 * job.parallel.dp;
+  const Simulation sim = simulate(job, std::make_shared<const topo::Topology>(job.cluster));
+  const auto period = [&](Pass pass, int mb, std::string_view kernel) {
+    std::map<int, double> start;  // layer -> start of its attention kernel, seconds
+    for (sim::OpId op = 0; op < sim.plan.graph.op_count(); ++op) {
+      const OpInfo& i = sim.plan.info[op];
+      if (i.rank != 0 || i.pass != pass || i.microbatch != mb) continue;
+      const std::string label = op_label(sim.plan, op);
+      if (label.find(kernel) != std::string::npos && label.find(".recompute") == std::string::npos)
+        start[i.layer] = to_seconds(sim.run.ops[op].start);
+    }
+    REQUIRE(start.count(6) == 1);
+    REQUIRE(start.count(56) == 1);
+    return std::abs(start.at(56) - start.at(6)) / 50.0;
+  };
+  const double fwd = period(Pass::forward, 1, ".fwd.attn "),
+               bwd = period(Pass::backward, 0, ".bwd.attn.bwd ");
+  const double fwd_error = fwd / 31.747e-3 - 1.0, bwd_error = bwd / 32.022e-3 - 1.0;
+  std::printf(
+      "overlapped pair, per layer: forward %.2f ms (profile 31.75, %+.1f%%), backward %.2f ms "
+      "(profile 32.02, %+.1f%%)\n",
+      fwd * 1e3, 100.0 * fwd_error, bwd * 1e3, 100.0 * bwd_error);
+  // The halves take turns, so they advance together, a layer pair at a time.
+  CHECK(fwd == Approx(bwd).epsilon(0.01));
+  // Within 10% of the profile (before the turns, under processor sharing, the forward ran ahead at
+  // 24.9 ms a layer and the backward fell behind at 41.4: -22% and +29%).
+  CHECK(std::abs(fwd_error) < 0.10);
+  CHECK(std::abs(bwd_error) < 0.10);
 }

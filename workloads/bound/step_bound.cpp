@@ -257,8 +257,8 @@ Bounder::Relaxed Bounder::relax(const Schedule& schedule, int m, const std::vect
 
 StepBound Bounder::run_dualpipe(int m, const Schedule& schedule) {
   // Rank s runs stages s and pp - 1 - s, m / 2 micro-batches each (DualPipeV: chunks s and
-  // 2 pp - 1 - s, every micro-batch through both), with its pairs' two streams
-  // sharing the GPU and its weight steps moving kernels, not adding any: the time bound is the
+  // 2 pp - 1 - s, every micro-batch through both), with its pairs' halves taking turns
+  // and its weight steps moving kernels, not adding any: the time bound is the
   // busiest rank's kernel time at full speed, as for ep_overlap. Memory: its forwards before the
   // first backward, each stage's activations kept until that micro-batch's backward (or later
   // weight step) on this rank.
@@ -372,10 +372,11 @@ StepBound bound_train_step(const JobSpec& job, CommBound* comm) {
     throw std::invalid_argument("bound_train_step: not a training job");
   StepBound b = detail::Bounder(job, comm).run();
   if (job.parallel.ep_overlap) {
-    // Overlapped pairs put a forward and a backward on two compute streams that share the GPU, so
-    // the one-stream relaxation's order no longer holds (a pair's forward may finish before its
-    // backward's kernels). What stays true: the busiest rank does all its kernels' work at no more
-    // than full speed. The pairing also changes the step without changing any emitter's program.
+    // Overlapped pairs run a forward and a backward in turns that the emitters' order does not give
+    // (each half's program is emitted whole; RankSink::run_segments_in_turns interleaves them), so
+    // the one-stream relaxation's order no longer holds. What stays true: the busiest rank does all
+    // its kernels' work at no more than full speed. The pairing also changes the step without changing any
+    // emitter's program.
     b.step = b.kernels;
     b.program = (b.program ^ 0x65705f6f7665726cull) * 1099511628211ull;
   }

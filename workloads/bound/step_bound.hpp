@@ -21,8 +21,8 @@
 //  - the data-parallel channel: its ops (ZeRO-3 gathers and reduce-scatters, gradient buckets,
 //    the updated weights' gathers) run one at a time; the optimizer waits for every bucket, the
 //    last of which waits for the step's last gradient; the gathers wait for the optimizer.
-// With parallelism.ep_overlap the time bound is only the busiest rank's kernel time (two compute
-// streams share the GPU, so the one-stream order does not hold).
+// With parallelism.ep_overlap the time bound is only the busiest rank's kernel time (a pair's halves
+// take turns in an order the emitters do not give, so the one-stream order does not hold).
 // Left out (which can only make the bound smaller): host launches, every other stream's order,
 // the MTP modules' gradient adds, the overlapped parameter gathers of the next step.
 //

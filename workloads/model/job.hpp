@@ -253,8 +253,8 @@ struct ParallelSpec {
   std::array<UbOverlap, kUbGemms> ub_overlap = default_ub_overlap(false);
   /// Expert-parallel all-to-all overlap across micro-batches (Megatron-Core's combined 1F1B,
   /// --overlap-moe-expert-parallel-comm; DeepSeek-V3's overlapped forward-backward chunk pairs): each
-  /// steady-state backward runs with the next forward (of another micro-batch) as one pair, the two
-  /// sharing the GPU, so each one's all-to-alls hide under the other's compute.
+  /// steady-state backward runs with the next forward (of another micro-batch) as one pair whose
+  /// halves take turns on the compute stream, so each one's all-to-alls hide under the other's compute.
   bool ep_overlap = false;
   /// Communication holds its SMs (the GPU's comm_sm_fraction) for the whole step and compute
   /// kernels run on the rest throughout (DeepSeek-V3's framework: DeepEP on 20 of the H800's 132

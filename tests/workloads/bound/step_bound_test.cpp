@@ -98,7 +98,7 @@ TEST_CASE("The step bound is never above the simulated step, nor its memory boun
   uneven.workload.global_batch = 48;
   JobSpec mtp = tiny_moe();  // a multi-token-prediction module on the last stage
   mtp.model.mtp_layers = 1;
-  JobSpec paired = tiny_moe();  // overlapped backward-forward pairs: two compute streams
+  JobSpec paired = tiny_moe();  // overlapped backward-forward pairs: halves taking turns
   paired.parallel.ep_overlap = true;
   const std::vector<std::pair<const char*, JobSpec>> jobs{
       {"one node", test::tiny_training()},
@@ -195,7 +195,7 @@ TEST_CASE("Layouts that emit the same program share a fingerprint, and others do
 
 TEST_CASE("DualPipe: the bound is the busiest rank's kernels, below the simulated step and peak") {
   // Why: rank r runs stages r and pp - 1 - r for half the micro-batches each; weight steps move
-  // kernels to another stream but add none, and pairs share the GPU, so the busiest rank's kernel
+  // kernels to another stream but add none, and pairs take turns, so the busiest rank's kernel
   // time at full speed bounds the step (as for ep_overlap). Memory: every forward before the
   // first backward or pair is still alive when the last of them starts.
   JobSpec dense = test::tiny_training();  // TP 2 x PP 2 x DP 2, 16 micro-batches per pipeline

@@ -377,6 +377,35 @@ TEST_CASE("MoE step: an overlapped pair's halves take turns on the compute strea
   CHECK(simulate(job, all).report.step_time_s == Approx(eager.report.step_time_s).epsilon(1e-9));
 }
 
+TEST_CASE("MoE step: DualPipe's overlapped pairs take turns too, on every rank alike") {
+  // DualPipe over 2 ranks (each holds both stages), 4 micro-batches, launched eagerly: every pair's
+  // halves take turns, so the rank's two compute streams never run a kernel at the same time, and
+  // simulating every GPU gives the representative step.
+  JobSpec job = moe_job(1.0);
+  job.cluster.gpu.nvlink_bw = units::bytes_per_s(20e9);
+  job.parallel.schedule = PipelineSchedule::dualpipe;
+  job.parallel.ep_overlap = true;
+  job.cluster.gpu.host_launch_s = 5e-6;
+  job.cluster.gpu.host_framework_s = 20e-6;
+  const Simulation rep = simulate(job);
+  for (const SimRank& r : rep.plan.ranks) {
+    REQUIRE(r.compute_pair != SimRank::kNoStream);
+    const auto timed = [&](sim::StreamId stream) {
+      std::vector<Timed> out;
+      for (sim::OpId op : rep.plan.graph.ops_on(stream))
+        if (rep.run.ops[op].end > rep.run.ops[op].start)
+          out.push_back({rep.run.ops[op].start, rep.run.ops[op].end, op_label(rep.plan, op)});
+      return out;
+    };
+    const auto main = timed(r.compute), pair = timed(r.compute_pair);
+    CHECK(!pair.empty());
+    CHECK(disjoint(main, pair));
+  }
+  SimulateOptions all;
+  all.ranks = RankMode::all;
+  CHECK(simulate(job, all).report.step_time_s == Approx(rep.report.step_time_s).epsilon(1e-9));
+}
+
 TEST_CASE("MoE step: FP8 dispatch sends a byte and a scale per 128 elements, the combine 2 bytes") {
   FixedCostPlanner planner([](const CommRequest&) { return Time::zero(); });
   JobSpec job = moe_job(1.0);

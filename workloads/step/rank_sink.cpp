@@ -153,7 +153,7 @@ StepAssembler::StepAssembler(const JobSpec& job, CommPlanner& planner, RankMode 
       // buckets) and amax reductions too: the two halves take turns on the compute stream, so one
       // channel shared in emission order (the whole backward's, then the forward's) would make
       // the forward's gathers wait behind the backward's late reductions, which wait for the
-      // forward's turns. The optimizer waits for both (RankSink::last_pair_dp).
+      // forward's turns. The optimizer waits for both (RankSink::pair_dp_tails).
       b.comm[idx(ParallelDim::dp)] =
           graph_.add_stream(p, sim::StreamRole::comm, stream_label(r, "comm.dp.pair"));
       b.stage = b.comm[idx(ParallelDim::dp)];
@@ -338,11 +338,11 @@ sim::OpId RankSink::host_op(Time duration, sim::LabelId label) {
   const int lane = lane_ == 1 ? 1 : 0;  // deferred weight gradients launch from the main thread
   const sim::OpId h = a_.add_host_op(sim_rank_, lane, duration, label, base_info());
   const auto l = static_cast<std::size_t>(lane);
-  if (lane == 0 && host_resume_after_ != sim::StepGraph::kNoOp) {
-    a_.graph().add_dependency(host_resume_after_, h);
+  if (lane == 0) {
+    if (host_resume_after_ != sim::StepGraph::kNoOp) a_.graph().add_dependency(host_resume_after_, h);
     host_resume_after_ = sim::StepGraph::kNoOp;
+    last_main_host_ = h;
   }
-  last_host_[l] = h;
   if (tracking_) keep_in_segment(host_segments_[l], host_index_[l], h);
   return h;
 }
@@ -364,7 +364,7 @@ void RankSink::begin_segments(SegmentRule rule) {
     boundaries_[l] = 0;
     host_index_[l] = 0;
   }
-  host_before_ = last_host_[0];
+  host_before_ = last_main_host_;
 }
 
 void RankSink::run_segments_in_turns(int first, bool host) {

@@ -71,9 +71,9 @@ class StepAssembler {
   const std::vector<SimRank>& ranks() const { return ranks_; }
   const RankStreams& streams(int sim_rank) const { return streams_[static_cast<std::size_t>(sim_rank)]; }
   /// The streams of `lane`: 0, or 1 for the backward of an overlapped forward-backward pair (its own
-  /// compute stream and TP/CP/EP channels, and in training its own host stream, which
-  /// RankSink::run_segments_in_turns joins to lane 0's as one thread; the DP and pipeline streams
-  /// are shared).
+  /// compute stream and TP/CP/EP/DP channels, and in training its own host stream, which
+  /// RankSink::run_segments_in_turns joins to lane 0's as one thread; the pipeline streams are
+  /// shared).
   /// Lane 2 (DualPipe): the compute stream of deferred weight-gradient kernels (kWeightLane).
   const RankStreams& streams(int sim_rank, int lane) const {
     const auto r = static_cast<std::size_t>(sim_rank);
@@ -258,7 +258,7 @@ class RankSink : public OpSink {
   struct Segment {
     sim::OpId first = sim::StepGraph::kNoOp, last = sim::StepGraph::kNoOp;
   };
-  /// Adds `op` to `lane`'s segment `index` of `list`.
+  /// Adds `op` to segment `index` of `list` (one lane's kernels or host ops).
   static void keep_in_segment(std::vector<Segment>& list, int index, sim::OpId op);
   sim::OpId transfer(std::string_view name, const CommOp& op, const std::vector<std::vector<int>>& groups);
   std::uint32_t payload(const CommOp& op, const std::vector<std::vector<int>>& groups);
@@ -295,8 +295,8 @@ class RankSink : public OpSink {
   /// kernels before the forward's dispatch waits for its token counts (DeepSeek's profile: the
   /// backward's experts, then the forward's dispatch), so the wait holds back only what follows it.
   std::array<int, 2> host_index_{};
-  std::array<sim::OpId, 2> last_host_{sim::StepGraph::kNoOp, sim::StepGraph::kNoOp};  ///< per lane
-  sim::OpId host_before_ = sim::StepGraph::kNoOp;  ///< the host's last op when tracking began
+  sim::OpId last_main_host_ = sim::StepGraph::kNoOp;  ///< the last host op on lane 0's host stream
+  sim::OpId host_before_ = sim::StepGraph::kNoOp;     ///< last_main_host_ when tracking began
   /// The host op lane 0's next host op waits for (the end of an overlapped pair's launches).
   sim::OpId host_resume_after_ = sim::StepGraph::kNoOp;
   bool deferring_ = false;

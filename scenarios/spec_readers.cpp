@@ -296,6 +296,12 @@ void read_efficiency(TableReader& r, topo::Efficiency& eff) {
     read_zero_or(r, key, *out,
                  RealRange{kEfficiency.min, kEfficiency.max, false,
                            "a fraction of dense peak, e.g. 0.4; 0 = the kernel does not run on this GPU"});
+  r.read("attention_seq_half", eff.attention_seq_half,
+         RealRange{0.0, 1e5, false,
+                   "keys per query row at which attention runs at half its figure, e.g. 380; 0 = no term"});
+  r.read("attention_tiles_half", eff.attention_tiles_half,
+         RealRange{0.0, 1e5, false,
+                   "128-row query tiles at which attention runs at half its figure, e.g. 250; 0 = no term"});
   r.read("elementwise", eff.elementwise, kEfficiency);
   r.read("hbm", eff.hbm, kEfficiency);
   r.read("gemm_hbm", eff.gemm_hbm, kEfficiency);
@@ -357,6 +363,8 @@ constexpr std::string_view kEfficiencyKeys[] = {"gemm_bf16",
                                                 "attention",
                                                 "attention_fa2",
                                                 "attention_fa3",
+                                                "attention_seq_half",
+                                                "attention_tiles_half",
                                                 "elementwise",
                                                 "hbm",
                                                 "gemm_hbm",

@@ -58,6 +58,11 @@ struct KernelWork {
   KernelKind kind = KernelKind::other;
   /// Attention kernels: which fused kernel runs it (its efficiency is the GPU's for that kernel).
   AttentionKernel attention_kernel = AttentionKernel::cudnn;
+  /// Fused attention (training, prefill): the keys each query row spans (the sequence, or a local
+  /// layer's window) and the kernel's 128-row query tiles (sequences x heads x query rows / 128),
+  /// for the GPU's attention shape terms (Efficiency::attention_shape); 0 = not known, no term.
+  double attention_keys = 0.0;
+  double attention_tiles = 0.0;
   /// The share of the GPU's SMs the kernel leaves to the communication kernels beside it, [0, 1)
   /// (cuBLAS's SM count target under Transformer Engine's set_sm_margin). Its time here is the
   /// full GPU's; the step's engine runs it at most at 1 - sm_margin of that speed (sim::Op).

@@ -93,6 +93,13 @@ struct Efficiency {
   /// on Hopper only), so a job that names the kernel is refused.
   double attention_fa2 = 0.0;
   double attention_fa3 = 0.0;
+  /// The shape terms of those figures (each is the limit for long sequences and many query tiles):
+  /// a kernel whose queries span `keys` keys over `tiles` 128-row query tiles runs at
+  /// attention / (1 + attention_seq_half / keys + attention_tiles_half / tiles) (attention_shape);
+  /// 0 = no such term. Per-tile fixed work (loading the query tile, the softmax rescale, the
+  /// output's epilogue) weighs more on short rows; few tiles leave SMs idle.
+  double attention_seq_half = 0.0;
+  double attention_tiles_half = 0.0;
   double elementwise = 0.5;  ///< element-wise arithmetic, of the FP32 vector peak
   double hbm = 0.85;         ///< of HBM bandwidth, for streaming kernels
   /// Of HBM bandwidth, for a GEMM bound by reading its operands (weight streaming in decode and
@@ -137,6 +144,14 @@ struct Efficiency {
   double headline(OpClass c) const;
   /// The fused-attention efficiency of kernel `k` (0 where the GPU has no figure for it).
   double attention_of(AttentionKernel k) const { return this->*attention_member(k); }
+  /// The fraction of attention_of(k) a kernel of `keys` keys per query row and `tiles` 128-row
+  /// query tiles reaches (0 for either: that term left out).
+  double attention_shape(double keys, double tiles) const {
+    double d = 1.0;
+    if (keys > 0.0) d += attention_seq_half / keys;
+    if (tiles > 0.0) d += attention_tiles_half / tiles;
+    return 1.0 / d;
+  }
   /// The same figure, to set (a calibration fitting the kernel a job runs).
   double& attention_of(AttentionKernel k) { return this->*attention_member(k); }
   /// The HBM efficiency of a bandwidth-bound kernel of kind `k`.

@@ -37,6 +37,8 @@ json efficiency_json(const topo::Efficiency& e) {
   j["attention"] = e.attention;
   j["attention_fa2"] = e.attention_fa2;
   j["attention_fa3"] = e.attention_fa3;
+  j["attention_seq_half"] = e.attention_seq_half;
+  j["attention_tiles_half"] = e.attention_tiles_half;
   j["elementwise"] = e.elementwise;
   j["fp8_split_accumulation"] = e.fp8_split_accumulation;
   j["fp8_blockwise"] = e.fp8_blockwise;

@@ -153,3 +153,30 @@ TEST_CASE("a grouped expert GEMM costs 1 + grouped_m_half / rows times the batch
   g.eff.grouped_m_half = 0.0;  // no grouping cost set
   CHECK(to_seconds(kernel_time(g, w).duration) == Approx(batched + 4e-6));
 }
+
+TEST_CASE(
+    "fused attention runs at its figure over 1 + seq_half / keys + tiles_half / tiles, flat where unknown") {
+  GpuSpec g = gpu();
+  g.eff.attention = 0.6;
+  g.eff.attention_seq_half = 400;
+  g.eff.attention_tiles_half = 200;
+  KernelWork attn;
+  attn.op_class = OpClass::attention;
+  attn.flops = units::flops(1e12);
+  // No shape given: the figure alone, 1e12 / (1000e12 x 0.6) + the 4 us gap.
+  CHECK(to_seconds(kernel_time(g, attn).duration) == Approx(1e12 / (1000e12 * 0.6) + 4e-6));
+  // 2,048 keys a row over 1,024 query tiles: 0.6 / (1 + 400 / 2048 + 200 / 1024) = 0.6 / 1.390625.
+  attn.attention_keys = 2048;
+  attn.attention_tiles = 1024;
+  CHECK(to_seconds(kernel_time(g, attn).duration) == Approx(1e12 / (1000e12 * 0.6 / 1.390625) + 4e-6));
+  // Long rows and many tiles approach the figure: 0.6 / (1 + 400 / 65536 + 200 / 65536) = 0.6 / 1.00916.
+  attn.attention_keys = 65536;
+  attn.attention_tiles = 65536;
+  CHECK(to_seconds(kernel_time(g, attn).duration) ==
+        Approx(1e12 / (1000e12 * 0.6 / (1 + 600.0 / 65536)) + 4e-6));
+  // A GPU without shape terms prices every shape at its figure.
+  g.eff.attention_seq_half = g.eff.attention_tiles_half = 0;
+  attn.attention_keys = 512;
+  attn.attention_tiles = 16;
+  CHECK(to_seconds(kernel_time(g, attn).duration) == Approx(1e12 / (1000e12 * 0.6) + 4e-6));
+}

@@ -1,6 +1,6 @@
 // Extracts the BF16 GEMM, context-attention and NCCL timings of NVIDIA's aiconfigurator
 // (github.com/ai-dynamo/aiconfigurator, Apache-2.0) for the GPUs stepsim's Blackwell calibration compares,
-// into aiconfigurator-gemm-bf16.csv (KIND gemm), aiconfigurator-gemm-bf16-sustained.csv (KIND
+// into aiconfigurator-gemm-bf16.csv (KIND gemm), aiconfigurator-attention-shape.csv (KIND attention-shape), aiconfigurator-gemm-bf16-sustained.csv (KIND
 // gemm-sustained), aiconfigurator-gemm-fp8.csv (KIND gemm-fp8) or aiconfigurator-attention-bf16.csv (KIND
 // attention), aiconfigurator-nccl.csv (KIND nccl) or aiconfigurator-gemm-decode.csv (KIND gemm-decode).
 //
@@ -132,6 +132,40 @@ if (kind === 'gemm-decode') {
       rows.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2])
       for (const [m, n, k, t] of rows) console.log(`${gpu},${v},${m},${n},${k},${t.toPrecision(6)}`)
     }
+  process.exit(0)
+}
+
+// attention-shape: BF16 context attention (forward, causal, head dim 128, no window, BF16 KV cache) at
+// every sequence length from 512 on, per GPU and engine, the median over the KV-head counts of one batch,
+// sequence and head count: how the kernels' efficiency falls with short rows and few query tiles
+// (fit_gemm.py attention_shape). The engines that ran on both the A100 and the H100 (vLLM 0.14.0 and
+// SGLang 0.5.10: FlashAttention-2 on Ampere, FlashAttention-3 on Hopper), and TensorRT-LLM 1.3.0rc10 on
+// the Hopper and Blackwell GPUs.
+if (kind === 'attention-shape') {
+  const sets = [
+    ['a100', 'a100_sxm', 'vllm/0.14.0'], ['h100', 'h100_sxm', 'vllm/0.14.0'],
+    ['a100', 'a100_sxm', 'sglang/0.5.10'], ['h100', 'h100_sxm', 'sglang/0.5.10'],
+    ['h100', 'h100_sxm', 'trtllm/1.3.0rc10'], ['h200', 'h200_sxm', 'trtllm/1.3.0rc10'],
+    ['b200', 'b200_sxm', 'trtllm/1.3.0rc10'], ['gb200', 'gb200', 'trtllm/1.3.0rc10'],
+  ]
+  console.log(`# aiconfigurator ${commit}, ${root}/{GPU}/attention/{ENGINE/VERSION}/context_attention_perf.parquet`)
+  console.log('# BF16 context attention (forward, causal, head dim 128, no window, BF16 KV cache), CUDA-graph replays, median over KV-head counts; times in ms')
+  console.log('gpu,engine,batch,seq,heads,ms')
+  for (const [gpu, dir, v] of sets) {
+    const times = {}
+    for (const r of await readTable(`${root}/${dir}/attention/${v}/context_attention_perf.parquet`)) {
+      const [b, s, h] = [r.batch_size, r.isl, r.num_heads].map(Number)
+      if (r.attn_dtype !== 'bfloat16' || r.kv_cache_dtype !== 'bfloat16' || Number(r.head_dim) !== 128) continue
+      if (Number(r.window_size ?? 0) !== 0 || s < 512) continue
+      ;(times[`${b},${s},${h}`] ??= []).push(Number(r.latency))
+    }
+    const keys = Object.keys(times).sort(order)
+    for (const k of keys) {
+      const t = times[k].sort((x, y) => x - y)
+      const m = t.length % 2 ? t[(t.length - 1) / 2] : (t[t.length / 2 - 1] + t[t.length / 2]) / 2
+      console.log(`${gpu},${v},${k},${m.toPrecision(6)}`)
+    }
+  }
   process.exit(0)
 }
 

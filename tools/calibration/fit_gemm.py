@@ -418,6 +418,127 @@ def blackwell_fp8_shapes(c8, gpu):
     return out
 
 
+ATTENTION_TILE = 128  # query rows per tile of the fused attention kernels (their kBlockM)
+AIC_ATTENTION_PEAK = {"a100": 312.0, "h100": 989.0, "h200": 989.0, "b200": 2250.0, "gb200": 2500.0}
+AIC_SHAPE_MIN_SEQ = 1024  # shorter rows: the engines' per-token work around the kernel (RoPE, the KV-cache write) weighs in
+
+
+def solve(a, b):
+    """Gaussian elimination with partial pivoting (a small dense system)."""
+    n = len(b)
+    m = [row[:] + [b[i]] for i, row in enumerate(a)]
+    for i in range(n):
+        p = max(range(i, n), key=lambda r: abs(m[r][i]))
+        m[i], m[p] = m[p], m[i]
+        for r in range(n):
+            if r != i:
+                f = m[r][i] / m[i][i]
+                for c in range(i, n + 1):
+                    m[r][c] -= f * m[i][c]
+    return [m[i][n] / m[i][i] for i in range(n)]
+
+
+def fit_inverse(points):
+    """Relative least squares of eff = E / (1 + sum_j h_j x_j) over points (features x, eff): linear in
+    1 / eff = 1 / E + sum_j (h_j / E) x_j, each residual weighted by eff (so relative). Returns E, [h_j]."""
+    rows = [[1.0] + list(x) for x, _ in points]
+    y = [1.0 / e for _, e in points]
+    w = [e * e for _, e in points]
+    n = len(rows[0])
+    a = [[sum(w[k] * rows[k][i] * rows[k][j] for k in range(len(y))) for j in range(n)] for i in range(n)]
+    b = [sum(w[k] * rows[k][i] * y[k] for k in range(len(y))) for i in range(n)]
+    c = solve(a, b)
+    return 1.0 / c[0], [v / c[0] for v in c[1:]]
+
+
+def query_tiles(b, heads, seq):
+    return b * heads * -(-seq // ATTENTION_TILE)
+
+
+@functools.cache
+def attention_shape_fits():
+    """aiconfigurator's context attention (aiconfigurator-attention-shape.csv: forward, causal, head dim 128,
+    batch x heads x sequence from 1 x 1 x 512 to 256 x 64 x 16,384), per GPU and engine: efficiency (FLOPs
+    2 b h s^2 d, the causal half) fitted as E / (1 + seq_half / s + tiles_half / tiles) over sequences of
+    AIC_SHAPE_MIN_SEQ and more. Returns {(gpu, engine): (E, seq_half, tiles_half, mean |residual|, rows)}."""
+    lines = [x for x in open(os.path.join(HERE, "aiconfigurator-attention-shape.csv")) if not x.startswith("#")]
+    head = lines[0].strip().split(",")
+    groups = {}
+    for line in lines[1:]:
+        r = dict(zip(head, line.strip().split(",")))
+        b, seq, heads = int(r["batch"]), int(r["seq"]), int(r["heads"])
+        if seq < AIC_SHAPE_MIN_SEQ:
+            continue
+        eff = 2.0 * b * heads * seq * seq * 128 / (float(r["ms"]) * 1e-3) / (AIC_ATTENTION_PEAK[r["gpu"]] * 1e12)
+        groups.setdefault((r["gpu"], r["engine"]), []).append(((1.0 / seq, 1.0 / query_tiles(b, heads, seq)), eff))
+    out = {}
+    for key, points in groups.items():
+        e, (sh, th) = fit_inverse(points)
+        res = statistics.mean(abs(e / (1 + sh * x[0] + th * x[1]) / eff - 1) for x, eff in points)
+        out[key] = (e, sh, th, res, len(points))
+    return out
+
+
+def paper_seq_half(kernel="cudnn"):
+    """The FlashAttention-3 paper's H100 figures (fa3-paper-attention.csv; batch x sequence = 16k tokens,
+    16 heads, so the query tiles are the same at every length): a training step's attention weighs the
+    forward 1 and the backward 2.5, 3.5 / (1 / forward + 2.5 / backward) per length, fitted as
+    E / (1 + seq_half / s). The kernel alone: no engine work around it."""
+    rows = read_table("fa3-paper-attention.csv")
+    points = []
+    for seq in sorted({r["seq"] for r in rows}):
+        f, b = ({row["backward"]: row[kernel] for row in rows if row["seq"] == seq}[k] for k in (0.0, 1.0))
+        points.append(((1.0 / seq,), 3.5 / (1.0 / f + 2.5 / b) / 989.0))
+    _, (h,) = fit_inverse(points)
+    return h
+
+
+# The catalog GPUs that take a measured GPU's attention shape terms, and the engines each GPU's ratio to
+# the H100 comes from (the same engine and version timed on both).
+SHAPE_ENGINES = {"a100": ("vllm/0.14.0", "sglang/0.5.10"), "h200": ("trtllm/1.3.0rc10",),
+                 "b200": ("trtllm/1.3.0rc10",), "gb200": ("trtllm/1.3.0rc10",)}
+SHAPE_TAKERS = {"a100": ("a100-sxm-80gb",), "h100": ("h100-sxm", "h800"), "h200": ("h200",), "b200": ("b200",),
+                "gb200": ("gb200",)}
+
+
+@functools.cache
+def attention_shapes():
+    """Each measured GPU's (seq_half, tiles_half): seq_half the FlashAttention-3 paper's cuDNN figure on the
+    H100 (the kernel alone) x the GPU's aiconfigurator seq_half over the H100's in the same engine (the
+    median over engines: per-tile cost in time, so faster SMs need longer rows); tiles_half the median of
+    the GPU's aiconfigurator fits (how many query tiles fill its SMs)."""
+    fits = attention_shape_fits()
+    h100 = paper_seq_half()
+    out = {"h100": (h100, statistics.median(v[2] for (g, _), v in fits.items() if g == "h100"))}
+    for gpu, engines in SHAPE_ENGINES.items():
+        ratio = statistics.median(fits[(gpu, e)][1] / fits[("h100", e)][1] for e in engines)
+        out[gpu] = (h100 * ratio, statistics.median(v[2] for (g, _), v in fits.items() if g == gpu))
+    return out
+
+
+def shape_factor(gpu, b, heads, seq):
+    """1 / (1 + seq_half / s + tiles_half / tiles): the fraction of its long-row, many-tile figure."""
+    sh, th = attention_shapes()[gpu]
+    return 1.0 / (1.0 + sh / seq + th / query_tiles(b, heads, seq))
+
+
+def print_attention_shapes():
+    print("**Attention by shape** (aiconfigurator-attention-shape.csv: context attention, forward, causal, head "
+          "dim 128; efficiency = E / (1 + seq_half / s + tiles_half / tiles), tiles = b x heads x ceil(s / 128), "
+          f"fitted over s >= {AIC_SHAPE_MIN_SEQ})\n")
+    print("| GPU | engine | rows | E | seq_half | tiles_half | mean residual |")
+    print("|---|---|---|---|---|---|---|")
+    for (gpu, engine), (e, sh, th, res, n) in sorted(attention_shape_fits().items()):
+        print(f"| {gpu} | {engine} | {n} | {e:.3f} | {sh:.0f} | {th:.0f} | {res:.3f} |")
+    print(f"\nThe kernel alone (FlashAttention-3 paper, H100, training-weighted): seq_half cuDNN "
+          f"{paper_seq_half('cudnn'):.0f}, FlashAttention-2 {paper_seq_half('fa2'):.0f}, FlashAttention-3 "
+          f"{paper_seq_half('fa3'):.0f}; the engines' larger figures include their per-token work around the kernel")
+    for gpu, (sh, th) in attention_shapes().items():
+        print(f"catalog attention shape ({gpu}; {' '.join(SHAPE_TAKERS[gpu])}): attention_seq_half = {sh:.0f}, "
+              f"attention_tiles_half = {th:.0f}")
+    print()
+
+
 HOPPER_ATTENTION_RUN = 0.49  # cuDNN fused forward + backward on one H200, timed after >0.3 s of GEMMs
 
 
@@ -434,7 +555,9 @@ def hopper_attention():
     key = lambda r: (r["b"], r["heads"], r["seq"], r["head_dim"], r["v_head_dim"])
     cudnn = {key(r): r for r in rows if r["backend"] == "cudnn" and r["backward"]}
     flash = {key(r): r for r in rows if r["backend"] == "flash" and r["backward"]}
-    eff = statistics.mean(r["short_efficiency"] for r in cudnn.values())
+    # Each shape's efficiency over its shape factor (the H100's shape terms): the long-row, many-tile figure.
+    eff = statistics.mean(r["short_efficiency"] / shape_factor("h100", r["b"], r["heads"], r["seq"])
+                          for r in cudnn.values())
     fa2 = statistics.mean(flash[k]["short_efficiency"] / cudnn[k]["short_efficiency"] for k in flash if k in cudnn)
     return eff, fa2, rows
 
@@ -455,7 +578,8 @@ def print_hopper_attention():
           f"taken as power-limited and divided by the GEMMs' ratio: {HOPPER_ATTENTION_RUN} / 0.832 = "
           f"{HOPPER_ATTENTION_RUN / 0.832:.3f}) overstated the short-run speed")
     print(f"Hopper attention (catalog): mean of the {sum(1 for r in rows if r['backend'] == 'cudnn' and r['backward'])} "
-          f"cuDNN forward + backward short-run efficiencies on the H100 = {eff:.3f}\n")
+          f"cuDNN forward + backward short-run efficiencies on the H100, each over its shape factor (attention by "
+          f"shape, above) = {eff:.3f}\n")
 
 
 def print_attention_kernels(hopper, fa2_measured):
@@ -485,7 +609,10 @@ def print_blackwell_attention(hopper):
     print("| GPU | shapes | efficiency / H200's: 25th, median, 75th percentile | attention (catalog) |")
     print("|---|---|---|---|")
     for gpu in ("b200", "gb200"):
-        ratios = [(r["h200_ms"] / r[gpu + "_ms"]) * (AIC_PEAK_TFLOPS["h200"] / AIC_PEAK_TFLOPS[gpu]) for r in rows]
+        # Per shape, the efficiency ratio over the two GPUs' shape factors: the ratio of the limits.
+        ratios = [(r["h200_ms"] / r[gpu + "_ms"]) * (AIC_PEAK_TFLOPS["h200"] / AIC_PEAK_TFLOPS[gpu]) *
+                  shape_factor("h200", r["batch"], r["heads"], r["seq"]) /
+                  shape_factor(gpu, r["batch"], r["heads"], r["seq"]) for r in rows]
         q = statistics.quantiles(ratios, n=4)
         print(f"| {gpu} | {len(ratios)} | {q[0]:.3f}, {q[1]:.3f}, {q[2]:.3f} | {hopper * q[1]:.3f} |")
     print()
@@ -597,6 +724,7 @@ def main():
     ref = {"bf16": (mamf16["eff"], c_old["peak"]), "fp8": (h100_8["eff"], split_peak * full)}
     blackwell = print_blackwell(c16, c8, sets)
     print_sustained_check(c16, bf16, blackwell)
+    print_attention_shapes()
     print_hopper_attention()
     hopper_attn, fa2_ratio, _ = hopper_attention()
     print_blackwell_attention(hopper_attn)

@@ -1,6 +1,8 @@
 // The attention half of a transformer layer: norm, projections (standard QKV or DeepSeek MLA),
 // the attention core (FlashAttention, the unfused Megatron path, or decode against the KV cache),
 // the output projection and the residual. Widths are per TP rank: heads split over tp.
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "workloads/step/layer_ops.hpp"
@@ -10,6 +12,9 @@ namespace stepsim::work {
 using Handle = OpSink::Handle;
 
 namespace {
+
+/// Query rows per tile of the fused attention kernels (FlashAttention-2/3's and cuDNN's kBlockM).
+constexpr double kAttentionQueryTile = 128.0;
 
 double qk_head(const LayerDims& d) {
   return d.q_dim / d.heads;
@@ -30,6 +35,10 @@ topo::KernelWork flash_work(const LayerDims& d, double factor) {
   w.precision = d.fp8_attention ? topo::Precision::fp8 : d.precision;
   const double pairs = d.causal ? causal_pairs(d.s, d.span) / d.cp : d.s_local * d.s;
   w.flops = units::flops(factor * 2.0 * d.b * pairs * (qk_head(d) + v_head(d)) * (d.heads / d.tp));
+  // Its shape (Efficiency::attention_shape): each query row spans the sequence or the local window;
+  // the kernel's query tiles are 128 rows of one sequence and head.
+  w.attention_keys = d.span.global() ? d.s : std::min(d.s, d.span.window);
+  w.attention_tiles = d.b * (d.heads / d.tp) * std::ceil(d.s_local / kAttentionQueryTile);
   return w;
 }
 
@@ -150,6 +159,10 @@ Handle DenseLayer::decode_core(OpSink& sink, Handle qkv) const {
   topo::KernelWork w;
   w.op_class = topo::OpClass::attention;
   w.precision = d_.precision;
+  // Its shape where compute binds (MLA's absorbed heads): rows of the keys it attends, one query
+  // tile per sequence and head (a tile's rows are that head's one new query).
+  w.attention_keys = attended_keys_at(d_.s, d_.span);
+  w.attention_tiles = d_.b * hl;
   if (!d_.mla) {
     // One query per sequence against its whole cache: every cached key and value is read once,
     // or once per query head of its group by a per-query-head kernel.
@@ -282,6 +295,7 @@ Handle DenseLayer::ring_attention(OpSink& sink, Handle ready, const topo::Kernel
   topo::KernelWork step = whole;
   step.flops /= d_.cp;
   step.hbm_bytes /= d_.cp;
+  step.attention_keys /= d_.cp;  // one key/value block a step
   const double kv_block = d_.tokens * (d_.kv_dim + d_.v_dim) / d_.tp * d_.act_bytes;
   const double blocks_per_exchange = backward ? 2.0 : 1.0;  // backward: the blocks and their gradients
   // The merges (above): backward, after each step (the summed key/value gradients travel on with

@@ -5,7 +5,7 @@ fit_gemm.py prints, for Hopper, B200 and GB200, the gemm_bf16 and gemm_fp8 curve
 committed measurements (the H200 runs, the published tables, aiconfigurator's timings), Hopper's split
 accumulation factor, the clock curve by tensor-core duty from the H200's power-limit runs, every GPU's
 comm_interference (a GEMM beside a communication stand-in), the decode-kernel figures, the Hopper
-attention figure and a table of the Blackwell ones. Each must equal the catalog's to the printed
+attention figure and a table of the Blackwell ones, and the attention shape terms. Each must equal the catalog's to the printed
 precision; the catalog's source text for each Blackwell figure must name the file it comes from.
 Usage: check_fit_gemm.py SOURCE_DIR
 """
@@ -58,6 +58,11 @@ def fitted(source):
         key, value = item.split(" = ")
         for gpu in HOPPER:
             scalars[(gpu, key)] = float(value)
+    for m in re.finditer(r"^catalog attention shape \((\w+); ([\w\- ]+)\): (.*)$", out, re.M):
+        for item in m.group(3).split(", "):
+            key, value = item.split(" = ")
+            for gpu in m.group(2).split():
+                scalars[(gpu, key)] = float(value)
     m = re.search(r"^catalog grouped: grouped_m_half = ([\d.]+)$", out, re.M)
     if m:
         for gpu in DECODE_GPUS + ("l4", "mi300x"):
@@ -126,9 +131,10 @@ def main():
     # accumulation on the three Hopper GPUs, the clock curve's four points (duty and clock) on five,
     # comm_interference on every GPU, the two decode efficiencies on six (the A100's GEMM figures from
     # aiconfigurator's ratios), the two fixed kernel times on eight, grouped_m_half on every GPU and the
-    # FlashAttention-2 and -3 figures on the three Hopper GPUs.
+    # FlashAttention-2 and -3 figures on the three Hopper GPUs, and the attention shape terms on the six
+    # GPUs with timings of attention by shape (the A100, the Hopper GPUs, B200, GB200).
     expected = (2 * 3 + 2 * 2 + 5 + 3 + 5 * 8 + 2 * len(gpus) + 2 * len(DECODE_GPUS) + 2 * (len(DECODE_GPUS) + 2) +
-                2 * 3)
+                2 * 3 + 2 * len(DECODE_GPUS))
     if seen != expected:
         failures.append(f"expected {expected} figures from fit_gemm.py's output, found {seen}")
     for line in failures:

@@ -117,3 +117,23 @@ TEST_CASE("all-to-all context parallelism moves queries, keys and values to head
   CHECK(p.fwd.comms(CollectiveKind::ring_exchange).empty());
   CHECK(p.fwd.find("cp.out_merge") == nullptr);
 }
+
+TEST_CASE("context parallelism's attention kernels carry their shapes: a ring step spans one key block") {
+  using namespace cp_rows;
+  // 16 query heads per TP rank x 2,048 query rows / 128 = 256 query tiles on every method.
+  // The ring's steps each attend one block of 8,192 / 4 = 2,048 keys; the gathered kernels and the
+  // all-to-all's (all 8,192 keys, heads / cp) span the whole sequence.
+  const Passes ring = run(CpComm::p2p);
+  const fakes::Recorded* step = ring.fwd.find("attn cp0");
+  REQUIRE(step != nullptr);
+  CHECK(step->work.attention_keys == 2048);
+  CHECK(step->work.attention_tiles == 256);
+  for (CpComm c : {CpComm::all_gather, CpComm::a2a}) {
+    INFO(name(c));
+    const Passes p = run(c);
+    const fakes::Recorded* attn = p.fwd.find("attn");
+    REQUIRE(attn != nullptr);
+    CHECK(attn->work.attention_keys == 8192);
+    CHECK(attn->work.attention_tiles == 256);
+  }
+}

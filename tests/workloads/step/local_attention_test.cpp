@@ -178,3 +178,30 @@ TEST_CASE("a window on every layer bounds the cache, so any context fits beside 
   // Too little room for even the window: T = budget / 32 layers.
   CHECK(max_cached_context(m, 3200.0, 0, m.layers) == Approx(100.0));
 }
+
+TEST_CASE("a fused attention kernel carries its shape: the keys a row spans and its 128-row query tiles") {
+  JobSpec job = train_job(test::llama2_7b());
+  job.parallel.tp = 4;
+  LayerDims global = layer_dims(job, 2);
+  LayerDims local = global;
+  local.span = {512, AttentionWindowKind::sliding};
+  CountingSink g, l;
+  DenseLayer(global).forward(g, {});
+  DenseLayer(local).forward(l, {});
+  const fakes::Recorded* ga = g.find("attn");
+  const fakes::Recorded* la = l.find("attn");
+  REQUIRE(ga != nullptr);
+  REQUIRE(la != nullptr);
+  // b = 2 sequences x 32 heads / tp 4 x 2,048 / 128 query tiles = 256; rows span the sequence, or the window.
+  CHECK(ga->work.attention_keys == 2048);
+  CHECK(ga->work.attention_tiles == 256);
+  CHECK(la->work.attention_keys == 512);
+  CHECK(la->work.attention_tiles == 256);
+  // The backward kernel has the forward's shape.
+  CountingSink gb;
+  DenseLayer(global).backward(gb, {}, Recompute::none);
+  const fakes::Recorded* bwd = gb.find("attn.bwd");
+  REQUIRE(bwd != nullptr);
+  CHECK(bwd->work.attention_keys == 2048);
+  CHECK(bwd->work.attention_tiles == 256);
+}

@@ -110,16 +110,19 @@ if (kind === 'nccl') {
 // gemm-decode: BF16 linears at decode batch sizes (M = 1, 8, 16, 32 rows), every N x K of the grid, on
 // weights of 16 MB and more (a layer's shard, not a launch), on A100, H100 and H200 from the three engines' tables (vLLM and SGLang run PyTorch's F.linear, cuBLAS;
 // TensorRT-LLM its own Linear; the same engine version on every GPU where the tables have it: vLLM
-// 0.14.0, SGLang 0.5.10, TensorRT-LLM 1.0.0 on the A100 and 1.3.0rc10 on the Hopper GPUs), CUDA-graph
-// replays with the weights replicated past the L2 cache:
+// 0.14.0, SGLang 0.5.10, TensorRT-LLM 1.0.0 on the A100 and 1.3.0rc10 on the Hopper and Blackwell GPUs),
+// CUDA-graph replays with the weights replicated past the L2 cache:
 // the decode GEMM's HBM efficiency and fixed time per GPU (fit_kernels.py aiconfigurator_decode_fits).
 if (kind === 'gemm-decode') {
   const sets = {
     a100: ['a100_sxm', ['trtllm/1.0.0', 'vllm/0.14.0', 'sglang/0.5.10']],
     h100: ['h100_sxm', ['trtllm/1.3.0rc10', 'vllm/0.14.0', 'sglang/0.5.10']],
     h200: ['h200_sxm', ['trtllm/1.3.0rc10', 'vllm/0.14.0', 'sglang/0.5.10']],
+    // Blackwell: the engine versions also timed on the H200 (B200 has no vLLM 0.14.0 table).
+    b200: ['b200_sxm', ['trtllm/1.3.0rc10', 'sglang/0.5.10']],
+    gb200: ['gb200', ['trtllm/1.3.0rc10', 'vllm/0.14.0', 'sglang/0.5.10']],
   }
-  console.log(`# aiconfigurator ${commit}, ${root}/{a100_sxm,h100_sxm,h200_sxm}/gemm/{ENGINE/VERSION}/gemm_perf.parquet`)
+  console.log(`# aiconfigurator ${commit}, ${root}/{a100_sxm,h100_sxm,h200_sxm,b200_sxm,gb200}/gemm/{ENGINE/VERSION}/gemm_perf.parquet`)
   console.log('# BF16 linears at M = 1, 8, 16, 32 rows, weights of 16 MB and more, CUDA-graph replays of random operands, weights past the L2; times in ms')
   console.log('gpu,engine,m,n,k,ms')
   for (const [gpu, [dir, versions]] of Object.entries(sets))

@@ -43,6 +43,9 @@ def line_fit(xs, ts):
 # 3.35 TB/s, same 700 W); B200 and GB200 keep the H200's, as their GEMM curves and HBM figures were
 # calibrated against it (fit_gemm.py print_blackwell, print_blackwell_hbm).
 MEASURED_TAKERS = {"h200": ("h200", "b200", "gb200"), "h100": ("h100-sxm", "h800")}
+# The decode GEMM figures (gemm_hbm, gemm_fixed_us) of B200 and GB200 are their own: aiconfigurator's
+# harness ratios to the H200 (aiconfigurator_decode_fits); they keep the H200's decode attention.
+DECODE_GEMM_OWN = ("b200", "gb200")
 
 
 @functools.cache
@@ -84,14 +87,20 @@ def print_decode_fits():
     print()
     for gpu, takers in MEASURED_TAKERS.items():
         d = decode_fits(gpu)
-        print(f"catalog decode ({gpu}; {' '.join(takers)}): gemm_hbm = {d['gemm_hbm']:.3f}, gemm_fixed_us = "
+        gemm_takers = [t for t in takers if t not in DECODE_GEMM_OWN]
+        print(f"catalog decode ({gpu}; {' '.join(gemm_takers)}): gemm_hbm = {d['gemm_hbm']:.3f}, gemm_fixed_us = "
               f"{d['gemm_fixed_us']:.2f}, attention_hbm = {d['attention_hbm']:.3f}, attention_fixed_us = "
               f"{d['attention_fixed_us']:.2f}")
+        if len(gemm_takers) < len(takers):
+            print(f"catalog decode attention ({gpu}; {' '.join(t for t in takers if t in DECODE_GEMM_OWN)}): "
+                  f"attention_hbm = {d['attention_hbm']:.3f}, attention_fixed_us = {d['attention_fixed_us']:.2f}")
     print()
 
 
 # aiconfigurator-gemm-decode.csv's GPU names -> the catalog's ids.
-DECODE_TABLE_GPUS = {"a100": "a100-sxm-80gb", "h100": "h100-sxm", "h200": "h200"}
+DECODE_TABLE_GPUS = {"a100": "a100-sxm-80gb", "h100": "h100-sxm", "h200": "h200", "b200": "b200", "gb200": "gb200"}
+# The GPUs with no decode measurement of ours whose figures are their harness ratios to the H200.
+DECODE_RATIO_GPUS = ("a100", "b200", "gb200")
 
 
 @functools.cache
@@ -123,15 +132,17 @@ def aiconfigurator_decode_fits():
     # the H200's, the median ratio x the H200's own figure.
     own = decode_fits()
     h200 = {(e.split("/")[0], m): (eff, t0) for e, m, eff, t0, _, _ in out["h200"]["fits"]}
-    pairs = [(eff / h200[(e.split("/")[0], m)][0], t0 / h200[(e.split("/")[0], m)][1])
-             for e, m, eff, t0, _, _ in out["a100"]["fits"]]
-    a100 = out["a100"]
     h100 = {(e.split("/")[0], m): eff for e, m, eff, _, _, _ in out["h100"]["fits"]}
     out["h100"]["eff_ratio"] = statistics.median(h100[k] / h200[k][0] for k in h100)
-    a100["eff_ratio"] = statistics.median(r for r, _ in pairs)
-    a100["intercept_ratio"] = statistics.median(r for _, r in pairs)
-    a100["catalog_gemm_hbm"] = a100["eff_ratio"] * own["gemm_hbm"]
-    a100["catalog_gemm_fixed_us"] = a100["intercept_ratio"] * (own["gemm_fixed_us"] + KERNEL_GAP_US) - KERNEL_GAP_US
+    for gpu in DECODE_RATIO_GPUS:
+        d = out[gpu]
+        pairs = [(eff / h200[(e.split("/")[0], m)][0], t0 / h200[(e.split("/")[0], m)][1])
+                 for e, m, eff, t0, _, _ in d["fits"]]
+        d["pairs"] = len(pairs)
+        d["eff_ratio"] = statistics.median(r for r, _ in pairs)
+        d["intercept_ratio"] = statistics.median(r for _, r in pairs)
+        d["catalog_gemm_hbm"] = d["eff_ratio"] * own["gemm_hbm"]
+        d["catalog_gemm_fixed_us"] = d["intercept_ratio"] * (own["gemm_fixed_us"] + KERNEL_GAP_US) - KERNEL_GAP_US
     return out
 
 
@@ -152,15 +163,20 @@ def print_aiconfigurator_decode_fits():
         mine = (f"{decode_fits(gpu)['gemm_hbm']:.3f}, {decode_fits(gpu)['gemm_fixed_us'] + KERNEL_GAP_US:.2f} us"
                 if gpu in MEASURED_TAKERS else "none")
         print(f"| {gpu} | {d['gemm_hbm']:.3f} | {d['intercept_us']:.2f} | {mine} |")
-    a100 = fits["a100"]
-    print(f"\nA100 over H200 in the same engine's harness, median over the 12 pairs: HBM efficiency "
-          f"x {a100['eff_ratio']:.3f}, intercept x {a100['intercept_ratio']:.3f}; x the H200's own "
-          f"{own['gemm_hbm']:.3f} and {own['gemm_fixed_us'] + KERNEL_GAP_US:.2f} us (less the kernel gap for the "
-          f"catalog's fixed time). The H100 over the H200, the same way: HBM efficiency x "
+    for gpu in DECODE_RATIO_GPUS:
+        d = fits[gpu]
+        print(f"\n{gpu.upper()} over H200 in the same engine's harness, median over the {d['pairs']} pairs: HBM "
+              f"efficiency x {d['eff_ratio']:.3f}, intercept x {d['intercept_ratio']:.3f}; x the H200's own "
+              f"{own['gemm_hbm']:.3f} and {own['gemm_fixed_us'] + KERNEL_GAP_US:.2f} us (less the kernel gap for the "
+              f"catalog's fixed time)")
+    print(f"The H100 over the H200, the same way: HBM efficiency x "
           f"{fits['h100']['eff_ratio']:.3f}; our own runs on the two GPUs give x "
           f"{decode_fits('h100')['gemm_hbm'] / own['gemm_hbm']:.3f}\n")
-    print(f"catalog decode (a100-sxm-80gb): gemm_hbm = {a100['catalog_gemm_hbm']:.3f}, "
-          f"gemm_fixed_us = {a100['catalog_gemm_fixed_us']:.2f}\n")
+    for gpu in DECODE_RATIO_GPUS:
+        d = fits[gpu]
+        print(f"catalog decode ({DECODE_TABLE_GPUS[gpu]}): gemm_hbm = {d['catalog_gemm_hbm']:.3f}, "
+              f"gemm_fixed_us = {d['catalog_gemm_fixed_us']:.2f}")
+    print()
 
 
 def print_grouped_fit():

@@ -49,10 +49,15 @@ def fitted(source):
             key, value = item.split(" = ")
             for gpu in m.group(2).split() + list(DECODE_EXTRA.get(m.group(1), {}).get(key, ())):
                 scalars[(gpu, key)] = float(value)
-    m = re.search(r"^catalog decode \(a100-sxm-80gb\): (.*)$", out, re.M)
-    for item in (m.group(1).split(", ") if m else []):
-        key, value = item.split(" = ")
-        scalars[("a100-sxm-80gb", key)] = float(value)
+    # The GPUs whose decode figures are aiconfigurator's ratios to the H200: the A100's GEMMs, B200's
+    # and GB200's; B200 and GB200 take the H200's own decode attention.
+    for m in re.finditer(r"^catalog decode (?:attention )?\(([\w\-]+)(?:; ([\w\- ]+))?\): (.*)$", out, re.M):
+        if m.group(2) is not None and not m.group(0).startswith("catalog decode attention"):
+            continue  # the measured GPUs' lines, above
+        for item in m.group(3).split(", "):
+            key, value = item.split(" = ")
+            for gpu in (m.group(2).split() if m.group(2) else [m.group(1)]):
+                scalars[(gpu, key)] = float(value)
     m = re.search(r"^catalog attention kernels \(hopper\): (.*)$", out, re.M)
     for item in (m.group(1).split(", ") if m else []):
         key, value = item.split(" = ")

@@ -80,15 +80,27 @@ TEST_CASE("causal pairs: s^2 / 2 globally, s w - w^2 / 2 sliding, whole chunks c
   CHECK(cached_tokens(5000, kSliding4096) == 4096.0);
 }
 
-TEST_CASE("a local layer's fused attention skips the pairs outside its window, unfused attention does not") {
+/// Llama-2-7B at TP 4 with two sequences of 2,048 a micro-batch: one layer global, one through a
+/// 512-token sliding window, each layer's forward recorded.
+struct GlobalAndLocal {
   JobSpec job = train_job(test::llama2_7b());
-  job.parallel.tp = 4;
-  LayerDims global = layer_dims(job, 2);
-  LayerDims local = global;
-  local.span = {512, AttentionWindowKind::sliding};
+  LayerDims global, local;
   CountingSink g, l;
-  DenseLayer(global).forward(g, {});
-  DenseLayer(local).forward(l, {});
+  GlobalAndLocal() {
+    job.parallel.tp = 4;
+    global = layer_dims(job, 2);
+    local = global;
+    local.span = {512, AttentionWindowKind::sliding};
+    DenseLayer(global).forward(g, {});
+    DenseLayer(local).forward(l, {});
+  }
+};
+
+TEST_CASE("a local layer's fused attention skips the pairs outside its window, unfused attention does not") {
+  GlobalAndLocal layers;
+  JobSpec& job = layers.job;
+  const LayerDims& local = layers.local;
+  const CountingSink &g = layers.g, &l = layers.l;
   // 2 b pairs (d_qk + d_v) heads / tp: b = 2, 32 heads of 128 over tp = 4. Global pairs 2,048^2 / 2 =
   // 2,097,152; through a 512 window 2,048 x 512 - 512^2 / 2 = 917,504.
   const double per_pair = 2.0 * 2 * 256 * 32 / 4;
@@ -180,16 +192,9 @@ TEST_CASE("a window on every layer bounds the cache, so any context fits beside 
 }
 
 TEST_CASE("a fused attention kernel carries its shape: the keys a row spans and its 128-row query tiles") {
-  JobSpec job = train_job(test::llama2_7b());
-  job.parallel.tp = 4;
-  LayerDims global = layer_dims(job, 2);
-  LayerDims local = global;
-  local.span = {512, AttentionWindowKind::sliding};
-  CountingSink g, l;
-  DenseLayer(global).forward(g, {});
-  DenseLayer(local).forward(l, {});
-  const fakes::Recorded* ga = g.find("attn");
-  const fakes::Recorded* la = l.find("attn");
+  const GlobalAndLocal layers;
+  const fakes::Recorded* ga = layers.g.find("attn");
+  const fakes::Recorded* la = layers.l.find("attn");
   REQUIRE(ga != nullptr);
   REQUIRE(la != nullptr);
   // b = 2 sequences x 32 heads / tp 4 x 2,048 / 128 query tiles = 256; rows span the sequence, or the window.
@@ -199,7 +204,7 @@ TEST_CASE("a fused attention kernel carries its shape: the keys a row spans and 
   CHECK(la->work.attention_tiles == 256);
   // The backward kernel has the forward's shape.
   CountingSink gb;
-  DenseLayer(global).backward(gb, {}, Recompute::none);
+  DenseLayer(layers.global).backward(gb, {}, Recompute::none);
   const fakes::Recorded* bwd = gb.find("attn.bwd");
   REQUIRE(bwd != nullptr);
   CHECK(bwd->work.attention_keys == 2048);

@@ -10,6 +10,7 @@
 #include "sim/units.hpp"
 #include "workloads/model/names.hpp"
 #include "workloads/model/params.hpp"
+#include "workloads/step/layer_ops.hpp"
 
 namespace stepsim::out {
 namespace {
@@ -218,6 +219,24 @@ std::string precision_line(const work::PrecisionSpec& p) {
          num(p.kv_bytes);
 }
 
+/// Training and prefill: the fused attention kernel the step runs and the share of its figure its
+/// shape reaches (docs/simulation.md, *Attention by shape*); "" where attention is unfused or decoded.
+std::string attention_line(const work::JobSpec& job) {
+  const work::WorkloadKind k = job.workload.kind;
+  if (k != work::WorkloadKind::train && k != work::WorkloadKind::prefill) return "";
+  if (job.model.heads <= 0 || job.workload.attention_impl != work::AttentionImpl::flash) return "";
+  const double b = k == work::WorkloadKind::train ? job.workload.micro_batch : job.workload.batch;
+  const work::AttentionShape shape = work::fused_attention_shape(work::layer_dims(job, b));
+  const topo::Efficiency& e = job.cluster.gpu.eff;
+  const double limit = e.attention_of(job.workload.attention_kernel);
+  const double factor = e.attention_shape(shape.keys, shape.tiles);
+  return std::string(topo::name(job.workload.attention_kernel)) + " fused, " +
+         format_number(limit * factor, 3) + " of peak at its shape (" + format_number(limit, 3) +
+         " for long rows and many query tiles x " + format_number(factor, 3) + ": " +
+         format_number(shape.keys, 0) + " keys a row, " + format_number(shape.tiles, 0) +
+         " query tiles a kernel" + (job.parallel.cp > 1 ? ", before context parallelism's split" : "") + ")";
+}
+
 std::string table(const scen::Scenario& s) {
   std::string out;
   auto row = [&](const char* label, const std::string& value) {
@@ -235,6 +254,7 @@ std::string table(const scen::Scenario& s) {
   row("layout", layout_line(s));
   if (const std::string ep = ep_kernels_text(s.job); !ep.empty()) row("ep kernels", ep);
   row("precision", precision_line(s.job.precision));
+  if (const std::string a = attention_line(s.job); !a.empty()) row("attention", a);
   if (s.target.tokens_per_s) row("target", format_number(*s.target.tokens_per_s, 0) + " tokens/s");
   if (s.validation)
     row("validation", "measured step " + format_seconds(s.validation->measured_step_s) +

@@ -13,9 +13,6 @@ using Handle = OpSink::Handle;
 
 namespace {
 
-/// Query rows per tile of the fused attention kernels (FlashAttention-2/3's and cuDNN's kBlockM).
-constexpr double kAttentionQueryTile = 128.0;
-
 double qk_head(const LayerDims& d) {
   return d.q_dim / d.heads;
 }
@@ -35,10 +32,9 @@ topo::KernelWork flash_work(const LayerDims& d, double factor) {
   w.precision = d.fp8_attention ? topo::Precision::fp8 : d.precision;
   const double pairs = d.causal ? causal_pairs(d.s, d.span) / d.cp : d.s_local * d.s;
   w.flops = units::flops(factor * 2.0 * d.b * pairs * (qk_head(d) + v_head(d)) * (d.heads / d.tp));
-  // Its shape (Efficiency::attention_shape): each query row spans the sequence or the local window;
-  // the kernel's query tiles are 128 rows of one sequence and head.
-  w.attention_keys = d.span.global() ? d.s : std::min(d.s, d.span.window);
-  w.attention_tiles = d.b * (d.heads / d.tp) * std::ceil(d.s_local / kAttentionQueryTile);
+  const AttentionShape shape = fused_attention_shape(d);
+  w.attention_keys = shape.keys;
+  w.attention_tiles = shape.tiles;
   return w;
 }
 
@@ -48,6 +44,14 @@ double mla_latent(const LayerDims& d) {
 }
 
 }  // namespace
+
+/// Query rows per tile of the fused attention kernels (FlashAttention-2/3's and cuDNN's kBlockM).
+constexpr double kAttentionQueryTile = 128.0;
+
+AttentionShape fused_attention_shape(const LayerDims& d) {
+  return {d.span.global() ? d.s : std::min(d.s, d.span.window),
+          d.b * (d.heads / d.tp) * std::ceil(d.s_local / kAttentionQueryTile)};
+}
 
 Handle DenseLayer::attention_forward(OpSink& sink, OpSink::Deps input) const {
   const double E = d_.act_bytes, Tn = norm_tokens(), T = d_.tokens, t = d_.tp;

@@ -162,6 +162,16 @@ inline RecomputeModules selective_modules(const LayerDims& d, Recompute r) {
 /// Dimensions of a layer of `job` for micro-batches of `micro_batch` sequences (training and
 /// prefill: seq_len tokens each; decode: one new token attending to context + 1 keys).
 LayerDims layer_dims(const JobSpec& job, double micro_batch);
+
+/// A fused attention kernel's shape (topo::Efficiency::attention_shape): the keys each query row
+/// spans (the sequence, or a local layer's window) and its 128-row query tiles (sequences x heads on
+/// the rank x ceil(query rows on the rank / 128)), for the whole kernel before any ring-attention
+/// split into key blocks.
+struct AttentionShape {
+  double keys = 0.0;
+  double tiles = 0.0;
+};
+AttentionShape fused_attention_shape(const LayerDims& d);
 /// CUDA-core operations a weight-only GEMM [m x k] x [k x n] (`count` of them) spends converting its
 /// `q`-quantised weights to 16 bits (KernelWork::vector_ops).
 double dequant_ops(WeightQuant q, double m, double n, double k, double count = 1.0);

@@ -102,11 +102,7 @@ void check_overlaps(const work::JobSpec& job) {
              "set pp = 1, or ep_overlap = false");
     return;
   }
-  // Megatron-Core pairs a backward with a forward only in its interleaved schedule
-  // (combined_1f1b_schedule_for_interleaved_pipelining; TransformerConfig asserts that
-  // virtual_pipeline_model_parallel_size is set when pp > 1); DeepSeek's pairs are DualPipe's.
-  const bool interleaved = p.schedule == work::PipelineSchedule::interleaved && p.virtual_stages > 1;
-  if (p.pp > 1 && !interleaved && !work::is_dualpipe(p.schedule))
+  if (!p.schedule_pairs_microbatches())
     refuse("parallelism.ep_overlap",
            "pairs a backward with a forward, which with pp = " + std::to_string(p.pp) +
                " only the interleaved schedule (Megatron-Core needs virtual pipeline stages for it) and "

@@ -144,6 +144,10 @@ struct Efficiency {
   double headline(OpClass c) const;
   /// The fused-attention efficiency of kernel `k` (0 where the GPU has no figure for it).
   double attention_of(AttentionKernel k) const { return this->*attention_member(k); }
+  /// The efficiency kernel `k` reaches at its shape: attention_of(k) x attention_shape(keys, tiles).
+  double attention_at(AttentionKernel k, double keys, double tiles) const {
+    return attention_of(k) * attention_shape(keys, tiles);
+  }
   /// The fraction of attention_of(k) a kernel of `keys` keys per query row and `tiles` 128-row
   /// query tiles reaches (0 for either: that term left out).
   double attention_shape(double keys, double tiles) const {

@@ -173,11 +173,8 @@ std::vector<AdviceChange> setting_changes(const work::JobSpec& j, const work::Si
     out.push_back(setting(ChangeFamily::runtime, "overlap the parameter all-gather with the next forward",
                           {"parallelism.overlap_param_gather=true"},
                           "none: Megatron --overlap-param-gather"));
-  // Megatron-Core pairs micro-batches across pipeline stages only in its interleaved schedule.
-  const bool pairs_run = p.pp == 1 || work::is_dualpipe(p.schedule) ||
-                         (p.schedule == work::PipelineSchedule::interleaved && p.virtual_stages > 1);
   if (train && j.model.is_moe() && p.ep > 1 && !p.ep_overlap && j.recompute != work::Recompute::full &&
-      pairs_run)
+      p.schedule_pairs_microbatches())
     out.push_back(setting(ChangeFamily::runtime, "overlap expert-parallel all-to-alls across micro-batches",
                           {"parallelism.ep_overlap=true", "moe.shared_expert_overlap=false"},
                           "a second micro-batch's activations in flight (Megatron "

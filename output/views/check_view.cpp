@@ -228,12 +228,13 @@ std::string attention_line(const work::JobSpec& job) {
   const double b = k == work::WorkloadKind::train ? job.workload.micro_batch : job.workload.batch;
   const work::AttentionShape shape = work::fused_attention_shape(work::layer_dims(job, b));
   const topo::Efficiency& e = job.cluster.gpu.eff;
-  const double limit = e.attention_of(job.workload.attention_kernel);
+  const topo::AttentionKernel kernel = job.workload.attention_kernel;
+  const double limit = e.attention_of(kernel);
   const double factor = e.attention_shape(shape.keys, shape.tiles);
-  return std::string(topo::name(job.workload.attention_kernel)) + " fused, " +
-         format_number(limit * factor, 3) + " of peak at its shape (" + format_number(limit, 3) +
-         " for long rows and many query tiles x " + format_number(factor, 3) + ": " +
-         format_number(shape.keys, 0) + " keys a row, " + format_number(shape.tiles, 0) +
+  return std::string(topo::name(kernel)) + " fused, " +
+         format_number(e.attention_at(kernel, shape.keys, shape.tiles), 3) + " of peak at its shape (" +
+         format_number(limit, 3) + " for long rows and many query tiles x " + format_number(factor, 3) +
+         ": " + format_number(shape.keys, 0) + " keys a row, " + format_number(shape.tiles, 0) +
          " query tiles a kernel" + (job.parallel.cp > 1 ? ", before context parallelism's split" : "") + ")";
 }
 

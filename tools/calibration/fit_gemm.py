@@ -58,7 +58,7 @@ import json
 import os
 import statistics
 
-from fit_kernels import (KERNEL_GAP_US, MEASURED_TAKERS, clock_at, comm_interference, decode_fits,
+from fit_kernels import (KERNEL_GAP_US, MEASURED_TAKERS, clock_at, comm_interference, decode_fits, line_fit,
                          print_aiconfigurator_decode_fits, print_decode_fits, print_grouped_fit)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -423,32 +423,15 @@ AIC_ATTENTION_PEAK = {"a100": 312.0, "h100": 989.0, "h200": 989.0, "b200": 2250.
 AIC_SHAPE_MIN_SEQ = 1024  # shorter rows: the engines' per-token work around the kernel (RoPE, the KV-cache write) weighs in
 
 
-def solve(a, b):
-    """Gaussian elimination with partial pivoting (a small dense system)."""
-    n = len(b)
-    m = [row[:] + [b[i]] for i, row in enumerate(a)]
-    for i in range(n):
-        p = max(range(i, n), key=lambda r: abs(m[r][i]))
-        m[i], m[p] = m[p], m[i]
-        for r in range(n):
-            if r != i:
-                f = m[r][i] / m[i][i]
-                for c in range(i, n + 1):
-                    m[r][c] -= f * m[i][c]
-    return [m[i][n] / m[i][i] for i in range(n)]
-
-
 def fit_inverse(points):
-    """Relative least squares of eff = E / (1 + sum_j h_j x_j) over points (features x, eff): linear in
-    1 / eff = 1 / E + sum_j (h_j / E) x_j, each residual weighted by eff (so relative). Returns E, [h_j]."""
-    rows = [[1.0] + list(x) for x, _ in points]
-    y = [1.0 / e for _, e in points]
-    w = [e * e for _, e in points]
-    n = len(rows[0])
-    a = [[sum(w[k] * rows[k][i] * rows[k][j] for k in range(len(y))) for j in range(n)] for i in range(n)]
-    b = [sum(w[k] * rows[k][i] * y[k] for k in range(len(y))) for i in range(n)]
-    c = solve(a, b)
-    return 1.0 / c[0], [v / c[0] for v in c[1:]]
+    """Relative least squares of eff = E / (1 + h_1 x_1 + h_2 x_2) over points ((x_1, x_2), eff), as `fit`
+    fits the GEMM curve: linear in 1 / eff = 1 / E + (h_1 / E) x_1 + (h_2 / E) x_2, each residual relative.
+    Returns E, [h_1, h_2]."""
+    rows = [[eff, eff * x[0], eff * x[1]] for x, eff in points]  # [1, x_1, x_2] / (1 / eff)
+    ata = [[sum(r[i] * r[j] for r in rows) for j in range(3)] for i in range(3)]
+    atb = [sum(r[i] for r in rows) for i in range(3)]
+    c = solve3(ata, atb)
+    return 1.0 / c[0], [c[1] / c[0], c[2] / c[0]]
 
 
 def query_tiles(b, heads, seq):
@@ -485,12 +468,13 @@ def paper_seq_half(kernel="cudnn"):
     forward 1 and the backward 2.5, 3.5 / (1 / forward + 2.5 / backward) per length, fitted as
     E / (1 + seq_half / s). The kernel alone: no engine work around it."""
     rows = read_table("fa3-paper-attention.csv")
-    points = []
+    xs, inverse = [], []
     for seq in sorted({r["seq"] for r in rows}):
         f, b = ({row["backward"]: row[kernel] for row in rows if row["seq"] == seq}[k] for k in (0.0, 1.0))
-        points.append(((1.0 / seq,), 3.5 / (1.0 / f + 2.5 / b) / 989.0))
-    _, (h,) = fit_inverse(points)
-    return h
+        xs.append(1.0 / seq)
+        inverse.append(989.0 * (1.0 / f + 2.5 / b) / 3.5)  # 1 / eff = 1 / E + (h / E) / s
+    slope, intercept = line_fit(xs, inverse)
+    return slope / intercept
 
 
 # The catalog GPUs that take a measured GPU's attention shape terms, and the engines each GPU's ratio to

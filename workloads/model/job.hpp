@@ -302,6 +302,13 @@ struct ParallelSpec {
   /// The pipeline rank that holds the output head and the loss: the last, except in DualPipeV's V,
   /// whose last chunk comes back to rank 0.
   int loss_stage() const { return schedule == PipelineSchedule::dualpipev ? 0 : pp - 1; }
+  /// Whether the schedule can pair a backward with a forward of another micro-batch (ep_overlap):
+  /// without pipelining, in Megatron-Core's interleaved schedule (combined_1f1b_schedule_for_
+  /// interleaved_pipelining; its TransformerConfig asserts virtual stages when pp > 1) and in DualPipe.
+  bool schedule_pairs_microbatches() const {
+    return pp == 1 || is_dualpipe(schedule) ||
+           (schedule == PipelineSchedule::interleaved && virtual_stages > 1);
+  }
   /// Whether chunks differ in size (uneven ends, the embedding/loss counted as layers, or a split
   /// given chunk by chunk).
   bool uneven_split() const {

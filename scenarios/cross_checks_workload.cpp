@@ -293,10 +293,12 @@ void check_attention_kernel(const Scenario& s) {
   const topo::GpuSpec& gpu = s.job.cluster.gpu;
   if (gpu.eff.attention_of(w.attention_kernel) <= 0.0) {
     const bool fa3 = w.attention_kernel == topo::AttentionKernel::fa3;
+    const bool flex = w.attention_kernel == topo::AttentionKernel::flex;
     refuse("workload.attention_kernel",
            "\"" + kernel + "\" has no efficiency on " + gpu.name +
                (fa3 && gpu.arch != topo::GpuArch::hopper ? " (FlashAttention-3's kernels run on Hopper only)"
-                                                         : " (no measurement of that kernel on this GPU)"),
+                : flex ? " (no published rate for FlexAttention's kernels on this GPU)"
+                       : " (no measurement of that kernel on this GPU)"),
            "use \"cudnn\" (the GPU's reference fused attention), or give the GPU an efficiency.attention_" +
                kernel + " in a catalog file (--catalog)");
   }

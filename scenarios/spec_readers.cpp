@@ -292,7 +292,8 @@ void read_efficiency(TableReader& r, topo::Efficiency& eff) {
          RealRange{0.1, 2.0, false, "block-scaled weight-gradient over block-scaled GEMM speed, e.g. 0.6"});
   r.read("attention", eff.attention, kEfficiency);
   for (const auto& [key, out] :
-       {std::pair{"attention_fa2", &eff.attention_fa2}, std::pair{"attention_fa3", &eff.attention_fa3}})
+       {std::pair{"attention_fa2", &eff.attention_fa2}, std::pair{"attention_fa3", &eff.attention_fa3},
+        std::pair{"attention_flex", &eff.attention_flex}})
     read_zero_or(r, key, *out,
                  RealRange{kEfficiency.min, kEfficiency.max, false,
                            "a fraction of dense peak, e.g. 0.4; 0 = the kernel does not run on this GPU"});
@@ -363,6 +364,7 @@ constexpr std::string_view kEfficiencyKeys[] = {"gemm_bf16",
                                                 "attention",
                                                 "attention_fa2",
                                                 "attention_fa3",
+                                                "attention_flex",
                                                 "attention_seq_half",
                                                 "attention_tiles_half",
                                                 "elementwise",

@@ -91,6 +91,7 @@ std::string_view name(AttentionKernel k) {
     case AttentionKernel::cudnn: return "cudnn";
     case AttentionKernel::fa2: return "fa2";
     case AttentionKernel::fa3: return "fa3";
+    case AttentionKernel::flex: return "flex";
   }
   return "unknown";
 }

@@ -46,6 +46,7 @@ enum class AttentionKernel : std::uint8_t {
   cudnn,  ///< cuDNN's fused attention (Transformer Engine's FusedAttention, PyTorch's cuDNN SDPA)
   fa2,    ///< FlashAttention-2 (the flash-attn package, PyTorch SDPA's flash backend)
   fa3,    ///< FlashAttention-3 (flash-attn's Hopper kernels)
+  flex,   ///< FlexAttention (PyTorch's flex_attention, its Triton kernels: masks and score mods as code)
 };
 
 /// What a bandwidth-bound kernel does, where kernels of one kind reach their own share of HBM
@@ -89,10 +90,11 @@ struct Efficiency {
   /// Fused attention (training and prefill), of the dense peak in its precision: the GPU's reference
   /// kernel, cuDNN's where it was measured (Hopper, Blackwell), FlashAttention-2's on Ampere.
   double attention = 0.6;
-  /// The same for FlashAttention-2 and FlashAttention-3 kernels; 0 = no figure on this GPU (FA3 runs
-  /// on Hopper only), so a job that names the kernel is refused.
+  /// The same for FlashAttention-2, FlashAttention-3 and FlexAttention kernels; 0 = no figure on this
+  /// GPU (FA3 runs on Hopper only), so a job that names the kernel is refused.
   double attention_fa2 = 0.0;
   double attention_fa3 = 0.0;
+  double attention_flex = 0.0;
   /// The shape terms of those figures (each is the limit for long sequences and many query tiles):
   /// a kernel whose queries span `keys` keys over `tiles` 128-row query tiles runs at
   /// attention / (1 + attention_seq_half / keys + attention_tiles_half / tiles) (attention_shape);
@@ -172,9 +174,10 @@ struct Efficiency {
 
  private:
   static double Efficiency::*attention_member(AttentionKernel k) {
-    return k == AttentionKernel::fa2   ? &Efficiency::attention_fa2
-           : k == AttentionKernel::fa3 ? &Efficiency::attention_fa3
-                                       : &Efficiency::attention;
+    return k == AttentionKernel::fa2    ? &Efficiency::attention_fa2
+           : k == AttentionKernel::fa3  ? &Efficiency::attention_fa3
+           : k == AttentionKernel::flex ? &Efficiency::attention_flex
+                                        : &Efficiency::attention;
   }
 };
 

@@ -6,8 +6,9 @@
 //
 // Fitted figures, one per class group of the comparison (output/profile/profile_compare.hpp):
 //   gemm_dense + gemm_expert -> efficiency.gemm_bf16 (or gemm_fp8 when the linears run in FP8) peak
-//   attention               -> efficiency.attention (attention_fa2 / attention_fa3 where the job runs
-//                              FlashAttention-2 / -3: the figure its kernels are priced at)
+//   attention               -> efficiency.attention (attention_fa2 / attention_fa3 / attention_flex where the
+//                              job runs FlashAttention-2 / -3 / FlexAttention: the figure its kernels are
+//                              priced at)
 //   norm, activation, quantize, moe_routing, optimizer, elementwise
 //                           -> efficiency.hbm_<kind> (the kind's share of HBM bandwidth)
 // Communication is not fitted: a communication kernel's duration includes its wait for peers.

@@ -34,8 +34,10 @@ const KernelRule kRules[] = {
     {"nccl_broadcast", R"(nccl.*(broadcast|bcast))"},
     {"nccl_other", R"(^(void )?nccl)"},
     // FlashAttention (flash::, FA3's compute_attn_ws), fused MHA (fmha), cuDNN's SDPA kernels,
-    // PyTorch's memory-efficient attention.
-    {"attention", R"(flash|fmha|cudnn.*(attn|attention|sdpa)|sdpa|efficient_attention|attention_kernel)"},
+    // PyTorch's memory-efficient attention, FlexAttention's Inductor templates (flex_attention,
+    // flex_decoding in the kernel's name).
+    {"attention",
+     R"(flash|fmha|cudnn.*(attn|attention|sdpa)|sdpa|efficient_attention|attention_kernel|flex_(attention|decoding))"},
     // LayerNorm and RMSNorm, fused or not (apex/TE layer_norm::, rms_norm, RMSNorm).
     {"norm", R"(layer_?norm|rms_?norm|ln_(fwd|bwd))"},
     // Gated activations and their gradients (some fused with the following FP8 cast).

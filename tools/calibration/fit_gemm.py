@@ -583,8 +583,28 @@ def print_attention_kernels(hopper, fa2_measured):
         out[kernel] = sum(per_length) / len(per_length)
     print(f"Hopper attention kernels over cuDNN: fa2 x {fa2_measured:.3f} (measured on the H100; the "
           f"FlashAttention-3 paper's figures give x {out['fa2']:.3f}), fa3 x {out['fa3']:.3f} (the paper)")
+    flex = flex_over_fa2()
+    print(f"FlexAttention over FlashAttention-2 (flexattention-published.csv; each pass at the middle of its "
+          f"published range, weighed forward 1 : backward 2.5): Hopper x {flex['hopper']:.3f}, A100 x "
+          f"{flex['a100']:.3f}")
     print(f"catalog attention kernels (hopper): attention_fa2 = {hopper * fa2_measured:.3f}, "
-          f"attention_fa3 = {hopper * out['fa3']:.3f}\n")
+          f"attention_fa3 = {hopper * out['fa3']:.3f}, attention_flex = {hopper * fa2_measured * flex['hopper']:.3f}")
+    print(f"catalog attention kernels (a100-sxm-80gb): attention_flex = {A100_FA2 * flex['a100']:.3f}\n")
+
+
+A100_FA2 = 0.6  # the catalog's A100 attention_fa2 (assumed there from the FlashAttention-2 paper)
+
+
+def flex_over_fa2():
+    """FlexAttention's step-weighted speed over FlashAttention-2 per GPU family: the middle of each pass's
+    published range (flexattention-published.csv), combined as a training step weighs them, forward 1 and
+    backward 2.5 (the backward's 5 matmuls to the forward's 2): 3.5 / (1 / fwd + 2.5 / bwd)."""
+    rows = read_table("flexattention-published.csv")
+    out = {}
+    for name, hopper in (("hopper", 1.0), ("a100", 0.0)):
+        mid = {r["backward"]: (r["low"] + r["high"]) / 2.0 for r in rows if r["hopper"] == hopper}
+        out[name] = 3.5 / (1.0 / mid[0.0] + 2.5 / mid[1.0])
+    return out
 
 
 def print_blackwell_attention(hopper):

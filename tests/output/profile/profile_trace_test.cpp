@@ -148,3 +148,13 @@ TEST_CASE("simulated op labels map to the kernel classes", "[profile]") {
   CHECK(simulated_op_class("adam", topo::OpClass::elementwise) == "optimizer");
   CHECK(simulated_op_class("fwd.core_attn", topo::OpClass::attention) == "attention");
 }
+
+TEST_CASE("FlexAttention's Inductor templates are attention, other Triton kernels element-wise",
+          "[profile]") {
+  // Inductor names a FlexAttention template after the op it implements; a plain fused kernel is
+  // element-wise work.
+  CHECK(kernel_class("triton_tem_fused_flex_attention_0", "kernel") == "attention");
+  CHECK(kernel_class("triton_tem_fused_flex_attention_backward_1", "kernel") == "attention");
+  CHECK(kernel_class("triton_tem_fused_flex_decoding_2", "kernel") == "attention");
+  CHECK(kernel_class("triton_poi_fused_add_mul_3", "kernel") == "elementwise");
+}

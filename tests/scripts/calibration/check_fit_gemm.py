@@ -58,11 +58,12 @@ def fitted(source):
             key, value = item.split(" = ")
             for gpu in (m.group(2).split() if m.group(2) else [m.group(1)]):
                 scalars[(gpu, key)] = float(value)
-    m = re.search(r"^catalog attention kernels \(hopper\): (.*)$", out, re.M)
-    for item in (m.group(1).split(", ") if m else []):
-        key, value = item.split(" = ")
-        for gpu in HOPPER:
-            scalars[(gpu, key)] = float(value)
+    # The attention kernels' figures: "hopper" for the three Hopper GPUs, else the GPUs named.
+    for m in re.finditer(r"^catalog attention kernels \(([\w\- ]+)\): (.*)$", out, re.M):
+        for item in m.group(2).split(", "):
+            key, value = item.split(" = ")
+            for gpu in (HOPPER if m.group(1) == "hopper" else m.group(1).split()):
+                scalars[(gpu, key)] = float(value)
     for m in re.finditer(r"^catalog attention shape \((\w+); ([\w\- ]+)\): (.*)$", out, re.M):
         for item in m.group(3).split(", "):
             key, value = item.split(" = ")
@@ -126,9 +127,12 @@ def main():
     for gpu in HOPPER:
         for key, data in (("efficiency.attention", "attention-states.json"),
                           ("efficiency.attention_fa2", "attention-states.json"),
-                          ("efficiency.attention_fa3", "fa3-paper-attention.csv")):
+                          ("efficiency.attention_fa3", "fa3-paper-attention.csv"),
+                          ("efficiency.attention_flex", "flexattention-published.csv")):
             if data not in gpus[gpu]["source"][key]:
                 failures.append(f"{gpu}: {key}'s source does not name {data}")
+    if "flexattention-published.csv" not in gpus["a100-sxm-80gb"]["source"]["efficiency.attention_flex"]:
+        failures.append("a100-sxm-80gb: efficiency.attention_flex's source does not name flexattention-published.csv")
     for key in ("efficiency.gemm_hbm", "gemm_fixed_us"):
         if "aiconfigurator-gemm-decode.csv" not in gpus["a100-sxm-80gb"]["source"][key]:
             failures.append(f"a100-sxm-80gb: {key}'s source does not name aiconfigurator-gemm-decode.csv")
@@ -136,10 +140,11 @@ def main():
     # accumulation on the three Hopper GPUs, the clock curve's four points (duty and clock) on five,
     # comm_interference on every GPU, the two decode efficiencies on six (the A100's GEMM figures from
     # aiconfigurator's ratios), the two fixed kernel times on eight, grouped_m_half on every GPU and the
-    # FlashAttention-2 and -3 figures on the three Hopper GPUs, and the attention shape terms on the six
-    # GPUs with timings of attention by shape (the A100, the Hopper GPUs, B200, GB200).
+    # FlashAttention-2, -3 and FlexAttention figures on the three Hopper GPUs and FlexAttention's on the A100,
+    # and the attention shape terms on the six GPUs with timings of attention by shape (the A100, the Hopper
+    # GPUs, B200, GB200).
     expected = (2 * 3 + 2 * 2 + 5 + 3 + 5 * 8 + 2 * len(gpus) + 2 * len(DECODE_GPUS) + 2 * (len(DECODE_GPUS) + 2) +
-                2 * 3 + 2 * len(DECODE_GPUS))
+                3 * 3 + 1 + 2 * len(DECODE_GPUS))
     if seen != expected:
         failures.append(f"expected {expected} figures from fit_gemm.py's output, found {seen}")
     for line in failures:

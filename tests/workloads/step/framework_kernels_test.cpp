@@ -122,6 +122,10 @@ TEST_CASE("the attention kernel a job names sets the efficiency its attention ru
   const double cudnn_s = to_seconds(topo::kernel_time(g, w).duration);
   CHECK(fa2_s / cudnn_s == Approx(0.589 / 0.365).epsilon(1e-6));
   CHECK(g.eff.attention_of(topo::AttentionKernel::fa3) == 0.0);
+  // FlexAttention takes its own figure: at 0.321 of peak, 0.589 / 0.321 of cuDNN's time.
+  g.eff.attention_flex = 0.321;
+  w.attention_kernel = topo::AttentionKernel::flex;
+  CHECK(to_seconds(topo::kernel_time(g, w).duration) / cudnn_s == Approx(0.589 / 0.321).epsilon(1e-6));
 }
 
 TEST_CASE("eager autograd keeps the norms' fp32 tensors, SwiGLU's silu output and the repeated heads") {

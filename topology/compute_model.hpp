@@ -63,6 +63,9 @@ struct KernelWork {
   /// for the GPU's attention shape terms (Efficiency::attention_shape); 0 = not known, no term.
   double attention_keys = 0.0;
   double attention_tiles = 0.0;
+  /// Fused attention: the share of the kernel's head-width tiles the heads fill, (d_qk + d_v) over
+  /// the widths the kernel computes them at (attention_head_tile); 1 = no padding.
+  double attention_width = 1.0;
   /// The share of the GPU's SMs the kernel leaves to the communication kernels beside it, [0, 1)
   /// (cuBLAS's SM count target under Transformer Engine's set_sm_margin). Its time here is the
   /// full GPU's; the step's engine runs it at most at 1 - sm_margin of that speed (sim::Op).

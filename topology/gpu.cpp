@@ -1,6 +1,7 @@
 #include "topology/gpu.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "sim/error.hpp"
@@ -94,6 +95,27 @@ std::string_view name(AttentionKernel k) {
     case AttentionKernel::flex: return "flex";
   }
   return "unknown";
+}
+
+double attention_head_tile(AttentionKernel k, double head_dim) {
+  if (!(head_dim > 0.0)) return head_dim;
+  switch (k) {
+    case AttentionKernel::cudnn: return head_dim;
+    case AttentionKernel::fa2: {
+      const double w = std::ceil(head_dim / 8.0) * 8.0;
+      return w > 256.0 ? w : std::ceil(w / 32.0) * 32.0;
+    }
+    case AttentionKernel::fa3:
+      for (double w : {64.0, 96.0, 128.0, 192.0, 256.0})
+        if (head_dim <= w) return w;
+      return head_dim;
+    case AttentionKernel::flex: {
+      double w = 1.0;
+      while (w < head_dim) w *= 2.0;
+      return w;
+    }
+  }
+  return head_dim;
 }
 
 std::string_view name(KernelKind k) {

@@ -49,6 +49,14 @@ enum class AttentionKernel : std::uint8_t {
   flex,   ///< FlexAttention (PyTorch's flex_attention, its Triton kernels: masks and score mods as code)
 };
 
+/// The head width kernel `k` computes a head of width `head_dim` at: fused attention kernels are
+/// compiled for a few head widths and pad a head up to the next (the padded columns cost what real ones
+/// do). FlashAttention-2: multiples of 32 up to 256 (flash-attn csrc HEADDIM_SWITCH, after rounding to
+/// 8); FlashAttention-3: 64, 96, 128, 192, 256 (hopper/flash_api.cpp round_up_headdim); FlexAttention:
+/// the next power of two (Inductor's QK_HEAD_DIM_ROUNDED, V_HEAD_DIM_ROUNDED); cuDNN: as given (no
+/// published rule). Beyond the largest width, as given.
+double attention_head_tile(AttentionKernel k, double head_dim);
+
 /// What a bandwidth-bound kernel does, where kernels of one kind reach their own share of HBM
 /// bandwidth (a norm reduces before it writes, an FP8 cast-transpose reads rows and writes
 /// columns, a permute gathers scattered rows). The kinds are the classes `stepsim profile` tells

@@ -8,6 +8,7 @@
 #include "output/common/format.hpp"
 #include "output/views/job_json.hpp"
 #include "sim/units.hpp"
+#include "workloads/model/attention_backend.hpp"
 #include "workloads/model/names.hpp"
 #include "workloads/model/params.hpp"
 #include "workloads/step/layer_ops.hpp"
@@ -233,11 +234,21 @@ std::string attention_line(const work::JobSpec& job) {
   const topo::AttentionKernel kernel = job.workload.attention_kernel;
   const double limit = e.attention_of(kernel);
   const double factor = e.attention_shape(shape.keys, shape.tiles);
+  std::string padded;
+  if (shape.width < 1.0) {
+    const work::HeadDims dims = work::attention_head_dims(job.model);
+    padded = " x " + format_number(shape.width, 3) + " for heads of " + format_number(dims.qk, 0) +
+             (dims.v != dims.qk ? "/" + format_number(dims.v, 0) : std::string()) + " run at the kernel's " +
+             format_number(topo::attention_head_tile(kernel, dims.qk), 0) +
+             (dims.v != dims.qk ? "/" + format_number(topo::attention_head_tile(kernel, dims.v), 0)
+                                : std::string());
+  }
   return std::string(topo::name(kernel)) + " fused, " +
-         format_number(e.attention_at(kernel, shape.keys, shape.tiles), 3) + " of peak at its shape (" +
-         format_number(limit, 3) + " for long rows and many query tiles x " + format_number(factor, 3) +
-         ": " + format_number(shape.keys, 0) + " keys a row, " + format_number(shape.tiles, 0) +
-         " query tiles a kernel" + (job.parallel.cp > 1 ? ", before context parallelism's split" : "") + ")";
+         format_number(e.attention_at(kernel, shape.keys, shape.tiles) * shape.width, 3) +
+         " of peak at its shape (" + format_number(limit, 3) + " for long rows and many query tiles x " +
+         format_number(factor, 3) + ": " + format_number(shape.keys, 0) + " keys a row, " +
+         format_number(shape.tiles, 0) + " query tiles a kernel" +
+         (job.parallel.cp > 1 ? ", before context parallelism's split" : "") + padded + ")";
 }
 
 std::string table(const scen::Scenario& s) {

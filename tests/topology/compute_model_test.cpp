@@ -180,3 +180,29 @@ TEST_CASE(
   attn.attention_tiles = 16;
   CHECK(to_seconds(kernel_time(g, attn).duration) == Approx(1e12 / (1000e12 * 0.6) + 4e-6));
 }
+
+TEST_CASE("fused attention kernels pad a head to the widths they are compiled for") {
+  // FlashAttention-2: multiples of 32 up to 256 (80 -> 96, 112 -> 128); FlashAttention-3: 64, 96, 128,
+  // 192, 256 (80 -> 96, 160 -> 192); FlexAttention: the next power of two (96 -> 128); cuDNN as given.
+  CHECK(attention_head_tile(AttentionKernel::fa2, 80) == 96);
+  CHECK(attention_head_tile(AttentionKernel::fa2, 112) == 128);
+  CHECK(attention_head_tile(AttentionKernel::fa2, 128) == 128);
+  CHECK(attention_head_tile(AttentionKernel::fa2, 160) == 160);
+  CHECK(attention_head_tile(AttentionKernel::fa3, 80) == 96);
+  CHECK(attention_head_tile(AttentionKernel::fa3, 160) == 192);
+  CHECK(attention_head_tile(AttentionKernel::fa3, 192) == 192);
+  CHECK(attention_head_tile(AttentionKernel::flex, 64) == 64);
+  CHECK(attention_head_tile(AttentionKernel::flex, 96) == 128);
+  CHECK(attention_head_tile(AttentionKernel::cudnn, 112) == 112);
+  // The kernel's time grows by the padded share: heads of 112 in 128-wide tiles take 128 / 112 of it.
+  GpuSpec g;
+  g.bf16_peak = units::flops_per_s(1000e12);
+  g.eff.attention = 0.6;
+  g.kernel_gap_s = 0.0;
+  g.attention_fixed_s = 0.0;
+  KernelWork attn;
+  attn.op_class = OpClass::attention;
+  attn.flops = units::flops(1e12);
+  attn.attention_width = (112.0 + 112.0) / (128.0 + 128.0);
+  CHECK(to_seconds(kernel_time(g, attn).duration) == Approx(1e12 / (1000e12 * 0.6) * 128.0 / 112.0));
+}

@@ -35,6 +35,7 @@ topo::KernelWork flash_work(const LayerDims& d, double factor) {
   const AttentionShape shape = fused_attention_shape(d);
   w.attention_keys = shape.keys;
   w.attention_tiles = shape.tiles;
+  w.attention_width = shape.width;
   return w;
 }
 
@@ -49,8 +50,12 @@ double mla_latent(const LayerDims& d) {
 constexpr double kAttentionQueryTile = 128.0;
 
 AttentionShape fused_attention_shape(const LayerDims& d) {
+  const double qk = qk_head(d), v = v_head(d);
+  const double padded =
+      topo::attention_head_tile(d.attention_kernel, qk) + topo::attention_head_tile(d.attention_kernel, v);
   return {d.span.global() ? d.s : std::min(d.s, d.span.window),
-          d.b * (d.heads / d.tp) * std::ceil(d.s_local / kAttentionQueryTile)};
+          d.b * (d.heads / d.tp) * std::ceil(d.s_local / kAttentionQueryTile),
+          padded > 0.0 ? (qk + v) / padded : 1.0};
 }
 
 Handle DenseLayer::attention_forward(OpSink& sink, OpSink::Deps input) const {

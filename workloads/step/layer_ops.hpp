@@ -170,6 +170,8 @@ LayerDims layer_dims(const JobSpec& job, double micro_batch);
 struct AttentionShape {
   double keys = 0.0;
   double tiles = 0.0;
+  /// (d_qk + d_v) over the head widths the layer's kernel computes at (topo::attention_head_tile).
+  double width = 1.0;
 };
 AttentionShape fused_attention_shape(const LayerDims& d);
 /// CUDA-core operations a weight-only GEMM [m x k] x [k x n] (`count` of them) spends converting its

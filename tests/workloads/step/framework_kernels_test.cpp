@@ -173,3 +173,23 @@ TEST_CASE("unpadded FlashAttention: three unpads with two host waits each, the o
   CHECK(unpad.fwd.ops.size() == plain.fwd.ops.size() + 10);
   CHECK(unpad.bwd.ops.size() == plain.bwd.ops.size() + 2);
 }
+
+TEST_CASE("a head narrower than the kernel's compiled width runs in the padded width") {
+  using namespace framework_kernels_rows;
+  // Heads of 80 (Phi-2's width) in FlashAttention-2, whose kernels come in multiples of 32: 96-wide
+  // tiles, (80 + 80) / (96 + 96) = 0.833 of them used; the FLOPs stay the heads' own.
+  JobSpec j = llama_8b(Pointwise::fused, topo::AttentionKernel::fa2);
+  j.model.head_dim = 80;
+  const AttentionShape fa2 = fused_attention_shape(layer_dims(j, 1));
+  CHECK(fa2.width == Approx(160.0 / 192.0));
+  const Layer layer(j);
+  const auto* attn = layer.fwd.find("attn");
+  REQUIRE(attn != nullptr);
+  CHECK(attn->work.attention_width == Approx(160.0 / 192.0));
+  // cuDNN has no published padding rule: its heads count as they are.
+  j.workload.attention_kernel = topo::AttentionKernel::cudnn;
+  CHECK(fused_attention_shape(layer_dims(j, 1)).width == 1.0);
+  // Heads of 128 fill FlashAttention-2's 128-wide kernel.
+  CHECK(fused_attention_shape(layer_dims(llama_8b(Pointwise::fused, topo::AttentionKernel::fa2), 1)).width ==
+        1.0);
+}

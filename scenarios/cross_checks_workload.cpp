@@ -327,6 +327,28 @@ void check_attention_unpad(const Scenario& s) {
            "remove attention_unpad, or set parallelism.cp = 1");
 }
 
+/// Packed documents are a property of a training or prefill batch's sequences, which fused kernels
+/// skip across; they must be shorter than the sequence they are packed into.
+void check_document_tokens(const Scenario& s) {
+  const work::WorkloadSpec& w = s.job.workload;
+  if (!given(s, "workload.document_tokens")) return;
+  require_fused_attention(w, "document_tokens",
+                          "document masking saves work only in fused kernels that skip masked blocks");
+  if (w.kind != work::WorkloadKind::train && w.kind != work::WorkloadKind::prefill)
+    refuse("workload.document_tokens",
+           "applies to training and prefill steps, whose sequences are packed from documents; a decode "
+           "step's sequences are requests of their own",
+           "remove document_tokens, or simulate kind = \"train\" or \"prefill\"");
+  if (s.job.parallel.cp > 1)
+    refuse("workload.document_tokens", "is not modelled with context parallelism (cp > 1)",
+           "remove document_tokens, or set parallelism.cp = 1");
+  if (w.seq_len > 0 && w.document_tokens >= w.seq_len)
+    refuse("workload.document_tokens",
+           "is " + to_string(w.document_tokens) + ", not shorter than the sequence (seq_len = " +
+               std::to_string(w.seq_len) + "): one document per sequence is the default",
+           "remove document_tokens, or give the mean length of a token's document below seq_len");
+}
+
 }  // namespace cross_checks_workload
 
 void resolve_attention(Scenario& s) {
@@ -361,6 +383,7 @@ void check_workload_keys(const Scenario& s) {
   cross_checks_workload::check_required_keys(s);
   cross_checks_workload::check_attention_kernel(s);
   cross_checks_workload::check_attention_unpad(s);
+  cross_checks_workload::check_document_tokens(s);
 }
 
 void check_workload_rules(const work::JobSpec& job, const work::ServeSpec* serve) {

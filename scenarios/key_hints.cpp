@@ -97,6 +97,7 @@ constexpr KeyHome kHomes[] = {
     {"attention_kernel", "workload"},
     {"pointwise", "workload"},
     {"attention_unpad", "workload"},
+    {"document_tokens", "workload"},
     {"transformer_engine", "workload"},
     {"grad_accumulation", "workload"},
     {"dp", "parallelism"},

@@ -164,6 +164,9 @@ void read_workload_section(TableReader r, Scenario& s) {
   r.read("attention_kernel", w.attention_kernel, choices::kAttentionKernel);
   r.read("pointwise", w.pointwise, choices::kPointwise);
   r.read("attention_unpad", w.attention_unpad);
+  r.read(
+      "document_tokens", w.document_tokens,
+      RealRange{1.0, 1e9, false, "tokens, the length of a token's document averaged over tokens, e.g. 2048"});
   std::string te;
   if (r.read("transformer_engine", te)) {
     const auto version = work::parse_version(te);

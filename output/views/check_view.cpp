@@ -149,6 +149,8 @@ std::string workload_line(const scen::Scenario& s) {
            std::to_string(w.batch);
   else
     out += ", context " + std::to_string(w.context_len) + ", batch " + std::to_string(w.batch);
+  if (w.document_tokens > 0.0)
+    out += ", packed documents of " + format_number(w.document_tokens, 0) + " tokens";
   if (w.cuda_graphs) out += ", CUDA graphs";
   if (w.pointwise == work::Pointwise::eager) out += ", eager kernels";
   if (w.kind == work::WorkloadKind::train || w.kind == work::WorkloadKind::prefill) {

@@ -51,7 +51,7 @@ StepShape step_shape(const JobSpec& job) {
       s.micro_batches = double(w.global_batch) / (double(par.dp) * w.micro_batch);
       s.tokens_per_step = double(w.global_batch) * w.seq_len;
       // Causal: query i sees i keys, s/2 on average; a local layer's window fewer (mean over layers).
-      s.attended_keys = mean_causal_keys(job.model, w.seq_len);
+      s.attended_keys = mean_causal_keys(job.model, w.seq_len, w.document_tokens);
       break;
     case WorkloadKind::prefill:
       require_positive(w.seq_len, "workload.seq_len");
@@ -59,7 +59,7 @@ StepShape step_shape(const JobSpec& job) {
       s.seq_len = w.seq_len;
       s.sequences_per_micro_batch = w.batch;
       s.tokens_per_step = double(par.dp) * w.batch * w.seq_len;
-      s.attended_keys = mean_causal_keys(job.model, w.seq_len);
+      s.attended_keys = mean_causal_keys(job.model, w.seq_len, w.document_tokens);
       break;
     case WorkloadKind::serve:
       throw UserError("workload.kind = \"serve\": the closed-form estimate covers one step; estimate a decode "

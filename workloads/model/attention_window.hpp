@@ -39,6 +39,16 @@ inline double causal_pairs(double s, const AttentionSpan& span) {
   return chunks * 0.5 * w * w + 0.5 * rest * rest;
 }
 
+/// The same over a sequence of `s` tokens packed from documents of `document` tokens each (a
+/// token's document length averaged over tokens), each document causal on its own under the layer's
+/// span: s / L documents of causal_pairs(L) pairs (continuous, as causal_pairs is). With documents
+/// of varied lengths L_i this is exact for the sum of L_i^2 / 2 when L is sum L_i^2 / sum L_i and
+/// the span is global. 0, or a document at least as long as the sequence: causal_pairs(s).
+inline double causal_pairs_in_documents(double s, const AttentionSpan& span, double document) {
+  if (!(document > 0.0) || document >= s) return causal_pairs(s, span);
+  return s / document * causal_pairs(document, span);
+}
+
 /// Keys the query at position `s` (1-based, the newest token) attends to: s globally, min(s, w)
 /// with a sliding window, its position within its chunk (((s - 1) mod c) + 1) with chunks.
 inline double attended_keys_at(double s, const AttentionSpan& span) {
@@ -93,11 +103,12 @@ inline std::optional<double> decode_cost_bend(const ModelSpec& m) {
 }
 
 /// Mean over the model's layers of the keys a query sees, averaged over a causal sequence of `s`
-/// tokens (causal_pairs / s): s / 2 globally.
-inline double mean_causal_keys(const ModelSpec& m, double s) {
+/// tokens (causal_pairs / s): s / 2 globally; packed from documents of `document` tokens,
+/// causal_pairs_in_documents / s.
+inline double mean_causal_keys(const ModelSpec& m, double s, double document = 0.0) {
   if (m.layers < 1 || !(s > 0.0)) return 0.0;
   double sum = 0.0;
-  for (int l = 0; l < m.layers; ++l) sum += causal_pairs(s, attention_span(m, l)) / s;
+  for (int l = 0; l < m.layers; ++l) sum += causal_pairs_in_documents(s, attention_span(m, l), document) / s;
   return sum / m.layers;
 }
 

@@ -163,6 +163,12 @@ struct WorkloadSpec {
   /// key and value are each gathered after a `nonzero` and a `.item()` that synchronise the host, the
   /// output is scattered back, and the backward scatters and gathers their gradients.
   bool attention_unpad = false;
+  /// Packed sequences with document masking (training, prefill): each token attends only within its
+  /// document, as Megatron-Core's packed sequences (THD with cu_seqlens), FlashAttention's
+  /// variable-length kernels and FlexAttention's block_causal mask compute it. The length of the
+  /// document a token belongs to, averaged over tokens (sum of L^2 over sum of L: for documents of
+  /// one length, that length); 0 = one document per sequence.
+  double document_tokens = 0.0;
   /// The Transformer Engine release the run used ({0, 0}: not stated, a current one). Older
   /// releases lack fused kernels for some shapes (workloads/model/attention_backend.hpp).
   SoftwareVersion transformer_engine;

@@ -30,7 +30,7 @@ topo::KernelWork flash_work(const LayerDims& d, double factor) {
   w.op_class = topo::OpClass::attention;
   w.attention_kernel = d.attention_kernel;
   w.precision = d.fp8_attention ? topo::Precision::fp8 : d.precision;
-  const double pairs = d.causal ? causal_pairs(d.s, d.span) / d.cp : d.s_local * d.s;
+  const double pairs = d.causal ? causal_pairs_in_documents(d.s, d.span, d.document) / d.cp : d.s_local * d.s;
   w.flops = units::flops(factor * 2.0 * d.b * pairs * (qk_head(d) + v_head(d)) * (d.heads / d.tp));
   const AttentionShape shape = fused_attention_shape(d);
   w.attention_keys = shape.keys;
@@ -53,8 +53,9 @@ AttentionShape fused_attention_shape(const LayerDims& d) {
   const double qk = qk_head(d), v = v_head(d);
   const double padded =
       topo::attention_head_tile(d.attention_kernel, qk) + topo::attention_head_tile(d.attention_kernel, v);
-  return {d.span.global() ? d.s : std::min(d.s, d.span.window),
-          d.b * (d.heads / d.tp) * std::ceil(d.s_local / kAttentionQueryTile),
+  double keys = d.span.global() ? d.s : std::min(d.s, d.span.window);
+  if (d.document > 0.0) keys = std::min(keys, d.document);
+  return {keys, d.b * (d.heads / d.tp) * std::ceil(d.s_local / kAttentionQueryTile),
           padded > 0.0 ? (qk + v) / padded : 1.0};
 }
 

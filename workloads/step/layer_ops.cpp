@@ -79,6 +79,8 @@ LayerDims layer_dims(const JobSpec& job, double micro_batch) {
   d.attention_kernel = job.workload.attention_kernel;
   d.eager_pointwise = job.workload.pointwise == Pointwise::eager;
   d.attention_unpad = job.workload.attention_unpad;
+  d.document =
+      d.phase == WorkloadKind::train || d.phase == WorkloadKind::prefill ? job.workload.document_tokens : 0.0;
   d.dropout = m.dropout && d.phase == WorkloadKind::train;
   // Serving engines fuse the rotation into their attention kernels (TensorRT-LLM's context and
   // generation attention, torch.compile in gpt-fast); training frameworks run it on its own, and

@@ -70,6 +70,9 @@ struct LayerDims {
   bool eager_pointwise = false;
   /// FlashAttention over unpadded tokens (workload.attention_unpad): gathers, scatters and host syncs.
   bool attention_unpad = false;
+  /// workload.document_tokens: each query attends within its document of this many tokens (a token's
+  /// document length averaged over tokens); 0 = the whole sequence.
+  double document = 0.0;
   bool dropout = false;
   bool linear_bias = false;
   bool parallel_block = false;  ///< attention and MLP on one norm, one TP reduction (ModelSpec)

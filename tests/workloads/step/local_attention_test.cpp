@@ -210,3 +210,29 @@ TEST_CASE("a fused attention kernel carries its shape: the keys a row spans and 
   CHECK(bwd->work.attention_keys == 2048);
   CHECK(bwd->work.attention_tiles == 256);
 }
+
+TEST_CASE("packed documents: each document causal on its own, its length a row's keys") {
+  // 8,192 tokens packed from documents of 2,048: 4 x 2,048^2 / 2 = 8,388,608 pairs, a quarter of
+  // 8,192^2 / 2 = 33,554,432; a 1,024 window inside each: 4 x (2,048 x 1,024 - 1,024^2 / 2) =
+  // 6,291,456; documents as long as the sequence, or none given: the sequence's own pairs.
+  const AttentionSpan global{};
+  const AttentionSpan sliding{1024, AttentionWindowKind::sliding};
+  CHECK(causal_pairs_in_documents(8192, global, 2048) == Approx(8'388'608.0));
+  CHECK(causal_pairs_in_documents(8192, sliding, 2048) == Approx(6'291'456.0));
+  CHECK(causal_pairs_in_documents(8192, global, 0) == Approx(33'554'432.0));
+  CHECK(causal_pairs_in_documents(8192, global, 8192) == Approx(33'554'432.0));
+  // A layer of Llama-2-7B at 2,048 tokens packed from 512-token documents: a quarter of the
+  // attention FLOPs (4 x 512^2 / 2 of 2,048^2 / 2 pairs), rows of 512 keys, the GEMMs unchanged.
+  JobSpec job = train_job(test::llama2_7b());
+  CountingSink whole, packed;
+  DenseLayer(layer_dims(job, 1)).forward(whole, {});
+  job.workload.document_tokens = 512;
+  DenseLayer(layer_dims(job, 1)).forward(packed, {});
+  CHECK(packed.flops(topo::OpClass::attention) == Approx(whole.flops(topo::OpClass::attention) / 4));
+  CHECK(packed.gemm_flops() == whole.gemm_flops());
+  const fakes::Recorded* attn = packed.find("attn");
+  REQUIRE(attn != nullptr);
+  CHECK(attn->work.attention_keys == 512);
+  // The estimate's keys per query: 512 / 2 = 256 where the sequence's own are 1,024.
+  CHECK(step_shape(job).attended_keys == Approx(256.0));
+}

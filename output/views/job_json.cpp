@@ -238,6 +238,8 @@ json job_json(const work::JobSpec& job) {
         {"attention_impl", work::name(w.attention_impl)},
         {"attention_kernel", topo::name(w.attention_kernel)},
         {"pointwise", work::name(w.pointwise)},
+        {"attention_unpad", w.attention_unpad},
+        {"document_tokens", w.document_tokens > 0.0 ? json(w.document_tokens) : json()},
         {"attention_note", w.attention_note},
         {"transformer_engine", w.transformer_engine.stated() ? json(w.transformer_engine.str()) : json()}}},
       {"parallel", parallel_json(job.parallel)},

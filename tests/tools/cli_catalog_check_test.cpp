@@ -104,6 +104,22 @@ TEST_CASE("stepsim check shows the attention a stated Transformer Engine release
   CHECK(nlohmann::json::parse(r.out)["job"]["workload"]["attention_impl"] == "flash");
 }
 
+TEST_CASE("stepsim check shows packed documents in the workload line and the job") {
+  const std::string llama =
+      std::string(STEPSIM_SOURCE_DIR) + "/scenarios/examples/llama3.1-8b-torchtitan-8xh100.toml";
+  auto r = run_stepsim("check '" + llama + "' --format json");
+  REQUIRE(r.exit_code == 0);
+  CHECK(nlohmann::json::parse(r.out)["job"]["workload"]["document_tokens"].is_null());
+  r = run_stepsim("check '" + llama + "' --set workload.document_tokens=2048");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("packed documents of 2,048 tokens"));
+  // Rows span a document, not the sequence: the attention line's keys.
+  CHECK_THAT(r.out, Catch::Contains("2,048 keys a row"));
+  r = run_stepsim("check '" + llama + "' --set workload.document_tokens=2048 --format json");
+  REQUIRE(r.exit_code == 0);
+  CHECK(nlohmann::json::parse(r.out)["job"]["workload"]["document_tokens"] == 2048.0);
+}
+
 TEST_CASE("stepsim check handles help, missing files and --set") {
   CHECK(run_stepsim("check --help").exit_code == 0);
   auto r = run_stepsim("check /nonexistent/s.toml");

@@ -388,8 +388,7 @@ void read_gpt_oss(Fields& f, Mapped& out) {
   m.linear_bias = true;
   f.use({"attention_bias"});
   check_top_k(f, m);
-  out.notes.push_back("GPT-OSS's attention sinks (" + with_commas(double(m.heads) * m.layers) +
-                      " learned logits) are not modelled");
+  m.attention_sinks = true;
   read_attention_window(f, m, "sliding_window", work::AttentionWindowKind::sliding, 128,
                         [](int i) { return (i + 1) % 2 != 0; });
 }

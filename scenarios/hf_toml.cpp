@@ -107,6 +107,7 @@ std::string hf_model_toml(const HfModel& h, const std::string& source) {
   if (m.position == work::PositionEmbedding::learned)
     out += "max_positions = " + std::to_string(m.max_positions) + "\n";
   out += std::string("linear_bias = ") + (m.linear_bias ? "true" : "false") + "\n";
+  if (m.attention_sinks) out += "attention_sinks = true\n";
   out += std::string("tied_embeddings = ") + (m.tied_embeddings ? "true" : "false") + "\n";
   out += std::string("dropout = ") + (m.dropout ? "true" : "false") + "\n";
   out += std::string("parallel_block = ") + (m.parallel_block ? "true" : "false") + "\n";

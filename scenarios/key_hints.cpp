@@ -28,6 +28,7 @@ constexpr KeyHome kHomes[] = {
     {"position", "model"},
     {"max_positions", "model"},
     {"linear_bias", "model"},
+    {"attention_sinks", "model"},
     {"tied_embeddings", "model"},
     {"dropout", "model"},
     {"parallel_block", "model"},

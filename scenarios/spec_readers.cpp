@@ -550,6 +550,7 @@ void read_model_fields(TableReader& r, work::ModelSpec& m, FieldSet set) {
   r.read("position", m.position, choices::kPosition);
   r.read("max_positions", m.max_positions, kPositiveInt);
   r.read("linear_bias", m.linear_bias);
+  r.read("attention_sinks", m.attention_sinks);
   r.read("tied_embeddings", m.tied_embeddings);
   r.read("dropout", m.dropout);
   r.read("parallel_block", m.parallel_block);

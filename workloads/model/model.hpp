@@ -117,6 +117,8 @@ struct ModelSpec {
   PositionEmbedding position = PositionEmbedding::rope;
   int max_positions = 0;     ///< learned position embeddings: table rows
   bool linear_bias = false;  ///< biases on QKV/output/MLP projections (GPT-2/3, Megatron GPT)
+  /// Attention sinks (GPT-OSS): one learned logit per head that joins every softmax's denominator.
+  bool attention_sinks = false;
   bool tied_embeddings = false;
   bool dropout = false;  ///< attention and hidden dropout in training (GPT-3/Megatron GPT: yes; Llama: no)
   /// Attention and MLP side by side on one shared input norm, their outputs summed before one TP

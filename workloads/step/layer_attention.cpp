@@ -202,13 +202,15 @@ Handle DenseLayer::attention_core_forward(OpSink& sink, Handle qkv) const {
     Handle h = d_.attention_unpad ? unpad_forward(sink, qkv) : qkv;
     if (!d_.eager_pointwise) {
       h = cp_attention(sink, h, w, "attn", false);
-      return d_.attention_unpad ? pad_forward(sink, h) : h;
+      if (d_.attention_unpad) h = pad_forward(sink, h);
+      return d_.sink_rescale ? sink.kernel("attn_sink", elementwise(d_, attention_sink_bytes(false)), h) : h;
     }
     // Eager PyTorch (torchtitan's Llama): repeat_kv copies each key and value head for every query
     // head of its group (expand + reshape), and the output, transposed back, is made contiguous.
     if (d_.kv_dim < d_.q_dim) h = sink.kernel("repeat_kv", elementwise(d_, repeat_kv_bytes()), h);
     h = cp_attention(sink, h, w, "attn", false);
     if (d_.attention_unpad) h = pad_forward(sink, h);
+    if (d_.sink_rescale) h = sink.kernel("attn_sink", elementwise(d_, attention_sink_bytes(false)), h);
     return sink.kernel("attn_out_copy", elementwise(d_, 2 * E * T * d_.o_dim / t), h);
   }
   // Unfused (Megatron-LM before FlashAttention): scores materialised in HBM.
@@ -360,6 +362,7 @@ Handle DenseLayer::attention_backward(OpSink& sink, OpSink::Deps grad, Recompute
         E * (2 * T * (d_.q_dim + d_.o_dim) / t + 2 * d_.b * d_.s * (d_.kv_dim + d_.v_dim) / t) + 4 * T * hl);
     // Under CP: the ring circulates the key/value blocks and their gradients; the all-gather
     // gathers them again and reduce-scatters their gradients; the all-to-all moves the gradients.
+    if (d_.sink_rescale) h = sink.kernel("attn_sink.bwd", elementwise(d_, attention_sink_bytes(true)), h);
     if (d_.attention_unpad) h = pad_backward(sink, h);
     h = cp_attention(sink, h, w, "attn.bwd", true);
     if (d_.attention_unpad) h = unpad_backward(sink, h);

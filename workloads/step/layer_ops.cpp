@@ -88,6 +88,14 @@ LayerDims layer_dims(const JobSpec& job, double micro_batch) {
   d.rope_kernels = (d.phase == WorkloadKind::train || d.eager_pointwise) &&
                    (d.mla || m.position == PositionEmbedding::rope);
   d.linear_bias = m.linear_bias;
+  // NeMo AutoModel's GPT-OSS over FlexAttention (components/attention/flex_attention.py) asks the
+  // kernel for its log-sum-exp and rescales the output by sigmoid(lse - sink) outside it; kernels
+  // with a sink term of their own (cuDNN, FlashAttention-3) and serving engines' decode kernels fold
+  // it in.
+  d.sink_rescale = m.attention_sinks && d.phase != WorkloadKind::decode &&
+                   job.workload.attention_impl == AttentionImpl::flash &&
+                   (job.workload.attention_kernel == topo::AttentionKernel::flex ||
+                    job.workload.attention_kernel == topo::AttentionKernel::fa2);
   d.parallel_block = m.parallel_block;
   d.grad_accumulation = job.workload.grad_accumulation;
   d.recompute = job.recompute_modules;

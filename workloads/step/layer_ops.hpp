@@ -75,6 +75,9 @@ struct LayerDims {
   double document = 0.0;
   bool dropout = false;
   bool linear_bias = false;
+  /// Attention sinks applied after a kernel that has no sink term (FlexAttention, FlashAttention-2):
+  /// the output rescaled by sigmoid(lse - sink) in eager PyTorch, each way (attention_sink_bytes).
+  bool sink_rescale = false;
   bool parallel_block = false;  ///< attention and MLP on one norm, one TP reduction (ModelSpec)
   bool causal = true;
   /// The layer's attention span: global (window 0), or a local layer's sliding window or chunk
@@ -294,6 +297,16 @@ class DenseLayer {
   /// of its group (and the reverse, a sum, in backward).
   double repeat_kv_bytes() const {
     return d_.act_bytes * d_.tokens * (d_.kv_dim + d_.v_dim + d_.q_dim + d_.o_dim) / d_.tp;
+  }
+  /// Eager attention sinks (sink_rescale), per output element and per row and head, as AutoModel
+  /// writes them: forward, `lse - sink` and its sigmoid over the fp32 log-sum-exp (read 4, write 4,
+  /// twice: 16 B per row and head), the product with the output promoted to fp32 (read E, write 4)
+  /// and cast back (read 4, write E): 2 E + 8 B per element; backward, the cast's gradient (read E,
+  /// write 4), the output's (read 4, write E) and the scale's, a row sum of the gradient times the
+  /// kept output (read 4 + E): 3 E + 12 B per element, 16 B per row and head.
+  double attention_sink_bytes(bool backward) const {
+    const double E = d_.act_bytes, per_element = backward ? 3.0 * E + 12.0 : 2.0 * E + 8.0;
+    return d_.tokens / d_.tp * (d_.o_dim * per_element + 16.0 * d_.heads);
   }
   LayerDims d_;
 };

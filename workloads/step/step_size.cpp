@@ -29,6 +29,8 @@ constexpr double kRingAttentionOpsPerRank = 6.0;
 // workload.attention_unpad: per layer, three unpads of five ops each (two kernels and two host
 // syncs before the gather), the output's pad, and the backward's two.
 constexpr double kUnpadLayerOps = 18.0;
+// Attention sinks applied outside the kernel: the rescale forward, its replay, and backward.
+constexpr double kSinkLayerOps = 3.0;
 // Per micro-batch and stage: embedding, loss, pipeline sends and receives. Per layer and stage
 // once per step: gradient buckets, parameter gathers, the optimizer.
 constexpr double kMicroBatchOps = 20.0;
@@ -94,6 +96,7 @@ StepSize step_size(const JobSpec& job, RankMode ranks) {
   if (par.tp_comm_overlap != TpCommOverlap::off) per_layer += kTpOverlapOpsPerRank * par.tp;
   if (par.cp > 1) per_layer += kRingAttentionOpsPerRank * par.cp;
   if (job.workload.attention_unpad) per_layer += kUnpadLayerOps;
+  if (job.model.attention_sinks) per_layer += kSinkLayerOps;
   double passes = training ? 1.0 : kInferenceShare;  // the constants count forward and backward
   if (training) passes *= 1.0 + 0.5 * job.full_recompute_share();
   const double layer_ops = (double(s.layers) * per_layer + moe * kMoeExtraOps) * passes;

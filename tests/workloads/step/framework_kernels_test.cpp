@@ -193,3 +193,20 @@ TEST_CASE("a head narrower than the kernel's compiled width runs in the padded w
   CHECK(fused_attention_shape(layer_dims(llama_8b(Pointwise::fused, topo::AttentionKernel::fa2), 1)).width ==
         1.0);
 }
+
+TEST_CASE("attention sinks: an eager rescale around a kernel without a sink term, none around cuDNN's") {
+  using namespace framework_kernels_rows;
+  // Llama 3.1 8B's layer with GPT-OSS-style sinks over FlexAttention, 8,192 tokens, E = 2: forward
+  // (2 E + 8) B per output element and 16 B per row and head: 8,192 x (4,096 x 12 + 32 x 16) =
+  // 406,847,488 B; backward (3 E + 12): 8,192 x (4,096 x 18 + 32 x 16) = 608,174,080 B.
+  JobSpec j = llama_8b(Pointwise::fused, topo::AttentionKernel::flex);
+  j.model.attention_sinks = true;
+  const Layer flex(j);
+  CHECK(bytes_of(flex.fwd, "attn_sink") == Approx(8192.0 * (4096 * 12 + 32 * 16)));
+  CHECK(bytes_of(flex.bwd, "attn_sink.bwd") == Approx(8192.0 * (4096 * 18 + 32 * 16)));
+  // cuDNN's kernel is taken to fold the sinks in: no op of their own.
+  j.workload.attention_kernel = topo::AttentionKernel::cudnn;
+  const Layer cudnn(j);
+  CHECK(cudnn.fwd.find("attn_sink") == nullptr);
+  CHECK(cudnn.bwd.find("attn_sink.bwd") == nullptr);
+}

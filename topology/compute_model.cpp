@@ -24,7 +24,7 @@ KernelTime kernel_time(const GpuSpec& gpu, const KernelWork& w) {
     eff = gemm_efficiency(gpu, w);
     if (gpu.eff.gemm_hbm > 0.0) hbm_eff = gpu.eff.gemm_hbm;
   } else if (w.op_class == OpClass::attention) {
-    eff = gpu.eff.attention_at(w.attention_kernel, w.attention_keys, w.attention_tiles) * w.attention_width;
+    eff = gpu.eff.attention_at(w.attention_kernel, w.attention_keys, w.attention_tiles, w.attention_width);
     if (gpu.eff.attention_hbm > 0.0) hbm_eff = gpu.eff.attention_hbm;
   } else {
     hbm_eff = gpu.eff.hbm_of(w.kind);

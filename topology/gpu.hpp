@@ -154,9 +154,10 @@ struct Efficiency {
   double headline(OpClass c) const;
   /// The fused-attention efficiency of kernel `k` (0 where the GPU has no figure for it).
   double attention_of(AttentionKernel k) const { return this->*attention_member(k); }
-  /// The efficiency kernel `k` reaches at its shape: attention_of(k) x attention_shape(keys, tiles).
-  double attention_at(AttentionKernel k, double keys, double tiles) const {
-    return attention_of(k) * attention_shape(keys, tiles);
+  /// The efficiency kernel `k` reaches at its shape: attention_of(k) x attention_shape(keys, tiles)
+  /// x `width`, the share of the kernel's compiled head widths the heads fill (attention_head_tile).
+  double attention_at(AttentionKernel k, double keys, double tiles, double width = 1.0) const {
+    return attention_of(k) * attention_shape(keys, tiles) * width;
   }
   /// The fraction of attention_of(k) a kernel of `keys` keys per query row and `tiles` 128-row
   /// query tiles reaches (0 for either: that term left out).

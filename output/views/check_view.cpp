@@ -246,7 +246,7 @@ std::string attention_line(const work::JobSpec& job) {
                                 : std::string());
   }
   return std::string(topo::name(kernel)) + " fused, " +
-         format_number(e.attention_at(kernel, shape.keys, shape.tiles) * shape.width, 3) +
+         format_number(e.attention_at(kernel, shape.keys, shape.tiles, shape.width), 3) +
          " of peak at its shape (" + format_number(limit, 3) + " for long rows and many query tiles x " +
          format_number(factor, 3) + ": " + format_number(shape.keys, 0) + " keys a row, " +
          format_number(shape.tiles, 0) + " query tiles a kernel" +

@@ -200,18 +200,15 @@ Handle DenseLayer::attention_core_forward(OpSink& sink, Handle qkv) const {
     w.hbm_bytes = units::bytes(
         E * (T * (d_.q_dim + d_.o_dim) / t + d_.b * d_.s * (d_.kv_dim + d_.v_dim) / t) + 4 * T * hl);
     Handle h = d_.attention_unpad ? unpad_forward(sink, qkv) : qkv;
-    if (!d_.eager_pointwise) {
-      h = cp_attention(sink, h, w, "attn", false);
-      if (d_.attention_unpad) h = pad_forward(sink, h);
-      return d_.sink_rescale ? sink.kernel("attn_sink", elementwise(d_, attention_sink_bytes(false)), h) : h;
-    }
     // Eager PyTorch (torchtitan's Llama): repeat_kv copies each key and value head for every query
     // head of its group (expand + reshape), and the output, transposed back, is made contiguous.
-    if (d_.kv_dim < d_.q_dim) h = sink.kernel("repeat_kv", elementwise(d_, repeat_kv_bytes()), h);
+    if (d_.eager_pointwise && d_.kv_dim < d_.q_dim)
+      h = sink.kernel("repeat_kv", elementwise(d_, repeat_kv_bytes()), h);
     h = cp_attention(sink, h, w, "attn", false);
     if (d_.attention_unpad) h = pad_forward(sink, h);
     if (d_.sink_rescale) h = sink.kernel("attn_sink", elementwise(d_, attention_sink_bytes(false)), h);
-    return sink.kernel("attn_out_copy", elementwise(d_, 2 * E * T * d_.o_dim / t), h);
+    return d_.eager_pointwise ? sink.kernel("attn_out_copy", elementwise(d_, 2 * E * T * d_.o_dim / t), h)
+                              : h;
   }
   // Unfused (Megatron-LM before FlashAttention): scores materialised in HBM.
   const double s = d_.s, scores = d_.b * hl * s * s;

@@ -140,11 +140,12 @@ def main():
     # accumulation on the three Hopper GPUs, the clock curve's four points (duty and clock) on five,
     # comm_interference on every GPU, the two decode efficiencies on six (the A100's GEMM figures from
     # aiconfigurator's ratios), the two fixed kernel times on eight, grouped_m_half on every GPU and the
-    # FlashAttention-2, -3 and FlexAttention figures on the three Hopper GPUs and FlexAttention's on the A100,
+    # FlashAttention-2, -3 and FlexAttention figures on the three Hopper GPUs, the A100's FlashAttention-2
+    # figure and the FlexAttention one derived from it,
     # and the attention shape terms on the six GPUs with timings of attention by shape (the A100, the Hopper
     # GPUs, B200, GB200).
     expected = (2 * 3 + 2 * 2 + 5 + 3 + 5 * 8 + 2 * len(gpus) + 2 * len(DECODE_GPUS) + 2 * (len(DECODE_GPUS) + 2) +
-                3 * 3 + 1 + 2 * len(DECODE_GPUS))
+                3 * 3 + 2 + 2 * len(DECODE_GPUS))
     if seen != expected:
         failures.append(f"expected {expected} figures from fit_gemm.py's output, found {seen}")
     for line in failures:

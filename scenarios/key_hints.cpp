@@ -101,6 +101,7 @@ constexpr KeyHome kHomes[] = {
     {"document_tokens", "workload"},
     {"transformer_engine", "workload"},
     {"grad_accumulation", "workload"},
+    {"bias_grad", "workload"},
     {"dp", "parallelism"},
     {"tp", "parallelism"},
     {"pp", "parallelism"},

@@ -176,6 +176,7 @@ void read_workload_section(TableReader r, Scenario& s) {
     w.transformer_engine = *version;
   }
   r.read("grad_accumulation", w.grad_accumulation, choices::kGradAccumulation);
+  r.read("bias_grad", w.bias_grad, choices::kBiasGrad);
   r.read("cuda_graphs", w.cuda_graphs);
   r.read("decode_attention", w.decode_attention, choices::kDecodeAttention);
   r.finish();

@@ -38,6 +38,11 @@ enum class GradAccumulation : std::uint8_t {
   fused,     ///< the weight-gradient GEMM accumulates into the gradient buffer (beta = 1)
   separate,  ///< the GEMM writes a fresh gradient and an element-wise kernel adds it to the buffer
 };
+/// Where the bias gradients of the linear layers are summed over the tokens.
+enum class BiasGrad : std::uint8_t {
+  fused,     ///< in the GEMM epilogue or the gradient's cast (Transformer Engine)
+  separate,  ///< a reduction kernel per biased linear (PyTorch autograd, Megatron-LM's own layers)
+};
 enum class Recompute : std::uint8_t { none, selective, full };
 /// How pipeline stages exchange activations and gradients.
 enum class P2pMode : std::uint8_t {
@@ -177,6 +182,10 @@ struct WorkloadSpec {
   /// Megatron-LM before its 2022 gradient-accumulation fusion added each micro-batch's weight
   /// gradients to the main-gradient buffer in a separate kernel (a DDP hook).
   GradAccumulation grad_accumulation = GradAccumulation::fused;
+  /// With ModelSpec::linear_bias: Transformer Engine sums each bias gradient inside its GEMM or cast
+  /// kernels; PyTorch's autograd (nn.Linear) and Megatron-LM's own linear layers and fused
+  /// bias-GeLU / bias-dropout-add functions launch a reduction over the tokens of the output gradient.
+  BiasGrad bias_grad = BiasGrad::fused;
   /// Kernels are replayed from CUDA graphs (torch.compile "reduce-overhead", TensorRT-LLM, vLLM
   /// decode): no host timeline. Eager (false), each GPU op waits for its launch on the host
   /// (GpuSpec::host_launch_s each); the GPU's own per-kernel gap is the same in both modes.

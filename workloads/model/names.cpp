@@ -90,6 +90,10 @@ std::string_view name(GradAccumulation g) {
   return g == GradAccumulation::separate ? "separate" : "fused";
 }
 
+std::string_view name(BiasGrad b) {
+  return b == BiasGrad::separate ? "separate" : "fused";
+}
+
 std::string_view name(P2pMode m) {
   switch (m) {
     case P2pMode::blocking: return "blocking";

@@ -339,6 +339,7 @@ Handle DenseLayer::attention_backward(OpSink& sink, OpSink::Deps grad, Recompute
   Handle h = sink.kernel_after(
       "bda1.bwd", elementwise(d_, 2 * Tn * d_.h * E + (d_.dropout ? Tn * d_.h : 0.0)), grad.span());
   h = norm_backward(sink, "post_attn_norm", post_norm_elements(), h);
+  emit_bias_grad(sink, d_, "proj", Tn, d_.h, h);
   h = gathered_linear_dgrad(sink, d_, "tp.ag_grad_attn", "proj.dgrad", T, d_.h, d_.o_dim / t, h,
                             UbGemm::proj_dgrad);
   emit_wgrad(sink, d_, "proj.wgrad", T, d_.h, d_.o_dim / t);
@@ -383,7 +384,9 @@ Handle DenseLayer::attention_backward(OpSink& sink, OpSink::Deps grad, Recompute
                         ? Handle{}
                         : sp_gather_linear_input(sink, d_, "tp.ag_ln1_wgrad", h, UbGemm::qkv_dgrad);
   // The rotation's and the assembly's backward: the same bytes on the gradients.
-  h = projections_backward(sink, norm_backward(sink, "qk_norm", qk_norm_elements(), rope(sink, h, ".bwd")));
+  h = norm_backward(sink, "qk_norm", qk_norm_elements(), rope(sink, h, ".bwd"));
+  if (!d_.mla) emit_bias_grad(sink, d_, "qkv", T, qkv_width() / t, h);
+  h = projections_backward(sink, h);
   if (rc.layernorm)
     h = sink.kernel("ln1.recompute", elementwise(d_, Tn * d_.h * norm_forward_bytes(d_), 8 * Tn * d_.h), h);
   if (rc.layernorm) gathered = sp_gather_linear_input(sink, d_, "tp.ag_ln1_wgrad", h, UbGemm::qkv_dgrad);

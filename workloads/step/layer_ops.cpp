@@ -88,6 +88,8 @@ LayerDims layer_dims(const JobSpec& job, double micro_batch) {
   d.rope_kernels = (d.phase == WorkloadKind::train || d.eager_pointwise) &&
                    (d.mla || m.position == PositionEmbedding::rope);
   d.linear_bias = m.linear_bias;
+  d.bias_grad_kernels =
+      m.linear_bias && d.phase == WorkloadKind::train && job.workload.bias_grad == BiasGrad::separate;
   // NeMo AutoModel's GPT-OSS over FlexAttention (components/attention/flex_attention.py) asks the
   // kernel for its log-sum-exp and rescales the output by sigmoid(lse - sink) outside it; kernels
   // with a sink term of their own (cuDNN, FlashAttention-3) and serving engines' decode kernels fold
@@ -450,6 +452,16 @@ Handle emit_wgrad(OpSink& sink, const LayerDims& d, std::string_view name, doubl
                      elementwise(d, params * (d.act_bytes + 2.0 * d.grad_bytes), params), g);
 }
 
+Handle emit_bias_grad(OpSink& sink, const LayerDims& d, std::string_view linear, double rows, double cols,
+                      Handle dep) {
+  if (!d.bias_grad_kernels) return dep;
+  // db[cols] = the column sums of dY[rows x cols] (PyTorch's sum_to_size of a broadcast bias,
+  // Megatron-LM's grad_output.sum(dim=0)): read dY once, write the fp32 sums.
+  sink.kernel(std::string(linear) + ".bgrad",
+              elementwise(d, rows * cols * d.act_bytes + 4.0 * cols, rows * cols), dep);
+  return dep;
+}
+
 Handle DenseLayer::forward(OpSink& sink, OpSink::Deps input) const {
   if (d_.parallel_block) return parallel_forward(sink, input);
   const Handle attn = attention_forward(sink, input);
@@ -503,10 +515,14 @@ Handle DenseLayer::mlp_backward(OpSink& sink, OpSink::Deps grad, RecomputeModule
   Handle h = sink.kernel_after(
       "bda2.bwd", elementwise(d_, 2 * Tn * d_.h * E + (d_.dropout ? Tn * d_.h : 0.0)), grad.span());
   h = norm_backward(sink, "post_mlp_norm", post_norm_elements(), h);
+  // The down projection's bias is added to the tokens the residual holds (Megatron: after the
+  // reduction, on the sequence-parallel shard), so its gradient sums those rows.
+  emit_bias_grad(sink, d_, "mlp_down", Tn, d_.h, h);
   h = gathered_linear_dgrad(sink, d_, "tp.ag_grad_mlp", "mlp_down.dgrad", T, d_.h, f, h, UbGemm::fc2_dgrad);
   emit_wgrad(sink, d_, "mlp_down.wgrad", T, d_.h, f);
   // GeLU backward reads x and dy, writes dx; SwiGLU reads gate, up, dy and writes both gradients.
   h = sink.kernel("act.bwd", elementwise(d_, act_backward_bytes(d_) * T * f, 8 * T * f), h);
+  emit_bias_grad(sink, d_, "mlp_up", T, up, h);
   // With SP the weight gradient needs the gathered norm output: Megatron-Core and Transformer
   // Engine issue that all-gather before the dgrad GEMM, which hides it, and reduce-scatter the
   // input gradient under the weight-gradient GEMM. Recomputing the norm first delays the gather.

@@ -75,6 +75,8 @@ struct LayerDims {
   double document = 0.0;
   bool dropout = false;
   bool linear_bias = false;
+  /// Training with biases summed by reduction kernels of their own (WorkloadSpec::bias_grad).
+  bool bias_grad_kernels = false;
   /// Attention sinks applied after a kernel that has no sink term (FlexAttention, FlashAttention-2):
   /// the output rescaled by sigmoid(lse - sink) in eager PyTorch, each way (attention_sink_bytes).
   bool sink_rescale = false;
@@ -340,6 +342,11 @@ topo::KernelWork weight_gemm(const LayerDims& d, double m, double n, double k, d
 /// accumulates into the gradient buffer, or (separate accumulation) a GEMM and an add kernel.
 OpSink::Handle emit_wgrad(OpSink& sink, const LayerDims& d, std::string_view name, double m, double n,
                           double k, OpSink::Handle dep = {}, double count = 1.0, double sm_margin = 0.0);
+/// With LayerDims::bias_grad_kernels, the bias gradient of a linear whose output gradient dY[rows x
+/// cols] is ready at `dep`: a reduction over the rows, `<linear>.bgrad` (reads the 16-bit gradient,
+/// writes the cols sums in fp32). Returns `dep` (nothing waits for the sum but the optimizer).
+OpSink::Handle emit_bias_grad(OpSink& sink, const LayerDims& d, std::string_view linear, double rows,
+                              double cols, OpSink::Handle dep);
 
 /// What a low-precision linear GEMM's operand is quantised from.
 enum class QuantOperand : std::uint8_t {

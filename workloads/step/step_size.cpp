@@ -31,6 +31,8 @@ constexpr double kRingAttentionOpsPerRank = 6.0;
 constexpr double kUnpadLayerOps = 18.0;
 // Attention sinks applied outside the kernel: the rescale forward, its replay, and backward.
 constexpr double kSinkLayerOps = 3.0;
+// workload.bias_grad = "separate": one reduction per biased linear in the backward (qkv, proj, up, down).
+constexpr double kBiasGradLayerOps = 4.0;
 // Per micro-batch and stage: embedding, loss, pipeline sends and receives. Per layer and stage
 // once per step: gradient buckets, parameter gathers, the optimizer.
 constexpr double kMicroBatchOps = 20.0;
@@ -97,6 +99,7 @@ StepSize step_size(const JobSpec& job, RankMode ranks) {
   if (par.cp > 1) per_layer += kRingAttentionOpsPerRank * par.cp;
   if (job.workload.attention_unpad) per_layer += kUnpadLayerOps;
   if (job.model.attention_sinks) per_layer += kSinkLayerOps;
+  if (job.model.linear_bias && job.workload.bias_grad == BiasGrad::separate) per_layer += kBiasGradLayerOps;
   double passes = training ? 1.0 : kInferenceShare;  // the constants count forward and backward
   if (training) passes *= 1.0 + 0.5 * job.full_recompute_share();
   const double layer_ops = (double(s.layers) * per_layer + moe * kMoeExtraOps) * passes;

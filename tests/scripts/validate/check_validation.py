@@ -131,7 +131,11 @@ TARGETS = {
     # sweep.sh does not override; docs/simulation.md, "LLM Foundry's Triton attention"): no unpadding
     # and its host waits there, FlashAttention-2's figure standing in for the Triton kernel: 18.6% /
     # 32.1% -> 22.3% / 34.8%, the earlier unpadding gain undone where it had never happened.
-    "public-llmfoundry-h100": (77, 0.10, 0.15, 0.223, 0.348),
+    # 2026-12-07 (later): the cases ran as FSDP2 by default although Composer 0.16-0.17 wraps with
+    # PyTorch 2.1's FSDP1 (fsdp_version = 1: no copies in and out of the gather buffers): 23.9% /
+    # 35.7%; the BF16 rows' nn.Linear bias gradients as reductions of their own (workload.bias_grad):
+    # 23.2% / 35.4%.
+    "public-llmfoundry-h100": (77, 0.10, 0.15, 0.233, 0.355),
     # torchtitan's published runs (2026-12-07): Trainy's Llama 3.1 8B on 32 and 64 H200 (FSDP2,
     # torch.compile, torchao Float8, per-op selective checkpointing as its code runs it:
     # recompute_modules = ["alternate_mm"]) at +0.6% / -1.0%; with Megatron-Core's closest setting

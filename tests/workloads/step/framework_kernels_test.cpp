@@ -210,3 +210,44 @@ TEST_CASE("attention sinks: an eager rescale around a kernel without a sink term
   CHECK(cudnn.fwd.find("attn_sink") == nullptr);
   CHECK(cudnn.bwd.find("attn_sink.bwd") == nullptr);
 }
+
+TEST_CASE("separate bias gradients: one reduction over the output gradient per biased linear") {
+  // tiny_gpt with biases (GPT-2/3 style): h = 1,024, 16 heads of 64 (qkv width 3,072), FFN 4,096
+  // (GELU, one up matrix), one sequence of 2,048 tokens, BF16 (E = 2).
+  JobSpec j;
+  j.model = test::tiny_gpt();
+  j.model.linear_bias = true;
+  j.workload.seq_len = 2048;
+  j.precision.compute = topo::Precision::bf16;
+  constexpr double T = 2048, h = 1024, f = 4096, qkv = 3072;
+  const auto bwd = [&](int tp, bool sp, BiasGrad b) {
+    JobSpec k = j;
+    k.parallel.tp = tp;
+    k.parallel.sequence_parallel = sp;
+    k.workload.bias_grad = b;
+    CountingSink s;
+    DenseLayer(layer_dims(k, 1)).backward(s, {}, Recompute::none);
+    return s;
+  };
+  const CountingSink fused = bwd(1, false, BiasGrad::fused), tp1 = bwd(1, false, BiasGrad::separate),
+                     tp2 = bwd(2, true, BiasGrad::separate);
+  using framework_kernels_rows::bytes_of;
+  // Transformer Engine sums them inside its GEMMs and casts: no kernel of their own.
+  for (const char* n : {"qkv.bgrad", "proj.bgrad", "mlp_up.bgrad", "mlp_down.bgrad"})
+    CHECK(bytes_of(fused, n) == 0.0);
+  // Each reduction reads the 16-bit output gradient (rows x cols x 2 B) and writes cols fp32 sums.
+  // TP 1: every linear sums all 2,048 rows: qkv 3,072 wide, proj 1,024, up 4,096, down 1,024.
+  CHECK(bytes_of(tp1, "qkv.bgrad") == Approx(T * qkv * 2 + 4 * qkv).epsilon(1e-12));
+  CHECK(bytes_of(tp1, "proj.bgrad") == Approx(T * h * 2 + 4 * h).epsilon(1e-12));
+  CHECK(bytes_of(tp1, "mlp_up.bgrad") == Approx(T * f * 2 + 4 * f).epsilon(1e-12));
+  CHECK(bytes_of(tp1, "mlp_down.bgrad") == Approx(T * h * 2 + 4 * h).epsilon(1e-12));
+  // TP 2 with sequence parallelism: the column-parallel biases (qkv, up) are half as wide over every
+  // token; the row-parallel ones (proj, down), added after the reduce-scatter, sum the rank's 1,024
+  // tokens of the full width.
+  CHECK(bytes_of(tp2, "qkv.bgrad") == Approx(T * qkv / 2 * 2 + 4 * qkv / 2).epsilon(1e-12));
+  CHECK(bytes_of(tp2, "mlp_up.bgrad") == Approx(T * f / 2 * 2 + 4 * f / 2).epsilon(1e-12));
+  CHECK(bytes_of(tp2, "proj.bgrad") == Approx(T / 2 * h * 2 + 4 * h).epsilon(1e-12));
+  CHECK(bytes_of(tp2, "mlp_down.bgrad") == Approx(T / 2 * h * 2 + 4 * h).epsilon(1e-12));
+  // Nothing else changes: the GEMMs are the same.
+  CHECK(tp1.gemm_flops() == Approx(fused.gemm_flops()).epsilon(1e-12));
+}

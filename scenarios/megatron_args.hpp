@@ -61,6 +61,7 @@ struct ImportedRun {
   int recompute_layers = 0;                    ///< full, block method: the first n of each chunk (0: all)
   std::string attention_impl = "flash";
   bool grad_accumulation_separate = false;  ///< --no-gradient-accumulation-fusion
+  bool bias_grad_separate = false;          ///< --transformer-impl local with biases: grad_output.sum(dim=0)
   std::string compute = "bf16", params = "bf16", grads = "fp32";
   std::string recipe;  ///< FP8/FP4 scaling recipe; "" with 16/32-bit linears
   bool fp8_params = false;

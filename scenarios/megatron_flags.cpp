@@ -131,6 +131,7 @@ constexpr std::array kRows = std::to_array<Row>({
     {"tokenizer_type", Kind::word},
     {"tp_comm_overlap", Kind::flag},
     {"tp_comm_overlap_cfg", Kind::word},
+    {"transformer_impl", Kind::word, "transformer_engine|local|inference_optimized"},
     {"untie_embeddings_and_output_weights", Kind::flag},
     {"use_distributed_optimizer", Kind::flag},
     {"use_flash_attn", Kind::flag},
@@ -205,7 +206,7 @@ constexpr auto kNoEffect = std::to_array<std::string_view>({
     "onnx_safe", "openai_gelu", "override_opt_param_scheduler", "persist_layer_norm", "post_process",
     "pre_process", "reset_attention_mask", "reset_position_ids", "resume_from_checkpoint", "rotary_base",
     "scale_positional_embedding", "seed", "sgd_momentum", "split", "sync_batch_comm", "transformer_block_type",
-    "transformer_engine", "transformer_impl", "use_checkpoint_args", "use_checkpoint_opt_param_scheduler",
+    "transformer_engine", "use_checkpoint_args", "use_checkpoint_opt_param_scheduler",
     "use_cpu_initialization", "use_flash_attention", "use_mcore_models", "use_scaled_init_method",
     "weight_decay", "wgrad_deferral_limit",
 });

@@ -225,6 +225,10 @@ void precision(const RunSettings& s, ImportedRun& r) {
   r.attention_impl = backend == "unfused" ? "unfused" : "flash";
   r.grad_accumulation_separate =
       s.on("no_gradient_accumulation_fusion") || !s.on("gradient_accumulation_fusion", true);
+  // Megatron-Core's local layers (tensor_parallel/layers.py) sum a bias gradient with
+  // grad_output.sum(dim=0); Transformer Engine's (the default) inside its GEMM and cast kernels.
+  r.bias_grad_separate =
+      r.model.linear_bias && word_or(s, "transformer_impl", "transformer_engine") == "local";
   optimizer(s, r);
 }
 

@@ -99,6 +99,7 @@ std::string workload_table(const ImportedRun& r) {
   if (r.recompute_layers > 0) out += line("recompute_layers", r.recompute_layers);
   out += line("attention_impl", r.attention_impl);
   if (r.grad_accumulation_separate) out += line("grad_accumulation", "separate");
+  if (r.bias_grad_separate) out += line("bias_grad", "separate");
   return out;
 }
 

@@ -195,6 +195,20 @@ TEST_CASE("megatron import: Megatron's defaults and derivations") {
     CHECK(megatron(base).model.ffn == 4000);
     CHECK(megatron(base + "--swiglu").model.ffn == 2624);
   }
+  SECTION("--transformer-impl local sums biased linears' gradients in kernels of their own") {
+    // Megatron-Core's local layers (tensor_parallel/layers.py): grad_output.sum(dim=0); Transformer
+    // Engine's, the default, fuse it. Without biases there is nothing to sum.
+    const std::string gpt =
+        "--num-layers 2 --hidden-size 1024 --num-attention-heads 8 --seq-length 512 --vocab-size 1000 "
+        "--micro-batch-size 1 ";
+    const ImportedRun local = megatron(gpt + "--transformer-impl local");
+    CHECK(local.bias_grad_separate);
+    CHECK(read_back(local).job.workload.bias_grad == stepsim::work::BiasGrad::separate);
+    CHECK_FALSE(megatron(gpt).bias_grad_separate);
+    CHECK_FALSE(megatron(gpt + "--transformer-impl transformer_engine").bias_grad_separate);
+    CHECK_FALSE(megatron(gpt + "--transformer-impl local --disable-bias-linear").bias_grad_separate);
+    CHECK(read_back(megatron(gpt)).job.workload.bias_grad == stepsim::work::BiasGrad::fused);
+  }
   SECTION("--num-query-groups counts only with --group-query-attention") {
     const ImportedRun r = megatron(
         "--num-layers 2 --hidden-size 1024 --num-attention-heads 8 --num-query-groups 2 "

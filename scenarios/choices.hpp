@@ -44,11 +44,12 @@ inline constexpr std::array<Choice<work::Recompute>, 3> kRecompute{{{"none", wor
                                                                     {"full", work::Recompute::full}}};
 inline constexpr std::array<Choice<work::AttentionImpl>, 2> kAttentionImpl{
     {{"flash", work::AttentionImpl::flash}, {"unfused", work::AttentionImpl::unfused}}};
-inline constexpr std::array<Choice<topo::AttentionKernel>, 4> kAttentionKernel{
+inline constexpr std::array<Choice<topo::AttentionKernel>, 5> kAttentionKernel{
     {{"cudnn", topo::AttentionKernel::cudnn},
      {"fa2", topo::AttentionKernel::fa2},
      {"fa3", topo::AttentionKernel::fa3},
-     {"flex", topo::AttentionKernel::flex}}};
+     {"flex", topo::AttentionKernel::flex},
+     {"triton", topo::AttentionKernel::triton}}};
 inline constexpr std::array<Choice<work::Pointwise>, 2> kPointwise{
     {{"fused", work::Pointwise::fused}, {"eager", work::Pointwise::eager}}};
 inline constexpr std::array<Choice<work::GradAccumulation>, 2> kGradAccumulation{

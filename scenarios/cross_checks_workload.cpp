@@ -303,11 +303,21 @@ void check_attention_kernel(const Scenario& s) {
                kernel + " in a catalog file (--catalog)");
   }
   const work::HeadDims dims = work::attention_head_dims(s.job.model);
-  if (w.attention_kernel == topo::AttentionKernel::fa2 && dims.qk != dims.v)
+  if ((w.attention_kernel == topo::AttentionKernel::fa2 ||
+       w.attention_kernel == topo::AttentionKernel::triton) &&
+      dims.qk != dims.v)
     refuse("workload.attention_kernel",
-           "FlashAttention-2 needs equal query/key and value head widths; this model's are " +
-               to_string(dims.qk) + " and " + to_string(dims.v) + " (MLA)",
+           std::string(w.attention_kernel == topo::AttentionKernel::fa2 ? "FlashAttention-2"
+                                                                        : "Triton FlashAttention") +
+               " needs equal query/key and value head widths; this model's are " + to_string(dims.qk) +
+               " and " + to_string(dims.v) + " (MLA)",
            "use \"cudnn\" or \"fa3\" (both take MLA's widths)");
+  // flash_attn_triton.py asserts d <= 128 (its BLOCK_HEADDIM is the next power of two).
+  if (w.attention_kernel == topo::AttentionKernel::triton && std::max(dims.qk, dims.v) > 128)
+    refuse("workload.attention_kernel",
+           "Triton FlashAttention takes heads of at most 128; this model's are " +
+               to_string(std::max(dims.qk, dims.v)),
+           "use \"fa2\" or \"cudnn\"");
 }
 
 /// Unpadded variable-length attention is a property of the fused kernels' call in training and

@@ -293,7 +293,8 @@ void read_efficiency(TableReader& r, topo::Efficiency& eff) {
   r.read("attention", eff.attention, kEfficiency);
   for (const auto& [key, out] :
        {std::pair{"attention_fa2", &eff.attention_fa2}, std::pair{"attention_fa3", &eff.attention_fa3},
-        std::pair{"attention_flex", &eff.attention_flex}})
+        std::pair{"attention_flex", &eff.attention_flex},
+        std::pair{"attention_triton", &eff.attention_triton}})
     read_zero_or(r, key, *out,
                  RealRange{kEfficiency.min, kEfficiency.max, false,
                            "a fraction of dense peak, e.g. 0.4; 0 = the kernel does not run on this GPU"});
@@ -365,6 +366,7 @@ constexpr std::string_view kEfficiencyKeys[] = {"gemm_bf16",
                                                 "attention_fa2",
                                                 "attention_fa3",
                                                 "attention_flex",
+                                                "attention_triton",
                                                 "attention_seq_half",
                                                 "attention_tiles_half",
                                                 "elementwise",

@@ -93,6 +93,7 @@ std::string_view name(AttentionKernel k) {
     case AttentionKernel::fa2: return "fa2";
     case AttentionKernel::fa3: return "fa3";
     case AttentionKernel::flex: return "flex";
+    case AttentionKernel::triton: return "triton";
   }
   return "unknown";
 }
@@ -111,6 +112,11 @@ double attention_head_tile(AttentionKernel k, double head_dim) {
       return head_dim;
     case AttentionKernel::flex: {
       double w = 1.0;
+      while (w < head_dim) w *= 2.0;
+      return w;
+    }
+    case AttentionKernel::triton: {
+      double w = 16.0;
       while (w < head_dim) w *= 2.0;
       return w;
     }

@@ -43,18 +43,20 @@ inline constexpr std::size_t kOpClassCount = static_cast<std::size_t>(OpClass::c
 /// The fused attention kernel a framework runs for training and prefill attention. Each has its own
 /// efficiency per GPU (Efficiency::attention_of); 0 there means the kernel has no figure on that GPU.
 enum class AttentionKernel : std::uint8_t {
-  cudnn,  ///< cuDNN's fused attention (Transformer Engine's FusedAttention, PyTorch's cuDNN SDPA)
-  fa2,    ///< FlashAttention-2 (the flash-attn package, PyTorch SDPA's flash backend)
-  fa3,    ///< FlashAttention-3 (flash-attn's Hopper kernels)
-  flex,   ///< FlexAttention (PyTorch's flex_attention, its Triton kernels: masks and score mods as code)
+  cudnn,   ///< cuDNN's fused attention (Transformer Engine's FusedAttention, PyTorch's cuDNN SDPA)
+  fa2,     ///< FlashAttention-2 (the flash-attn package, PyTorch SDPA's flash backend)
+  fa3,     ///< FlashAttention-3 (flash-attn's Hopper kernels)
+  flex,    ///< FlexAttention (PyTorch's flex_attention, its Triton kernels: masks and score mods as code)
+  triton,  ///< Tri Dao's Triton FlashAttention (flash_attn_triton.py; LLM Foundry's attn_impl "triton")
 };
 
 /// The head width kernel `k` computes a head of width `head_dim` at: fused attention kernels are
 /// compiled for a few head widths and pad a head up to the next (the padded columns cost what real ones
 /// do). FlashAttention-2: multiples of 32 up to 256 (flash-attn csrc HEADDIM_SWITCH, after rounding to
 /// 8); FlashAttention-3: 64, 96, 128, 192, 256 (hopper/flash_api.cpp round_up_headdim); FlexAttention:
-/// the next power of two (Inductor's QK_HEAD_DIM_ROUNDED, V_HEAD_DIM_ROUNDED); cuDNN: as given (no
-/// published rule). Beyond the largest width, as given.
+/// the next power of two (Inductor's QK_HEAD_DIM_ROUNDED, V_HEAD_DIM_ROUNDED); Triton FlashAttention: the
+/// next power of two from 16 (flash_attn_triton.py BLOCK_HEADDIM; it refuses heads over 128); cuDNN: as
+/// given (no published rule). Beyond the largest width, as given.
 double attention_head_tile(AttentionKernel k, double head_dim);
 
 /// What a bandwidth-bound kernel does, where kernels of one kind reach their own share of HBM
@@ -98,11 +100,12 @@ struct Efficiency {
   /// Fused attention (training and prefill), of the dense peak in its precision: the GPU's reference
   /// kernel, cuDNN's where it was measured (Hopper, Blackwell), FlashAttention-2's on Ampere.
   double attention = 0.6;
-  /// The same for FlashAttention-2, FlashAttention-3 and FlexAttention kernels; 0 = no figure on this
-  /// GPU (FA3 runs on Hopper only), so a job that names the kernel is refused.
+  /// The same for FlashAttention-2, FlashAttention-3, FlexAttention and Triton FlashAttention kernels;
+  /// 0 = no figure on this GPU (FA3 runs on Hopper only), so a job that names the kernel is refused.
   double attention_fa2 = 0.0;
   double attention_fa3 = 0.0;
   double attention_flex = 0.0;
+  double attention_triton = 0.0;
   /// The shape terms of those figures (each is the limit for long sequences and many query tiles):
   /// a kernel whose queries span `keys` keys over `tiles` 128-row query tiles runs at
   /// attention / (1 + attention_seq_half / keys + attention_tiles_half / tiles) (attention_shape);
@@ -183,10 +186,11 @@ struct Efficiency {
 
  private:
   static double Efficiency::*attention_member(AttentionKernel k) {
-    return k == AttentionKernel::fa2    ? &Efficiency::attention_fa2
-           : k == AttentionKernel::fa3  ? &Efficiency::attention_fa3
-           : k == AttentionKernel::flex ? &Efficiency::attention_flex
-                                        : &Efficiency::attention;
+    return k == AttentionKernel::fa2      ? &Efficiency::attention_fa2
+           : k == AttentionKernel::fa3    ? &Efficiency::attention_fa3
+           : k == AttentionKernel::flex   ? &Efficiency::attention_flex
+           : k == AttentionKernel::triton ? &Efficiency::attention_triton
+                                          : &Efficiency::attention;
   }
 };
 

@@ -122,6 +122,7 @@ std::string figure_value(const topo::GpuSpec& g, const std::string& key) {
       {"efficiency.attention_fa2", e.attention_fa2 > 0.0 ? fixed(e.attention_fa2, 3) : "none"},
       {"efficiency.attention_fa3", e.attention_fa3 > 0.0 ? fixed(e.attention_fa3, 3) : "none"},
       {"efficiency.attention_flex", e.attention_flex > 0.0 ? fixed(e.attention_flex, 3) : "none"},
+      {"efficiency.attention_triton", e.attention_triton > 0.0 ? fixed(e.attention_triton, 3) : "none"},
       {"efficiency.attention_seq_half", e.attention_seq_half > 0.0 ? fixed(e.attention_seq_half, 0) : "none"},
       {"efficiency.attention_tiles_half",
        e.attention_tiles_half > 0.0 ? fixed(e.attention_tiles_half, 0) : "none"},

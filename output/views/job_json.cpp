@@ -38,6 +38,7 @@ json efficiency_json(const topo::Efficiency& e) {
   j["attention_fa2"] = e.attention_fa2;
   j["attention_fa3"] = e.attention_fa3;
   j["attention_flex"] = e.attention_flex;
+  j["attention_triton"] = e.attention_triton;
   j["attention_seq_half"] = e.attention_seq_half;
   j["attention_tiles_half"] = e.attention_tiles_half;
   j["elementwise"] = e.elementwise;

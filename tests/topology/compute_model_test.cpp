@@ -193,6 +193,10 @@ TEST_CASE("fused attention kernels pad a head to the widths they are compiled fo
   CHECK(attention_head_tile(AttentionKernel::fa3, 192) == 192);
   CHECK(attention_head_tile(AttentionKernel::flex, 64) == 64);
   CHECK(attention_head_tile(AttentionKernel::flex, 96) == 128);
+  // Triton FlashAttention: the next power of two from 16 (MPT-30B's heads of 112 -> 128; 8 -> 16).
+  CHECK(attention_head_tile(AttentionKernel::triton, 112) == 128);
+  CHECK(attention_head_tile(AttentionKernel::triton, 64) == 64);
+  CHECK(attention_head_tile(AttentionKernel::triton, 8) == 16);
   CHECK(attention_head_tile(AttentionKernel::cudnn, 112) == 112);
   // The kernel's time grows by the padded share: heads of 112 in 128-wide tiles take 128 / 112 of it.
   GpuSpec g;

@@ -589,8 +589,11 @@ def print_attention_kernels(hopper, fa2_measured):
           f"{flex['a100']:.3f}")
     print(f"catalog attention kernels (hopper): attention_fa2 = {hopper * fa2_measured:.3f}, "
           f"attention_fa3 = {hopper * out['fa3']:.3f}, attention_flex = {hopper * fa2_measured * flex['hopper']:.3f}")
+    triton = triton_over_fa2()
+    print(f"Triton FlashAttention over FlashAttention-2 on the A100 (fa2-paper-triton-a100.csv, causal, forward + "
+          f"backward, head dim 128; the median of its six lengths): x {triton:.3f}")
     print(f"catalog attention kernels (a100-sxm-80gb): attention_fa2 = {A100_FA2:.3f}, "
-          f"attention_flex = {A100_FA2 * flex['a100']:.3f}\n")
+          f"attention_flex = {A100_FA2 * flex['a100']:.3f}, attention_triton = {A100_FA2 * triton:.3f}\n")
 
 
 A100_FA2 = 0.6  # the A100 attention_fa2 the catalog assumes (FlashAttention-2 paper); printed, so checked against it
@@ -606,6 +609,15 @@ def flex_over_fa2():
         mid = {r["backward"]: (r["low"] + r["high"]) / 2.0 for r in rows if r["hopper"] == hopper}
         out[name] = 3.5 / (1.0 / mid[0.0] + 2.5 / mid[1.0])
     return out
+
+
+def triton_over_fa2(head_dim=128.0):
+    """Tri Dao's Triton FlashAttention over FlashAttention-2 on the A100: the median over the published
+    lengths (512-16k) of the ratio of their forward + backward speeds (a combined timing weighs the passes as
+    a training step does), at head dim 128, the width of the models that run it (MPT 760M-30B); at 64 the
+    kernel runs relatively faster (0.47-0.67 of FlashAttention-2)."""
+    rows = read_table("fa2-paper-triton-a100.csv")
+    return statistics.median(r["triton"] / r["fa2"] for r in rows if r["head_dim"] == head_dim)
 
 
 def print_blackwell_attention(hopper):

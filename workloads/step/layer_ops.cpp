@@ -97,7 +97,8 @@ LayerDims layer_dims(const JobSpec& job, double micro_batch) {
   d.sink_rescale = m.attention_sinks && d.phase != WorkloadKind::decode &&
                    job.workload.attention_impl == AttentionImpl::flash &&
                    (job.workload.attention_kernel == topo::AttentionKernel::flex ||
-                    job.workload.attention_kernel == topo::AttentionKernel::fa2);
+                    job.workload.attention_kernel == topo::AttentionKernel::fa2 ||
+                    job.workload.attention_kernel == topo::AttentionKernel::triton);
   d.parallel_block = m.parallel_block;
   d.grad_accumulation = job.workload.grad_accumulation;
   d.recompute = job.recompute_modules;

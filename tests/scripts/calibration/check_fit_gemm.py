@@ -133,6 +133,8 @@ def main():
                 failures.append(f"{gpu}: {key}'s source does not name {data}")
     if "flexattention-published.csv" not in gpus["a100-sxm-80gb"]["source"]["efficiency.attention_flex"]:
         failures.append("a100-sxm-80gb: efficiency.attention_flex's source does not name flexattention-published.csv")
+    if "fa2-paper-triton-a100.csv" not in gpus["a100-sxm-80gb"]["source"]["efficiency.attention_triton"]:
+        failures.append("a100-sxm-80gb: efficiency.attention_triton's source does not name fa2-paper-triton-a100.csv")
     for key in ("efficiency.gemm_hbm", "gemm_fixed_us"):
         if "aiconfigurator-gemm-decode.csv" not in gpus["a100-sxm-80gb"]["source"][key]:
             failures.append(f"a100-sxm-80gb: {key}'s source does not name aiconfigurator-gemm-decode.csv")
@@ -141,11 +143,11 @@ def main():
     # comm_interference on every GPU, the two decode efficiencies on six (the A100's GEMM figures from
     # aiconfigurator's ratios), the two fixed kernel times on eight, grouped_m_half on every GPU and the
     # FlashAttention-2, -3 and FlexAttention figures on the three Hopper GPUs, the A100's FlashAttention-2
-    # figure and the FlexAttention one derived from it,
+    # figure and the FlexAttention and Triton FlashAttention ones derived from it,
     # and the attention shape terms on the six GPUs with timings of attention by shape (the A100, the Hopper
     # GPUs, B200, GB200).
     expected = (2 * 3 + 2 * 2 + 5 + 3 + 5 * 8 + 2 * len(gpus) + 2 * len(DECODE_GPUS) + 2 * (len(DECODE_GPUS) + 2) +
-                3 * 3 + 2 + 2 * len(DECODE_GPUS))
+                3 * 3 + 3 + 2 * len(DECODE_GPUS))
     if seen != expected:
         failures.append(f"expected {expected} figures from fit_gemm.py's output, found {seen}")
     for line in failures:

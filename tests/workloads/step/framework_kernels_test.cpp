@@ -126,6 +126,11 @@ TEST_CASE("the attention kernel a job names sets the efficiency its attention ru
   g.eff.attention_flex = 0.321;
   w.attention_kernel = topo::AttentionKernel::flex;
   CHECK(to_seconds(topo::kernel_time(g, w).duration) / cudnn_s == Approx(0.589 / 0.321).epsilon(1e-6));
+  // Triton FlashAttention too: at 0.26 of peak (the A100's), 0.589 / 0.26 of cuDNN's time; none here.
+  CHECK(g.eff.attention_of(topo::AttentionKernel::triton) == 0.0);
+  g.eff.attention_triton = 0.26;
+  w.attention_kernel = topo::AttentionKernel::triton;
+  CHECK(to_seconds(topo::kernel_time(g, w).duration) / cudnn_s == Approx(0.589 / 0.26).epsilon(1e-6));
 }
 
 TEST_CASE("eager autograd keeps the norms' fp32 tensors, SwiGLU's silu output and the repeated heads") {

@@ -186,6 +186,12 @@ struct WorkloadSpec {
   /// kernels; PyTorch's autograd (nn.Linear) and Megatron-LM's own linear layers and fused
   /// bias-GeLU / bias-dropout-add functions launch a reduction over the tokens of the output gradient.
   BiasGrad bias_grad = BiasGrad::fused;
+  /// Training: the fused QKV projection's output reaches attention as views (MPT's `qkv.split`,
+  /// Megatron-LM's `split_tensor_along_last_dim`), so autograd concatenates the query, key and value
+  /// gradients back into one tensor before the projection's backward: a copy of its output gradient.
+  /// false: the kernel writes one packed gradient (Transformer Engine's layouts) or the projections are
+  /// separate.
+  bool qkv_grad_concat = false;
   /// Kernels are replayed from CUDA graphs (torch.compile "reduce-overhead", TensorRT-LLM, vLLM
   /// decode): no host timeline. Eager (false), each GPU op waits for its launch on the host
   /// (GpuSpec::host_launch_s each); the GPU's own per-kernel gap is the same in both modes.

@@ -385,6 +385,9 @@ Handle DenseLayer::attention_backward(OpSink& sink, OpSink::Deps grad, Recompute
                         : sp_gather_linear_input(sink, d_, "tp.ag_ln1_wgrad", h, UbGemm::qkv_dgrad);
   // The rotation's and the assembly's backward: the same bytes on the gradients.
   h = norm_backward(sink, "qk_norm", qk_norm_elements(), rope(sink, h, ".bwd"));
+  // Views of the projection's output: autograd's split backward copies the three gradients into one.
+  if (d_.qkv_grad_concat && !d_.mla)
+    h = sink.kernel("qkv_grad.concat", elementwise(d_, 2.0 * E * T * qkv_width() / t, 0.0), h);
   if (!d_.mla) emit_bias_grad(sink, d_, "qkv", T, qkv_width() / t, h);
   h = projections_backward(sink, h);
   if (rc.layernorm)

@@ -77,6 +77,8 @@ struct LayerDims {
   bool linear_bias = false;
   /// Training with biases summed by reduction kernels of their own (WorkloadSpec::bias_grad).
   bool bias_grad_kernels = false;
+  /// Training: the query, key and value gradients concatenated by a copy (WorkloadSpec::qkv_grad_concat).
+  bool qkv_grad_concat = false;
   /// Attention sinks applied after a kernel that has no sink term (FlexAttention, FlashAttention-2):
   /// the output rescaled by sigmoid(lse - sink) in eager PyTorch, each way (attention_sink_bytes).
   bool sink_rescale = false;

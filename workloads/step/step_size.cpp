@@ -100,6 +100,7 @@ StepSize step_size(const JobSpec& job, RankMode ranks) {
   if (job.workload.attention_unpad) per_layer += kUnpadLayerOps;
   if (job.model.attention_sinks) per_layer += kSinkLayerOps;
   if (job.model.linear_bias && job.workload.bias_grad == BiasGrad::separate) per_layer += kBiasGradLayerOps;
+  if (job.workload.qkv_grad_concat) per_layer += 1.0;  // the query, key and value gradients' copy
   double passes = training ? 1.0 : kInferenceShare;  // the constants count forward and backward
   if (training) passes *= 1.0 + 0.5 * job.full_recompute_share();
   const double layer_ops = (double(s.layers) * per_layer + moe * kMoeExtraOps) * passes;

@@ -256,3 +256,31 @@ TEST_CASE("separate bias gradients: one reduction over the output gradient per b
   // Nothing else changes: the GEMMs are the same.
   CHECK(tp1.gemm_flops() == Approx(fused.gemm_flops()).epsilon(1e-12));
 }
+
+TEST_CASE("a split QKV projection's gradients are concatenated back by a copy") {
+  // MPT's qkv.split and Megatron-LM's split_tensor_along_last_dim hand attention views of the fused
+  // projection's output, so autograd's split backward copies the query, key and value gradients into
+  // one tensor: read and write T x (q + k + v) / t elements of 2 B. tiny_gpt: T = 2,048, qkv 3,072 wide.
+  JobSpec j;
+  j.model = test::tiny_gpt();
+  j.workload.seq_len = 2048;
+  j.precision.compute = topo::Precision::bf16;
+  const auto bwd = [&](int tp, bool concat) {
+    JobSpec k = j;
+    k.parallel.tp = tp;
+    k.workload.qkv_grad_concat = concat;
+    CountingSink s;
+    DenseLayer(layer_dims(k, 1)).backward(s, {}, Recompute::none);
+    return s;
+  };
+  using framework_kernels_rows::bytes_of;
+  constexpr double T = 2048, qkv = 3072;
+  CHECK(bytes_of(bwd(1, false), "qkv_grad.concat") == 0.0);
+  CHECK(bytes_of(bwd(1, true), "qkv_grad.concat") == Approx(2 * 2 * T * qkv).epsilon(1e-12));
+  CHECK(bytes_of(bwd(2, true), "qkv_grad.concat") == Approx(2 * 2 * T * qkv / 2).epsilon(1e-12));
+  // Inference has no backward to pay it in.
+  JobSpec inf = j;
+  inf.workload.kind = WorkloadKind::prefill;
+  inf.workload.qkv_grad_concat = true;
+  CHECK_FALSE(layer_dims(inf, 1).qkv_grad_concat);
+}

@@ -307,8 +307,7 @@ void check_attention_kernel(const Scenario& s) {
        w.attention_kernel == topo::AttentionKernel::triton) &&
       dims.qk != dims.v)
     refuse("workload.attention_kernel",
-           std::string(w.attention_kernel == topo::AttentionKernel::fa2 ? "FlashAttention-2"
-                                                                        : "Triton FlashAttention") +
+           std::string(topo::published_name(w.attention_kernel)) +
                " needs equal query/key and value head widths; this model's are " + to_string(dims.qk) +
                " and " + to_string(dims.v) + " (MLA)",
            "use \"cudnn\" or \"fa3\" (both take MLA's widths)");

@@ -98,6 +98,17 @@ std::string_view name(AttentionKernel k) {
   return "unknown";
 }
 
+std::string_view published_name(AttentionKernel k) {
+  switch (k) {
+    case AttentionKernel::cudnn: return "cuDNN fused attention";
+    case AttentionKernel::fa2: return "FlashAttention-2";
+    case AttentionKernel::fa3: return "FlashAttention-3";
+    case AttentionKernel::flex: return "FlexAttention";
+    case AttentionKernel::triton: return "Triton FlashAttention";
+  }
+  return "unknown";
+}
+
 double attention_head_tile(AttentionKernel k, double head_dim) {
   if (!(head_dim > 0.0)) return head_dim;
   switch (k) {

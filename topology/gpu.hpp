@@ -186,11 +186,14 @@ struct Efficiency {
 
  private:
   static double Efficiency::*attention_member(AttentionKernel k) {
-    return k == AttentionKernel::fa2      ? &Efficiency::attention_fa2
-           : k == AttentionKernel::fa3    ? &Efficiency::attention_fa3
-           : k == AttentionKernel::flex   ? &Efficiency::attention_flex
-           : k == AttentionKernel::triton ? &Efficiency::attention_triton
-                                          : &Efficiency::attention;
+    switch (k) {
+      case AttentionKernel::cudnn: return &Efficiency::attention;
+      case AttentionKernel::fa2: return &Efficiency::attention_fa2;
+      case AttentionKernel::fa3: return &Efficiency::attention_fa3;
+      case AttentionKernel::flex: return &Efficiency::attention_flex;
+      case AttentionKernel::triton: return &Efficiency::attention_triton;
+    }
+    return &Efficiency::attention;
   }
 };
 
@@ -283,6 +286,8 @@ struct GpuSpec {
 std::string_view name(Precision p);
 std::string_view name(OpClass c);
 std::string_view name(AttentionKernel k);
+/// The kernel's name as its authors publish it ("FlashAttention-2"), for prose in reports and errors.
+std::string_view published_name(AttentionKernel k);
 /// "norm", "quantize", ...; the catalog key of its HBM efficiency is "hbm_" + name.
 std::string_view name(KernelKind k);
 std::string_view name(SourceKind k);

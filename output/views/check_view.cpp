@@ -156,10 +156,7 @@ std::string workload_line(const scen::Scenario& s) {
   if (w.kind == work::WorkloadKind::train || w.kind == work::WorkloadKind::prefill) {
     if (w.attention_impl == work::AttentionImpl::unfused) out += ", unfused attention";
     if (w.attention_impl == work::AttentionImpl::flash && w.attention_kernel != topo::AttentionKernel::cudnn)
-      out += w.attention_kernel == topo::AttentionKernel::fa2    ? ", FlashAttention-2"
-             : w.attention_kernel == topo::AttentionKernel::fa3  ? ", FlashAttention-3"
-             : w.attention_kernel == topo::AttentionKernel::flex ? ", FlexAttention"
-                                                                 : ", Triton FlashAttention";
+      out += ", " + std::string(topo::published_name(w.attention_kernel));
     if (w.transformer_engine.stated()) out += ", Transformer Engine " + w.transformer_engine.str();
   }
   return out;

@@ -38,12 +38,19 @@ void check_kind_keys(const Scenario& s) {
                            : "decode uses `context` (tokens already cached)"},
       {"workload.input_len", kind == K::generate, "input_len is a generation's prompt length; use seq_len"},
       {"workload.output_len", kind == K::generate, "output_len belongs to kind = \"generate\""},
+      {"workload.cross_entropy", kind == K::train, "the cross-entropy is the training loss's"},
       {"workload.decode_attention", kind == K::decode || kind == K::generate || kind == K::serve,
        "decode_attention is the decode attention kernel's cache access"},
   };
   for (const Rule& r : rules)
     if (!r.allowed && given(s, r.key))
       refuse(r.key, "does not apply to kind = \"" + kind_name + "\"", std::string(r.use));
+  if (kind == K::train && s.job.workload.pointwise == work::Pointwise::eager &&
+      s.job.workload.cross_entropy != work::CrossEntropy::fused)
+    refuse("workload.cross_entropy",
+           "is \"" + std::string(work::name(s.job.workload.cross_entropy)) +
+               "\", but pointwise = \"eager\" already runs PyTorch's own cross_entropy on fp32 logits",
+           "remove cross_entropy, or set pointwise = \"fused\" to run Megatron's loss");
   if (kind == K::train && given(s, "workload.recompute_modules") &&
       s.job.recompute != work::Recompute::selective)
     refuse("workload.recompute_modules",

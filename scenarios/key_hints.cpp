@@ -102,6 +102,7 @@ constexpr KeyHome kHomes[] = {
     {"transformer_engine", "workload"},
     {"grad_accumulation", "workload"},
     {"bias_grad", "workload"},
+    {"cross_entropy", "workload"},
     {"qkv_grad_concat", "workload"},
     {"dp", "parallelism"},
     {"tp", "parallelism"},

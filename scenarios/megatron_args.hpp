@@ -62,6 +62,9 @@ struct ImportedRun {
   std::string attention_impl = "flash";
   bool grad_accumulation_separate = false;  ///< --no-gradient-accumulation-fusion
   bool bias_grad_separate = false;          ///< --transformer-impl local with biases: grad_output.sum(dim=0)
+  /// workload.cross_entropy: "megatron" (the default), "megatron_compiled" (--cross-entropy-loss-fusion)
+  /// or "fused" (with --cross-entropy-fusion-impl te).
+  std::string cross_entropy = "megatron";
   std::string compute = "bf16", params = "bf16", grads = "fp32";
   std::string recipe;  ///< FP8/FP4 scaling recipe; "" with 16/32-bit linears
   bool fp8_params = false;

@@ -229,6 +229,14 @@ void precision(const RunSettings& s, ImportedRun& r) {
   // grad_output.sum(dim=0); Transformer Engine's (the default) inside its GEMM and cast kernels.
   r.bias_grad_separate =
       r.model.linear_bias && word_or(s, "transformer_impl", "transformer_engine") == "local";
+  // The loss (Megatron-Core language_module.py): vocab_parallel_cross_entropy op by op unless
+  // --cross-entropy-loss-fusion, then its torch.compile'd functions ("native") or Transformer
+  // Engine's Triton kernel ("te").
+  const std::string ce_impl = word_or(s, "cross_entropy_fusion_impl", "native");
+  if (s.on("cross_entropy_loss_fusion"))
+    r.cross_entropy = ce_impl == "te" ? "fused" : "megatron_compiled";
+  else if (s.has("cross_entropy_fusion_impl"))
+    note_unused(s, r, "cross_entropy_fusion_impl", "only with --cross-entropy-loss-fusion");
   optimizer(s, r);
 }
 

@@ -100,6 +100,7 @@ std::string workload_table(const ImportedRun& r) {
   out += line("attention_impl", r.attention_impl);
   if (r.grad_accumulation_separate) out += line("grad_accumulation", "separate");
   if (r.bias_grad_separate) out += line("bias_grad", "separate");
+  out += line("cross_entropy", r.cross_entropy);
   return out;
 }
 

@@ -177,6 +177,7 @@ void read_workload_section(TableReader r, Scenario& s) {
   }
   r.read("grad_accumulation", w.grad_accumulation, choices::kGradAccumulation);
   r.read("bias_grad", w.bias_grad, choices::kBiasGrad);
+  r.read("cross_entropy", w.cross_entropy, choices::kCrossEntropy);
   r.read("qkv_grad_concat", w.qkv_grad_concat);
   r.read("cuda_graphs", w.cuda_graphs);
   r.read("decode_attention", w.decode_attention, choices::kDecodeAttention);

@@ -209,6 +209,26 @@ TEST_CASE("megatron import: Megatron's defaults and derivations") {
     CHECK_FALSE(megatron(gpt + "--transformer-impl local --disable-bias-linear").bias_grad_separate);
     CHECK(read_back(megatron(gpt)).job.workload.bias_grad == stepsim::work::BiasGrad::fused);
   }
+  SECTION("the loss's cross-entropy as --cross-entropy-loss-fusion and its implementation choose it") {
+    // Megatron-Core language_module.py: vocab_parallel_cross_entropy op by op by default; with the
+    // fusion, fused_vocab_parallel_cross_entropy (torch.compile'd, impl "native") or Transformer
+    // Engine's Triton kernel (impl "te").
+    using stepsim::work::CrossEntropy;
+    const std::string gpt =
+        "--num-layers 2 --hidden-size 1024 --num-attention-heads 8 --seq-length 512 --vocab-size 1000 "
+        "--micro-batch-size 1 ";
+    CHECK(read_back(megatron(gpt)).job.workload.cross_entropy == CrossEntropy::megatron);
+    CHECK(read_back(megatron(gpt + "--cross-entropy-loss-fusion")).job.workload.cross_entropy ==
+          CrossEntropy::megatron_compiled);
+    CHECK(read_back(megatron(gpt + "--cross-entropy-loss-fusion --cross-entropy-fusion-impl te"))
+              .job.workload.cross_entropy == CrossEntropy::fused);
+    // The implementation alone changes nothing, and says so.
+    const ImportedRun impl = megatron(gpt + "--cross-entropy-fusion-impl te");
+    CHECK(impl.cross_entropy == "megatron");
+    CHECK(std::any_of(impl.not_used.begin(), impl.not_used.end(), [](const std::string& n) {
+      return n.find("--cross-entropy-fusion-impl te") != std::string::npos;
+    }));
+  }
   SECTION("--num-query-groups counts only with --group-query-attention") {
     const ImportedRun r = megatron(
         "--num-layers 2 --hidden-size 1024 --num-attention-heads 8 --num-query-groups 2 "

@@ -43,6 +43,12 @@ enum class BiasGrad : std::uint8_t {
   fused,     ///< in the GEMM epilogue or the gradient's cast (Transformer Engine)
   separate,  ///< a reduction kernel per biased linear (PyTorch autograd, Megatron-LM's own layers)
 };
+/// How a training step's vocabulary-parallel cross-entropy runs over the logits.
+enum class CrossEntropy : std::uint8_t {
+  fused,              ///< one pass: the logits read once, the fp32 softmax written (a fused kernel)
+  megatron,           ///< Megatron's vocab_parallel_cross_entropy op by op (cross_entropy_loss_fusion off)
+  megatron_compiled,  ///< its three steps compiled by torch.compile (cross_entropy_loss_fusion on)
+};
 enum class Recompute : std::uint8_t { none, selective, full };
 /// How pipeline stages exchange activations and gradients.
 enum class P2pMode : std::uint8_t {
@@ -186,6 +192,8 @@ struct WorkloadSpec {
   /// kernels; PyTorch's autograd (nn.Linear) and Megatron-LM's own linear layers and fused
   /// bias-GeLU / bias-dropout-add functions launch a reduction over the tokens of the output gradient.
   BiasGrad bias_grad = BiasGrad::fused;
+  /// The training loss's cross-entropy kernels (with pointwise = fused; eager has its own).
+  CrossEntropy cross_entropy = CrossEntropy::fused;
   /// Training: the fused QKV projection's output reaches attention as views (MPT's `qkv.split`,
   /// Megatron-LM's `split_tensor_along_last_dim`), so autograd concatenates the query, key and value
   /// gradients back into one tensor before the projection's backward: a copy of its output gradient.

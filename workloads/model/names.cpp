@@ -94,6 +94,15 @@ std::string_view name(BiasGrad b) {
   return b == BiasGrad::separate ? "separate" : "fused";
 }
 
+std::string_view name(CrossEntropy c) {
+  switch (c) {
+    case CrossEntropy::megatron: return "megatron";
+    case CrossEntropy::megatron_compiled: return "megatron_compiled";
+    case CrossEntropy::fused: break;
+  }
+  return "fused";
+}
+
 std::string_view name(P2pMode m) {
   switch (m) {
     case P2pMode::blocking: return "blocking";

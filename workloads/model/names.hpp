@@ -22,6 +22,7 @@ std::string_view name(P2pMode m);
 std::string_view name(LowPrecisionRecipe r);
 std::string_view name(GradAccumulation g);
 std::string_view name(BiasGrad b);
+std::string_view name(CrossEntropy c);
 std::string_view name(PipelineSchedule s);
 std::string_view name(TpCommOverlap m);
 std::string_view name(UbGemm g);

@@ -56,25 +56,76 @@ Handle LmHead::forward(OpSink& sink, Handle input) const {
       sink.kernel("final_norm", elementwise(d_, Tn * d_.h * norm_forward_bytes(d_), 8 * Tn * d_.h), input);
   if (d_.sp) h = tp_collective(sink, d_, "tp.ag_final", CollectiveKind::all_gather, T * d_.h * E, h);
   h = sink.kernel("logits", gemm(d_, T, v, d_.h), h);
-  // Vocabulary-parallel cross-entropy: read the logits shard, write its fp32 softmax for backward;
-  // the max, the sum of exponentials and the target logit are all-reduced across TP (fp32 per token).
-  // Eager PyTorch (torchtitan: cross_entropy(logits.float(), labels)) first writes an fp32 copy of the
-  // logits (read E, write 4), then log_softmax reads it twice and writes its output (12).
-  h = sink.kernel(d_.eager_pointwise ? "loss_cast" : "loss_max",
-                  elementwise(d_, T * v * (d_.eager_pointwise ? E + 4 : E), T * v), h);
+  return loss_forward(sink, h);
+}
+
+// The vocabulary-parallel cross-entropy over the logits shard [T x v], per element (E the logits'
+// bytes); the max, the sum of exponentials and the target logit are all-reduced across TP (fp32 per
+// token). workload.cross_entropy:
+//  - fused: one pass reads the logits and writes the fp32 softmax kept for the backward (E, then E + 4).
+//  - megatron (Megatron's vocab_parallel_cross_entropy, cross_entropy_loss_fusion off; Megatron-Core
+//    tensor_parallel/cross_entropy.py at core_r0.10.0, Megatron-LM's mpu/cross_entropy.py of 2021 on
+//    output.float()): .float() (E, 4), max (4), -= max (4, 4), exp in place (4, 4), sum (4), three
+//    all-reduces (max, target logit, sum), div_ by the sum (4, 4): E + 36 over six kernels.
+//  - megatron_compiled (cross_entropy_loss_fusion on: fusions/fused_cross_entropy.py, each of its three
+//    functions under jit_fuser, torch.compile from PyTorch 2.2): cast and max in one kernel that keeps
+//    the fp32 copy (E, 4), subtract, exp and sum in one that writes the exponentials back (4, 4), the
+//    target logit and the sum all-reduced together, div_ (4, 4): E + 20 over three kernels.
+// Eager PyTorch (torchtitan: cross_entropy(logits.float(), labels)) first writes an fp32 copy of the
+// logits (read E, write 4), then log_softmax reads it twice and writes its output (12).
+Handle LmHead::loss_forward(OpSink& sink, Handle h) const {
+  const double E = d_.act_bytes, T = d_.tokens, v = model_.vocab / static_cast<double>(d_.tp), n = T * v;
+  if (d_.eager_pointwise || d_.cross_entropy == CrossEntropy::fused) {
+    h = sink.kernel(d_.eager_pointwise ? "loss_cast" : "loss_max",
+                    elementwise(d_, n * (d_.eager_pointwise ? E + 4 : E), n), h);
+    h = tp_collective(sink, d_, "tp.loss_max", CollectiveKind::all_reduce, 4 * T, h);
+    h = sink.kernel("loss_softmax", elementwise(d_, n * (d_.eager_pointwise ? 12 : E + 4), 4 * n), h);
+    return tp_collective(sink, d_, "tp.loss_sum", CollectiveKind::all_reduce, 8 * T, h);
+  }
+  if (d_.cross_entropy == CrossEntropy::megatron_compiled) {
+    h = sink.kernel("loss_max", elementwise(d_, n * (E + 4), n), h);
+    h = tp_collective(sink, d_, "tp.loss_max", CollectiveKind::all_reduce, 4 * T, h);
+    h = sink.kernel("loss_exp_sum", elementwise(d_, 8 * n, 4 * n), h);
+    h = tp_collective(sink, d_, "tp.loss_sum", CollectiveKind::all_reduce, 8 * T, h);
+    return sink.kernel("loss_div", elementwise(d_, 8 * n, n), h);
+  }
+  h = sink.kernel("loss_cast", elementwise(d_, n * (E + 4), n), h);
+  h = sink.kernel("loss_max", elementwise(d_, 4 * n, n), h);
   h = tp_collective(sink, d_, "tp.loss_max", CollectiveKind::all_reduce, 4 * T, h);
-  h = sink.kernel("loss_softmax", elementwise(d_, T * v * (d_.eager_pointwise ? 12 : E + 4), 4 * T * v), h);
-  return tp_collective(sink, d_, "tp.loss_sum", CollectiveKind::all_reduce, 8 * T, h);
+  h = sink.kernel("loss_sub", elementwise(d_, 8 * n, n), h);
+  h = sink.kernel("loss_exp", elementwise(d_, 8 * n, 4 * n), h);
+  h = sink.kernel("loss_sum", elementwise(d_, 4 * n, n), h);
+  h = tp_collective(sink, d_, "tp.loss_target", CollectiveKind::all_reduce, 4 * T, h);
+  h = tp_collective(sink, d_, "tp.loss_sum", CollectiveKind::all_reduce, 4 * T, h);
+  return sink.kernel("loss_div", elementwise(d_, 8 * n, n), h);
+}
+
+// d(logits) = softmax - onehot, times the loss's gradient, cast back to the logits' precision.
+// fused: read the fp32 softmax, write the gradient (4 + E). megatron: the target's entries updated in
+// place (one per token), mul_ by the loss gradient (4, 4), then autograd casts the fp32 gradient to the
+// logits' dtype (4, E): 12 + E over two kernels. megatron_compiled: one kernel reads the softmax, writes
+// the product back into it (torch.compile keeps the in-place mutation of its input) and the cast
+// gradient: 8 + E. Eager: nll_loss's backward fills an fp32 gradient (4), log_softmax's reads it and
+// its output and writes (12), and the cast back to 16 bits reads and writes (4 + E).
+Handle LmHead::loss_backward(OpSink& sink, Handle loss) const {
+  const double E = d_.act_bytes, T = d_.tokens, v = model_.vocab / static_cast<double>(d_.tp), n = T * v;
+  if (d_.eager_pointwise) return sink.kernel("loss.bwd", elementwise(d_, n * (20 + E), n), loss);
+  switch (d_.cross_entropy) {
+    case CrossEntropy::megatron: {
+      const Handle h = sink.kernel("loss.bwd", elementwise(d_, 8 * n, n), loss);
+      return sink.kernel("loss.bwd_cast", elementwise(d_, n * (4 + E), n), h);
+    }
+    case CrossEntropy::megatron_compiled:
+      return sink.kernel("loss.bwd", elementwise(d_, n * (8 + E), n), loss);
+    case CrossEntropy::fused: break;
+  }
+  return sink.kernel("loss.bwd", elementwise(d_, n * (4 + E), n), loss);
 }
 
 Handle LmHead::backward(OpSink& sink, Handle loss) const {
   const double E = d_.act_bytes, T = d_.tokens, Tn = norm_tokens(d_),
                v = model_.vocab / static_cast<double>(d_.tp);
-  // d(logits) = softmax - onehot: read the fp32 softmax, write the gradient. Eager: nll_loss's
-  // backward fills an fp32 gradient (4), log_softmax's reads it and its output and writes (12), and
-  // the cast back to 16 bits reads and writes (4 + E).
-  Handle h =
-      sink.kernel("loss.bwd", elementwise(d_, T * v * (d_.eager_pointwise ? 20 + E : 4 + E), T * v), loss);
+  Handle h = loss_backward(sink, loss);
   h = sink.kernel("logits.dgrad", gemm(d_, T, d_.h, v), h);
   // Megatron-Core's output layer is outside Transformer Engine's FP8 region: 16-bit like the logits.
   emit_wgrad(sink, d_.high_precision(), "logits.wgrad", T, v, d_.h);

@@ -37,6 +37,11 @@ class LmHead {
   double loss_transient_bytes(bool backward) const;
 
  private:
+  /// The cross-entropy over the logits (workload.cross_entropy, or eager PyTorch's), and its backward
+  /// up to the logits' gradient.
+  OpSink::Handle loss_forward(OpSink& sink, OpSink::Handle logits) const;
+  OpSink::Handle loss_backward(OpSink& sink, OpSink::Handle loss) const;
+
   LayerDims d_;
   const ModelSpec& model_;
 };

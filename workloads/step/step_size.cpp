@@ -105,6 +105,8 @@ StepSize step_size(const JobSpec& job, RankMode ranks) {
   if (training) passes *= 1.0 + 0.5 * job.full_recompute_share();
   const double layer_ops = (double(s.layers) * per_layer + moe * kMoeExtraOps) * passes;
   double per_micro_batch = layer_ops + kMicroBatchOps * par.pp;
+  // workload.cross_entropy = "megatron": six loss kernels, a third all-reduce and a cast back.
+  if (training && job.workload.cross_entropy == CrossEntropy::megatron) per_micro_batch += 6.0 * par.pp;
   // FP8 delayed scaling: each chunk's forward and backward end in an amax all-reduce and an update.
   if (job.reduces_fp8_amax()) per_micro_batch += 4.0 * par.pp * std::max(1, par.virtual_stages);
   const double per_step = training ? kStepOpsPerLayer * double(s.layers) + kStepOpsPerStage * par.pp : 0.0;

@@ -101,6 +101,67 @@ TEST_CASE("eager PyTorch computes the loss on an fp32 copy of the logits") {
   CHECK(bytes_of(eb, "loss.bwd") == Approx(T * V * 22).epsilon(1e-12));
 }
 
+TEST_CASE("Megatron's cross-entropy, op by op and compiled, moves the bytes of its kernel lists") {
+  using namespace framework_kernels_rows;
+  // Llama 3.1 8B at TP 2: each rank's logits shard is T x V / 2 (2 B each), the all-reduces carry
+  // 4 B per token each (the compiled path sends the target logit and the sum together, 8 B).
+  const auto head = [](CrossEntropy ce, CountingSink& fwd, CountingSink& bwd) {
+    JobSpec j = llama_8b(Pointwise::fused);
+    j.parallel.tp = 2;
+    j.workload.cross_entropy = ce;
+    const LmHead lm(layer_dims(j, 1), j.model);
+    lm.backward(bwd, lm.forward(fwd, {}));
+  };
+  CountingSink ff, fb, mf, mb, cf, cb;
+  head(CrossEntropy::fused, ff, fb);
+  head(CrossEntropy::megatron, mf, mb);
+  head(CrossEntropy::megatron_compiled, cf, cb);
+  const double n = T * V / 2;
+  const auto loss_bytes = [](const CountingSink& s) {
+    double b = 0;
+    for (const auto& o : s.ops)
+      if (!o.is_comm && o.name.rfind("loss", 0) == 0) b += o.work.hbm_bytes.value();
+    return b;
+  };
+  const auto loss_kernels = [](const CountingSink& s) {
+    int k = 0;
+    for (const auto& o : s.ops) k += !o.is_comm && o.name.rfind("loss", 0) == 0;
+    return k;
+  };
+  const auto allreduce_bytes = [](const CountingSink& s) {
+    std::vector<double> b;
+    for (const auto* o : s.comms(CollectiveKind::all_reduce))
+      if (o->name.rfind("tp.loss", 0) == 0) b.push_back(o->comm.bytes);
+    return b;
+  };
+  // One pass (fused): the max reads the logits (2), the softmax reads them and writes fp32 (2 + 4).
+  CHECK(loss_bytes(ff) == Approx(n * 8).epsilon(1e-12));
+  CHECK(loss_kernels(ff) == 2);
+  CHECK(allreduce_bytes(ff) == std::vector<double>{4 * T, 8 * T});
+  // Op by op (cross_entropy.py): .float() (2 + 4), max (4), -= max (4 + 4), exp (4 + 4), sum (4),
+  // div_ (4 + 4) = 38 B over six kernels; three all-reduces of 4 B per token.
+  CHECK(loss_bytes(mf) == Approx(n * 38).epsilon(1e-12));
+  CHECK(loss_kernels(mf) == 6);
+  CHECK(bytes_of(mf, "loss_cast") == Approx(n * 6).epsilon(1e-12));
+  CHECK(bytes_of(mf, "loss_div") == Approx(n * 8).epsilon(1e-12));
+  CHECK(allreduce_bytes(mf) == std::vector<double>{4 * T, 4 * T, 4 * T});
+  // Compiled (fused_cross_entropy.py): cast + max keeping the fp32 copy (2 + 4), subtract + exp +
+  // sum writing the exponentials back (4 + 4), div_ (4 + 4) = 22 B over three kernels.
+  CHECK(loss_bytes(cf) == Approx(n * 22).epsilon(1e-12));
+  CHECK(loss_kernels(cf) == 3);
+  CHECK(allreduce_bytes(cf) == std::vector<double>{4 * T, 8 * T});
+  // Backward: fused reads the softmax and writes the 16-bit gradient (4 + 2); op by op mul_ in place
+  // (4 + 4) and autograd's cast back (4 + 2) = 14; compiled reads the softmax, writes the product
+  // back into it and the cast gradient (4 + 4 + 2) = 10.
+  CHECK(loss_bytes(fb) == Approx(n * 6).epsilon(1e-12));
+  CHECK(loss_bytes(mb) == Approx(n * 14).epsilon(1e-12));
+  CHECK(loss_kernels(mb) == 2);
+  CHECK(loss_bytes(cb) == Approx(n * 10).epsilon(1e-12));
+  // The GEMMs are the same whatever the loss.
+  CHECK(mf.gemm_flops() == Approx(ff.gemm_flops()).epsilon(1e-12));
+  CHECK(cb.gemm_flops() == Approx(fb.gemm_flops()).epsilon(1e-12));
+}
+
 TEST_CASE("the attention kernel a job names sets the efficiency its attention runs at") {
   using namespace framework_kernels_rows;
   const Layer fa2(llama_8b(Pointwise::fused, topo::AttentionKernel::fa2));

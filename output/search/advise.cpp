@@ -205,6 +205,13 @@ std::vector<AdviceChange> setting_changes(const work::JobSpec& j, const work::Si
     out.push_back(setting(ChangeFamily::runtime, "fused kernels around the GEMMs (torch.compile)",
                           {"workload.pointwise=\"fused\""},
                           "compiling the model (torch.compile), or Transformer Engine's fused modules"));
+  // The loss over the logits in one fused pass, where the job runs Megatron's op by op or compiled.
+  if (train && j.workload.pointwise == work::Pointwise::fused &&
+      j.workload.cross_entropy != work::CrossEntropy::fused)
+    out.push_back(setting(ChangeFamily::runtime, "a fused cross-entropy kernel for the loss",
+                          {"workload.cross_entropy=\"fused\""},
+                          "none: Megatron --cross-entropy-loss-fusion --cross-entropy-fusion-impl te "
+                          "(Transformer Engine's Triton kernel)"));
   // The fastest fused attention kernel the GPU has a figure for, where the job runs a slower one
   // (MLA's unequal head widths rule FlashAttention-2 out).
   if (j.workload.attention_impl == work::AttentionImpl::flash) {

@@ -56,10 +56,12 @@ inline constexpr std::array<Choice<work::GradAccumulation>, 2> kGradAccumulation
     {{"fused", work::GradAccumulation::fused}, {"separate", work::GradAccumulation::separate}}};
 inline constexpr std::array<Choice<work::BiasGrad>, 2> kBiasGrad{
     {{"fused", work::BiasGrad::fused}, {"separate", work::BiasGrad::separate}}};
-inline constexpr std::array<Choice<work::CrossEntropy>, 3> kCrossEntropy{
+inline constexpr std::array<Choice<work::CrossEntropy>, 5> kCrossEntropy{
     {{"fused", work::CrossEntropy::fused},
      {"megatron", work::CrossEntropy::megatron},
-     {"megatron_compiled", work::CrossEntropy::megatron_compiled}}};
+     {"megatron_compiled", work::CrossEntropy::megatron_compiled},
+     {"pytorch", work::CrossEntropy::pytorch},
+     {"pytorch_bf16", work::CrossEntropy::pytorch_bf16}}};
 inline constexpr std::array<Choice<work::CpComm>, 3> kCpComm{
     {{"p2p", work::CpComm::p2p}, {"all_gather", work::CpComm::all_gather}, {"a2a", work::CpComm::a2a}}};
 inline constexpr std::array<Choice<work::P2pMode>, 3> kP2pMode{{{"overlapped", work::P2pMode::overlapped},

@@ -46,11 +46,12 @@ void check_kind_keys(const Scenario& s) {
     if (!r.allowed && given(s, r.key))
       refuse(r.key, "does not apply to kind = \"" + kind_name + "\"", std::string(r.use));
   if (kind == K::train && s.job.workload.pointwise == work::Pointwise::eager &&
-      s.job.workload.cross_entropy != work::CrossEntropy::fused)
+      s.job.workload.cross_entropy != work::CrossEntropy::fused &&
+      s.job.workload.cross_entropy != work::CrossEntropy::pytorch)
     refuse("workload.cross_entropy",
            "is \"" + std::string(work::name(s.job.workload.cross_entropy)) +
-               "\", but pointwise = \"eager\" already runs PyTorch's own cross_entropy on fp32 logits",
-           "remove cross_entropy, or set pointwise = \"fused\" to run Megatron's loss");
+               "\", but pointwise = \"eager\" runs PyTorch's cross_entropy on fp32 logits (\"pytorch\")",
+           "remove cross_entropy, or set pointwise = \"fused\" to run this loss with fused layers");
   if (kind == K::train && given(s, "workload.recompute_modules") &&
       s.job.recompute != work::Recompute::selective)
     refuse("workload.recompute_modules",

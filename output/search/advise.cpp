@@ -208,10 +208,11 @@ std::vector<AdviceChange> setting_changes(const work::JobSpec& j, const work::Si
   // The loss over the logits in one fused pass, where the job runs Megatron's op by op or compiled.
   if (train && j.workload.pointwise == work::Pointwise::fused &&
       j.workload.cross_entropy != work::CrossEntropy::fused)
-    out.push_back(setting(ChangeFamily::runtime, "a fused cross-entropy kernel for the loss",
-                          {"workload.cross_entropy=\"fused\""},
-                          "none: Megatron --cross-entropy-loss-fusion --cross-entropy-fusion-impl te "
-                          "(Transformer Engine's Triton kernel)"));
+    out.push_back(
+        setting(ChangeFamily::runtime, "a fused cross-entropy kernel for the loss",
+                {"workload.cross_entropy=\"fused\""},
+                "none: Transformer Engine's Triton cross-entropy (Megatron --cross-entropy-loss-fusion "
+                "--cross-entropy-fusion-impl te), or flash-attn's or Liger's elsewhere"));
   // The fastest fused attention kernel the GPU has a figure for, where the job runs a slower one
   // (MLA's unequal head widths rule FlashAttention-2 out).
   if (j.workload.attention_impl == work::AttentionImpl::flash) {

@@ -214,7 +214,13 @@ MemoryEstimate training_stage(const JobSpec& job, const ParamShares& params, con
   const bool dual = par.schedule == PipelineSchedule::dualpipe;
   // Eager PyTorch's loss adds, while its backward runs, nll_loss's and log_softmax's fp32 gradients
   // (LmHead::loss_transient_bytes): 8 B per logit.
-  const double loss_bytes = job.workload.pointwise == Pointwise::eager ? 12.0 : 4.0;
+  // PyTorch's on 16-bit logits (cross_entropy = "pytorch_bf16") keeps its 16-bit output, then adds two
+  // 16-bit gradients: 3 E.
+  const CrossEntropy ce = job.workload.cross_entropy;
+  const double E = job.precision.activation_bytes;
+  const double loss_bytes = job.workload.pointwise == Pointwise::eager || ce == CrossEntropy::pytorch ? 12.0
+                            : ce == CrossEntropy::pytorch_bf16 ? 3.0 * E
+                                                               : 4.0;
   if (i == par.loss_stage() || (dual && i == 0))
     act += s.tokens_per_micro_batch / par.cp * (4.0 * m.hidden + loss_bytes * double(m.vocab)) / par.tp;
   mem.activations = units::bytes(act);

@@ -48,6 +48,8 @@ enum class CrossEntropy : std::uint8_t {
   fused,              ///< one pass: the logits read once, the fp32 softmax written (a fused kernel)
   megatron,           ///< Megatron's vocab_parallel_cross_entropy op by op (cross_entropy_loss_fusion off)
   megatron_compiled,  ///< its three steps compiled by torch.compile (cross_entropy_loss_fusion on)
+  pytorch,       ///< F.cross_entropy(logits.float()) uncompiled (eager PyTorch's loss; torchtitan, AutoModel)
+  pytorch_bf16,  ///< F.cross_entropy on the 16-bit logits uncompiled (AutoModel with fp32_upcast false)
 };
 enum class Recompute : std::uint8_t { none, selective, full };
 /// How pipeline stages exchange activations and gradients.

@@ -98,6 +98,8 @@ std::string_view name(CrossEntropy c) {
   switch (c) {
     case CrossEntropy::megatron: return "megatron";
     case CrossEntropy::megatron_compiled: return "megatron_compiled";
+    case CrossEntropy::pytorch: return "pytorch";
+    case CrossEntropy::pytorch_bf16: return "pytorch_bf16";
     case CrossEntropy::fused: break;
   }
   return "fused";

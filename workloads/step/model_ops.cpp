@@ -71,15 +71,24 @@ Handle LmHead::forward(OpSink& sink, Handle input) const {
 //    functions under jit_fuser, torch.compile from PyTorch 2.2): cast and max in one kernel that keeps
 //    the fp32 copy (E, 4), subtract, exp and sum in one that writes the exponentials back (4, 4), the
 //    target logit and the sum all-reduced together, div_ (4, 4): E + 20 over three kernels.
-// Eager PyTorch (torchtitan: cross_entropy(logits.float(), labels)) first writes an fp32 copy of the
-// logits (read E, write 4), then log_softmax reads it twice and writes its output (12).
+//  - pytorch (eager PyTorch, every pointwise = "eager" run; torchtitan's and NeMo AutoModel's
+//    MaskedCrossEntropy: F.cross_entropy(logits.float(), labels) uncompiled): an fp32 copy of the
+//    logits (read E, write 4), then log_softmax reads it twice and writes its output (12).
+//  - pytorch_bf16 (AutoModel's MaskedCrossEntropy with fp32_upcast false): log_softmax on the 16-bit
+//    logits, reading them twice and writing its 16-bit output (3E; it computes in fp32 inside).
+// nll_loss reads one element per token. The TP collectives are vocab-parallel's in every case.
 Handle LmHead::loss_forward(OpSink& sink, Handle h) const {
   const double E = d_.act_bytes, T = d_.tokens, v = model_.vocab / static_cast<double>(d_.tp), n = T * v;
-  if (d_.eager_pointwise || d_.cross_entropy == CrossEntropy::fused) {
-    h = sink.kernel(d_.eager_pointwise ? "loss_cast" : "loss_max",
-                    elementwise(d_, n * (d_.eager_pointwise ? E + 4 : E), n), h);
+  const bool torch32 = pytorch_fp32_loss();
+  if (torch32 || d_.cross_entropy == CrossEntropy::fused) {
+    h = sink.kernel(torch32 ? "loss_cast" : "loss_max", elementwise(d_, n * (torch32 ? E + 4 : E), n), h);
     h = tp_collective(sink, d_, "tp.loss_max", CollectiveKind::all_reduce, 4 * T, h);
-    h = sink.kernel("loss_softmax", elementwise(d_, n * (d_.eager_pointwise ? 12 : E + 4), 4 * n), h);
+    h = sink.kernel("loss_softmax", elementwise(d_, n * (torch32 ? 12 : E + 4), 4 * n), h);
+    return tp_collective(sink, d_, "tp.loss_sum", CollectiveKind::all_reduce, 8 * T, h);
+  }
+  if (d_.cross_entropy == CrossEntropy::pytorch_bf16) {
+    h = tp_collective(sink, d_, "tp.loss_max", CollectiveKind::all_reduce, 4 * T, h);
+    h = sink.kernel("loss_softmax", elementwise(d_, n * 3 * E, 4 * n), h);
     return tp_collective(sink, d_, "tp.loss_sum", CollectiveKind::all_reduce, 8 * T, h);
   }
   if (d_.cross_entropy == CrossEntropy::megatron_compiled) {
@@ -105,19 +114,25 @@ Handle LmHead::loss_forward(OpSink& sink, Handle h) const {
 // place (one per token), mul_ by the loss gradient (4, 4), then autograd casts the fp32 gradient to the
 // logits' dtype (4, E): 12 + E over two kernels. megatron_compiled: one kernel reads the softmax, writes
 // the product back into it (torch.compile keeps the in-place mutation of its input) and the cast
-// gradient: 8 + E. Eager: nll_loss's backward fills an fp32 gradient (4), log_softmax's reads it and
-// its output and writes (12), and the cast back to 16 bits reads and writes (4 + E).
+// gradient: 8 + E. pytorch: nll_loss's backward fills an fp32 gradient (4), log_softmax's reads it and
+// its output and writes (12), and the cast back to 16 bits reads and writes (4 + E). pytorch_bf16: the
+// same without the cast, in 16 bits: the filled gradient (E), then log_softmax's backward (3E).
 Handle LmHead::loss_backward(OpSink& sink, Handle loss) const {
   const double E = d_.act_bytes, T = d_.tokens, v = model_.vocab / static_cast<double>(d_.tp), n = T * v;
-  if (d_.eager_pointwise) return sink.kernel("loss.bwd", elementwise(d_, n * (20 + E), n), loss);
+  if (pytorch_fp32_loss()) return sink.kernel("loss.bwd", elementwise(d_, n * (20 + E), n), loss);
   switch (d_.cross_entropy) {
+    case CrossEntropy::pytorch_bf16: {
+      const Handle h = sink.kernel("loss.bwd_nll", elementwise(d_, n * E, n), loss);
+      return sink.kernel("loss.bwd", elementwise(d_, n * 3 * E, n), h);
+    }
     case CrossEntropy::megatron: {
       const Handle h = sink.kernel("loss.bwd", elementwise(d_, 8 * n, n), loss);
       return sink.kernel("loss.bwd_cast", elementwise(d_, n * (4 + E), n), h);
     }
     case CrossEntropy::megatron_compiled:
       return sink.kernel("loss.bwd", elementwise(d_, n * (8 + E), n), loss);
-    case CrossEntropy::fused: break;
+    case CrossEntropy::fused:
+    case CrossEntropy::pytorch: break;
   }
   return sink.kernel("loss.bwd", elementwise(d_, n * (4 + E), n), loss);
 }
@@ -140,13 +155,24 @@ double LmHead::params_per_rank() const {
   return (model_.tied_embeddings ? 0.0 : static_cast<double>(model_.vocab) * d_.h / d_.tp) + norm;
 }
 
+bool LmHead::pytorch_fp32_loss() const {
+  return d_.eager_pointwise || d_.cross_entropy == CrossEntropy::pytorch;
+}
+
 double LmHead::stored_activation_bytes() const {
-  return d_.tokens * model_.vocab / static_cast<double>(d_.tp) * 4.0;
+  // The fp32 softmax (or log-softmax), or pytorch_bf16's 16-bit log-softmax.
+  const double kept =
+      d_.cross_entropy == CrossEntropy::pytorch_bf16 && !d_.eager_pointwise ? d_.act_bytes : 4.0;
+  return d_.tokens * model_.vocab / static_cast<double>(d_.tp) * kept;
 }
 
 double LmHead::loss_transient_bytes(bool backward) const {
-  if (!d_.eager_pointwise) return 0.0;
   const double logits = d_.tokens * model_.vocab / static_cast<double>(d_.tp);
+  // pytorch_bf16: the 16-bit logits beside the kept output; backward, nll_loss's dense gradient and
+  // log_softmax's input gradient, 16 bits each.
+  if (d_.cross_entropy == CrossEntropy::pytorch_bf16 && !d_.eager_pointwise)
+    return logits * (backward ? 2.0 : 1.0) * d_.act_bytes;
+  if (!pytorch_fp32_loss()) return 0.0;
   // cross_entropy(logits.float(), labels): while log_softmax writes its output (the kept bytes), the
   // 16-bit logits and their fp32 copy are alive (torchtitan deletes the logits before the backward).
   // Backward: nll_loss's dense fp32 gradient and log_softmax's fp32 input gradient at once.

@@ -31,9 +31,9 @@ class LmHead {
   double params_per_rank() const;
   /// Bytes the loss keeps for the backward pass (fp32 softmax of the vocabulary shard).
   double stored_activation_bytes() const;
-  /// Bytes alive beside that only while the loss runs (`backward`: its backward), eager PyTorch's:
-  /// forward, the 16-bit logits and their fp32 copy; backward, nll_loss's fp32 gradient and
-  /// log_softmax's. Fused losses: 0.
+  /// Bytes alive beside that only while the loss runs (`backward`: its backward), PyTorch's
+  /// cross_entropy's: forward, the 16-bit logits and their fp32 copy; backward, nll_loss's fp32
+  /// gradient and log_softmax's (in 16 bits without the upcast). Fused and Megatron's losses: 0.
   double loss_transient_bytes(bool backward) const;
 
  private:
@@ -41,6 +41,9 @@ class LmHead {
   /// up to the logits' gradient.
   OpSink::Handle loss_forward(OpSink& sink, OpSink::Handle logits) const;
   OpSink::Handle loss_backward(OpSink& sink, OpSink::Handle loss) const;
+  /// PyTorch's cross_entropy on an fp32 copy of the logits (pointwise = "eager", or cross_entropy =
+  /// "pytorch").
+  bool pytorch_fp32_loss() const;
 
   LayerDims d_;
   const ModelSpec& model_;

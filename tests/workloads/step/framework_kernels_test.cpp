@@ -162,6 +162,38 @@ TEST_CASE("Megatron's cross-entropy, op by op and compiled, moves the bytes of i
   CHECK(cb.gemm_flops() == Approx(fb.gemm_flops()).epsilon(1e-12));
 }
 
+TEST_CASE("PyTorch's cross_entropy beside fused layers: on fp32 logits as eager runs it, or on 16-bit ones") {
+  using namespace framework_kernels_rows;
+  // NeMo AutoModel's MaskedCrossEntropy (F.cross_entropy uncompiled, its layers torch.compile'd):
+  // fp32_upcast true is eager PyTorch's loss; false runs log_softmax on the 16-bit logits.
+  const auto head = [](Pointwise p, CrossEntropy ce, CountingSink& fwd, CountingSink& bwd) {
+    JobSpec j = llama_8b(p);
+    j.workload.cross_entropy = ce;
+    const LmHead lm(layer_dims(j, 1), j.model);
+    lm.backward(bwd, lm.forward(fwd, {}));
+    return lm;
+  };
+  CountingSink ef, eb, pf, pb, bf, bb;
+  const LmHead eager = head(Pointwise::eager, CrossEntropy::fused, ef, eb);
+  const LmHead torch32 = head(Pointwise::fused, CrossEntropy::pytorch, pf, pb);
+  const LmHead torch16 = head(Pointwise::fused, CrossEntropy::pytorch_bf16, bf, bb);
+  // fp32 upcast: the same kernels as eager PyTorch's loss, 18 B forward and 22 backward per logit.
+  CHECK(bytes_of(pf, "loss_cast") + bytes_of(pf, "loss_softmax") == Approx(T * V * 18).epsilon(1e-12));
+  CHECK(bytes_of(pb, "loss.bwd") == Approx(bytes_of(eb, "loss.bwd")).epsilon(1e-12));
+  CHECK(torch32.stored_activation_bytes() == Approx(eager.stored_activation_bytes()).epsilon(1e-12));
+  CHECK(torch32.loss_transient_bytes(true) == Approx(eager.loss_transient_bytes(true)).epsilon(1e-12));
+  // 16 bits: log_softmax reads the logits twice and writes its output (3 x 2 B); backward, nll_loss
+  // fills a dense gradient (2) and log_softmax's backward reads it and its output and writes (6).
+  CHECK(bytes_of(bf, "loss_softmax") == Approx(T * V * 6).epsilon(1e-12));
+  CHECK(bytes_of(bf, "loss_cast") == 0.0);
+  CHECK(bytes_of(bb, "loss.bwd_nll") + bytes_of(bb, "loss.bwd") == Approx(T * V * 8).epsilon(1e-12));
+  // It keeps its 16-bit output (2 B per logit, not the fp32 softmax's 4); the 16-bit logits beside it
+  // in the forward, two 16-bit gradients in the backward.
+  CHECK(torch16.stored_activation_bytes() == Approx(T * V * 2).epsilon(1e-12));
+  CHECK(torch16.loss_transient_bytes(false) == Approx(T * V * 2).epsilon(1e-12));
+  CHECK(torch16.loss_transient_bytes(true) == Approx(T * V * 4).epsilon(1e-12));
+}
+
 TEST_CASE("the attention kernel a job names sets the efficiency its attention runs at") {
   using namespace framework_kernels_rows;
   const Layer fa2(llama_8b(Pointwise::fused, topo::AttentionKernel::fa2));

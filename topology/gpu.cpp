@@ -109,6 +109,15 @@ std::string_view published_name(AttentionKernel k) {
   return "unknown";
 }
 
+namespace {
+/// The smallest power of two, `from` or above, that is at least `x`.
+double power_of_two_at_least(double x, double from) {
+  double w = from;
+  while (w < x) w *= 2.0;
+  return w;
+}
+}  // namespace
+
 double attention_head_tile(AttentionKernel k, double head_dim) {
   if (!(head_dim > 0.0)) return head_dim;
   switch (k) {
@@ -121,16 +130,8 @@ double attention_head_tile(AttentionKernel k, double head_dim) {
       for (double w : {64.0, 96.0, 128.0, 192.0, 256.0})
         if (head_dim <= w) return w;
       return head_dim;
-    case AttentionKernel::flex: {
-      double w = 1.0;
-      while (w < head_dim) w *= 2.0;
-      return w;
-    }
-    case AttentionKernel::triton: {
-      double w = 16.0;
-      while (w < head_dim) w *= 2.0;
-      return w;
-    }
+    case AttentionKernel::flex: return power_of_two_at_least(head_dim, 1.0);
+    case AttentionKernel::triton: return power_of_two_at_least(head_dim, 16.0);
   }
   return head_dim;
 }

@@ -212,15 +212,11 @@ MemoryEstimate training_stage(const JobSpec& job, const ParamShares& params, con
   if (share > 0.0) act += layer_bytes(job, s, Recompute::none);
   // The last stage's final norm input, logits and cross-entropy in fp32: 4sbh/t (1 + v/h).
   const bool dual = par.schedule == PipelineSchedule::dualpipe;
-  // Eager PyTorch's loss adds, while its backward runs, nll_loss's and log_softmax's fp32 gradients
-  // (LmHead::loss_transient_bytes): 8 B per logit.
-  // PyTorch's on 16-bit logits (cross_entropy = "pytorch_bf16") keeps its 16-bit output, then adds two
-  // 16-bit gradients: 3 E.
-  const CrossEntropy ce = job.workload.cross_entropy;
+  // The loss keeps its softmax and, while its backward runs, holds its gradients beside it
+  // (loss_kept_bytes, loss_transient_bytes: 4 B per logit fused, 12 for PyTorch's on fp32 logits).
+  const CrossEntropy ce = loss_kernels(job.workload);
   const double E = job.precision.activation_bytes;
-  const double loss_bytes = job.workload.pointwise == Pointwise::eager || ce == CrossEntropy::pytorch ? 12.0
-                            : ce == CrossEntropy::pytorch_bf16 ? 3.0 * E
-                                                               : 4.0;
+  const double loss_bytes = loss_kept_bytes(ce, E) + loss_transient_bytes(ce, E, true);
   if (i == par.loss_stage() || (dual && i == 0))
     act += s.tokens_per_micro_batch / par.cp * (4.0 * m.hidden + loss_bytes * double(m.vocab)) / par.tp;
   mem.activations = units::bytes(act);

@@ -3,7 +3,36 @@
 // its extra kernels move and the tensors its autograd keeps. Shared by the simulated layer
 // (workloads/step/layer_ops.hpp) and the closed-form estimate's memory (workloads/estimate/memory.cpp).
 
+#include "workloads/model/job.hpp"
+
 namespace stepsim::work {
+
+/// The loss kernels a training step runs: eager PyTorch (pointwise = "eager") runs PyTorch's
+/// cross_entropy on fp32 logits (the scenario refuses another cross_entropy with it); otherwise
+/// workload.cross_entropy.
+inline CrossEntropy loss_kernels(const WorkloadSpec& w) {
+  return w.pointwise == Pointwise::eager ? CrossEntropy::pytorch : w.cross_entropy;
+}
+/// Bytes per logit the loss keeps for the backward: the fp32 softmax (or log-softmax), or
+/// pytorch_bf16's 16-bit log-softmax (E the logits' bytes).
+inline double loss_kept_bytes(CrossEntropy c, double E) {
+  return c == CrossEntropy::pytorch_bf16 ? E : 4.0;
+}
+/// Bytes per logit alive beside those only while the loss runs (`backward`: its backward). PyTorch's
+/// cross_entropy(logits.float()): the 16-bit logits and their fp32 copy while log_softmax writes its
+/// output (torchtitan deletes the logits before the backward); backward, nll_loss's dense fp32
+/// gradient and log_softmax's at once. On 16-bit logits: the logits beside the output; backward, two
+/// 16-bit gradients. The fused and Megatron's losses: 0.
+inline double loss_transient_bytes(CrossEntropy c, double E, bool backward) {
+  switch (c) {
+    case CrossEntropy::pytorch: return backward ? 8.0 : E + 4.0;
+    case CrossEntropy::pytorch_bf16: return (backward ? 2.0 : 1.0) * E;
+    case CrossEntropy::fused:
+    case CrossEntropy::megatron:
+    case CrossEntropy::megatron_compiled: break;
+  }
+  return 0.0;
+}
 
 /// Eager PyTorch (workload.pointwise = "eager"), kernel by kernel, as torchtitan's Llama runs it
 /// (torch.nn.RMSNorm's composite rms_norm, rotary in complex fp32, F.silu(w1 x) * w3 x, GQA keys and

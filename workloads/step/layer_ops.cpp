@@ -91,7 +91,7 @@ LayerDims layer_dims(const JobSpec& job, double micro_batch) {
   d.bias_grad_kernels =
       m.linear_bias && d.phase == WorkloadKind::train && job.workload.bias_grad == BiasGrad::separate;
   d.qkv_grad_concat = d.phase == WorkloadKind::train && job.workload.qkv_grad_concat;
-  d.cross_entropy = job.workload.cross_entropy;
+  d.cross_entropy = loss_kernels(job.workload);
   // NeMo AutoModel's GPT-OSS over FlexAttention (components/attention/flex_attention.py) asks the
   // kernel for its log-sum-exp and rescales the output by sigmoid(lse - sink) outside it; kernels
   // with a sink term of their own (cuDNN, FlashAttention-3) and serving engines' decode kernels fold

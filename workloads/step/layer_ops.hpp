@@ -79,7 +79,7 @@ struct LayerDims {
   bool bias_grad_kernels = false;
   /// Training: the query, key and value gradients concatenated by a copy (WorkloadSpec::qkv_grad_concat).
   bool qkv_grad_concat = false;
-  /// The loss's cross-entropy kernels (WorkloadSpec::cross_entropy; with eager_pointwise, PyTorch's).
+  /// The loss's cross-entropy kernels (loss_kernels: WorkloadSpec::cross_entropy, PyTorch's when eager).
   CrossEntropy cross_entropy = CrossEntropy::fused;
   /// Attention sinks applied after a kernel that has no sink term (FlexAttention, FlashAttention-2):
   /// the output rescaled by sigmoid(lse - sink) in eager PyTorch, each way (attention_sink_bytes).

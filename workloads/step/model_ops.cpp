@@ -79,33 +79,40 @@ Handle LmHead::forward(OpSink& sink, Handle input) const {
 // nll_loss reads one element per token. The TP collectives are vocab-parallel's in every case.
 Handle LmHead::loss_forward(OpSink& sink, Handle h) const {
   const double E = d_.act_bytes, T = d_.tokens, v = model_.vocab / static_cast<double>(d_.tp), n = T * v;
-  const bool torch32 = pytorch_fp32_loss();
-  if (torch32 || d_.cross_entropy == CrossEntropy::fused) {
-    h = sink.kernel(torch32 ? "loss_cast" : "loss_max", elementwise(d_, n * (torch32 ? E + 4 : E), n), h);
-    h = tp_collective(sink, d_, "tp.loss_max", CollectiveKind::all_reduce, 4 * T, h);
-    h = sink.kernel("loss_softmax", elementwise(d_, n * (torch32 ? 12 : E + 4), 4 * n), h);
-    return tp_collective(sink, d_, "tp.loss_sum", CollectiveKind::all_reduce, 8 * T, h);
-  }
-  if (d_.cross_entropy == CrossEntropy::pytorch_bf16) {
-    h = tp_collective(sink, d_, "tp.loss_max", CollectiveKind::all_reduce, 4 * T, h);
-    h = sink.kernel("loss_softmax", elementwise(d_, n * 3 * E, 4 * n), h);
-    return tp_collective(sink, d_, "tp.loss_sum", CollectiveKind::all_reduce, 8 * T, h);
-  }
-  if (d_.cross_entropy == CrossEntropy::megatron_compiled) {
-    h = sink.kernel("loss_max", elementwise(d_, n * (E + 4), n), h);
-    h = tp_collective(sink, d_, "tp.loss_max", CollectiveKind::all_reduce, 4 * T, h);
-    h = sink.kernel("loss_exp_sum", elementwise(d_, 8 * n, 4 * n), h);
-    h = tp_collective(sink, d_, "tp.loss_sum", CollectiveKind::all_reduce, 8 * T, h);
-    return sink.kernel("loss_div", elementwise(d_, 8 * n, n), h);
+  const auto all_reduce = [&](std::string_view name, double bytes, Handle dep) {
+    return tp_collective(sink, d_, name, CollectiveKind::all_reduce, bytes, dep);
+  };
+  switch (d_.cross_entropy) {
+    case CrossEntropy::fused:
+      h = sink.kernel("loss_max", elementwise(d_, n * E, n), h);
+      h = all_reduce("tp.loss_max", 4 * T, h);
+      h = sink.kernel("loss_softmax", elementwise(d_, n * (E + 4), 4 * n), h);
+      return all_reduce("tp.loss_sum", 8 * T, h);
+    case CrossEntropy::pytorch:
+      h = sink.kernel("loss_cast", elementwise(d_, n * (E + 4), n), h);
+      h = all_reduce("tp.loss_max", 4 * T, h);
+      h = sink.kernel("loss_softmax", elementwise(d_, n * 12, 4 * n), h);
+      return all_reduce("tp.loss_sum", 8 * T, h);
+    case CrossEntropy::pytorch_bf16:
+      h = all_reduce("tp.loss_max", 4 * T, h);
+      h = sink.kernel("loss_softmax", elementwise(d_, n * 3 * E, 4 * n), h);
+      return all_reduce("tp.loss_sum", 8 * T, h);
+    case CrossEntropy::megatron_compiled:
+      h = sink.kernel("loss_max", elementwise(d_, n * (E + 4), n), h);
+      h = all_reduce("tp.loss_max", 4 * T, h);
+      h = sink.kernel("loss_exp_sum", elementwise(d_, 8 * n, 4 * n), h);
+      h = all_reduce("tp.loss_sum", 8 * T, h);
+      return sink.kernel("loss_div", elementwise(d_, 8 * n, n), h);
+    case CrossEntropy::megatron: break;
   }
   h = sink.kernel("loss_cast", elementwise(d_, n * (E + 4), n), h);
   h = sink.kernel("loss_max", elementwise(d_, 4 * n, n), h);
-  h = tp_collective(sink, d_, "tp.loss_max", CollectiveKind::all_reduce, 4 * T, h);
+  h = all_reduce("tp.loss_max", 4 * T, h);
   h = sink.kernel("loss_sub", elementwise(d_, 8 * n, n), h);
   h = sink.kernel("loss_exp", elementwise(d_, 8 * n, 4 * n), h);
   h = sink.kernel("loss_sum", elementwise(d_, 4 * n, n), h);
-  h = tp_collective(sink, d_, "tp.loss_target", CollectiveKind::all_reduce, 4 * T, h);
-  h = tp_collective(sink, d_, "tp.loss_sum", CollectiveKind::all_reduce, 4 * T, h);
+  h = all_reduce("tp.loss_target", 4 * T, h);
+  h = all_reduce("tp.loss_sum", 4 * T, h);
   return sink.kernel("loss_div", elementwise(d_, 8 * n, n), h);
 }
 
@@ -119,8 +126,8 @@ Handle LmHead::loss_forward(OpSink& sink, Handle h) const {
 // same without the cast, in 16 bits: the filled gradient (E), then log_softmax's backward (3E).
 Handle LmHead::loss_backward(OpSink& sink, Handle loss) const {
   const double E = d_.act_bytes, T = d_.tokens, v = model_.vocab / static_cast<double>(d_.tp), n = T * v;
-  if (pytorch_fp32_loss()) return sink.kernel("loss.bwd", elementwise(d_, n * (20 + E), n), loss);
   switch (d_.cross_entropy) {
+    case CrossEntropy::pytorch: return sink.kernel("loss.bwd", elementwise(d_, n * (20 + E), n), loss);
     case CrossEntropy::pytorch_bf16: {
       const Handle h = sink.kernel("loss.bwd_nll", elementwise(d_, n * E, n), loss);
       return sink.kernel("loss.bwd", elementwise(d_, n * 3 * E, n), h);
@@ -131,8 +138,7 @@ Handle LmHead::loss_backward(OpSink& sink, Handle loss) const {
     }
     case CrossEntropy::megatron_compiled:
       return sink.kernel("loss.bwd", elementwise(d_, n * (8 + E), n), loss);
-    case CrossEntropy::fused:
-    case CrossEntropy::pytorch: break;
+    case CrossEntropy::fused: break;
   }
   return sink.kernel("loss.bwd", elementwise(d_, n * (4 + E), n), loss);
 }
@@ -155,28 +161,14 @@ double LmHead::params_per_rank() const {
   return (model_.tied_embeddings ? 0.0 : static_cast<double>(model_.vocab) * d_.h / d_.tp) + norm;
 }
 
-bool LmHead::pytorch_fp32_loss() const {
-  return d_.eager_pointwise || d_.cross_entropy == CrossEntropy::pytorch;
-}
-
 double LmHead::stored_activation_bytes() const {
-  // The fp32 softmax (or log-softmax), or pytorch_bf16's 16-bit log-softmax.
-  const double kept =
-      d_.cross_entropy == CrossEntropy::pytorch_bf16 && !d_.eager_pointwise ? d_.act_bytes : 4.0;
-  return d_.tokens * model_.vocab / static_cast<double>(d_.tp) * kept;
+  return d_.tokens * model_.vocab / static_cast<double>(d_.tp) *
+         loss_kept_bytes(d_.cross_entropy, d_.act_bytes);
 }
 
 double LmHead::loss_transient_bytes(bool backward) const {
-  const double logits = d_.tokens * model_.vocab / static_cast<double>(d_.tp);
-  // pytorch_bf16: the 16-bit logits beside the kept output; backward, nll_loss's dense gradient and
-  // log_softmax's input gradient, 16 bits each.
-  if (d_.cross_entropy == CrossEntropy::pytorch_bf16 && !d_.eager_pointwise)
-    return logits * (backward ? 2.0 : 1.0) * d_.act_bytes;
-  if (!pytorch_fp32_loss()) return 0.0;
-  // cross_entropy(logits.float(), labels): while log_softmax writes its output (the kept bytes), the
-  // 16-bit logits and their fp32 copy are alive (torchtitan deletes the logits before the backward).
-  // Backward: nll_loss's dense fp32 gradient and log_softmax's fp32 input gradient at once.
-  return logits * (backward ? 8.0 : d_.act_bytes + 4.0);
+  return d_.tokens * model_.vocab / static_cast<double>(d_.tp) *
+         work::loss_transient_bytes(d_.cross_entropy, d_.act_bytes, backward);
 }
 
 Handle MtpGlue::forward(OpSink& sink, const Embedding& embed, Handle input) const {

@@ -41,9 +41,6 @@ class LmHead {
   /// up to the logits' gradient.
   OpSink::Handle loss_forward(OpSink& sink, OpSink::Handle logits) const;
   OpSink::Handle loss_backward(OpSink& sink, OpSink::Handle loss) const;
-  /// PyTorch's cross_entropy on an fp32 copy of the logits (pointwise = "eager", or cross_entropy =
-  /// "pytorch").
-  bool pytorch_fp32_loss() const;
 
   LayerDims d_;
   const ModelSpec& model_;

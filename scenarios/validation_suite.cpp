@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 #include <exception>
+#include <string>
 
 #include "scenarios/scenario.hpp"
 #include "scenarios/toml_reader.hpp"
@@ -137,6 +138,13 @@ ValidationReport run_validation(const std::filesystem::path& dir, const Catalog&
   ValidationReport r;
   for (auto& c : results)
     if (!c.id.empty()) r.cases.push_back(std::move(c));
+  // A directory without a single case is a wrong path, not a perfect score: an empty table with exit 0
+  // would read as "nothing to check" where the user meant to check something.
+  if (r.cases.empty())
+    throw UserError(dir.string() + ": holds no validation case (" + std::to_string(files.size()) +
+                    " .toml file" + (files.size() == 1 ? "" : "s") +
+                    ", none with a [validation] table); give the directory of published measurements, "
+                    "e.g. stepsim validate scenarios/validation");
   std::stable_sort(r.cases.begin(), r.cases.end(), [](const ValidationCase& a, const ValidationCase& b) {
     return a.group != b.group ? a.group < b.group : a.id < b.id;
   });

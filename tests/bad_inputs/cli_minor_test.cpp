@@ -131,6 +131,13 @@ const std::vector<BadInput> kPaths = {
              2,
              {"adir: is a directory, not a file"},
              {"internal error", "permissions"}},
+    // Was an empty table and exit 0: a wrong path read as nothing to check.
+    BadInput{"validate on a directory holding scenarios but no validation case",
+             {{"v/s.toml", kScenario}},
+             "validate {dir}/v --jobs 1",
+             2,
+             {"v: holds no validation case (1 .toml file, none with a [validation] table)",
+              "e.g. stepsim validate scenarios/validation"}},
     row("--set with an unknown first part is located at the override", "check {dir}/s.toml --set a.b.c.d=1",
         {"error: --set a.b.c.d=1: a: unknown key `a` in the top level"}, {"internal error", "s.toml:1:1"}),
     row("--set with an unknown inner part is located at the override",

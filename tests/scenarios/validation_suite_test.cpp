@@ -117,6 +117,17 @@ TEST_CASE("a not-simulated case's file must still read: unknown keys and bad val
   CHECK_THROWS_AS(run_validation(not_a_string.path(), stepsim::test::builtin_catalog(), 1), UserError);
 }
 
+TEST_CASE("a directory without a validation case is refused, not scored as empty") {
+  TempDir none;
+  CHECK_THROWS_WITH(run_validation(none.path(), stepsim::test::builtin_catalog(), 1),
+                    Catch::Contains("holds no validation case (0 .toml files"));
+  TempDir plain;  // a scenario without [validation]: read, but not a case
+  const std::string with_case = small_case("s", kTp8, "");
+  plain.write("s.toml", with_case.substr(0, with_case.find("[validation]")));
+  CHECK_THROWS_WITH(run_validation(plain.path(), stepsim::test::builtin_catalog(), 1),
+                    Catch::Contains("(1 .toml file, none with a [validation] table)"));
+}
+
 TEST_CASE("not_simulated_reason reads the key from a file's text") {
   CHECK(stepsim::scen::not_simulated_reason("[validation]\nnot_simulated = \"why\"\n", "x.toml") == "why");
   CHECK(stepsim::scen::not_simulated_reason("[validation]\nmeasured_step_s = 1\n", "x.toml").empty());

@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -108,11 +109,13 @@ std::optional<topo::CollectiveOp> op_of(const std::string& op) {
   if (op == "reduce_scatter") return topo::CollectiveOp::reduce_scatter;
   if (op == "all_to_all" || op == "alltoall") return topo::CollectiveOp::all_to_all;
   if (op == "sendrecv") return topo::CollectiveOp::send_recv;
+  if (op == "broadcast") return topo::CollectiveOp::broadcast;
   return std::nullopt;
 }
 
-// Fills the cluster and collective of a row, or says why stepsim cannot run it.
-void map_row(MeasuredCollective& m, const Catalog& catalog) {
+}  // namespace
+
+void map_measured_collective(MeasuredCollective& m, const Catalog& catalog) {
   const auto op = op_of(m.op_name);
   // DeepEP's kernels are checked where the MoE layer requests them, whatever the row's GPU names.
   const topo::GpuSpec* gpu = op ? catalog.find_gpu(lower(m.gpu)) : nullptr;
@@ -151,6 +154,11 @@ void map_row(MeasuredCollective& m, const Catalog& catalog) {
     m.not_expressible = "the row gives no message size or bus bandwidth";
     return;
   }
+  // Found by fuzz_nccl_tests: a one-rank send/recv paired the rank with itself (an internal error).
+  if (static_cast<long long>(m.nodes) * m.gpus_per_node < 2) {
+    m.not_expressible = "one rank: a collective of one rank moves nothing";
+    return;
+  }
   topo::ClusterSpec& c = m.cluster;
   c.gpu = *gpu;
   c.nodes = m.nodes;
@@ -180,8 +188,6 @@ void map_row(MeasuredCollective& m, const Catalog& catalog) {
         "choice without CollNet; compared with stepsim's choice under the same rule";
   }
 }
-
-}  // namespace
 
 std::vector<MeasuredCollective> read_collective_measurements(const std::filesystem::path& file,
                                                              const Catalog& catalog) {
@@ -224,7 +230,7 @@ std::vector<MeasuredCollective> read_collective_measurements(const std::filesyst
     m.busbw_GBps = r.number("busbw_GBps", false);
     m.notes = r.text("notes");
     m.named_algorithm = named_algorithm(m.notes);
-    map_row(m, catalog);
+    map_measured_collective(m, catalog);
     rows.push_back(std::move(m));
   }
   return rows;
@@ -252,11 +258,25 @@ topo::SweepRequest measured_sweep(const MeasuredCollective& row, topo::Collectiv
   r.groups = measured_groups(row);
   r.sizes_bytes = {row.bytes};
   r.algorithm = algorithm;
+  r.protocol = row.protocol;
   r.config.collnet = row.collnet;
   // nccl-tests' send/recv pairs all belong to one communicator of every rank.
   if (row.op == topo::CollectiveOp::send_recv)
     r.communicator_ranks = static_cast<std::uint32_t>(row.cluster.total_gpus());
   return r;
+}
+
+topo::CollectiveSample MeasuredSimulator::run(const MeasuredCollective& row,
+                                              topo::CollectiveAlgorithm algorithm) {
+  const topo::ClusterSpec& c = row.cluster;
+  const topo::Efficiency& e = c.gpu.eff;
+  char key[256];
+  std::snprintf(key, sizeof key, "%s|%d|%d|%d|%d|%d|%.9g|%.9g|%.9g|%.9g|%.9g", c.gpu.id.c_str(), c.nodes,
+                c.gpus_per_node, c.nvlink_domain, c.fabric.sharp ? 1 : 0, c.nvls ? 1 : 0,
+                c.fabric.nic_bw.value(), e.nvlink, e.nvlink_p2p, e.nic, e.nvls);
+  auto& topo = topologies_[key];
+  if (!topo) topo = std::make_shared<const topo::Topology>(c);
+  return topo::sweep_collective(topo, measured_sweep(row, algorithm)).front();
 }
 
 }  // namespace stepsim::scen

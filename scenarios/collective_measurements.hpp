@@ -11,6 +11,8 @@
 // NVLS or NVLS-tree algorithm).
 
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,6 +44,8 @@ struct MeasuredCollective {
   topo::ClusterSpec cluster;
   topo::CollectiveOp op = topo::CollectiveOp::all_reduce;
   topo::CollectiveAlgorithm algorithm = topo::CollectiveAlgorithm::automatic;
+  /// The protocol the run forced (NCCL_PROTO); automatic = NCCL chose.
+  topo::CollectiveProtocol protocol = topo::CollectiveProtocol::automatic;
   /// NCCL_COLLNET_ENABLE for the run: on where the row names CollNet (forcing it needs it on).
   bool collnet = false;
   /// Set where the row is compared with something other than the algorithm it names, and why.
@@ -55,6 +59,11 @@ struct MeasuredCollective {
 std::vector<MeasuredCollective> read_collective_measurements(const std::filesystem::path& file,
                                                              const Catalog& catalog);
 
+/// Fills `m.cluster` and the collective from the row's columns (gpu, nodes, gpus_per_node,
+/// nics_per_node, nic_gbps, fabric, op_name, bytes, busbw_GBps, notes, named_algorithm), or sets
+/// `m.not_expressible` to why stepsim cannot run it.
+void map_measured_collective(MeasuredCollective& m, const Catalog& catalog);
+
 /// The ranks of a row's collective: every GPU for the collectives; for nccl-tests' sendrecv_perf
 /// (each rank sends to the next, the last to the first) one pair per rank, the first pair the
 /// one that crosses from the first node to the second (the pairs that limit it).
@@ -63,5 +72,17 @@ std::vector<std::vector<topo::GpuId>> measured_groups(const MeasuredCollective& 
 /// The row's collective at its size, as `stepsim collective` runs it (topology/collective_sweep.hpp),
 /// with `algorithm` (the row's own, or automatic to see what stepsim would choose).
 topo::SweepRequest measured_sweep(const MeasuredCollective& row, topo::CollectiveAlgorithm algorithm);
+
+/// Simulates measured rows alone on an idle network of the cluster each describes, building each
+/// distinct cluster (its GPU's link efficiencies included) once.
+class MeasuredSimulator {
+ public:
+  /// The row's collective at its size with `algorithm` (the row's own, or automatic to see what
+  /// stepsim would choose). Throws UserError when a forced algorithm cannot run there.
+  topo::CollectiveSample run(const MeasuredCollective& row, topo::CollectiveAlgorithm algorithm);
+
+ private:
+  std::map<std::string, std::shared_ptr<const topo::Topology>> topologies_;
+};
 
 }  // namespace stepsim::scen

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
@@ -53,6 +54,8 @@ struct Options {
   int channels = 0;
   bool compare = false;
   std::string compare_file;
+  std::vector<std::string> nccl_tests;
+  std::string write_calibration;
   std::string format = "table";
 };
 
@@ -290,6 +293,13 @@ po::options_description describe(Options& o) {
       ("compare", po::value(&o.compare_file),
        "simulate every row of a measurements CSV (the columns of scenarios/validation/collectives-multinode.csv) "
        "and print the error per row")
+      ("nccl-tests", po::value(&o.nccl_tests)->composing(),
+       "an nccl-tests output file (repeatable): each message size against the simulation of the cluster its "
+       "rank lines describe (hosts, GPUs); --gpu, --op, --nic-gbps, --nvlink-domain, --sharp and --collnet "
+       "say what a log does not")
+      ("write-calibration", po::value(&o.write_calibration),
+       "with --nccl-tests: fit the GPU's link efficiencies (nic, nvlink, nvls, nvlink_p2p) to the rows from "
+       "64 MiB and write them as a catalog file for --catalog")
       ("format", po::value(&o.format)->default_value(o.format), "table | json");
   return desc;
 }
@@ -300,12 +310,54 @@ po::options_description describe(Options& o) {
 int cmd_collective(Args args) {
   Options o;
   const po::options_description desc = describe(o);
-  if (store_command_line(args, desc, "positional", 0).options.count("help")) {
+  const CommandLine line = store_command_line(args, desc, "positional", 0);
+  if (line.options.count("help")) {
     print_help(args, desc);
     return 0;
   }
   if (o.format != "table" && o.format != "json")
     throw UserError("--format: expected table or json, got `" + o.format + "`");
+  if (!o.write_calibration.empty() && o.nccl_tests.empty())
+    throw UserError({}, "--write-calibration",
+                    "fits the link efficiencies to nccl-tests logs, and none was given",
+                    "add --nccl-tests LOG (the output of all_reduce_perf, all_gather_perf, ...)");
+  if (!o.nccl_tests.empty()) {
+    if (!o.compare_file.empty())
+      throw UserError({}, "--compare", "and --nccl-tests each give the measurements: use one of them",
+                      "a measurements CSV with --compare, nccl-tests output with --nccl-tests");
+    const auto given = [&](const char* name) {
+      return line.options.count(name) > 0 && !line.options[name].defaulted();
+    };
+    NcclTestsRequest r;
+    r.files = o.nccl_tests;
+    if (given("op")) r.op = o.op;
+    if (given("gpu")) r.cluster.gpu = find_gpu(o.gpu, o.catalogs).id;
+    if (o.nic_gbps) {
+      check_in_range("--nic-gbps", *o.nic_gbps, scen::kBandwidthGbps);
+      r.cluster.nic_gbps = o.nic_gbps;
+    }
+    // --algorithm says what the runs forced (NCCL_ALGO) where the logs do not: NCCL's names.
+    if (given("algorithm") && o.algorithm != "auto") {
+      static const std::map<std::string, std::string> kNccl{{"ring", "Ring"},
+                                                            {"tree", "Tree"},
+                                                            {"nvls", "NVLS"},
+                                                            {"nvls-tree", "NVLSTree"},
+                                                            {"collnet-direct", "CollNet"},
+                                                            {"pat", "PAT"}};
+      const auto at = kNccl.find(o.algorithm);
+      if (at == kNccl.end())
+        throw UserError({}, "--algorithm",
+                        "`" + o.algorithm + "` is not an algorithm NCCL_ALGO can force for an nccl-tests run",
+                        "with --nccl-tests: ring, tree, nvls, nvls-tree, collnet-direct or pat");
+      r.cluster.algorithm = at->second;
+    }
+    r.cluster.nvlink_domain = o.nvlink_domain;
+    r.cluster.sharp = o.sharp;
+    r.cluster.collnet = o.collnet;
+    r.write_calibration = o.write_calibration;
+    compare_nccl_tests(r, load_catalog(o.catalogs), o.format == "json");
+    return 0;
+  }
   if (!o.compare_file.empty()) {
     compare_measurements(o.compare_file, load_catalog(o.catalogs), o.format == "json");
     return 0;

@@ -6,7 +6,6 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "scenarios/collective_measurements.hpp"
@@ -14,21 +13,6 @@
 #include "topology/collective_sweep.hpp"
 
 namespace stepsim::cli {
-
-namespace {
-
-struct Outcome {
-  const scen::MeasuredCollective* row = nullptr;
-  std::string refused;  ///< why it was not simulated (not expressible, or a forced algorithm that cannot run)
-  topo::CollectiveSample ran;
-  topo::CollectiveSample chosen;  ///< what stepsim picks itself (automatic algorithm and protocol)
-  double error = 0.0;             ///< simulated / measured busbw - 1
-};
-
-topo::CollectiveSample run(const std::shared_ptr<const topo::Topology>& topo,
-                           const scen::MeasuredCollective& row, topo::CollectiveAlgorithm algorithm) {
-  return topo::sweep_collective(topo, scen::measured_sweep(row, algorithm)).front();
-}
 
 std::string band(double bytes) {
   if (bytes >= 64.0 * 1024 * 1024) return ">= 64 MB";
@@ -40,50 +24,61 @@ std::string label(const topo::CollectiveSample& s) {
   return std::string(topo::name(s.algorithm)) + "/" + std::string(topo::name(s.protocol));
 }
 
-}  // namespace
-
-void compare_measurements(const std::filesystem::path& file, const scen::Catalog& catalog, bool json) {
-  const auto rows = scen::read_collective_measurements(file, catalog);
-  std::map<std::tuple<std::string, int, int, bool, bool>, std::shared_ptr<const topo::Topology>> topologies;
-  std::vector<Outcome> out;
+std::vector<MeasuredOutcome> simulate_measurements(const std::vector<scen::MeasuredCollective>& rows) {
+  scen::MeasuredSimulator sim;
+  std::vector<MeasuredOutcome> out;
   for (const auto& row : rows) {
-    Outcome o;
+    MeasuredOutcome o;
     o.row = &row;
     if (!row.not_expressible.empty()) {
       o.refused = row.not_expressible;
       out.push_back(std::move(o));
       continue;
     }
-    auto& topo = topologies[{row.cluster.gpu.id, row.cluster.nodes, row.cluster.nvlink_domain,
-                             row.cluster.fabric.sharp, row.cluster.nvls}];
-    if (!topo) topo = std::make_shared<const topo::Topology>(row.cluster);
     try {
-      o.ran = run(topo, row, row.algorithm);
+      o.ran = sim.run(row, row.algorithm);
     } catch (const UserError& e) {
       o.refused = e.what();
       out.push_back(std::move(o));
       continue;
     }
-    o.chosen = row.algorithm == topo::CollectiveAlgorithm::automatic
-                   ? o.ran
-                   : run(topo, row, topo::CollectiveAlgorithm::automatic);
+    if (row.algorithm == topo::CollectiveAlgorithm::automatic &&
+        row.protocol == topo::CollectiveProtocol::automatic) {
+      o.chosen = o.ran;
+    } else {
+      scen::MeasuredCollective own = row;  // what stepsim picks with nothing forced
+      own.protocol = topo::CollectiveProtocol::automatic;
+      o.chosen = sim.run(own, topo::CollectiveAlgorithm::automatic);
+    }
     o.error = o.ran.busbw_GBps / row.busbw_GBps - 1.0;
     out.push_back(std::move(o));
   }
+  return out;
+}
 
-  // Per band: rows, within the bound (10% from 64 MB, 25% below), MAPE.
-  struct Band {
-    int rows = 0, within = 0;
-    double abs_sum = 0.0;
-  };
-  std::map<std::string, Band> bands;
+std::map<std::string, SizeBand> size_bands(const std::vector<MeasuredOutcome>& out) {
+  std::map<std::string, SizeBand> bands;
   for (const auto& o : out)
     if (o.refused.empty()) {
-      Band& b = bands[band(o.row->bytes)];
+      SizeBand& b = bands[band(o.row->bytes)];
       ++b.rows;
       b.abs_sum += std::abs(o.error);
       if (std::abs(o.error) <= (o.row->bytes >= 64.0 * 1024 * 1024 ? 0.10 : 0.25)) ++b.within;
     }
+  return bands;
+}
+
+void print_size_bands(const std::map<std::string, SizeBand>& bands) {
+  for (const auto& [name, b] : bands)
+    std::printf("  %-14s %3d rows, %3d within the bound, MAPE %.1f%%\n", name.c_str(), b.rows, b.within,
+                b.rows ? 100.0 * b.abs_sum / b.rows : 0.0);
+}
+
+void compare_measurements(const std::filesystem::path& file, const scen::Catalog& catalog, bool json) {
+  const auto rows = scen::read_collective_measurements(file, catalog);
+  const std::vector<MeasuredOutcome> out = simulate_measurements(rows);
+  // Per band: rows, within the bound (10% from 64 MB, 25% below), MAPE.
+  const auto bands = size_bands(out);
 
   if (json) {
     nlohmann::ordered_json j = nlohmann::ordered_json::array();
@@ -144,9 +139,7 @@ void compare_measurements(const std::filesystem::path& file, const scen::Catalog
                 off_ids.c_str());
   std::printf(
       "\nbus bandwidth error by message size (simulated rows; bound: 10%% from 64 MB, 25%% below):\n");
-  for (const auto& [name, b] : bands)
-    std::printf("  %-14s %3d rows, %3d within the bound, MAPE %.1f%%\n", name.c_str(), b.rows, b.within,
-                b.rows ? 100.0 * b.abs_sum / b.rows : 0.0);
+  print_size_bands(bands);
   int refused = 0;
   for (const auto& o : out) refused += o.refused.empty() ? 0 : 1;
   std::printf("  %d rows not simulated (reason on each row)\n", refused);

@@ -59,7 +59,8 @@ constexpr Command kCommands[] = {
      "stepsim kv scenarios/examples/llama3.1-70b-decode-8xh200-bs64.toml"},
     {"collective", "simulate one collective on a cluster at several sizes", cmd_collective,
      "stepsim collective --gpu h100-sxm --op all-reduce --bytes 1048576,268435456\n"
-     "stepsim collective --compare scenarios/validation/collectives-multinode.csv"},
+     "stepsim collective --compare scenarios/validation/collectives-multinode.csv\n"
+     "stepsim collective --nccl-tests all_reduce_perf.out --write-calibration my-cluster.toml"},
     {"sweep", "run every point of a sweep file on threads into an HDF5 table (resumable, shardable)",
      cmd_sweep,
      "stepsim sweep scenarios/examples/sweeps/llama3.1-70b-dp-nic.toml --out results.h5 --csv results.csv"},

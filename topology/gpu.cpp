@@ -77,6 +77,12 @@ std::string_view name(SourceKind k) {
   return "unknown";
 }
 
+std::string GpuSpec::source_of(std::string_view key) const {
+  for (const FigureSource& s : sources)
+    if (s.key == key) return std::string(topo::name(s.kind)) + ": " + s.text;
+  return "not stated";
+}
+
 std::string_view name(OpClass c) {
   switch (c) {
     case OpClass::gemm: return "gemm";

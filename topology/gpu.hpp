@@ -246,6 +246,8 @@ struct GpuSpec {
   std::string price_note;       ///< where the price comes from ("article, mid-2026 on-demand")
   Efficiency eff;
   std::vector<FigureSource> sources;  ///< per figure, in catalog order
+  /// "kind: text" of the figure `key` (e.g. "efficiency.nic"), or "not stated".
+  std::string source_of(std::string_view key) const;
   double comm_sm_fraction = 0.0;      ///< share of compute lost while communication kernels run
   int sms = 0;                        ///< streaming multiprocessors (compute units); 0 = unknown
   /// Compute slowdown beyond that share while communication runs beside it (HBM and L2 traffic, the

@@ -67,9 +67,7 @@ std::string joined(const std::vector<std::string>& v) {
 }
 
 std::string source_of(const topo::GpuSpec& g, const std::string& key) {
-  for (const topo::FigureSource& s : g.sources)
-    if (s.key == key) return std::string(topo::name(s.kind)) + ": " + s.text;
-  return "not stated";
+  return g.source_of(key);
 }
 
 std::string ms(double s) {

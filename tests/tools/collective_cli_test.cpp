@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -151,4 +152,95 @@ TEST_CASE("stepsim collective --rank-stride takes one rank per node, where NCCL'
   const auto bad = run("--nodes 2 --rank-stride 8 --ranks 3 --op all-gather");
   CHECK(bad.exit_code == 2);
   CHECK(bad.out.find("taken at a stride of 8 (2 of them)") != std::string::npos);
+}
+
+namespace {
+
+/// nccl-tests output of all_reduce_perf on 2 hosts of 8 H100: four sizes at a flat 300 GB/s of bus
+/// bandwidth (time = bytes x 2 x 15/16 / 300 GB/s), one small size at 40 us.
+std::string all_reduce_log() {
+  std::string s =
+      "# nThread 1 nGpus 1 minBytes 1048576 maxBytes 1073741824 step: 4(factor) warmup iters: 5\n";
+  for (int r = 0; r < 16; ++r)
+    s += "#  Rank " + std::to_string(r) + " Group  0 Pid 100 on host" + std::to_string(r / 8) + " device " +
+         std::to_string(r % 8) + " [0x1a] NVIDIA H100 80GB HBM3\n";
+  s += "NCCL version 2.21.5+cuda12.4\n#       size         count      type   redop    root     time   algbw  "
+       " busbw\n";
+  char line[160];
+  std::snprintf(line, sizeof line, "%12d %10d float sum -1 %10.1f 0 0 0 %10.1f 0 0 0\n", 1048576, 262144,
+                40.0, 40.0);
+  s += line;
+  for (double bytes : {67108864.0, 268435456.0, 1073741824.0, 4294967296.0}) {
+    const double us = bytes * 2.0 * 15.0 / 16.0 / 300e9 * 1e6;
+    std::snprintf(line, sizeof line, "%12.0f %10.0f float sum -1 %10.1f 0 0 0 %10.1f 0 0 0\n", bytes,
+                  bytes / 4, us, us);
+    s += line;
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("stepsim collective --nccl-tests compares a cluster's own log and calibrates its links",
+          "[cli][collective]") {
+  stepsim::test::TempDir dir;
+  const auto log = dir.write("all_reduce_perf.out", all_reduce_log()).string();
+  const auto table = run("--nccl-tests " + log);
+  REQUIRE(table.exit_code == 0);
+  CHECK_THAT(table.out, Catch::Contains("all_reduce (from the file name), NCCL 2.21.5+cuda12.4") &&
+                            Catch::Contains("16 ranks on 2 hosts, NVIDIA H100 80GB HBM3 -> h100-sxm") &&
+                            Catch::Contains(">= 64 MB         4 rows"));
+
+  // Rings forced (as NCCL_ALGO=Ring would): NIC-bound across the two hosts, where stepsim's 8 NICs
+  // at the catalog's 0.85 carry more than the log's 300 GB/s, so the fitted NIC figure is lower.
+  const auto cal = (dir.path() / "cal.toml").string();
+  const auto fit =
+      run("--nccl-tests " + log + " --algorithm ring --write-calibration " + cal + " --format json");
+  REQUIRE(fit.exit_code == 0);
+  const auto j = nlohmann::json::parse(fit.out);
+  const auto& f = j["calibration"]["figures"][0];
+  CHECK(f["figure"] == "efficiency.nic");
+  CHECK(f["rows"] == 4);
+  CHECK(f["catalog"].get<double>() == Approx(0.85));
+  CHECK(f["fitted"].get<double>() < 0.85);
+  // The median row lands on the log's flat 300 GB/s; the 64 MiB row stays below it and the 4 GiB
+  // row above (the model's pipeline fill shapes the curve, the log's is flat), so the error over
+  // the band falls but not to zero.
+  CHECK(f["simulated_after_GBps"].get<double>() == Approx(300.0).epsilon(0.01));
+  CHECK(j["calibration"]["bands_after"][">= 64 MB"]["mape"].get<double>() <
+        j["bands"][">= 64 MB"]["mape"].get<double>());
+  // The file is a catalog overlay: a ring across the same hosts through it runs slower than
+  // through the built-in catalog, near the log's rate.
+  const std::string ring = " --gpu h100-sxm --nodes 2 --algorithm ring --bytes 4294967296 --format json";
+  const auto through = run("--catalog " + cal + ring);
+  const auto builtin = run(ring);
+  REQUIRE(through.exit_code == 0);
+  const double calibrated = nlohmann::json::parse(through.out)[0]["busbw_GBps"].get<double>();
+  CHECK(calibrated < nlohmann::json::parse(builtin.out)[0]["busbw_GBps"].get<double>());
+  CHECK(calibrated == Approx(300.0).epsilon(0.05));
+}
+
+TEST_CASE("stepsim collective --nccl-tests refuses what it cannot use, with a hint", "[cli][collective]") {
+  stepsim::test::TempDir dir;
+  const auto log = dir.write("all_reduce_perf.out", all_reduce_log()).string();
+  const auto alone = run("--write-calibration " + (dir.path() / "c.toml").string());
+  CHECK(alone.exit_code == 2);
+  CHECK_THAT(alone.out, Catch::Contains("add --nccl-tests LOG"));
+  const auto both = run("--nccl-tests " + log + " --compare " + log);
+  CHECK(both.exit_code == 2);
+  CHECK_THAT(both.out, Catch::Contains("use one of them"));
+  const auto algorithm = run("--nccl-tests " + log + " --algorithm deepep-ll");
+  CHECK(algorithm.exit_code == 2);
+  CHECK_THAT(algorithm.out, Catch::Contains("not an algorithm NCCL_ALGO can force"));
+  const auto empty = run("--nccl-tests " + dir.write("all_gather_perf.out", "srun failed\n").string());
+  CHECK(empty.exit_code == 2);
+  CHECK_THAT(empty.out, Catch::Contains("holds no nccl-tests data row"));
+  // Only the 1 MiB row: nothing from 64 MiB to fit.
+  const auto small = run(
+      "--nccl-tests " +
+      dir.write("sendrecv_perf.out", all_reduce_log().substr(0, all_reduce_log().find("67108864"))).string() +
+      " --write-calibration " + (dir.path() / "c.toml").string());
+  CHECK(small.exit_code == 2);
+  CHECK_THAT(small.out, Catch::Contains("no measured row of 64 MiB or more"));
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "c.toml"));
 }

@@ -24,6 +24,20 @@ std::string label(const topo::CollectiveSample& s) {
   return std::string(topo::name(s.algorithm)) + "/" + std::string(topo::name(s.protocol));
 }
 
+void add_outcome_json(nlohmann::ordered_json& r, const MeasuredOutcome& o) {
+  if (!o.refused.empty()) {
+    r["not_simulated"] = o.refused;
+    return;
+  }
+  r["simulated_busbw_GBps"] = o.ran.busbw_GBps;
+  r["error"] = o.error;
+  r["algorithm"] = topo::name(o.ran.algorithm);
+  r["protocol"] = topo::name(o.ran.protocol);
+  r["bound"] = topo::name(o.ran.bound);
+  r["chosen_algorithm"] = topo::name(o.chosen.algorithm);
+  r["chosen_protocol"] = topo::name(o.chosen.protocol);
+}
+
 std::vector<MeasuredOutcome> simulate_measurements(const std::vector<scen::MeasuredCollective>& rows) {
   scen::MeasuredSimulator sim;
   std::vector<MeasuredOutcome> out;
@@ -91,15 +105,8 @@ void compare_measurements(const std::filesystem::path& file, const scen::Catalog
                                {"bytes", o.row->bytes},
                                {"named_algorithm", o.row->named_algorithm},
                                {"measured_busbw_GBps", o.row->busbw_GBps}};
-      if (!o.refused.empty()) {
-        r["not_simulated"] = o.refused;
-      } else {
-        r["simulated_busbw_GBps"] = o.ran.busbw_GBps;
-        r["error"] = o.error;
-        r["algorithm"] = topo::name(o.ran.algorithm);
-        r["protocol"] = topo::name(o.ran.protocol);
-        r["chosen_algorithm"] = topo::name(o.chosen.algorithm);
-        r["chosen_protocol"] = topo::name(o.chosen.protocol);
+      add_outcome_json(r, o);
+      if (o.refused.empty()) {
         if (!o.row->substitution.empty()) r["compared_with"] = o.row->substitution;
         if (o.row->nvls_disabled) r["nvls"] = false;
       }

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +35,9 @@ struct SizeBand {
 std::string band(double bytes);
 /// "ring/simple".
 std::string label(const topo::CollectiveSample& s);
+/// The outcome's fields of a JSON row: `not_simulated` with the reason, or the simulated bus
+/// bandwidth, the error, the algorithm, protocol and bound stepsim ran and its own choice.
+void add_outcome_json(nlohmann::ordered_json& row, const MeasuredOutcome& o);
 /// Each row simulated alone on an idle network of its cluster (rows stay owned by the caller).
 std::vector<MeasuredOutcome> simulate_measurements(const std::vector<scen::MeasuredCollective>& rows);
 std::map<std::string, SizeBand> size_bands(const std::vector<MeasuredOutcome>& out);

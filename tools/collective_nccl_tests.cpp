@@ -76,17 +76,7 @@ nlohmann::ordered_json rows_json(const std::vector<MeasuredOutcome>& out) {
   for (const auto& o : out) {
     nlohmann::ordered_json r{
         {"line", o.row->line}, {"bytes", o.row->bytes}, {"measured_busbw_GBps", o.row->busbw_GBps}};
-    if (!o.refused.empty()) {
-      r["not_simulated"] = o.refused;
-    } else {
-      r["simulated_busbw_GBps"] = o.ran.busbw_GBps;
-      r["error"] = o.error;
-      r["algorithm"] = topo::name(o.ran.algorithm);
-      r["protocol"] = topo::name(o.ran.protocol);
-      r["bound"] = topo::name(o.ran.bound);
-      r["chosen_algorithm"] = topo::name(o.chosen.algorithm);
-      r["chosen_protocol"] = topo::name(o.chosen.protocol);
-    }
+    add_outcome_json(r, o);
     j.push_back(std::move(r));
   }
   return j;

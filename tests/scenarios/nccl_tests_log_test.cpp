@@ -187,6 +187,17 @@ std::string log_at(int hosts, const std::string& key, double scale, const std::s
   return text;
 }
 
+/// The calibration of log_at's rings (NCCL_ALGO=Ring) against the built-in catalog.
+scen::LinkCalibration calibrate_rings(const test::TempDir& dir, int hosts, const std::string& key,
+                                      double scale) {
+  const auto log =
+      scen::read_nccl_tests_log(dir.write("all_reduce.out", log_at(hosts, key, scale, "Ring")), std::nullopt);
+  scen::LogCluster lc;
+  lc.algorithm = "Ring";
+  return scen::calibrate_links(scen::measured_from_log(log, test::builtin_catalog(), lc),
+                               test::builtin_catalog());
+}
+
 }  // namespace
 
 TEST_CASE("the link calibration finds the efficiency that made a log", "[collectives]") {
@@ -195,11 +206,7 @@ TEST_CASE("the link calibration finds the efficiency that made a log", "[collect
   const double nvlink = catalog.find_gpu("h100-sxm")->eff.nvlink;
   test::TempDir dir;
   SECTION("the NICs, from rings across two nodes") {
-    const auto log =
-        scen::read_nccl_tests_log(dir.write("all_reduce.out", log_at(2, "nic", 0.9, "Ring")), std::nullopt);
-    scen::LogCluster lc;
-    lc.algorithm = "Ring";
-    const auto cal = scen::calibrate_links(scen::measured_from_log(log, catalog, lc), catalog);
+    const auto cal = calibrate_rings(dir, 2, "nic", 0.9);
     REQUIRE(cal.figures.size() == 1);
     const auto& f = cal.figures[0];
     CHECK(f.key == "nic");
@@ -221,11 +228,7 @@ TEST_CASE("the link calibration finds the efficiency that made a log", "[collect
                Catch::StartsWith("measured: from test logs by stepsim collective --write-calibration"));
   }
   SECTION("NVLink, from rings inside one node") {
-    const auto log = scen::read_nccl_tests_log(dir.write("all_reduce.out", log_at(1, "nvlink", 0.8, "Ring")),
-                                               std::nullopt);
-    scen::LogCluster lc;
-    lc.algorithm = "Ring";
-    const auto cal = scen::calibrate_links(scen::measured_from_log(log, catalog, lc), catalog);
+    const auto cal = calibrate_rings(dir, 1, "nvlink", 0.8);
     REQUIRE(cal.figures.size() == 1);
     CHECK(cal.figures[0].key == "nvlink");
     CHECK(cal.figures[0].after == Approx(0.8 * nvlink).epsilon(0.01));
@@ -235,11 +238,7 @@ TEST_CASE("the link calibration finds the efficiency that made a log", "[collect
   }
   SECTION("NICs far below any working link's rate point at the NIC rate assumed") {
     // Half the catalog's figure: what a log of 400 Gb/s NICs reads as against 800 Gb/s ones.
-    const auto log =
-        scen::read_nccl_tests_log(dir.write("all_reduce.out", log_at(2, "nic", 0.5, "Ring")), std::nullopt);
-    scen::LogCluster lc;
-    lc.algorithm = "Ring";
-    const auto cal = scen::calibrate_links(scen::measured_from_log(log, catalog, lc), catalog);
+    const auto cal = calibrate_rings(dir, 2, "nic", 0.5);
     REQUIRE(cal.figures.size() == 1);
     CHECK(cal.figures[0].after == Approx(0.5 * nic).epsilon(0.01));
     CHECK_THAT(cal.findings.back(), Catch::Contains("(400 Gb/s per GPU), give --nic-gbps"));

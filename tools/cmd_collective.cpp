@@ -295,8 +295,8 @@ po::options_description describe(Options& o) {
        "and print the error per row")
       ("nccl-tests", po::value(&o.nccl_tests)->composing(),
        "an nccl-tests output file (repeatable): each message size against the simulation of the cluster its "
-       "rank lines describe (hosts, GPUs); --gpu, --op, --nic-gbps, --nvlink-domain, --sharp and --collnet "
-       "say what a log does not")
+       "rank lines describe (hosts, GPUs); --gpu, --op, --nic-gbps, --nvlink-domain, --sharp, --collnet and "
+       "--algorithm (what NCCL_ALGO forced) say what a log does not")
       ("write-calibration", po::value(&o.write_calibration),
        "with --nccl-tests: fit the GPU's link efficiencies (nic, nvlink, nvls, nvlink_p2p) to the rows from "
        "64 MiB and write them as a catalog file for --catalog")
@@ -328,6 +328,19 @@ int cmd_collective(Args args) {
     const auto given = [&](const char* name) {
       return line.options.count(name) > 0 && !line.options[name].defaulted();
     };
+    // What the log's rank lines and rows give, or a sweep of one's own would set: not taken from
+    // the command line here, so refused rather than ignored.
+    for (const char* name : {"nodes", "gpus-per-node", "bytes", "ranks", "rank-stride", "protocol",
+                             "channels", "topology", "tiers", "oversubscription", "hosts-per-leaf",
+                             "leaves-per-pod", "nvls", "no-pat", "compare-nccl-h100"})
+      if (given(name) && !(std::string(name) == "no-pat" && !o.no_pat) &&
+          !(std::string(name) == "compare-nccl-h100" && !o.compare))
+        throw UserError(
+            {}, std::string("--") + name,
+            "does not apply to --nccl-tests: the log's rank lines give the hosts and GPUs, its rows "
+            "the sizes, on a rail-optimised fabric",
+            "drop it; --gpu, --op, --nic-gbps, --nvlink-domain, --sharp, --collnet and --algorithm "
+            "say what a log does not");
     NcclTestsRequest r;
     r.files = o.nccl_tests;
     if (given("op")) r.op = o.op;

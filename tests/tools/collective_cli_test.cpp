@@ -229,6 +229,10 @@ TEST_CASE("stepsim collective --nccl-tests refuses what it cannot use, with a hi
   const auto both = run("--nccl-tests " + log + " --compare " + log);
   CHECK(both.exit_code == 2);
   CHECK_THAT(both.out, Catch::Contains("use one of them"));
+  // What the log gives is not taken from the command line: refused, not ignored.
+  const auto nodes = run("--nccl-tests " + log + " --nodes 4");
+  CHECK(nodes.exit_code == 2);
+  CHECK_THAT(nodes.out, Catch::Contains("--nodes: does not apply to --nccl-tests"));
   const auto algorithm = run("--nccl-tests " + log + " --algorithm deepep-ll");
   CHECK(algorithm.exit_code == 2);
   CHECK_THAT(algorithm.out, Catch::Contains("not an algorithm NCCL_ALGO can force"));

@@ -144,8 +144,8 @@ LinkCalibration calibrate_links(const std::vector<MeasuredCollective>& rows, con
         "fitted as stepsim runs them (" +
         as +
         "); if NCCL ran another, the figure is another "
-        "link's. Run nccl-tests with NCCL_ALGO set and NCCL_DEBUG=INFO (the log then says it), "
-        "or give --algorithm");
+        "link's. Run nccl-tests with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING (the log "
+        "then names NCCL's choice per size), or with NCCL_ALGO set, or give --algorithm");
   }
   if (refused > 0)
     c.findings.push_back(rows_text(refused) + " stepsim cannot run (the comparison gives each reason)");

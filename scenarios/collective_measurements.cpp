@@ -99,6 +99,7 @@ std::optional<topo::CollectiveAlgorithm> algorithm_of(const std::string& named) 
   if (n == "nvls") return topo::CollectiveAlgorithm::nvls;
   if (n == "nvlstree") return topo::CollectiveAlgorithm::nvls_tree;
   if (n == "pat") return topo::CollectiveAlgorithm::pat;
+  if (n == "collnetchain") return std::nullopt;  // NCCL's CollNet Chain: not one stepsim has
   if (n.rfind("collnet", 0) == 0) return topo::CollectiveAlgorithm::collnet_direct;
   return std::nullopt;
 }

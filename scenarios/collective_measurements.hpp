@@ -52,6 +52,9 @@ struct MeasuredCollective {
   std::string substitution;
   /// The notes say the run had NVLink SHARP off (NCCL_NVLS_ENABLE=0): `cluster` has no NVLS.
   bool nvls_disabled = false;
+  /// What NCCL's own log says it chose ("RING/SIMPLE", from NCCL_DEBUG_SUBSYS=TUNING): the row then
+  /// runs that algorithm and protocol; empty = not known.
+  std::string choice;
 };
 
 /// Reads the file and maps every row. Throws UserError (file:line, the column, a hint) for a row

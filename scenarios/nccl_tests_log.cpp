@@ -92,6 +92,36 @@ void read_nccl_settings(const std::string& line, NcclTestsLog& log) {
   if (setting("NCCL_NVLS_ENABLE") == "0") log.nvls_disabled = true;
 }
 
+/// NCCL's choice for a size from a TUNING line, or nothing when `line` is not one.
+std::optional<NcclChoice> read_choice(const std::string& line) {
+  const auto at = line.find(" Bytes -> Algo ");
+  if (at == std::string::npos) return std::nullopt;
+  const auto start = line.find_last_of(' ', at - 1);
+  const std::string bytes = line.substr(start + 1, at - start - 1);
+  const auto after = tokens_of(std::string_view(line).substr(at + 15));  // "RING proto SIMPLE ..."
+  // At most 18 digits: std::stod and std::stoul throw beyond their range.
+  if (!all_digits(bytes) || bytes.size() > 18 || after.size() < 3 || after[1] != "proto") return std::nullopt;
+  NcclChoice c;
+  c.bytes = std::stod(bytes);
+  // NCCL 2.23-2.24 print the indices of src/include/plugin/nccl_tuner.h.
+  static constexpr std::array<std::string_view, 7> kAlgos{
+      "TREE", "RING", "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS", "NVLS_TREE", "PAT"};
+  static constexpr std::array<std::string_view, 3> kProtos{"LL", "LL128", "SIMPLE"};
+  const auto named = [](const std::string& t, const auto& names) -> std::string {
+    if (!all_digits(t) || t.size() > 2) return t;
+    const auto i = std::stoul(t);
+    return i < names.size() ? std::string(names[i]) : t;
+  };
+  c.algorithm = named(after[0], kAlgos);
+  c.protocol = named(after[2], kProtos);
+  if (const auto colon = line.rfind(": ", start); colon != std::string::npos) {
+    const auto word = line.find_last_of(' ', colon == 0 ? 0 : colon - 1);
+    c.func = line.substr(word == std::string::npos ? 0 : word + 1,
+                         colon - (word == std::string::npos ? 0 : word + 1));
+  }
+  return c;
+}
+
 /// "#  Rank  3 Group  0 Pid 185297 on host-a device  3 [0x70] NVIDIA B200": the host and the GPU.
 bool read_rank_line(const std::vector<std::string>& t, const std::string& line, NcclTestsRun& run) {
   if (t.size() < 2 || t[0] != "#" || t[1] != "Rank") return false;
@@ -161,6 +191,24 @@ std::optional<topo::CollectiveOp> op_of_name(const std::string& name) {
   return std::nullopt;
 }
 
+/// NCCL's choice for a data row of `op` at nccl-tests' `size`: NCCL counts all-gathers and
+/// reduce-scatters per rank (ncclAllGather's sendcount, ncclReduceScatter's recvcount).
+const NcclChoice* choice_for(const NcclTestsRun& run, const std::string& op, double size) {
+  const double bytes = op == "all_gather" || op == "reduce_scatter" ? size / run.ranks() : size;
+  const std::string func = compact(op);
+  for (const NcclChoice& c : run.choices)
+    if (c.bytes == bytes && (c.func.empty() || compact(c.func) == func)) return &c;
+  return nullptr;
+}
+
+/// NCCL's algorithm name as the measurements' notes spell it ("NVLS_TREE" -> "NVLSTree").
+std::string nccl_algorithm_name(const std::string& upper) {
+  if (upper == "NVLS_TREE") return "NVLSTree";
+  if (upper == "COLLNET_DIRECT") return "CollNet";
+  if (upper == "COLLNET_CHAIN") return "CollNetChain";
+  return upper;
+}
+
 }  // namespace
 
 std::vector<std::string> NcclTestsRun::distinct_hosts() const {
@@ -188,14 +236,20 @@ NcclTestsLog read_nccl_tests_log(const std::filesystem::path& file, const std::o
   NcclTestsLog log;
   log.file = file;
   log.op_name = op_of_log(file, text, op, log.op_source);
+  std::vector<NcclChoice> pending;  // TUNING lines before the first run's header
   for (std::size_t i = 0; i < text.size(); ++i) {
     const int n = static_cast<int>(i) + 1;
     const std::string& line = text[i];
     read_nccl_settings(line, log);
+    if (auto c = read_choice(line)) {
+      (log.runs.empty() ? pending : log.runs.back().choices).push_back(std::move(*c));
+      continue;
+    }
     const auto t = tokens_of(line);
     if (t.size() >= 2 && t[0] == "#" && t[1] == "nThread") {
       log.runs.push_back(NcclTestsRun{});
       log.runs.back().line = n;
+      if (log.runs.size() == 1) log.runs.back().choices = std::move(pending);
       continue;
     }
     if (!log.runs.empty() && read_rank_line(t, line, log.runs.back())) continue;
@@ -289,9 +343,11 @@ std::vector<MeasuredCollective> measured_from_log(const NcclTestsLog& log, const
                                              topo::bus_bandwidth_factor(*op_of_name(log.op_name), run.ranks())
                                        : row.busbw_GBps;
       const std::string& forced = !log.forced_algorithm.empty() ? log.forced_algorithm : lc.algorithm;
+      const NcclChoice* chose = forced.empty() ? choice_for(run, log.op_name, row.bytes) : nullptr;
+      if (chose != nullptr) m.choice = chose->algorithm + "/" + chose->protocol;
       if (!forced.empty()) m.notes = "algo=" + forced + ";";
       if (log.nvls_disabled) m.notes += " NCCL_NVLS_ENABLE=0";
-      m.named_algorithm = forced;
+      m.named_algorithm = chose != nullptr ? nccl_algorithm_name(chose->algorithm) : forced;
       if (!uneven.empty())
         m.not_expressible = uneven;
       else if (run.mixed_devices)
@@ -306,11 +362,18 @@ std::vector<MeasuredCollective> measured_from_log(const NcclTestsLog& log, const
         continue;
       }
       if (lc.nvlink_domain > 0) m.cluster.nvlink_domain = std::min(lc.nvlink_domain, m.cluster.total_gpus());
+      // NCCL's log says it ran NVLS across NVLink domains: that is NVLS with CollNet, enabled.
+      if (chose != nullptr && !m.substitution.empty()) {
+        m.algorithm = topo::CollectiveAlgorithm::nvls;
+        m.collnet = true;
+        m.substitution.clear();
+      }
       m.collnet = m.collnet || lc.collnet;
-      if (!log.forced_protocol.empty()) {
-        const auto p = topo::parse_collective_protocol(lower(log.forced_protocol));
+      const std::string& protocol = chose != nullptr ? chose->protocol : log.forced_protocol;
+      if (!protocol.empty()) {
+        const auto p = topo::parse_collective_protocol(lower(protocol));
         if (!p) {
-          m.not_expressible = "protocol `" + log.forced_protocol + "` is not one stepsim has";
+          m.not_expressible = "protocol `" + protocol + "` is not one stepsim has";
         } else {
           m.protocol = *p;
         }

@@ -29,6 +29,16 @@ struct NcclTestsRow {
   double busbw_GBps = 0.0;
 };
 
+/// What NCCL chose for one message size, as NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING prints it on
+/// rank 0 ("AllReduce: 1048576 Bytes -> Algo RING proto SIMPLE ...", or NCCL 2.23-2.24's
+/// "... Bytes -> Algo 1 proto 2 time ..." with NCCL's indices).
+struct NcclChoice {
+  std::string func;       ///< "AllReduce", or empty where the line does not say
+  double bytes = 0.0;     ///< NCCL's count x type size: per rank for all-gather and reduce-scatter
+  std::string algorithm;  ///< NCCL's name: "RING", "TREE", "NVLS_TREE", ...
+  std::string protocol;   ///< "LL", "LL128", "SIMPLE"
+};
+
 /// One invocation of a test binary inside the log.
 struct NcclTestsRun {
   int line = 0;                    ///< of its "# nThread" line
@@ -36,6 +46,7 @@ struct NcclTestsRun {
   std::string device;              ///< the GPU name of rank 0 ("NVIDIA H100 80GB HBM3")
   bool mixed_devices = false;      ///< not every rank names the same GPU
   std::vector<NcclTestsRow> rows;
+  std::vector<NcclChoice> choices;  ///< from the TUNING lines, where the log has them
 
   int ranks() const { return static_cast<int>(hosts.size()); }
   /// Distinct hosts, in order of their first rank.

@@ -51,7 +51,14 @@ std::string run_line(const scen::NcclTestsLog& log, const scen::NcclTestsRun& ru
        " Gb/s per GPU" + (lc.nic_gbps ? "" : " (the GPU's; --nic-gbps)") + ", NVLink domains of " +
        std::to_string(first.cluster.nvlink_domain) + ", rail-optimised fabric" +
        (lc.sharp ? " with SHARP" : "");
-  s += log.forced_algorithm.empty() ? ", NCCL's own algorithm" : ", NCCL_ALGO=" + log.forced_algorithm;
+  if (!log.forced_algorithm.empty())
+    s += ", NCCL_ALGO=" + log.forced_algorithm;
+  else if (!lc.algorithm.empty())
+    s += ", NCCL_ALGO=" + lc.algorithm + " (--algorithm)";
+  else if (!run.choices.empty())
+    s += ", NCCL's choice per size from its TUNING lines";
+  else
+    s += ", NCCL's own algorithm (not in the log)";
   if (!log.forced_protocol.empty()) s += ", NCCL_PROTO=" + log.forced_protocol;
   if (log.nvls_disabled) s += ", NVLS off";
   return s;

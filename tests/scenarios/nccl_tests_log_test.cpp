@@ -86,6 +86,38 @@ TEST_CASE("an nccl-tests log reads as runs of ranks, hosts and message sizes", "
   CHECK(big.busbw_GBps == Approx(1073741824.0 / 4000e3 * 7.0 / 8.0));
 }
 
+TEST_CASE("NCCL's TUNING lines say which algorithm and protocol ran at each size", "[collectives]") {
+  test::TempDir dir;
+  // NCCL 2.25 and later name them; 2.23-2.24 print NCCL's indices (5 = NVLS_TREE, 2 = SIMPLE, 0 = LL).
+  // An all-gather's line counts the bytes per rank: 1 MiB over 16 ranks is 65536.
+  const std::string tuning =
+      "node00:1:1 [0] NCCL INFO AllGather: 65536 Bytes -> Algo RING proto LL128 channel{Lo..Hi}={0..15}\n"
+      "node00:1:1 [0] NCCL INFO AllGather: 4194304 Bytes -> Algo 6 proto 2 time 110.25\n";
+  const auto log = scen::read_nccl_tests_log(
+      dir.write("all_gather_perf.out", header(2, 8, "NVIDIA H100 80GB HBM3") + tuning +
+                                           data(1048576, 30.0, 32.8) + data(67108864, 400.0, 157.3)),
+      std::nullopt);
+  REQUIRE(log.runs.size() == 1);
+  REQUIRE(log.runs[0].choices.size() == 2);
+  CHECK(log.runs[0].choices[0].func == "AllGather");
+  CHECK(log.runs[0].choices[1].algorithm == "PAT");
+  CHECK(log.runs[0].choices[1].protocol == "SIMPLE");
+  const auto rows = scen::measured_from_log(log, test::builtin_catalog(), {});
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].choice == "RING/LL128");
+  CHECK(rows[0].algorithm == topo::CollectiveAlgorithm::ring);
+  CHECK(rows[0].protocol == topo::CollectiveProtocol::ll128);
+  // 64 MiB / 16 = 4194304 B per rank: PAT, which needs one rank per node, so stepsim cannot run it
+  // on 8 ranks per host and says so when it simulates the row.
+  CHECK(rows[1].algorithm == topo::CollectiveAlgorithm::pat);
+  CHECK(rows[1].protocol == topo::CollectiveProtocol::simple);
+  // A forced NCCL_ALGO (or --algorithm) wins over nothing else: the TUNING lines are then not read.
+  scen::LogCluster ring;
+  ring.algorithm = "Ring";
+  CHECK(scen::measured_from_log(log, test::builtin_catalog(), ring)[1].algorithm ==
+        topo::CollectiveAlgorithm::ring);
+}
+
 TEST_CASE("the collective comes from --op, then the log's binary, then the file name", "[collectives]") {
   test::TempDir dir;
   const std::string body = header(1, 8, "NVIDIA B200") + data(67108864, 200.0, 587.0);

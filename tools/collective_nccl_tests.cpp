@@ -125,10 +125,19 @@ void compare_nccl_tests(const NcclTestsRequest& request, const scen::Catalog& ca
     const auto out = simulate_measurements(l.rows);
     every.insert(every.end(), out.begin(), out.end());
     if (json) {
+      nlohmann::ordered_json runs = nlohmann::ordered_json::array();
+      for (const auto& run : l.log.runs)
+        if (!run.rows.empty())
+          runs.push_back({{"line", run.line},
+                          {"ranks", run.ranks()},
+                          {"hosts", run.distinct_hosts().size()},
+                          {"device", run.device},
+                          {"nccl_choices", run.choices.size()}});
       j["logs"].push_back({{"file", l.log.file.string()},
                            {"op", l.log.op_name},
                            {"op_from", l.log.op_source},
                            {"nccl_version", l.log.nccl_version},
+                           {"runs", runs},
                            {"rows", rows_json(out)}});
       continue;
     }

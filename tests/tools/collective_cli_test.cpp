@@ -198,6 +198,9 @@ TEST_CASE("stepsim collective --nccl-tests compares a cluster's own log and cali
       run("--nccl-tests " + log + " --algorithm ring --write-calibration " + cal + " --format json");
   REQUIRE(fit.exit_code == 0);
   const auto j = nlohmann::json::parse(fit.out);
+  CHECK(j["logs"][0]["runs"][0]["ranks"] == 16);
+  CHECK(j["logs"][0]["runs"][0]["hosts"] == 2);
+  CHECK(j["logs"][0]["rows"].size() == 5);
   const auto& f = j["calibration"]["figures"][0];
   CHECK(f["figure"] == "efficiency.nic");
   CHECK(f["rows"] == 4);

@@ -304,6 +304,93 @@ std::string catalog_gpu_of_device(const std::string& device) {
   return {};
 }
 
+namespace {
+
+/// What every row of a run shares: its cluster as stepsim reads it, or why it cannot.
+struct RunCluster {
+  int hosts = 0;
+  int per_host = 0;
+  std::string gpu;  ///< catalog id, or the device's name where the catalog has none
+  const topo::GpuSpec* spec = nullptr;
+  bool nvl72 = false;
+  std::string refused;  ///< why no row of the run can run
+};
+
+RunCluster run_cluster(const NcclTestsRun& run, const Catalog& catalog, const LogCluster& lc) {
+  RunCluster rc;
+  const auto hosts = run.distinct_hosts();
+  rc.hosts = static_cast<int>(hosts.size());
+  rc.per_host = run.ranks() / rc.hosts;
+  // stepsim numbers GPUs host by host: rank r must sit on host r / per_host.
+  for (int r = 0; r < run.ranks() && rc.refused.empty(); ++r)
+    if (run.ranks() % rc.hosts != 0 ||
+        run.hosts[static_cast<std::size_t>(r)] != hosts[static_cast<std::size_t>(r / rc.per_host)])
+      rc.refused = "its " + std::to_string(run.ranks()) +
+                   " ranks are not in equal, consecutive blocks per host (" + std::to_string(rc.hosts) +
+                   " hosts); stepsim numbers GPUs host by host";
+  const std::string id = !lc.gpu.empty() ? lc.gpu : catalog_gpu_of_device(run.device);
+  rc.spec = id.empty() ? nullptr : catalog.find_gpu(id);
+  rc.gpu = id.empty() ? run.device : id;
+  rc.nvl72 = lc.nvlink_domain == 0 ? id == "gb200" : lc.nvlink_domain == 72;
+  if (rc.refused.empty() && run.mixed_devices) rc.refused = "its ranks name different GPUs";
+  if (rc.refused.empty() && rc.spec == nullptr)
+    rc.refused = "device `" + run.device + "` is not one catalog GPU: give --gpu ID (stepsim catalog gpus)";
+  return rc;
+}
+
+/// The algorithm and protocol NCCL ran a row with, where the log or the command line says.
+void apply_nccl_choice(MeasuredCollective& m, const NcclChoice* chose, const std::string& forced_protocol) {
+  // NCCL's log says it ran NVLS across NVLink domains: that is NVLS with CollNet, enabled.
+  if (chose != nullptr && !m.substitution.empty()) {
+    m.algorithm = topo::CollectiveAlgorithm::nvls;
+    m.collnet = true;
+    m.substitution.clear();
+  }
+  const std::string& protocol = chose != nullptr ? chose->protocol : forced_protocol;
+  if (protocol.empty()) return;
+  if (const auto p = topo::parse_collective_protocol(lower(protocol)))
+    m.protocol = *p;
+  else
+    m.not_expressible = "protocol `" + protocol + "` is not one stepsim has";
+}
+
+MeasuredCollective measured_row(const NcclTestsLog& log, const NcclTestsRun& run, const NcclTestsRow& row,
+                                const RunCluster& rc, const Catalog& catalog, const LogCluster& lc) {
+  MeasuredCollective m;
+  m.id = std::to_string(row.line);
+  m.line = row.line;
+  m.gpu = rc.gpu;
+  m.nodes = rc.hosts;
+  m.gpus_per_node = m.nics_per_node = rc.per_host;
+  m.nic_gbps = lc.nic_gbps ? *lc.nic_gbps : rc.spec != nullptr ? rc.spec->nic_bw.value() * 8.0 / 1e9 : 0.0;
+  m.fabric = std::string("rail-optimized") + (lc.sharp ? " SHARP" : "") + (rc.nvl72 ? " NVL72" : "");
+  m.op_name = log.op_name;
+  m.bytes = row.bytes;
+  // From the time: nccl-tests prints bandwidths to two decimals (0.00 for small messages) and
+  // computes them the same way, size / time times the operation's bus factor.
+  m.busbw_GBps = row.time_us > 0.0 ? row.bytes / (row.time_us * 1e3) *
+                                         topo::bus_bandwidth_factor(*op_of_name(log.op_name), run.ranks())
+                                   : row.busbw_GBps;
+  const std::string& forced = !log.forced_algorithm.empty() ? log.forced_algorithm : lc.algorithm;
+  const NcclChoice* chose = forced.empty() ? choice_for(run, log.op_name, row.bytes) : nullptr;
+  if (chose != nullptr) m.choice = chose->algorithm + "/" + chose->protocol;
+  if (!forced.empty()) m.notes = "algo=" + forced + ";";
+  if (log.nvls_disabled) m.notes += " NCCL_NVLS_ENABLE=0";
+  m.named_algorithm = chose != nullptr ? nccl_algorithm_name(chose->algorithm) : forced;
+  if (!rc.refused.empty()) {
+    m.not_expressible = rc.refused;
+    return m;
+  }
+  map_measured_collective(m, catalog);
+  if (!m.not_expressible.empty()) return m;
+  if (lc.nvlink_domain > 0) m.cluster.nvlink_domain = std::min(lc.nvlink_domain, m.cluster.total_gpus());
+  m.collnet = m.collnet || lc.collnet;
+  apply_nccl_choice(m, chose, log.forced_protocol);
+  return m;
+}
+
+}  // namespace
+
 std::vector<MeasuredCollective> measured_from_log(const NcclTestsLog& log, const Catalog& catalog,
                                                   const LogCluster& lc) {
   if (lc.collnet && !lc.sharp)
@@ -312,74 +399,8 @@ std::vector<MeasuredCollective> measured_from_log(const NcclTestsLog& log, const
   std::vector<MeasuredCollective> out;
   for (const NcclTestsRun& run : log.runs) {
     if (run.rows.empty()) continue;
-    const auto hosts = run.distinct_hosts();
-    const int per_host = run.ranks() / static_cast<int>(hosts.size());
-    // stepsim numbers GPUs host by host: rank r must sit on host r / per_host.
-    std::string uneven;
-    for (int r = 0; r < run.ranks() && uneven.empty(); ++r)
-      if (run.ranks() % static_cast<int>(hosts.size()) != 0 ||
-          run.hosts[static_cast<std::size_t>(r)] != hosts[static_cast<std::size_t>(r / per_host)])
-        uneven = "its " + std::to_string(run.ranks()) +
-                 " ranks are not in equal, consecutive blocks per host (" + std::to_string(hosts.size()) +
-                 " hosts); stepsim numbers GPUs host by host";
-    const std::string gpu = !lc.gpu.empty() ? lc.gpu : catalog_gpu_of_device(run.device);
-    const topo::GpuSpec* spec = gpu.empty() ? nullptr : catalog.find_gpu(gpu);
-    const bool nvl72 = lc.nvlink_domain == 0 ? gpu == "gb200" : lc.nvlink_domain == 72;
-    for (const NcclTestsRow& row : run.rows) {
-      MeasuredCollective m;
-      m.id = std::to_string(row.line);
-      m.line = row.line;
-      m.gpu = gpu.empty() ? run.device : gpu;
-      m.nodes = static_cast<int>(hosts.size());
-      m.gpus_per_node = per_host;
-      m.nics_per_node = per_host;
-      m.nic_gbps = lc.nic_gbps ? *lc.nic_gbps : spec != nullptr ? spec->nic_bw.value() * 8.0 / 1e9 : 0.0;
-      m.fabric = std::string("rail-optimized") + (lc.sharp ? " SHARP" : "") + (nvl72 ? " NVL72" : "");
-      m.op_name = log.op_name;
-      m.bytes = row.bytes;
-      // From the time: nccl-tests prints bandwidths to two decimals (0.00 for small messages) and
-      // computes them the same way, size / time times the operation's bus factor.
-      m.busbw_GBps = row.time_us > 0.0 ? row.bytes / (row.time_us * 1e3) *
-                                             topo::bus_bandwidth_factor(*op_of_name(log.op_name), run.ranks())
-                                       : row.busbw_GBps;
-      const std::string& forced = !log.forced_algorithm.empty() ? log.forced_algorithm : lc.algorithm;
-      const NcclChoice* chose = forced.empty() ? choice_for(run, log.op_name, row.bytes) : nullptr;
-      if (chose != nullptr) m.choice = chose->algorithm + "/" + chose->protocol;
-      if (!forced.empty()) m.notes = "algo=" + forced + ";";
-      if (log.nvls_disabled) m.notes += " NCCL_NVLS_ENABLE=0";
-      m.named_algorithm = chose != nullptr ? nccl_algorithm_name(chose->algorithm) : forced;
-      if (!uneven.empty())
-        m.not_expressible = uneven;
-      else if (run.mixed_devices)
-        m.not_expressible = "its ranks name different GPUs";
-      else if (spec == nullptr)
-        m.not_expressible =
-            "device `" + run.device + "` is not one catalog GPU: give --gpu ID (stepsim catalog gpus)";
-      else
-        map_measured_collective(m, catalog);
-      if (!m.not_expressible.empty()) {
-        out.push_back(std::move(m));
-        continue;
-      }
-      if (lc.nvlink_domain > 0) m.cluster.nvlink_domain = std::min(lc.nvlink_domain, m.cluster.total_gpus());
-      // NCCL's log says it ran NVLS across NVLink domains: that is NVLS with CollNet, enabled.
-      if (chose != nullptr && !m.substitution.empty()) {
-        m.algorithm = topo::CollectiveAlgorithm::nvls;
-        m.collnet = true;
-        m.substitution.clear();
-      }
-      m.collnet = m.collnet || lc.collnet;
-      const std::string& protocol = chose != nullptr ? chose->protocol : log.forced_protocol;
-      if (!protocol.empty()) {
-        const auto p = topo::parse_collective_protocol(lower(protocol));
-        if (!p) {
-          m.not_expressible = "protocol `" + protocol + "` is not one stepsim has";
-        } else {
-          m.protocol = *p;
-        }
-      }
-      out.push_back(std::move(m));
-    }
+    const RunCluster rc = run_cluster(run, catalog, lc);
+    for (const NcclTestsRow& row : run.rows) out.push_back(measured_row(log, run, row, rc, catalog, lc));
   }
   return out;
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -110,13 +111,91 @@ void print_calibration(const scen::LinkCalibration& c) {
 
 }  // namespace
 
+namespace {
+
+nlohmann::ordered_json log_json(const LogRows& l, const std::vector<MeasuredOutcome>& out) {
+  nlohmann::ordered_json runs = nlohmann::ordered_json::array();
+  for (const auto& run : l.log.runs)
+    if (!run.rows.empty())
+      runs.push_back({{"line", run.line},
+                      {"ranks", run.ranks()},
+                      {"hosts", run.distinct_hosts().size()},
+                      {"device", run.device},
+                      {"nccl_choices", run.choices.size()}});
+  return {{"file", l.log.file.string()},        {"op", l.log.op_name}, {"op_from", l.log.op_source},
+          {"nccl_version", l.log.nccl_version}, {"runs", runs},        {"rows", rows_json(out)}};
+}
+
+void print_log(const LogRows& l, const std::vector<MeasuredOutcome>& out, const scen::LogCluster& lc) {
+  std::printf("%s: %s (from %s)%s\n", l.log.file.string().c_str(), l.log.op_name.c_str(),
+              l.log.op_source.c_str(),
+              l.log.nccl_version.empty() ? "" : (", NCCL " + l.log.nccl_version).c_str());
+  std::size_t at = 0;
+  for (const auto& run : l.log.runs) {
+    if (run.rows.empty()) continue;
+    // The cluster as the run's first row stepsim can run describes it (small sizes may not run).
+    std::size_t described = at;
+    for (std::size_t i = at; i < at + run.rows.size(); ++i)
+      if (l.rows[i].not_expressible.empty()) {
+        described = i;
+        break;
+      }
+    std::printf("  %s\n", run_line(l.log, run, l.rows[described], lc).c_str());
+    print_rows(std::vector<MeasuredOutcome>(out.begin() + static_cast<std::ptrdiff_t>(at),
+                                            out.begin() + static_cast<std::ptrdiff_t>(at + run.rows.size())));
+    at += run.rows.size();
+  }
+}
+
+nlohmann::ordered_json calibration_json(const scen::LinkCalibration& cal, const std::string& file,
+                                        const std::map<std::string, SizeBand>& after) {
+  nlohmann::ordered_json figures = nlohmann::ordered_json::array();
+  for (const auto& f : cal.figures)
+    figures.push_back({{"gpu", f.gpu_id},
+                       {"figure", "efficiency." + f.key},
+                       {"catalog", f.before},
+                       {"fitted", f.after},
+                       {"rows", f.rows},
+                       {"measured_busbw_GBps", f.measured_GBps},
+                       {"simulated_before_GBps", f.simulated_before_GBps},
+                       {"simulated_after_GBps", f.simulated_after_GBps},
+                       {"at_limit", f.at_limit}});
+  return {
+      {"file", file}, {"figures", figures}, {"findings", cal.findings}, {"bands_after", bands_json(after)}};
+}
+
+/// Fits, writes the overlay, then reads every log again through it as a user applies it.
+void calibrate(const std::vector<LogRows>& logs, const NcclTestsRequest& request,
+               const scen::Catalog& catalog, nlohmann::ordered_json* json) {
+  std::vector<scen::MeasuredCollective> all;
+  for (const LogRows& l : logs) all.insert(all.end(), l.rows.begin(), l.rows.end());
+  const scen::LinkCalibration cal = scen::calibrate_links(all, catalog);
+  out::write_file_atomically(request.write_calibration, scen::link_calibration_toml(cal, origin_of(logs)),
+                             "--write-calibration");
+  const scen::Catalog applied = catalog.with_file(request.write_calibration);
+  std::vector<scen::MeasuredCollective> again;
+  for (const LogRows& l : logs) {
+    const auto rows = scen::measured_from_log(l.log, applied, request.cluster);
+    again.insert(again.end(), rows.begin(), rows.end());
+  }
+  const auto after = size_bands(simulate_measurements(again));
+  if (json != nullptr) {
+    (*json)["calibration"] = calibration_json(cal, request.write_calibration, after);
+    return;
+  }
+  print_calibration(cal);
+  std::printf("\nwritten: %s; the logs again with it (--catalog %s):\n", request.write_calibration.c_str(),
+              request.write_calibration.c_str());
+  print_size_bands(after);
+}
+
+}  // namespace
+
 void compare_nccl_tests(const NcclTestsRequest& request, const scen::Catalog& catalog, bool json) {
   std::vector<LogRows> logs;
-  std::vector<scen::MeasuredCollective> all;
   for (const auto& file : request.files) {
     LogRows l{scen::read_nccl_tests_log(file, request.op), {}};
     l.rows = scen::measured_from_log(l.log, catalog, request.cluster);
-    all.insert(all.end(), l.rows.begin(), l.rows.end());
     logs.push_back(std::move(l));
   }
   nlohmann::ordered_json j{{"logs", nlohmann::ordered_json::array()}};
@@ -124,42 +203,10 @@ void compare_nccl_tests(const NcclTestsRequest& request, const scen::Catalog& ca
   for (const LogRows& l : logs) {
     const auto out = simulate_measurements(l.rows);
     every.insert(every.end(), out.begin(), out.end());
-    if (json) {
-      nlohmann::ordered_json runs = nlohmann::ordered_json::array();
-      for (const auto& run : l.log.runs)
-        if (!run.rows.empty())
-          runs.push_back({{"line", run.line},
-                          {"ranks", run.ranks()},
-                          {"hosts", run.distinct_hosts().size()},
-                          {"device", run.device},
-                          {"nccl_choices", run.choices.size()}});
-      j["logs"].push_back({{"file", l.log.file.string()},
-                           {"op", l.log.op_name},
-                           {"op_from", l.log.op_source},
-                           {"nccl_version", l.log.nccl_version},
-                           {"runs", runs},
-                           {"rows", rows_json(out)}});
-      continue;
-    }
-    std::printf("%s: %s (from %s)%s\n", l.log.file.string().c_str(), l.log.op_name.c_str(),
-                l.log.op_source.c_str(),
-                l.log.nccl_version.empty() ? "" : (", NCCL " + l.log.nccl_version).c_str());
-    std::size_t at = 0;
-    for (const auto& run : l.log.runs) {
-      if (run.rows.empty()) continue;
-      // The cluster as the run's first row stepsim can run describes it (small sizes may not run).
-      std::size_t described = at;
-      for (std::size_t i = at; i < at + run.rows.size(); ++i)
-        if (l.rows[i].not_expressible.empty()) {
-          described = i;
-          break;
-        }
-      std::printf("  %s\n", run_line(l.log, run, l.rows[described], request.cluster).c_str());
-      print_rows(
-          std::vector<MeasuredOutcome>(out.begin() + static_cast<std::ptrdiff_t>(at),
-                                       out.begin() + static_cast<std::ptrdiff_t>(at + run.rows.size())));
-      at += run.rows.size();
-    }
+    if (json)
+      j["logs"].push_back(log_json(l, out));
+    else
+      print_log(l, out, request.cluster);
   }
   const auto bands = size_bands(every);
   if (json) {
@@ -169,44 +216,8 @@ void compare_nccl_tests(const NcclTestsRequest& request, const scen::Catalog& ca
         "\nbus bandwidth error by message size (simulated rows; bound: 10%% from 64 MB, 25%% below):\n");
     print_size_bands(bands);
   }
-  if (request.write_calibration.empty()) {
-    if (json) std::cout << j.dump(2) << '\n';
-    return;
-  }
-  const scen::LinkCalibration cal = scen::calibrate_links(all, catalog);
-  out::write_file_atomically(request.write_calibration, scen::link_calibration_toml(cal, origin_of(logs)),
-                             "--write-calibration");
-  // The check, as a user applies the file: every log read again through the catalog with it.
-  const scen::Catalog applied = catalog.with_file(request.write_calibration);
-  std::vector<scen::MeasuredCollective> again;
-  for (const LogRows& l : logs) {
-    const auto rows = scen::measured_from_log(l.log, applied, request.cluster);
-    again.insert(again.end(), rows.begin(), rows.end());
-  }
-  const auto after = size_bands(simulate_measurements(again));
-  if (json) {
-    nlohmann::ordered_json figures = nlohmann::ordered_json::array();
-    for (const auto& f : cal.figures)
-      figures.push_back({{"gpu", f.gpu_id},
-                         {"figure", "efficiency." + f.key},
-                         {"catalog", f.before},
-                         {"fitted", f.after},
-                         {"rows", f.rows},
-                         {"measured_busbw_GBps", f.measured_GBps},
-                         {"simulated_before_GBps", f.simulated_before_GBps},
-                         {"simulated_after_GBps", f.simulated_after_GBps},
-                         {"at_limit", f.at_limit}});
-    j["calibration"] = {{"file", request.write_calibration},
-                        {"figures", figures},
-                        {"findings", cal.findings},
-                        {"bands_after", bands_json(after)}};
-    std::cout << j.dump(2) << '\n';
-    return;
-  }
-  print_calibration(cal);
-  std::printf("\nwritten: %s; the logs again with it (--catalog %s):\n", request.write_calibration.c_str(),
-              request.write_calibration.c_str());
-  print_size_bands(after);
+  if (!request.write_calibration.empty()) calibrate(logs, request, catalog, json ? &j : nullptr);
+  if (json) std::cout << j.dump(2) << '\n';
 }
 
 }  // namespace stepsim::cli

@@ -251,3 +251,31 @@ TEST_CASE("stepsim collective --nccl-tests refuses what it cannot use, with a hi
   CHECK_THAT(small.out, Catch::Contains("no measured row of 64 MiB or more"));
   CHECK_FALSE(std::filesystem::exists(dir.path() / "c.toml"));
 }
+
+TEST_CASE("stepsim collective --nccl-tests on the B200 cluster's published send/recv log",
+          "[cli][collective]") {
+  // scenarios/validation/nccl-tests/b200-sendrecv-2node.out: 2 nodes of 8 B200, 400 Gb/s NICs (not
+  // in the log: --nic-gbps), NCCL 2.29.7, 1 KiB-256 MiB. Its 64 KiB-64 MiB rows are the CSV's rows
+  // 301-306, within 11% there; from 64 MiB the pair is NIC-bound.
+  const std::string log =
+      std::string(STEPSIM_SOURCE_DIR) + "/scenarios/validation/nccl-tests/b200-sendrecv-2node.out";
+  stepsim::test::TempDir dir;
+  const auto cal = (dir.path() / "b200.toml").string();
+  const auto r = run("--nccl-tests " + log + " --nic-gbps 400 --write-calibration " + cal + " --format json");
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["logs"][0]["op"] == "sendrecv");
+  CHECK(j["logs"][0]["runs"][0]["hosts"] == 2);
+  REQUIRE(j["logs"][0]["rows"].size() == 19);
+  for (const auto& row : j["logs"][0]["rows"])
+    if (row["bytes"].get<double>() >= 64.0 * 1024 * 1024) CHECK(std::abs(row["error"].get<double>()) < 0.10);
+  CHECK(j["bands"]["64 KB - 64 MB"]["within_bound"] == j["bands"]["64 KB - 64 MB"]["rows"]);
+  // The NIC figure the log implies: measured 43.1 GB/s (the median of 64-256 MiB) against 42.1
+  // simulated at the catalog's assumed 0.85, so about 0.85 x 43.1 / 42.1 = 0.87.
+  const auto& f = j["calibration"]["figures"][0];
+  CHECK(f["figure"] == "efficiency.nic");
+  CHECK(f["fitted"].get<double>() ==
+        Approx(0.85 * f["measured_busbw_GBps"].get<double>() / f["simulated_before_GBps"].get<double>())
+            .epsilon(0.01));
+  CHECK(std::abs(f["fitted"].get<double>() / 0.85 - 1.0) < 0.05);
+}

@@ -39,13 +39,9 @@ double& efficiency(topo::Efficiency& e, const std::string& key) {
 }
 
 /// The figure's value in effect: nvlink_p2p = 0 means "as nvlink".
-double effective(const topo::Efficiency& e, const std::string& key) {
-  if (key == "nvlink_p2p" && e.nvlink_p2p <= 0.0) return e.nvlink;
-  const double v = key == "nic"          ? e.nic
-                   : key == "nvls"       ? e.nvls
-                   : key == "nvlink_p2p" ? e.nvlink_p2p
-                                         : e.nvlink;
-  return v;
+double effective(topo::Efficiency e, const std::string& key) {
+  const double v = efficiency(e, key);
+  return key == "nvlink_p2p" && v <= 0.0 ? e.nvlink : v;
 }
 
 double median(std::vector<double> v) {

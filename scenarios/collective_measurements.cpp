@@ -104,7 +104,9 @@ std::optional<topo::CollectiveAlgorithm> algorithm_of(const std::string& named) 
   return std::nullopt;
 }
 
-std::optional<topo::CollectiveOp> op_of(const std::string& op) {
+}  // namespace
+
+std::optional<topo::CollectiveOp> measured_op(std::string_view op) {
   if (op == "all_reduce") return topo::CollectiveOp::all_reduce;
   if (op == "all_gather") return topo::CollectiveOp::all_gather;
   if (op == "reduce_scatter") return topo::CollectiveOp::reduce_scatter;
@@ -114,10 +116,8 @@ std::optional<topo::CollectiveOp> op_of(const std::string& op) {
   return std::nullopt;
 }
 
-}  // namespace
-
 void map_measured_collective(MeasuredCollective& m, const Catalog& catalog) {
-  const auto op = op_of(m.op_name);
+  const auto op = measured_op(m.op_name);
   // DeepEP's kernels are checked where the MoE layer requests them, whatever the row's GPU names.
   const topo::GpuSpec* gpu = op ? catalog.find_gpu(lower(m.gpu)) : nullptr;
   if (op && gpu == nullptr) {

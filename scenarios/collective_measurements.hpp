@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "scenarios/catalog.hpp"
@@ -61,6 +62,10 @@ struct MeasuredCollective {
 /// that is malformed: a missing column, a number that does not parse.
 std::vector<MeasuredCollective> read_collective_measurements(const std::filesystem::path& file,
                                                              const Catalog& catalog);
+
+/// stepsim's operation for nccl-tests' name of one ("all_reduce", "all_gather", "reduce_scatter",
+/// "alltoall" or "all_to_all", "sendrecv", "broadcast"); nothing for others (DeepEP's kernels).
+std::optional<topo::CollectiveOp> measured_op(std::string_view op);
 
 /// Fills `m.cluster` and the collective from the row's columns (gpu, nodes, gpus_per_node,
 /// nics_per_node, nic_gbps, fabric, op_name, bytes, busbw_GBps, notes, named_algorithm), or sets

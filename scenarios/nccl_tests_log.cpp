@@ -180,17 +180,6 @@ std::string op_of_log(const std::filesystem::path& file, const std::vector<std::
                   "give it: --op all_reduce (all_gather, reduce_scatter, alltoall, sendrecv, broadcast)");
 }
 
-/// stepsim's operation for nccl-tests' name (every name kOps holds).
-std::optional<topo::CollectiveOp> op_of_name(const std::string& name) {
-  if (name == "all_reduce") return topo::CollectiveOp::all_reduce;
-  if (name == "all_gather") return topo::CollectiveOp::all_gather;
-  if (name == "reduce_scatter") return topo::CollectiveOp::reduce_scatter;
-  if (name == "alltoall") return topo::CollectiveOp::all_to_all;
-  if (name == "sendrecv") return topo::CollectiveOp::send_recv;
-  if (name == "broadcast") return topo::CollectiveOp::broadcast;
-  return std::nullopt;
-}
-
 /// NCCL's choice for a data row of `op` at nccl-tests' `size`: NCCL counts all-gathers and
 /// reduce-scatters per rank (ncclAllGather's sendcount, ncclReduceScatter's recvcount).
 const NcclChoice* choice_for(const NcclTestsRun& run, const std::string& op, double size) {
@@ -216,14 +205,6 @@ std::vector<std::string> NcclTestsRun::distinct_hosts() const {
   for (const auto& h : hosts)
     if (std::find(out.begin(), out.end(), h) == out.end()) out.push_back(h);
   return out;
-}
-
-bool is_nccl_tests_log(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  std::string line;
-  for (int n = 0; n < 200 && std::getline(in, line); ++n)
-    if (line.find("# nThread") != std::string::npos) return true;
-  return false;
 }
 
 NcclTestsLog read_nccl_tests_log(const std::filesystem::path& file, const std::optional<std::string>& op) {
@@ -271,7 +252,6 @@ NcclTestsLog read_nccl_tests_log(const std::filesystem::path& file, const std::o
     row.line = n;
     row.bytes = number_at(t, 0, file, n, "size");
     row.time_us = number_at(t, 5, file, n, "time");
-    row.algbw_GBps = number_at(t, 6, file, n, "algbw");
     row.busbw_GBps = number_at(t, 7, file, n, "busbw");
     log.runs.back().rows.push_back(row);
   }
@@ -369,7 +349,7 @@ MeasuredCollective measured_row(const NcclTestsLog& log, const NcclTestsRun& run
   // From the time: nccl-tests prints bandwidths to two decimals (0.00 for small messages) and
   // computes them the same way, size / time times the operation's bus factor.
   m.busbw_GBps = row.time_us > 0.0 ? row.bytes / (row.time_us * 1e3) *
-                                         topo::bus_bandwidth_factor(*op_of_name(log.op_name), run.ranks())
+                                         topo::bus_bandwidth_factor(*measured_op(log.op_name), run.ranks())
                                    : row.busbw_GBps;
   const std::string& forced = !log.forced_algorithm.empty() ? log.forced_algorithm : lc.algorithm;
   const NcclChoice* chose = forced.empty() ? choice_for(run, log.op_name, row.bytes) : nullptr;

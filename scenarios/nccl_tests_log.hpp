@@ -25,8 +25,7 @@ struct NcclTestsRow {
   int line = 0;  ///< in the file, 1-based
   double bytes = 0.0;
   double time_us = 0.0;
-  double algbw_GBps = 0.0;
-  double busbw_GBps = 0.0;
+  double busbw_GBps = 0.0;  ///< as printed (two decimals); the rows stepsim compares use the time
 };
 
 /// What NCCL chose for one message size, as NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING prints it on
@@ -71,9 +70,6 @@ struct NcclTestsLog {
 /// no data row, a data row that does not parse, a run without its rank lines, or an operation it
 /// cannot tell.
 NcclTestsLog read_nccl_tests_log(const std::filesystem::path& file, const std::optional<std::string>& op);
-
-/// True when the file's text looks like nccl-tests output rather than a measurements CSV.
-bool is_nccl_tests_log(const std::filesystem::path& file);
 
 /// The catalog GPU a CUDA device name denotes ("NVIDIA H100 80GB HBM3" -> "h100-sxm"), or empty.
 std::string catalog_gpu_of_device(const std::string& device);

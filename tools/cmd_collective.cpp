@@ -333,8 +333,7 @@ int cmd_collective(Args args) {
     for (const char* name : {"nodes", "gpus-per-node", "bytes", "ranks", "rank-stride", "protocol",
                              "channels", "topology", "tiers", "oversubscription", "hosts-per-leaf",
                              "leaves-per-pod", "nvls", "no-pat", "compare-nccl-h100"})
-      if (given(name) && !(std::string(name) == "no-pat" && !o.no_pat) &&
-          !(std::string(name) == "compare-nccl-h100" && !o.compare))
+      if (given(name))
         throw UserError(
             {}, std::string("--") + name,
             "does not apply to --nccl-tests: the log's rank lines give the hosts and GPUs, its rows "

@@ -66,10 +66,6 @@ std::string joined(const std::vector<std::string>& v) {
   return out;
 }
 
-std::string source_of(const topo::GpuSpec& g, const std::string& key) {
-  return g.source_of(key);
-}
-
 std::string ms(double s) {
   char b[32];
   std::snprintf(b, sizeof b, "%.3f ms", s * 1e3);
@@ -190,7 +186,7 @@ Calibration calibrate(const topo::GpuSpec& gpu, const FittedKernels& kernels, co
     f.before = figure(copy, t, kernels);
     const bool own =
         t.kind != Target::Kind::hbm || gpu.eff.hbm_kind[static_cast<std::size_t>(t.hbm_kind)] > 0.0;
-    f.before_source = source_of(gpu, "efficiency." + (own ? t.key : std::string("hbm")));
+    f.before_source = gpu.source_of("efficiency." + (own ? t.key : std::string("hbm")));
     f.measured_s = x.measured_s;
     f.simulated_before_s = x.simulated_s;
     cal.figures.push_back(f);
@@ -200,7 +196,7 @@ Calibration calibrate(const topo::GpuSpec& gpu, const FittedKernels& kernels, co
   host.simulated_before_s = now.simulated.host_s;
   host.fitted = gpu.host_framework_s > 0.0 && host.measured_s > 0.0 && host.simulated_before_s > 0.0;
   host.before_us = gpu.host_framework_s * 1e6;
-  host.before_source = source_of(gpu, "host_framework_us");
+  host.before_source = gpu.source_of("host_framework_us");
   // time ~ 1 / efficiency where the figure binds: scale each by simulated / measured and
   // re-simulate until every class agrees (launch gaps and overlap make it not quite inverse).
   // The host's time is linear in host_framework_us: scale it by measured / simulated.

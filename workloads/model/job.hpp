@@ -13,6 +13,8 @@
 #include "topology/collectives.hpp"
 #include "topology/gpu.hpp"
 #include "workloads/model/model.hpp"
+#include "workloads/model/tp_comm_overlap.hpp"
+#include "workloads/model/variability_spec.hpp"
 
 namespace stepsim::work {
 
@@ -69,66 +71,6 @@ enum class PipelineSchedule : std::uint8_t { gpipe, one_f_one_b, interleaved, du
 /// DualPipe or DualPipeV: two model chunks per rank, overlapped pairs, zero-bubble weight steps.
 inline bool is_dualpipe(PipelineSchedule s) {
   return s == PipelineSchedule::dualpipe || s == PipelineSchedule::dualpipev;
-}
-/// How a sequence-parallel layer's TP all-gathers and reduce-scatters meet the GEMMs they feed
-/// (docs/model.md, "TP communication overlap"). Every mode overlaps the backward's all-gather of
-/// the weight-gradient input with the data-gradient GEMM and the data gradient's reduce-scatter
-/// with the weight-gradient GEMM, as Megatron-Core's and Transformer Engine's linears do.
-enum class TpCommOverlap : std::uint8_t {
-  off,          ///< the forward's gathers and reductions and the backward's gradient gather exposed
-  userbuffers,  ///< Transformer Engine userbuffers (Megatron --tp-comm-overlap): tp-step ring
-                ///< exchange under AG+GEMM on copy engines, GEMM+RS pipelined in chunks on SMs
-  async_tp,     ///< PyTorch AsyncTP (torchtitan): AG+GEMM and GEMM+RS as tp copy-engine steps
-};
-/// The GEMMs of a transformer layer whose TP communication Transformer Engine's userbuffers overlap,
-/// by TE's names (transformer_engine/pytorch/module/base.py initialize_ub): the projections into
-/// attention (qkv), its output projection (proj), the MLP's up (fc1) and down (fc2) projections,
-/// each in the forward (fprop) or as the backward's data (dgrad) or weight (wgrad) gradient.
-enum class UbGemm : std::uint8_t {
-  qkv_fprop,
-  qkv_dgrad,
-  qkv_wgrad,
-  proj_fprop,
-  proj_dgrad,
-  fc1_fprop,
-  fc1_dgrad,
-  fc1_wgrad,
-  fc2_fprop,
-  fc2_dgrad,
-};
-inline constexpr std::size_t kUbGemms = 10;
-/// How userbuffers overlaps one GEMM with its TP communication (TE's ub_cfgs entry).
-enum class UbMethod : std::uint8_t {
-  ring_exchange,  ///< tp steps, each GEMM chunk beside a peer-to-peer copy on the copy engines
-  pipeline,       ///< the GEMM in num_splits chunks, each chunk's rows reduce-scattered on SMs
-  bulk,           ///< a whole collective on SMs beside a GEMM it does not feed
-};
-struct UbOverlap {
-  UbMethod method = UbMethod::ring_exchange;
-  int num_sm = 1;              ///< CTAs (SMs) of the communication kernels
-  bool set_sm_margin = false;  ///< the GEMM leaves num_sm SMs to them (cuBLAS's SM count target)
-  int num_splits = 0;          ///< pipeline: GEMM chunks (0: ParallelSpec::tp_overlap_rs_splits)
-  bool aggregate = false;      ///< ring_exchange all-gather: two chunks per step, tp / 2 steps
-  bool fp8_buf = false;        ///< pipeline reduce-scatter of an FP8 GEMM's output in FP8
-};
-/// Transformer Engine's default per GEMM (initialize_ub's get_default_config): ring exchange on
-/// the copy engines for the all-gathers, pipelined reduce-scatters of 4 chunks for the forward's
-/// row-parallel GEMMs, bulk collectives beside the backward's column-parallel GEMMs, 16 SMs for
-/// the last two. TE 2.x sets the SM margin for every method but ring exchange; 1.x for none.
-inline std::array<UbOverlap, kUbGemms> default_ub_overlap(bool te1) {
-  std::array<UbOverlap, kUbGemms> cfg{};
-  for (std::size_t i = 0; i < kUbGemms; ++i) {
-    const auto g = static_cast<UbGemm>(i);
-    UbOverlap& c = cfg[i];
-    if (g == UbGemm::proj_fprop || g == UbGemm::fc2_fprop)
-      c.method = UbMethod::pipeline;
-    else if (g == UbGemm::qkv_dgrad || g == UbGemm::qkv_wgrad || g == UbGemm::fc1_dgrad ||
-             g == UbGemm::fc1_wgrad)
-      c.method = UbMethod::bulk;
-    c.num_sm = c.method == UbMethod::ring_exchange ? 1 : 16;
-    c.set_sm_margin = !te1 && c.method != UbMethod::ring_exchange;
-  }
-  return cfg;
 }
 /// How context parallelism shares a sequence's keys and values among its cp ranks (Megatron-Core's
 /// --cp-comm-type, Transformer Engine's cp_comm_type; docs/model.md, "Context parallelism").
@@ -474,46 +416,6 @@ struct RecomputeModules {
   /// (SDPA's flash and efficient kernels); everything else is replayed in the backward. Alone: it
   /// is the whole policy (DenseLayer::op_sac_replay).
   bool alternate_mm = false;
-};
-
-/// One GPU or node made slower than its peers by `factor` (a time multiplier: 1.1 = 10% slower).
-struct SlowPart {
-  int index = 0;  ///< global rank, or node index (rank / gpus_per_node)
-  double factor = 1.0;
-};
-
-/// [variability]: how GPUs differ from one another and from step to step. Seeded: one seed gives
-/// one set of per-GPU speeds and one sequence of per-step draws.
-struct VariabilitySpec {
-  std::uint64_t seed = 1;
-  std::vector<SlowPart> slow_gpus;   ///< named slow GPUs
-  std::vector<SlowPart> slow_nodes;  ///< named slow nodes: every GPU of the node
-  /// Part-to-part spread: each GPU's kernels take 1 + gpu_speed_sd z longer (z standard normal,
-  /// drawn once per GPU), as a fraction; 0 = identical parts.
-  double gpu_speed_sd = 0.0;
-  /// A tail of throttled parts: this fraction of GPUs (drawn per GPU) is slower by
-  /// `throttled_factor` on top of the spread.
-  double throttled_fraction = 0.0;
-  double throttled_factor = 1.0;
-  /// Per-kernel jitter: each kernel's time is multiplied by a mean-1 lognormal draw of this
-  /// coefficient of variation, independently per kernel and step; 0 = none.
-  double kernel_jitter_cv = 0.0;
-  /// Host hiccups: the expected number of stalls per GPU per step, each stall_ms long, before a
-  /// kernel drawn uniformly among the GPU's kernels.
-  double host_stalls_per_step = 0.0;
-  double host_stall_ms = 0.0;
-  /// Links below their line rate or down: how many (the links themselves are the cluster's,
-  /// topo::ClusterSpec::degraded, since the topology is built from them).
-  int degraded_links = 0;
-  /// Switches below their line rate or down: how many (topo::ClusterSpec::degraded_switches).
-  int degraded_switches = 0;
-
-  /// Whether anything varies (a scenario without [variability] has nothing).
-  bool active() const {
-    return degraded_links > 0 || degraded_switches > 0 || !slow_gpus.empty() || !slow_nodes.empty() ||
-           gpu_speed_sd > 0.0 || (throttled_fraction > 0.0 && throttled_factor != 1.0) ||
-           kernel_jitter_cv > 0.0 || (host_stalls_per_step > 0.0 && host_stall_ms > 0.0);
-  }
 };
 
 struct JobSpec {

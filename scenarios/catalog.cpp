@@ -7,10 +7,22 @@
 #include "scenarios/choices.hpp"
 #include "scenarios/data_dir.hpp"
 #include "scenarios/spec_readers.hpp"
+#include "scenarios/suggest.hpp"
 #include "scenarios/toml_reader.hpp"
 #include "workloads/model/names.hpp"
 
 namespace stepsim::scen {
+
+namespace {
+
+std::vector<std::string> names_of(const auto& specs, const auto& aliases) {
+  std::vector<std::string> out;
+  for (const auto& s : specs) out.push_back(s.id);
+  for (const auto& [alias, id] : aliases) out.push_back(alias);
+  return out;
+}
+
+}  // namespace
 
 /// Applies one parsed catalog file to a Catalog under construction.
 class CatalogFileReader {
@@ -87,7 +99,12 @@ class CatalogFileReader {
     const std::size_t i = find(cat_.gpus_, cat_.gpu_alias_, key);
     topo::GpuSpec spec;
     if (i < cat_.gpus_.size()) {
+      if (r.has("preset"))
+        r.fail("preset", "starts a new entry from another, and `" + key + "` is an entry already",
+               "drop `preset` to change this entry's figures, or give the new GPU an id of its own");
       spec = cat_.gpus_[i];
+    } else if (std::string base; r.read("preset", base)) {
+      spec = preset_gpu(r, base, key);
     } else {
       spec.id = key;
       spec.name = key;
@@ -101,6 +118,33 @@ class CatalogFileReader {
     else
       cat_.gpus_.push_back(std::move(spec));
   }
+
+  /// A new entry that starts from `base`'s figures (`preset = "<id>"`): a variant of a part the
+  /// catalog has (another memory size, power limit or board). Every figure it does not set keeps
+  /// the base's value, and its source says so: "assumed: as <base>: <the base's source>", since a
+  /// figure measured or derived for one part is an assumption for another.
+  topo::GpuSpec preset_gpu(TableReader& r, const std::string& base, const std::string& key) const {
+    const std::size_t b = find(cat_.gpus_, cat_.gpu_alias_, base);
+    if (b == cat_.gpus_.size()) {
+      const std::string hint = did_you_mean(base, names_of(cat_.gpus_, cat_.gpu_alias_));
+      r.fail("preset", "unknown GPU `" + base + "`",
+             (hint.empty() ? "" : hint + " ") + "`stepsim catalog gpus` lists them");
+    }
+    topo::GpuSpec spec = cat_.gpus_[b];
+    spec.id = key;
+    spec.name = key;
+    for (auto& s : spec.sources) {
+      if (s.kind == topo::SourceKind::user) {
+        s.text = "as " + spec_id(b) + ", whose figure is set at " + s.text;
+        continue;
+      }
+      s.text = "as " + spec_id(b) + " (" + std::string(topo::name(s.kind)) + ": " + s.text + ")";
+      s.kind = topo::SourceKind::assumed;
+    }
+    return spec;
+  }
+
+  const std::string& spec_id(std::size_t i) const { return cat_.gpus_[i].id; }
 
   void apply_model(const std::string& key, TableReader& r) {
     const std::size_t i = find(cat_.models_, cat_.model_alias_, key);
@@ -157,13 +201,6 @@ class CatalogFileReader {
 };
 
 namespace {
-
-std::vector<std::string> names_of(const auto& specs, const auto& aliases) {
-  std::vector<std::string> out;
-  for (const auto& s : specs) out.push_back(s.id);
-  for (const auto& [alias, id] : aliases) out.push_back(alias);
-  return out;
-}
 
 enum class CharKind : std::uint8_t { letter, digit, separator };
 

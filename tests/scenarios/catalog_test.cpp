@@ -23,7 +23,9 @@ std::string error_of(const Catalog& base, const std::string& text) {
 }  // namespace
 
 TEST_CASE("the built-in catalog has every required GPU and model") {
-  for (const char* id : {"a100-sxm-80gb", "h100-sxm", "h800", "h200", "b200", "gb200", "l4", "mi300x"})
+  for (const char* id :
+       {"a100-sxm-80gb", "h100-sxm", "h800", "h200", "b200", "gb200", "l4", "mi300x", "a100-sxm-40gb",
+        "h100-pcie", "h100-nvl", "gh200", "gh200-144gb", "b300", "gb300", "mi325x"})
     CHECK(stepsim::test::builtin_catalog().find_gpu(id) != nullptr);
   for (const char* id : {"gpt3-175b",         "llama-2-7b",        "llama-2-13b",       "llama-2-70b",
                          "llama-3.1-8b",      "llama-3.1-70b",     "llama-3.1-405b",    "mixtral-8x7b",
@@ -32,7 +34,7 @@ TEST_CASE("the built-in catalog has every required GPU and model") {
                          "megatron-gpt-76b",  "megatron-gpt-145b", "megatron-gpt-310b", "megatron-gpt-530b",
                          "megatron-gpt-1t",   "megatron-gpt-22b",  "llama-3.3-70b"})
     CHECK(stepsim::test::builtin_catalog().find_model(id) != nullptr);
-  CHECK(stepsim::test::builtin_catalog().gpus().size() == 8);
+  CHECK(stepsim::test::builtin_catalog().gpus().size() == 16);  // 8 before the preset variants
   CHECK(stepsim::test::builtin_catalog().models().size() ==
         28);  // 22 before Llama 3.3 70B, 27 before Kimi K2
 }
@@ -61,7 +63,74 @@ TEST_CASE("aliases resolve to their entry") {
         stepsim::test::builtin_catalog().find_gpu("h100-sxm"));
   CHECK(stepsim::test::builtin_catalog().find_gpu("a100") ==
         stepsim::test::builtin_catalog().find_gpu("a100-sxm-80gb"));
-  CHECK(stepsim::test::builtin_catalog().find_gpu("h100-pcie") == nullptr);
+  // A PCIe card is an entry of its own, never an alias of the SXM part it shares a die with.
+  CHECK(stepsim::test::builtin_catalog().find_gpu("h100-pcie")->id == "h100-pcie");
+  CHECK(stepsim::test::builtin_catalog().find_gpu("a100-40gb")->id == "a100-sxm-40gb");
+  CHECK(stepsim::test::builtin_catalog().find_gpu("zz-unknown") == nullptr);
+}
+
+TEST_CASE("a catalog entry with `preset` starts from another GPU's figures, and says so in their sources") {
+  const Catalog c = stepsim::test::builtin_catalog().with_text(R"(
+[gpu.h100-500w]
+preset = "h100"            # an alias names the base too
+name = "H100 SXM at 500 W"
+hbm_tb_s = 3.0
+)",
+                                                               "user.toml");
+  const auto& v = *c.find_gpu("h100-500w");
+  const auto& base = *c.find_gpu("h100-sxm");
+  CHECK(v.id == "h100-500w");
+  CHECK(v.name == "H100 SXM at 500 W");
+  CHECK(v.bf16_peak.value() == Approx(989e12));              // the base's
+  CHECK(v.eff.gemm16.peak == Approx(base.eff.gemm16.peak));  // the base's
+  CHECK(v.clock_duty.duty == base.clock_duty.duty);
+  CHECK(v.hbm_bw.value() == Approx(3.0e12));  // its own
+  CHECK(base.hbm_bw.value() == Approx(3.35e12));
+  CHECK(c.find_gpu("h100")->id == "h100-sxm");  // aliases stay with the base
+  const auto source = [&](const std::string& key) {
+    return *std::find_if(v.sources.begin(), v.sources.end(), [&](const auto& s) { return s.key == key; });
+  };
+  // A figure measured or read off a datasheet for the base is an assumption for the variant.
+  CHECK(source("bf16_tflops").kind == stepsim::topo::SourceKind::assumed);
+  CHECK(source("bf16_tflops").text.starts_with("as h100-sxm (datasheet: H100 SXM BF16 989 TFLOPS"));
+  CHECK(source("efficiency.gemm_bf16").text.starts_with("as h100-sxm (measured: "));
+  CHECK(source("hbm_tb_s").kind == stepsim::topo::SourceKind::user);
+  CHECK(source("hbm_tb_s").text == "user.toml:5");
+
+  CHECK_THAT(error_of(stepsim::test::builtin_catalog(), "[gpu.h200]\npreset = \"h100-sxm\"\n"),
+             Catch::Contains("user.toml:2:10: gpu.h200.preset:") && Catch::Contains("is an entry already") &&
+                 Catch::Contains("drop `preset`"));
+  CHECK_THAT(error_of(stepsim::test::builtin_catalog(), "[gpu.mine]\npreset = \"h100-sxn\"\n"),
+             Catch::Contains("gpu.mine.preset: unknown GPU `h100-sxn`") && Catch::Contains("h100-sxm"));
+}
+
+TEST_CASE("the built-in variants follow their stated rules") {
+  const Catalog& c = stepsim::test::builtin_catalog();
+  const auto& a80 = *c.find_gpu("a100-sxm-80gb");
+  const auto& a40 = *c.find_gpu("a100-sxm-40gb");
+  // The same die at the same 400 W: every efficiency and the clock are the 80 GB part's; only
+  // the memory differs (40,960 MiB = 40 GiB; 1,555 GB/s).
+  CHECK(a40.eff.gemm16.peak == a80.eff.gemm16.peak);
+  CHECK(a40.eff.hbm == a80.eff.hbm);
+  CHECK(a40.hbm_capacity.value() == Approx(40.0 * 1073741824.0));
+  CHECK(a40.hbm_bw.value() == Approx(1.555e12));
+  // PCIe cards: the H100 SXM curve x the A100's PCIe / SXM MAMF ratio, 0.811 / 0.869 = 0.9333.
+  const auto& h100 = *c.find_gpu("h100-sxm");
+  for (const char* id : {"h100-pcie", "h100-nvl"}) {
+    CAPTURE(id);
+    const auto& g = *c.find_gpu(id);
+    CHECK(g.eff.gemm16.peak == Approx(h100.eff.gemm16.peak * 0.811 / 0.869).epsilon(1e-3));
+    CHECK(g.eff.gemm16.mn_half == h100.eff.gemm16.mn_half);
+    CHECK(g.nvlink_domain == 2);  // NVLink bridges join pairs
+  }
+  // GH200: 96 GB read as the H100's 80 GB are, 96 x 81,559 / 80 = 97,870.8 MiB = 95.58 GiB.
+  CHECK(c.find_gpu("gh200")->hbm_capacity.value() == Approx(96.0 * 81559.0 / 80.0 * 1048576.0).epsilon(1e-4));
+  // Blackwell Ultra: the Blackwell curve x the B300 / B200 MAMF ratio, 0.786 / 0.776.
+  CHECK(c.find_gpu("b300")->eff.gemm16.peak ==
+        Approx(c.find_gpu("b200")->eff.gemm16.peak * 0.786 / 0.776).epsilon(1e-3));
+  CHECK(c.find_gpu("gb300")->eff.gemm16.peak ==
+        Approx(c.find_gpu("gb200")->eff.gemm16.peak * 0.786 / 0.776).epsilon(1e-3));
+  CHECK(c.find_gpu("gb300")->nvlink_domain == 72);  // the rack, from the GB200 entry
 }
 
 TEST_CASE("every catalog model's computed count matches its published figure") {
@@ -110,7 +179,7 @@ vocab = 1000
   CHECK(h100.eff.gemm16.peak == Approx(0.842));     // untouched
   CHECK(h100.bf16_peak.value() == Approx(989e12));  // untouched
   CHECK(h100.nic_bw.value() == Approx(100e9));      // 800 Gb/s
-  CHECK(c.gpus().size() == 9);
+  CHECK(c.gpus().size() == stepsim::test::builtin_catalog().gpus().size() + 1);
   CHECK(c.find_gpu("my-gpu")->name == "my-gpu");
   CHECK(c.find_model("llama-3.1-70b")->head_dim == 256);
   CHECK(c.find_model("llama-3.1-70b")->kv_heads == 8);  // explicitly set in the preset, so kept

@@ -10,7 +10,7 @@ TEST_CASE("stepsim catalog gpus --format json lists peaks and cost screens") {
   const auto r = run_stepsim("catalog gpus --format json");
   REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(r.out);
-  REQUIRE(j["gpus"].size() == 8);
+  REQUIRE(j["gpus"].size() == 16);  // 8 parts and 8 variants written with `preset`
   const auto& h100 = j["gpus"][1];
   CHECK(h100["id"] == "h100-sxm");
   CHECK(h100["bf16_flops_per_s"].get<double>() == Approx(989e12));
@@ -28,7 +28,7 @@ TEST_CASE("stepsim catalog gpus --provenance prints each figure's value, kind an
                         Catch::Contains("peak 0.842, mn_half 24, k_half 158  measured") &&
                         Catch::Contains("tools/calibration/fit_gemm.py"));
   const auto j = nlohmann::json::parse(run_stepsim("catalog gpus --provenance --format json").out);
-  REQUIRE(j["gpus"].size() == 8);
+  REQUIRE(j["gpus"].size() == 16);
   for (const auto& g : j["gpus"])
     for (const auto& s : g["sources"]) {
       CHECK(s["kind"] != "user");
@@ -54,9 +54,9 @@ TEST_CASE("stepsim catalog --catalog applies a user file") {
       "[gpu.h100-sxm]\nprice_per_hour = 2.0\n[gpu.x1]\nbf16_tflops = 1\nhbm_gb = 1\nhbm_tb_s = 1\n");
   const auto j =
       nlohmann::json::parse(run_stepsim("catalog gpus --format json --catalog '" + f.string() + "'").out);
-  CHECK(j["gpus"].size() == 9);
+  CHECK(j["gpus"].size() == 17);
   CHECK(j["gpus"][1]["price_per_hour"] == 2.0);
-  CHECK(j["gpus"][8]["id"] == "x1");
+  CHECK(j["gpus"][16]["id"] == "x1");  // a new id comes after the built-in entries
 }
 
 TEST_CASE("stepsim catalog rejects bad arguments with exit code 2") {

@@ -199,10 +199,19 @@ def print_grouped_fit():
 
 
 def catalog_gpus():
-    """The built-in catalog's GPU entries (scenarios/catalog/gpus.toml), by id."""
+    """The built-in catalog's GPU entries (scenarios/catalog/gpus.toml), by id; an entry with `preset`
+    is its base's figures with its own on top, as stepsim reads it (scenarios/catalog.cpp)."""
     import tomllib
     with open(os.path.join(HERE, "..", "..", "scenarios", "catalog", "gpus.toml"), "rb") as f:
-        return tomllib.load(f)["gpu"]
+        raw = tomllib.load(f)["gpu"]
+    out = {}
+    for gpu, spec in raw.items():
+        base = out.get(spec.get("preset"), {})
+        merged = {k: (dict(v) if isinstance(v, dict) else v) for k, v in base.items() if k != "aliases"}
+        for k, v in spec.items():
+            merged[k] = {**merged.get(k, {}), **v} if isinstance(v, dict) and k in merged else v
+        out[gpu] = merged
+    return out
 
 
 def comm_interference():

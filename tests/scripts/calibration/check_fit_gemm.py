@@ -13,7 +13,13 @@ import os
 import re
 import subprocess
 import sys
-import tomllib
+
+
+def catalog(source):
+    """The catalog's GPU entries, those with `preset` merged over their base as stepsim reads them."""
+    sys.path.insert(0, os.path.join(source, "tools/calibration"))
+    from fit_kernels import catalog_gpus
+    return catalog_gpus()
 
 
 def fitted(source):
@@ -71,7 +77,7 @@ def fitted(source):
                 scalars[(gpu, key)] = float(value)
     m = re.search(r"^catalog grouped: grouped_m_half = ([\d.]+)$", out, re.M)
     if m:
-        for gpu in DECODE_GPUS + ("l4", "mi300x"):
+        for gpu in catalog(source):
             scalars[(gpu, "grouped_m_half")] = float(m.group(1))
     m = re.search(r"^catalog comm_interference: (.*)$", out, re.M)
     for item in (m.group(1).split(", ") if m else []):
@@ -93,8 +99,7 @@ TOP_LEVEL = ("comm_interference", "gemm_fixed_us", "attention_fixed_us")
 
 def main():
     source = sys.argv[1]
-    with open(os.path.join(source, "scenarios/catalog/gpus.toml"), "rb") as f:
-        gpus = tomllib.load(f)["gpu"]
+    gpus = catalog(source)
     curves, attention, scalars = fitted(source)
     failures = []
     expect = {"hopper": HOPPER, "b200": ("b200",), "gb200": ("gb200",)}

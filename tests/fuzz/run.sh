@@ -2,7 +2,7 @@
 # Runs every libFuzzer target for a while from the seed corpus (tests/fuzz/corpus/<target>).
 # Usage: bash tests/fuzz/run.sh BUILD_DIR SECONDS_PER_TARGET [JOBS] [TARGET...]
 #   BUILD_DIR was configured with -DSTEPSIM_FUZZ=ON and clang (see docs/fuzzing.md).
-#   TARGETs: scenario sweep topology journal nccl_tests (default: all five).
+#   TARGETs: scenario sweep topology journal nccl_tests catalog (default: all six).
 # New inputs the fuzzer finds go to BUILD_DIR/fuzz-corpus/<target> (the seed corpus in the tree is
 # only read); a crash, a sanitizer report or an internal error leaves the input in
 # BUILD_DIR/fuzz-findings/ and makes this script fail. With JOBS > 1 each target runs that many
@@ -13,7 +13,7 @@ seconds=${2:?seconds per target}
 jobs=${3:-1}
 shift $(($# < 3 ? $# : 3))
 targets=("$@")
-((${#targets[@]})) || targets=(scenario sweep topology journal nccl_tests)
+((${#targets[@]})) || targets=(scenario sweep topology journal nccl_tests catalog)
 here="$(cd "$(dirname "$0")" && pwd)"
 status=0
 total=0

@@ -1,10 +1,12 @@
-// `stepsim catalog [gpus|models|tp-overlap] [--format table|json] [--catalog FILE]...`
+// `stepsim catalog [gpus|models|tp-overlap] [--format table|json] [--provenance] [--gpu ID]...
+// [--catalog FILE]...`
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <iostream>
 
 #include "output/views/catalog_view.hpp"
 #include "scenarios/catalog.hpp"
+#include "scenarios/suggest.hpp"
 #include "sim/error.hpp"
 #include "tools/cli_common.hpp"
 #include "tools/commands.hpp"
@@ -17,6 +19,7 @@ int cmd_catalog(Args args) {
   std::string format = "table";
   std::vector<std::string> extra;
   bool provenance = false;
+  std::vector<std::string> only;
   po::options_description opts(
       "stepsim catalog [gpus|models|tp-overlap] [options]\n\nLists the GPU and model presets, and NeMo's "
       "named userbuffers configurations");
@@ -24,6 +27,7 @@ int cmd_catalog(Args args) {
                                                  "table or json")(
       "provenance", po::bool_switch(&provenance),
       "gpus: every figure with its value and source (datasheet, measured, derived, assumed)")(
+      "gpu", po::value(&only)->composing(), "gpus: list only this GPU (an id or alias; repeatable)")(
       "catalog", po::value(&extra)->composing(),
       "extra catalog file overriding or extending the built-in one (repeatable)");
   if (!parse_command_line(args, opts, "list", what)) return 0;
@@ -33,11 +37,23 @@ int cmd_catalog(Args args) {
                     what == "gpu" || what == "model" ? "did you mean `" + what + "s`?" : "");
   const auto fmt = out::parse_render_format(format);
   const scen::Catalog catalog = load_catalog(extra);
+  if (!only.empty() && what != "gpus")
+    throw UserError(SourceLocation{}, "--gpu", "selects GPUs of `stepsim catalog gpus`",
+                    "run `stepsim catalog gpus --gpu " + only.front() + "`");
+  for (auto& id : only) {
+    const topo::GpuSpec* g = catalog.find_gpu(id);
+    if (g == nullptr) {
+      const std::string hint = scen::did_you_mean(id, catalog.gpu_names());
+      throw UserError(SourceLocation{}, "--gpu", "unknown GPU `" + id + "`",
+                      (hint.empty() ? "" : hint + " ") + "`stepsim catalog gpus` lists them");
+    }
+    id = g->id;  // an alias lists its entry
+  }
   if (provenance) {
     if (what != "gpus")
       throw UserError(SourceLocation{}, "--provenance", "lists the sources of GPU figures",
                       "run `stepsim catalog gpus --provenance`");
-    std::cout << out::render_gpu_provenance(catalog, fmt);
+    std::cout << out::render_gpu_provenance(catalog, fmt, only);
     return 0;
   }
   if (what == "tp-overlap") {
@@ -47,7 +63,7 @@ int cmd_catalog(Args args) {
   if (fmt == out::RenderFormat::json && what == "all")
     throw UserError(SourceLocation{}, "--format", "json needs one list",
                     "run `stepsim catalog gpus --format json`");
-  if (what != "models") std::cout << out::render_gpu_catalog(catalog, fmt);
+  if (what != "models") std::cout << out::render_gpu_catalog(catalog, fmt, only);
   if (what == "all") std::cout << "\n";
   if (what != "gpus") std::cout << out::render_model_catalog(catalog, fmt);
   return 0;

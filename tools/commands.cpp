@@ -28,7 +28,7 @@ namespace {
 constexpr Command kCommands[] = {
     {"version", "print the version", cmd_version, "stepsim version"},
     {"catalog", "list the GPU and model presets", cmd_catalog,
-     "stepsim catalog gpus\nstepsim catalog gpus --provenance"},
+     "stepsim catalog gpus\nstepsim catalog gpus --provenance --gpu gh200"},
     {"import",
      "write a Hugging Face config.json's model as a [model] table, or Megatron-LM / NeMo arguments as a "
      "scenario",

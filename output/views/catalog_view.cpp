@@ -1,5 +1,6 @@
 #include "output/views/catalog_view.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -31,23 +32,34 @@ double usd_per_tb_s_hour(const topo::GpuSpec& g) {
   return g.price_per_hour / (units::in_tb_per_s(g.hbm_bw));
 }
 
-std::string gpu_table(const scen::Catalog& catalog) {
+/// The GPUs to list: those `only` names (catalog ids), or every one, in catalog order.
+std::vector<const topo::GpuSpec*> selected_gpus(const scen::Catalog& catalog,
+                                                const std::vector<std::string>& only) {
+  std::vector<const topo::GpuSpec*> out;
+  for (const auto& g : catalog.gpus())
+    if (only.empty() || std::find(only.begin(), only.end(), g.id) != only.end()) out.push_back(&g);
+  return out;
+}
+
+std::string gpu_table(const std::vector<const topo::GpuSpec*>& gpus) {
   TextTable t(
       {"id", "BF16 TF/s", "FP8 TF/s", "FP4 TF/s", "HBM GB", "HBM TB/s", "NVLink GB/s", "domain", "NIC Gb/s",
        "$/GPU-h", "$/TFLOP-h", "$/TB/s-h", "name"},
       {Align::left, Align::right, Align::right, Align::right, Align::right, Align::right, Align::right,
        Align::right, Align::right, Align::right, Align::right, Align::right, Align::left});
-  for (const auto& g : catalog.gpus())
+  for (const auto* gp : gpus) {
+    const auto& g = *gp;
     t.add_row({g.id, figure(units::in_tflops_per_s(g.bf16_peak), 0),
                figure(units::in_tflops_per_s(g.fp8_peak), 0), figure(units::in_tflops_per_s(g.fp4_peak), 0),
                figure(units::in_gb(g.hbm_capacity), 0), fixed(units::in_tb_per_s(g.hbm_bw), 2),
                figure(units::in_gb_per_s(g.nvlink_bw), 0), std::to_string(g.nvlink_domain),
                figure(units::in_gbit_per_s(g.nic_bw), 0), fixed(g.price_per_hour, 2),
                fixed(usd_per_tflop_hour(g), 5), fixed(usd_per_tb_s_hour(g), 2), g.name});
+  }
   std::string out = t.render();
   out +=
       "\nTFLOP/s dense (no sparsity); NVLink and NIC per GPU per direction; $/TFLOP-h uses BF16.\nPrices:\n";
-  for (const auto& g : catalog.gpus()) out += "  " + g.id + ": " + g.price_note + "\n";
+  for (const auto* g : gpus) out += "  " + g->id + ": " + g->price_note + "\n";
   return out;
 }
 
@@ -150,10 +162,12 @@ std::string figure_value(const topo::GpuSpec& g, const std::string& key) {
 
 }  // namespace
 
-std::string render_gpu_provenance(const scen::Catalog& catalog, RenderFormat format) {
+std::string render_gpu_provenance(const scen::Catalog& catalog, RenderFormat format,
+                                  const std::vector<std::string>& only) {
   if (format == RenderFormat::json) {
     nlohmann::json gpus = nlohmann::json::array();
-    for (const auto& g : catalog.gpus()) {
+    for (const auto* gp : selected_gpus(catalog, only)) {
+      const auto& g = *gp;
       nlohmann::json sources = nlohmann::json::array();
       for (const auto& s : g.sources)
         sources.push_back({{"key", s.key},
@@ -165,7 +179,8 @@ std::string render_gpu_provenance(const scen::Catalog& catalog, RenderFormat for
     return nlohmann::json{{"gpus", gpus}}.dump(2) + "\n";
   }
   std::string out;
-  for (const auto& g : catalog.gpus()) {
+  for (const auto* gp : selected_gpus(catalog, only)) {
+    const auto& g = *gp;
     out += g.id + " (" + g.name + ")\n";
     TextTable t({"figure", "value", "kind", "source"}, {Align::left, Align::right, Align::left, Align::left});
     for (const auto& s : g.sources)
@@ -178,10 +193,12 @@ std::string render_gpu_provenance(const scen::Catalog& catalog, RenderFormat for
          "scenario file without a source).\n";
 }
 
-std::string render_gpu_catalog(const scen::Catalog& catalog, RenderFormat format) {
-  if (format == RenderFormat::table) return gpu_table(catalog);
+std::string render_gpu_catalog(const scen::Catalog& catalog, RenderFormat format,
+                               const std::vector<std::string>& only) {
+  if (format == RenderFormat::table) return gpu_table(selected_gpus(catalog, only));
   nlohmann::json gpus = nlohmann::json::array();
-  for (const auto& g : catalog.gpus()) {
+  for (const auto* gp : selected_gpus(catalog, only)) {
+    const auto& g = *gp;
     nlohmann::json j = gpu_json(g);
     j["aliases"] = catalog.gpu_aliases(g.id);
     j["usd_per_tflop_hour"] = usd_per_tflop_hour(g);

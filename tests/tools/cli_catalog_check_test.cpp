@@ -37,6 +37,22 @@ TEST_CASE("stepsim catalog gpus --provenance prints each figure's value, kind an
   CHECK(run_stepsim("catalog models --provenance").exit_code == 2);
 }
 
+TEST_CASE("stepsim catalog gpus --gpu lists only the GPUs it names, by id or alias") {
+  const auto j =
+      nlohmann::json::parse(run_stepsim("catalog gpus --format json --gpu b300-sxm --gpu gh200").out);
+  REQUIRE(j["gpus"].size() == 2);
+  CHECK(j["gpus"][0]["id"] == "gh200");  // catalog order, the alias resolved to its entry
+  CHECK(j["gpus"][1]["id"] == "b300");
+  const auto p =
+      nlohmann::json::parse(run_stepsim("catalog gpus --provenance --format json --gpu a100-40gb").out);
+  REQUIRE(p["gpus"].size() == 1);
+  CHECK(p["gpus"][0]["id"] == "a100-sxm-40gb");
+  const auto bad = run_stepsim("catalog gpus --gpu gh2000");
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("unknown GPU `gh2000`") && Catch::Contains("gh200"));
+  CHECK(run_stepsim("catalog models --gpu gh200").exit_code == 2);
+}
+
 TEST_CASE("stepsim catalog models shows computed and published counts") {
   const auto r = run_stepsim("catalog models");
   REQUIRE(r.exit_code == 0);

@@ -146,12 +146,37 @@ class CatalogFileReader {
 
   const std::string& spec_id(std::size_t i) const { return cat_.gpus_[i].id; }
 
+  /// A new model entry that starts from `base`'s dimensions (`preset = "<id>"`, spelled as a
+  /// scenario's [model] preset may be): the fields it sets replace the base's, and what the base
+  /// derived (head_dim, kv_heads) follows them. The published counts are the base's, which a
+  /// variant does not have: it keeps none unless it gives its own.
+  work::ModelSpec preset_model(TableReader& r, const std::string& base, const std::string& key) const {
+    const work::ModelSpec* b = cat_.find_model(base);
+    if (b == nullptr) {
+      const std::string hint = did_you_mean(base, cat_.model_names());
+      r.fail("preset", "unknown model `" + base + "`",
+             (hint.empty() ? "" : hint + " ") + "`stepsim catalog models` lists them");
+    }
+    work::ModelSpec spec = *b;
+    mark_derived_model_fields(spec);
+    spec.id = key;
+    spec.name = key;
+    spec.published_params = 0.0;
+    spec.published_active_params = 0.0;
+    return spec;
+  }
+
   void apply_model(const std::string& key, TableReader& r) {
     const std::size_t i = find(cat_.models_, cat_.model_alias_, key);
     work::ModelSpec spec;
     if (i < cat_.models_.size()) {
+      if (r.has("preset"))
+        r.fail("preset", "starts a new entry from another, and `" + key + "` is an entry already",
+               "drop `preset` to change this entry's dimensions, or give the new model an id of its own");
       spec = cat_.models_[i];
       mark_derived_model_fields(spec);
+    } else if (std::string base; r.read("preset", base)) {
+      spec = preset_model(r, base, key);
     } else {
       spec.id = key;
       spec.name = key;

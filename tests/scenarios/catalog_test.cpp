@@ -104,6 +104,29 @@ hbm_tb_s = 3.0
              Catch::Contains("gpu.mine.preset: unknown GPU `h100-sxn`") && Catch::Contains("h100-sxm"));
 }
 
+TEST_CASE("a catalog model with `preset` starts from another model's dimensions") {
+  const Catalog c = stepsim::test::builtin_catalog().with_text(R"(
+[model.llama-70b-half]
+preset = "Llama-3.1-70B"   # spelled as a scenario's [model] preset may be
+layers = 40
+heads = 32                 # head_dim was derived (8192 / 64): it follows, 8192 / 32 = 256
+)",
+                                                               "user.toml");
+  const auto& v = *c.find_model("llama-70b-half");
+  const auto& base = *c.find_model("llama-3.1-70b");
+  CHECK(v.layers == 40);
+  CHECK(v.hidden == base.hidden);
+  CHECK(v.ffn == base.ffn);
+  CHECK(v.kv_heads == 8);  // set in the base entry, so kept
+  CHECK(v.head_dim == 256);
+  CHECK(v.published_params == 0.0);  // the base's count is not the variant's
+  CHECK(base.layers == 80);
+  CHECK_THAT(error_of(stepsim::test::builtin_catalog(), "[model.llama-2-7b]\npreset = \"llama-2-13b\"\n"),
+             Catch::Contains("model.llama-2-7b.preset:") && Catch::Contains("is an entry already"));
+  CHECK_THAT(error_of(stepsim::test::builtin_catalog(), "[model.mine]\npreset = \"llama-9-70b\"\n"),
+             Catch::Contains("model.mine.preset: unknown model `llama-9-70b`"));
+}
+
 TEST_CASE("the built-in variants follow their stated rules") {
   const Catalog& c = stepsim::test::builtin_catalog();
   const auto& a80 = *c.find_gpu("a100-sxm-80gb");

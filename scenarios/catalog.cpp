@@ -99,9 +99,7 @@ class CatalogFileReader {
     const std::size_t i = find(cat_.gpus_, cat_.gpu_alias_, key);
     topo::GpuSpec spec;
     if (i < cat_.gpus_.size()) {
-      if (r.has("preset"))
-        r.fail("preset", "starts a new entry from another, and `" + key + "` is an entry already",
-               "drop `preset` to change this entry's figures, or give the new GPU an id of its own");
+      refuse_preset(r, key, "GPU");
       spec = cat_.gpus_[i];
     } else if (std::string base; r.read("preset", base)) {
       spec = preset_gpu(r, base, key);
@@ -119,10 +117,18 @@ class CatalogFileReader {
       cat_.gpus_.push_back(std::move(spec));
   }
 
+  /// `preset` starts a new entry; on an entry that exists (by id or alias) it is an error.
+  static void refuse_preset(const TableReader& r, const std::string& key, std::string_view what) {
+    if (r.has("preset"))
+      r.fail(
+          "preset", "starts a new entry from another, and `" + key + "` is an entry already",
+          "drop `preset` to change this entry, or give the new " + std::string(what) + " an id of its own");
+  }
+
   /// A new entry that starts from `base`'s figures (`preset = "<id>"`): a variant of a part the
   /// catalog has (another memory size, power limit or board). Every figure it does not set keeps
-  /// the base's value, and its source says so: "assumed: as <base>: <the base's source>", since a
-  /// figure measured or derived for one part is an assumption for another.
+  /// the base's value, and its source says so: "assumed: as <base> (<kind>: <the base's source>)",
+  /// since a figure measured or derived for one part is an assumption for another.
   topo::GpuSpec preset_gpu(TableReader& r, const std::string& base, const std::string& key) const {
     const std::size_t b = find(cat_.gpus_, cat_.gpu_alias_, base);
     if (b == cat_.gpus_.size()) {
@@ -131,20 +137,18 @@ class CatalogFileReader {
              (hint.empty() ? "" : hint + " ") + "`stepsim catalog gpus` lists them");
     }
     topo::GpuSpec spec = cat_.gpus_[b];
-    spec.id = key;
-    spec.name = key;
     for (auto& s : spec.sources) {
       if (s.kind == topo::SourceKind::user) {
-        s.text = "as " + spec_id(b) + ", whose figure is set at " + s.text;
+        s.text = "as " + spec.id + ", whose figure is set at " + s.text;
         continue;
       }
-      s.text = "as " + spec_id(b) + " (" + std::string(topo::name(s.kind)) + ": " + s.text + ")";
+      s.text = "as " + spec.id + " (" + std::string(topo::name(s.kind)) + ": " + s.text + ")";
       s.kind = topo::SourceKind::assumed;
     }
+    spec.id = key;
+    spec.name = key;
     return spec;
   }
-
-  const std::string& spec_id(std::size_t i) const { return cat_.gpus_[i].id; }
 
   /// A new model entry that starts from `base`'s dimensions (`preset = "<id>"`, spelled as a
   /// scenario's [model] preset may be): the fields it sets replace the base's, and what the base
@@ -170,9 +174,7 @@ class CatalogFileReader {
     const std::size_t i = find(cat_.models_, cat_.model_alias_, key);
     work::ModelSpec spec;
     if (i < cat_.models_.size()) {
-      if (r.has("preset"))
-        r.fail("preset", "starts a new entry from another, and `" + key + "` is an entry already",
-               "drop `preset` to change this entry's dimensions, or give the new model an id of its own");
+      refuse_preset(r, key, "model");
       spec = cat_.models_[i];
       mark_derived_model_fields(spec);
     } else if (std::string base; r.read("preset", base)) {

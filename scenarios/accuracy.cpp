@@ -196,10 +196,23 @@ std::pair<double, double> AccuracyMatch::implied_s(double predicted_s) const {
 }
 
 AccuracyMatch match_accuracy(const std::vector<AccuracyBand>& bands, const work::JobSpec& job) {
-  AccuracyMatch m{accuracy_class_of(job), std::nullopt};
-  const auto it =
-      std::find_if(bands.begin(), bands.end(), [&](const AccuracyBand& b) { return b.cls == m.cls; });
-  if (it != bands.end()) m.band = *it;
+  AccuracyMatch m{accuracy_class_of(job), std::nullopt, {}};
+  const auto band_of = [&](const AccuracyClass& cls) {
+    return std::find_if(bands.begin(), bands.end(), [&](const AccuracyBand& b) { return b.cls == cls; });
+  };
+  if (const auto it = band_of(m.cls); it != bands.end()) {
+    m.band = *it;
+    return m;
+  }
+  for (const std::string& base : job.cluster.gpu.preset_lineage) {
+    AccuracyClass cls = m.cls;
+    cls.gpu = base;
+    if (const auto it = band_of(cls); it != bands.end()) {
+      m.band = *it;
+      m.via = base;
+      return m;
+    }
+  }
   return m;
 }
 

@@ -62,9 +62,12 @@ std::vector<AccuracyBand> load_accuracy(const std::filesystem::path& file);
 std::optional<std::vector<AccuracyBand>> load_builtin_accuracy();
 
 /// What the table says about runs of `job`'s class: nullopt band when it holds no run of the class.
+/// A GPU written as a `preset` variant with no run of its own takes the band of the nearest entry it
+/// was started from that has one (`via`: that entry's id; the band's class names it).
 struct AccuracyMatch {
   AccuracyClass cls;
   std::optional<AccuracyBand> band;
+  std::string via;  ///< the preset base whose runs `band` holds; empty when they are the GPU's own
 
   /// What a step simulated at `predicted_s` would measure if it erred as the class's runs did:
   /// predicted / (1 + error) at the largest and the smallest error, as {low, high}; needs a band.

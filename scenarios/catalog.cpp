@@ -145,6 +145,7 @@ class CatalogFileReader {
       s.text = "as " + spec.id + " (" + std::string(topo::name(s.kind)) + ": " + s.text + ")";
       s.kind = topo::SourceKind::assumed;
     }
+    spec.preset_lineage.insert(spec.preset_lineage.begin(), spec.id);
     spec.id = key;
     spec.name = key;
     return spec;

@@ -246,6 +246,9 @@ struct GpuSpec {
   std::string price_note;       ///< where the price comes from ("article, mid-2026 on-demand")
   Efficiency eff;
   std::vector<FigureSource> sources;  ///< per figure, in catalog order
+  /// The catalog entries this one was started from with `preset`, nearest first (h100-nvl:
+  /// {"h100-pcie", "h100-sxm"}); empty for a part of its own.
+  std::vector<std::string> preset_lineage;
   /// "kind: text" of the figure `key` (e.g. "efficiency.nic"), or "not stated".
   std::string source_of(std::string_view key) const;
   double comm_sm_fraction = 0.0;      ///< share of compute lost while communication kernels run

@@ -20,8 +20,11 @@ std::string validated_text(const scen::AccuracyMatch& m, double predicted_s) {
     return "no published run like this one (" + m.cls.text() +
            ") is in stepsim's validation set: this prediction is unchecked against measurements";
   const scen::AccuracyBand& b = *m.band;
-  std::string s = format_count(b.runs, "published run", "published runs") + " like this one (" +
-                  m.cls.text() + "): simulated ";
+  std::string s;
+  if (!m.via.empty())
+    s = "no published run on " + m.cls.gpu + " (a preset variant of " + m.via + "); on " + m.via + ", ";
+  s += format_count(b.runs, "published run", "published runs") + " like this one (" + b.cls.text() +
+       "): simulated ";
   if (b.runs == 1) {
     s += side(b.mean_error) + " the measurement";
   } else {
@@ -32,14 +35,16 @@ std::string validated_text(const scen::AccuracyMatch& m, double predicted_s) {
   s += "\nerring as they did, this run would measure " +
        (b.runs == 1 ? format_seconds(low) : format_seconds(low) + " to " + format_seconds(high)) +
        " (`stepsim validate`; README, Accuracy)";
+  if (!m.via.empty()) s += "; what " + m.cls.gpu + " changes is unchecked";
   return s;
 }
 
 std::string validated_cell(const scen::AccuracyMatch& m) {
   if (!m.band) return "no published run";
   const scen::AccuracyBand& b = *m.band;
-  if (b.runs == 1) return side(b.mean_error) + " (1 run)";
-  return "mean " + side(b.mean_error) + " (" + std::to_string(b.runs) + " runs, " + side(b.min_error) +
+  const std::string on = m.via.empty() ? "" : "on " + m.via + ": ";
+  if (b.runs == 1) return on + side(b.mean_error) + " (1 run)";
+  return on + "mean " + side(b.mean_error) + " (" + std::to_string(b.runs) + " runs, " + side(b.min_error) +
          " to " + side(b.max_error) + ")";
 }
 
@@ -66,6 +71,7 @@ nlohmann::ordered_json validated_json(const scen::AccuracyMatch& m, double predi
   }
   const scen::AccuracyBand& b = *m.band;
   const auto [low, high] = m.implied_s(predicted_s);
+  if (!m.via.empty()) j["via_preset"] = m.via;  // the runs are of this base part, not of the GPU
   j["runs"] = b.runs;
   j["mean_error"] = b.mean_error;
   j["min_error"] = b.min_error;

@@ -152,7 +152,7 @@ TEST_CASE(
 
 TEST_CASE("a run is told its class's band and what it would measure erring as those runs did") {
   AccuracyBand b{kH100Dense, 4, -0.05, -0.20, 0.25, 0.12, {"g"}, {"a", "b", "c", "d"}};
-  const stepsim::scen::AccuracyMatch m{kH100Dense, b};
+  const stepsim::scen::AccuracyMatch m{kH100Dense, b, {}};
   // measured = simulated / (1 + error): 10 s / 1.25 = 8 s at the largest error, 10 s / 0.8 = 12.5 s at the
   // smallest
   const auto [low, high] = m.implied_s(10.0);
@@ -168,11 +168,42 @@ TEST_CASE("a run is told its class's band and what it would measure erring as th
   CHECK(j["class"]["size"] == "under 10B");  // all five keys of the class
   CHECK(j["implied_s"][1].get<double>() == Approx(12.5));
 
-  const stepsim::scen::AccuracyMatch none{kH100Moe, std::nullopt};
+  const stepsim::scen::AccuracyMatch none{kH100Moe, std::nullopt, {}};
   CHECK_THAT(stepsim::out::validated_text(none, 10.0),
              Contains("no published run like this one (h100-sxm, training, MoE, 16-bit, 10B-100B)"));
   CHECK(stepsim::out::validated_json(none, 10.0)["runs"] == 0);
   CHECK_THROWS_AS(none.implied_s(10.0), std::logic_error);
+}
+
+TEST_CASE("a preset variant with no run of its own is told the band of the nearest base that has one") {
+  // h100-nvl was started from h100-pcie, which was started from h100-sxm (scenarios/catalog/gpus.toml).
+  const AccuracyBand sxm{kH100Dense, 3, -0.09, -0.12, -0.06, 0.09, {"g"}, {"a", "b", "c"}};
+  const auto job =
+      job_of("h100-nvl", "train", "preset = \"llama-3.1-8b\"\nlayers = 2\n", "compute = \"bf16\"\n");
+  CHECK(job.cluster.gpu.preset_lineage == std::vector<std::string>{"h100-pcie", "h100-sxm"});
+  const auto m = stepsim::scen::match_accuracy({sxm}, job);
+  CHECK(m.cls.gpu == "h100-nvl");
+  CHECK(m.via == "h100-sxm");
+  REQUIRE(m.band.has_value());
+  CHECK(m.band->runs == 3);
+  CHECK_THAT(stepsim::out::validated_text(m, 10.0),
+             Contains("no published run on h100-nvl (a preset variant of h100-sxm); on h100-sxm, 3 published "
+                      "runs like this one (h100-sxm, training, dense, 16-bit, under 10B)") &&
+                 Contains("what h100-nvl changes is unchecked"));
+  CHECK(stepsim::out::validated_json(m, 10.0)["via_preset"] == "h100-sxm");
+  CHECK(stepsim::out::validated_cell(m).starts_with("on h100-sxm: mean 9.0% below"));
+  // A band of the GPU's own class wins over its base's.
+  AccuracyBand own = sxm;
+  own.cls.gpu = "h100-nvl";
+  own.runs = 1;
+  const auto m2 = stepsim::scen::match_accuracy({sxm, own}, job);
+  CHECK(m2.via.empty());
+  CHECK(m2.band->runs == 1);
+  // A part of its own (no preset) never borrows another's band.
+  CHECK(
+      !stepsim::scen::match_accuracy(
+           {sxm}, job_of("h200", "train", "preset = \"llama-3.1-8b\"\nlayers = 2\n", "compute = \"bf16\"\n"))
+           .band.has_value());
 }
 
 TEST_CASE("the shipped accuracy table reads and names classes the validation set has") {

@@ -103,12 +103,12 @@ TEST_CASE("report: the validated card shows the class's record, or that the run 
   const scen::AccuracyClass cls{"h100-sxm", "train", false, "16-bit", "under 10B"};
   out::RunLabels labels{"small", "h100-sxm", "llama"};
   labels.validated =
-      scen::AccuracyMatch{cls, scen::AccuracyBand{cls, 2, -0.1, -0.15, -0.05, 0.1, {"g"}, {"a", "b"}}};
+      scen::AccuracyMatch{cls, scen::AccuracyBand{cls, 2, -0.1, -0.15, -0.05, 0.1, {"g"}, {"a", "b"}}, {}};
   const std::string h = out::report_html(run.scenario.job, run.sim, labels, {}, "test");
   CHECK(data_value(h, "hl-validated") == -0.1);
   CHECK(h.find("<div class=\"v\">-10.0%</div>") != std::string::npos);
   CHECK(h.find("(mean 10.0% below); erring as they did") != std::string::npos);
-  labels.validated = scen::AccuracyMatch{cls, std::nullopt};
+  labels.validated = scen::AccuracyMatch{cls, std::nullopt, {}};
   const std::string none = out::report_html(run.scenario.job, run.sim, labels, {}, "test");
   CHECK(none.find("class=\"figure bad\" id=\"hl-validated\"") != std::string::npos);
   CHECK(none.find("<div class=\"v\">unchecked</div>") != std::string::npos);

@@ -177,8 +177,8 @@ TEST_CASE("compare: the validated row sets each class's record side by side, and
   const scen::AccuracyClass h100{"h100-sxm", "train", false, "16-bit", "under 10B"};
   const scen::AccuracyBand band{h100, 3, -0.11, -0.13, 0.01, 0.11, {"g"}, {"x", "y", "z"}};
   std::vector<out::CompareEntry> e = plain;
-  e[0].validated = scen::AccuracyMatch{h100, band};
-  e[1].validated = scen::AccuracyMatch{{"gb200", "train", false, "16-bit", "under 10B"}, std::nullopt};
+  e[0].validated = scen::AccuracyMatch{h100, band, {}};
+  e[1].validated = scen::AccuracyMatch{{"gb200", "train", false, "16-bit", "under 10B"}, std::nullopt, {}};
   const auto rows = out::compare_rows(e);
   const auto& v = row(rows, "validated_mean_error");
   REQUIRE(v.values.size() == 2);

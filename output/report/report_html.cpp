@@ -64,8 +64,10 @@ std::string validated_card(const scen::AccuracyMatch& m, double step_s) {
   std::string detail = validated_text(m, step_s);
   if (const auto at = detail.find('\n'); at != std::string::npos) detail.replace(at, 1, "; ");
   const bool known = m.band.has_value();
+  // A preset variant told its base part's record says whose it is in the card's value too.
+  const std::string whose = m.via.empty() ? "" : " (" + m.via + ")";
   return card("hl-validated", "validated against published runs",
-              known ? (m.band->mean_error < 0.0 ? "-" : "+") + format_percent(std::abs(m.band->mean_error))
+              known ? (m.band->mean_error < 0.0 ? "-" : "+") + format_percent(std::abs(m.band->mean_error)) + whose
                     : "unchecked",
               detail, known ? m.band->mean_error : 0.0, known ? "" : "bad");
 }

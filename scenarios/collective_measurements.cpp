@@ -90,9 +90,11 @@ std::string named_algorithm(const std::string& notes) {
   return notes.substr(at + 5, end == std::string::npos ? std::string::npos : end - at - 5);
 }
 
-// nccl-tests' and NCCL's spellings of what stepsim runs.
+// nccl-tests' and NCCL's spellings of what stepsim runs: NCCL_ALGO's "NVLSTree", "CollnetDirect" and
+// the TUNING lines' "NVLS_TREE", "COLLNET_DIRECT" alike.
 std::optional<topo::CollectiveAlgorithm> algorithm_of(const std::string& named) {
-  const std::string n = lower(named);
+  std::string n = lower(named);
+  std::erase(n, '_');
   if (n.empty()) return topo::CollectiveAlgorithm::automatic;
   if (n == "ring") return topo::CollectiveAlgorithm::ring;
   if (n == "tree") return topo::CollectiveAlgorithm::tree;

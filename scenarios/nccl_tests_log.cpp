@@ -190,14 +190,6 @@ const NcclChoice* choice_for(const NcclTestsRun& run, const std::string& op, dou
   return nullptr;
 }
 
-/// NCCL's algorithm name as the measurements' notes spell it ("NVLS_TREE" -> "NVLSTree").
-std::string nccl_algorithm_name(const std::string& upper) {
-  if (upper == "NVLS_TREE") return "NVLSTree";
-  if (upper == "COLLNET_DIRECT") return "CollNet";
-  if (upper == "COLLNET_CHAIN") return "CollNetChain";
-  return upper;
-}
-
 }  // namespace
 
 std::vector<std::string> NcclTestsRun::distinct_hosts() const {
@@ -356,7 +348,7 @@ MeasuredCollective measured_row(const NcclTestsLog& log, const NcclTestsRun& run
   if (chose != nullptr) m.choice = chose->algorithm + "/" + chose->protocol;
   if (!forced.empty()) m.notes = "algo=" + forced + ";";
   if (log.nvls_disabled) m.notes += " NCCL_NVLS_ENABLE=0";
-  m.named_algorithm = chose != nullptr ? nccl_algorithm_name(chose->algorithm) : forced;
+  m.named_algorithm = chose != nullptr ? chose->algorithm : forced;
   if (!rc.refused.empty()) {
     m.not_expressible = rc.refused;
     return m;

@@ -109,10 +109,6 @@ void print_calibration(const scen::LinkCalibration& c) {
   for (const auto& f : c.findings) std::printf("  - %s\n", f.c_str());
 }
 
-}  // namespace
-
-namespace {
-
 nlohmann::ordered_json log_json(const LogRows& l, const std::vector<MeasuredOutcome>& out) {
   nlohmann::ordered_json runs = nlohmann::ordered_json::array();
   for (const auto& run : l.log.runs)

@@ -13,17 +13,6 @@
 
 namespace stepsim::scen {
 
-namespace {
-
-std::vector<std::string> names_of(const auto& specs, const auto& aliases) {
-  std::vector<std::string> out;
-  for (const auto& s : specs) out.push_back(s.id);
-  for (const auto& [alias, id] : aliases) out.push_back(alias);
-  return out;
-}
-
-}  // namespace
-
 /// Applies one parsed catalog file to a Catalog under construction.
 class CatalogFileReader {
  public:
@@ -130,13 +119,13 @@ class CatalogFileReader {
   /// the base's value, and its source says so: "assumed: as <base> (<kind>: <the base's source>)",
   /// since a figure measured or derived for one part is an assumption for another.
   topo::GpuSpec preset_gpu(TableReader& r, const std::string& base, const std::string& key) const {
-    const std::size_t b = find(cat_.gpus_, cat_.gpu_alias_, base);
-    if (b == cat_.gpus_.size()) {
-      const std::string hint = did_you_mean(base, names_of(cat_.gpus_, cat_.gpu_alias_));
+    const topo::GpuSpec* b = cat_.find_gpu(base);
+    if (b == nullptr) {
+      const std::string hint = did_you_mean(base, cat_.gpu_names());
       r.fail("preset", "unknown GPU `" + base + "`",
              (hint.empty() ? "" : hint + " ") + "`stepsim catalog gpus` lists them");
     }
-    topo::GpuSpec spec = cat_.gpus_[b];
+    topo::GpuSpec spec = *b;
     for (auto& s : spec.sources) {
       if (s.kind == topo::SourceKind::user) {
         s.text = "as " + spec.id + ", whose figure is set at " + s.text;
@@ -229,6 +218,13 @@ class CatalogFileReader {
 };
 
 namespace {
+
+std::vector<std::string> names_of(const auto& specs, const auto& aliases) {
+  std::vector<std::string> out;
+  for (const auto& s : specs) out.push_back(s.id);
+  for (const auto& [alias, id] : aliases) out.push_back(alias);
+  return out;
+}
 
 enum class CharKind : std::uint8_t { letter, digit, separator };
 
@@ -348,6 +344,13 @@ std::vector<std::string> Catalog::tp_overlap_names() const {
   std::vector<std::string> out;
   for (const auto& c : tp_overlaps_) out.push_back(c.id);
   return out;
+}
+
+const topo::GpuSpec& Catalog::gpu_for_option(std::string_view id, std::string_view option) const {
+  if (const topo::GpuSpec* g = find_gpu(id)) return *g;
+  const std::string hint = did_you_mean(id, gpu_names());
+  throw UserError({}, std::string(option), "unknown GPU `" + std::string(id) + "`",
+                  (hint.empty() ? "" : hint + " ") + "`stepsim catalog gpus` lists them");
 }
 
 std::vector<std::string> Catalog::gpu_names() const {

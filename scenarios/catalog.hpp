@@ -50,6 +50,9 @@ class Catalog {
 
   /// The GPU with this id or alias, or null.
   const topo::GpuSpec* find_gpu(std::string_view id_or_alias) const;
+  /// The GPU with this id or alias; a UserError for `option` (a command-line option, "--gpu")
+  /// naming the nearest GPU otherwise. Readers of files report theirs at the key instead.
+  const topo::GpuSpec& gpu_for_option(std::string_view id_or_alias, std::string_view option) const;
   /// The model with this id or alias, or null. Spellings of an id resolve too (model_id_key):
   /// "meta-llama/Llama-3.1-70B-Instruct", "llama3.1-70b" and "Llama-3.1-70B" name llama-3.1-70b.
   const work::ModelSpec* find_model(std::string_view id_or_alias) const;

@@ -7,7 +7,6 @@
 #include <filesystem>
 
 #include "scenarios/megatron_detail.hpp"
-#include "scenarios/suggest.hpp"
 
 namespace stepsim::scen::megatron {
 namespace megatron_resolve {
@@ -31,12 +30,7 @@ void cluster(const RunSettings& s, const ImportCluster& c, const Catalog& catalo
   if (c.gpu.empty())
     throw UserError({}, "--gpu", "is required: the arguments do not say which GPU the run uses",
                     "e.g. --gpu h100-sxm; " + list_hint);
-  const topo::GpuSpec* gpu = catalog.find_gpu(c.gpu);
-  if (gpu == nullptr) {
-    const std::string hint = did_you_mean(c.gpu, catalog.gpu_names());
-    throw UserError({}, "--gpu", "unknown GPU `" + c.gpu + "`", (hint.empty() ? "" : hint + " ") + list_hint);
-  }
-  r.gpu_id = gpu->id;
+  r.gpu_id = catalog.gpu_for_option(c.gpu, "--gpu").id;
   const auto file_nodes = s.whole_of("num_nodes");
   if (c.nodes == 0 && !file_nodes)
     throw UserError({}, "--nodes", "is required: the arguments do not say how many nodes the run uses",

@@ -6,7 +6,6 @@
 
 #include "output/views/catalog_view.hpp"
 #include "scenarios/catalog.hpp"
-#include "scenarios/suggest.hpp"
 #include "sim/error.hpp"
 #include "tools/cli_common.hpp"
 #include "tools/commands.hpp"
@@ -40,15 +39,7 @@ int cmd_catalog(Args args) {
   if (!only.empty() && what != "gpus")
     throw UserError(SourceLocation{}, "--gpu", "selects GPUs of `stepsim catalog gpus`",
                     "run `stepsim catalog gpus --gpu " + only.front() + "`");
-  for (auto& id : only) {
-    const topo::GpuSpec* g = catalog.find_gpu(id);
-    if (g == nullptr) {
-      const std::string hint = scen::did_you_mean(id, catalog.gpu_names());
-      throw UserError(SourceLocation{}, "--gpu", "unknown GPU `" + id + "`",
-                      (hint.empty() ? "" : hint + " ") + "`stepsim catalog gpus` lists them");
-    }
-    id = g->id;  // an alias lists its entry
-  }
+  for (auto& id : only) id = catalog.gpu_for_option(id, "--gpu").id;  // an alias lists its entry
   if (provenance) {
     if (what != "gpus")
       throw UserError(SourceLocation{}, "--provenance", "lists the sources of GPU figures",

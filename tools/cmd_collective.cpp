@@ -60,12 +60,7 @@ struct Options {
 };
 
 topo::GpuSpec find_gpu(const std::string& id, const std::vector<std::string>& extra_catalogs) {
-  const scen::Catalog catalog = load_catalog(extra_catalogs);
-  if (const topo::GpuSpec* g = catalog.find_gpu(id)) return *g;
-  const auto names = catalog.gpu_names();
-  const std::string hint = scen::did_you_mean(id, names);
-  throw UserError({}, "--gpu", "unknown GPU `" + id + "`",
-                  hint.empty() ? "see `stepsim catalog gpus`" : hint);
+  return load_catalog(extra_catalogs).gpu_for_option(id, "--gpu");
 }
 
 template <std::size_t N>

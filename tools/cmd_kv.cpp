@@ -85,12 +85,6 @@ KvInput from_scenario(const KvArgs& a, const scen::Catalog& catalog) {
   return in;
 }
 
-const topo::GpuSpec& find_gpu(const scen::Catalog& catalog, const std::string& id) {
-  if (const topo::GpuSpec* g = catalog.find_gpu(id)) return *g;
-  const auto names = catalog.gpu_names();
-  throw UserError("--gpu: no GPU `" + id + "` in the catalog; " + scen::did_you_mean(id, names));
-}
-
 KvInput from_model(const KvArgs& a, const scen::Catalog& catalog) {
   if (a.model.empty())
     throw UserError(
@@ -107,7 +101,7 @@ KvInput from_model(const KvArgs& a, const scen::Catalog& catalog) {
                     "e.g. stepsim kv --model " + a.model + " --context 8192");
   KvInput in{*m, {}};
   if (!a.gpu.empty())
-    in.query.gpu = find_gpu(catalog, a.gpu);
+    in.query.gpu = catalog.gpu_for_option(a.gpu, "--gpu");
   else if (a.gpus)
     throw UserError("--gpus needs --gpu to say which GPU");
   return in;
@@ -124,7 +118,7 @@ KvInput resolve(const KvArgs& a, const scen::Catalog& catalog) {
   if (a.batch) q.batch = *a.batch;
   if (a.overhead) q.overhead = *a.overhead;
   if (!a.kv_precision.empty()) q.kv_bytes = element_bytes(a.kv_precision);
-  if (!a.gpu.empty()) q.gpu = find_gpu(catalog, a.gpu);
+  if (!a.gpu.empty()) q.gpu = catalog.gpu_for_option(a.gpu, "--gpu");
   if (a.gpus) q.gpus = *a.gpus;
   if (a.target) q.target_tokens_per_s = a.target;
   return in;

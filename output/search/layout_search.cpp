@@ -12,7 +12,6 @@
 
 #include "scenarios/cross_checks.hpp"
 #include "scenarios/scenario.hpp"
-#include "scenarios/suggest.hpp"
 #include "sim/error.hpp"
 #include "sim/parallel_for.hpp"
 #include "topology/topology.hpp"
@@ -117,13 +116,7 @@ Config load_config(const std::filesystem::path& path, const scen::Catalog& catal
 
 std::vector<Config> load_configs(const std::filesystem::path& path, const scen::Catalog& catalog,
                                  const SearchOptions& o) {
-  for (const std::string& g : o.gpu_types)
-    if (catalog.find_gpu(g) == nullptr) {
-      const auto names = catalog.gpu_names();
-      const std::string hint = scen::did_you_mean(g, names);
-      throw UserError("--gpu: unknown GPU `" + g + "`" + (hint.empty() ? "" : "; " + hint) +
-                      " (`stepsim catalog gpus` lists them)");
-    }
+  for (const std::string& g : o.gpu_types) (void)catalog.gpu_for_option(g, "--gpu");
   for (int n : o.gpu_counts)
     if (n < 1) throw UserError("--gpus: expected GPU counts of at least 1, got " + std::to_string(n));
   const std::vector<std::string> gpus = o.gpu_types.empty() ? std::vector<std::string>{""} : o.gpu_types;

@@ -118,10 +118,12 @@ TEST_CASE("NCCL's TUNING lines say which algorithm and protocol ran at each size
         topo::CollectiveAlgorithm::ring);
 }
 
-TEST_CASE("NCCL's TUNING names map as NCCL_ALGO's do, and CollNet Chain is named as not one stepsim has", "[collectives]") {
+TEST_CASE("NCCL's TUNING names map as NCCL_ALGO's do, and CollNet Chain is named as not one stepsim has",
+          "[collectives]") {
   test::TempDir dir;
   const std::string tuning =
-      "node00:1:1 [0] NCCL INFO AllReduce: 1048576 Bytes -> Algo NVLS_TREE proto SIMPLE channel{Lo..Hi}={0..7}\n"
+      "node00:1:1 [0] NCCL INFO AllReduce: 1048576 Bytes -> Algo NVLS_TREE proto SIMPLE "
+      "channel{Lo..Hi}={0..7}\n"
       "node00:1:1 [0] NCCL INFO AllReduce: 67108864 Bytes -> Algo COLLNET_CHAIN proto SIMPLE\n";
   const auto log = scen::read_nccl_tests_log(
       dir.write("all_reduce_perf.out", header(2, 8, "NVIDIA H100 80GB HBM3") + tuning +
@@ -131,7 +133,8 @@ TEST_CASE("NCCL's TUNING names map as NCCL_ALGO's do, and CollNet Chain is named
   REQUIRE(rows.size() == 2);
   CHECK(rows[0].algorithm == topo::CollectiveAlgorithm::nvls_tree);
   CHECK(rows[0].named_algorithm == "NVLS_TREE");  // NCCL's own spelling, as the log prints it
-  CHECK_THAT(rows[1].not_expressible, Catch::Contains("COLLNET_CHAIN") && Catch::Contains("not one stepsim has"));
+  CHECK_THAT(rows[1].not_expressible,
+             Catch::Contains("COLLNET_CHAIN") && Catch::Contains("not one stepsim has"));
 }
 
 TEST_CASE("the collective comes from --op, then the log's binary, then the file name", "[collectives]") {

@@ -66,10 +66,11 @@ std::string validated_card(const scen::AccuracyMatch& m, double step_s) {
   const bool known = m.band.has_value();
   // A preset variant told its base part's record says whose it is in the card's value too.
   const std::string whose = m.via.empty() ? "" : " (" + m.via + ")";
-  return card("hl-validated", "validated against published runs",
-              known ? (m.band->mean_error < 0.0 ? "-" : "+") + format_percent(std::abs(m.band->mean_error)) + whose
-                    : "unchecked",
-              detail, known ? m.band->mean_error : 0.0, known ? "" : "bad");
+  return card(
+      "hl-validated", "validated against published runs",
+      known ? (m.band->mean_error < 0.0 ? "-" : "+") + format_percent(std::abs(m.band->mean_error)) + whose
+            : "unchecked",
+      detail, known ? m.band->mean_error : 0.0, known ? "" : "bad");
 }
 
 std::string headline(const work::JobSpec& job, const work::Simulation& s, const RunLabels& labels) {

@@ -51,8 +51,14 @@ inline constexpr RealRange kOversubscription{
 bool read_zero_or(TableReader& r, std::string_view key, double& out, const RealRange& range,
                   double scale = 1.0);
 
+/// Throws the error of a required key `key` that `r` lacks, `what` saying what it holds, with the
+/// hint to set it or start from a catalog preset.
+[[noreturn]] void fail_missing(const TableReader& r, std::string_view key, std::string_view what);
+
 /// Which keys a table may hold: catalog entries also carry aliases and published figures.
 enum class FieldSet : std::uint8_t { catalog, scenario };
+
+// The GPU entry (scenarios/gpu_reader.cpp).
 
 /// Applies the GPU keys present in `r` to `gpu` (units converted: TFLOP/s, GB, TB/s, GB/s, Gb/s,
 /// us) including the `efficiency` sub-table. Does not call finish().
@@ -62,6 +68,8 @@ void read_efficiency(TableReader& r, topo::Efficiency& eff);
 /// Throws unless `gpu` has the figures every model needs (BF16 peak, HBM size and bandwidth) and
 /// consistent links. Errors point at `r`'s table.
 void validate_gpu(const topo::GpuSpec& gpu, const TableReader& r);
+
+// The model entry and the switches of framework configs (scenarios/spec_readers.cpp).
 
 /// A switch NeMo 1's YAML configs write as 0 / 1 and NeMo 2's as a bool: either is taken.
 void read_switch(TableReader& r, std::string_view key, bool& out);

@@ -515,12 +515,24 @@ void read_variability_section(TableReader r, Scenario& s) {
          RealRange{0.0, 100.0, true, "a throttled GPU's time multiplier, e.g. 1.15"});
   r.read("kernel_jitter_cv", v.kernel_jitter_cv,
          RealRange{0.0, 2.0, false, "the coefficient of variation of one kernel's time, e.g. 0.03"});
+  r.read("clock_wander_cv", v.clock_wander_cv,
+         RealRange{
+             0.0, 1.0, false,
+             "the coefficient of variation of a GPU's kernel speed from one window to the next, e.g. 0.02"});
+  r.read("clock_wander_ms", v.clock_wander_ms,
+         RealRange{0.0, 1e6, true, "milliseconds a GPU's speed holds before it wanders again, e.g. 20"});
   r.read("host_stalls_per_step", v.host_stalls_per_step,
          RealRange{0.0, 1000.0, false, "expected stalls per GPU per step, e.g. 0.01"});
   r.read("host_stall_ms", v.host_stall_ms, RealRange{0.0, 1e6, false, "milliseconds per stall, e.g. 20"});
   r.finish();
   if (v.throttled_fraction > 0.0 && !r.has("throttled_factor"))
     r.fail("throttled_fraction", "throttled GPUs need their slowdown", "set throttled_factor, e.g. 1.15");
+  if (v.clock_wander_cv > 0.0 && !r.has("clock_wander_ms"))
+    r.fail("clock_wander_cv", "clock wander needs the time a GPU's speed holds",
+           "set clock_wander_ms, e.g. 20 (a power-limited GPU's clock moves over milliseconds)");
+  if (r.has("clock_wander_ms") && !(v.clock_wander_cv > 0.0))
+    r.fail("clock_wander_ms", "sets the window of a clock wander that is not there",
+           "set clock_wander_cv too, e.g. 0.02, or remove clock_wander_ms");
   if (v.host_stalls_per_step > 0.0 && !(v.host_stall_ms > 0.0))
     r.fail("host_stalls_per_step", "stalls need a length", "set host_stall_ms, e.g. 20");
 }

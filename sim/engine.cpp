@@ -113,11 +113,12 @@ void Engine::start(OpId id) {
   const OpExec& op = graph_.exec(id);
   switch (op.kind) {
     case OpKind::compute:
-      start_compute(id, op, variation_ != nullptr ? variation_->duration(id, op.aux, op.work) : op.work);
+      start_compute(id, op,
+                    variation_ != nullptr ? variation_->duration(id, op.aux, op.work, now_) : op.work);
       break;
     case OpKind::transfer: start_transfer(id, op); break;
     case OpKind::memory:
-      schedule(id, variation_ != nullptr ? variation_->duration(id, op.aux, op.work) : op.work);
+      schedule(id, variation_ != nullptr ? variation_->duration(id, op.aux, op.work, now_) : op.work);
       break;
     case OpKind::delay: schedule(id, op.work); break;
   }

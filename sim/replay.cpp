@@ -62,10 +62,12 @@ Replay::Replay(const StepGraph& graph, const RunResult& run, const ReplayLayout&
   order_ops(succ_begin, succ);
   const std::size_t n = graph.op_count();
   nominal_.resize(n);
+  nominal_start_.resize(n);
   varies_.resize(n);
   sink_.resize(n);
   for (OpId id = 0; id < n; ++id) {
     nominal_[id] = run.ops[id].end - run.ops[id].start;
+    nominal_start_[id] = run.ops[id].start;
     const OpKind k = graph.exec(id).kind;
     varies_[id] = k == OpKind::compute || k == OpKind::memory;
     sink_[id] = succ_begin[id + 1] == succ_begin[id];
@@ -215,7 +217,8 @@ Time Replay::scaled_nominal(OpId op, std::uint32_t copy) const {
 Time Replay::duration(OpId op, std::uint32_t copy, const Variation* variation) {
   if (variation == nullptr || !varies_[op]) return scaled_nominal(op, copy);
   const std::size_t row = static_cast<std::size_t>(graph_.exec(op).aux) * width_ + copy;
-  double f = jitter(op, copy, variation->seed, variation->jitter_sigma);
+  double f =
+      jitter(op, copy, variation->seed, variation->jitter_sigma) * variation->wander(row, nominal_start_[op]);
   if (row < variation->processor_factor.size()) f *= variation->processor_factor[row];
   Time t = f == 1.0 ? nominal_[op] : Time{scaled_ps(static_cast<double>(nominal_[op].count()), f)};
   if (variation->stalls_of(key(op, copy), row)) t = saturating_add(t, variation->stall);
@@ -267,7 +270,16 @@ void Replay::synchronise(OpId op, Time::rep* e) {
   }
 }
 
-void Replay::add_durations(OpId op, Time::rep* e, const Variation* variation, bool stalls) const {
+double Replay::wander(const Variation& v, std::size_t row, Time at) {
+  if (row >= wander_cache_.size()) return v.wander(row, at);
+  const auto window =
+      static_cast<std::uint64_t>(std::max<Time::rep>(at.count(), 0) / v.wander_window.count());
+  WanderDraw& d = wander_cache_[row];
+  if (d.window != window) d = {window, v.wander(row, at)};
+  return d.factor;
+}
+
+void Replay::add_durations(OpId op, Time::rep* e, const Variation* variation, bool stalls) {
   // Copy by copy, the same arithmetic as duration().
   const std::size_t w = width_;
   if (variation == nullptr || !varies_[op]) {
@@ -285,9 +297,12 @@ void Replay::add_durations(OpId op, Time::rep* e, const Variation* variation, bo
       variation->processor_factor.size() >= row + w ? variation->processor_factor.data() + row : nullptr;
   const double* table = variation->jitter_sigma > 0.0 ? jitter_table_.data() : nullptr;
   const std::size_t offset = table != nullptr ? jitter_offset(op, variation->seed) : 0;
+  const bool wanders = variation->wanders();
+  const Time start = nominal_start_[op];
   for (std::size_t j = 0; j < w; ++j) {
     double f = table != nullptr ? table[(offset + j) & (kJitterTable - 1)] : 1.0;
     if (factor != nullptr) f *= factor[j];
+    if (wanders) f *= wander(*variation, row + j, start);
     e[j] += scaled_ps(base, f);
   }
   if (stalls)
@@ -299,6 +314,8 @@ void Replay::add_durations(OpId op, Time::rep* e, const Variation* variation, bo
 ReplayResult Replay::run(const Variation* variation, bool critical_path) {
   const std::size_t w = width_;
   if (variation != nullptr && variation->jitter_sigma > 0.0) prepare_jitter(variation->jitter_sigma);
+  if (variation != nullptr && variation->wanders())
+    wander_cache_.assign(graph_.processor_count() * static_cast<std::size_t>(w), WanderDraw{});
   const bool stalls = variation != nullptr && variation->stall.count() > 0 &&
                       std::any_of(variation->stall_probability.begin(), variation->stall_probability.end(),
                                   [](double p) { return p > 0.0; });
@@ -383,8 +400,9 @@ void Replay::copy_ends(std::uint32_t copy, const Variation* variation, std::vect
 std::size_t Replay::memory_bytes() const {
   return ends_.capacity() * sizeof(Time) + sync_start_.capacity() * sizeof(Time) + crit_.capacity() +
          order_.capacity() * sizeof(OpId) + pred_begin_.capacity() * sizeof(std::uint32_t) +
-         preds_.capacity() * sizeof(OpId) + nominal_.capacity() * sizeof(Time) + varies_.capacity() +
-         sink_.capacity() + slot_.capacity() * sizeof(std::uint32_t) +
+         preds_.capacity() * sizeof(OpId) + nominal_.capacity() * sizeof(Time) +
+         nominal_start_.capacity() * sizeof(Time) + wander_cache_.capacity() * sizeof(WanderDraw) +
+         varies_.capacity() + sink_.capacity() + slot_.capacity() * sizeof(std::uint32_t) +
          sync_begin_.capacity() * sizeof(std::uint32_t) + sync_member_.capacity() * sizeof(std::uint32_t) +
          layout_.scale_begin.capacity() * sizeof(std::uint32_t) +
          layout_.scales.capacity() * sizeof(ReplayLayout::CopyScale);

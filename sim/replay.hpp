@@ -95,7 +95,8 @@ class Replay {
   ReplayResult run(const Variation* variation, bool critical_path);
 
   /// The duration of op `op` of copy `copy` under `variation` (null: the run's): its run duration
-  /// x the copy's row factor x its jitter, plus a stall if the copy draws one (Variation::stalls_of
+  /// x the copy's row factor x its jitter x its row's clock wander in the window the op started in
+  /// during the run, plus a stall if the copy draws one (Variation::stalls_of
   /// with key(op, copy)); a transfer's run duration x the layout's scale for the copy.
   Time duration(OpId op, std::uint32_t copy, const Variation* variation);
   std::uint32_t width() const { return width_; }
@@ -123,6 +124,10 @@ class Replay {
   std::vector<std::uint32_t> pred_begin_;  ///< per op + 1: offsets into preds_
   std::vector<OpId> preds_;                ///< explicit dependencies and stream predecessors
   std::vector<Time> nominal_;              ///< per op: its duration in the run
+  /// Per op: its start in the run, which picks the clock-wander window of every copy (a copy's own
+  /// start differs by the delays variation added before it: a fraction of a window where the wander
+  /// is small, and duration() stays a function of the op and copy that walk_back can invert).
+  std::vector<Time> nominal_start_;
   std::vector<std::uint8_t> varies_;       ///< per op: a kernel (compute or memory), which variation scales
   std::vector<std::uint8_t> sink_;  ///< per op: nothing follows it (the makespan is the latest such end)
   /// Ends are held only while an op still has a successor to start: op `op` writes slot
@@ -166,7 +171,16 @@ class Replay {
   }
   void ready_times(OpId op, Time::rep* e, std::uint8_t* crit) const;
   void synchronise(OpId op, Time::rep* e);
-  void add_durations(OpId op, Time::rep* e, const Variation* variation, bool stalls) const;
+  void add_durations(OpId op, Time::rep* e, const Variation* variation, bool stalls);
+  /// Per row (processor x width + copy), in a run with clock wander: the window of its last draw and
+  /// the factor drawn, so that the kernels of one window take one draw (Variation::wander is a pure
+  /// function of seed, row and window: the cache changes no result). Reset by every run.
+  struct WanderDraw {
+    std::uint64_t window = ~std::uint64_t{0};
+    double factor = 1.0;
+  };
+  std::vector<WanderDraw> wander_cache_;
+  double wander(const Variation& v, std::size_t row, Time at);
   /// Op `op`'s run duration for copy `copy`, with the layout's scale (ReplayLayout::scales).
   Time scaled_nominal(OpId op, std::uint32_t copy) const;
   std::vector<ReplayLink> walk_back(OpId op, std::uint32_t copy, Time end, const Variation* variation);

@@ -19,6 +19,7 @@ std::uint64_t splitmix64(std::uint64_t x) {
 // Separate streams of draws per op: the jitter and the stall of one op are independent.
 constexpr std::uint64_t kJitterStream = 0;
 constexpr std::uint64_t kStallStream = 1;
+constexpr std::uint64_t kWanderStream = 2;  // keyed by processor, then by window
 
 std::uint64_t key_of(std::uint64_t key, std::uint64_t stream) {
   return (key << 2) | stream;
@@ -83,6 +84,14 @@ double Variation::jitter(OpId id) const {
   return std::exp(jitter_sigma * z - 0.5 * jitter_sigma * jitter_sigma);
 }
 
+double Variation::wander(std::uint64_t row, Time at) const {
+  if (!wanders()) return 1.0;
+  const auto window = static_cast<std::uint64_t>(std::max<Time::rep>(at.count(), 0) / wander_window.count());
+  const std::uint64_t per_row =
+      mix_seed(seed, variation_detail::key_of(row, variation_detail::kWanderStream));
+  return std::exp(wander_sigma * hash_normal(per_row, window) - 0.5 * wander_sigma * wander_sigma);
+}
+
 bool Variation::stalls(OpId id, ProcessorId p) const {
   return stalls_of(id, p);
 }
@@ -93,8 +102,8 @@ bool Variation::stalls_of(std::uint64_t key, std::size_t row) const {
          stall_probability[row];
 }
 
-Time Variation::duration(OpId id, ProcessorId p, Time work) const {
-  double factor = jitter(id);
+Time Variation::duration(OpId id, ProcessorId p, Time work, Time start) const {
+  double factor = jitter(id) * wander(p, start);
   if (p < processor_factor.size()) factor *= processor_factor[p];
   Time t = factor == 1.0 ? work : ceil_to_time(static_cast<double>(work.count()) * factor);
   if (stalls(id, p)) t = saturating_add(t, stall);

@@ -177,3 +177,108 @@ TEST_CASE("replayed copies: the slowest of N grows with N as the maximum of N lo
     previous = mean;
   }
 }
+
+TEST_CASE("clock wander holds one factor per processor and window, with mean 1 and the cv asked for") {
+  // Over n = 200,000 (processor, window) draws of a cv = 0.05 factor, the sample mean's standard
+  // error is 0.05 / sqrt(n) = 1.1e-4 and the sample cv's about cv / sqrt(2n) = 7.9e-5: within 5 of each.
+  const double cv = 0.05;
+  Variation v;
+  v.wander_sigma = lognormal_sigma_for_cv(cv);
+  v.wander_window = us(100);
+  v.seed = 3;
+  CHECK(v.wander(0, us(10)) == v.wander(0, us(99)));   // one window
+  CHECK(v.wander(0, us(10)) != v.wander(0, us(100)));  // the next
+  CHECK(v.wander(0, us(10)) != v.wander(1, us(10)));   // another processor
+  Variation other = v;
+  other.seed = 4;
+  CHECK(v.wander(0, us(10)) != other.wander(0, us(10)));
+  const int n = 200000;
+  double sum = 0.0, sq = 0.0;
+  for (int i = 0; i < n; ++i) {
+    // 400 processors x 500 windows.
+    const double x = v.wander(static_cast<std::uint64_t>(i % 400), us(100) * (i / 400));
+    sum += x;
+    sq += x * x;
+  }
+  const double mean = sum / n;
+  const double sd = std::sqrt(sq / n - mean * mean);
+  CHECK(mean == Approx(1.0).margin(5 * 1.1e-4));
+  CHECK(sd / mean == Approx(cv).margin(5 * 7.9e-5));
+  Variation none;
+  CHECK(none.wander(0, us(10)) == 1.0);
+  none.wander_sigma = 0.1;  // no window: no wander
+  CHECK(none.wander(0, us(10)) == 1.0);
+}
+
+TEST_CASE("clock wander scales each kernel by the window it starts in, on the engine and replayed") {
+  // One processor, kernels of 30 us, windows of 50 us: kernel 0 starts in window 0 and takes
+  // 30 f0; kernel 1 starts at 30 f0 (window 0 while f0 < 5/3) and takes 30 f0; kernel 2 starts at
+  // 60 f0, in window floor(60 f0 / 50). The engine's ends follow that chain exactly.
+  StepGraphBuilder b;
+  const Gpu g = add_gpu(b);
+  std::vector<OpId> ops;
+  for (int i = 0; i < 3; ++i) ops.push_back(b.add_op(compute(us(30)), g.compute));
+  const StepGraph graph = std::move(b).build();
+  Variation v;
+  v.wander_sigma = lognormal_sigma_for_cv(0.1);
+  v.wander_window = us(50);
+  v.seed = 11;
+  Engine e(graph);
+  e.set_variation(&v);
+  const RunResult r = e.run();
+  Time t{};
+  for (const OpId op : ops) {
+    CHECK(r.ops[op].start == t);
+    t = t + ceil_to_time(static_cast<double>(us(30).count()) * v.wander(0, t));
+    CHECK(r.ops[op].end == t);
+  }
+  // Replayed over the nominal run (two copies), each copy's kernel takes its own row's factor in
+  // the window the op started in during the run: 0, 30 and 60 us.
+  Engine nominal_engine(graph);
+  const RunResult nominal = nominal_engine.run();
+  ReplayLayout layout;
+  layout.width = 2;
+  layout.op_partition.assign(graph.op_count(), ReplayLayout::kNoPartition);
+  Replay replay(graph, nominal, layout);
+  for (std::uint32_t copy = 0; copy < 2; ++copy)
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      const Time start = us(30) * static_cast<Time::rep>(i);
+      // The replay rounds a scaled duration up to the picosecond.
+      const double ps = static_cast<double>(us(30).count()) * v.wander(copy, start);
+      CHECK(replay.duration(ops[i], copy, &v) == Time{static_cast<Time::rep>(std::ceil(ps))});
+    }
+}
+
+TEST_CASE("clock wander does not average out over a chain of kernels, as jitter does") {
+  // 100 kernels of 10 us on one processor, all inside one 10 ms window: the makespan is 1 ms x the
+  // window's factor, so over 400 seeds its coefficient of variation is the wander's cv (0.05; the
+  // sample cv's standard error is about 0.05 / sqrt(800) = 1.8e-3, checked within 5 of it). Per-kernel
+  // jitter of the same cv gives 0.05 / sqrt(100) = 0.005 (each kernel independent).
+  StepGraphBuilder b;
+  const Gpu g = add_gpu(b);
+  for (int i = 0; i < 100; ++i) b.add_op(compute(us(10)), g.compute);
+  const StepGraph graph = std::move(b).build();
+  const auto makespan_cv = [&](bool wander) {
+    double sum = 0.0, sq = 0.0;
+    const int seeds = 400;
+    for (int s = 0; s < seeds; ++s) {
+      Variation v;
+      v.seed = static_cast<std::uint64_t>(s);
+      if (wander) {
+        v.wander_sigma = lognormal_sigma_for_cv(0.05);
+        v.wander_window = from_seconds(10e-3);
+      } else {
+        v.jitter_sigma = lognormal_sigma_for_cv(0.05);
+      }
+      Engine e(graph);
+      e.set_variation(&v);
+      const double x = to_seconds(e.run().makespan);
+      sum += x;
+      sq += x * x;
+    }
+    const double mean = sum / seeds;
+    return std::sqrt(sq / seeds - mean * mean) / mean;
+  };
+  CHECK(makespan_cv(true) == Approx(0.05).margin(5 * 1.8e-3));
+  CHECK(makespan_cv(false) < 0.01);
+}

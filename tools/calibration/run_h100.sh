@@ -15,4 +15,5 @@ run 170 gemm_states.py
 run 75 attention_states.py
 run 140 power_mix.py
 run 170 decode_kernels.py
+run 70 clock_wander.py --seconds 20 --warm 5
 echo "== $(date +%T) done" | tee -a "$log"

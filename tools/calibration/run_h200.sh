@@ -15,4 +15,5 @@ run 150 grouped_gemm.py
 run 150 decode_kernels.py
 run 60 sustained_clock.py --seconds 45 --dtype bf16
 run 50 sustained_clock.py --seconds 35 --dtype fp8
+run 70 clock_wander.py --seconds 20 --warm 5
 echo "== done" | tee -a "$log"

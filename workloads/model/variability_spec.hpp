@@ -29,6 +29,11 @@ struct VariabilitySpec {
   /// Per-kernel jitter: each kernel's time is multiplied by a mean-1 lognormal draw of this
   /// coefficient of variation, independently per kernel and step; 0 = none.
   double kernel_jitter_cv = 0.0;
+  /// Clock wander: each GPU's kernel speed holds for windows of clock_wander_ms and changes from
+  /// window to window by a mean-1 lognormal draw of this coefficient of variation, independently
+  /// per GPU, window and step; 0 = none.
+  double clock_wander_cv = 0.0;
+  double clock_wander_ms = 0.0;
   /// Host hiccups: the expected number of stalls per GPU per step, each stall_ms long, before a
   /// kernel drawn uniformly among the GPU's kernels.
   double host_stalls_per_step = 0.0;
@@ -43,7 +48,8 @@ struct VariabilitySpec {
   bool active() const {
     return degraded_links > 0 || degraded_switches > 0 || !slow_gpus.empty() || !slow_nodes.empty() ||
            gpu_speed_sd > 0.0 || (throttled_fraction > 0.0 && throttled_factor != 1.0) ||
-           kernel_jitter_cv > 0.0 || (host_stalls_per_step > 0.0 && host_stall_ms > 0.0);
+           kernel_jitter_cv > 0.0 || (clock_wander_cv > 0.0 && clock_wander_ms > 0.0) ||
+           (host_stalls_per_step > 0.0 && host_stall_ms > 0.0);
   }
 };
 

@@ -85,6 +85,8 @@ sim::Variation replay_variation(const VariabilitySpec& v, const StepPlan& plan, 
   const sim::Variation per_program = plan_variation(v, plan, {});
   sim::Variation out;
   out.jitter_sigma = per_program.jitter_sigma;
+  out.wander_sigma = per_program.wander_sigma;  // keyed by row: each GPU wanders on its own
+  out.wander_window = per_program.wander_window;
   out.stall = per_program.stall;
   const std::size_t rows = map.stage.size() * map.width;
   out.processor_factor.assign(rows, 1.0);

@@ -49,6 +49,10 @@ sim::Variation plan_variation(const VariabilitySpec& v, const StepPlan& plan,
                               const std::vector<double>& gpu_factors) {
   sim::Variation out;
   out.jitter_sigma = v.kernel_jitter_cv > 0.0 ? sim::lognormal_sigma_for_cv(v.kernel_jitter_cv) : 0.0;
+  if (v.clock_wander_cv > 0.0 && v.clock_wander_ms > 0.0) {
+    out.wander_sigma = sim::lognormal_sigma_for_cv(v.clock_wander_cv);
+    out.wander_window = from_seconds(v.clock_wander_ms * 1e-3);
+  }
   const std::size_t processors = plan.graph.processor_count();
   out.processor_factor.assign(processors, 1.0);
   for (const SimRank& r : plan.ranks)
@@ -82,7 +86,7 @@ StepWaits step_waits(const StepPlan& plan, const sim::RunResult& run, const sim:
     const double d = to_seconds(rec.end - rec.start);
     const std::size_t sr = plan.info[id].rank;
     per_sim_rank[sr] += d;
-    const double added = to_seconds(variation.duration(id, e.aux, e.work) - e.work);
+    const double added = to_seconds(variation.duration(id, e.aux, e.work, rec.start) - e.work);
     if (added > 0.0)
       w.ops.push_back(
           {std::string(plan.graph.label(id)), plan.ranks[sr].rank, d, added, variation.stalls(id, e.aux)});

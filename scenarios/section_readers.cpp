@@ -530,9 +530,6 @@ void read_variability_section(TableReader r, Scenario& s) {
   if (v.clock_wander_cv > 0.0 && !r.has("clock_wander_ms"))
     r.fail("clock_wander_cv", "clock wander needs the time a GPU's speed holds",
            "set clock_wander_ms, e.g. 20 (a power-limited GPU's clock moves over milliseconds)");
-  if (r.has("clock_wander_ms") && !(v.clock_wander_cv > 0.0))
-    r.fail("clock_wander_ms", "sets the window of a clock wander that is not there",
-           "set clock_wander_cv too, e.g. 0.02, or remove clock_wander_ms");
   if (v.host_stalls_per_step > 0.0 && !(v.host_stall_ms > 0.0))
     r.fail("host_stalls_per_step", "stalls need a length", "set host_stall_ms, e.g. 20");
 }

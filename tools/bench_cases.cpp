@@ -17,6 +17,7 @@ BenchResult bench_replay_llama405b_16k();
 BenchResult bench_replay_llama405b_128k();
 BenchResult bench_replay_gpt3_1024();
 BenchResult bench_replay_llama405b_16k_jitter();
+BenchResult bench_replay_llama405b_16k_wander();
 BenchResult bench_replay_llama405b_16k_degraded();
 BenchResult bench_moe_imbalance();
 BenchResult bench_serve_10k();
@@ -61,6 +62,9 @@ constexpr BenchCase kBenchCases[] = {
      "stepsim run --ranks replay --steps 100: the 405B example on 16,384 H100 with 2% kernel jitter and a 1% "
      "part-to-part spread",
      bench_replay_llama405b_16k_jitter},
+    {"replay_llama405b_16384_wander",
+     "stepsim run --ranks replay --steps 10: the 405B example on 16,384 H100 with a 2% / 20 ms clock wander",
+     bench_replay_llama405b_16k_wander},
     {"replay_llama405b_16384_degraded",
      "stepsim run --ranks replay: the 405B example on 16,384 H100 with GPU 4,242's NIC at half rate",
      bench_replay_llama405b_16k_degraded},

@@ -151,6 +151,12 @@ BenchResult bench_replay_llama405b_16k_jitter() {
       {"variability.kernel_jitter_cv=0.02", "variability.gpu_speed_sd=0.01", "variability.seed=7"}, 100);
 }
 
+BenchResult bench_replay_llama405b_16k_wander() {
+  return run_replay(
+      "replay_llama405b_16384_wander", "llama3.1-405b-16384xh100.toml",
+      {"variability.clock_wander_cv=0.02", "variability.clock_wander_ms=20", "variability.seed=7"}, 10);
+}
+
 BenchResult bench_replay_llama405b_16k_degraded() {
   return run_replay("replay_llama405b_16384_degraded", "llama3.1-405b-16384xh100.toml",
                     {"variability.degraded_links=[{rank=4242,link=\"nic\",bandwidth=0.5}]"}, 1);

@@ -28,7 +28,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const scen::Scenario s = scen::load_scenario_string(fuzz::as_text(data, size), "fuzz.toml", fuzz::catalog());
     if (s.serve) return;  // serving runs whole request streams: its own target when it needs one
     (void)work::estimate(s.job);
-    if (small_enough(s.job)) (void)work::simulate(s.job);
+    if (!small_enough(s.job)) return;
+    // [variability] needs every GPU simulated (representative ranks refuse it): run it so.
+    work::SimulateOptions options;
+    if (s.job.variability.active()) options.ranks = work::RankMode::all;
+    (void)work::simulate(s.job, options);
   });
   return 0;
 }

@@ -1,5 +1,6 @@
 // sim::Variation: per-processor factors, mean-1 lognormal kernel jitter, stalls; and the engine's
 // makespan over N jittered processors against the exact expected maximum of N lognormal draws.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <numbers>
@@ -13,6 +14,28 @@
 using namespace stepsim;
 using namespace stepsim::sim;
 using namespace stepsim::test;
+
+namespace {
+
+struct Moments {
+  double mean = 0.0;
+  double cv = 0.0;  ///< sample standard deviation over the mean (population form)
+};
+
+/// The mean and coefficient of variation of draw(0) .. draw(n - 1).
+template <class Draw>
+Moments moments(int n, Draw&& draw) {
+  double sum = 0.0, sq = 0.0;
+  for (int i = 0; i < n; ++i) {
+    const double x = draw(i);
+    sum += x;
+    sq += x * x;
+  }
+  const double mean = sum / n;
+  return {mean, std::sqrt(std::max(0.0, sq / n - mean * mean)) / mean};
+}
+
+}  // namespace
 
 TEST_CASE("a processor factor scales its kernels, not its delays") {
   StepGraphBuilder b;
@@ -70,17 +93,9 @@ TEST_CASE("kernel jitter has mean 1 and the coefficient of variation asked for")
   Variation v;
   v.jitter_sigma = lognormal_sigma_for_cv(cv);
   v.seed = 9;
-  const int n = 200000;
-  double sum = 0.0, sq = 0.0;
-  for (int i = 0; i < n; ++i) {
-    const double x = v.jitter(static_cast<OpId>(i));
-    sum += x;
-    sq += x * x;
-  }
-  const double mean = sum / n;
-  const double sd = std::sqrt(sq / n - mean * mean);
-  CHECK(mean == Approx(1.0).margin(5 * 4.5e-4));
-  CHECK(sd / mean == Approx(cv).margin(5 * 3.3e-4));
+  const Moments m = moments(200000, [&](int i) { return v.jitter(static_cast<OpId>(i)); });
+  CHECK(m.mean == Approx(1.0).margin(5 * 4.5e-4));
+  CHECK(m.cv == Approx(cv).margin(5 * 3.3e-4));
 }
 
 namespace variation_test_detail {
@@ -120,19 +135,16 @@ TEST_CASE("the slowest of N jittered GPUs grows with N as the maximum of N logno
     StepGraphBuilder b;
     for (int p = 0; p < n; ++p) b.add_op(compute(us(1000)), add_gpu(b).compute);
     const StepGraph graph = std::move(b).build();
-    double sum = 0.0, sq = 0.0;
-    for (int s = 0; s < seeds; ++s) {
+    const Moments m = moments(seeds, [&](int s) {
       Variation v;
       v.jitter_sigma = sigma;
       v.seed = static_cast<std::uint64_t>(1000 * n + s);
       Engine e(graph);
       e.set_variation(&v);
-      const double x = to_seconds(e.run().makespan) / 1e-3;
-      sum += x;
-      sq += x * x;
-    }
-    const double mean = sum / seeds;
-    const double se = std::sqrt(std::max(0.0, sq / seeds - mean * mean) / seeds);
+      return to_seconds(e.run().makespan) / 1e-3;
+    });
+    const double mean = m.mean;
+    const double se = m.cv * m.mean / std::sqrt(seeds);
     const double expected = variation_test_detail::expected_max_lognormal(n, mu, sigma);
     INFO("N = " << n << ": mean of the maximum " << mean << ", expected " << expected << ", se " << se);
     CHECK(std::abs(mean - expected) <= 4.0 * se + 1e-9);
@@ -159,17 +171,14 @@ TEST_CASE("replayed copies: the slowest of N grows with N as the maximum of N lo
     layout.width = n;
     layout.op_partition.assign(1, ReplayLayout::kNoPartition);
     Replay replay(graph, run, layout);
-    double sum = 0.0, sq = 0.0;
-    for (int s = 0; s < seeds; ++s) {
+    const Moments m = moments(seeds, [&](int s) {
       Variation v;
       v.jitter_sigma = sigma;
       v.seed = static_cast<std::uint64_t>(1000 * n + s);
-      const double x = to_seconds(replay.run(&v, false).makespan) / 1e-3;
-      sum += x;
-      sq += x * x;
-    }
-    const double mean = sum / seeds;
-    const double se = std::sqrt(std::max(0.0, sq / seeds - mean * mean) / seeds);
+      return to_seconds(replay.run(&v, false).makespan) / 1e-3;
+    });
+    const double mean = m.mean;
+    const double se = m.cv * m.mean / std::sqrt(seeds);
     const double expected = variation_test_detail::expected_max_lognormal(static_cast<int>(n), mu, sigma);
     INFO("N = " << n << ": mean of the maximum " << mean << ", expected " << expected << ", se " << se);
     CHECK(std::abs(mean - expected) <= 4.0 * se + 1e-9);
@@ -192,18 +201,11 @@ TEST_CASE("clock wander holds one factor per processor and window, with mean 1 a
   Variation other = v;
   other.seed = 4;
   CHECK(v.wander(0, us(10)) != other.wander(0, us(10)));
-  const int n = 200000;
-  double sum = 0.0, sq = 0.0;
-  for (int i = 0; i < n; ++i) {
-    // 400 processors x 500 windows.
-    const double x = v.wander(static_cast<std::uint64_t>(i % 400), us(100) * (i / 400));
-    sum += x;
-    sq += x * x;
-  }
-  const double mean = sum / n;
-  const double sd = std::sqrt(sq / n - mean * mean);
-  CHECK(mean == Approx(1.0).margin(5 * 1.1e-4));
-  CHECK(sd / mean == Approx(cv).margin(5 * 7.9e-5));
+  // 400 processors x 500 windows.
+  const Moments m = moments(
+      200000, [&](int i) { return v.wander(static_cast<std::uint64_t>(i % 400), us(100) * (i / 400)); });
+  CHECK(m.mean == Approx(1.0).margin(5 * 1.1e-4));
+  CHECK(m.cv == Approx(cv).margin(5 * 7.9e-5));
   Variation none;
   CHECK(none.wander(0, us(10)) == 1.0);
   none.wander_sigma = 0.1;  // no window: no wander
@@ -259,25 +261,21 @@ TEST_CASE("clock wander does not average out over a chain of kernels, as jitter 
   for (int i = 0; i < 100; ++i) b.add_op(compute(us(10)), g.compute);
   const StepGraph graph = std::move(b).build();
   const auto makespan_cv = [&](bool wander) {
-    double sum = 0.0, sq = 0.0;
-    const int seeds = 400;
-    for (int s = 0; s < seeds; ++s) {
-      Variation v;
-      v.seed = static_cast<std::uint64_t>(s);
-      if (wander) {
-        v.wander_sigma = lognormal_sigma_for_cv(0.05);
-        v.wander_window = from_seconds(10e-3);
-      } else {
-        v.jitter_sigma = lognormal_sigma_for_cv(0.05);
-      }
-      Engine e(graph);
-      e.set_variation(&v);
-      const double x = to_seconds(e.run().makespan);
-      sum += x;
-      sq += x * x;
-    }
-    const double mean = sum / seeds;
-    return std::sqrt(sq / seeds - mean * mean) / mean;
+    return moments(400,
+                   [&](int seed) {
+                     Variation v;
+                     v.seed = static_cast<std::uint64_t>(seed);
+                     if (wander) {
+                       v.wander_sigma = lognormal_sigma_for_cv(0.05);
+                       v.wander_window = from_seconds(10e-3);
+                     } else {
+                       v.jitter_sigma = lognormal_sigma_for_cv(0.05);
+                     }
+                     Engine e(graph);
+                     e.set_variation(&v);
+                     return to_seconds(e.run().makespan);
+                   })
+        .cv;
   };
   CHECK(makespan_cv(true) == Approx(0.05).margin(5 * 1.8e-3));
   CHECK(makespan_cv(false) < 0.01);

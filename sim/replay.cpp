@@ -272,8 +272,7 @@ void Replay::synchronise(OpId op, Time::rep* e) {
 
 double Replay::wander(const Variation& v, std::size_t row, Time at) {
   if (row >= wander_cache_.size()) return v.wander(row, at);
-  const auto window =
-      static_cast<std::uint64_t>(std::max<Time::rep>(at.count(), 0) / v.wander_window.count());
+  const std::uint64_t window = v.window_of(at);
   WanderDraw& d = wander_cache_[row];
   if (d.window != window) d = {window, v.wander(row, at)};
   return d.factor;

@@ -86,10 +86,9 @@ double Variation::jitter(OpId id) const {
 
 double Variation::wander(std::uint64_t row, Time at) const {
   if (!wanders()) return 1.0;
-  const auto window = static_cast<std::uint64_t>(std::max<Time::rep>(at.count(), 0) / wander_window.count());
   const std::uint64_t per_row =
       mix_seed(seed, variation_detail::key_of(row, variation_detail::kWanderStream));
-  return std::exp(wander_sigma * hash_normal(per_row, window) - 0.5 * wander_sigma * wander_sigma);
+  return std::exp(wander_sigma * hash_normal(per_row, window_of(at)) - 0.5 * wander_sigma * wander_sigma);
 }
 
 bool Variation::stalls(OpId id, ProcessorId p) const {

@@ -12,6 +12,7 @@
 // of event order; a processor's factor is the caller's (a property of the part, the same in every
 // step).
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -49,6 +50,10 @@ struct Variation {
   /// kernel starting at `at` (1 without wander).
   double wander(std::uint64_t row, Time at) const;
   bool wanders() const { return wander_sigma > 0.0 && wander_window.count() > 0; }
+  /// The index of the clock-wander window holding time `at` (wanders() must hold).
+  std::uint64_t window_of(Time at) const {
+    return static_cast<std::uint64_t>(std::max<Time::rep>(at.count(), 0) / wander_window.count());
+  }
   /// stalls() under any 64-bit key and row of stall_probability: sim/replay.hpp keys a copy of an
   /// op by (op, copy) and gives each copy its own row.
   bool stalls_of(std::uint64_t key, std::size_t row) const;

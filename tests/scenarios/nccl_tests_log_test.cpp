@@ -45,6 +45,14 @@ std::string data(double bytes, double time_us, double busbw) {
   return line;
 }
 
+/// A log `file` of 2 hosts x 8 H100 with NCCL's `tuning` lines before its 1 MiB and 64 MiB rows.
+scen::NcclTestsLog tuned_log(test::TempDir& dir, const std::string& file, const std::string& tuning) {
+  return scen::read_nccl_tests_log(
+      dir.write(file, header(2, 8, "NVIDIA H100 80GB HBM3") + tuning + data(1048576, 30.0, 32.8) +
+                          data(67108864, 400.0, 157.3)),
+      std::nullopt);
+}
+
 }  // namespace
 
 TEST_CASE("an nccl-tests log reads as runs of ranks, hosts and message sizes", "[collectives]") {
@@ -93,10 +101,7 @@ TEST_CASE("NCCL's TUNING lines say which algorithm and protocol ran at each size
   const std::string tuning =
       "node00:1:1 [0] NCCL INFO AllGather: 65536 Bytes -> Algo RING proto LL128 channel{Lo..Hi}={0..15}\n"
       "node00:1:1 [0] NCCL INFO AllGather: 4194304 Bytes -> Algo 6 proto 2 time 110.25\n";
-  const auto log = scen::read_nccl_tests_log(
-      dir.write("all_gather_perf.out", header(2, 8, "NVIDIA H100 80GB HBM3") + tuning +
-                                           data(1048576, 30.0, 32.8) + data(67108864, 400.0, 157.3)),
-      std::nullopt);
+  const auto log = tuned_log(dir, "all_gather_perf.out", tuning);
   REQUIRE(log.runs.size() == 1);
   REQUIRE(log.runs[0].choices.size() == 2);
   CHECK(log.runs[0].choices[0].func == "AllGather");
@@ -125,10 +130,7 @@ TEST_CASE("NCCL's TUNING names map as NCCL_ALGO's do, and CollNet Chain is named
       "node00:1:1 [0] NCCL INFO AllReduce: 1048576 Bytes -> Algo NVLS_TREE proto SIMPLE "
       "channel{Lo..Hi}={0..7}\n"
       "node00:1:1 [0] NCCL INFO AllReduce: 67108864 Bytes -> Algo COLLNET_CHAIN proto SIMPLE\n";
-  const auto log = scen::read_nccl_tests_log(
-      dir.write("all_reduce_perf.out", header(2, 8, "NVIDIA H100 80GB HBM3") + tuning +
-                                           data(1048576, 30.0, 32.8) + data(67108864, 400.0, 157.3)),
-      std::nullopt);
+  const auto log = tuned_log(dir, "all_reduce_perf.out", tuning);
   const auto rows = scen::measured_from_log(log, test::builtin_catalog(), {});
   REQUIRE(rows.size() == 2);
   CHECK(rows[0].algorithm == topo::CollectiveAlgorithm::nvls_tree);

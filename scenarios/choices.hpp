@@ -111,13 +111,14 @@ inline constexpr std::array<Choice<topo::GpuArch>, 5> kGpuArch{{{"other", topo::
                                                                 {"ampere", topo::GpuArch::ampere},
                                                                 {"hopper", topo::GpuArch::hopper},
                                                                 {"blackwell", topo::GpuArch::blackwell}}};
-inline constexpr std::array<Choice<topo::CollectiveAlgorithm>, 8> kForcedAlgorithm{
+inline constexpr std::array<Choice<topo::CollectiveAlgorithm>, 9> kForcedAlgorithm{
     {{"auto", topo::CollectiveAlgorithm::automatic},
      {"ring", topo::CollectiveAlgorithm::ring},
      {"tree", topo::CollectiveAlgorithm::tree},
      {"nvls", topo::CollectiveAlgorithm::nvls},
      {"nvls-tree", topo::CollectiveAlgorithm::nvls_tree},
      {"collnet-direct", topo::CollectiveAlgorithm::collnet_direct},
+     {"collnet-chain", topo::CollectiveAlgorithm::collnet_chain},
      {"pat", topo::CollectiveAlgorithm::pat},
      {"hierarchical", topo::CollectiveAlgorithm::hierarchical}}};
 inline constexpr std::array<Choice<topo::CollectiveProtocol>, 4> kProtocol{

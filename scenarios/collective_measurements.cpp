@@ -101,7 +101,7 @@ std::optional<topo::CollectiveAlgorithm> algorithm_of(const std::string& named) 
   if (n == "nvls") return topo::CollectiveAlgorithm::nvls;
   if (n == "nvlstree") return topo::CollectiveAlgorithm::nvls_tree;
   if (n == "pat") return topo::CollectiveAlgorithm::pat;
-  if (n == "collnetchain") return std::nullopt;  // NCCL's CollNet Chain: not one stepsim has
+  if (n == "collnetchain") return topo::CollectiveAlgorithm::collnet_chain;
   if (n.rfind("collnet", 0) == 0) return topo::CollectiveAlgorithm::collnet_direct;
   return std::nullopt;
 }
@@ -177,7 +177,8 @@ void map_measured_collective(MeasuredCollective& m, const Catalog& catalog) {
   c.fabric.sharp = m.fabric.find("SHARP") != std::string::npos;
   m.op = *op;
   m.algorithm = *alg;
-  m.collnet = *alg == topo::CollectiveAlgorithm::collnet_direct;
+  m.collnet =
+      *alg == topo::CollectiveAlgorithm::collnet_direct || *alg == topo::CollectiveAlgorithm::collnet_chain;
   // NCCL runs NVLS across NVLink domains only as NVLS + CollNet, with CollNet enabled
   // (src/graph/tuning.cc: NVLS is disabled for nNodes > 1 unless config.collnetEnable), and a run
   // that forces an algorithm NCCL disabled fails ("No algorithm/protocol available"). A row that

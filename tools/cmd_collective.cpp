@@ -272,13 +272,13 @@ po::options_description describe(Options& o) {
        "take every S-th GPU: GPUs 0, S, 2S, ... (S = --gpus-per-node: one rank per node, as a data-parallel "
        "group beside tensor parallelism)")
       ("algorithm", po::value(&o.algorithm)->default_value(o.algorithm),
-       "auto | ring | tree | nvls | nvls-tree | collnet-direct | pat | hierarchical | pairwise | deepep-ll | "
-       "direct")
+       "auto | ring | tree | nvls | nvls-tree | collnet-direct | collnet-chain | pat | hierarchical | pairwise | "
+       "deepep-ll | direct")
       ("protocol", po::value(&o.protocol)->default_value(o.protocol), "NCCL protocol: auto | simple | ll128 | ll")
       ("sharp", po::bool_switch(&o.sharp), "the fabric's switches reduce in the network (InfiniBand SHARP)")
       ("collnet", po::bool_switch(&o.collnet),
-       "NCCL's CollNet enabled (NCCL_COLLNET_ENABLE=1): with --sharp, CollNet Direct and NVLS across NVLink "
-       "domains may run (NCCL's default: off)")
+       "NCCL's CollNet enabled (NCCL_COLLNET_ENABLE=1): with --sharp, CollNet Direct, CollNet Chain and NVLS "
+       "across NVLink domains may run (NCCL's default: off)")
       ("no-pat", po::bool_switch(&o.no_pat),
        "NCCL's PAT off (NCCL_PAT_ENABLE=0, or NCCL before 2.23); on, it runs reduce-scatters and "
        "all-gathers of one rank per node where it is fastest")
@@ -349,13 +349,15 @@ int cmd_collective(Args args) {
                                                             {"tree", "Tree"},
                                                             {"nvls", "NVLS"},
                                                             {"nvls-tree", "NVLSTree"},
-                                                            {"collnet-direct", "CollNet"},
+                                                            {"collnet-direct", "CollNetDirect"},
+                                                            {"collnet-chain", "CollNetChain"},
                                                             {"pat", "PAT"}};
       const auto at = kNccl.find(o.algorithm);
       if (at == kNccl.end())
-        throw UserError({}, "--algorithm",
-                        "`" + o.algorithm + "` is not an algorithm NCCL_ALGO can force for an nccl-tests run",
-                        "with --nccl-tests: ring, tree, nvls, nvls-tree, collnet-direct or pat");
+        throw UserError(
+            {}, "--algorithm",
+            "`" + o.algorithm + "` is not an algorithm NCCL_ALGO can force for an nccl-tests run",
+            "with --nccl-tests: ring, tree, nvls, nvls-tree, collnet-direct, collnet-chain or pat");
       r.cluster.algorithm = at->second;
     }
     r.cluster.nvlink_domain = o.nvlink_domain;

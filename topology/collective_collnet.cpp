@@ -1,4 +1,4 @@
-// NCCL's CollNet Direct over an in-network reduction fabric (InfiniBand SHARP).
+// NCCL's CollNet Direct and CollNet Chain over an in-network reduction fabric (InfiniBand SHARP).
 //
 // Inside each host of m ranks, rank j is the head of slice j (S/m): the others send it their share
 // of slice j over NVLink, it pushes the slice up its NIC into the switches, which reduce (or, for an
@@ -8,6 +8,15 @@
 // direction S/m, against a ring's 2 (p-1)/p S/m. The stages are pipelined in chunks, so they share
 // one coupled variable. NCCL's own model prices the network at 0.85 (all-reduce, Hopper and later)
 // and 0.9 (all-gather) of its rate: topology/nccl_tuning.cpp applies that as a protocol factor.
+//
+// CollNet Chain (all-reduce; src/device/all_reduce.h, RunWorkColl<..., COLLNET_CHAIN, SIMPLE>, and
+// src/graph/connect.cc): each channel chains a host's ranks from a head whose NIC leads into the
+// switches; half the kernel's threads receive from the rank below, add, and send to the rank above
+// (the head sends into the network), the other half receive the network's result at the head and
+// pass it down the chain. NCCL runs it where CollNet Direct may not (no NVSwitch: PCIe hosts) and
+// beside it. Channels 2r and 2r+1 take local rank r as head, as the trees do, so every rank heads
+// two channels and every NIC carries S/m per direction, the same as Direct; every chain edge
+// carries S/C per channel each way.
 #include <algorithm>
 #include <boost/range/iterator_range.hpp>
 #include <set>
@@ -98,6 +107,47 @@ Plan build_collnet_all_reduce(AlgoContext& ctx) {
                      add_sharp_tree(ctx, rails[i], 1.0 / m, 1.0 / m, 1.0 / m, static_cast<std::uint32_t>(i)));
   }
   return single_phase(ctx, 2.0 * nvlink + 2.0 * net);
+}
+
+// Per channel c of C, head r = c / 2 (mod m): S/C up the chain (each rank to the one above it), up
+// the head's NIC into rail r's aggregation tree and back, S/C down the chain. Summed over the
+// channels, a rank sends 2 (m-1)/m S over its host's links, as in a ring, and its NIC S/m each way.
+Plan build_collnet_chain_all_reduce(AlgoContext& ctx) {
+  double intra = 0.0, net = 0.0;
+  std::size_t m = 1;
+  const double w = 1.0 / ctx.channels;
+  for (const GroupLayout& layout : ctx.layouts) {
+    m = layout.max_per_node;
+    const auto rails = rails_of(layout);
+    for (std::uint32_t c = 0; c < ctx.channels; ++c) {
+      const std::size_t head = (c / 2) % m;
+      for (const auto& host : layout.nodes)
+        for (std::size_t i = 1; i < m; ++i) {
+          const GpuId below = host[(head + i) % m], above = host[(head + i - 1) % m];
+          intra = std::max(intra, ctx.builder.add_flow(below, above, c, w));  // reduce
+          ctx.builder.add_flow(above, below, c, w);                           // broadcast
+        }
+      net = std::max(net, add_sharp_tree(ctx, rails[head], w, w, w, static_cast<std::uint32_t>(head)));
+    }
+  }
+  const double chain = static_cast<double>(m) - 1.0;
+  PlanPhase phase;
+  phase.latency_s = 2.0 * (chain * intra + net);
+  phase.fill_hops = 2.0 * (chain + 1.0);  // up the chain, into the switches and back, down it
+  phase.collnet_chain_depth = static_cast<std::uint32_t>(m);
+  phase.channels = ctx.channels;
+  phase.vars.push_back(PlanVariable{ctx.pool.add(ctx.builder.take()), 1.0});
+  return Plan{CollectiveAlgorithm::collnet_chain, {std::move(phase)}};
+}
+
+double collnet_chain_chunk_bytes(double bytes, std::uint32_t channels, std::uint32_t depth) {
+  const double per_channel = bytes / std::max<std::uint32_t>(channels, 1);
+  const double d = static_cast<double>(depth);
+  double chunk = 256.0 * 1024.0;  // min(256 KiB, the 512 KiB Simple step)
+  while (per_channel / chunk < d * 64.0 && chunk > 131072.0) chunk /= 2.0;
+  while (per_channel / chunk < d * 8.0 && chunk > 65536.0) chunk /= 2.0;
+  while (per_channel / chunk < d && chunk > 32768.0) chunk /= 2.0;
+  return chunk;
 }
 
 // NVLS across hosts (NCCL's NVLS algorithm on several nodes, which it runs only with CollNet):

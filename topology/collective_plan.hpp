@@ -99,6 +99,10 @@ struct PlanPhase {
   /// chunks), so the fill does not shrink with the message: a chunk is never more than a
   /// channel's share, never less than chunk_bytes below it.
   bool simple_chunk_fixed = false;
+  /// NCCL's CollNet Chain chunk (src/enqueue.cc calcCollChunking) instead of chunk_bytes: 256 KiB,
+  /// halved down to 128, 64 and 32 KiB while the message gives a channel fewer than 64, 8 and 1
+  /// chunks per rank of the chain; the value is the chain's depth (ranks per node), 0 elsewhere.
+  std::uint32_t collnet_chain_depth = 0;
   std::uint32_t channels = 1;
   std::vector<PlanVariable> vars;
   /// A send/recv across the network: NCCL's channels for it bound its variables' rate, by size.
@@ -164,6 +168,9 @@ Plan build_hierarchical_all_reduce(AlgoContext& ctx);
 Plan build_nvls_tree_all_reduce(AlgoContext& ctx);
 Plan build_nvls_all_gather(AlgoContext& ctx);
 Plan build_collnet_all_reduce(AlgoContext& ctx);
+Plan build_collnet_chain_all_reduce(AlgoContext& ctx);
+/// NCCL's CollNet Chain chunk for a message of `bytes` over `channels` chains of `depth` ranks.
+double collnet_chain_chunk_bytes(double bytes, std::uint32_t channels, std::uint32_t depth);
 Plan build_nvls_sharp_all_reduce(AlgoContext& ctx);
 Plan build_collnet_all_gather(AlgoContext& ctx);
 Plan build_pat(AlgoContext& ctx);  // reduce-scatter, all-gather

@@ -18,13 +18,14 @@ constexpr std::array<std::pair<CollectiveOp, std::string_view>, 6> kOpNames{{
     {CollectiveOp::send_recv, "send-recv"},
 }};
 
-constexpr std::array<std::pair<CollectiveAlgorithm, std::string_view>, 11> kAlgorithmNames{{
+constexpr std::array<std::pair<CollectiveAlgorithm, std::string_view>, 12> kAlgorithmNames{{
     {CollectiveAlgorithm::automatic, "auto"},
     {CollectiveAlgorithm::ring, "ring"},
     {CollectiveAlgorithm::tree, "tree"},
     {CollectiveAlgorithm::nvls, "nvls"},
     {CollectiveAlgorithm::nvls_tree, "nvls-tree"},
     {CollectiveAlgorithm::collnet_direct, "collnet-direct"},
+    {CollectiveAlgorithm::collnet_chain, "collnet-chain"},
     {CollectiveAlgorithm::pat, "pat"},
     {CollectiveAlgorithm::hierarchical, "hierarchical"},
     {CollectiveAlgorithm::pairwise, "pairwise"},
@@ -68,16 +69,33 @@ bool nvls_tree_shape(const AlgoContext& ctx) {
 bool nvls_sharp_shape(const AlgoContext& ctx) {
   return ctx.collnet && ctx.topo.spec().fabric.sharp && nvls_tree_shape(ctx);
 }
-// NCCL runs CollNet Direct only on NVSwitch systems with at most 8 ranks per host, each host a
-// NIC's worth of ranks, and only where the fabric's switches reduce (SHARP); its nodes are NVLink
+// NCCL's CollNet (config.collnetEnable) on switches that reduce (SHARP), two or more nodes holding
+// the same number of ranks, at most 8 a node (NCCL_MAX_DIRECT_ARITY + 1). Its nodes are NVLink
 // domains, so ranks all in one domain (two trays of an NVL72 rack) are one node and never CollNet.
 // (Such a group has no switch route between its ranks: planning it crashed, found by fuzz_topology.)
-bool collnet_shape(const AlgoContext& ctx) {
-  if (!ctx.collnet || !ctx.topo.spec().fabric.sharp || ctx.topo.spec().gpu.nvlink_bw.value() <= 0.0)
-    return false;
+bool collnet_common(const AlgoContext& ctx) {
+  if (!ctx.collnet || !ctx.topo.spec().fabric.sharp) return false;
   for (const GroupLayout& l : ctx.layouts)
     if (l.nodes.size() < 2 || l.max_per_node > 8 || !l.uniform) return false;
   return true;
+}
+// A host whose GPUs all share one NVLink switch (an NVLink domain of the host or more); NVLink
+// pairs or islands inside a host (H100 NVL, PCIe cards) are not one.
+bool nvswitch_hosts(const AlgoContext& ctx) {
+  const ClusterSpec& s = ctx.topo.spec();
+  return s.gpu.nvlink_bw.value() > 0.0 && s.nvlink_domain > 1 && s.nvlink_domain >= s.gpus_per_node;
+}
+// CollNet Direct: NCCL disables it where the topology has no NVSwitch (tuning.cc, nvsCount == 0).
+bool collnet_shape(const AlgoContext& ctx) {
+  return collnet_common(ctx) && nvswitch_hosts(ctx);
+}
+// CollNet Chain: with or without NVSwitch, but on NCCL's nodes: a host with NVSwitch (or a
+// multi-host domain), or a host whose GPUs meet over PCIe only; not the NVLink islands of part of a
+// host, which stepsim lays out as nodes of their own where NCCL's node is the whole host.
+bool collnet_chain_shape(const AlgoContext& ctx) {
+  const ClusterSpec& s = ctx.topo.spec();
+  const bool pcie_hosts = s.gpu.nvlink_bw.value() <= 0.0 || s.nvlink_domain <= 1;
+  return collnet_common(ctx) && (pcie_hosts || nvswitch_hosts(ctx));
 }
 // NCCL's PAT (tuning.cc ncclPatEnable): enabled (NCCL_PAT_ENABLE, on by default since 2.23), one
 // rank on each of two or more nodes (nNodes == nRanks; its nodes are NVLink domains), and for a
@@ -117,8 +135,13 @@ constexpr Strategy kStrategies[] = {
     {Op::all_reduce, Alg::nvls_tree, nvls_tree_shape, build_nvls_tree_all_reduce,
      "needs NVLS (hardware.nvls) and ranks in two or more NVLink domains, the same number in each"},
     {Op::all_reduce, Alg::collnet_direct, collnet_shape, build_collnet_all_reduce,
-     "needs in-network reduction (fabric.sharp), NVLink inside hosts and 2 or more hosts of at most 8 "
-     "ranks each, the same number in each, in two or more NVLink domains"},
+     "needs NCCL's CollNet (collective.collnet) on switches that reduce (fabric.sharp), an NVLink "
+     "switch in every host and 2 or more hosts of at most 8 ranks each, the same number in each, in "
+     "two or more NVLink domains"},
+    {Op::all_reduce, Alg::collnet_chain, collnet_chain_shape, build_collnet_chain_all_reduce,
+     "needs NCCL's CollNet (collective.collnet) on switches that reduce (fabric.sharp) and 2 or more "
+     "hosts of at most 8 ranks each, the same number in each, whose GPUs meet over an NVLink switch "
+     "or over PCIe only (not NVLink pairs)"},
     {Op::all_reduce, Alg::hierarchical, hierarchical_shape, build_hierarchical_all_reduce,
      "needs at least two hosts with the same number (>= 2) of ranks each"},
     {Op::reduce_scatter, Alg::ring, any, build_ring, ""},
@@ -128,8 +151,9 @@ constexpr Strategy kStrategies[] = {
     {Op::all_gather, Alg::nvls, nvls_domain, build_nvls_all_gather,
      "needs NVLS (hardware.nvls) and every rank in one NVLink domain"},
     {Op::all_gather, Alg::collnet_direct, collnet_shape, build_collnet_all_gather,
-     "needs in-network reduction (fabric.sharp), NVLink inside hosts and 2 or more hosts of at most 8 "
-     "ranks each, the same number in each, in two or more NVLink domains"},
+     "needs NCCL's CollNet (collective.collnet) on switches that reduce (fabric.sharp), an NVLink "
+     "switch in every host and 2 or more hosts of at most 8 ranks each, the same number in each, in "
+     "two or more NVLink domains"},
     {Op::all_to_all, Alg::pairwise, any, build_pairwise_all_to_all, ""},
     {Op::all_to_all, Alg::deepep_ll, any, build_deepep_ll_all_to_all, ""},
     {Op::broadcast, Alg::ring, any, build_chain_broadcast, ""},

@@ -38,6 +38,9 @@ enum class CollectiveAlgorithm : std::uint8_t {
   nvls,            ///< NVLink SHARP in-switch reduction inside one NVLink domain (all-reduce, all-gather)
   nvls_tree,       ///< NVLS inside each NVLink domain, double binary trees of the slices across them
   collnet_direct,  ///< NCCL CollNet Direct: in-network (InfiniBand SHARP) reduction across hosts
+  /// NCCL CollNet Chain (all-reduce): a chain through each host's ranks per channel, its head's NIC
+  /// into the switches' in-network reduction (SHARP); NCCL's CollNet on hosts without NVSwitch
+  collnet_chain,
   /// NCCL's PAT (2.23+): reduce-scatter and all-gather in log2(n) dimensions over peers 2^d apart,
   /// for communicators of one rank per node
   pat,

@@ -13,7 +13,7 @@ namespace {
 // more than 2 nodes; generation Volta, Ampere, Hopper, Blackwell.
 enum Proto { kLL, kLL128, kSimple };
 enum Hw { kNvlink, kPci, kNet };
-enum Algo { kTree, kRing, kCollNetDirect, kNvls, kNvlsTree, kPat, kAlgoCount };
+enum Algo { kTree, kRing, kCollNetDirect, kCollNetChain, kNvls, kNvlsTree, kPat, kAlgoCount };
 using PerProto = std::array<double, 3>;
 using PerNodes = std::array<double, 3>;
 
@@ -21,14 +21,33 @@ constexpr std::array<PerProto, kAlgoCount> kBaseLatencyUs{{
     {6.8, 14.0, 8.4},  // tree
     {6.6, 14.0, 8.4},  // ring
     {0, 0, 0},         // CollNet Direct
+    {0, 0, 0},         // CollNet Chain
     {0, 0, 0},         // NVLS
     {0, 0, 0},         // NVLS tree
     {8.0, 8.0, 8.0},   // PAT
 }};
 constexpr std::array<std::array<PerProto, kAlgoCount>, 3> kHwLatencyUs{{
-    {{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 25}, {0, 0, 25}, {0, 0, 4.0}}},  // NVLink
-    {{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 0}, {0, 0, 0}, {0, 0, 4.0}}},     // PCIe
-    {{{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 18}, {0, 0, 20.9}, {0, 0, 14}}},   // network
+    {{{0.6, 1.25, 4.0},
+      {0.6, 1.9, 3.4},
+      {0, 0, 3.7},
+      {0, 0, 2.8},
+      {0, 0, 25},
+      {0, 0, 25},
+      {0, 0, 4.0}}},  // NVLink
+    {{{1.0, 1.9, 4.0},
+      {1.0, 2.5, 5.7},
+      {0, 0, 3.7},
+      {0, 0, 2.8},
+      {0, 0, 0},
+      {0, 0, 0},
+      {0, 0, 4.0}}},  // PCIe
+    {{{5.0, 8.5, 14},
+      {2.7, 4.0, 14.0},
+      {0, 0, 31},
+      {0, 0, 30},
+      {0, 0, 18},
+      {0, 0, 20.9},
+      {0, 0, 14}}},  // network
 }};
 // llMaxBws: rows Volta, Ampere, Hopper, Blackwell on one node; across nodes NCCL indexes the rows
 // by CPU (0 = Intel, 1 = AMD); stepsim takes row 0 (Intel and Arm hosts).
@@ -72,6 +91,7 @@ int algo_index(CollectiveAlgorithm a) {
   switch (a) {
     case CollectiveAlgorithm::tree: return kTree;
     case CollectiveAlgorithm::collnet_direct: return kCollNetDirect;
+    case CollectiveAlgorithm::collnet_chain: return kCollNetChain;
     case CollectiveAlgorithm::nvls: return kNvls;
     case CollectiveAlgorithm::nvls_tree: return kNvlsTree;
     case CollectiveAlgorithm::pat: return kPat;
@@ -109,6 +129,7 @@ double latency_us(const NcclShape& s, CollectiveProtocol p) {
     case CollectiveAlgorithm::tree: return base + 2.0 * ((ppn - 1) * intra + log2i(s.nodes) * inter);
     case CollectiveAlgorithm::collnet_direct:
       return base + 2.0 * (std::min(1, ppn - 1) * intra + (ppn - 1) * kCollNetArityUs) + inter;
+    case CollectiveAlgorithm::collnet_chain: return base + 2.0 * (ppn - 1) * intra + inter;
     case CollectiveAlgorithm::nvls: return intra + (multi ? inter : 0.0);
     case CollectiveAlgorithm::nvls_tree: return base + intra + 2.0 * log2i(s.nodes) * inter;
     case CollectiveAlgorithm::pat:
@@ -125,7 +146,8 @@ bool nccl_tuned(CollectiveOp op, CollectiveAlgorithm a) {
       return op == CollectiveOp::all_reduce || op == CollectiveOp::all_gather ||
              op == CollectiveOp::reduce_scatter;
     case CollectiveAlgorithm::tree:
-    case CollectiveAlgorithm::nvls_tree: return op == CollectiveOp::all_reduce;
+    case CollectiveAlgorithm::nvls_tree:
+    case CollectiveAlgorithm::collnet_chain: return op == CollectiveOp::all_reduce;
     case CollectiveAlgorithm::nvls:
     case CollectiveAlgorithm::collnet_direct:
       return op == CollectiveOp::all_reduce || op == CollectiveOp::all_gather;
@@ -176,8 +198,11 @@ ProtocolTerms nccl_protocol_terms(const NcclShape& s, CollectiveProtocol p) {
       t.busbw_ceiling_Bps = ch * kPerChannelNvlsTreeGBps[arch][nodes] * 1e9;
       break;
     case CollectiveAlgorithm::collnet_direct:
+    case CollectiveAlgorithm::collnet_chain:
       // All-gather: NCCL prices the network at 0.9 of its rate; all-reduce at 0.85 on Hopper and
-      // later (tuning.cc), the GPU-to-NIC ratio being the flow model's business.
+      // later (tuning.cc), the GPU-to-NIC ratio being the flow model's business. NCCL's model gives
+      // Chain no such factor; stepsim reads the 0.85 as the SHARP path's (the B200 CollNet
+      // all-reduce rows run within 6% of it, docs/topology.md), which Chain's heads share.
       if (s.op == CollectiveOp::all_gather)
         t.bandwidth_factor = 0.9;
       else if (s.arch == GpuArch::hopper || s.arch == GpuArch::blackwell)

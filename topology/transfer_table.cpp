@@ -194,7 +194,8 @@ std::uint32_t TransferTableBuilder::add(const CollectiveRequest& original) {
                     table_.pool_,
                     efficiency_,
                     topo.spec().gpu.eff.nvls,
-                    config_.collnet || request.algorithm == CollectiveAlgorithm::collnet_direct,
+                    config_.collnet || request.algorithm == CollectiveAlgorithm::collnet_direct ||
+                        request.algorithm == CollectiveAlgorithm::collnet_chain,
                     config_.pat};
     for (const auto& g : request.groups) ctx.layouts.push_back(layout_of(topo, g));
     ctx.channels = config_.channels > 0 ? static_cast<std::uint32_t>(config_.channels)
@@ -280,7 +281,8 @@ std::uint32_t kernel_ctas(const AlgoContext& ctx, const Plan& plan, CollectivePr
       return static_cast<std::uint32_t>(
           nccl_nvls_channels(ctx, ctx.request.groups.front().front(), l.nodes.size(), l.max_per_node));
     }
-    case CollectiveAlgorithm::collnet_direct: return static_cast<std::uint32_t>(communicator_channels(ctx));
+    case CollectiveAlgorithm::collnet_direct:
+    case CollectiveAlgorithm::collnet_chain: return static_cast<std::uint32_t>(communicator_channels(ctx));
     case CollectiveAlgorithm::pairwise:
     case CollectiveAlgorithm::direct:
       for (const PlanPhase& ph : plan.phases)  // a send/recv across the network
@@ -422,7 +424,10 @@ double TransferTableBuilder::fill_s(const PlanPhase& phase, double bytes, const 
   const PlanVariable& v = phase.vars.front();
   const double per_channel = v.bytes_per_byte * bytes / c.terms.bandwidth_factor / phase.channels;
   const bool fixed = phase.simple_chunk_fixed && c.protocol == CollectiveProtocol::simple;
-  const double chunk = std::min(config_.chunk_bytes, fixed ? per_channel : per_channel / phase.fill_hops);
+  double chunk = std::min(config_.chunk_bytes, fixed ? per_channel : per_channel / phase.fill_hops);
+  if (phase.collnet_chain_depth > 0)
+    chunk =
+        std::min(per_channel, collnet_chain_chunk_bytes(bytes, phase.channels, phase.collnet_chain_depth));
   return phase.fill_hops * chunk * phase.channels *
          seconds_per_byte(table_.pool_.seconds_per_byte(v.pattern), max_rate(v, phase, c, bytes));
 }

@@ -76,6 +76,10 @@ const std::vector<BadInput> kCounts = {
         "collective --gpu gb200 --topology nvl72 --nodes 2 --sharp --bytes 1048576 --algorithm "
         "collnet-direct",
         {"in two or more NVLink domains"}),
+    row("collective --algorithm collnet-chain inside one NVLink domain",
+        "collective --gpu gb200 --topology nvl72 --nodes 2 --sharp --bytes 1048576 --algorithm "
+        "collnet-chain",
+        {"2 or more hosts of at most 8 ranks each"}),
     BadInput{"collective with SHARP inside one NVLink domain chooses another algorithm (was a segfault)",
              {},
              "collective --gpu gb200 --topology nvl72 --nodes 2 --sharp --bytes 1048576",

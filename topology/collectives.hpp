@@ -114,11 +114,11 @@ struct CommConfig {
   /// `automatic` whose operation the algorithm implements (the protocol: whose operation NCCL tunes).
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::automatic;
   CollectiveProtocol protocol = CollectiveProtocol::automatic;
-  /// NCCL_COLLNET_ENABLE: NCCL's CollNet algorithms (CollNet Direct, and NVLS across NVLink domains,
-  /// which NCCL runs only as NVLS + CollNet) may run where the fabric reduces in the network
-  /// (FabricSpec::sharp). NCCL's default is off (src/graph/tuning.cc disables them unless
+  /// NCCL_COLLNET_ENABLE: NCCL's CollNet algorithms (CollNet Direct and Chain, and NVLS across
+  /// NVLink domains, which NCCL runs only as NVLS + CollNet) may run where the fabric reduces in the
+  /// network (FabricSpec::sharp). NCCL's default is off (src/graph/tuning.cc disables them unless
   /// config.collnetEnable), so SHARP switches alone do not change NCCL's choice. Forcing
-  /// `collnet_direct` implies it, as setting NCCL_ALGO=CollNet means enabling CollNet.
+  /// `collnet_direct` or `collnet_chain` implies it, as setting NCCL_ALGO=CollNet means enabling it.
   bool collnet = false;
   /// NCCL_PAT_ENABLE: NCCL's PAT algorithm may run (NCCL 2.23 and later, where it is on by default
   /// for communicators of one rank per node); false for older NCCL or NCCL_PAT_ENABLE=0.

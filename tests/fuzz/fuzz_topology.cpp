@@ -22,6 +22,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     auto topo = std::make_shared<const topo::Topology>(s.job.cluster);
     topo::SweepRequest r;
     r.op = topo::CollectiveOp::all_reduce;
+    r.config = s.job.collective;  // [collective]: CollNet, PAT, a forced algorithm or protocol
     std::vector<topo::GpuId> group;
     for (topo::GpuId g = 0; g < topo->gpu_count() && g < 64; ++g) group.push_back(g);
     if (group.size() < 2) return;

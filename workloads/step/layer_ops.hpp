@@ -190,6 +190,11 @@ AttentionShape fused_attention_shape(const LayerDims& d);
 /// `q`-quantised weights to 16 bits (KernelWork::vector_ops).
 double dequant_ops(WeightQuant q, double m, double n, double k, double count = 1.0);
 
+/// Columns of the MLP's first GEMM on one TP rank: the gate and up projections of a gated MLP.
+inline double mlp_up_width(const LayerDims& d) {
+  return (d.activation == Activation::swiglu ? 2.0 : 1.0) * d.ffn / d.tp;
+}
+
 /// Emits the kernels and TP/CP communication of one dense transformer layer. Its attention and MLP
 /// halves are public so that the MoE layer reuses the attention block.
 class DenseLayer {

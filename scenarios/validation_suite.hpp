@@ -34,8 +34,16 @@ struct ValidationCase {
   /// memory model, reported beside the step time's.
   double memory_peak_bytes = 0.0;
   double usable_hbm_bytes = 0.0;
+  /// Lower bounds the simulated step carries (training and single steps; 0 otherwise), the largest
+  /// over the simulated GPUs: a GPU's kernels alone, and its host's launches and framework code
+  /// alone. One above the measured step cannot be right whatever the rest of the model does: that
+  /// part is overpriced for this run.
+  double kernel_busy_s = 0.0;
+  double host_busy_s = 0.0;
 
   bool simulated() const { return not_simulated.empty(); }
+  bool kernels_exceed_measured() const { return kernel_busy_s > measured_step_s; }
+  bool host_exceeds_measured() const { return host_busy_s > measured_step_s; }
   bool predicted_to_fit() const { return memory_peak_bytes <= usable_hbm_bytes; }
 };
 

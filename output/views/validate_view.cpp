@@ -47,6 +47,10 @@ Json case_json(const scen::ValidationCase& c) {
   j["error"] = c.error;
   j["bottleneck"] = c.bottleneck;
   j["estimate_step_s"] = c.estimate_step_s;
+  if (c.kernel_busy_s > 0.0) {
+    j["kernel_busy_s"] = c.kernel_busy_s;
+    j["host_busy_s"] = c.host_busy_s;
+  }
   if (c.usable_hbm_bytes > 0.0) {
     j["memory_peak_bytes"] = c.memory_peak_bytes;
     j["usable_hbm_bytes"] = c.usable_hbm_bytes;
@@ -82,7 +86,7 @@ std::string validate_table(const scen::ValidationReport& r) {
   TextTable t(
       {"case", "group", "measured", "predicted", "error", "estimate", "bottleneck"},
       {Align::left, Align::left, Align::right, Align::right, Align::right, Align::right, Align::left});
-  std::string skipped, overfull;
+  std::string skipped, overfull, over_host, over_kernels;
   for (const auto& c : r.cases) {
     if (!c.simulated()) {
       t.add_row({c.id, c.group, format_seconds(c.measured_step_s), "-", "-", "-", "not simulated"});
@@ -91,9 +95,19 @@ std::string validate_table(const scen::ValidationReport& r) {
       continue;
     }
     const bool fits = c.predicted_to_fit();
+    std::string marks = fits ? "" : " [m]";
+    if (c.host_exceeds_measured()) {
+      marks += " [h]";
+      over_host += "  " + c.id + ": host " + format_seconds(c.host_busy_s) + " against " +
+                   format_seconds(c.measured_step_s) + " measured\n";
+    }
+    if (c.kernels_exceed_measured()) {
+      marks += " [k]";
+      over_kernels += "  " + c.id + ": kernels " + format_seconds(c.kernel_busy_s) + " against " +
+                      format_seconds(c.measured_step_s) + " measured\n";
+    }
     t.add_row({c.id, c.group, format_seconds(c.measured_step_s), format_seconds(c.predicted_step_s),
-               validate_pct(c.error), format_seconds(c.estimate_step_s),
-               c.bottleneck + (fits ? "" : " [m]")});
+               validate_pct(c.error), format_seconds(c.estimate_step_s), c.bottleneck + marks});
     if (!fits)
       overfull += "  " + c.id + ": peak " + format_bytes(c.memory_peak_bytes) + " of " +
                   format_bytes(c.usable_hbm_bytes) + " usable\n";
@@ -104,6 +118,16 @@ std::string validate_table(const scen::ValidationReport& r) {
         "[m] stepsim's memory model does not fit these cases, which ran (an error of the memory model; the\n"
         "step time is the configuration's as measured):\n" +
         overfull + "\n";
+  if (!over_host.empty())
+    out +=
+        "[h] stepsim's host work alone (one GPU's launches and framework code, as priced) takes longer than\n"
+        "these measured steps, so it is overpriced for them, whatever the rest of the model does:\n" +
+        over_host + "\n";
+  if (!over_kernels.empty())
+    out +=
+        "[k] the kernels of stepsim's busiest GPU alone take longer than these measured steps, so they are\n"
+        "overpriced for them, whatever the rest of the model does:\n" +
+        over_kernels + "\n";
   if (!skipped.empty()) out += "Not simulated (in no error figure):\n" + skipped + "\n";
   TextTable g({"group", "cases", "not simulated", "MAPE", "max |error|", "mean error"});
   for (const auto& [name, s] : r.groups) add_group_row(g, name, s);

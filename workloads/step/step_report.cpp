@@ -6,6 +6,18 @@
 namespace stepsim::work {
 namespace {
 
+/// The length of the union of `spans` (sorted in place).
+double union_s(std::vector<std::pair<Time, Time>>& spans) {
+  std::sort(spans.begin(), spans.end());
+  Time covered{}, reach{};
+  for (auto [a, e] : spans) {
+    if (e <= reach) continue;
+    covered += e - std::max(a, reach);
+    reach = e;
+  }
+  return to_seconds(covered);
+}
+
 constexpr std::size_t dim_index(ParallelDim d) {
   return static_cast<std::size_t>(d);
 }
@@ -75,15 +87,7 @@ class RankAnalyser {
     for (sim::OpId op : comm_ops_)
       spans[dim_index(plan_.info[op].comm_dim)].push_back({run_.ops[op].start, run_.ops[op].end});
     for (std::size_t d = 0; d < kDimCount; ++d) {
-      auto& s = spans[d];
-      std::sort(s.begin(), s.end());
-      Time covered{}, reach{};
-      for (auto [a, e] : s) {
-        if (e <= reach) continue;
-        covered += e - std::max(a, reach);
-        reach = e;
-      }
-      o.busy_s[d] = to_seconds(covered);
+      o.busy_s[d] = union_s(spans[d]);
       o.exposed_s[d] = b.exposed_comm_s[d];
     }
     return o;
@@ -179,7 +183,16 @@ StepReport analyse_step(const StepPlan& plan, const sim::RunResult& run, const s
   for (std::size_t r = 0; r < plan.ranks.size(); ++r)
     rank_of_processor[plan.ranks[r].processor] = static_cast<int>(r);
   std::vector<std::vector<sim::OpId>> comm_ops(plan.ranks.size());
+  std::vector<std::vector<std::pair<Time, Time>>> host_spans(plan.ranks.size());
   for (sim::OpId op = 0; op < plan.info.size(); ++op) {
+    if (plan.info[op].is_host) {
+      for (sim::StreamId st : plan.graph.streams_of(op)) {
+        const int owner = rank_of_processor[plan.graph.stream(st).processor];
+        if (owner >= 0)
+          host_spans[static_cast<std::size_t>(owner)].push_back({run.ops[op].start, run.ops[op].end});
+      }
+      continue;
+    }
     if (!plan.info[op].is_comm) continue;
     for (sim::StreamId st : plan.graph.streams_of(op)) {
       auto& list = comm_ops[static_cast<std::size_t>(rank_of_processor[plan.graph.stream(st).processor])];
@@ -194,6 +207,7 @@ StepReport analyse_step(const StepPlan& plan, const sim::RunResult& run, const s
     rr.breakdown = a.breakdown();
     rr.overlap = a.overlap(rr.breakdown);
     rr.memory = memory_of(plan, run, i);
+    rr.host_busy_s = union_s(host_spans[i]);
     r.mean.compute_s += rr.breakdown.compute_s / n;
     r.mean.memory_bound_s += rr.breakdown.memory_bound_s / n;
     r.mean.bubble_s += rr.breakdown.bubble_s / n;

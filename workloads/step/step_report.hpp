@@ -42,6 +42,9 @@ struct RankReport {
   int rank = 0;
   int stage = 0;
   Breakdown breakdown;
+  /// The time the rank's host spends running its launches and framework code (the union of its host
+  /// ops; waits on the GPU excluded): a lower bound on the step that the host alone sets.
+  double host_busy_s = 0.0;
   CommOverlap overlap;
   MemoryPeak memory;
 };

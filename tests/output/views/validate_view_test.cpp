@@ -93,3 +93,26 @@ TEST_CASE("validate marks a case whose predicted memory peak exceeds the usable 
   CHECK(fits.find("[m]") == std::string::npos);
   CHECK(nlohmann::json::parse(out::validate_json_text(r))["cases"][0]["predicted_to_fit"] == true);
 }
+
+TEST_CASE("validate marks a case whose host work or kernels alone outlast the measured step") {
+  // Case a measured 2.0 s and was predicted 2.2 s. Its host's launches and framework code alone,
+  // 2.1 s, cannot fit in the measured 2.0 s whatever else the model does: [h]. Kernels of 1.5 s fit.
+  scen::ValidationReport r = sample_report();
+  r.cases[0].host_busy_s = 2.1;
+  r.cases[0].kernel_busy_s = 1.5;
+  const std::string t = out::validate_table(r);
+  CHECK(t.find("compute [h]") != std::string::npos);
+  CHECK(t.find("a: host 2.100 s against 2.000 s measured") != std::string::npos);
+  CHECK(t.find("[k]") == std::string::npos);
+  const auto j = nlohmann::json::parse(out::validate_json_text(r));
+  CHECK(j["cases"][0]["host_busy_s"].get<double>() == 2.1);
+  CHECK(j["cases"][0]["kernel_busy_s"].get<double>() == 1.5);
+  // Kernels of 2.05 s on the busiest GPU: [k] as well; both within the step: no mark, no list.
+  r.cases[0].kernel_busy_s = 2.05;
+  CHECK(out::validate_table(r).find("compute [h] [k]") != std::string::npos);
+  r.cases[0].host_busy_s = 1.9;
+  r.cases[0].kernel_busy_s = 1.9;
+  const std::string within = out::validate_table(r);
+  CHECK(within.find("[h]") == std::string::npos);
+  CHECK(within.find("[k]") == std::string::npos);
+}

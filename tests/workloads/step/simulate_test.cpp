@@ -129,6 +129,8 @@ TEST_CASE("a step of tiny kernels is host-bound: the launches set the pace") {
   // The breakdown: the kernels' own time, and all the rest waiting for launches.
   CHECK(s.report.mean.compute_s + s.report.mean.memory_bound_s == Approx(gpu_s).epsilon(1e-9));
   CHECK(s.report.mean.host_bound_s == Approx(s.metrics.step_time_s - gpu_s).epsilon(1e-6));
+  // The host ran its launches back to back but for the wait on grad_norm: busy for their sum.
+  CHECK(s.report.ranks.front().host_busy_s == Approx(host_s).epsilon(1e-9));
 }
 
 TEST_CASE(

@@ -12,6 +12,7 @@ namespace stepsim::test {
 
 // --- Hardware ---------------------------------------------------------------------------------------
 
+inline constexpr double kMiB = 1048576.0;
 inline constexpr double kGiB = 1073741824.0;
 inline constexpr double kNvLine = 450e9;       ///< H100 NVLink line rate per direction, B/s
 inline constexpr double kNv = kNvLine * 0.82;  ///< at protocol efficiency

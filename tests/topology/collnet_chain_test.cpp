@@ -14,20 +14,10 @@ using namespace stepsim::test;
 using Catch::Detail::Approx;
 
 namespace {
-constexpr double kMiB = 1048576.0;
-
 ClusterSpec sharp_hosts(int nodes) {
   ClusterSpec spec = cluster(nodes);
   spec.fabric.sharp = true;
   return spec;
-}
-
-CollectiveRequest all_reduce(GpuId ranks, double bytes, CollectiveAlgorithm a) {
-  CollectiveRequest r;
-  r.groups = {iota(0, ranks)};
-  r.bytes = bytes;
-  r.algorithm = a;
-  return r;
 }
 }  // namespace
 
@@ -54,15 +44,9 @@ TEST_CASE("CollNet Chain: NCCL's latency terms", "[collectives][nccl]") {
 TEST_CASE("CollNet Chain puts S/m on each NIC and a ring's volume on each GPU's NVLink",
           "[collectives][nccl]") {
   const auto spec = sharp_hosts(4);  // 32 H100, 4 hosts of 8
-  auto topo = std::make_shared<const Topology>(spec);
-  TransferTableBuilder tb(topo);
-  const auto id = tb.add(all_reduce(32, kGiB, CollectiveAlgorithm::collnet_chain));
-  REQUIRE(tb.table().info(id).algorithm == CollectiveAlgorithm::collnet_chain);
-  REQUIRE(tb.table().info(id).protocol == CollectiveProtocol::simple);
-  auto table = std::make_shared<const TransferTable>(std::move(tb).build());
-  FlowNetwork net(table, {LinkAccounting::totals});
-  const std::uint32_t ids[] = {id};
-  run_transfers(net, ids);
+  const auto w = wire_bytes(spec, all_reduce(32, kGiB, CollectiveAlgorithm::collnet_chain));
+  REQUIRE(w.algorithm == CollectiveAlgorithm::collnet_chain);
+  REQUIRE(w.protocol == CollectiveProtocol::simple);
   // Channels 2r and 2r+1 have local rank r as head: each NIC carries its two channels' 2 x S/16 =
   // S/8 each way. Wire bytes: S / 0.85 (the CollNet network factor, Hopper) x 1/8 / 0.85 (NIC).
   const double per_nic = kGiB / 0.85 / 8.0 / 0.85;
@@ -71,10 +55,10 @@ TEST_CASE("CollNet Chain puts S/m on each NIC and a ring's volume on each GPU's 
   // down. Wire bytes: S / 0.85 x 1.75 / 0.82 (NVLink).
   const double per_nvlink = kGiB / 0.85 * 1.75 / 0.82;
   for (GpuId g = 0; g < 32; ++g) {
-    CHECK(net.link_bytes()[topo->nic_up(g)] == Approx(per_nic).epsilon(1e-9));
-    CHECK(net.link_bytes()[topo->nic_down(g)] == Approx(per_nic).epsilon(1e-9));
-    CHECK(net.link_bytes()[topo->scaleup_up(g)] == Approx(per_nvlink).epsilon(1e-9));
-    CHECK(net.link_bytes()[topo->scaleup_down(g)] == Approx(per_nvlink).epsilon(1e-9));
+    CHECK(w.bytes[w.topo->nic_up(g)] == Approx(per_nic).epsilon(1e-9));
+    CHECK(w.bytes[w.topo->nic_down(g)] == Approx(per_nic).epsilon(1e-9));
+    CHECK(w.bytes[w.topo->scaleup_up(g)] == Approx(per_nvlink).epsilon(1e-9));
+    CHECK(w.bytes[w.topo->scaleup_down(g)] == Approx(per_nvlink).epsilon(1e-9));
   }
 }
 

@@ -16,8 +16,6 @@ using namespace stepsim::test;
 using Catch::Detail::Approx;
 
 namespace {
-constexpr double kMiB = 1048576.0;
-
 ClusterSpec fast_routes(int nodes) {
   ClusterSpec spec = cluster(nodes);
   spec.gpu.kernel_gap_s = 1.24e-6;
@@ -27,14 +25,6 @@ ClusterSpec fast_routes(int nodes) {
   return spec;
 }
 
-CollectiveRequest all_reduce(GpuId ranks, double bytes, CollectiveAlgorithm a, CollectiveProtocol p) {
-  CollectiveRequest r;
-  r.groups = {iota(0, ranks)};
-  r.bytes = bytes;
-  r.algorithm = a;
-  r.protocol = p;
-  return r;
-}
 }  // namespace
 
 TEST_CASE("2-node ring all-reduce under Simple and LL, by hand", "[collectives][nccl]") {
@@ -140,44 +130,32 @@ TEST_CASE("NVLS, NVLS-tree and CollNet put the data volumes of their schemes on 
   SECTION("NVLS on one node: S (1 + 1/p) up and down every NVLink") {
     auto spec = fast_routes(1);
     spec.nvls = true;
-    auto topo = std::make_shared<const Topology>(spec);
-    TransferTableBuilder tb(topo);
-    const auto id = tb.add(all_reduce(8, kGiB, CollectiveAlgorithm::nvls, CollectiveProtocol::automatic));
-    auto table = std::make_shared<const TransferTable>(std::move(tb).build());
-    FlowNetwork net(table, {LinkAccounting::totals});
-    const std::uint32_t ids[] = {id};
-    run_transfers(net, ids);
+    const auto w = wire_bytes(spec, all_reduce(8, kGiB, CollectiveAlgorithm::nvls));
     // Wire bytes = request bytes x 1.125 / 0.689 (the NVLS efficiency) on each up- and downlink.
     for (GpuId g = 0; g < 8; ++g) {
-      CHECK(net.link_bytes()[topo->scaleup_up(g)] == Approx(kGiB * 1.125 / 0.689).epsilon(1e-9));
-      CHECK(net.link_bytes()[topo->scaleup_down(g)] == Approx(kGiB * 1.125 / 0.689).epsilon(1e-9));
+      CHECK(w.bytes[w.topo->scaleup_up(g)] == Approx(kGiB * 1.125 / 0.689).epsilon(1e-9));
+      CHECK(w.bytes[w.topo->scaleup_down(g)] == Approx(kGiB * 1.125 / 0.689).epsilon(1e-9));
     }
   }
   SECTION("CollNet Direct across 4 hosts: S/m per NIC each way, one stream per switch link") {
     auto spec = fast_routes(4);
     spec.fabric.sharp = true;
     spec.fabric.hosts_per_leaf = 2;  // two leaves per rail: the aggregation tree crosses a spine
-    auto topo = std::make_shared<const Topology>(spec);
-    TransferTableBuilder tb(topo);
-    const auto id =
-        tb.add(all_reduce(32, kGiB, CollectiveAlgorithm::collnet_direct, CollectiveProtocol::automatic));
-    REQUIRE(tb.table().info(id).protocol == CollectiveProtocol::simple);
-    auto table = std::make_shared<const TransferTable>(std::move(tb).build());
-    FlowNetwork net(table, {LinkAccounting::totals});
-    const std::uint32_t ids[] = {id};
-    run_transfers(net, ids);
+    const auto w = wire_bytes(spec, all_reduce(32, kGiB, CollectiveAlgorithm::collnet_direct));
+    REQUIRE(w.protocol == CollectiveProtocol::simple);
+    const auto& topo = w.topo;
     // Wire bytes = (S / 0.85, NCCL's CollNet factor on Hopper) x (1/8) / 0.85 (NIC efficiency).
     const double per_nic = kGiB / 0.85 / 8.0 / 0.85;
     for (GpuId g = 0; g < 32; ++g) {
-      CHECK(net.link_bytes()[topo->nic_up(g)] == Approx(per_nic).epsilon(1e-9));
-      CHECK(net.link_bytes()[topo->nic_down(g)] == Approx(per_nic).epsilon(1e-9));
+      CHECK(w.bytes[topo->nic_up(g)] == Approx(per_nic).epsilon(1e-9));
+      CHECK(w.bytes[topo->nic_down(g)] == Approx(per_nic).epsilon(1e-9));
     }
     // Every leaf-spine link the rails' trees use carries exactly one stream (the same as a NIC):
     // the switches reduce, so no link sees more as hosts are added.
     int used = 0;
     for (const Link& l : topo->links())
       if (l.kind == LinkKind::leaf_spine) {
-        const double b = net.link_bytes()[static_cast<LinkId>(&l - topo->links().data())];
+        const double b = w.bytes[static_cast<LinkId>(&l - topo->links().data())];
         if (b > 0.0) {
           ++used;
           CHECK(b == Approx(per_nic).epsilon(1e-9));
@@ -190,19 +168,12 @@ TEST_CASE("NVLS, NVLS-tree and CollNet put the data volumes of their schemes on 
   SECTION("NVLS-tree on 2 nodes moves S/m per NIC each way, half a ring's") {
     auto spec = fast_routes(2);
     spec.nvls = true;
-    auto topo = std::make_shared<const Topology>(spec);
-    TransferTableBuilder tb(topo);
-    const auto id =
-        tb.add(all_reduce(16, kGiB, CollectiveAlgorithm::nvls_tree, CollectiveProtocol::automatic));
-    auto table = std::make_shared<const TransferTable>(std::move(tb).build());
-    FlowNetwork net(table, {LinkAccounting::totals});
-    const std::uint32_t ids[] = {id};
-    run_transfers(net, ids);
+    const auto w = wire_bytes(spec, all_reduce(16, kGiB, CollectiveAlgorithm::nvls_tree));
     // Each head's slice S/8 goes to the other node over one tree and comes back over the other:
     // S/8 / 0.85 wire bytes each way per NIC (a ring moves 2 x 15/16 S/8).
     for (GpuId g = 0; g < 16; ++g) {
-      CHECK(net.link_bytes()[topo->nic_up(g)] == Approx(kGiB / 8.0 / 0.85).epsilon(1e-9));
-      CHECK(net.link_bytes()[topo->nic_down(g)] == Approx(kGiB / 8.0 / 0.85).epsilon(1e-9));
+      CHECK(w.bytes[w.topo->nic_up(g)] == Approx(kGiB / 8.0 / 0.85).epsilon(1e-9));
+      CHECK(w.bytes[w.topo->nic_down(g)] == Approx(kGiB / 8.0 / 0.85).epsilon(1e-9));
     }
   }
 }

@@ -46,6 +46,40 @@ inline std::vector<topo::GpuId> iota(topo::GpuId first, topo::GpuId n) {
   return v;
 }
 
+/// An all-reduce of `bytes` over GPUs 0..ranks-1 with the algorithm and protocol forced (or automatic).
+inline topo::CollectiveRequest all_reduce(topo::GpuId ranks, double bytes, topo::CollectiveAlgorithm a,
+                                          topo::CollectiveProtocol p = topo::CollectiveProtocol::automatic) {
+  topo::CollectiveRequest r;
+  r.groups = {iota(0, ranks)};
+  r.bytes = bytes;
+  r.algorithm = a;
+  r.protocol = p;
+  return r;
+}
+
+/// What one collective left on the links when run alone: wire bytes per link (protocol overhead
+/// included), and the algorithm and protocol it ran.
+struct WireBytes {
+  std::shared_ptr<const topo::Topology> topo;
+  std::vector<double> bytes;  ///< per LinkId
+  topo::CollectiveAlgorithm algorithm = topo::CollectiveAlgorithm::automatic;
+  topo::CollectiveProtocol protocol = topo::CollectiveProtocol::automatic;
+};
+
+inline WireBytes wire_bytes(const topo::ClusterSpec& spec, const topo::CollectiveRequest& r) {
+  WireBytes out;
+  out.topo = std::make_shared<const topo::Topology>(spec);
+  topo::TransferTableBuilder tb(out.topo);
+  const std::uint32_t ids[] = {tb.add(r)};
+  out.algorithm = tb.table().info(ids[0]).algorithm;
+  out.protocol = tb.table().info(ids[0]).protocol;
+  auto table = std::make_shared<const topo::TransferTable>(std::move(tb).build());
+  topo::FlowNetwork net(table, {topo::LinkAccounting::totals});
+  topo::run_transfers(net, ids);
+  out.bytes.assign(net.link_bytes().begin(), net.link_bytes().end());
+  return out;
+}
+
 /// One send of `bytes` from `from` to `to` (a send_recv group of two).
 inline topo::CollectiveRequest send(topo::GpuId from, topo::GpuId to, double bytes) {
   topo::CollectiveRequest r;

@@ -103,6 +103,7 @@ Json ranks_json(const work::Simulation& s) {
     a.push_back({{"rank", r.rank},
                  {"stage", r.stage},
                  {"breakdown", breakdown_json(r.breakdown)},
+                 {"host_busy_s", r.host_busy_s},
                  {"memory_peak_bytes", r.memory.peak.value()}});
   return a;
 }

@@ -79,6 +79,21 @@ std::string parallel_layout(const work::JobSpec& j) {
 
 namespace {
 
+/// How busy the busiest simulated GPU's host is (eager launches and framework code): a floor no
+/// faster kernel can take the step below; from half the step it is worth saying what removes it.
+void host_line(std::ostringstream& o, const work::Simulation& s) {
+  double busy = 0.0;
+  for (const auto& r : s.report.ranks) busy = std::max(busy, r.host_busy_s);
+  const double step = s.metrics.step_time_s;
+  if (busy <= 0.0 || step <= 0.0) return;
+  o << "host        " << format_seconds(busy) << " of the step launching kernels and running framework code ("
+    << pct(busy / step, 1.0) << ", busiest GPU's host): no faster kernel takes the step below it\n";
+  // Where the host already paces the step, the bottleneck line says what removes it.
+  if (busy >= 0.5 * step && work::critical_bottleneck(s.report) != topo::Resource::host)
+    o << "            faster kernels (FP8, a faster GPU) gain less than their speed-up here; "
+         "workload.cuda_graphs = true removes the launches\n";
+}
+
 /// "MFU / HFU" and which peak they divide by; a low-precision run also gets its MFU against the
 /// BF16 peak, the figure most published MFUs use.
 void utilisation_lines(std::ostringstream& o, const work::JobSpec& job, const work::Simulation& s,
@@ -95,6 +110,7 @@ void utilisation_lines(std::ostringstream& o, const work::JobSpec& job, const wo
     o << "clock       " << format_number(s.clock.clock, 3)
       << " of the short-run SM clock at the power limit, "
       << "tensor cores busy " << pct(s.clock.duty, 1.0) << " of the step (the GPU's clock_duty curve)\n";
+  host_line(o, s);
 }
 
 /// Whether the step fits in memory: said before any rate, so that an impossible configuration

@@ -21,6 +21,8 @@ struct RunFigures {
   work::StepVerdict verdict;    ///< what the step waits on most (workloads/simulate/explain.hpp)
   std::string bottleneck;       ///< the verdict in words (verdict_text)
   std::array<double, work::kDimCount> exposed_comm_s{};  ///< mean over ranks, by ParallelDim
+  /// The busiest simulated rank's host busy time (eager launches, framework code); 0 without them.
+  double host_busy_s = 0.0;
   bool fits = true;
   double peak_bytes = 0.0;          ///< busiest rank's memory peak
   double capacity_bytes = 0.0;      ///< HBM per GPU that tensors can use

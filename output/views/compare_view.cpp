@@ -204,6 +204,17 @@ std::vector<CompareRow> compare_rows(std::span<const CompareEntry> entries) {
                                       : "");
   }));
   exposed_rows(f, rows);
+  // The host's floor under the step, where any scenario launches eagerly (a Grace host against an
+  // x86 one, FP8 against BF16 kernels: the step cannot go below it).
+  if (std::any_of(f.begin(), f.end(), [](const RunFigures& x) { return x.host_busy_s > 0.0; }))
+    rows.push_back(row(
+        "host_busy_s", "host busy (launches, framework)", Better::lower, f,
+        [](const RunFigures& x) { return x.host_busy_s; },
+        [](const RunFigures& x) {
+          if (x.host_busy_s <= 0.0 || x.step_time_s <= 0.0) return std::string("-");
+          return format_seconds(x.host_busy_s) + " (" + format_percent(x.host_busy_s / x.step_time_s) +
+                 " of the step)";
+        }));
   rows.push_back(row(
       "per_million_tokens", "$ per million tokens", Better::lower, f,
       [](const RunFigures& x) { return x.per_million_tokens; },

@@ -81,9 +81,8 @@ namespace {
 
 /// How busy the busiest simulated GPU's host is (eager launches and framework code): a floor no
 /// faster kernel can take the step below; from half the step it is worth saying what removes it.
-void host_line(std::ostringstream& o, const work::Simulation& s) {
-  double busy = 0.0;
-  for (const auto& r : s.report.ranks) busy = std::max(busy, r.host_busy_s);
+void host_line(std::ostringstream& o, const work::Simulation& s, const RunFigures& f) {
+  const double busy = f.host_busy_s;
   const double step = s.metrics.step_time_s;
   if (busy <= 0.0 || step <= 0.0) return;
   o << "host        " << format_seconds(busy) << " of the step launching kernels and running framework code ("
@@ -110,7 +109,7 @@ void utilisation_lines(std::ostringstream& o, const work::JobSpec& job, const wo
     o << "clock       " << format_number(s.clock.clock, 3)
       << " of the short-run SM clock at the power limit, "
       << "tensor cores busy " << pct(s.clock.duty, 1.0) << " of the step (the GPU's clock_duty curve)\n";
-  host_line(o, s);
+  host_line(o, s, f);
 }
 
 /// Whether the step fits in memory: said before any rate, so that an impossible configuration

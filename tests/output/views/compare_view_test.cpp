@@ -189,3 +189,26 @@ TEST_CASE("compare: the validated row sets each class's record side by side, and
   CHECK(v.winners.empty());
   CHECK(out::compare_table(e, rows).find("ratio between them carries that difference") != std::string::npos);
 }
+
+TEST_CASE("compare: the host's busy time is a row where a scenario launches eagerly", "[compare]") {
+  auto a = test::small_run(work::RankMode::representative, topo::LinkAccounting::off);
+  auto b = test::small_run(work::RankMode::representative, topo::LinkAccounting::off);
+  const std::vector<out::CompareEntry> e{{"A", "a.toml", &a.scenario.job, &a.sim},
+                                         {"B", "b.toml", &b.scenario.job, &b.sim}};
+  // Without host work anywhere (CUDA graphs, engines) there is no row.
+  for (auto* s : {&a, &b})
+    for (auto& r : s->sim.report.ranks) r.host_busy_s = 0.0;
+  const auto none = out::compare_rows(e);
+  CHECK(std::none_of(none.begin(), none.end(),
+                     [](const out::CompareRow& r) { return r.key == "host_busy_s"; }));
+  // A's busiest host at 30% of the step, B's at 60% (a slower host, say): the row holds each
+  // busiest rank's figure and the lower wins.
+  a.sim.report.ranks.front().host_busy_s = 0.3 * a.sim.metrics.step_time_s;
+  b.sim.report.ranks.back().host_busy_s = 0.6 * b.sim.metrics.step_time_s;
+  const auto rows = out::compare_rows(e);
+  const auto& host = row(rows, "host_busy_s");
+  CHECK(host.values[0] == Approx(0.3 * a.sim.metrics.step_time_s));
+  CHECK(host.values[1] == Approx(0.6 * b.sim.metrics.step_time_s));
+  CHECK(host.winners == std::vector<std::size_t>{0});
+  CHECK_THAT(host.cells[1], Catch::Contains("of the step"));
+}

@@ -177,8 +177,7 @@ void map_measured_collective(MeasuredCollective& m, const Catalog& catalog) {
   c.fabric.sharp = m.fabric.find("SHARP") != std::string::npos;
   m.op = *op;
   m.algorithm = *alg;
-  m.collnet =
-      *alg == topo::CollectiveAlgorithm::collnet_direct || *alg == topo::CollectiveAlgorithm::collnet_chain;
+  m.collnet = topo::is_collnet(*alg);
   // NCCL runs NVLS across NVLink domains only as NVLS + CollNet, with CollNet enabled
   // (src/graph/tuning.cc: NVLS is disabled for nNodes > 1 unless config.collnetEnable), and a run
   // that forces an algorithm NCCL disabled fails ("No algorithm/protocol available"). A row that

@@ -391,9 +391,7 @@ void read_collective_section(TableReader r, Scenario& s) {
   if ((c.algorithm == CollectiveAlgorithm::nvls || c.algorithm == CollectiveAlgorithm::nvls_tree) &&
       !cluster.nvls)
     r.fail("algorithm", "NVLS needs the NVSwitches' in-switch reduction", "set hardware.nvls = true");
-  if ((c.algorithm == CollectiveAlgorithm::collnet_direct ||
-       c.algorithm == CollectiveAlgorithm::collnet_chain) &&
-      !cluster.fabric.sharp)
+  if (topo::is_collnet(c.algorithm) && !cluster.fabric.sharp)
     r.fail("algorithm", "CollNet needs switches that reduce in the network",
            "set fabric.sharp = true (InfiniBand SHARP)");
   if (c.algorithm == CollectiveAlgorithm::pat && !c.pat)

@@ -94,10 +94,9 @@ ValidationCase run_case(const std::filesystem::path& file, const Catalog& catalo
     c.estimate_step_s = sim.estimate.step_time_s;
     c.memory_peak_bytes = sim.report.ranks[sim.report.peak_rank].memory.peak.value();
     c.usable_hbm_bytes = sim.usable_hbm.value();
-    for (const work::RankReport& r : sim.report.ranks) {
+    for (const work::RankReport& r : sim.report.ranks)
       c.kernel_busy_s = std::max(c.kernel_busy_s, r.breakdown.compute_s + r.breakdown.memory_bound_s);
-      c.host_busy_s = std::max(c.host_busy_s, r.host_busy_s);
-    }
+    c.host_busy_s = sim.report.host_busy_s;
   }
   c.error = (c.predicted_step_s - c.measured_step_s) / c.measured_step_s;
   return c;

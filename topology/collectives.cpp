@@ -79,23 +79,19 @@ bool collnet_common(const AlgoContext& ctx) {
     if (l.nodes.size() < 2 || l.max_per_node > 8 || !l.uniform) return false;
   return true;
 }
-// A host whose GPUs all share one NVLink switch (an NVLink domain of the host or more); NVLink
-// pairs or islands inside a host (H100 NVL, PCIe cards) are not one.
-bool nvswitch_hosts(const AlgoContext& ctx) {
-  const ClusterSpec& s = ctx.topo.spec();
-  return s.gpu.nvlink_bw.value() > 0.0 && s.nvlink_domain > 1 && s.nvlink_domain >= s.gpus_per_node;
+// NCCL's node is the host or more: stepsim's node, the scale-up domain, holds whole hosts (an
+// NVLink switch's domain, or a host whose GPUs meet over PCIe only). Not where NVLink pairs or
+// islands split a host (H100 NVL), which stepsim lays out as nodes of their own.
+bool whole_host_nodes(const AlgoContext& ctx) {
+  return ctx.topo.domain_size() >= static_cast<std::uint32_t>(ctx.topo.spec().gpus_per_node);
 }
 // CollNet Direct: NCCL disables it where the topology has no NVSwitch (tuning.cc, nvsCount == 0).
 bool collnet_shape(const AlgoContext& ctx) {
-  return collnet_common(ctx) && nvswitch_hosts(ctx);
+  return collnet_common(ctx) && whole_host_nodes(ctx) && ctx.topo.nvlink();
 }
-// CollNet Chain: with or without NVSwitch, but on NCCL's nodes: a host with NVSwitch (or a
-// multi-host domain), or a host whose GPUs meet over PCIe only; not the NVLink islands of part of a
-// host, which stepsim lays out as nodes of their own where NCCL's node is the whole host.
+// CollNet Chain: with or without NVSwitch, on whole hosts.
 bool collnet_chain_shape(const AlgoContext& ctx) {
-  const ClusterSpec& s = ctx.topo.spec();
-  const bool pcie_hosts = s.gpu.nvlink_bw.value() <= 0.0 || s.nvlink_domain <= 1;
-  return collnet_common(ctx) && (pcie_hosts || nvswitch_hosts(ctx));
+  return collnet_common(ctx) && whole_host_nodes(ctx);
 }
 // NCCL's PAT (tuning.cc ncclPatEnable): enabled (NCCL_PAT_ENABLE, on by default since 2.23), one
 // rank on each of two or more nodes (nNodes == nRanks; its nodes are NVLink domains), and for a

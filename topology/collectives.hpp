@@ -128,4 +128,9 @@ struct CommConfig {
 /// True when `a` is one of the algorithms stepsim has for `op` (whether or not it fits a group).
 bool implements(CollectiveOp op, CollectiveAlgorithm a);
 
+/// NCCL's CollNet algorithms, which need switches that reduce (SHARP) and enable CollNet when forced.
+inline bool is_collnet(CollectiveAlgorithm a) {
+  return a == CollectiveAlgorithm::collnet_direct || a == CollectiveAlgorithm::collnet_chain;
+}
+
 }  // namespace stepsim::topo

@@ -26,29 +26,15 @@ constexpr std::array<PerProto, kAlgoCount> kBaseLatencyUs{{
     {0, 0, 0},         // NVLS tree
     {8.0, 8.0, 8.0},   // PAT
 }};
+// One row per link class, one {LL, LL128, Simple} triple per algorithm.
+// clang-format off
 constexpr std::array<std::array<PerProto, kAlgoCount>, 3> kHwLatencyUs{{
-    {{{0.6, 1.25, 4.0},
-      {0.6, 1.9, 3.4},
-      {0, 0, 3.7},
-      {0, 0, 2.8},
-      {0, 0, 25},
-      {0, 0, 25},
-      {0, 0, 4.0}}},  // NVLink
-    {{{1.0, 1.9, 4.0},
-      {1.0, 2.5, 5.7},
-      {0, 0, 3.7},
-      {0, 0, 2.8},
-      {0, 0, 0},
-      {0, 0, 0},
-      {0, 0, 4.0}}},  // PCIe
-    {{{5.0, 8.5, 14},
-      {2.7, 4.0, 14.0},
-      {0, 0, 31},
-      {0, 0, 30},
-      {0, 0, 18},
-      {0, 0, 20.9},
-      {0, 0, 14}}},  // network
+    //  tree              ring             CollNet Direct  CollNet Chain  NVLS         NVLS tree      PAT
+    {{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4},  {0, 0, 3.7},    {0, 0, 2.8},   {0, 0, 25},  {0, 0, 25},    {0, 0, 4.0}}},  // NVLink
+    {{{1.0, 1.9, 4.0},  {1.0, 2.5, 5.7},  {0, 0, 3.7},    {0, 0, 2.8},   {0, 0, 0},   {0, 0, 0},     {0, 0, 4.0}}},  // PCIe
+    {{{5.0, 8.5, 14},   {2.7, 4.0, 14.0}, {0, 0, 31},     {0, 0, 30},    {0, 0, 18},  {0, 0, 20.9},  {0, 0, 14}}},   // network
 }};
+// clang-format on
 // llMaxBws: rows Volta, Ampere, Hopper, Blackwell on one node; across nodes NCCL indexes the rows
 // by CPU (0 = Intel, 1 = AMD); stepsim takes row 0 (Intel and Arm hosts).
 constexpr std::array<PerNodes, 4> kLlMaxBwGBps{

@@ -88,7 +88,8 @@ Topology::Topology(const ClusterSpec& spec) : spec_(spec) {
   domain_size_ = checked_domain_size(spec_);
   gpus_per_host_ = static_cast<std::uint32_t>(spec_.gpus_per_node);
   gpu_count_ = static_cast<std::uint32_t>(spec_.total_gpus());
-  const bool nvlink = has_nvlink(spec_);
+  nvlink_ = has_nvlink(spec_);
+  const bool nvlink = nvlink_;
   if (spec_.nvls) {
     require(nvlink && domain_size_ > 1, "hardware.nvls", "in-switch reduction needs an NVLink domain");
     require(spec_.gpu.eff.nvls > 0.0, "hardware.nvls",
@@ -131,7 +132,7 @@ LinkId Topology::add_link(VertexId from, VertexId to, LinkKind kind, BytesPerSec
 // step latency is split over the two links so a GPU-switch-GPU path costs exactly one step.
 void Topology::build_scaleup() {
   if (domain_size_ <= 1) return;
-  const bool nvlink = has_nvlink(spec_);
+  const bool nvlink = nvlink_;
   const LinkKind kind = nvlink ? LinkKind::nvlink : LinkKind::pcie;
   const BytesPerSecond bw = nvlink ? spec_.gpu.nvlink_bw : spec_.gpu.pcie_bw;
   const double half_step = spec_.nvlink_latency_s / 2.0;

@@ -85,6 +85,8 @@ class Topology {
   /// Scale-up domain (NVLink domain, or the host when GPUs share only a PCIe switch).
   std::uint32_t domain_of(GpuId g) const { return g / domain_size_; }
   std::uint32_t domain_size() const { return domain_size_; }
+  /// True when GPUs of one domain talk over NVLink (else the domain is a host's PCIe).
+  bool nvlink() const { return nvlink_; }
   /// True when GPUs of one domain can reduce in the switch (NVLink SHARP).
   bool nvls() const { return nvls_; }
   /// True when scale-out traffic between rails relays over NVLink to the GPU on the destination's
@@ -142,6 +144,7 @@ class Topology {
   std::uint32_t gpu_count_ = 0;
   std::uint32_t gpus_per_host_ = 1;
   std::uint32_t domain_size_ = 1;
+  bool nvlink_ = false;
   bool nvls_ = false;
   bool pxn_ = false;
   Graph graph_;

@@ -194,8 +194,7 @@ std::uint32_t TransferTableBuilder::add(const CollectiveRequest& original) {
                     table_.pool_,
                     efficiency_,
                     topo.spec().gpu.eff.nvls,
-                    config_.collnet || request.algorithm == CollectiveAlgorithm::collnet_direct ||
-                        request.algorithm == CollectiveAlgorithm::collnet_chain,
+                    config_.collnet || is_collnet(request.algorithm),
                     config_.pat};
     for (const auto& g : request.groups) ctx.layouts.push_back(layout_of(topo, g));
     ctx.channels = config_.channels > 0 ? static_cast<std::uint32_t>(config_.channels)
@@ -241,7 +240,7 @@ NcclShape shape_of(const AlgoContext& ctx, CollectiveAlgorithm a) {
   s.arch = ctx.topo.spec().gpu.arch;
   s.ranks = static_cast<int>(ctx.layouts[0].ranks);
   s.nodes = static_cast<int>(ctx.layouts[0].nodes.size());
-  s.nvlink = ctx.topo.spec().gpu.nvlink_bw.value() > 0.0 && ctx.topo.domain_size() > 1;
+  s.nvlink = ctx.topo.nvlink();
   s.channels = nccl_channels(ctx, a);
   return s;
 }

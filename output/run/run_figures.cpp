@@ -1,6 +1,5 @@
 #include "output/run/run_figures.hpp"
 
-#include <algorithm>
 #include <cctype>
 
 #include "output/common/format.hpp"
@@ -21,7 +20,7 @@ RunFigures run_figures(const work::JobSpec& job, const work::Simulation& s) {
   f.verdict = work::step_verdict(s.report);
   f.bottleneck = verdict_text(f.verdict);
   f.exposed_comm_s = s.report.mean.exposed_comm_s;
-  for (const auto& r : s.report.ranks) f.host_busy_s = std::max(f.host_busy_s, r.host_busy_s);
+  f.host_busy_s = s.report.host_busy_s;
   f.fits = s.fits;
   f.peak_bytes = s.report.ranks[s.report.peak_rank].memory.peak.value();
   f.capacity_bytes = s.usable_hbm.value();

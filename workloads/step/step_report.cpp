@@ -165,6 +165,16 @@ MemoryPeak memory_of(const StepPlan& plan, const sim::RunResult& run, std::uint1
   return m;
 }
 
+/// The union of the intervals in which `streams`' host ops ran (a rank's host busy time).
+double host_busy_s(const StepPlan& plan, const sim::RunResult& run,
+                   const std::vector<sim::StreamId>& streams) {
+  std::vector<std::pair<Time, Time>> spans;
+  for (sim::StreamId st : streams)
+    for (sim::OpId op = plan.graph.first_on(st); op != sim::StepGraph::kNoOp; op = plan.graph.next_on(op, st))
+      if (plan.info[op].is_host) spans.push_back({run.ops[op].start, run.ops[op].end});
+  return union_s(spans);
+}
+
 }  // namespace
 
 double Breakdown::total() const {
@@ -183,21 +193,21 @@ StepReport analyse_step(const StepPlan& plan, const sim::RunResult& run, const s
   for (std::size_t r = 0; r < plan.ranks.size(); ++r)
     rank_of_processor[plan.ranks[r].processor] = static_cast<int>(r);
   std::vector<std::vector<sim::OpId>> comm_ops(plan.ranks.size());
-  std::vector<std::vector<std::pair<Time, Time>>> host_spans(plan.ranks.size());
   for (sim::OpId op = 0; op < plan.info.size(); ++op) {
-    if (plan.info[op].is_host) {
-      for (sim::StreamId st : plan.graph.streams_of(op)) {
-        const int owner = rank_of_processor[plan.graph.stream(st).processor];
-        if (owner >= 0)
-          host_spans[static_cast<std::size_t>(owner)].push_back({run.ops[op].start, run.ops[op].end});
-      }
-      continue;
-    }
     if (!plan.info[op].is_comm) continue;
     for (sim::StreamId st : plan.graph.streams_of(op)) {
       auto& list = comm_ops[static_cast<std::size_t>(rank_of_processor[plan.graph.stream(st).processor])];
       if (list.empty() || list.back() != op) list.push_back(op);
     }
+  }
+  // Each rank's host streams (its host thread's launches; a training pair's second lane): the
+  // streams whose ops are host ops.
+  std::vector<std::vector<sim::StreamId>> host_streams(plan.ranks.size());
+  for (sim::StreamId st = 0; st < plan.graph.stream_count(); ++st) {
+    const sim::OpId first = plan.graph.first_on(st);
+    const int owner = rank_of_processor[plan.graph.stream(st).processor];
+    if (first != sim::StepGraph::kNoOp && plan.info[first].is_host && owner >= 0)
+      host_streams[static_cast<std::size_t>(owner)].push_back(st);
   }
   for (std::uint16_t i = 0; i < plan.ranks.size(); ++i) {
     RankAnalyser a(plan, preds, run, i, comm_ops[i]);
@@ -207,7 +217,8 @@ StepReport analyse_step(const StepPlan& plan, const sim::RunResult& run, const s
     rr.breakdown = a.breakdown();
     rr.overlap = a.overlap(rr.breakdown);
     rr.memory = memory_of(plan, run, i);
-    rr.host_busy_s = union_s(host_spans[i]);
+    rr.host_busy_s = host_busy_s(plan, run, host_streams[i]);
+    r.host_busy_s = std::max(r.host_busy_s, rr.host_busy_s);
     r.mean.compute_s += rr.breakdown.compute_s / n;
     r.mean.memory_bound_s += rr.breakdown.memory_bound_s / n;
     r.mean.bubble_s += rr.breakdown.bubble_s / n;

@@ -56,6 +56,7 @@ struct StepReport {
   CommOverlap mean_overlap;
   std::array<double, static_cast<std::size_t>(topo::Resource::count)> critical_s{};  ///< by Resource
   std::size_t peak_rank = 0;  ///< the simulated rank with the highest memory peak
+  double host_busy_s = 0.0;   ///< the largest RankReport::host_busy_s of the simulated ranks
 };
 
 /// Analyses a finished run of `plan`.

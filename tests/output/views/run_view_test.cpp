@@ -135,7 +135,13 @@ TEST_CASE("run table: how busy the host is, a floor under the step, and what rem
   auto run = test::small_run(work::RankMode::representative, topo::LinkAccounting::off);
   const double step = run.sim.metrics.step_time_s;
   REQUIRE(step > 0.0);
-  for (auto& r : run.sim.report.ranks) r.host_busy_s = 0.0;
+  // A rank's host busy time, and the report's largest, as analyse_step keeps them.
+  const auto host_busy = [&run](double seconds) {
+    for (auto& r : run.sim.report.ranks) r.host_busy_s = 0.0;
+    run.sim.report.ranks.front().host_busy_s = seconds;
+    run.sim.report.host_busy_s = seconds;
+  };
+  host_busy(0.0);
   // A compute-bound critical path (the host does not pace this step yet).
   run.sim.report.critical_s.fill(0.0);
   run.sim.report.critical_s[static_cast<std::size_t>(topo::Resource::compute)] = step;
@@ -143,24 +149,24 @@ TEST_CASE("run table: how busy the host is, a floor under the step, and what rem
   CHECK(out::run_table(run.scenario.job, run.sim, kRunViewLabels).find("\nhost ") == std::string::npos);
   // The busiest rank's host at 60% of the step: the line, its share, and (the host not yet pacing
   // the step) what faster kernels would not gain and what removes the launches.
-  run.sim.report.ranks.front().host_busy_s = 0.6 * step;
+  host_busy(0.6 * step);
   const std::string busy = out::run_table(run.scenario.job, run.sim, kRunViewLabels);
   const std::string line = line_starting(busy, "host ");
   CHECK_THAT(line, Catch::Contains(out::format_seconds(0.6 * step)) && Catch::Contains("(60.0%") &&
                        Catch::Contains("no faster kernel takes the step below it"));
   CHECK_THAT(busy, Catch::Contains("workload.cuda_graphs = true removes the launches"));
   // At 20% the floor is far below the step: the line alone.
-  run.sim.report.ranks.front().host_busy_s = 0.2 * step;
+  host_busy(0.2 * step);
   const std::string idle = out::run_table(run.scenario.job, run.sim, kRunViewLabels);
   CHECK_THAT(line_starting(idle, "host "), Catch::Contains("(20.0%"));
   CHECK(idle.find("removes the launches") == std::string::npos);
   // Where the host paces the step, the bottleneck's own line names the remedy: not said twice.
-  run.sim.report.ranks.front().host_busy_s = 0.95 * step;
+  host_busy(0.95 * step);
   run.sim.report.critical_s.fill(0.0);
   run.sim.report.critical_s[static_cast<std::size_t>(topo::Resource::host)] = step;
   CHECK(out::run_table(run.scenario.job, run.sim, kRunViewLabels).find("removes the launches") ==
         std::string::npos);
-  run.sim.report.ranks.front().host_busy_s = 0.2 * step;
+  host_busy(0.2 * step);
   // The JSON carries each rank's figure.
   const auto j = nlohmann::json::parse(out::run_json_text(run.scenario.job, run.sim, kRunViewLabels));
   CHECK(j["ranks"][0]["host_busy_s"].get<double>() == Approx(0.2 * step));

@@ -131,6 +131,7 @@ TEST_CASE("a step of tiny kernels is host-bound: the launches set the pace") {
   CHECK(s.report.mean.host_bound_s == Approx(s.metrics.step_time_s - gpu_s).epsilon(1e-6));
   // The host ran its launches back to back but for the wait on grad_norm: busy for their sum.
   CHECK(s.report.ranks.front().host_busy_s == Approx(host_s).epsilon(1e-9));
+  CHECK(s.report.host_busy_s == s.report.ranks.front().host_busy_s);  // the one simulated rank's
 }
 
 TEST_CASE(
